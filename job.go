@@ -1,0 +1,106 @@
+package docmill
+
+import (
+	"crypto/rand"
+	"encoding/base32"
+	"strings"
+	"time"
+)
+
+// Status is the state of a job: queued -> processing -> done | failed, or
+// canceled after a DELETE of an unfinished job.
+type Status string
+
+// Job statuses.
+const (
+	StatusQueued     Status = "queued"
+	StatusProcessing Status = "processing"
+	StatusDone       Status = "done"
+	StatusFailed     Status = "failed"
+	StatusCanceled   Status = "canceled"
+)
+
+// Finished reports whether s is a final status.
+func (s Status) Finished() bool {
+	return s == StatusDone || s == StatusFailed || s == StatusCanceled
+}
+
+// RecordRetention is how long job records are kept.
+const RecordRetention = 30 * 24 * time.Hour
+
+var idEncoding = base32.StdEncoding.WithPadding(base32.NoPadding)
+
+// NewID returns prefix followed by 128 random bits in lowercase base32.
+func NewID(prefix string) string {
+	var b [16]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		panic(err) // crypto/rand never fails on supported platforms
+	}
+	return prefix + strings.ToLower(idEncoding.EncodeToString(b[:]))
+}
+
+// NewJobID returns a fresh, unguessable job id.
+func NewJobID() string { return NewID("job_") }
+
+// InputFile is one uploaded file of a job, kept in the blob store under Key
+// until the job ends.
+type InputFile struct {
+	Key         string `json:"key"`
+	Filename    string `json:"filename"`
+	ContentType string `json:"content_type"`
+	Size        int64  `json:"size"`
+}
+
+// Result describes a job's output file.
+type Result struct {
+	Key         string
+	Filename    string
+	ContentType string
+	Size        int64
+	ExpiresAt   time.Time
+	// DeletedAt is set once the result file is gone (expired or deleted).
+	DeletedAt *time.Time
+}
+
+// JobError is the failure reason of a failed job.
+type JobError struct {
+	Code    Code   `json:"code"`
+	Message string `json:"message"`
+}
+
+// Job is one process call: its inputs, parameters, state and result.
+type Job struct {
+	ID        string
+	AccountID string
+	Tool      string
+	Status    Status
+	Params    Params
+	Inputs    []InputFile
+	// Priority is the queue priority, 1 (highest) to 4 (lowest).
+	Priority int
+	// ResultTTL is how long the result stays downloadable after the job ends.
+	ResultTTL time.Duration
+
+	IdempotencyKey string
+	RequestHash    string
+
+	CreatedAt  time.Time
+	StartedAt  *time.Time
+	FinishedAt *time.Time
+
+	Result *Result
+	Meta   map[string]any
+	Error  *JobError
+
+	// InputsDeletedAt is set once the input files are removed.
+	InputsDeletedAt *time.Time
+}
+
+// InputSize is the total size of the job's inputs in bytes.
+func (j *Job) InputSize() int64 {
+	var n int64
+	for _, f := range j.Inputs {
+		n += f.Size
+	}
+	return n
+}

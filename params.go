@@ -1,0 +1,179 @@
+package docmill
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// ParamType is the type of a tool parameter as the catalogue shows it.
+type ParamType string
+
+// Parameter types.
+const (
+	TypeString  ParamType = "string"
+	TypeInteger ParamType = "integer"
+	TypeNumber  ParamType = "number"
+	TypeBoolean ParamType = "boolean"
+	// TypePages is a page selection such as "1-3,5,8-" (see ParsePageRanges).
+	TypePages ParamType = "pages"
+)
+
+// Param declares one tool parameter. Values arrive as multipart form fields
+// and are validated against the declaration before a job is created.
+type Param struct {
+	Name        string    `json:"name"`
+	Type        ParamType `json:"type"`
+	Description string    `json:"description,omitempty"`
+	Required    bool      `json:"required"`
+	// Enum, when set, lists the allowed values.
+	Enum []string `json:"enum,omitempty"`
+	// Min and Max bound numbers and integers, and the length of strings.
+	Min *float64 `json:"min,omitempty"`
+	Max *float64 `json:"max,omitempty"`
+	// Default is the value used when the field is absent, in canonical
+	// string form ("" for none).
+	Default string `json:"default,omitempty"`
+	// Secret params (passwords) are never echoed back in job records.
+	Secret bool `json:"-"`
+}
+
+// Bound returns a pointer to v, for Param.Min and Param.Max.
+func Bound(v float64) *float64 { return &v }
+
+// Params are a job's validated parameters in canonical string form.
+type Params map[string]string
+
+// String returns the named parameter.
+func (p Params) String(name string) string { return p[name] }
+
+// Int returns the named parameter as an integer (0 if absent).
+func (p Params) Int(name string) int {
+	n, _ := strconv.Atoi(p[name])
+	return n
+}
+
+// Float returns the named parameter as a number (0 if absent).
+func (p Params) Float(name string) float64 {
+	f, _ := strconv.ParseFloat(p[name], 64)
+	return f
+}
+
+// Bool returns the named parameter as a boolean.
+func (p Params) Bool(name string) bool { return p[name] == "true" }
+
+// Has reports whether the parameter has a value (given or default).
+func (p Params) Has(name string) bool { _, ok := p[name]; return ok }
+
+// ParseParams validates raw form values against t's declarations and returns
+// them in canonical form with defaults filled in. Every problem is reported
+// at once, as an invalid_parameter error naming each field.
+func (t *Tool) ParseParams(raw map[string]string) (Params, error) {
+	out := Params{}
+	var fields []FieldError
+	names := make([]string, 0, len(raw))
+	for name := range raw {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		if _, ok := t.Param(name); !ok {
+			fields = append(fields, FieldError{Field: name, Message: fmt.Sprintf("is not a parameter of %s", t.Slug)})
+		}
+	}
+	for _, p := range t.Params {
+		v, given := raw[p.Name]
+		v = strings.TrimSpace(v)
+		if !given || v == "" {
+			if p.Required {
+				fields = append(fields, FieldError{Field: p.Name, Message: "is required"})
+			} else if p.Default != "" {
+				out[p.Name] = p.Default
+			}
+			continue
+		}
+		canon, msg := p.check(v)
+		if msg != "" {
+			fields = append(fields, FieldError{Field: p.Name, Message: msg})
+			continue
+		}
+		out[p.Name] = canon
+	}
+	if len(fields) > 0 {
+		parts := make([]string, len(fields))
+		for i, f := range fields {
+			parts[i] = fmt.Sprintf("%q %s", f.Field, f.Message)
+		}
+		return nil, &Error{
+			Code:    CodeInvalidParameter,
+			Message: "Invalid parameter: " + strings.Join(parts, "; ") + ".",
+			Fields:  fields,
+		}
+	}
+	return out, nil
+}
+
+// check validates one given value and returns its canonical form, or a
+// message saying what is wrong.
+func (p Param) check(v string) (string, string) {
+	if len(p.Enum) > 0 {
+		for _, e := range p.Enum {
+			if strings.EqualFold(v, e) {
+				return e, ""
+			}
+		}
+		return "", "must be one of " + strings.Join(p.Enum, ", ")
+	}
+	switch p.Type {
+	case TypeInteger:
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil {
+			return "", "must be an integer"
+		}
+		if msg := p.checkBounds(float64(n)); msg != "" {
+			return "", msg
+		}
+		return strconv.FormatInt(n, 10), ""
+	case TypeNumber:
+		f, err := strconv.ParseFloat(v, 64)
+		if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
+			return "", "must be a number"
+		}
+		if msg := p.checkBounds(f); msg != "" {
+			return "", msg
+		}
+		return strconv.FormatFloat(f, 'g', -1, 64), ""
+	case TypeBoolean:
+		b, err := strconv.ParseBool(strings.ToLower(v))
+		if err != nil {
+			return "", "must be true or false"
+		}
+		return strconv.FormatBool(b), ""
+	case TypePages:
+		if _, err := ParsePageRanges(v); err != nil {
+			return "", err.Error()
+		}
+		return strings.ReplaceAll(v, " ", ""), ""
+	default:
+		if msg := p.checkBounds(float64(len([]rune(v)))); msg != "" {
+			return "", "length " + msg
+		}
+		return v, ""
+	}
+}
+
+func (p Param) checkBounds(f float64) string {
+	switch {
+	case p.Min != nil && p.Max != nil && (f < *p.Min || f > *p.Max):
+		return fmt.Sprintf("must be between %s and %s", fmtNum(*p.Min), fmtNum(*p.Max))
+	case p.Min != nil && f < *p.Min:
+		return "must be at least " + fmtNum(*p.Min)
+	case p.Max != nil && f > *p.Max:
+		return "must be at most " + fmtNum(*p.Max)
+	}
+	return ""
+}
+
+func fmtNum(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }

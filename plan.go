@@ -1,0 +1,90 @@
+package docmill
+
+import (
+	"fmt"
+	"sort"
+	"time"
+)
+
+// Plan is a set of limits an account works under.
+type Plan struct {
+	Name string `json:"name"`
+	// OperationsPerMonth is how many jobs may end done per calendar month (UTC).
+	OperationsPerMonth int64 `json:"operations_per_month"`
+	// MaxFileBytes is the largest accepted upload; 0 means only the server's
+	// hard cap applies.
+	MaxFileBytes int64 `json:"max_file_bytes"`
+	// RequestsPerMinute is the per-key rate limit of the API.
+	RequestsPerMinute int `json:"requests_per_minute"`
+	// JobsInFlight is how many queued or processing jobs may exist at once.
+	JobsInFlight int `json:"jobs_in_flight"`
+	// Priority is the queue priority, 1 (highest) to 4 (lowest).
+	Priority int `json:"queue_priority"`
+	// ResultTTL is how long results stay downloadable.
+	ResultTTL time.Duration `json:"-"`
+}
+
+// Plan names.
+const (
+	PlanFree   = "free"
+	PlanPro    = "pro"
+	PlanTeam   = "team"
+	PlanCustom = "custom"
+)
+
+const mb = 1 << 20
+
+// DefaultPlans are the plans of DESIGN.md section 3. Custom accounts carry
+// their own limits; the custom entry here holds the defaults for new ones.
+func DefaultPlans() map[string]Plan {
+	return map[string]Plan{
+		PlanFree:   {Name: PlanFree, OperationsPerMonth: 100, MaxFileBytes: 100 * mb, RequestsPerMinute: 20, JobsInFlight: 2, Priority: 4, ResultTTL: time.Hour},
+		PlanPro:    {Name: PlanPro, OperationsPerMonth: 10_000, MaxFileBytes: 2048 * mb, RequestsPerMinute: 120, JobsInFlight: 8, Priority: 3, ResultTTL: 24 * time.Hour},
+		PlanTeam:   {Name: PlanTeam, OperationsPerMonth: 100_000, MaxFileBytes: 2048 * mb, RequestsPerMinute: 600, JobsInFlight: 32, Priority: 2, ResultTTL: 24 * time.Hour},
+		PlanCustom: {Name: PlanCustom, OperationsPerMonth: 1_000_000, MaxFileBytes: 0, RequestsPerMinute: 3000, JobsInFlight: 128, Priority: 1, ResultTTL: 24 * time.Hour},
+	}
+}
+
+// PlanNames returns the names of plans, sorted.
+func PlanNames(plans map[string]Plan) []string {
+	names := make([]string, 0, len(plans))
+	for n := range plans {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// Account is a customer: a plan and, for custom plans, its own limits.
+type Account struct {
+	ID    string
+	Name  string
+	Email string
+	Plan  string
+	// Limits holds the account's own limits when Plan is custom.
+	Limits    *Plan
+	CreatedAt time.Time
+}
+
+// EffectivePlan returns the limits that apply to a: its own for a custom
+// account, else the named plan's.
+func (a *Account) EffectivePlan(plans map[string]Plan) (Plan, error) {
+	if a.Limits != nil {
+		p := *a.Limits
+		p.Name = a.Plan
+		return p, nil
+	}
+	p, ok := plans[a.Plan]
+	if !ok {
+		return Plan{}, fmt.Errorf("account %s has unknown plan %q", a.ID, a.Plan)
+	}
+	return p, nil
+}
+
+// Period returns the usage period (calendar month, UTC) that t falls in, as
+// "2006-01", and the instant the next period starts.
+func Period(t time.Time) (string, time.Time) {
+	t = t.UTC()
+	start := time.Date(t.Year(), t.Month(), 1, 0, 0, 0, 0, time.UTC)
+	return start.Format("2006-01"), start.AddDate(0, 1, 0)
+}

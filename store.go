@@ -1,0 +1,158 @@
+package docmill
+
+import (
+	"context"
+	"io"
+	"time"
+)
+
+// Admission is what CreateJob checks, atomically with the insert, before it
+// accepts a job: the account's monthly operations and jobs in flight.
+type Admission struct {
+	// Period is the usage period the job is charged to ("2006-01").
+	Period string
+	// MaxOperations is the plan's operations per period; jobs in flight
+	// count against it so that concurrency cannot overshoot it.
+	MaxOperations int64
+	// MaxInFlight is how many queued or processing jobs the account may have.
+	MaxInFlight int
+}
+
+// Errors a Store returns from CreateJob.
+var (
+	ErrQuotaExceeded       = &Error{Code: CodeQuotaExceeded, Message: "The monthly operations quota is used up."}
+	ErrTooManyInFlight     = &Error{Code: CodeRateLimited, Message: "Too many jobs in flight; wait for one to finish."}
+	ErrIdempotencyConflict = &Error{Code: CodeIdempotencyConflict, Message: "This Idempotency-Key was used with a different request."}
+)
+
+// KeyListing is one row of `docmill keys list`.
+type KeyListing struct {
+	Key     APIKey
+	Account Account
+}
+
+// Usage is an account's consumption in one period.
+type Usage struct {
+	Period string
+	// Operations is how many jobs of the period ended done.
+	Operations int64
+	// InFlight is how many jobs are queued or processing now.
+	InFlight int64
+}
+
+// Store keeps accounts, keys and jobs. Implementations: store/sqlite and
+// store/postgres; store/storetest is the conformance suite both pass.
+type Store interface {
+	// CreateAccount stores a new account and its first key together.
+	CreateAccount(ctx context.Context, a *Account, k *APIKey) error
+	// CreateKey stores another key of an existing account.
+	CreateKey(ctx context.Context, k *APIKey) error
+	// KeyByHash returns a key (revoked ones too) and its account.
+	KeyByHash(ctx context.Context, hash string) (*APIKey, *Account, error)
+	// Account returns an account by id.
+	Account(ctx context.Context, id string) (*Account, error)
+	// ListKeys returns every key with its account, oldest first.
+	ListKeys(ctx context.Context) ([]KeyListing, error)
+	// RevokeKey revokes the one key whose prefix starts with prefix. It
+	// fails with not_found if none matches and invalid_request if several do.
+	RevokeKey(ctx context.Context, prefix string, now time.Time) (*APIKey, error)
+	// SetPlan moves the account of the key matching prefix to plan; limits
+	// are the account's own (custom plans) or nil.
+	SetPlan(ctx context.Context, prefix, plan string, limits *Plan) (*Account, error)
+
+	// CreateJob inserts j (status queued) and its queue entry in one
+	// transaction, after checking adm against the account's usage in the
+	// same transaction. If j has an IdempotencyKey the account already used,
+	// it returns the earlier job when RequestHash matches and
+	// ErrIdempotencyConflict otherwise; the returned job is the one that
+	// stands. It returns ErrQuotaExceeded or ErrTooManyInFlight when adm
+	// refuses the job.
+	CreateJob(ctx context.Context, j *Job, adm Admission) (*Job, error)
+	// Job returns a job by id.
+	Job(ctx context.Context, id string) (*Job, error)
+	// StartJob moves a queued or processing job to processing and returns
+	// it; a job in a final status is returned unchanged.
+	StartJob(ctx context.Context, id string, now time.Time) (*Job, error)
+	// FinishJob records the final status, result, meta and error of a
+	// processing job and, when it is done, charges one operation to the
+	// period of its creation. It reports false, changing nothing, if the job
+	// is no longer processing (it was canceled).
+	FinishJob(ctx context.Context, j *Job) (bool, error)
+	// CancelJob moves a queued or processing job to canceled and returns the
+	// job as it now stands.
+	CancelJob(ctx context.Context, id string, now time.Time) (*Job, error)
+	// MarkResultDeleted records that a job's result file is gone.
+	MarkResultDeleted(ctx context.Context, id string, now time.Time) error
+	// MarkInputsDeleted records that a job's input files are gone.
+	MarkInputsDeleted(ctx context.Context, id string, now time.Time) error
+	// ExpiredResults returns up to limit jobs whose result expired before
+	// now and is not yet deleted.
+	ExpiredResults(ctx context.Context, now time.Time, limit int) ([]*Job, error)
+	// StaleInputs returns up to limit finished jobs whose inputs still exist.
+	StaleInputs(ctx context.Context, limit int) ([]*Job, error)
+	// DeleteJobsCreatedBefore deletes up to limit finished job records
+	// created before t and returns them, so their files can be removed.
+	DeleteJobsCreatedBefore(ctx context.Context, t time.Time, limit int) ([]*Job, error)
+	// Usage returns an account's operations in period and its jobs in flight.
+	Usage(ctx context.Context, accountID, period string) (Usage, error)
+	// CountByStatus returns how many jobs are in each non-final status.
+	CountByStatus(ctx context.Context) (map[Status]int64, error)
+
+	// Setting returns a server setting, creating it with value if absent, so
+	// that every node of a deployment agrees on it (the URL signing secret).
+	Setting(ctx context.Context, name, value string) (string, error)
+	// Ping checks the database.
+	Ping(ctx context.Context) error
+}
+
+// BlobAttributes describe a stored file.
+type BlobAttributes struct {
+	Size        int64
+	ContentType string
+	ModTime     time.Time
+}
+
+// BlobStore keeps uploaded inputs and results (a local directory or an
+// S3-compatible bucket).
+type BlobStore interface {
+	// Put streams r to key. If r fails, nothing is left at key.
+	Put(ctx context.Context, key string, r io.Reader, contentType string) (int64, error)
+	// NewRangeReader reads length bytes of key from offset (length < 0:
+	// to the end). A missing key is ErrNotFound.
+	NewRangeReader(ctx context.Context, key string, offset, length int64) (io.ReadCloser, error)
+	// Attributes describes key; a missing key is ErrNotFound.
+	Attributes(ctx context.Context, key string) (BlobAttributes, error)
+	// Delete removes key; a missing key is not an error.
+	Delete(ctx context.Context, key string) error
+	// Ping checks the store is reachable.
+	Ping(ctx context.Context) error
+}
+
+// LimitResult is the outcome of one rate-limit check.
+type LimitResult struct {
+	Allowed   bool
+	Limit     int
+	Remaining int
+	// RetryAfter is how long to wait before a request would be allowed
+	// (zero when allowed).
+	RetryAfter time.Duration
+	// ResetAfter is how long until the limiter is back to full capacity.
+	ResetAfter time.Duration
+}
+
+// Limiter is a rate limiter: limit requests per period for each key, with
+// bursts up to limit (GCRA). Implementations: in-process and Redis.
+type Limiter interface {
+	Allow(ctx context.Context, key string, limit int, period time.Duration) (LimitResult, error)
+}
+
+// Queue is the part of the job lifecycle that the HTTP API drives beyond the
+// store: waiting for a job to finish and canceling one.
+type Queue interface {
+	// Wait returns the job once it is finished or d has passed, whichever
+	// comes first; it works whichever process runs the job.
+	Wait(ctx context.Context, id string, d time.Duration) (*Job, error)
+	// Cancel cancels an unfinished job (stopping it if it runs), or deletes
+	// a finished job's result now; it returns the job as it then stands.
+	Cancel(ctx context.Context, j *Job) (*Job, error)
+}

@@ -1,0 +1,121 @@
+package docmill
+
+import (
+	"context"
+	"sort"
+	"time"
+)
+
+// Tool is one processing tool as the registry declares it. The declaration is
+// the single source for routing, parameter validation, the catalogue, the
+// OpenAPI document and the web interface.
+type Tool struct {
+	Slug        string
+	Title       string
+	Description string
+	// Accepts lists the content types the tool takes, as sniffed from the
+	// bytes ("application/pdf", "image/jpeg", ...).
+	Accepts  []string
+	MinFiles int
+	MaxFiles int
+	Params   []Param
+	// Long tools answer 202 at once unless the client asks to wait.
+	Long bool
+	// Engine names what does the work ("pdfcpu", "ghostscript", ...).
+	Engine string
+	// Timeout bounds one run of the tool.
+	Timeout time.Duration
+	// Available reports whether the engine works on this node; nil means
+	// always available.
+	Available func() bool
+	// Run does the work.
+	Run RunFunc
+}
+
+// RunFunc processes in and returns the output it wrote under in.WorkDir. An
+// *Error with a client code (invalid_document, invalid_parameter) marks a
+// failure caused by the input; any other error is internal and may be
+// retried.
+type RunFunc func(ctx context.Context, in *RunInput) (*RunOutput, error)
+
+// RunInput is what a tool gets: local copies of the inputs, validated params
+// and a scratch directory that is removed after the run.
+type RunInput struct {
+	Files   []LocalFile
+	Params  Params
+	WorkDir string
+}
+
+// LocalFile is an input file copied to local disk.
+type LocalFile struct {
+	Path        string
+	Filename    string
+	ContentType string
+	Size        int64
+}
+
+// RunOutput is a tool's result: one file at Path (a zip when a tool makes
+// several), the name the client sees, and figures for the job's meta.
+type RunOutput struct {
+	Path        string
+	Filename    string
+	ContentType string
+	Meta        map[string]any
+}
+
+// IsAvailable reports whether t's engine works on this node.
+func (t *Tool) IsAvailable() bool { return t.Available == nil || t.Available() }
+
+// AcceptsType reports whether t takes files of content type ct.
+func (t *Tool) AcceptsType(ct string) bool {
+	for _, a := range t.Accepts {
+		if a == ct {
+			return true
+		}
+	}
+	return false
+}
+
+// Param returns the declaration of the named parameter.
+func (t *Tool) Param(name string) (Param, bool) {
+	for _, p := range t.Params {
+		if p.Name == name {
+			return p, true
+		}
+	}
+	return Param{}, false
+}
+
+// Registry holds the tools a node serves, by slug.
+type Registry struct {
+	tools map[string]*Tool
+}
+
+// NewRegistry returns a registry of tools; a duplicate slug panics, since it
+// is a programming error.
+func NewRegistry(tools ...*Tool) *Registry {
+	r := &Registry{tools: make(map[string]*Tool, len(tools))}
+	for _, t := range tools {
+		if _, dup := r.tools[t.Slug]; dup {
+			panic("docmill: duplicate tool " + t.Slug)
+		}
+		r.tools[t.Slug] = t
+	}
+	return r
+}
+
+// Lookup returns the tool with slug.
+func (r *Registry) Lookup(slug string) (*Tool, bool) {
+	t, ok := r.tools[slug]
+	return t, ok
+}
+
+// All returns every tool, sorted by slug.
+func (r *Registry) All() []*Tool {
+	out := make([]*Tool, 0, len(r.tools))
+	for _, t := range r.tools {
+		out = append(out, t)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Slug < out[j].Slug })
+	return out
+}
