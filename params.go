@@ -85,8 +85,11 @@ func (t *Tool) ParseParams(raw map[string]string) (Params, error) {
 	}
 	for _, p := range t.Params {
 		v, given := raw[p.Name]
-		v = strings.TrimSpace(v)
-		if !given || v == "" {
+		if !p.Secret {
+			// A password's spaces are part of it; any other value's are not.
+			v = strings.TrimSpace(v)
+		}
+		if !given || strings.TrimSpace(v) == "" {
 			if p.Required {
 				fields = append(fields, FieldError{Field: p.Name, Message: "is required"})
 			} else if p.Default != "" {

@@ -23,6 +23,8 @@ var (
 	ErrQuotaExceeded       = &Error{Code: CodeQuotaExceeded, Message: "The monthly operations quota is used up."}
 	ErrTooManyInFlight     = &Error{Code: CodeRateLimited, Message: "Too many jobs in flight; wait for one to finish."}
 	ErrIdempotencyConflict = &Error{Code: CodeIdempotencyConflict, Message: "This Idempotency-Key was used with a different request."}
+	// ErrEmailTaken is returned by CreateAccount for an email already used.
+	ErrEmailTaken = &Error{Code: CodeConflict, Message: "An account with this email already exists."}
 )
 
 // KeyListing is one row of `docmill keys list`.

@@ -1,0 +1,55 @@
+# docmill: `make run` serves on :8080 with the embedded defaults (SQLite and
+# local files under ./data); `make test` runs every test.
+
+GO        ?= go
+BIN       := bin/docmill
+GOFLAGS   ?= -buildvcs=false
+export GOFLAGS
+
+# Engines: Debian packages installed when missing. The first tools (pdfcpu)
+# run in-process; qpdf and poppler-utils let the tests check outputs with
+# programs other than the one that made them.
+TEST_PACKAGES := qpdf poppler-utils
+
+.PHONY: run build test test-short bench lint fmt deps test-deps clean
+
+build:
+	$(GO) build -o $(BIN) ./cmd/docmill
+
+run: deps build
+	./$(BIN) serve
+
+# deps installs the engines `make run` needs (none beyond Go for now).
+deps:
+	@command -v $(GO) >/dev/null || { echo "Go is required: https://go.dev/dl/"; exit 1; }
+
+test-deps:
+	@missing=""; for p in $(TEST_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+		echo "installing:$$missing"; \
+		SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+		$$SUDO apt-get update -qq && $$SUDO DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \
+	fi
+
+test: test-deps lint
+	$(GO) test -count=1 -timeout 25m ./...
+
+test-short:
+	$(GO) test -count=1 -short ./...
+
+lint:
+	@unformatted=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
+	if [ -n "$$unformatted" ]; then echo "gofmt needed:"; echo "$$unformatted"; exit 1; fi
+	$(GO) vet ./...
+	@command -v staticcheck >/dev/null || $(GO) install honnef.co/go/tools/cmd/staticcheck@latest
+	$$( command -v staticcheck || echo $$($(GO) env GOPATH)/bin/staticcheck ) ./...
+
+# bench prints the figures the issues ask for (not timed tests).
+bench: build
+	$(GO) test -run '^$$' -bench . -benchtime 3s ./tools/... ./e2e/...
+
+fmt:
+	gofmt -w $$(git ls-files '*.go')
+
+clean:
+	rm -rf bin data

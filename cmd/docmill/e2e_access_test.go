@@ -1,0 +1,163 @@
+package main
+
+import (
+	"context"
+	"net/http"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/docmill/docmill/client"
+)
+
+func TestUnauthorized(t *testing.T) {
+	s := startServer(t, "")
+	revoked := newKey(t, s.DataDir, "free")
+	// Revoked from the CLI while the server runs on the same data.
+	runCLI(t, "keys", "revoke", "--data-dir", s.DataDir, revoked[:12])
+	ctx := context.Background()
+	for name, key := range map[string]string{
+		"missing":   "",
+		"malformed": "not-a-key",
+		"unknown":   "dm_live_" + strings.Repeat("A", 32),
+		"revoked":   revoked,
+	} {
+		t.Run(name, func(t *testing.T) {
+			_, _, err := s.client(key).Process(ctx, "rotate-pdf", []client.File{file(t, "pdf", "minimal-document.pdf")}, client.ProcessOptions{})
+			e := apiError(t, err, 401, "unauthorized")
+			if !strings.HasPrefix(e.Header.Get("WWW-Authenticate"), "Bearer") {
+				t.Fatalf("WWW-Authenticate %q", e.Header.Get("WWW-Authenticate"))
+			}
+			_, err = s.client(key).Job(ctx, "job_x")
+			apiError(t, err, 401, "unauthorized")
+		})
+	}
+}
+
+func TestForeignJobIsNotFound(t *testing.T) {
+	s := startServer(t, "")
+	other := newKey(t, s.DataDir, "free")
+	j, _, err := s.client(s.DevKey).Process(context.Background(), "rotate-pdf", []client.File{file(t, "pdf", "minimal-document.pdf")}, client.ProcessOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = s.client(other).Job(context.Background(), j.JobID)
+	apiError(t, err, 404, "not_found")
+	_, err = s.client(other).Cancel(context.Background(), j.JobID)
+	apiError(t, err, 404, "not_found")
+}
+
+func TestRateLimit(t *testing.T) {
+	s := startServer(t, "")
+	key := newKey(t, s.DataDir, "custom", "--rpm", "2")
+	c := s.client(key)
+	ctx := context.Background()
+	for i := 0; i < 2; i++ {
+		_, resp, err := c.Process(ctx, "rotate-pdf", []client.File{file(t, "pdf", "minimal-document.pdf")}, client.ProcessOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if resp.Header.Get("X-RateLimit-Limit") != "2" || resp.Header.Get("X-RateLimit-Remaining") != strconv.Itoa(1-i) {
+			t.Fatalf("headers %v", resp.Header)
+		}
+	}
+	_, _, err := c.Process(ctx, "rotate-pdf", []client.File{file(t, "pdf", "minimal-document.pdf")}, client.ProcessOptions{})
+	e := apiError(t, err, 429, "rate_limited")
+	ra, _ := strconv.Atoi(e.Header.Get("Retry-After"))
+	if ra < 1 || ra > 30 || e.Header.Get("X-RateLimit-Remaining") != "0" || e.Header.Get("X-RateLimit-Reset") == "" {
+		t.Fatalf("headers %v", e.Header)
+	}
+}
+
+func TestQuota(t *testing.T) {
+	s := startServer(t, "")
+	key := newKey(t, s.DataDir, "custom", "--ops", "2")
+	c := s.client(key)
+	ctx := context.Background()
+	// A failed job is not charged.
+	_, _, err := c.Process(ctx, "rotate-pdf", []client.File{{Name: "bad.pdf", Body: strings.NewReader("%PDF-1.4\ngarbage")}}, client.ProcessOptions{})
+	apiError(t, err, 400, "invalid_document")
+	for i := 0; i < 2; i++ {
+		if _, _, err := c.Process(ctx, "rotate-pdf", []client.File{file(t, "pdf", "minimal-document.pdf")}, client.ProcessOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, _, err = c.Process(ctx, "rotate-pdf", []client.File{file(t, "pdf", "minimal-document.pdf")}, client.ProcessOptions{})
+	e := apiError(t, err, 429, "quota_exceeded")
+	now := time.Now().UTC()
+	reset := time.Date(now.Year(), now.Month()+1, 1, 0, 0, 0, 0, time.UTC)
+	ra, _ := strconv.Atoi(e.Header.Get("Retry-After"))
+	if d := time.Duration(ra)*time.Second - time.Until(reset); d < -time.Minute || d > time.Minute {
+		t.Fatalf("Retry-After %d s, want about %s", ra, time.Until(reset))
+	}
+	acct, err := c.Account(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u := acct["usage"].(map[string]any)
+	if u["operations_used"].(float64) != 2 || u["operations_limit"].(float64) != 2 {
+		t.Fatalf("usage %v", u)
+	}
+}
+
+// TestJobsInFlight: queued jobs count against the in-flight limit and the
+// quota, so that concurrency cannot overshoot either.
+func TestJobsInFlight(t *testing.T) {
+	s := startServer(t, "", "--role", "api")
+	key := newKey(t, s.DataDir, "custom", "--in-flight", "2", "--ops", "3")
+	c := s.client(key)
+	ctx := context.Background()
+	for i := 0; i < 2; i++ {
+		if _, _, err := c.Process(ctx, "rotate-pdf", []client.File{file(t, "pdf", "minimal-document.pdf")}, client.ProcessOptions{Prefer: "respond-async"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, _, err := c.Process(ctx, "rotate-pdf", []client.File{file(t, "pdf", "minimal-document.pdf")}, client.ProcessOptions{Prefer: "respond-async"})
+	e := apiError(t, err, 429, "rate_limited")
+	if e.Header.Get("Retry-After") == "" {
+		t.Fatal("no Retry-After")
+	}
+}
+
+func TestPriorityByPlan(t *testing.T) {
+	s := startServer(t, "", "--role", "api")
+	ctx := context.Background()
+	want := map[string]int{"free": 4, "pro": 3, "team": 2, "custom": 1}
+	ids := map[string]string{}
+	for plan := range want {
+		j, _, err := s.client(newKey(t, s.DataDir, plan)).Process(ctx, "rotate-pdf",
+			[]client.File{file(t, "pdf", "minimal-document.pdf")}, client.ProcessOptions{Prefer: "respond-async"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids[plan] = j.JobID
+	}
+	got := riverPriorities(t, s.DataDir)
+	for plan, id := range ids {
+		if got[id] != want[plan] {
+			t.Errorf("%s job has River priority %d, want %d", plan, got[id], want[plan])
+		}
+	}
+}
+
+func TestSignup(t *testing.T) {
+	closed := startServer(t, "")
+	resp, err := http.Post(closed.URL+"/v1/signup", "application/json", strings.NewReader(`{"email":"a@example.com"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 404 {
+		t.Fatalf("closed sign-up: %d", resp.StatusCode)
+	}
+
+	s := startServer(t, "", "--signup", "open")
+	key := signup(t, s.URL, `{"email":"dev@example.com"}`, 201)
+	acct, err := s.client(key).Account(context.Background())
+	if err != nil || acct["plan"] != "free" || acct["limits"].(map[string]any)["operations_per_month"].(float64) != 100 {
+		t.Fatalf("account %v %v", acct, err)
+	}
+	signup(t, s.URL, `{"email":"dev@example.com"}`, 409)
+	signup(t, s.URL, `{"email":"nope"}`, 400)
+}

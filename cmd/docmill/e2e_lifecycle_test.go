@@ -1,0 +1,189 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/docmill/docmill/client"
+)
+
+// TestQueuedJobSurvivesRestart: a job accepted by a server that stops
+// (SIGTERM) before working it completes after the next start.
+func TestQueuedJobSurvivesRestart(t *testing.T) {
+	dir := t.TempDir()
+	api := startChild(t, dir, "--role", "api", "--sync-budget", "1s")
+	ctx := context.Background()
+	j, resp, err := api.client(api.DevKey).Process(ctx, "rotate-pdf", []client.File{file(t, "pdf", "minimal-document.pdf")}, client.ProcessOptions{})
+	if err != nil || resp.StatusCode != 202 || j.Status != "queued" {
+		t.Fatalf("want 202 queued from an API-only node after its budget: %v %v", resp, err)
+	}
+	api.stop(t)
+
+	s := startChild(t, dir)
+	done, err := s.client(api.DevKey).Wait(ctx, j.JobID, 100*time.Millisecond)
+	if err != nil || done.Status != "done" {
+		t.Fatalf("after restart: %+v %v", done, err)
+	}
+	if len(pdfPages(t, download(t, done.Result.URL))) != 1 {
+		t.Fatal("bad result")
+	}
+}
+
+// TestKillMidJob: a server killed with SIGKILL while working a job loses
+// nothing; River rescues the job after the next start.
+func TestKillMidJob(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow")
+	}
+	dir := t.TempDir()
+	big := bigMerge(t)
+	// The rescue window is job timeout + margin: short, so the test is too.
+	s := startChild(t, dir, "--job-timeout", "20s", "--rescue-margin", "1s")
+	ctx := context.Background()
+	c := s.client(s.DevKey)
+	j, _, err := c.Process(ctx, "merge-pdf", big, client.ProcessOptions{Prefer: "respond-async"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		p, err := c.Job(ctx, j.JobID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.Status == "processing" {
+			break
+		}
+		if p.Finished() || time.Now().After(deadline) {
+			t.Fatalf("job never seen processing: %s", p.Status)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	s.kill(t)
+	if st := jobStatus(t, dir, j.JobID); st != "processing" {
+		t.Fatalf("killed too late: job is %s", st)
+	}
+
+	s2 := startChild(t, dir, "--job-timeout", "20s", "--rescue-margin", "1s")
+	wctx, cancel := context.WithTimeout(ctx, 3*time.Minute)
+	defer cancel()
+	done, err := s2.client(s.DevKey).Wait(wctx, j.JobID, 250*time.Millisecond)
+	if err != nil || done.Status != "done" {
+		t.Fatalf("after kill -9 and restart: %+v %v", done, err)
+	}
+}
+
+// bigMerge returns the inputs of a merge that takes pdfcpu a while: the
+// image-heavy corpus PDFs, many times over.
+func bigMerge(t *testing.T) []client.File {
+	var files []client.File
+	for i := 0; i < 50; i++ {
+		name := []string{"GeoTopo-komprimiert.pdf", "base64image.pdf", "cmyk-image.pdf"}[i%3]
+		files = append(files, file(t, "pdf", name))
+	}
+	return files
+}
+
+// TestUploadGigabyteStreams uploads 1 GB generated on the fly to a server
+// process and checks its peak RSS stays under 150 MB: the body streams to
+// disk and is never held in memory.
+func TestUploadGigabyteStreams(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow")
+	}
+	dir := t.TempDir()
+	s := startChild(t, dir)
+	key := newKey(t, dir, "custom", "--max-file-mb", "2048")
+	const size = 1 << 30
+	start := time.Now()
+	_, _, err := s.client(key).Process(context.Background(), "rotate-pdf",
+		[]client.File{{Name: "huge.pdf", Body: io.MultiReader(strings.NewReader("%PDF-1.7\n"), io.LimitReader(zeros{}, size))}},
+		client.ProcessOptions{})
+	elapsed := time.Since(start)
+	// The upload is accepted whole; the PDF tool then refuses a file this
+	// large (and this bogus) as a document.
+	apiError(t, err, 400, "invalid_document")
+	peak := peakRSS(t, s.cmd.Process.Pid)
+	t.Logf("1 GB upload: %.0f MB/s, server peak RSS %d MB", float64(size)/(1<<20)/elapsed.Seconds(), peak>>20)
+	if peak > 150<<20 {
+		t.Fatalf("server peak RSS %d MB, want < 150 MB", peak>>20)
+	}
+	assertNoInputs(t, dir)
+}
+
+// TestUploadTooLargeStopsStreaming: the plan limit is enforced while
+// streaming and the partial file is removed.
+func TestUploadTooLargeStopsStreaming(t *testing.T) {
+	s := startServer(t, "")
+	key := newKey(t, s.DataDir, "custom", "--max-file-mb", "5")
+	_, _, err := s.client(key).Process(context.Background(), "rotate-pdf",
+		[]client.File{{Name: "big.pdf", Body: io.MultiReader(strings.NewReader("%PDF-1.7\n"), io.LimitReader(zeros{}, 64<<20))}},
+		client.ProcessOptions{})
+	e := apiError(t, err, 400, "file_too_large")
+	if !strings.Contains(e.Detail, "5 MB") {
+		t.Fatalf("detail %q", e.Detail)
+	}
+	assertNoInputs(t, s.DataDir)
+}
+
+type zeros struct{}
+
+func (zeros) Read(p []byte) (int, error) {
+	clear(p)
+	return len(p), nil
+}
+
+// peakRSS reads a process's peak resident set size (VmHWM).
+func peakRSS(t *testing.T, pid int) int64 {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if strings.HasPrefix(l, "VmHWM:") {
+			kb, _ := strconv.ParseInt(strings.Fields(l)[1], 10, 64)
+			return kb << 10
+		}
+	}
+	t.Fatal("no VmHWM")
+	return 0
+}
+
+// TestInternalFailureIs500: when processing fails for a reason that is not
+// the input (here the scratch disk is unusable), River retries, and the
+// job then fails with 500 internal and a message that leaks nothing.
+func TestInternalFailureIs500(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow")
+	}
+	dir := t.TempDir()
+	s := startServer(t, dir)
+	// A file where the scratch directory belongs: every attempt fails.
+	if err := os.RemoveAll(dir + "/tmp"); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(dir+"/tmp", []byte("not a directory"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, _, err := s.client(s.DevKey).Process(context.Background(), "rotate-pdf", []client.File{file(t, "pdf", "minimal-document.pdf")},
+		client.ProcessOptions{Prefer: "wait=60"})
+	e := apiError(t, err, http.StatusInternalServerError, "internal")
+	if e.JobID == "" || strings.Contains(e.Detail, dir) || strings.Contains(e.Detail, "not a directory") {
+		t.Fatalf("problem %+v", e)
+	}
+	j, err := s.client(s.DevKey).Job(context.Background(), e.JobID)
+	if err != nil || j.Status != "failed" || j.Error.Code != "internal" {
+		t.Fatalf("job %+v %v", j, err)
+	}
+	acct, _ := s.client(s.DevKey).Account(context.Background())
+	if acct["usage"].(map[string]any)["operations_used"].(float64) != 0 {
+		t.Fatal("a failed job was charged")
+	}
+}

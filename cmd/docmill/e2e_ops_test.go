@@ -1,0 +1,138 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/docmill/docmill/client"
+)
+
+func getJSON(t *testing.T, u string, status int) map[string]any {
+	t.Helper()
+	resp, err := http.Get(u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var out map[string]any
+	if err := json.NewDecoder(resp.Body).Decode(&out); err != nil {
+		t.Fatalf("GET %s: %v", u, err)
+	}
+	if resp.StatusCode != status || resp.Header.Get("X-Request-Id") == "" {
+		t.Fatalf("GET %s: %d, want %d", u, resp.StatusCode, status)
+	}
+	return out
+}
+
+func TestCatalogueHealthMetrics(t *testing.T) {
+	s := startServer(t, "")
+	tools := getJSON(t, s.URL+"/v1/tools", 200)["tools"].([]any)
+	slugs := map[string]map[string]any{}
+	for _, x := range tools {
+		m := x.(map[string]any)
+		slugs[m["slug"].(string)] = m
+	}
+	rot := slugs["rotate-pdf"]
+	if rot == nil || slugs["merge-pdf"] == nil || rot["available"] != true {
+		t.Fatalf("catalogue %v", slugs)
+	}
+	params := rot["params"].([]any)
+	angle := params[0].(map[string]any)
+	if angle["name"] != "angle" || angle["default"] != "90" || len(angle["enum"].([]any)) != 3 {
+		t.Fatalf("angle param %v", angle)
+	}
+	if m := getJSON(t, s.URL+"/v1/tools/merge-pdf", 200); m["min_files"].(float64) != 2 || m["max_files"].(float64) != 50 {
+		t.Fatalf("merge %v", m)
+	}
+	if m := getJSON(t, s.URL+"/v1/tools/nope", 404); m["code"] != "unknown_tool" {
+		t.Fatalf("unknown tool %v", m)
+	}
+	doc := getJSON(t, s.URL+"/v1/openapi.json", 200)
+	if doc["openapi"] != "3.1.0" || doc["paths"].(map[string]any)["/v1/rotate-pdf/process"] == nil {
+		t.Fatalf("openapi %v", doc["paths"])
+	}
+	if getJSON(t, s.URL+"/healthz", 200)["status"] != "ok" || getJSON(t, s.URL+"/readyz", 200)["status"] != "ready" {
+		t.Fatal("health")
+	}
+	if m := getJSON(t, s.URL+"/nowhere", 404); m["code"] != "not_found" {
+		t.Fatalf("unknown route %v", m)
+	}
+	req, _ := http.NewRequest(http.MethodPut, s.URL+"/v1/tools", nil)
+	resp, _ := http.DefaultClient.Do(req)
+	resp.Body.Close()
+	if resp.StatusCode != 405 || resp.Header.Get("Content-Type") != "application/problem+json" {
+		t.Fatalf("PUT /v1/tools: %d %s", resp.StatusCode, resp.Header.Get("Content-Type"))
+	}
+
+	if _, _, err := s.client(s.DevKey).Process(context.Background(), "rotate-pdf", []client.File{file(t, "pdf", "minimal-document.pdf")}, client.ProcessOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.Get(s.URL + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	for _, want := range []string{
+		`docmill_http_requests_total{route="POST /v1/{tool}/process",status="200"} 1`,
+		`docmill_http_request_duration_seconds_bucket{route="POST /v1/{tool}/process",status="200"`,
+		`docmill_job_duration_seconds_count{status="done",tool="rotate-pdf"} 1`,
+		`docmill_queue_depth{status="queued"} 0`,
+		`docmill_job_queue_wait_seconds_count 1`,
+	} {
+		if !strings.Contains(string(body), want) {
+			t.Errorf("metrics lack %s", want)
+		}
+	}
+}
+
+func TestAccount(t *testing.T) {
+	s := startServer(t, "")
+	a, err := s.client(s.DevKey).Account(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := a["limits"].(map[string]any)
+	u := a["usage"].(map[string]any)
+	if a["plan"] != "pro" || l["operations_per_month"].(float64) != 10000 || l["requests_per_minute"].(float64) != 120 ||
+		l["jobs_in_flight"].(float64) != 8 || u["resets_at"] == "" || u["operations_used"].(float64) != 0 {
+		t.Fatalf("account %v", a)
+	}
+}
+
+// TestKeysCLI: create, list, set-plan and revoke work against the data of
+// a running server.
+func TestKeysCLI(t *testing.T) {
+	s := startServer(t, "")
+	key := newKey(t, s.DataDir, "free")
+	out := runCLI(t, "keys", "list", "--data-dir", s.DataDir)
+	if !strings.Contains(out, key[:12]) || strings.Contains(out, key) {
+		t.Fatalf("list shows %q", out)
+	}
+	runCLI(t, "keys", "set-plan", "--data-dir", s.DataDir, key[:12], "team")
+	a, err := s.client(key).Account(context.Background())
+	if err != nil || a["plan"] != "team" {
+		t.Fatalf("after set-plan: %v %v", a, err)
+	}
+	runCLI(t, "keys", "set-plan", "--data-dir", s.DataDir, "--ops", "5000000", "--rpm", "9", key[:12], "custom")
+	a, _ = s.client(key).Account(context.Background())
+	if a["plan"] != "custom" || a["limits"].(map[string]any)["requests_per_minute"].(float64) != 9 {
+		t.Fatalf("custom: %v", a)
+	}
+	// Flags also come from DOCMILL_* variables.
+	var buf strings.Builder
+	env := func(k string) string {
+		if k == "DOCMILL_DATA_DIR" {
+			return s.DataDir
+		}
+		return ""
+	}
+	if err := run(context.Background(), []string{"keys", "list"}, env, nil, &buf, os.Stderr); err != nil || !strings.Contains(buf.String(), key[:12]) {
+		t.Fatalf("env data dir: %v %s", err, buf.String())
+	}
+}

@@ -1,0 +1,282 @@
+package main
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/docmill/docmill/client"
+)
+
+func TestRotateSync(t *testing.T) {
+	s := startServer(t, "")
+	c := s.client(s.DevKey)
+	ctx := context.Background()
+	before := corpusPages(t, "pdflatex-4-pages.pdf")
+
+	j, resp, err := c.Process(ctx, "rotate-pdf", []client.File{file(t, "pdf", "pdflatex-4-pages.pdf")},
+		client.ProcessOptions{Params: map[string]string{"angle": "90", "pages": "1-2,4"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.StatusCode != http.StatusOK || j.Status != "done" || j.Error != nil {
+		t.Fatalf("want 200 done, got %d %+v", resp.StatusCode, j)
+	}
+	if !strings.HasPrefix(j.JobID, "job_") || len(j.JobID) != 30 || resp.Header.Get("X-Request-Id") == "" {
+		t.Fatalf("job id %q / request id %q", j.JobID, resp.Header.Get("X-Request-Id"))
+	}
+	r := j.Result
+	if r == nil || r.Filename != "pdflatex-4-pages-rotated.pdf" || r.ContentType != "application/pdf" || r.Size == 0 {
+		t.Fatalf("result %+v", r)
+	}
+	if !strings.HasPrefix(r.URL, s.URL+"/files/"+j.JobID+"/") || r.ExpiresAt.Before(time.Now().Add(23*time.Hour)) {
+		t.Fatalf("url %q expires %v", r.URL, r.ExpiresAt)
+	}
+	if _, ok := j.Meta["duration_ms"]; !ok || j.Meta["input_size"] == nil {
+		t.Fatalf("meta %v", j.Meta)
+	}
+	data := download(t, r.URL)
+	if int64(len(data)) != r.Size {
+		t.Fatalf("downloaded %d bytes, record says %d", len(data), r.Size)
+	}
+	after := pdfPages(t, data)
+	want := []int{(before[0] + 90) % 360, (before[1] + 90) % 360, before[2], (before[3] + 90) % 360}
+	if len(after) != 4 {
+		t.Fatalf("pages: %v", after)
+	}
+	for i := range want {
+		if after[i] != want[i] {
+			t.Fatalf("page rotations %v, want %v", after, want)
+		}
+	}
+	// The poll gives the same record.
+	p, err := c.Job(ctx, j.JobID)
+	if err != nil || p.Status != "done" || p.Result.URL != r.URL {
+		t.Fatalf("poll: %+v %v", p, err)
+	}
+}
+
+func TestRotateAddsToExistingRotation(t *testing.T) {
+	s := startServer(t, "")
+	before := corpusPages(t, "habibi-rotated.pdf")
+	j, _, err := s.client(s.DevKey).Process(context.Background(), "rotate-pdf",
+		[]client.File{file(t, "pdf", "habibi-rotated.pdf")}, client.ProcessOptions{Params: map[string]string{"angle": "270"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	after := pdfPages(t, download(t, j.Result.URL))
+	for i := range before {
+		if after[i] != (before[i]+270)%360 {
+			t.Fatalf("rotations %v -> %v", before, after)
+		}
+	}
+}
+
+func TestMergeKeepsOrderAndPages(t *testing.T) {
+	s := startServer(t, "")
+	names := []string{"pdflatex-4-pages.pdf", "minimal-document.pdf", "habibi-rotated.pdf"}
+	var files []client.File
+	total := 0
+	for _, n := range names {
+		files = append(files, file(t, "pdf", n))
+		total += len(corpusPages(t, n))
+	}
+	j, _, err := s.client(s.DevKey).Process(context.Background(), "merge-pdf", files, client.ProcessOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := pdfPages(t, download(t, j.Result.URL))
+	if len(got) != total {
+		t.Fatalf("merged %d pages, want %d", len(got), total)
+	}
+	// The last input's rotations come last.
+	last := corpusPages(t, names[2])
+	for i := range last {
+		if got[total-len(last)+i] != last[i] {
+			t.Fatalf("order lost: %v", got)
+		}
+	}
+}
+
+func TestAsyncThenPoll(t *testing.T) {
+	s := startServer(t, "")
+	c := s.client(s.DevKey)
+	ctx := context.Background()
+	j, resp, err := c.Process(ctx, "rotate-pdf", []client.File{file(t, "pdf", "minimal-document.pdf")},
+		client.ProcessOptions{Prefer: "respond-async"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.StatusCode != http.StatusAccepted || (j.Status != "queued" && j.Status != "processing") || j.Result != nil {
+		t.Fatalf("want 202 queued, got %d %s", resp.StatusCode, j.Status)
+	}
+	if resp.Header.Get("Location") != "/v1/jobs/"+j.JobID || resp.Header.Get("Retry-After") == "" {
+		t.Fatalf("headers %v", resp.Header)
+	}
+	done, err := c.Wait(ctx, j.JobID, 100*time.Millisecond)
+	if err != nil || done.Status != "done" || done.Result.URL == "" || done.FinishedAt == nil {
+		t.Fatalf("wait: %+v %v", done, err)
+	}
+	// Prefer: wait=N waits for the job.
+	j2, resp, err := c.Process(ctx, "rotate-pdf", []client.File{file(t, "pdf", "minimal-document.pdf")},
+		client.ProcessOptions{Prefer: "wait=20"})
+	if err != nil || resp.StatusCode != http.StatusOK || j2.Status != "done" {
+		t.Fatalf("wait=20: %v %+v", err, j2)
+	}
+}
+
+// TestProcessErrors covers each 400 code and the unknown tool.
+func TestProcessErrors(t *testing.T) {
+	s := startServer(t, "")
+	small := newKey(t, s.DataDir, "custom", "--max-file-mb", "1")
+	ctx := context.Background()
+	pdf := func() client.File { return file(t, "pdf", "minimal-document.pdf") }
+	truncated, _ := os.ReadFile(corpus("pdf", "pdflatex-4-pages.pdf"))
+	cases := []struct {
+		name   string
+		key    string
+		tool   string
+		files  []client.File
+		params map[string]string
+		status int
+		code   string
+		field  string
+	}{
+		{"no file", s.DevKey, "rotate-pdf", nil, nil, 400, "missing_file", ""},
+		{"too few for merge", s.DevKey, "merge-pdf", []client.File{pdf()}, nil, 400, "missing_file", ""},
+		{"too many files", s.DevKey, "rotate-pdf", []client.File{pdf(), pdf()}, nil, 400, "too_many_files", ""},
+		{"not a pdf", s.DevKey, "rotate-pdf", []client.File{file(t, "image", "photo.jpg")}, nil, 400, "unsupported_file_type", ""},
+		{"bad angle", s.DevKey, "rotate-pdf", []client.File{pdf()}, map[string]string{"angle": "45"}, 400, "invalid_parameter", "angle"},
+		{"bad pages", s.DevKey, "rotate-pdf", []client.File{pdf()}, map[string]string{"pages": "3-1"}, 400, "invalid_parameter", "pages"},
+		{"page past end", s.DevKey, "rotate-pdf", []client.File{pdf()}, map[string]string{"pages": "2-9"}, 400, "invalid_parameter", "pages"},
+		{"unknown param", s.DevKey, "rotate-pdf", []client.File{pdf()}, map[string]string{"colour": "red"}, 400, "invalid_parameter", "colour"},
+		{"truncated pdf", s.DevKey, "rotate-pdf", []client.File{{Name: "cut.pdf", Body: strings.NewReader(string(truncated[:len(truncated)/2]))}}, nil, 400, "invalid_document", ""},
+		{"encrypted pdf", s.DevKey, "rotate-pdf", []client.File{file(t, "pdf", "libreoffice-writer-password.pdf")}, nil, 400, "invalid_document", ""},
+		{"too large", small, "rotate-pdf", []client.File{file(t, "pdf", "GeoTopo-komprimiert.pdf")}, nil, 400, "file_too_large", ""},
+		{"unknown tool", s.DevKey, "shred-pdf", []client.File{pdf()}, nil, 404, "unknown_tool", ""},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			_, _, err := s.client(tc.key).Process(ctx, tc.tool, tc.files, client.ProcessOptions{Params: tc.params})
+			e := apiError(t, err, tc.status, tc.code)
+			if tc.field != "" && (len(e.Errors) == 0 || e.Errors[0].Field != tc.field) {
+				t.Fatalf("field errors %+v, want %s", e.Errors, tc.field)
+			}
+			if strings.Contains(e.Detail, s.DataDir) || strings.Contains(e.Detail, "/tmp/") || strings.Contains(e.Detail, ".go:") {
+				t.Fatalf("detail leaks internals: %s", e.Detail)
+			}
+		})
+	}
+
+	t.Run("not multipart", func(t *testing.T) {
+		req, _ := http.NewRequest(http.MethodPost, s.URL+"/v1/rotate-pdf/process", strings.NewReader(`{"file":"x"}`))
+		req.Header.Set("Authorization", "Bearer "+s.DevKey)
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != 400 || !strings.Contains(string(body), `"invalid_request"`) {
+			t.Fatalf("%d %s", resp.StatusCode, body)
+		}
+	})
+	// Nothing of the refused uploads stays on disk.
+	assertNoInputs(t, s.DataDir)
+}
+
+// assertNoInputs checks that no uploaded input is left in the blob store.
+func assertNoInputs(t *testing.T, dataDir string) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		entries, _ := os.ReadDir(dataDir + "/blobs/in")
+		var left []string
+		for _, e := range entries {
+			sub, _ := os.ReadDir(dataDir + "/blobs/in/" + e.Name())
+			for _, f := range sub {
+				left = append(left, e.Name()+"/"+f.Name())
+			}
+		}
+		if len(left) == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("inputs left behind: %v", left)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+func TestIdempotencyKey(t *testing.T) {
+	s := startServer(t, "")
+	key := newKey(t, s.DataDir, "pro")
+	c := s.client(key)
+	ctx := context.Background()
+	opts := client.ProcessOptions{IdempotencyKey: "order-42", Params: map[string]string{"angle": "180"}}
+	a, _, err := c.Process(ctx, "rotate-pdf", []client.File{file(t, "pdf", "minimal-document.pdf")}, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _, err := c.Process(ctx, "rotate-pdf", []client.File{file(t, "pdf", "minimal-document.pdf")}, opts)
+	if err != nil || b.JobID != a.JobID {
+		t.Fatalf("replay gave %v %v, want job %s", b, err, a.JobID)
+	}
+	opts.Params["angle"] = "90"
+	_, _, err = c.Process(ctx, "rotate-pdf", []client.File{file(t, "pdf", "minimal-document.pdf")}, opts)
+	apiError(t, err, 409, "idempotency_conflict")
+	acct, err := c.Account(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if used := acct["usage"].(map[string]any)["operations_used"].(float64); used != 1 {
+		t.Fatalf("charged %v operations, want 1", used)
+	}
+}
+
+func TestDeleteJob(t *testing.T) {
+	dir := t.TempDir()
+	// An API-only node works no jobs, so they stay queued.
+	api := startServer(t, dir, "--role", "api")
+	c := api.client(api.DevKey)
+	ctx := context.Background()
+	j, _, err := c.Process(ctx, "rotate-pdf", []client.File{file(t, "pdf", "minimal-document.pdf")}, client.ProcessOptions{Prefer: "respond-async"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := c.Cancel(ctx, j.JobID)
+	if err != nil || got.Status != "canceled" {
+		t.Fatalf("cancel: %+v %v", got, err)
+	}
+	api.stop(t)
+
+	// A worker later skips the canceled job and removes its input.
+	s := startServer(t, dir)
+	if p, err := s.client(api.DevKey).Job(ctx, j.JobID); err != nil || p.Status != "canceled" {
+		t.Fatalf("after restart: %+v %v", p, err)
+	}
+	assertNoInputs(t, dir)
+
+	// Deleting a done job's result makes its link gone at once.
+	d, _, err := s.client(api.DevKey).Process(ctx, "rotate-pdf", []client.File{file(t, "pdf", "minimal-document.pdf")}, client.ProcessOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err = s.client(api.DevKey).Cancel(ctx, d.JobID)
+	if err != nil || got.Status != "done" || got.Result == nil || !got.Result.Expired || got.Result.URL != "" {
+		t.Fatalf("delete result: %+v %v", got, err)
+	}
+	resp, err := http.Get(d.Result.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusGone {
+		t.Fatalf("deleted result: %d, want 410", resp.StatusCode)
+	}
+}

@@ -1,0 +1,293 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/docmill/docmill/client"
+)
+
+// childArgsEnv carries the arguments of `run` when the test binary is
+// re-executed as a docmill server process (for restart, kill -9 and RSS
+// tests, which need a process of their own).
+const childArgsEnv = "DOCMILL_E2E_CHILD_ARGS"
+
+func TestMain(m *testing.M) {
+	if raw := os.Getenv(childArgsEnv); raw != "" {
+		var args []string
+		if err := json.Unmarshal([]byte(raw), &args); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(2)
+		}
+		ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
+		err := run(ctx, args, os.Getenv, os.Stdin, os.Stdout, os.Stderr)
+		stop()
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "docmill:", err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+// corpus is the shared test corpus, relative to this package.
+func corpus(parts ...string) string {
+	return filepath.Join(append([]string{"..", "..", "..", "shared", "corpus"}, parts...)...)
+}
+
+// testServer is a docmill server started for a test, in-process or as a
+// child process.
+type testServer struct {
+	URL     string
+	DataDir string
+	DevKey  string
+	out     *lineLog
+	cancel  context.CancelFunc // in-process
+	done    chan error         // in-process
+	cmd     *exec.Cmd          // child
+}
+
+// lineLog collects a server's stdout and lets a test wait for a line.
+type lineLog struct {
+	mu    sync.Mutex
+	lines []string
+	cond  *sync.Cond
+}
+
+func newLineLog(r io.Reader) *lineLog {
+	l := &lineLog{}
+	l.cond = sync.NewCond(&l.mu)
+	go func() {
+		sc := bufio.NewScanner(r)
+		for sc.Scan() {
+			l.mu.Lock()
+			l.lines = append(l.lines, sc.Text())
+			l.cond.Broadcast()
+			l.mu.Unlock()
+		}
+		l.mu.Lock()
+		l.lines = append(l.lines, "<eof>")
+		l.cond.Broadcast()
+		l.mu.Unlock()
+	}()
+	return l
+}
+
+// await returns the first submatch of the first line matching re.
+func (l *lineLog) await(t *testing.T, re *regexp.Regexp, timeout time.Duration) string {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	go func() { time.Sleep(timeout); l.mu.Lock(); l.cond.Broadcast(); l.mu.Unlock() }()
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for i := 0; ; {
+		for ; i < len(l.lines); i++ {
+			if l.lines[i] == "<eof>" {
+				t.Fatalf("server output ended before %s; output:\n%s", re, strings.Join(l.lines, "\n"))
+			}
+			if m := re.FindStringSubmatch(l.lines[i]); m != nil {
+				return m[len(m)-1]
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no line matching %s within %s; output:\n%s", re, timeout, strings.Join(l.lines, "\n"))
+		}
+		l.cond.Wait()
+	}
+}
+
+var (
+	servingRE = regexp.MustCompile(`serving on (http://\S+)`)
+	keyRE     = regexp.MustCompile(`^(dm_live_[0-9A-Za-z]{32})$`)
+)
+
+func serveArgs(dataDir string, extra []string) []string {
+	return append([]string{"serve", "--addr", "127.0.0.1:0", "--data-dir", dataDir, "--log-level", "warn"}, extra...)
+}
+
+// startServer runs `docmill serve` in this process on a free port.
+func startServer(t *testing.T, dataDir string, extra ...string) *testServer {
+	t.Helper()
+	if dataDir == "" {
+		dataDir = t.TempDir()
+	}
+	pr, pw := io.Pipe()
+	ctx, cancel := context.WithCancel(context.Background())
+	s := &testServer{DataDir: dataDir, out: newLineLog(pr), cancel: cancel, done: make(chan error, 1)}
+	go func() {
+		err := run(ctx, serveArgs(dataDir, extra), func(string) string { return "" }, nil, pw, testWriter{t})
+		pw.Close()
+		s.done <- err
+	}()
+	s.URL = s.out.await(t, servingRE, 30*time.Second)
+	s.DevKey = s.findDevKey()
+	t.Cleanup(func() { s.stop(t) })
+	return s
+}
+
+// startChild runs `docmill serve` as a child process (this test binary,
+// re-executed), so it can be signaled, killed and measured on its own.
+func startChild(t *testing.T, dataDir string, extra ...string) *testServer {
+	t.Helper()
+	args, _ := json.Marshal(serveArgs(dataDir, extra))
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), childArgsEnv+"="+string(args))
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stderr = testWriter{t}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	s := &testServer{DataDir: dataDir, out: newLineLog(stdout), cmd: cmd}
+	s.URL = s.out.await(t, servingRE, 60*time.Second)
+	s.DevKey = s.findDevKey()
+	t.Cleanup(func() {
+		if s.cmd.ProcessState == nil {
+			_ = s.cmd.Process.Kill()
+			_ = s.cmd.Wait()
+		}
+	})
+	return s
+}
+
+func (s *testServer) findDevKey() string {
+	s.out.mu.Lock()
+	defer s.out.mu.Unlock()
+	for _, l := range s.out.lines {
+		if m := keyRE.FindStringSubmatch(l); m != nil {
+			return m[1]
+		}
+	}
+	return ""
+}
+
+// stop shuts the server down gracefully (SIGTERM for a child).
+func (s *testServer) stop(t *testing.T) {
+	t.Helper()
+	if s.cmd != nil {
+		if s.cmd.ProcessState != nil {
+			return
+		}
+		_ = s.cmd.Process.Signal(syscall.SIGTERM)
+		if err := s.cmd.Wait(); err != nil {
+			t.Errorf("server exited badly after SIGTERM: %v", err)
+		}
+		return
+	}
+	if s.cancel == nil {
+		return
+	}
+	s.cancel()
+	s.cancel = nil
+	select {
+	case err := <-s.done:
+		if err != nil {
+			t.Errorf("server stopped with error: %v", err)
+		}
+	case <-time.After(60 * time.Second):
+		t.Error("server did not stop within 60 s")
+	}
+}
+
+// kill sends SIGKILL to a child server.
+func (s *testServer) kill(t *testing.T) {
+	t.Helper()
+	_ = s.cmd.Process.Signal(syscall.SIGKILL)
+	_ = s.cmd.Wait()
+}
+
+func (s *testServer) client(key string) *client.Client { return client.New(s.URL, key) }
+
+// runCLI runs a docmill command in-process and returns its stdout.
+func runCLI(t *testing.T, args ...string) string {
+	t.Helper()
+	var out bytes.Buffer
+	if err := run(context.Background(), args, func(string) string { return "" }, nil, &out, testWriter{t}); err != nil {
+		t.Fatalf("docmill %s: %v\n%s", strings.Join(args, " "), err, out.String())
+	}
+	return out.String()
+}
+
+// newKey creates an account with `docmill keys create` and returns its key.
+func newKey(t *testing.T, dataDir, plan string, extra ...string) string {
+	t.Helper()
+	out := runCLI(t, append([]string{"keys", "create", "--data-dir", dataDir, "--plan", plan, "--name", t.Name()}, extra...)...)
+	for _, l := range strings.Split(out, "\n") {
+		if m := keyRE.FindStringSubmatch(strings.TrimSpace(l)); m != nil {
+			return m[1]
+		}
+	}
+	t.Fatalf("no key in output:\n%s", out)
+	return ""
+}
+
+// testWriter sends a server's log to the test log.
+type testWriter struct{ t *testing.T }
+
+func (w testWriter) Write(p []byte) (int, error) {
+	w.t.Logf("%s", bytes.TrimRight(p, "\n"))
+	return len(p), nil
+}
+
+// file opens a corpus file for upload.
+func file(t *testing.T, parts ...string) client.File {
+	t.Helper()
+	f, err := os.Open(corpus(parts...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	return client.File{Name: filepath.Base(f.Name()), Body: f}
+}
+
+// download fetches a result URL and returns its bytes.
+func download(t *testing.T, url string) []byte {
+	t.Helper()
+	resp, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("download %s: %d %s", url, resp.StatusCode, b)
+	}
+	return b
+}
+
+// apiError asserts err is a docmill error with status and code.
+func apiError(t *testing.T, err error, status int, code string) *client.Error {
+	t.Helper()
+	e, ok := err.(*client.Error)
+	if !ok {
+		t.Fatalf("want %d %s, got %v", status, code, err)
+	}
+	if e.StatusCode != status || e.Code != code {
+		t.Fatalf("want %d %s, got %d %s: %s", status, code, e.StatusCode, e.Code, e.Detail)
+	}
+	if e.RequestID == "" || e.Type == "" || e.Title == "" {
+		t.Fatalf("problem body lacks request_id/type/title: %+v", e)
+	}
+	if ct := e.Header.Get("Content-Type"); ct != "application/problem+json" {
+		t.Fatalf("error Content-Type %q", ct)
+	}
+	return e
+}

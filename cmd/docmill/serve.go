@@ -1,0 +1,242 @@
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"flag"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/docmill/docmill"
+	"github.com/docmill/docmill/blob"
+	"github.com/docmill/docmill/httpapi"
+	"github.com/docmill/docmill/jobs"
+	"github.com/docmill/docmill/ratelimit"
+	"github.com/docmill/docmill/tools/pdfops"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/riverqueue/river/riverdriver/riversqlite"
+)
+
+type serveFlags struct {
+	data            dataFlags
+	addr            string
+	baseURL         string
+	cdnURL          string
+	signup          string
+	role            string
+	workers         int
+	syncBudget      time.Duration
+	jobTimeout      time.Duration
+	rescueMargin    time.Duration
+	pollInterval    time.Duration
+	janitorInterval time.Duration
+	shutdownTimeout time.Duration
+	maxUploadMB     int64
+	logLevel        string
+	devKey          bool
+}
+
+func (f *serveFlags) register(fs *flag.FlagSet) {
+	f.data.register(fs)
+	fs.StringVar(&f.addr, "addr", ":8080", "address to listen on")
+	fs.StringVar(&f.baseURL, "base-url", "", "public URL of the API, used in job links (default: http://localhost:<port>)")
+	fs.StringVar(&f.cdnURL, "cdn-url", "", "public URL that result files are downloaded from (default: --base-url)")
+	fs.StringVar(&f.signup, "signup", "closed", "open: anyone may POST /v1/signup for a Free key; closed: keys come from `docmill keys`")
+	fs.StringVar(&f.role, "role", "all", "all: API and workers; api: API only; worker: workers only")
+	fs.IntVar(&f.workers, "workers", runtime.NumCPU(), "jobs worked at once by this process")
+	fs.DurationVar(&f.syncBudget, "sync-budget", 10*time.Second, "how long a process call waits for its job before answering 202")
+	fs.DurationVar(&f.jobTimeout, "job-timeout", 10*time.Minute, "limit of one job attempt for tools that set none")
+	fs.DurationVar(&f.rescueMargin, "rescue-margin", 30*time.Second, "a running job older than its timeout plus this margin has lost its worker and is retried")
+	fs.DurationVar(&f.pollInterval, "poll-interval", 25*time.Millisecond, "how often idle workers look for jobs (SQLite cannot notify them)")
+	fs.DurationVar(&f.janitorInterval, "janitor-interval", time.Minute, "how often expired results and old records are removed")
+	fs.DurationVar(&f.shutdownTimeout, "shutdown-timeout", 30*time.Second, "on SIGTERM, how long jobs in progress may take to finish")
+	fs.Int64Var(&f.maxUploadMB, "max-upload-mb", 4096, "hard cap on one uploaded file in MB, whatever the plan allows")
+	fs.StringVar(&f.logLevel, "log-level", "info", "debug, info, warn or error")
+	fs.BoolVar(&f.devKey, "dev-key", true, "on first start with no keys, create a Pro key named dev and print it")
+}
+
+func (f *serveFlags) validate() error {
+	switch f.role {
+	case "all", "api", "worker":
+	default:
+		return fmt.Errorf("--role must be all, api or worker, not %q", f.role)
+	}
+	if f.signup != "open" && f.signup != "closed" {
+		return fmt.Errorf("--signup must be open or closed, not %q", f.signup)
+	}
+	if f.workers < 1 {
+		return errors.New("--workers must be at least 1")
+	}
+	return nil
+}
+
+func newLogger(w interface{ Write([]byte) (int, error) }, level string) (*slog.Logger, error) {
+	var l slog.Level
+	if err := l.UnmarshalText([]byte(level)); err != nil {
+		return nil, fmt.Errorf("--log-level: %w", err)
+	}
+	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: l})), nil
+}
+
+// serve runs the API and the workers until ctx is canceled, then shuts down
+// gracefully: no new requests, jobs in progress get --shutdown-timeout to
+// finish, and anything still queued stays queued for the next start.
+func serve(ctx context.Context, env *environment, args []string) error {
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	var f serveFlags
+	f.register(fs)
+	if err := env.parse(fs, args); err != nil {
+		return err
+	}
+	if err := f.validate(); err != nil {
+		return err
+	}
+	log, err := newLogger(env.stderr, f.logLevel)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(f.data.scratch(), 0o700); err != nil {
+		return err
+	}
+	st, err := f.data.openStore(ctx)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	bucket, err := blob.OpenDir(f.data.blobDir())
+	if err != nil {
+		return err
+	}
+	defer bucket.Close()
+
+	registry := docmill.NewRegistry(pdfops.Tools()...)
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+
+	workers := f.workers
+	if f.role == "api" {
+		workers = 0
+	}
+	q, err := jobs.New(riversqlite.New(st.WriteDB()), jobs.Config{
+		Store: st, Blob: bucket, Registry: registry, Logger: log, Workers: workers,
+		JobTimeout: f.jobTimeout, RescueMargin: f.rescueMargin, PollInterval: f.pollInterval,
+		ScratchDir: f.data.scratch(), JanitorInterval: f.janitorInterval, Registerer: reg,
+	})
+	if err != nil {
+		return err
+	}
+	st.SetEnqueue(q.InsertTx)
+
+	secret, err := st.Setting(ctx, "url_signing_key", randomHex(32))
+	if err != nil {
+		return err
+	}
+	if f.devKey && f.role != "worker" {
+		if err := createDevKey(ctx, st, env); err != nil {
+			return err
+		}
+	}
+
+	ln, err := net.Listen("tcp", f.addr)
+	if err != nil {
+		return err
+	}
+	baseURL := f.baseURL
+	if baseURL == "" {
+		baseURL = localURL(ln.Addr())
+	}
+	api := httpapi.NewServer(httpapi.Config{
+		Store: st, Blob: bucket, Queue: q, Registry: registry, Limiter: ratelimit.NewMemory(nil),
+		Plans: docmill.DefaultPlans(), BaseURL: baseURL, CDNURL: f.cdnURL, SigningKey: []byte(secret),
+		Signup: f.signup == "open", SyncBudget: f.syncBudget, MaxUploadBytes: f.maxUploadMB << 20,
+		Ready: engineChecks(registry), Logger: log, Registerer: reg, Gatherer: reg,
+	})
+	var handler http.Handler = api
+	if f.role == "worker" {
+		handler = opsOnly(api)
+	}
+	srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
+
+	if f.role != "api" {
+		if err := q.Start(context.WithoutCancel(ctx)); err != nil {
+			return err
+		}
+	}
+	serveErr := make(chan error, 1)
+	go func() { serveErr <- srv.Serve(ln) }()
+	fmt.Fprintf(env.stdout, "docmill: serving on %s (role %s, data %s)\n", baseURL, f.role, f.data.dataDir)
+	log.Info("serving", "addr", ln.Addr().String(), "base_url", baseURL, "role", f.role, "workers", workers)
+
+	select {
+	case <-ctx.Done():
+	case err := <-serveErr:
+		if !errors.Is(err, http.ErrServerClosed) {
+			return err
+		}
+	}
+	log.Info("shutting down", "timeout", f.shutdownTimeout)
+	sctx, cancel := context.WithTimeout(context.Background(), f.shutdownTimeout)
+	defer cancel()
+	herr := srv.Shutdown(sctx)
+	qerr := q.Stop(sctx)
+	log.Info("stopped")
+	return errors.Join(herr, qerr)
+}
+
+// opsOnly serves only health and metrics, for worker nodes.
+func opsOnly(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/healthz", "/readyz", "/metrics":
+			h.ServeHTTP(w, r)
+		default:
+			http.NotFound(w, r)
+		}
+	})
+}
+
+// engineChecks reports each engine's availability for /readyz.
+func engineChecks(reg *docmill.Registry) func(context.Context) map[string]string {
+	return func(context.Context) map[string]string {
+		out := map[string]string{}
+		for _, t := range reg.All() {
+			if t.IsAvailable() {
+				out[t.Engine] = "ok"
+			} else if out[t.Engine] == "" {
+				out[t.Engine] = "unavailable"
+			}
+		}
+		return out
+	}
+}
+
+func localURL(a net.Addr) string {
+	host, port, err := net.SplitHostPort(a.String())
+	if err != nil {
+		return "http://" + a.String()
+	}
+	if ip := net.ParseIP(host); ip == nil || ip.IsUnspecified() {
+		host = "localhost"
+	}
+	if strings.Contains(host, ":") {
+		host = "[" + host + "]"
+	}
+	return "http://" + host + ":" + port
+}
+
+func randomHex(n int) string {
+	b := make([]byte, n)
+	if _, err := rand.Read(b); err != nil {
+		panic(err)
+	}
+	return hex.EncodeToString(b)
+}

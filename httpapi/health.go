@@ -1,0 +1,41 @@
+package httpapi
+
+import (
+	"context"
+	"net/http"
+	"time"
+)
+
+func (s *Server) handleHealthz(w http.ResponseWriter, r *http.Request) {
+	writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+}
+
+// handleReadyz checks the database, the blob store and the engines; any
+// failure makes the node not ready (503).
+func (s *Server) handleReadyz(w http.ResponseWriter, r *http.Request) {
+	ctx, cancel := context.WithTimeout(r.Context(), 3*time.Second)
+	defer cancel()
+	checks := map[string]string{"database": "ok", "blob": "ok"}
+	ready := true
+	if err := s.cfg.Store.Ping(ctx); err != nil {
+		checks["database"], ready = "unavailable", false
+		s.log.Warn("readyz: database", "err", err)
+	}
+	if err := s.cfg.Blob.Ping(ctx); err != nil {
+		checks["blob"], ready = "unavailable", false
+		s.log.Warn("readyz: blob", "err", err)
+	}
+	engines := map[string]string{}
+	if s.cfg.Ready != nil {
+		engines = s.cfg.Ready(ctx)
+	}
+	status := http.StatusOK
+	if !ready {
+		status = http.StatusServiceUnavailable
+	}
+	body := map[string]any{"status": "ready", "checks": checks, "engines": engines}
+	if !ready {
+		body["status"] = "not ready"
+	}
+	writeJSON(w, status, body)
+}

@@ -1,0 +1,56 @@
+package httpapi
+
+import (
+	"errors"
+	"net/http"
+	"strconv"
+
+	"github.com/docmill/docmill"
+)
+
+// ownJob loads the job named in the path if it belongs to the caller; any
+// other account gets not_found, as for a job that does not exist.
+func (s *Server) ownJob(r *http.Request) (*docmill.Job, error) {
+	j, err := s.cfg.Store.Job(r.Context(), r.PathValue("job_id"))
+	if errors.Is(err, docmill.ErrNotFound) || (err == nil && j.AccountID != callerOf(r.Context()).account.ID) {
+		return nil, docmill.Errorf(docmill.CodeNotFound, "No job %q.", r.PathValue("job_id"))
+	}
+	if err != nil {
+		return nil, docmill.Internal(err)
+	}
+	return j, nil
+}
+
+// handleGetJob answers a poll with the job record; unfinished jobs carry a
+// Retry-After polling hint.
+func (s *Server) handleGetJob(w http.ResponseWriter, r *http.Request) {
+	j, err := s.ownJob(r)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	if !j.Status.Finished() {
+		retry := 1
+		if t, ok := s.cfg.Registry.Lookup(j.Tool); ok && t.Long {
+			retry = 5
+		}
+		w.Header().Set("Retry-After", strconv.Itoa(retry))
+	}
+	writeJSON(w, http.StatusOK, s.renderJob(j))
+}
+
+// handleDeleteJob cancels a queued or processing job, or deletes a finished
+// job's result now; it answers with the job as it then stands.
+func (s *Server) handleDeleteJob(w http.ResponseWriter, r *http.Request) {
+	j, err := s.ownJob(r)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	j, err = s.cfg.Queue.Cancel(r.Context(), j)
+	if err != nil {
+		s.writeError(w, r, docmill.Internal(err))
+		return
+	}
+	writeJSON(w, http.StatusOK, s.renderJob(j))
+}

@@ -1,0 +1,212 @@
+package httpapi
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"runtime/debug"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/docmill/docmill"
+)
+
+type ctxKey int
+
+const (
+	ctxRequestID ctxKey = iota
+	ctxCaller
+)
+
+// caller is the authenticated account of a request and its limits.
+type caller struct {
+	account *docmill.Account
+	key     *docmill.APIKey
+	plan    docmill.Plan
+}
+
+func requestID(ctx context.Context) string {
+	id, _ := ctx.Value(ctxRequestID).(string)
+	return id
+}
+
+func callerOf(ctx context.Context) *caller {
+	c, _ := ctx.Value(ctxCaller).(*caller)
+	return c
+}
+
+// statusWriter remembers the status a handler wrote.
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+}
+
+func (w *statusWriter) WriteHeader(code int) {
+	if w.status == 0 {
+		w.status = code
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *statusWriter) Write(b []byte) (int, error) {
+	if w.status == 0 {
+		w.status = http.StatusOK
+	}
+	return w.ResponseWriter.Write(b)
+}
+
+func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// observe gives every request an id (X-Request-Id), and records its count
+// and latency by route pattern and status, and a log line.
+func (s *Server) observe(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		id := docmill.NewID("req_")
+		w.Header().Set("X-Request-Id", id)
+		r = r.WithContext(context.WithValue(r.Context(), ctxRequestID, id))
+		sw := &statusWriter{ResponseWriter: w}
+		next.ServeHTTP(sw, r)
+		if sw.status == 0 {
+			sw.status = http.StatusOK
+		}
+		route := r.Pattern
+		if route == "" {
+			route = "unmatched"
+		}
+		elapsed := time.Since(start)
+		s.metrics.observe(route, sw.status, elapsed)
+		s.log.Info("request", "request_id", id, "method", r.Method, "route", route, "status", sw.status, "ms", elapsed.Milliseconds())
+	})
+}
+
+// recoverPanics turns a handler panic into a 500 problem; the server keeps
+// running.
+func (s *Server) recoverPanics(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		defer func() {
+			if v := recover(); v != nil {
+				if v == http.ErrAbortHandler {
+					panic(v)
+				}
+				s.writeError(w, r, docmill.Internal(fmt.Errorf("panic: %v\n%s", v, debug.Stack())))
+			}
+		}()
+		next.ServeHTTP(w, r)
+	})
+}
+
+// problemsForMux answers unknown routes and wrong methods with problem+json
+// instead of the mux's plain text.
+func (s *Server) problemsForMux(mux *http.ServeMux) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h, pattern := mux.Handler(r)
+		if pattern != "" {
+			// Serve through the mux so r.Pattern and path values are set.
+			mux.ServeHTTP(w, r)
+			return
+		}
+		rec := &statusWriter{ResponseWriter: discardWriter{header: http.Header{}}}
+		h.ServeHTTP(rec, r)
+		if rec.status == http.StatusMethodNotAllowed {
+			w.Header().Set("Allow", rec.Header().Get("Allow"))
+			s.writeError(w, r, docmill.Errorf(docmill.CodeMethodNotAllowed, "Method %s is not allowed here.", r.Method))
+			return
+		}
+		s.writeError(w, r, docmill.Errorf(docmill.CodeNotFound, "No such endpoint."))
+	})
+}
+
+type discardWriter struct{ header http.Header }
+
+func (d discardWriter) Header() http.Header         { return d.header }
+func (d discardWriter) Write(b []byte) (int, error) { return len(b), nil }
+func (d discardWriter) WriteHeader(int)             {}
+
+// authed requires a valid, unrevoked API key ("Authorization: Bearer").
+func (s *Server) authed(next http.HandlerFunc) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		c, err := s.authenticate(r)
+		if err != nil {
+			s.writeError(w, r, err)
+			return
+		}
+		next(w, r.WithContext(context.WithValue(r.Context(), ctxCaller, c)))
+	})
+}
+
+func (s *Server) authenticate(r *http.Request) (*caller, error) {
+	h := r.Header.Get("Authorization")
+	if h == "" {
+		return nil, docmill.Errorf(docmill.CodeUnauthorized, "Missing API key: send Authorization: Bearer <key>.")
+	}
+	scheme, key, ok := strings.Cut(h, " ")
+	key = strings.TrimSpace(key)
+	if !ok || !strings.EqualFold(scheme, "Bearer") || !docmill.WellFormedKey(key) {
+		return nil, docmill.Errorf(docmill.CodeUnauthorized, "Malformed API key: send Authorization: Bearer dm_live_...")
+	}
+	k, acct, err := s.cfg.Store.KeyByHash(r.Context(), docmill.HashKey(key))
+	if err == docmill.ErrNotFound {
+		return nil, docmill.Errorf(docmill.CodeUnauthorized, "Unknown API key.")
+	}
+	if err != nil {
+		return nil, docmill.Internal(err)
+	}
+	if k.RevokedAt != nil {
+		return nil, docmill.Errorf(docmill.CodeUnauthorized, "This API key has been revoked.")
+	}
+	plan, err := acct.EffectivePlan(s.cfg.Plans)
+	if err != nil {
+		return nil, docmill.Internal(err)
+	}
+	return &caller{account: acct, key: k, plan: plan}, nil
+}
+
+// Rate-limit scopes: process calls spend the plan's requests per minute;
+// reads (polling, account) have their own, larger budget so that polling a
+// job does not eat into it.
+const (
+	scopeProcess = "process"
+	scopeRead    = "read"
+	// readMultiplier sizes the read budget from the plan's rate.
+	readMultiplier = 10
+)
+
+// limited applies the caller's per-key rate limit for scope and sets the
+// X-RateLimit-* headers.
+func (s *Server) limited(scope string, next http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		c := callerOf(r.Context())
+		limit := c.plan.RequestsPerMinute
+		if scope == scopeRead {
+			limit *= readMultiplier
+		}
+		if limit <= 0 {
+			next(w, r)
+			return
+		}
+		res, err := s.cfg.Limiter.Allow(r.Context(), scope+":"+c.key.Hash, limit, time.Minute)
+		if err != nil {
+			// A limiter outage must not stop the service; let it through.
+			s.log.Warn("rate limiter failed", "err", err)
+			next(w, r)
+			return
+		}
+		h := w.Header()
+		h.Set("X-RateLimit-Limit", strconv.Itoa(res.Limit))
+		h.Set("X-RateLimit-Remaining", strconv.Itoa(res.Remaining))
+		h.Set("X-RateLimit-Reset", strconv.Itoa(ceilSeconds(res.ResetAfter)))
+		if !res.Allowed {
+			e := docmill.Errorf(docmill.CodeRateLimited, "Rate limit of %d requests per minute exceeded.", res.Limit)
+			e.RetryAfter = max(1, ceilSeconds(res.RetryAfter))
+			s.writeError(w, r, e)
+			return
+		}
+		next(w, r)
+	}
+}
+
+func ceilSeconds(d time.Duration) int {
+	return int((d + time.Second - 1) / time.Second)
+}

@@ -1,0 +1,103 @@
+package httpapi
+
+import (
+	"encoding/json"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/docmill/docmill"
+)
+
+// statusOf is the one table mapping error codes to HTTP statuses.
+var statusOf = map[docmill.Code]int{
+	docmill.CodeInvalidRequest:      http.StatusBadRequest,
+	docmill.CodeMissingFile:         http.StatusBadRequest,
+	docmill.CodeTooManyFiles:        http.StatusBadRequest,
+	docmill.CodeUnsupportedFileType: http.StatusBadRequest,
+	docmill.CodeFileTooLarge:        http.StatusBadRequest,
+	docmill.CodeInvalidParameter:    http.StatusBadRequest,
+	docmill.CodeInvalidDocument:     http.StatusBadRequest,
+	docmill.CodeUnknownTool:         http.StatusNotFound,
+	docmill.CodeUnauthorized:        http.StatusUnauthorized,
+	docmill.CodeForbidden:           http.StatusForbidden,
+	docmill.CodeNotFound:            http.StatusNotFound,
+	docmill.CodeMethodNotAllowed:    http.StatusMethodNotAllowed,
+	docmill.CodeIdempotencyConflict: http.StatusConflict,
+	docmill.CodeConflict:            http.StatusConflict,
+	docmill.CodeGone:                http.StatusGone,
+	docmill.CodeRateLimited:         http.StatusTooManyRequests,
+	docmill.CodeQuotaExceeded:       http.StatusTooManyRequests,
+	docmill.CodeInternal:            http.StatusInternalServerError,
+	docmill.CodeEngineUnavailable:   http.StatusServiceUnavailable,
+}
+
+// StatusOf returns the HTTP status for an error code (500 if unknown).
+func StatusOf(code docmill.Code) int {
+	if s, ok := statusOf[code]; ok {
+		return s
+	}
+	return http.StatusInternalServerError
+}
+
+// problem is an RFC 9457 problem details body.
+type problem struct {
+	Type      string               `json:"type"`
+	Title     string               `json:"title"`
+	Status    int                  `json:"status"`
+	Detail    string               `json:"detail"`
+	Code      docmill.Code         `json:"code"`
+	RequestID string               `json:"request_id"`
+	JobID     string               `json:"job_id,omitempty"`
+	Errors    []docmill.FieldError `json:"errors,omitempty"`
+}
+
+// titleOf turns a code into a title: "file_too_large" -> "File too large".
+func titleOf(code docmill.Code) string {
+	s := strings.ReplaceAll(string(code), "_", " ")
+	if s == "" {
+		return ""
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}
+
+// writeError answers with err as problem+json. Internal errors are logged
+// with their cause and shown only as a generic message.
+func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
+	s.writeJobError(w, r, err, "")
+}
+
+func (s *Server) writeJobError(w http.ResponseWriter, r *http.Request, err error, jobID string) {
+	e := docmill.AsError(err)
+	status := StatusOf(e.Code)
+	if e.Code == docmill.CodeInternal && e.Err != nil {
+		s.log.Error("internal error", "request_id", requestID(r.Context()), "method", r.Method, "path", r.URL.Path, "err", e.Err)
+	}
+	h := w.Header()
+	h.Set("Content-Type", "application/problem+json")
+	if e.RetryAfter > 0 {
+		h.Set("Retry-After", strconv.Itoa(e.RetryAfter))
+	}
+	if status == http.StatusUnauthorized {
+		h.Set("WWW-Authenticate", `Bearer realm="docmill"`)
+	}
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(problem{
+		Type:      "https://docmill.dev/errors/" + string(e.Code),
+		Title:     titleOf(e.Code),
+		Status:    status,
+		Detail:    e.Message,
+		Code:      e.Code,
+		RequestID: requestID(r.Context()),
+		JobID:     jobID,
+		Errors:    e.Fields,
+	})
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	_ = enc.Encode(v)
+}

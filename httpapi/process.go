@@ -1,0 +1,202 @@
+package httpapi
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"net/http"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/docmill/docmill"
+)
+
+// maxIdempotencyKey bounds the Idempotency-Key header.
+const maxIdempotencyKey = 255
+
+// handleProcess runs a tool: it streams the upload to storage, validates the
+// params, admits the job against the plan, and waits for it up to the sync
+// budget (200 with the finished job, else 202 with Location).
+func (s *Server) handleProcess(w http.ResponseWriter, r *http.Request) {
+	ctx := r.Context()
+	c := callerOf(ctx)
+	tool, ok := s.cfg.Registry.Lookup(r.PathValue("tool"))
+	if !ok {
+		s.writeError(w, r, docmill.Errorf(docmill.CodeUnknownTool, "There is no tool %q; GET /v1/tools lists them.", r.PathValue("tool")))
+		return
+	}
+	if !tool.IsAvailable() {
+		s.writeError(w, r, docmill.Errorf(docmill.CodeEngineUnavailable, "The engine of %s is not available on this server.", tool.Slug))
+		return
+	}
+	idemKey := strings.TrimSpace(r.Header.Get("Idempotency-Key"))
+	if len(idemKey) > maxIdempotencyKey {
+		s.writeError(w, r, docmill.Errorf(docmill.CodeInvalidRequest, "Idempotency-Key is longer than %d characters.", maxIdempotencyKey))
+		return
+	}
+	wait, err := s.waitBudget(r, tool)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	now := s.cfg.Now()
+	period, periodEnd := docmill.Period(now)
+	adm := docmill.Admission{Period: period, MaxOperations: c.plan.OperationsPerMonth, MaxInFlight: c.plan.JobsInFlight}
+	// Refuse early, before reading a large body, when the account is
+	// already over its limits; CreateJob checks again atomically.
+	if err := s.precheck(r, c, adm, periodEnd); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+
+	jobID := docmill.NewJobID()
+	up, err := s.readUpload(ctx, r, tool, jobID, s.maxFile(c.plan))
+	if err != nil {
+		s.writeError(w, r, s.withPlan(err, c.plan))
+		return
+	}
+	params, err := tool.ParseParams(up.fields)
+	if err != nil {
+		s.deleteInputs(up.files)
+		s.writeError(w, r, err)
+		return
+	}
+	job := &docmill.Job{
+		ID: jobID, AccountID: c.account.ID, Tool: tool.Slug, Status: docmill.StatusQueued,
+		Params: params, Inputs: up.files, Priority: c.plan.Priority, ResultTTL: c.plan.ResultTTL,
+		IdempotencyKey: idemKey, RequestHash: requestHash(tool.Slug, params, up.hashes), CreatedAt: now,
+	}
+	stored, err := s.cfg.Store.CreateJob(ctx, job, adm)
+	if err != nil {
+		s.deleteInputs(up.files)
+		s.writeError(w, r, s.admissionError(err, periodEnd))
+		return
+	}
+	if stored.ID != job.ID { // an Idempotency-Key replay: the earlier job stands
+		s.deleteInputs(up.files)
+	}
+	if wait > 0 && !stored.Status.Finished() {
+		if stored, err = s.cfg.Queue.Wait(ctx, stored.ID, wait); err != nil {
+			s.writeError(w, r, docmill.Internal(err))
+			return
+		}
+	}
+	s.writeJobResult(w, r, stored, tool)
+}
+
+// writeJobResult answers a process call with the job as it stands: 200
+// when done, the job's own error when it failed, else 202 with polling
+// hints.
+func (s *Server) writeJobResult(w http.ResponseWriter, r *http.Request, j *docmill.Job, tool *docmill.Tool) {
+	switch j.Status {
+	case docmill.StatusDone, docmill.StatusCanceled:
+		writeJSON(w, http.StatusOK, s.renderJob(j))
+	case docmill.StatusFailed:
+		s.writeJobError(w, r, &docmill.Error{Code: j.Error.Code, Message: j.Error.Message}, j.ID)
+	default:
+		w.Header().Set("Location", "/v1/jobs/"+j.ID)
+		retry := 1
+		if tool.Long {
+			retry = 5
+		}
+		w.Header().Set("Retry-After", strconv.Itoa(retry))
+		writeJSON(w, http.StatusAccepted, s.renderJob(j))
+	}
+}
+
+// waitBudget is how long the handler waits for the job: the tool's sync
+// budget, none for long tools or with Prefer: respond-async, or N seconds
+// with Prefer: wait=N (capped).
+func (s *Server) waitBudget(r *http.Request, tool *docmill.Tool) (time.Duration, error) {
+	budget := s.cfg.SyncBudget
+	if tool.Long {
+		budget = 0
+	}
+	for _, h := range r.Header.Values("Prefer") {
+		for _, pref := range strings.Split(h, ",") {
+			name, val, _ := strings.Cut(strings.TrimSpace(pref), "=")
+			switch strings.ToLower(strings.TrimSpace(name)) {
+			case "respond-async":
+				return 0, nil
+			case "wait":
+				n, err := strconv.Atoi(strings.Trim(strings.TrimSpace(val), `"`))
+				if err != nil || n < 0 {
+					return 0, docmill.Errorf(docmill.CodeInvalidRequest, "Prefer: wait=N needs a whole number of seconds.")
+				}
+				budget = min(time.Duration(n)*time.Second, s.cfg.MaxWait)
+			}
+		}
+	}
+	return budget, nil
+}
+
+func (s *Server) precheck(r *http.Request, c *caller, adm docmill.Admission, periodEnd time.Time) error {
+	u, err := s.cfg.Store.Usage(r.Context(), c.account.ID, adm.Period)
+	if err != nil {
+		return docmill.Internal(err)
+	}
+	if adm.MaxInFlight > 0 && u.InFlight >= int64(adm.MaxInFlight) {
+		return s.admissionError(docmill.ErrTooManyInFlight, periodEnd)
+	}
+	if adm.MaxOperations > 0 && u.Operations+u.InFlight >= adm.MaxOperations {
+		return s.admissionError(docmill.ErrQuotaExceeded, periodEnd)
+	}
+	return nil
+}
+
+// admissionError adds the client's wait to the store's refusals.
+func (s *Server) admissionError(err error, periodEnd time.Time) error {
+	switch err {
+	case docmill.ErrQuotaExceeded:
+		e := *docmill.ErrQuotaExceeded
+		e.Message = "The monthly operations quota of your plan is used up; it resets at " + periodEnd.Format(time.RFC3339) + "."
+		e.RetryAfter = max(1, ceilSeconds(periodEnd.Sub(s.cfg.Now())))
+		return &e
+	case docmill.ErrTooManyInFlight:
+		e := *docmill.ErrTooManyInFlight
+		e.RetryAfter = 1
+		return &e
+	case docmill.ErrIdempotencyConflict:
+		return err
+	}
+	return docmill.AsError(err)
+}
+
+// withPlan names the plan in a file_too_large message.
+func (s *Server) withPlan(err error, p docmill.Plan) error {
+	e := docmill.AsError(err)
+	if e.Code == docmill.CodeFileTooLarge && p.MaxFileBytes > 0 {
+		c := *e
+		c.Message = strings.TrimSuffix(c.Message, ".") + " of the " + titleOf(docmill.Code(p.Name)) + " plan."
+		return &c
+	}
+	return err
+}
+
+// maxFile is the per-file size limit: the plan's, within the server cap.
+func (s *Server) maxFile(p docmill.Plan) int64 {
+	if p.MaxFileBytes > 0 && p.MaxFileBytes < s.cfg.MaxUploadBytes {
+		return p.MaxFileBytes
+	}
+	return s.cfg.MaxUploadBytes
+}
+
+// requestHash identifies a request for Idempotency-Key matching: the tool,
+// the validated params and the files' contents.
+func requestHash(tool string, p docmill.Params, fileHashes []string) string {
+	h := sha256.New()
+	h.Write([]byte(tool + "\n"))
+	names := make([]string, 0, len(p))
+	for k := range p {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	for _, k := range names {
+		h.Write([]byte(k + "=" + p[k] + "\n"))
+	}
+	for _, f := range fileHashes {
+		h.Write([]byte(f + "\n"))
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}

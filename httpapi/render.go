@@ -1,0 +1,59 @@
+package httpapi
+
+import (
+	"time"
+
+	"github.com/docmill/docmill"
+)
+
+// jobBody is the job record of DESIGN.md section 2: the body of 200, 202
+// and of a poll.
+type jobBody struct {
+	JobID      string            `json:"job_id"`
+	Status     docmill.Status    `json:"status"`
+	Tool       string            `json:"tool"`
+	CreatedAt  string            `json:"created_at"`
+	FinishedAt *string           `json:"finished_at,omitempty"`
+	Result     *resultBody       `json:"result,omitempty"`
+	Meta       map[string]any    `json:"meta"`
+	Error      *docmill.JobError `json:"error"`
+}
+
+type resultBody struct {
+	URL         string `json:"url,omitempty"`
+	Size        int64  `json:"size"`
+	Filename    string `json:"filename"`
+	ContentType string `json:"content_type"`
+	ExpiresAt   string `json:"expires_at"`
+	Expired     bool   `json:"expired,omitempty"`
+}
+
+func timestamp(t time.Time) string { return t.UTC().Format(time.RFC3339) }
+
+func (s *Server) renderJob(j *docmill.Job) jobBody {
+	b := jobBody{
+		JobID:     j.ID,
+		Status:    j.Status,
+		Tool:      j.Tool,
+		CreatedAt: timestamp(j.CreatedAt),
+		Meta:      map[string]any{"input_size": j.InputSize()},
+		Error:     j.Error,
+	}
+	for k, v := range j.Meta {
+		b.Meta[k] = v
+	}
+	if j.FinishedAt != nil {
+		f := timestamp(*j.FinishedAt)
+		b.FinishedAt = &f
+	}
+	if j.Status == docmill.StatusDone && j.Result != nil {
+		res := j.Result
+		b.Result = &resultBody{Size: res.Size, Filename: res.Filename, ContentType: res.ContentType, ExpiresAt: timestamp(res.ExpiresAt)}
+		if res.DeletedAt != nil || !s.cfg.Now().Before(res.ExpiresAt) {
+			b.Result.Expired = true
+		} else {
+			b.Result.URL = s.fileURL(j.ID, res.Filename, res.ExpiresAt)
+		}
+	}
+	return b
+}

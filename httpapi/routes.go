@@ -1,0 +1,30 @@
+package httpapi
+
+import "net/http"
+
+// routes is the whole HTTP surface.
+func (s *Server) routes() http.Handler {
+	mux := http.NewServeMux()
+
+	// Processing and jobs: an API key is required.
+	mux.Handle("POST /v1/{tool}/process", s.authed(s.limited(scopeProcess, s.handleProcess)))
+	mux.Handle("GET /v1/jobs/{job_id}", s.authed(s.limited(scopeRead, s.handleGetJob)))
+	mux.Handle("DELETE /v1/jobs/{job_id}", s.authed(s.limited(scopeRead, s.handleDeleteJob)))
+	mux.Handle("GET /v1/account", s.authed(s.limited(scopeRead, s.handleAccount)))
+
+	// Public: the catalogue, its OpenAPI form, and sign-up.
+	mux.HandleFunc("GET /v1/tools", s.handleTools)
+	mux.HandleFunc("GET /v1/tools/{tool}", s.handleTool)
+	mux.HandleFunc("GET /v1/openapi.json", s.handleOpenAPI)
+	mux.HandleFunc("POST /v1/signup", s.handleSignup)
+
+	// Signed, expiring result downloads (GET also answers HEAD).
+	mux.HandleFunc("GET /files/{job_id}/{filename}", s.handleFile)
+
+	// Operations.
+	mux.HandleFunc("GET /healthz", s.handleHealthz)
+	mux.HandleFunc("GET /readyz", s.handleReadyz)
+	mux.Handle("GET /metrics", s.metricsHandler())
+
+	return s.observe(s.recoverPanics(s.problemsForMux(mux)))
+}

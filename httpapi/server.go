@@ -1,0 +1,88 @@
+// Package httpapi is docmill's HTTP surface: the process, job, catalogue,
+// account and sign-up endpoints, signed file downloads, health and metrics.
+// routes.go lists every route on one screen.
+package httpapi
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/docmill/docmill"
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// Config is everything the HTTP API needs; cmd/docmill builds it once.
+type Config struct {
+	Store    docmill.Store
+	Blob     docmill.BlobStore
+	Queue    docmill.Queue
+	Registry *docmill.Registry
+	Limiter  docmill.Limiter
+	Plans    map[string]docmill.Plan
+
+	// BaseURL is where clients reach the API; job records link to it.
+	BaseURL string
+	// CDNURL is where result files are downloaded from (default BaseURL).
+	CDNURL string
+	// SigningKey signs result URLs; every node of a deployment shares it.
+	SigningKey []byte
+	// Signup enables POST /v1/signup.
+	Signup bool
+	// SyncBudget is how long a process request waits for its job before
+	// answering 202 (default 10 s).
+	SyncBudget time.Duration
+	// MaxWait caps Prefer: wait=N (default 5 min).
+	MaxWait time.Duration
+	// MaxUploadBytes is the server's hard cap on one file, whatever the
+	// plan says (default 4 GiB).
+	MaxUploadBytes int64
+	// Ready checks dependencies beyond store and blob (engines); nil: none.
+	Ready func(ctx context.Context) map[string]string
+
+	Logger     *slog.Logger
+	Registerer prometheus.Registerer
+	Gatherer   prometheus.Gatherer
+	Now        func() time.Time
+}
+
+// Server serves the API.
+type Server struct {
+	cfg     Config
+	log     *slog.Logger
+	handler http.Handler
+	metrics *httpMetrics
+}
+
+// NewServer returns the API's handler.
+func NewServer(cfg Config) *Server {
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.SyncBudget <= 0 {
+		cfg.SyncBudget = 10 * time.Second
+	}
+	if cfg.MaxWait <= 0 {
+		cfg.MaxWait = 5 * time.Minute
+	}
+	if cfg.MaxUploadBytes <= 0 {
+		cfg.MaxUploadBytes = 4 << 30
+	}
+	cfg.BaseURL = strings.TrimRight(cfg.BaseURL, "/")
+	if cfg.CDNURL == "" {
+		cfg.CDNURL = cfg.BaseURL
+	}
+	cfg.CDNURL = strings.TrimRight(cfg.CDNURL, "/")
+	s := &Server{cfg: cfg, log: cfg.Logger}
+	s.metrics = newHTTPMetrics(cfg.Registerer)
+	s.handler = s.routes()
+	return s
+}
+
+// ServeHTTP serves one request.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.handler.ServeHTTP(w, r) }

@@ -1,0 +1,241 @@
+package httpapi
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"hash"
+	"io"
+	"mime"
+	"mime/multipart"
+	"net/http"
+	"path/filepath"
+	"strings"
+	"time"
+	"unicode"
+
+	"github.com/docmill/docmill"
+)
+
+// maxFieldBytes bounds one non-file form field; fields are held in memory.
+const maxFieldBytes = 64 << 10
+
+// maxFields bounds the number of non-file form fields.
+const maxFields = 64
+
+// upload is a parsed process request: the files already in the blob store
+// and the form fields.
+type upload struct {
+	files  []docmill.InputFile
+	hashes []string
+	fields map[string]string
+}
+
+// readUpload streams a multipart body: each "file" part goes straight to the
+// blob store under in/{jobID}/, checked part by part for type (by its bytes)
+// and size (while it streams), and every other part is a form field. Nothing
+// is held in memory whole. On error every stored file is removed again.
+func (s *Server) readUpload(ctx context.Context, r *http.Request, tool *docmill.Tool, jobID string, maxFile int64) (*upload, error) {
+	mt, params, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	if err != nil || mt != "multipart/form-data" || params["boundary"] == "" {
+		return nil, docmill.Errorf(docmill.CodeInvalidRequest, "The body must be multipart/form-data with a boundary.")
+	}
+	mr := multipart.NewReader(r.Body, params["boundary"])
+	up := &upload{fields: map[string]string{}}
+	fail := func(err error) (*upload, error) {
+		s.deleteInputs(up.files)
+		return nil, err
+	}
+	for {
+		part, err := mr.NextPart()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return fail(docmill.Errorf(docmill.CodeInvalidRequest, "The multipart body is malformed."))
+		}
+		name := part.FormName()
+		if name == "file" || part.FileName() != "" {
+			if name != "file" {
+				part.Close()
+				return fail(docmill.Errorf(docmill.CodeInvalidRequest, "Files go in the field named \"file\", not %q.", name))
+			}
+			if len(up.files) >= tool.MaxFiles {
+				part.Close()
+				return fail(docmill.Errorf(docmill.CodeTooManyFiles, "%s takes at most %d file(s).", tool.Slug, tool.MaxFiles))
+			}
+			f, sum, err := s.storePart(ctx, part, tool, jobID, len(up.files), maxFile)
+			part.Close()
+			if err != nil {
+				return fail(err)
+			}
+			up.files = append(up.files, f)
+			up.hashes = append(up.hashes, sum)
+			continue
+		}
+		if err := up.readField(name, part); err != nil {
+			part.Close()
+			return fail(err)
+		}
+		part.Close()
+	}
+	if len(up.files) == 0 {
+		return fail(docmill.Errorf(docmill.CodeMissingFile, "No file: send one in the multipart field \"file\"."))
+	}
+	if len(up.files) < tool.MinFiles {
+		return fail(docmill.Errorf(docmill.CodeMissingFile, "%s needs at least %d files; got %d.", tool.Slug, tool.MinFiles, len(up.files)))
+	}
+	return up, nil
+}
+
+func (up *upload) readField(name string, part *multipart.Part) error {
+	if name == "" {
+		return docmill.Errorf(docmill.CodeInvalidRequest, "A form part has no name.")
+	}
+	if _, dup := up.fields[name]; dup {
+		return docmill.Errorf(docmill.CodeInvalidRequest, "The field %q is given twice.", name)
+	}
+	if len(up.fields) >= maxFields {
+		return docmill.Errorf(docmill.CodeInvalidRequest, "Too many form fields.")
+	}
+	b, err := io.ReadAll(io.LimitReader(part, maxFieldBytes+1))
+	if err != nil {
+		return docmill.Errorf(docmill.CodeInvalidRequest, "The multipart body is malformed.")
+	}
+	if len(b) > maxFieldBytes {
+		return docmill.Errorf(docmill.CodeInvalidRequest, "The field %q is longer than %d bytes.", name, maxFieldBytes)
+	}
+	up.fields[name] = string(b)
+	return nil
+}
+
+// errTooLarge marks a part that went past the size limit while streaming.
+var errTooLarge = errors.New("file too large")
+
+// limitedReader fails with errTooLarge once more than max bytes are read,
+// and hashes what passes through (for Idempotency-Key request matching).
+type limitedReader struct {
+	r   io.Reader
+	max int64
+	n   int64
+	h   hash.Hash
+}
+
+func (l *limitedReader) Read(p []byte) (int, error) {
+	n, err := l.r.Read(p)
+	l.n += int64(n)
+	if l.n > l.max {
+		return 0, errTooLarge
+	}
+	l.h.Write(p[:n])
+	return n, err
+}
+
+// storePart sniffs the part's type from its first bytes, then streams it to
+// the blob store within maxFile bytes.
+func (s *Server) storePart(ctx context.Context, part *multipart.Part, tool *docmill.Tool, jobID string, index int, maxFile int64) (docmill.InputFile, string, error) {
+	br := bufio.NewReaderSize(part, sniffLen)
+	head, err := br.Peek(sniffLen)
+	if err != nil && err != io.EOF && !errors.Is(err, bufio.ErrBufferFull) {
+		return docmill.InputFile{}, "", docmill.Errorf(docmill.CodeInvalidRequest, "The multipart body is malformed.")
+	}
+	name := cleanFilename(part.FileName())
+	if len(head) == 0 {
+		return docmill.InputFile{}, "", docmill.Errorf(docmill.CodeInvalidDocument, "The file %q is empty.", name)
+	}
+	ct := sniff(head)
+	if !tool.AcceptsType(ct) {
+		return docmill.InputFile{}, "", docmill.Errorf(docmill.CodeUnsupportedFileType,
+			"The file %q is %s; %s accepts %s.", name, describeType(ct), tool.Slug, strings.Join(tool.Accepts, ", "))
+	}
+	key := fmt.Sprintf("in/%s/%d", jobID, index)
+	lr := &limitedReader{r: br, max: maxFile, h: sha256.New()}
+	n, err := s.cfg.Blob.Put(ctx, key, lr, ct)
+	if errors.Is(err, errTooLarge) {
+		return docmill.InputFile{}, "", docmill.Errorf(docmill.CodeFileTooLarge,
+			"The file %q is larger than the limit of %s.", name, humanBytes(maxFile))
+	}
+	if err != nil {
+		if ctx.Err() != nil || isClientReadError(err) {
+			return docmill.InputFile{}, "", docmill.Errorf(docmill.CodeInvalidRequest, "The upload was interrupted.")
+		}
+		return docmill.InputFile{}, "", docmill.Internal(err)
+	}
+	return docmill.InputFile{Key: key, Filename: name, ContentType: ct, Size: n}, hex.EncodeToString(lr.h.Sum(nil)), nil
+}
+
+// isClientReadError tells a broken request body from a storage failure.
+func isClientReadError(err error) bool {
+	return errors.Is(err, io.ErrUnexpectedEOF) || strings.Contains(err.Error(), "multipart")
+}
+
+func (s *Server) deleteInputs(files []docmill.InputFile) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	for _, f := range files {
+		if err := s.cfg.Blob.Delete(ctx, f.Key); err != nil {
+			s.log.Warn("delete input", "key", f.Key, "err", err)
+		}
+	}
+}
+
+// sniffLen is how many leading bytes decide a file's type.
+const sniffLen = 1024
+
+// sniff names a file's content type from its first bytes, never its name.
+func sniff(head []byte) string {
+	// PDF readers accept the header anywhere in the first 1024 bytes.
+	if bytes.Contains(head, []byte("%PDF-")) {
+		return "application/pdf"
+	}
+	if bytes.HasPrefix(head, []byte("II*\x00")) || bytes.HasPrefix(head, []byte("MM\x00*")) {
+		return "image/tiff"
+	}
+	ct := http.DetectContentType(head)
+	ct, _, _ = strings.Cut(ct, ";")
+	return strings.TrimSpace(ct)
+}
+
+func describeType(ct string) string {
+	if ct == "application/octet-stream" {
+		return "of an unrecognised type"
+	}
+	return ct
+}
+
+// cleanFilename keeps a client's file name safe to echo and to use in a
+// result name: no directories, no control characters, bounded length.
+func cleanFilename(name string) string {
+	name = filepath.Base(strings.ReplaceAll(name, "\\", "/"))
+	name = strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) || r == '/' || r == '"' {
+			return -1
+		}
+		return r
+	}, name)
+	name = strings.TrimSpace(name)
+	if name == "" || name == "." || name == ".." {
+		name = "file"
+	}
+	for len(name) > 150 {
+		r := []rune(name)
+		name = string(r[:len(r)-1])
+	}
+	return name
+}
+
+func humanBytes(n int64) string {
+	switch {
+	case n >= 1<<30 && n%(1<<30) == 0:
+		return fmt.Sprintf("%d GB", n>>30)
+	case n >= 1<<20:
+		return fmt.Sprintf("%d MB", n>>20)
+	case n >= 1<<10:
+		return fmt.Sprintf("%d KB", n>>10)
+	}
+	return fmt.Sprintf("%d bytes", n)
+}

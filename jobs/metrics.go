@@ -1,0 +1,56 @@
+package jobs
+
+import (
+	"context"
+	"time"
+
+	"github.com/docmill/docmill"
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+type metrics struct {
+	duration  *prometheus.HistogramVec
+	queueWait prometheus.Histogram
+}
+
+func newMetrics(reg prometheus.Registerer, st docmill.Store) *metrics {
+	m := &metrics{
+		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name:    "docmill_job_duration_seconds",
+			Help:    "Processing time of jobs by tool and final status.",
+			Buckets: prometheus.ExponentialBuckets(0.005, 2.5, 12),
+		}, []string{"tool", "status"}),
+		queueWait: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name:    "docmill_job_queue_wait_seconds",
+			Help:    "Time from a job's acceptance to the start of its processing.",
+			Buckets: prometheus.ExponentialBuckets(0.001, 2.5, 12),
+		}),
+	}
+	if reg != nil {
+		reg.MustRegister(m.duration, m.queueWait, &depthCollector{store: st})
+	}
+	return m
+}
+
+// depthCollector reports the queue depth from the store at scrape time, so
+// every node reports the cluster-wide figure.
+type depthCollector struct {
+	store docmill.Store
+}
+
+var depthDesc = prometheus.NewDesc("docmill_queue_depth", "Jobs not yet finished, by status.", []string{"status"}, nil)
+
+func (c *depthCollector) Describe(ch chan<- *prometheus.Desc) { ch <- depthDesc }
+
+func (c *depthCollector) Collect(ch chan<- prometheus.Metric) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	counts, err := c.store.CountByStatus(ctx)
+	if err != nil {
+		ch <- prometheus.NewInvalidMetric(depthDesc, err)
+		return
+	}
+	for _, s := range []docmill.Status{docmill.StatusQueued, docmill.StatusProcessing} {
+		ch <- prometheus.MustNewConstMetric(depthDesc, prometheus.GaugeValue, float64(counts[s]), string(s))
+	}
+}

@@ -1,0 +1,250 @@
+// Package jobs runs docmill jobs on River: it inserts queue entries in the
+// store's transaction, works them (download inputs, run the tool, upload the
+// result, record the outcome), lets the HTTP API wait for and cancel them,
+// and sweeps expired files with a periodic janitor.
+package jobs
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/docmill/docmill"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/riverdriver"
+	"github.com/riverqueue/river/rivertype"
+)
+
+// Config is what a Queue needs. Zero durations take the defaults noted.
+type Config struct {
+	Store    docmill.Store
+	Blob     docmill.BlobStore
+	Registry *docmill.Registry
+	Logger   *slog.Logger
+	// Workers is how many jobs this process works at once; 0 makes an
+	// insert-only queue (an API node).
+	Workers int
+	// JobTimeout bounds one attempt of any job (default 10 min); a tool may
+	// set a lower limit of its own. Stuck jobs of a dead process are rescued
+	// once they have run longer than JobTimeout plus RescueMargin.
+	JobTimeout time.Duration
+	// RescueMargin (default 30 s) is added to the longest timeout before
+	// River considers a running job abandoned and retries it.
+	RescueMargin time.Duration
+	// PollInterval is how often idle workers look for new jobs when the
+	// database cannot notify them (SQLite); default 25 ms.
+	PollInterval time.Duration
+	// ScratchDir holds each job's working directory (default os.TempDir).
+	ScratchDir string
+	// JanitorInterval is how often expired files are swept (default 1 min).
+	JanitorInterval time.Duration
+	// Registerer receives the job metrics; nil registers none.
+	Registerer prometheus.Registerer
+	// Now is the clock (default time.Now); tests move it.
+	Now func() time.Time
+}
+
+// maxAttempts is how many times a job is tried when its engine fails in a
+// way that is not the input's fault (a crash, a lost worker).
+const maxAttempts = 3
+
+// Queue is the River-backed job queue; TTx is the driver's transaction type
+// (*sql.Tx for SQLite, pgx.Tx for PostgreSQL).
+type Queue[TTx any] struct {
+	cfg     Config
+	client  *river.Client[TTx]
+	notify  *notifier
+	metrics *metrics
+
+	mu      sync.Mutex
+	running map[string]context.CancelFunc
+}
+
+var _ docmill.Queue = (*Queue[any])(nil)
+
+// New builds a queue on a River driver. Call Start to work jobs.
+func New[TTx any](driver riverdriver.Driver[TTx], cfg Config) (*Queue[TTx], error) {
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	cfg.JobTimeout = orDefault(cfg.JobTimeout, 10*time.Minute)
+	cfg.RescueMargin = orDefault(cfg.RescueMargin, 30*time.Second)
+	cfg.PollInterval = orDefault(cfg.PollInterval, 25*time.Millisecond)
+	cfg.JanitorInterval = orDefault(cfg.JanitorInterval, time.Minute)
+
+	q := &Queue[TTx]{cfg: cfg, notify: newNotifier(), running: map[string]context.CancelFunc{}}
+	q.metrics = newMetrics(cfg.Registerer, cfg.Store)
+
+	rc := &river.Config{
+		Logger:               riverLogger(cfg.Logger),
+		FetchPollInterval:    cfg.PollInterval,
+		FetchCooldown:        min(cfg.PollInterval, river.FetchCooldownDefault),
+		JobTimeout:           -1, // each job's timeout comes from its tool (processWorker.Timeout)
+		RescueStuckJobsAfter: cfg.JobTimeout + cfg.RescueMargin,
+		MaxAttempts:          maxAttempts,
+		RetryPolicy:          retryPolicy{},
+	}
+	if cfg.Workers > 0 {
+		workers := river.NewWorkers()
+		river.AddWorker(workers, &processWorker[TTx]{q: q})
+		river.AddWorker(workers, &janitorWorker[TTx]{q: q})
+		rc.Workers = workers
+		rc.Queues = map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: cfg.Workers}}
+		rc.PeriodicJobs = []*river.PeriodicJob{river.NewPeriodicJob(
+			river.PeriodicInterval(cfg.JanitorInterval),
+			func() (river.JobArgs, *river.InsertOpts) { return JanitorArgs{}, nil },
+			&river.PeriodicJobOpts{RunOnStart: true},
+		)}
+	}
+	client, err := river.NewClient(driver, rc)
+	if err != nil {
+		return nil, fmt.Errorf("jobs: river client: %w", err)
+	}
+	q.client = client
+	return q, nil
+}
+
+// toolTimeout is the limit of one attempt of slug's jobs: the tool's own,
+// within JobTimeout.
+func (q *Queue[TTx]) toolTimeout(slug string) time.Duration {
+	if t, ok := q.cfg.Registry.Lookup(slug); ok && t.Timeout > 0 {
+		return min(t.Timeout, q.cfg.JobTimeout)
+	}
+	return q.cfg.JobTimeout
+}
+
+// retryPolicy retries failed attempts after 1 s, 4 s, 9 s...: an engine
+// crash is worth a quick second try, and a client may be waiting in a sync
+// call. River's default (attempt^4 s) suits background work, not this.
+type retryPolicy struct{}
+
+func (retryPolicy) NextRetry(j *rivertype.JobRow) time.Time {
+	n := time.Duration(max(1, j.Attempt))
+	return time.Now().Add(min(n*n*time.Second, 5*time.Minute))
+}
+
+// InsertTx adds the queue entry of j inside tx, the transaction that
+// inserts j's row; it is the store's enqueue hook.
+func (q *Queue[TTx]) InsertTx(ctx context.Context, tx TTx, j *docmill.Job) error {
+	_, err := q.client.InsertTx(ctx, tx, ProcessArgs{JobID: j.ID}, &river.InsertOpts{Priority: j.Priority})
+	return err
+}
+
+// Start begins working jobs (a no-op for an insert-only queue).
+func (q *Queue[TTx]) Start(ctx context.Context) error {
+	if q.cfg.Workers == 0 {
+		return nil
+	}
+	return q.client.Start(ctx)
+}
+
+// Stop stops fetching new jobs and waits for jobs in progress until ctx is
+// done; then it cancels them, and River retries them on the next start.
+func (q *Queue[TTx]) Stop(ctx context.Context) error {
+	if q.cfg.Workers == 0 {
+		return nil
+	}
+	err := q.client.Stop(ctx)
+	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
+		cctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		return q.client.StopAndCancel(cctx)
+	}
+	return err
+}
+
+// Wait returns the job once it is finished or d has passed. A worker in this
+// process wakes the waiter at once; otherwise (the worker is another
+// process) the store is polled with a growing interval.
+func (q *Queue[TTx]) Wait(ctx context.Context, id string, d time.Duration) (*docmill.Job, error) {
+	deadline := time.Now().Add(d)
+	wake, done := q.notify.subscribe(id)
+	defer done()
+	interval := 10 * time.Millisecond
+	for {
+		j, err := q.cfg.Store.Job(ctx, id)
+		if err != nil {
+			return nil, err
+		}
+		left := time.Until(deadline)
+		if j.Status.Finished() || left <= 0 {
+			return j, nil
+		}
+		t := time.NewTimer(min(interval, left))
+		select {
+		case <-wake:
+		case <-t.C:
+		case <-ctx.Done():
+			t.Stop()
+			return j, nil
+		}
+		t.Stop()
+		interval = min(interval*2, 250*time.Millisecond)
+	}
+}
+
+// Cancel cancels an unfinished job, stopping its tool if it runs in this
+// process (a worker elsewhere notices within a second), or deletes a done
+// job's result now.
+func (q *Queue[TTx]) Cancel(ctx context.Context, j *docmill.Job) (*docmill.Job, error) {
+	now := q.cfg.Now()
+	if !j.Status.Finished() {
+		c, err := q.cfg.Store.CancelJob(ctx, j.ID, now)
+		if err != nil {
+			return nil, err
+		}
+		q.mu.Lock()
+		if stop := q.running[j.ID]; stop != nil {
+			stop()
+		}
+		q.mu.Unlock()
+		q.notify.publish(j.ID)
+		return c, nil
+	}
+	if j.Result != nil && j.Result.DeletedAt == nil {
+		if err := q.cfg.Blob.Delete(ctx, j.Result.Key); err != nil {
+			return nil, err
+		}
+		if err := q.cfg.Store.MarkResultDeleted(ctx, j.ID, now); err != nil {
+			return nil, err
+		}
+		return q.cfg.Store.Job(ctx, j.ID)
+	}
+	return j, nil
+}
+
+func orDefault(d, def time.Duration) time.Duration {
+	if d <= 0 {
+		return def
+	}
+	return d
+}
+
+// riverLogger quiets River's own info logs, which report routine
+// maintenance, while keeping its warnings and errors.
+func riverLogger(l *slog.Logger) *slog.Logger {
+	return slog.New(levelFilter{h: l.Handler(), min: slog.LevelWarn})
+}
+
+type levelFilter struct {
+	h   slog.Handler
+	min slog.Level
+}
+
+func (f levelFilter) Enabled(ctx context.Context, l slog.Level) bool {
+	return l >= f.min && f.h.Enabled(ctx, l)
+}
+func (f levelFilter) Handle(ctx context.Context, r slog.Record) error { return f.h.Handle(ctx, r) }
+func (f levelFilter) WithAttrs(a []slog.Attr) slog.Handler {
+	return levelFilter{h: f.h.WithAttrs(a), min: f.min}
+}
+func (f levelFilter) WithGroup(n string) slog.Handler {
+	return levelFilter{h: f.h.WithGroup(n), min: f.min}
+}

@@ -1,0 +1,271 @@
+package jobs
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime/debug"
+	"time"
+
+	"github.com/docmill/docmill"
+	"github.com/riverqueue/river"
+)
+
+// ProcessArgs is the River job that runs one docmill job.
+type ProcessArgs struct {
+	JobID string `json:"job_id"`
+	Tool  string `json:"tool"`
+}
+
+// Kind names the River job kind.
+func (ProcessArgs) Kind() string { return "docmill.process" }
+
+type processWorker[TTx any] struct {
+	river.WorkerDefaults[ProcessArgs]
+	q *Queue[TTx]
+}
+
+// Timeout is the tool's own limit for one attempt.
+func (w *processWorker[TTx]) Timeout(rj *river.Job[ProcessArgs]) time.Duration {
+	return w.q.toolTimeout(rj.Args.Tool)
+}
+
+// Work runs one attempt of a job. Failures caused by the input end the job
+// as failed at once; other failures are returned so River retries them, and
+// on the last attempt they end the job as failed with code internal. A job
+// stopped by a shutdown is snoozed, not charged an attempt.
+func (w *processWorker[TTx]) Work(ctx context.Context, rj *river.Job[ProcessArgs]) error {
+	q := w.q
+	j, err := q.cfg.Store.StartJob(ctx, rj.Args.JobID, q.cfg.Now())
+	if errors.Is(err, docmill.ErrNotFound) {
+		return nil // the record was deleted; nothing to do
+	}
+	if err != nil {
+		return err
+	}
+	if j.Status.Finished() { // canceled while queued
+		q.deleteInputs(ctx, j)
+		return nil
+	}
+	if j.StartedAt != nil {
+		q.metrics.queueWait.Observe(j.StartedAt.Sub(j.CreatedAt).Seconds())
+	}
+	err = q.attempt(ctx, j)
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(ctx.Err(), context.Canceled) && !q.canceled(j.ID):
+		return river.JobSnooze(time.Second) // shutdown: run it again later
+	case rj.Attempt < rj.MaxAttempts:
+		q.cfg.Logger.Warn("job attempt failed; retrying", "job_id", j.ID, "tool", j.Tool, "attempt", rj.Attempt, "err", err)
+		return err
+	}
+	return q.fail(j, err, 0)
+}
+
+// attempt runs the tool and records the outcome. It returns an error only
+// for failures that are not the input's fault and may pass on a retry.
+func (q *Queue[TTx]) attempt(ctx context.Context, j *docmill.Job) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	q.track(j.ID, cancel)
+	defer q.untrack(j.ID)
+	go q.watchCancel(ctx, j.ID, cancel)
+
+	dir, err := os.MkdirTemp(q.cfg.ScratchDir, "job-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+
+	started := time.Now()
+	out, err := q.run(ctx, j, dir)
+	elapsed := time.Since(started)
+	if err != nil {
+		if docmill.ErrorCode(err) != docmill.CodeInternal || errors.Is(err, context.DeadlineExceeded) || q.canceled(j.ID) {
+			return q.fail(j, err, elapsed)
+		}
+		return err
+	}
+	return q.succeed(j, out, elapsed)
+}
+
+// succeed uploads the output and records the job done.
+func (q *Queue[TTx]) succeed(j *docmill.Job, out *docmill.RunOutput, elapsed time.Duration) error {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+
+	key := fmt.Sprintf("out/%s/%s", j.ID, out.Filename)
+	f, err := os.Open(out.Path)
+	if err != nil {
+		return err
+	}
+	size, err := q.cfg.Blob.Put(ctx, key, f, out.ContentType)
+	f.Close()
+	if err != nil {
+		return err
+	}
+	now := q.cfg.Now()
+	j.Status = docmill.StatusDone
+	j.FinishedAt = &now
+	j.Result = &docmill.Result{Key: key, Filename: out.Filename, ContentType: out.ContentType, Size: size, ExpiresAt: now.Add(j.ResultTTL)}
+	j.Meta = q.meta(j, out.Meta, elapsed)
+	return q.finish(ctx, j, elapsed)
+}
+
+// fail records the job failed with err's code and public message.
+func (q *Queue[TTx]) fail(j *docmill.Job, err error, elapsed time.Duration) error {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	e := docmill.AsError(err)
+	if errors.Is(err, context.DeadlineExceeded) {
+		e = docmill.Errorf(docmill.CodeInternal, "Processing took longer than the limit of %s.", q.toolTimeout(j.Tool))
+	}
+	if e.Code == docmill.CodeInternal {
+		q.cfg.Logger.Error("job failed", "job_id", j.ID, "tool", j.Tool, "err", err)
+	}
+	now := q.cfg.Now()
+	j.Status = docmill.StatusFailed
+	j.FinishedAt = &now
+	j.Error = &docmill.JobError{Code: e.Code, Message: e.Message}
+	j.Meta = q.meta(j, nil, elapsed)
+	return q.finish(ctx, j, elapsed)
+}
+
+func (q *Queue[TTx]) finish(ctx context.Context, j *docmill.Job, elapsed time.Duration) error {
+	ok, err := q.cfg.Store.FinishJob(ctx, j)
+	if err != nil {
+		return err
+	}
+	if !ok && j.Result != nil { // canceled meanwhile: the result must not stay
+		_ = q.cfg.Blob.Delete(ctx, j.Result.Key)
+	}
+	status := string(j.Status)
+	if !ok {
+		status = string(docmill.StatusCanceled)
+	}
+	q.metrics.duration.WithLabelValues(j.Tool, status).Observe(elapsed.Seconds())
+	q.deleteInputs(ctx, j)
+	q.notify.publish(j.ID)
+	return nil
+}
+
+func (q *Queue[TTx]) meta(j *docmill.Job, toolMeta map[string]any, elapsed time.Duration) map[string]any {
+	m := map[string]any{}
+	for k, v := range toolMeta {
+		m[k] = v
+	}
+	m["duration_ms"] = elapsed.Milliseconds()
+	m["input_size"] = j.InputSize()
+	if j.StartedAt != nil {
+		m["queued_ms"] = j.StartedAt.Sub(j.CreatedAt).Milliseconds()
+	}
+	return m
+}
+
+// run copies the inputs to a scratch directory and runs the tool there. A
+// panic in a tool becomes an internal error, never a crash.
+func (q *Queue[TTx]) run(ctx context.Context, j *docmill.Job, dir string) (out *docmill.RunOutput, err error) {
+	tool, ok := q.cfg.Registry.Lookup(j.Tool)
+	if !ok {
+		return nil, docmill.Errorf(docmill.CodeUnknownTool, "Tool %q is not served by this node.", j.Tool)
+	}
+	if !tool.IsAvailable() {
+		return nil, docmill.Errorf(docmill.CodeEngineUnavailable, "The engine of %s is not available.", j.Tool)
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			out, err = nil, fmt.Errorf("tool %s panicked: %v\n%s", j.Tool, r, debug.Stack())
+		}
+	}()
+	in := &docmill.RunInput{Params: j.Params, WorkDir: filepath.Join(dir, "work")}
+	if err := os.Mkdir(in.WorkDir, 0o700); err != nil {
+		return nil, err
+	}
+	for i, f := range j.Inputs {
+		path := filepath.Join(dir, fmt.Sprintf("input-%d%s", i, filepath.Ext(f.Filename)))
+		if err := q.download(ctx, f.Key, path); err != nil {
+			return nil, err
+		}
+		in.Files = append(in.Files, docmill.LocalFile{Path: path, Filename: f.Filename, ContentType: f.ContentType, Size: f.Size})
+	}
+	out, err = tool.Run(ctx, in)
+	if err != nil {
+		return nil, err
+	}
+	if out == nil || out.Path == "" || out.Filename == "" {
+		return nil, fmt.Errorf("tool %s returned no output", j.Tool)
+	}
+	return out, nil
+}
+
+func (q *Queue[TTx]) download(ctx context.Context, key, path string) error {
+	r, err := q.cfg.Blob.NewRangeReader(ctx, key, 0, -1)
+	if err != nil {
+		return fmt.Errorf("open input %s: %w", key, err)
+	}
+	defer r.Close()
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_EXCL, 0o600)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(f, r); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+func (q *Queue[TTx]) deleteInputs(ctx context.Context, j *docmill.Job) {
+	for _, f := range j.Inputs {
+		if err := q.cfg.Blob.Delete(ctx, f.Key); err != nil {
+			q.cfg.Logger.Warn("delete input", "job_id", j.ID, "err", err)
+			return // the janitor retries
+		}
+	}
+	if err := q.cfg.Store.MarkInputsDeleted(ctx, j.ID, q.cfg.Now()); err != nil {
+		q.cfg.Logger.Warn("mark inputs deleted", "job_id", j.ID, "err", err)
+	}
+}
+
+// canceled reports whether the client canceled the job.
+func (q *Queue[TTx]) canceled(id string) bool {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	j, err := q.cfg.Store.Job(ctx, id)
+	return err == nil && j.Status == docmill.StatusCanceled
+}
+
+func (q *Queue[TTx]) track(id string, cancel context.CancelFunc) {
+	q.mu.Lock()
+	q.running[id] = cancel
+	q.mu.Unlock()
+}
+
+func (q *Queue[TTx]) untrack(id string) {
+	q.mu.Lock()
+	delete(q.running, id)
+	q.mu.Unlock()
+}
+
+// watchCancel stops a running job canceled through another process, which
+// cannot reach this process's cancel function.
+func (q *Queue[TTx]) watchCancel(ctx context.Context, id string, cancel context.CancelFunc) {
+	t := time.NewTicker(time.Second)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			j, err := q.cfg.Store.Job(ctx, id)
+			if err == nil && j.Status == docmill.StatusCanceled {
+				cancel()
+				return
+			}
+		}
+	}
+}

@@ -1,0 +1,208 @@
+package storetest
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/docmill/docmill"
+)
+
+// createAt stores a new job of a created at at.
+func createAt(t *testing.T, s docmill.Store, a *docmill.Account, at time.Time) *docmill.Job {
+	t.Helper()
+	j := newJob(a)
+	j.CreatedAt = at
+	got, err := s.CreateJob(t.Context(), j, unlimited)
+	if err != nil {
+		t.Fatalf("CreateJob: %v", err)
+	}
+	return got
+}
+
+func testExpiredResults(t *testing.T, s docmill.Store) {
+	a, _, _ := newAccount(t, s, docmill.PlanFree)
+	// finish gives results an hour to live.
+	doneAt := func(d time.Duration) *docmill.Job {
+		return finish(t, s, create(t, s, a), docmill.StatusDone, t0.Add(d))
+	}
+	second := doneAt(-2 * time.Hour) // expired at t0-1h
+	first := doneAt(-3 * time.Hour)  // expired at t0-2h
+	atNow := doneAt(-time.Hour)      // expires at t0 exactly
+	doneAt(0)                        // expires at t0+1h
+	gone := doneAt(-4 * time.Hour)
+	if err := s.MarkResultDeleted(t.Context(), gone.ID, t0.Add(-3*time.Hour)); err != nil {
+		t.Fatalf("MarkResultDeleted: %v", err)
+	}
+	finish(t, s, create(t, s, a), docmill.StatusFailed, t0.Add(-5*time.Hour))
+	create(t, s, a)
+
+	got, err := s.ExpiredResults(t.Context(), t0, 10)
+	if err != nil {
+		t.Fatalf("ExpiredResults: %v", err)
+	}
+	if want := ids([]*docmill.Job{first, second, atNow}); !slices.Equal(ids(got), want) {
+		t.Errorf("ExpiredResults = %v, want %v (soonest expired first)", ids(got), want)
+	} else {
+		same(t, "ExpiredResults[0]", got[0], first)
+	}
+	got, err = s.ExpiredResults(t.Context(), t0, 2)
+	if err != nil || !slices.Equal(ids(got), ids([]*docmill.Job{first, second})) {
+		t.Errorf("ExpiredResults(limit 2) = %v, %v; want %s, %s", ids(got), err, first.ID, second.ID)
+	}
+}
+
+func testStaleInputs(t *testing.T, s docmill.Store) {
+	a, _, _ := newAccount(t, s, docmill.PlanFree)
+	create(t, s, a)
+	processing := create(t, s, a)
+	if _, err := s.StartJob(t.Context(), processing.ID, t0); err != nil {
+		t.Fatalf("StartJob: %v", err)
+	}
+	failed := finish(t, s, create(t, s, a), docmill.StatusFailed, t0.Add(time.Minute))
+	done := finish(t, s, create(t, s, a), docmill.StatusDone, t0.Add(2*time.Minute))
+	canceled, err := s.CancelJob(t.Context(), create(t, s, a).ID, t0.Add(3*time.Minute))
+	if err != nil {
+		t.Fatalf("CancelJob: %v", err)
+	}
+	cleaned := finish(t, s, create(t, s, a), docmill.StatusDone, t0)
+	if err := s.MarkInputsDeleted(t.Context(), cleaned.ID, t0); err != nil {
+		t.Fatalf("MarkInputsDeleted: %v", err)
+	}
+
+	got, err := s.StaleInputs(t.Context(), 10)
+	if err != nil {
+		t.Fatalf("StaleInputs: %v", err)
+	}
+	if want := ids([]*docmill.Job{failed, done, canceled}); !slices.Equal(ids(got), want) {
+		t.Errorf("StaleInputs = %v, want %v (earliest finished first)", ids(got), want)
+	} else {
+		same(t, "StaleInputs[1]", got[1], done)
+	}
+	got, err = s.StaleInputs(t.Context(), 1)
+	if err != nil || !slices.Equal(ids(got), []string{failed.ID}) {
+		t.Errorf("StaleInputs(limit 1) = %v, %v; want [%s]", ids(got), err, failed.ID)
+	}
+}
+
+func testDeleteJobsCreatedBefore(t *testing.T, s docmill.Store) {
+	a, _, _ := newAccount(t, s, docmill.PlanFree)
+	cutoff := t0.Add(-docmill.RecordRetention)
+	oldest := finish(t, s, createAt(t, s, a, cutoff.Add(-10*24*time.Hour)), docmill.StatusDone, t0)
+	old := finish(t, s, createAt(t, s, a, cutoff.Add(-time.Millisecond)), docmill.StatusFailed, t0)
+	oldQueued := createAt(t, s, a, cutoff.Add(-20*24*time.Hour))
+	oldProcessing := createAt(t, s, a, cutoff.Add(-20*24*time.Hour))
+	if _, err := s.StartJob(t.Context(), oldProcessing.ID, t0); err != nil {
+		t.Fatalf("StartJob: %v", err)
+	}
+	atCutoff := finish(t, s, createAt(t, s, a, cutoff), docmill.StatusDone, t0)
+
+	got, err := s.DeleteJobsCreatedBefore(t.Context(), cutoff, 1)
+	if err != nil {
+		t.Fatalf("DeleteJobsCreatedBefore: %v", err)
+	}
+	if len(got) != 1 {
+		t.Fatalf("DeleteJobsCreatedBefore(limit 1) returned %v, want [%s]", ids(got), oldest.ID)
+	}
+	same(t, "DeleteJobsCreatedBefore(limit 1)", got[0], oldest)
+	got, err = s.DeleteJobsCreatedBefore(t.Context(), cutoff, 10)
+	if err != nil || !slices.Equal(ids(got), []string{old.ID}) {
+		t.Errorf("DeleteJobsCreatedBefore = %v, %v; want [%s]", ids(got), err, old.ID)
+	}
+	for _, j := range []*docmill.Job{oldest, old} {
+		_, err := s.Job(t.Context(), j.ID)
+		wantErr(t, "Job of a deleted job", err, docmill.ErrNotFound)
+	}
+	for _, j := range []*docmill.Job{oldQueued, oldProcessing, atCutoff} {
+		mustJob(t, s, j.ID)
+	}
+	// Usage outlives the job records.
+	if u := mustUsage(t, s, a.ID, period); u.Operations != 2 {
+		t.Errorf("Usage.Operations = %d, want 2", u.Operations)
+	}
+}
+
+func testUsage(t *testing.T, s docmill.Store) {
+	a, _, _ := newAccount(t, s, docmill.PlanFree)
+	if u, err := s.Usage(t.Context(), a.ID, period); err != nil || u != (docmill.Usage{Period: period}) {
+		t.Errorf("Usage of a new account = %+v, %v; want zero", u, err)
+	}
+	finish(t, s, create(t, s, a), docmill.StatusDone, t0)
+	finish(t, s, create(t, s, a), docmill.StatusDone, t0)
+	create(t, s, a)
+	if _, err := s.StartJob(t.Context(), create(t, s, a).ID, t0); err != nil {
+		t.Fatalf("StartJob: %v", err)
+	}
+	want := docmill.Usage{Period: period, Operations: 2, InFlight: 2}
+	if u := mustUsage(t, s, a.ID, period); u != want {
+		t.Errorf("Usage = %+v, want %+v", u, want)
+	}
+	want = docmill.Usage{Period: "2026-12", Operations: 0, InFlight: 2}
+	if u := mustUsage(t, s, a.ID, "2026-12"); u != want {
+		t.Errorf("Usage(next period) = %+v, want %+v", u, want)
+	}
+}
+
+func testCountByStatus(t *testing.T, s docmill.Store) {
+	want := map[docmill.Status]int64{docmill.StatusQueued: 0, docmill.StatusProcessing: 0}
+	check := func(what string) {
+		t.Helper()
+		got, err := s.CountByStatus(t.Context())
+		if err != nil || !maps.Equal(got, want) {
+			t.Errorf("CountByStatus %s = %v, %v; want %v", what, got, err, want)
+		}
+	}
+	check("of an empty store")
+	a, _, _ := newAccount(t, s, docmill.PlanFree)
+	b, _, _ := newAccount(t, s, docmill.PlanFree)
+	create(t, s, a)
+	create(t, s, b)
+	if _, err := s.StartJob(t.Context(), create(t, s, b).ID, t0); err != nil {
+		t.Fatalf("StartJob: %v", err)
+	}
+	finish(t, s, create(t, s, a), docmill.StatusDone, t0)
+	finish(t, s, create(t, s, a), docmill.StatusFailed, t0)
+	if _, err := s.CancelJob(t.Context(), create(t, s, a).ID, t0); err != nil {
+		t.Fatalf("CancelJob: %v", err)
+	}
+	want = map[docmill.Status]int64{docmill.StatusQueued: 2, docmill.StatusProcessing: 1}
+	check("")
+}
+
+func testSetting(t *testing.T, s docmill.Store) {
+	for _, c := range []struct{ name, value, want string }{
+		{"signing_secret", "first", "first"},
+		{"signing_secret", "second", "first"},
+		{"other", "x", "x"},
+	} {
+		got, err := s.Setting(t.Context(), c.name, c.value)
+		if err != nil || got != c.want {
+			t.Errorf("Setting(%s, %s) = %q, %v; want %q", c.name, c.value, got, err, c.want)
+		}
+	}
+}
+
+func testConcurrentSetting(t *testing.T, s docmill.Store) {
+	const n = 10
+	got := make([]string, n)
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() { got[i], errs[i] = s.Setting(t.Context(), "secret", fmt.Sprint("value-", i)) })
+	}
+	wg.Wait()
+	for i := range n {
+		if errs[i] != nil || got[i] != got[0] {
+			t.Errorf("Setting #%d = %q, %v; #0 got %q", i, got[i], errs[i], got[0])
+		}
+	}
+}
+
+func testPing(t *testing.T, s docmill.Store) {
+	if err := s.Ping(t.Context()); err != nil {
+		t.Errorf("Ping: %v", err)
+	}
+}

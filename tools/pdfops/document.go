@@ -1,0 +1,171 @@
+package pdfops
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"runtime/debug"
+	"strings"
+
+	"github.com/pdfcpu/pdfcpu/pkg/api"
+	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu"
+	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/model"
+
+	docmill "github.com/docmill/docmill"
+)
+
+// readDocument parses and validates the PDF in f. label names the file in
+// public messages ("The file", "File 2 (\"b.pdf\")").
+//
+// Failures caused by the input (not a PDF, damaged, encrypted, over
+// MaxPages) are invalid_document; failures to open the file are internal;
+// cancellation is returned as the context's error.
+func readDocument(ctx context.Context, f docmill.LocalFile, conf *model.Configuration, label string) (*model.Context, error) {
+	file, err := os.Open(f.Path)
+	if err != nil {
+		return nil, fmt.Errorf("pdfops: open input: %w", err)
+	}
+	defer file.Close()
+
+	doc, err := pdfcpu.ReadWithContext(ctx, file, conf)
+	if err != nil {
+		return nil, documentError(ctx, label, err)
+	}
+	// The declared count is cheap to read and refuses an oversized document
+	// before validation walks its whole page tree; a document whose
+	// declaration is wrong is caught by the check after validation.
+	if doc.EnsurePageCount() == nil && doc.PageCount > MaxPages {
+		return nil, tooManyPages(label, doc.PageCount)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if err := api.ValidateContext(doc); err != nil {
+		return nil, documentError(ctx, label, err)
+	}
+	if doc.PageCount > MaxPages {
+		return nil, tooManyPages(label, doc.PageCount)
+	}
+	if doc.PageCount < 1 {
+		return nil, invalidDocument(nil, "%s has no pages.", label)
+	}
+	dropMisplacedInfo(doc)
+	return doc, nil
+}
+
+// dropMisplacedInfo forgets a trailer /Info that is not a document
+// information dictionary but the catalog or a page tree node, as some
+// producers write it. pdfcpu would otherwise stamp its metadata into that
+// node and, when merging, free it as the source's info and break the page
+// tree. pdfcpu makes a fresh information dictionary when writing.
+func dropMisplacedInfo(doc *model.Context) {
+	if doc.Info == nil {
+		return
+	}
+	d, err := doc.DereferenceDict(*doc.Info)
+	if err != nil || d == nil {
+		doc.Info = nil
+		return
+	}
+	if t := d.Type(); t != nil && (*t == "Catalog" || *t == "Pages" || *t == "Page") {
+		doc.Info = nil
+	}
+}
+
+// documentError turns a pdfcpu failure to read or validate an input into
+// an invalid_document error with a public message that reveals nothing of
+// pdfcpu's internals. Cancellation stays the context's error.
+func documentError(ctx context.Context, label string, err error) error {
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	// Merging refuses every encrypted file (ErrEncrypted), even one that
+	// opens without a password; other commands ask for the user password.
+	if errors.Is(err, pdfcpu.ErrWrongPassword) || errors.Is(err, pdfcpu.ErrEncrypted) {
+		return invalidDocument(err, "%s is password-protected. Remove the password (unlock-pdf) and try again.", label)
+	}
+	return invalidDocument(err, "%s could not be read as a PDF: it is damaged, truncated or not a PDF.", label)
+}
+
+func tooManyPages(label string, pages int) error {
+	return invalidDocument(nil, "%s has %d pages; this tool handles documents of up to %d pages.", label, pages, MaxPages)
+}
+
+// invalidDocument returns an invalid_document error whose internal cause
+// is err.
+func invalidDocument(err error, format string, args ...any) *docmill.Error {
+	e := docmill.Errorf(docmill.CodeInvalidDocument, format, args...)
+	e.Err = err
+	return e
+}
+
+// checkSizes refuses inputs over MaxInputBytes, each and together, before
+// anything is parsed. Sizes are taken from the files themselves.
+func checkSizes(files []docmill.LocalFile, label func(int) string) error {
+	var total int64
+	for i, f := range files {
+		st, err := os.Stat(f.Path)
+		if err != nil {
+			return fmt.Errorf("pdfops: stat input: %w", err)
+		}
+		if st.Size() > MaxInputBytes {
+			return docmill.Errorf(docmill.CodeFileTooLarge, "%s is %s; this tool handles PDFs of up to %s.",
+				label(i), megabytes(st.Size()), megabytes(MaxInputBytes))
+		}
+		total += st.Size()
+	}
+	if total > MaxInputBytes {
+		return docmill.Errorf(docmill.CodeFileTooLarge, "The files total %s; this tool handles up to %s in total.",
+			megabytes(total), megabytes(MaxInputBytes))
+	}
+	return nil
+}
+
+func megabytes(n int64) string {
+	return fmt.Sprintf("%d MB", (n+(1<<20)-1)>>20)
+}
+
+// writeDocument writes doc to path. Its failures are internal: the
+// document was valid, so what fails here is the disk.
+func writeDocument(doc *model.Context, path string) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return fmt.Errorf("pdfops: create output: %w", err)
+	}
+	if err := api.WriteContext(doc, f); err != nil {
+		f.Close()
+		return fmt.Errorf("pdfops: write output: %w", err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("pdfops: close output: %w", err)
+	}
+	return nil
+}
+
+// recoverPanic turns a panic in pdfcpu into an invalid_document error in
+// *err. pdfcpu panics on some malformed input, and a job must fail rather
+// than take the worker down. Run functions defer it with a named result.
+func recoverPanic(err *error) {
+	if r := recover(); r != nil {
+		*err = invalidDocument(fmt.Errorf("pdfcpu panic: %v\n%s", r, debug.Stack()),
+			"The document could not be processed: it is damaged or uses a structure this tool does not support.")
+	}
+}
+
+// outputName returns the client's filename with its .pdf extension
+// replaced by suffix ("report.pdf" -> "report-rotated.pdf"). Only the base
+// name is kept, whatever separator the client's system uses.
+func outputName(filename, suffix string) string {
+	base := filename
+	if i := strings.LastIndexAny(base, `/\`); i >= 0 {
+		base = base[i+1:]
+	}
+	if n := len(base) - len(".pdf"); n >= 0 && strings.EqualFold(base[n:], ".pdf") {
+		base = base[:n]
+	}
+	if strings.TrimSpace(base) == "" {
+		base = "document"
+	}
+	return base + suffix
+}

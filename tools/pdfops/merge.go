@@ -1,0 +1,98 @@
+package pdfops
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strconv"
+
+	"github.com/pdfcpu/pdfcpu/pkg/api"
+	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu"
+	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/model"
+
+	docmill "github.com/docmill/docmill"
+)
+
+func mergeTool() *docmill.Tool {
+	return &docmill.Tool{
+		Slug:        "merge-pdf",
+		Title:       "Merge PDF",
+		Description: "Combine several PDFs into one, in the order they are uploaded.",
+		Accepts:     []string{pdfContentType},
+		MinFiles:    2,
+		MaxFiles:    50,
+		Engine:      "pdfcpu",
+		Timeout:     timeout,
+		Run:         runMerge,
+	}
+}
+
+// runMerge appends the pages of every input to the first, in upload order.
+// Each input's outline (bookmarks) is kept as it is.
+func runMerge(ctx context.Context, in *docmill.RunInput) (out *docmill.RunOutput, err error) {
+	defer recoverPanic(&err)
+	if len(in.Files) < 2 {
+		return nil, docmill.Errorf(docmill.CodeMissingFile, "Merging needs at least 2 PDF files.")
+	}
+	label := func(i int) string {
+		return fmt.Sprintf("File %d (%q)", i+1, in.Files[i].Filename)
+	}
+	if err := checkSizes(in.Files, label); err != nil {
+		return nil, err
+	}
+
+	conf := newConfig(model.MERGECREATE)
+	conf.CreateBookmarks = true
+	conf.MergeBookmarkMode = model.MergeBookmarkModePreserve
+
+	var dest *model.Context
+	for i, f := range in.Files {
+		src, err := readDocument(ctx, f, conf, label(i))
+		if err != nil {
+			return nil, err
+		}
+		if dest == nil {
+			dest = src
+			if dest.XRefTable.Version() < model.V20 {
+				dest.EnsureVersionForWriting()
+			}
+			continue
+		}
+		if err := appendDocument(dest, src, i, label(i)); err != nil {
+			return nil, err
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if conf.OptimizeBeforeWriting {
+		if err := api.OptimizeContext(dest); err != nil {
+			return nil, invalidDocument(err, "The merged document could not be built: one of the files is damaged.")
+		}
+	}
+
+	path := filepath.Join(in.WorkDir, "merged.pdf")
+	if err := writeDocument(dest, path); err != nil {
+		return nil, err
+	}
+	return &docmill.RunOutput{
+		Path:        path,
+		Filename:    "merged.pdf",
+		ContentType: pdfContentType,
+		Meta:        map[string]any{"pages": dest.PageCount, "files": len(in.Files)},
+	}, nil
+}
+
+// appendDocument appends src, the input at index i, to dest.
+func appendDocument(dest, src *model.Context, i int, label string) error {
+	if total := dest.PageCount + src.PageCount; total > MaxPages {
+		return invalidDocument(nil, "The merged document would have %d pages; this tool makes documents of up to %d pages.", total, MaxPages)
+	}
+	if dest.XRefTable.Version() < model.V20 && src.XRefTable.Version() == model.V20 {
+		return invalidDocument(nil, "%s is a PDF 2.0 file, which cannot be appended to an older PDF; upload it first.", label)
+	}
+	if err := pdfcpu.MergeXRefTables(strconv.Itoa(i), src, dest, false, false); err != nil {
+		return invalidDocument(err, "%s could not be merged: it is damaged or uses a structure this tool does not support.", label)
+	}
+	return nil
+}

@@ -1,0 +1,68 @@
+// Package pdfops provides the PDF tools that run in-process on pdfcpu:
+// merge-pdf and rotate-pdf.
+//
+// pdfcpu is a library, not a process, so the protections the sandbox gives
+// external engines do not apply here. This package makes up for it: inputs
+// are size- and page-capped before and while they are parsed, panics raised
+// by hostile input are recovered and reported as invalid_document, and
+// pdfcpu's configuration directory is disabled so nothing is written
+// outside the job's work directory.
+package pdfops
+
+import (
+	"sync"
+	"time"
+
+	"github.com/pdfcpu/pdfcpu/pkg/api"
+	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/model"
+
+	docmill "github.com/docmill/docmill"
+)
+
+// Caps on what pdfcpu is asked to parse. pdfcpu loads every object of a
+// document into memory (and merge holds the growing result as well), so its
+// memory use grows with the input rather than being bounded by a buffer.
+// These caps keep one job well inside a worker's memory whatever the plan's
+// upload limit is; plans only ever lower what a client may send.
+const (
+	// MaxInputBytes bounds each input file and, for merge-pdf, the inputs
+	// together. It matches pdfcpu's own MaxStreamBytes default. Larger
+	// inputs fail with file_too_large before any parsing.
+	MaxInputBytes int64 = 512 << 20
+	// MaxPages bounds the pages of a document and of a merge's result. It is
+	// checked on the document's declared page count before validation walks
+	// the page tree, and again on the validated count. Larger documents fail
+	// with invalid_document.
+	MaxPages = 10_000
+)
+
+// timeout bounds one run. pdfcpu honours cancellation only while reading,
+// so the stages in between check the context too.
+const timeout = 2 * time.Minute
+
+// pdfContentType is what both tools accept and produce.
+const pdfContentType = "application/pdf"
+
+// disableConfigDir stops pdfcpu from creating and reading a configuration
+// directory under $HOME: a server must not write there, and the built-in
+// defaults are what the tools want. model.ConfigPath is a global that
+// pdfcpu reads without a lock, so it is set once, before any use.
+var disableConfigDir = sync.OnceFunc(api.DisableConfigDir)
+
+// Tools returns the pdfcpu-backed tools.
+func Tools() []*docmill.Tool {
+	disableConfigDir()
+	return []*docmill.Tool{mergeTool(), rotateTool()}
+}
+
+// newConfig returns the pdfcpu configuration for one run of cmd: relaxed
+// validation, because real-world PDFs rarely pass strict ISO 32000
+// validation, and no network access.
+func newConfig(cmd model.CommandMode) *model.Configuration {
+	disableConfigDir()
+	conf := model.NewDefaultConfiguration()
+	conf.Cmd = cmd
+	conf.ValidationMode = model.ValidationRelaxed
+	conf.Offline = true
+	return conf
+}

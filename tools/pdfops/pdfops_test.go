@@ -1,0 +1,238 @@
+package pdfops_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/pdfcpu/pdfcpu/pkg/api"
+	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/model"
+
+	docmill "github.com/docmill/docmill"
+	"github.com/docmill/docmill/tools/pdfops"
+)
+
+// corpus is the shared corpus of real PDFs, relative to this package.
+const corpus = "../../../shared/corpus/pdf/"
+
+// encryptedPDF needs the user password "openpassword".
+const encryptedPDF = corpus + "libreoffice-writer-password.pdf"
+
+// TestMain disables pdfcpu's configuration directory (through Tools)
+// before any test reads a PDF with pdfcpu directly.
+func TestMain(m *testing.M) {
+	pdfops.Tools()
+	os.Exit(m.Run())
+}
+
+func tool(t testing.TB, slug string) *docmill.Tool {
+	t.Helper()
+	for _, tl := range pdfops.Tools() {
+		if tl.Slug == slug {
+			return tl
+		}
+	}
+	t.Fatalf("no tool %s", slug)
+	return nil
+}
+
+// run validates params the way the API does and runs the tool on paths.
+func run(t testing.TB, slug string, params map[string]string, paths ...string) (*docmill.RunOutput, error) {
+	t.Helper()
+	tl := tool(t, slug)
+	p, err := tl.ParseParams(params)
+	if err != nil {
+		t.Fatalf("ParseParams(%v): %v", params, err)
+	}
+	in := &docmill.RunInput{Params: p, WorkDir: t.TempDir()}
+	for _, path := range paths {
+		st, err := os.Stat(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		in.Files = append(in.Files, docmill.LocalFile{
+			Path: path, Filename: filepath.Base(path), ContentType: "application/pdf", Size: st.Size(),
+		})
+	}
+	return tl.Run(context.Background(), in)
+}
+
+// readBack parses and validates a tool's output.
+func readBack(t *testing.T, path string) *model.Context {
+	t.Helper()
+	doc, err := api.ReadContextFile(path)
+	if err != nil {
+		t.Fatalf("output does not read back as a PDF: %v", err)
+	}
+	return doc
+}
+
+// rotations returns the effective rotation of each page, 0 to 270.
+func rotations(t *testing.T, doc *model.Context) []int {
+	t.Helper()
+	out := make([]int, doc.PageCount)
+	for i := range out {
+		_, _, inh, err := doc.PageDict(i+1, false)
+		if err != nil {
+			t.Fatalf("page %d: %v", i+1, err)
+		}
+		out[i] = (inh.Rotate%360 + 360) % 360
+	}
+	return out
+}
+
+// badInputs writes damaged inputs into a temporary directory and returns
+// them by name, with the corpus's encrypted file.
+func badInputs(t *testing.T) map[string]string {
+	t.Helper()
+	dir := t.TempDir()
+	good, err := os.ReadFile(corpus + "pdflatex-4-pages.pdf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := map[string][]byte{
+		"text.pdf":        []byte("This is a plain text file, not a PDF.\n"),
+		"empty.pdf":       nil,
+		"truncated.pdf":   good[:len(good)/2],
+		"header-only.pdf": []byte("%PDF-1.7\n%\xe2\xe3\xcf\xd3\n"),
+	}
+	out := map[string]string{"encrypted": encryptedPDF}
+	for name, b := range files {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		out[strings.TrimSuffix(name, ".pdf")] = p
+	}
+	return out
+}
+
+// wantCode checks that err is a *docmill.Error with code and a public
+// message that mentions each of contains and leaks nothing internal.
+func wantCode(t *testing.T, err error, code docmill.Code, contains ...string) *docmill.Error {
+	t.Helper()
+	var e *docmill.Error
+	if !errors.As(err, &e) {
+		t.Fatalf("error = %v (%T), want *docmill.Error %s", err, err, code)
+	}
+	if e.Code != code {
+		t.Fatalf("code = %s (%v), want %s", e.Code, err, code)
+	}
+	for _, s := range contains {
+		if !strings.Contains(e.Message, s) {
+			t.Errorf("message %q does not mention %q", e.Message, s)
+		}
+	}
+	for _, leak := range []string{"pdfcpu", "xref", "/tmp", os.TempDir(), "../"} {
+		if strings.Contains(e.Message, leak) {
+			t.Errorf("message %q leaks %q", e.Message, leak)
+		}
+	}
+	return e
+}
+
+// sparseFile makes a file of size bytes that takes no disk space.
+func sparseFile(t *testing.T, size int64) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), fmt.Sprintf("big-%d.pdf", size))
+	f, err := os.Create(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := f.WriteString("%PDF-1.7\n"); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Truncate(size); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// manyPagesPDF writes a well-formed PDF of n empty pages.
+func manyPagesPDF(t *testing.T, n int) string {
+	t.Helper()
+	var b strings.Builder
+	var offsets []int
+	obj := func(body string) {
+		offsets = append(offsets, b.Len())
+		fmt.Fprintf(&b, "%d 0 obj\n%s\nendobj\n", len(offsets), body)
+	}
+	b.WriteString("%PDF-1.4\n")
+	obj("<< /Type /Catalog /Pages 2 0 R >>")
+	var kids strings.Builder
+	for i := range n {
+		fmt.Fprintf(&kids, "%d 0 R ", i+3)
+	}
+	obj(fmt.Sprintf("<< /Type /Pages /Count %d /Kids [%s] >>", n, kids.String()))
+	for range n {
+		obj("<< /Type /Page /Parent 2 0 R /MediaBox [0 0 100 100] >>")
+	}
+	xref := b.Len()
+	fmt.Fprintf(&b, "xref\n0 %d\n0000000000 65535 f \n", len(offsets)+1)
+	for _, off := range offsets {
+		fmt.Fprintf(&b, "%010d 00000 n \n", off)
+	}
+	fmt.Fprintf(&b, "trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n", len(offsets)+1, xref)
+	p := filepath.Join(t.TempDir(), fmt.Sprintf("pages-%d.pdf", n))
+	if err := os.WriteFile(p, []byte(b.String()), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestToolsDeclarations(t *testing.T) {
+	tests := []struct {
+		slug               string
+		minFiles, maxFiles int
+		params             []string
+	}{
+		{"merge-pdf", 2, 50, nil},
+		{"rotate-pdf", 1, 1, []string{"angle", "pages"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.slug, func(t *testing.T) {
+			tl := tool(t, tt.slug)
+			if tl.MinFiles != tt.minFiles || tl.MaxFiles != tt.maxFiles {
+				t.Errorf("files = %d..%d, want %d..%d", tl.MinFiles, tl.MaxFiles, tt.minFiles, tt.maxFiles)
+			}
+			if !tl.AcceptsType("application/pdf") || len(tl.Accepts) != 1 {
+				t.Errorf("Accepts = %v", tl.Accepts)
+			}
+			if tl.Engine != "pdfcpu" || tl.Timeout <= 0 || tl.Run == nil || tl.Title == "" || tl.Description == "" {
+				t.Errorf("incomplete declaration: %+v", tl)
+			}
+			if !tl.IsAvailable() {
+				t.Error("in-process tool reports unavailable")
+			}
+			var names []string
+			for _, p := range tl.Params {
+				names = append(names, p.Name)
+			}
+			if fmt.Sprint(names) != fmt.Sprint(tt.params) {
+				t.Errorf("params = %v, want %v", names, tt.params)
+			}
+		})
+	}
+	_ = docmill.NewRegistry(pdfops.Tools()...) // no duplicate slugs
+}
+
+func TestNoConfigDirWritten(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
+	if _, err := run(t, "rotate-pdf", nil, corpus+"minimal-document.pdf"); err != nil {
+		t.Fatal(err)
+	}
+	entries, err := os.ReadDir(home)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(entries) > 0 {
+		t.Errorf("pdfcpu wrote under $HOME: %v", entries)
+	}
+}
