@@ -66,6 +66,8 @@ type Result struct {
 type JobError struct {
 	Code    Code   `json:"code"`
 	Message string `json:"message"`
+	// Fields names the parameters at fault, for invalid_parameter.
+	Fields []FieldError `json:"errors,omitempty"`
 }
 
 // Job is one process call: its inputs, parameters, state and result.

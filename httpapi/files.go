@@ -4,6 +4,7 @@ import (
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/base64"
+	"errors"
 	"fmt"
 	"mime"
 	"net/http"
@@ -49,7 +50,7 @@ func (s *Server) handleFile(w http.ResponseWriter, r *http.Request) {
 	}
 	key := "out/" + jobID + "/" + filename
 	attrs, err := s.cfg.Blob.Attributes(r.Context(), key)
-	if err == docmill.ErrNotFound {
+	if errors.Is(err, docmill.ErrNotFound) {
 		s.writeError(w, r, docmill.Errorf(docmill.CodeGone, "The file has been deleted."))
 		return
 	}

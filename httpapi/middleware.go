@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"runtime/debug"
@@ -147,7 +148,7 @@ func (s *Server) authenticate(r *http.Request) (*caller, error) {
 		return nil, docmill.Errorf(docmill.CodeUnauthorized, "Malformed API key: send Authorization: Bearer dm_live_...")
 	}
 	k, acct, err := s.cfg.Store.KeyByHash(r.Context(), docmill.HashKey(key))
-	if err == docmill.ErrNotFound {
+	if errors.Is(err, docmill.ErrNotFound) {
 		return nil, docmill.Errorf(docmill.CodeUnauthorized, "Unknown API key.")
 	}
 	if err != nil {

@@ -93,7 +93,7 @@ func (s *Server) writeJobResult(w http.ResponseWriter, r *http.Request, j *docmi
 	case docmill.StatusDone, docmill.StatusCanceled:
 		writeJSON(w, http.StatusOK, s.renderJob(j))
 	case docmill.StatusFailed:
-		s.writeJobError(w, r, &docmill.Error{Code: j.Error.Code, Message: j.Error.Message}, j.ID)
+		s.writeJobError(w, r, &docmill.Error{Code: j.Error.Code, Message: j.Error.Message, Fields: j.Error.Fields}, j.ID)
 	default:
 		w.Header().Set("Location", "/v1/jobs/"+j.ID)
 		retry := 1

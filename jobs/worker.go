@@ -130,7 +130,7 @@ func (q *Queue[TTx]) fail(j *docmill.Job, err error, elapsed time.Duration) erro
 	now := q.cfg.Now()
 	j.Status = docmill.StatusFailed
 	j.FinishedAt = &now
-	j.Error = &docmill.JobError{Code: e.Code, Message: e.Message}
+	j.Error = &docmill.JobError{Code: e.Code, Message: e.Message, Fields: e.Fields}
 	j.Meta = q.meta(j, nil, elapsed)
 	return q.finish(ctx, j, elapsed)
 }

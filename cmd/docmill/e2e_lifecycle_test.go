@@ -107,9 +107,12 @@ func TestUploadGigabyteStreams(t *testing.T) {
 		[]client.File{{Name: "huge.pdf", Body: io.MultiReader(strings.NewReader("%PDF-1.7\n"), io.LimitReader(zeros{}, size))}},
 		client.ProcessOptions{})
 	elapsed := time.Since(start)
-	// The upload is accepted whole; the PDF tool then refuses a file this
-	// large (and this bogus) as a document.
-	apiError(t, err, 400, "invalid_document")
+	// The upload is accepted whole (the plan allows 2 GB); the PDF tool
+	// then refuses a file past its own cap before parsing it.
+	e := apiError(t, err, 400, "file_too_large")
+	if !strings.Contains(e.Detail, "512 MB") {
+		t.Fatalf("detail %q", e.Detail)
+	}
 	peak := peakRSS(t, s.cmd.Process.Pid)
 	t.Logf("1 GB upload: %.0f MB/s, server peak RSS %d MB", float64(size)/(1<<20)/elapsed.Seconds(), peak>>20)
 	if peak > 150<<20 {

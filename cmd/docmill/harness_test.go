@@ -113,7 +113,7 @@ func (l *lineLog) await(t *testing.T, re *regexp.Regexp, timeout time.Duration) 
 }
 
 var (
-	servingRE = regexp.MustCompile(`serving on (http://\S+)`)
+	servingRE = regexp.MustCompile(`serving on (https?://[^\s,]+)`)
 	keyRE     = regexp.MustCompile(`^(dm_live_[0-9A-Za-z]{32})$`)
 )
 

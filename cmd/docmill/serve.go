@@ -173,7 +173,11 @@ func serve(ctx context.Context, env *environment, args []string) error {
 	}
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- srv.Serve(ln) }()
-	fmt.Fprintf(env.stdout, "docmill: serving on %s (role %s, data %s)\n", baseURL, f.role, f.data.dataDir)
+	listen := localURL(ln.Addr())
+	if listen != baseURL {
+		listen += " (public URL " + baseURL + ")"
+	}
+	fmt.Fprintf(env.stdout, "docmill: serving on %s, role %s, data in %s\n", listen, f.role, f.data.dataDir)
 	log.Info("serving", "addr", ln.Addr().String(), "base_url", baseURL, "role", f.role, "workers", workers)
 
 	select {

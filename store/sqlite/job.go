@@ -158,17 +158,24 @@ func (s *Store) FinishJob(ctx context.Context, j *docmill.Job) (bool, error) {
 		r = *j.Result
 		resultKey = sql.NullString{String: r.Key, Valid: true}
 	}
-	var errCode, errMsg sql.NullString
+	var errCode, errMsg, errFields sql.NullString
 	if j.Error != nil {
 		errCode = sql.NullString{String: string(j.Error.Code), Valid: true}
 		errMsg = sql.NullString{String: j.Error.Message, Valid: true}
+		if len(j.Error.Fields) > 0 {
+			b, err := json.Marshal(j.Error.Fields)
+			if err != nil {
+				return false, err
+			}
+			errFields = sql.NullString{String: string(b), Valid: true}
+		}
 	}
 	var finishedNow bool
 	err = s.inTx(ctx, func(tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx, qFinishJob, j.ID, string(j.Status), millis(finished),
 			resultKey, nullIf(r.Filename, j.Result == nil), nullIf(r.ContentType, j.Result == nil),
 			nullIf(r.Size, j.Result == nil), nullIf(millis(r.ExpiresAt), j.Result == nil),
-			c.meta, errCode, errMsg)
+			c.meta, errCode, errMsg, errFields)
 		if err != nil {
 			return err
 		}
@@ -381,14 +388,14 @@ func encodeJob(j *docmill.Job) (jobJSON, error) {
 // scanJob reads one row of jobColumns.
 func scanJob(r scanner) (*docmill.Job, error) {
 	var j docmill.Job
-	var status, params, inputs, meta, filename, contentType, errMsg string
+	var status, params, inputs, meta, filename, contentType, errMsg, errFields string
 	var ttl, created, size, expires int64
 	var started, finished, resultDeleted, inputsDeleted sql.NullInt64
 	var resultKey, errCode sql.NullString
 	err := r.Scan(&j.ID, &j.AccountID, &j.Tool, &status, &params, &inputs, &j.Priority, &ttl,
 		&j.IdempotencyKey, &j.RequestHash, &created, &started, &finished,
 		&resultKey, &filename, &contentType, &size, &expires, &resultDeleted,
-		&meta, &errCode, &errMsg, &inputsDeleted)
+		&meta, &errCode, &errMsg, &errFields, &inputsDeleted)
 	if err != nil {
 		return nil, err
 	}
@@ -406,6 +413,11 @@ func scanJob(r scanner) (*docmill.Job, error) {
 	}
 	if errCode.Valid {
 		j.Error = &docmill.JobError{Code: docmill.Code(errCode.String), Message: errMsg}
+		if errFields != "" {
+			if err := json.Unmarshal([]byte(errFields), &j.Error.Fields); err != nil {
+				return nil, fmt.Errorf("job %s: %w", j.ID, err)
+			}
+		}
 	}
 	if err := errors.Join(json.Unmarshal([]byte(params), &j.Params),
 		json.Unmarshal([]byte(inputs), &j.Inputs), json.Unmarshal([]byte(meta), &j.Meta)); err != nil {

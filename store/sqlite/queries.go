@@ -59,7 +59,7 @@ const (
 	COALESCE(idempotency_key, ''), request_hash, created_at, started_at, finished_at,
 	result_key, COALESCE(result_filename, ''), COALESCE(result_content_type, ''),
 	COALESCE(result_size, 0), COALESCE(result_expires_at, 0), result_deleted_at,
-	meta, error_code, COALESCE(error_message, ''), inputs_deleted_at`
+	meta, error_code, COALESCE(error_message, ''), COALESCE(error_fields, ''), inputs_deleted_at`
 
 	qJob           = `SELECT ` + jobColumns + ` FROM jobs WHERE id = $1`
 	qJobExists     = `SELECT COUNT(*) FROM jobs WHERE id = $1`
@@ -75,7 +75,7 @@ VALUES ($1, $2, $3, 'queued', $4, $5, $6, $7, $8, $9, $10, $11, $12)`
 WHERE id = $1 AND status IN ('queued', 'processing')`
 	qFinishJob = `UPDATE jobs SET status = $2, finished_at = $3, result_key = $4, result_filename = $5,
 	result_content_type = $6, result_size = $7, result_expires_at = $8, meta = $9,
-	error_code = $10, error_message = $11
+	error_code = $10, error_message = $11, error_fields = $12
 WHERE id = $1 AND status = 'processing'`
 	qJobCharge   = `SELECT account_id, period FROM jobs WHERE id = $1`
 	qChargeUsage = `INSERT INTO usage (account_id, period, operations) VALUES ($1, $2, 1)

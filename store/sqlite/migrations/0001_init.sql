@@ -55,6 +55,7 @@ CREATE TABLE jobs (
     meta                TEXT NOT NULL,
     error_code          TEXT,
     error_message       TEXT,
+    error_fields        TEXT,
     inputs_deleted_at   BIGINT,
     -- period is the usage period ("2006-01") a done job is charged to.
     period              TEXT NOT NULL
