@@ -3,6 +3,7 @@ package httpapi
 import (
 	"net/http"
 	"strconv"
+	"strings"
 
 	"github.com/docmill/docmill"
 )
@@ -75,7 +76,7 @@ func withErrors(r obj) obj {
 
 func toolOperation(t *docmill.Tool) obj {
 	props := obj{"file": obj{"type": "array", "items": obj{"type": "string", "format": "binary"}, "minItems": t.MinFiles, "maxItems": t.MaxFiles,
-		"description": "Repeat the field for several files; accepted types: " + joinTypes(t.Accepts)}}
+		"description": "Repeat the field for several files; accepted types: " + strings.Join(t.Accepts, ", ")}}
 	required := []string{"file"}
 	for _, p := range t.Params {
 		props[p.Name] = paramSchema(p)
@@ -123,17 +124,6 @@ func paramSchema(p docmill.Param) obj {
 		}
 	}
 	return sc
-}
-
-func joinTypes(ts []string) string {
-	out := ""
-	for i, t := range ts {
-		if i > 0 {
-			out += ", "
-		}
-		out += t
-	}
-	return out
 }
 
 func jobSchema() obj {

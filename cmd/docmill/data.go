@@ -21,10 +21,9 @@ func (d *dataFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&d.dataDir, "data-dir", "./data", "directory of the SQLite database (docmill.db) and result files (blobs/)")
 }
 
-func (d *dataFlags) dbPath() string   { return filepath.Join(d.dataDir, "docmill.db") }
-func (d *dataFlags) blobDir() string  { return filepath.Join(d.dataDir, "blobs") }
-func (d *dataFlags) scratch() string  { return filepath.Join(d.dataDir, "tmp") }
-func (d *dataFlags) lockPath() string { return filepath.Join(d.dataDir, "serve.lock") }
+func (d *dataFlags) dbPath() string  { return filepath.Join(d.dataDir, "docmill.db") }
+func (d *dataFlags) blobDir() string { return filepath.Join(d.dataDir, "blobs") }
+func (d *dataFlags) scratch() string { return filepath.Join(d.dataDir, "tmp") }
 
 // openStore opens the SQLite store (migrating it) and River's schema in it.
 func (d *dataFlags) openStore(ctx context.Context) (*sqlite.Store, error) {

@@ -45,7 +45,7 @@ func TestKillMidJob(t *testing.T) {
 	dir := t.TempDir()
 	big := bigMerge(t)
 	// The rescue window is job timeout + margin: short, so the test is too.
-	s := startChild(t, dir, "--job-timeout", "20s", "--rescue-margin", "1s")
+	s := startChild(t, dir, "--job-timeout", "8s", "--rescue-margin", "1s")
 	ctx := context.Background()
 	c := s.client(s.DevKey)
 	j, _, err := c.Process(ctx, "merge-pdf", big, client.ProcessOptions{Prefer: "respond-async"})
@@ -67,24 +67,26 @@ func TestKillMidJob(t *testing.T) {
 		time.Sleep(5 * time.Millisecond)
 	}
 	s.kill(t)
+	killed := time.Now()
 	if st := jobStatus(t, dir, j.JobID); st != "processing" {
 		t.Fatalf("killed too late: job is %s", st)
 	}
 
-	s2 := startChild(t, dir, "--job-timeout", "20s", "--rescue-margin", "1s")
+	s2 := startChild(t, dir, "--job-timeout", "8s", "--rescue-margin", "1s")
 	wctx, cancel := context.WithTimeout(ctx, 3*time.Minute)
 	defer cancel()
 	done, err := s2.client(s.DevKey).Wait(wctx, j.JobID, 250*time.Millisecond)
 	if err != nil || done.Status != "done" {
 		t.Fatalf("after kill -9 and restart: %+v %v", done, err)
 	}
+	t.Logf("rescued and done %s after the kill; the merge took %v ms", time.Since(killed).Round(time.Second), done.Meta["duration_ms"])
 }
 
 // bigMerge returns the inputs of a merge that takes pdfcpu a while: the
 // image-heavy corpus PDFs, many times over.
 func bigMerge(t *testing.T) []client.File {
 	var files []client.File
-	for i := 0; i < 50; i++ {
+	for i := 0; i < 15; i++ {
 		name := []string{"GeoTopo-komprimiert.pdf", "base64image.pdf", "cmyk-image.pdf"}[i%3]
 		files = append(files, file(t, "pdf", name))
 	}
