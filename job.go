@@ -3,6 +3,7 @@ package docmill
 import (
 	"crypto/rand"
 	"encoding/base32"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -41,6 +42,18 @@ func NewID(prefix string) string {
 
 // NewJobID returns a fresh, unguessable job id.
 func NewJobID() string { return NewID("job_") }
+
+// InputKey is the blob key of a job's index-th input. Keys are flat (no
+// directory per job): on a local disk every directory costs a creation and
+// is left behind when its files are deleted.
+func InputKey(jobID string, index int) string {
+	return "in/" + jobID + "." + strconv.Itoa(index)
+}
+
+// ResultKey is the blob key of a job's result file.
+func ResultKey(jobID, filename string) string {
+	return "out/" + jobID + "." + filename
+}
 
 // InputFile is one uploaded file of a job, kept in the blob store under Key
 // until the job ends.

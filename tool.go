@@ -38,8 +38,10 @@ type Tool struct {
 // retried.
 type RunFunc func(ctx context.Context, in *RunInput) (*RunOutput, error)
 
-// RunInput is what a tool gets: local copies of the inputs, validated params
-// and a scratch directory that is removed after the run.
+// RunInput is what a tool gets: local copies of the inputs (which it must
+// not modify: they may be links to the stored upload), validated params and
+// a scratch directory, removed after the run, that also holds the inputs
+// (named "input-N.ext"; tools must not write names starting "input-").
 type RunInput struct {
 	Files   []LocalFile
 	Params  Params

@@ -20,13 +20,17 @@ import (
 // Bucket is a docmill.BlobStore over a gocloud.dev bucket.
 type Bucket struct {
 	b *blob.Bucket
+	// dir is the local directory of a bucket opened with OpenDir.
+	dir string
 }
 
 var _ docmill.BlobStore = (*Bucket)(nil)
 
 // OpenDir opens a bucket kept in the local directory dir, creating it.
 // Writes go to a temporary file in the same directory and are renamed into
-// place on success, so a failed upload leaves nothing behind.
+// place on success, so a failed upload leaves nothing behind. No metadata
+// sidecar files are written: each costs a file creation, and docmill keeps
+// content types in its job records and file names.
 func OpenDir(dir string) (*Bucket, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
@@ -35,11 +39,13 @@ func OpenDir(dir string) (*Bucket, error) {
 	if err := os.MkdirAll(abs, 0o750); err != nil {
 		return nil, fmt.Errorf("blob: create %s: %w", abs, err)
 	}
-	b, err := fileblob.OpenBucket(abs, &fileblob.Options{CreateDir: true, NoTempDir: true, DirFileMode: 0o750})
+	b, err := fileblob.OpenBucket(abs, &fileblob.Options{
+		CreateDir: true, NoTempDir: true, DirFileMode: 0o750, Metadata: fileblob.MetadataDontWrite,
+	})
 	if err != nil {
 		return nil, fmt.Errorf("blob: open %s: %w", abs, err)
 	}
-	return &Bucket{b: b}, nil
+	return &Bucket{b: b, dir: abs}, nil
 }
 
 // OpenURL opens a bucket by gocloud.dev URL (file:///path, ...).
@@ -49,6 +55,31 @@ func OpenURL(ctx context.Context, url string) (*Bucket, error) {
 		return nil, fmt.Errorf("blob: open bucket: %w", err)
 	}
 	return &Bucket{b: b}, nil
+}
+
+// LocalPath returns the file that holds key when the bucket is a local
+// directory, so that a worker on the same disk can link the file instead of
+// copying it.
+func (k *Bucket) LocalPath(key string) (string, bool) {
+	if k.dir == "" || !filepath.IsLocal(filepath.FromSlash(key)) {
+		return "", false
+	}
+	return filepath.Join(k.dir, filepath.FromSlash(key)), true
+}
+
+// LinkFile stores the local file at path under key by hard-linking it into
+// a local bucket, which saves writing it again; it reports false (and does
+// nothing) when the bucket is not local or the link fails, for example
+// across file systems. The file must not change afterwards.
+func (k *Bucket) LinkFile(key, path string) bool {
+	dst, ok := k.LocalPath(key)
+	if !ok {
+		return false
+	}
+	if err := os.MkdirAll(filepath.Dir(dst), 0o750); err != nil {
+		return false
+	}
+	return os.Link(path, dst) == nil
 }
 
 // Close releases the bucket.

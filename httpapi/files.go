@@ -9,6 +9,7 @@ import (
 	"mime"
 	"net/http"
 	"net/url"
+	"path"
 	"strconv"
 	"time"
 
@@ -48,7 +49,7 @@ func (s *Server) handleFile(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, docmill.Errorf(docmill.CodeGone, "The download link expired at %s.", timestamp(expiresAt)))
 		return
 	}
-	key := "out/" + jobID + "/" + filename
+	key := docmill.ResultKey(jobID, filename)
 	attrs, err := s.cfg.Blob.Attributes(r.Context(), key)
 	if errors.Is(err, docmill.ErrNotFound) {
 		s.writeError(w, r, docmill.Errorf(docmill.CodeGone, "The file has been deleted."))
@@ -61,7 +62,16 @@ func (s *Server) handleFile(w http.ResponseWriter, r *http.Request) {
 	rs := newReadSeeker(r.Context(), s.cfg.Blob, key, attrs.Size)
 	defer rs.Close()
 	h := w.Header()
-	h.Set("Content-Type", attrs.ContentType)
+	// Tools name results by what they are, so the extension decides; a
+	// local bucket keeps no content type of its own.
+	ct := mime.TypeByExtension(path.Ext(filename))
+	if ct == "" {
+		ct = attrs.ContentType
+	}
+	if ct == "" {
+		ct = "application/octet-stream"
+	}
+	h.Set("Content-Type", ct)
 	h.Set("Content-Disposition", mime.FormatMediaType("attachment", map[string]string{"filename": filename}))
 	h.Set("Cache-Control", fmt.Sprintf("private, max-age=%d", int(expiresAt.Sub(now).Seconds())))
 	h.Set("X-Content-Type-Options", "nosniff")

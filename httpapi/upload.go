@@ -152,7 +152,7 @@ func (s *Server) storePart(ctx context.Context, part *multipart.Part, tool *docm
 		return docmill.InputFile{}, "", docmill.Errorf(docmill.CodeUnsupportedFileType,
 			"The file %q is %s; %s accepts %s.", name, describeType(ct), tool.Slug, strings.Join(tool.Accepts, ", "))
 	}
-	key := fmt.Sprintf("in/%s/%d", jobID, index)
+	key := docmill.InputKey(jobID, index)
 	lr := &limitedReader{r: br, max: maxFile, h: sha256.New()}
 	n, err := s.cfg.Blob.Put(ctx, key, lr, ct)
 	if errors.Is(err, errTooLarge) {

@@ -98,13 +98,8 @@ func (q *Queue[TTx]) succeed(j *docmill.Job, out *docmill.RunOutput, elapsed tim
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 
-	key := fmt.Sprintf("out/%s/%s", j.ID, out.Filename)
-	f, err := os.Open(out.Path)
-	if err != nil {
-		return err
-	}
-	size, err := q.cfg.Blob.Put(ctx, key, f, out.ContentType)
-	f.Close()
+	key := docmill.ResultKey(j.ID, out.Filename)
+	size, err := q.storeResult(ctx, key, out)
 	if err != nil {
 		return err
 	}
@@ -114,6 +109,24 @@ func (q *Queue[TTx]) succeed(j *docmill.Job, out *docmill.RunOutput, elapsed tim
 	j.Result = &docmill.Result{Key: key, Filename: out.Filename, ContentType: out.ContentType, Size: size, ExpiresAt: now.Add(j.ResultTTL)}
 	j.Meta = q.meta(j, out.Meta, elapsed)
 	return q.finish(ctx, j, elapsed)
+}
+
+// storeResult puts the tool's output in the blob store: linked when the
+// store is a local directory, else streamed.
+func (q *Queue[TTx]) storeResult(ctx context.Context, key string, out *docmill.RunOutput) (int64, error) {
+	fi, err := os.Stat(out.Path)
+	if err != nil {
+		return 0, err
+	}
+	if lb, ok := q.cfg.Blob.(localBlob); ok && lb.LinkFile(key, out.Path) {
+		return fi.Size(), nil
+	}
+	f, err := os.Open(out.Path)
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	return q.cfg.Blob.Put(ctx, key, f, out.ContentType)
 }
 
 // fail records the job failed with err's code and public message.
@@ -181,10 +194,9 @@ func (q *Queue[TTx]) run(ctx context.Context, j *docmill.Job, dir string) (out *
 			out, err = nil, fmt.Errorf("tool %s panicked: %v\n%s", j.Tool, r, debug.Stack())
 		}
 	}()
-	in := &docmill.RunInput{Params: j.Params, WorkDir: filepath.Join(dir, "work")}
-	if err := os.Mkdir(in.WorkDir, 0o700); err != nil {
-		return nil, err
-	}
+	// Inputs and the tool's own files share one scratch directory: on a
+	// slow disk every directory created is a cost worth avoiding.
+	in := &docmill.RunInput{Params: j.Params, WorkDir: dir}
 	for i, f := range j.Inputs {
 		path := filepath.Join(dir, fmt.Sprintf("input-%d%s", i, filepath.Ext(f.Filename)))
 		if err := q.download(ctx, f.Key, path); err != nil {
@@ -202,7 +214,22 @@ func (q *Queue[TTx]) run(ctx context.Context, j *docmill.Job, dir string) (out *
 	return out, nil
 }
 
+// localBlob is a blob store whose files are on this machine's disk, so
+// that files move in and out by hard links instead of copies.
+type localBlob interface {
+	LocalPath(key string) (string, bool)
+	LinkFile(key, path string) bool
+}
+
+// download puts an input at path: a hard link when the blob store is a
+// local directory on the same disk (inputs are never modified, and the
+// link outlives the input's deletion), else a copy.
 func (q *Queue[TTx]) download(ctx context.Context, key, path string) error {
+	if lb, ok := q.cfg.Blob.(localBlob); ok {
+		if src, ok := lb.LocalPath(key); ok && os.Link(src, path) == nil {
+			return nil
+		}
+	}
 	r, err := q.cfg.Blob.NewRangeReader(ctx, key, 0, -1)
 	if err != nil {
 		return fmt.Errorf("open input %s: %w", key, err)

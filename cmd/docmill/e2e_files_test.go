@@ -85,7 +85,7 @@ func TestCDNURL(t *testing.T) {
 	}
 }
 
-func expectStatus(t *testing.T, u string, status int, code string) {
+func expectStatus(t testing.TB, u string, status int, code string) {
 	t.Helper()
 	resp, err := http.Get(u)
 	if err != nil {
@@ -101,7 +101,7 @@ func expectStatus(t *testing.T, u string, status int, code string) {
 
 // openDB opens a server's SQLite database read-only, for checks the API
 // does not expose.
-func openDB(t *testing.T, dataDir string) *sql.DB {
+func openDB(t testing.TB, dataDir string) *sql.DB {
 	t.Helper()
 	db, err := sql.Open("sqlite", "file:"+filepath.Join(dataDir, "docmill.db")+"?mode=ro&_pragma=busy_timeout(5000)")
 	if err != nil {
@@ -111,7 +111,7 @@ func openDB(t *testing.T, dataDir string) *sql.DB {
 	return db
 }
 
-func signingSecret(t *testing.T, dataDir string) string {
+func signingSecret(t testing.TB, dataDir string) string {
 	var v string
 	if err := openDB(t, dataDir).QueryRow(`SELECT value FROM settings WHERE name = 'url_signing_key'`).Scan(&v); err != nil {
 		t.Fatal(err)
@@ -119,7 +119,7 @@ func signingSecret(t *testing.T, dataDir string) string {
 	return v
 }
 
-func riverPriorities(t *testing.T, dataDir string) map[string]int {
+func riverPriorities(t testing.TB, dataDir string) map[string]int {
 	rows, err := openDB(t, dataDir).Query(`SELECT args, priority FROM river_job WHERE kind = 'docmill.process'`)
 	if err != nil {
 		t.Fatal(err)
@@ -142,7 +142,7 @@ func riverPriorities(t *testing.T, dataDir string) map[string]int {
 }
 
 // jobStatus reads a job's status straight from the database.
-func jobStatus(t *testing.T, dataDir, id string) string {
+func jobStatus(t testing.TB, dataDir, id string) string {
 	var st string
 	if err := openDB(t, dataDir).QueryRow(`SELECT status FROM jobs WHERE id = $1`, id).Scan(&st); err != nil {
 		t.Fatal(err)
@@ -150,7 +150,7 @@ func jobStatus(t *testing.T, dataDir, id string) string {
 	return st
 }
 
-func signup(t *testing.T, base, body string, status int) string {
+func signup(t testing.TB, base, body string, status int) string {
 	t.Helper()
 	resp, err := http.Post(base+"/v1/signup", "application/json", strings.NewReader(body))
 	if err != nil {

@@ -52,20 +52,7 @@ func TestKillMidJob(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		p, err := c.Job(ctx, j.JobID)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if p.Status == "processing" {
-			break
-		}
-		if p.Finished() || time.Now().After(deadline) {
-			t.Fatalf("job never seen processing: %s", p.Status)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	awaitStatus(t, c, j.JobID, "processing")
 	s.kill(t)
 	killed := time.Now()
 	if st := jobStatus(t, dir, j.JobID); st != "processing" {
@@ -80,6 +67,44 @@ func TestKillMidJob(t *testing.T) {
 		t.Fatalf("after kill -9 and restart: %+v %v", done, err)
 	}
 	t.Logf("rescued and done %s after the kill; the merge took %v ms", time.Since(killed).Round(time.Second), done.Meta["duration_ms"])
+}
+
+// TestSIGTERMFinishesJobInProgress: a graceful stop lets the job being
+// worked finish before the process exits.
+func TestSIGTERMFinishesJobInProgress(t *testing.T) {
+	dir := t.TempDir()
+	s := startChild(t, dir)
+	c := s.client(s.DevKey)
+	ctx := context.Background()
+	j, _, err := c.Process(ctx, "merge-pdf", bigMerge(t), client.ProcessOptions{Prefer: "respond-async"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	awaitStatus(t, c, j.JobID, "processing")
+	s.stop(t) // SIGTERM, and the process must exit 0
+	if st := jobStatus(t, dir, j.JobID); st != "done" {
+		t.Fatalf("after SIGTERM the job is %s, want done", st)
+	}
+}
+
+// awaitStatus polls until the job has status (failing if it finishes
+// otherwise first).
+func awaitStatus(t *testing.T, c *client.Client, id, status string) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		p, err := c.Job(context.Background(), id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.Status == status {
+			return
+		}
+		if p.Finished() || time.Now().After(deadline) {
+			t.Fatalf("job never seen %s: %s", status, p.Status)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
 }
 
 // bigMerge returns the inputs of a merge that takes pdfcpu a while: the
@@ -146,7 +171,7 @@ func (zeros) Read(p []byte) (int, error) {
 }
 
 // peakRSS reads a process's peak resident set size (VmHWM).
-func peakRSS(t *testing.T, pid int) int64 {
+func peakRSS(t testing.TB, pid int) int64 {
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
 	if err != nil {
 		t.Fatal(err)

@@ -90,7 +90,7 @@ func newLineLog(r io.Reader) *lineLog {
 }
 
 // await returns the first submatch of the first line matching re.
-func (l *lineLog) await(t *testing.T, re *regexp.Regexp, timeout time.Duration) string {
+func (l *lineLog) await(t testing.TB, re *regexp.Regexp, timeout time.Duration) string {
 	t.Helper()
 	deadline := time.Now().Add(timeout)
 	go func() { time.Sleep(timeout); l.mu.Lock(); l.cond.Broadcast(); l.mu.Unlock() }()
@@ -122,7 +122,7 @@ func serveArgs(dataDir string, extra []string) []string {
 }
 
 // startServer runs `docmill serve` in this process on a free port.
-func startServer(t *testing.T, dataDir string, extra ...string) *testServer {
+func startServer(t testing.TB, dataDir string, extra ...string) *testServer {
 	t.Helper()
 	if dataDir == "" {
 		dataDir = t.TempDir()
@@ -143,7 +143,7 @@ func startServer(t *testing.T, dataDir string, extra ...string) *testServer {
 
 // startChild runs `docmill serve` as a child process (this test binary,
 // re-executed), so it can be signaled, killed and measured on its own.
-func startChild(t *testing.T, dataDir string, extra ...string) *testServer {
+func startChild(t testing.TB, dataDir string, extra ...string) *testServer {
 	t.Helper()
 	args, _ := json.Marshal(serveArgs(dataDir, extra))
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
@@ -180,7 +180,7 @@ func (s *testServer) findDevKey() string {
 }
 
 // stop shuts the server down gracefully (SIGTERM for a child).
-func (s *testServer) stop(t *testing.T) {
+func (s *testServer) stop(t testing.TB) {
 	t.Helper()
 	if s.cmd != nil {
 		if s.cmd.ProcessState != nil {
@@ -208,7 +208,7 @@ func (s *testServer) stop(t *testing.T) {
 }
 
 // kill sends SIGKILL to a child server.
-func (s *testServer) kill(t *testing.T) {
+func (s *testServer) kill(t testing.TB) {
 	t.Helper()
 	_ = s.cmd.Process.Signal(syscall.SIGKILL)
 	_ = s.cmd.Wait()
@@ -217,7 +217,7 @@ func (s *testServer) kill(t *testing.T) {
 func (s *testServer) client(key string) *client.Client { return client.New(s.URL, key) }
 
 // runCLI runs a docmill command in-process and returns its stdout.
-func runCLI(t *testing.T, args ...string) string {
+func runCLI(t testing.TB, args ...string) string {
 	t.Helper()
 	var out bytes.Buffer
 	if err := run(context.Background(), args, func(string) string { return "" }, nil, &out, testWriter{t}); err != nil {
@@ -227,7 +227,7 @@ func runCLI(t *testing.T, args ...string) string {
 }
 
 // newKey creates an account with `docmill keys create` and returns its key.
-func newKey(t *testing.T, dataDir, plan string, extra ...string) string {
+func newKey(t testing.TB, dataDir, plan string, extra ...string) string {
 	t.Helper()
 	out := runCLI(t, append([]string{"keys", "create", "--data-dir", dataDir, "--plan", plan, "--name", t.Name()}, extra...)...)
 	for _, l := range strings.Split(out, "\n") {
@@ -240,7 +240,7 @@ func newKey(t *testing.T, dataDir, plan string, extra ...string) string {
 }
 
 // testWriter sends a server's log to the test log.
-type testWriter struct{ t *testing.T }
+type testWriter struct{ t testing.TB }
 
 func (w testWriter) Write(p []byte) (int, error) {
 	w.t.Logf("%s", bytes.TrimRight(p, "\n"))
@@ -248,7 +248,7 @@ func (w testWriter) Write(p []byte) (int, error) {
 }
 
 // file opens a corpus file for upload.
-func file(t *testing.T, parts ...string) client.File {
+func file(t testing.TB, parts ...string) client.File {
 	t.Helper()
 	f, err := os.Open(corpus(parts...))
 	if err != nil {
@@ -259,7 +259,7 @@ func file(t *testing.T, parts ...string) client.File {
 }
 
 // download fetches a result URL and returns its bytes.
-func download(t *testing.T, url string) []byte {
+func download(t testing.TB, url string) []byte {
 	t.Helper()
 	resp, err := http.Get(url)
 	if err != nil {
@@ -274,7 +274,7 @@ func download(t *testing.T, url string) []byte {
 }
 
 // apiError asserts err is a docmill error with status and code.
-func apiError(t *testing.T, err error, status int, code string) *client.Error {
+func apiError(t testing.TB, err error, status int, code string) *client.Error {
 	t.Helper()
 	e, ok := err.(*client.Error)
 	if !ok {

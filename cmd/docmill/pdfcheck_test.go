@@ -13,7 +13,7 @@ var pageRotRE = regexp.MustCompile(`(?m)^Page\s+(\d+)\s+rot:\s+(\d+)`)
 
 // pdfPages reads a PDF with poppler's pdfinfo (a program other than the one
 // that wrote it) and returns each page's rotation in order.
-func pdfPages(t *testing.T, data []byte) []int {
+func pdfPages(t testing.TB, data []byte) []int {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "out.pdf")
 	if err := os.WriteFile(path, data, 0o600); err != nil {
@@ -32,7 +32,7 @@ func pdfPages(t *testing.T, data []byte) []int {
 }
 
 // corpusPages returns the page rotations of a corpus PDF.
-func corpusPages(t *testing.T, name string) []int {
+func corpusPages(t testing.TB, name string) []int {
 	t.Helper()
 	b, err := os.ReadFile(corpus("pdf", name))
 	if err != nil {

@@ -66,10 +66,7 @@ func Open(ctx context.Context, path string, enqueue EnqueueFunc) (*Store, error)
 	if err := os.MkdirAll(filepath.Dir(path), 0o750); err != nil {
 		return nil, fmt.Errorf("sqlite: %w", err)
 	}
-	write, err := sql.Open("sqlite", path+"?_pragma=journal_mode(WAL)&"+commonPragmas+"&_txlock=immediate")
-	if err != nil {
-		return nil, fmt.Errorf("sqlite: %w", err)
-	}
+	write := openDB(path + "?_pragma=journal_mode(WAL)&" + commonPragmas + "&_txlock=immediate")
 	// One connection: SQLite has one writer at a time anyway, and River's
 	// SQLite driver needs a single-connection pool.
 	write.SetMaxOpenConns(1)
@@ -81,11 +78,7 @@ func Open(ctx context.Context, path string, enqueue EnqueueFunc) (*Store, error)
 	}
 	// The read pool opens after migrating, so the file is in WAL mode (a
 	// persistent property) before any reader connects.
-	read, err := sql.Open("sqlite", path+"?"+commonPragmas+"&_pragma=query_only(1)")
-	if err != nil {
-		write.Close()
-		return nil, fmt.Errorf("sqlite: %w", err)
-	}
+	read := openDB(path + "?" + commonPragmas + "&_pragma=query_only(1)")
 	read.SetMaxOpenConns(max(4, runtime.GOMAXPROCS(0)))
 	s.read = read
 	if err := s.Ping(ctx); err != nil {

@@ -1,0 +1,109 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/docmill/docmill/client"
+)
+
+// BenchmarkRotateSync measures rotate-pdf over HTTP, synchronously, on the
+// corpus's minimal-document.pdf, with 1 and 8 concurrent clients: requests
+// per second, p50/p99 latency, and the queue pickup latency (upload end to
+// job start) from the jobs' meta.queued_ms.
+func BenchmarkRotateSync(b *testing.B) {
+	pdf, err := os.ReadFile(corpus("pdf", "minimal-document.pdf"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, clients := range []int{1, 8} {
+		b.Run(fmt.Sprintf("clients=%d", clients), func(b *testing.B) {
+			s := startServer(b, "", "--log-level", "error")
+			key := newKey(b, s.DataDir, "custom", "--rpm", "10000000", "--in-flight", "10000", "--ops", "1000000000")
+			c := s.client(key)
+			var mu sync.Mutex
+			var lat, pickup []time.Duration
+			next := make(chan struct{}, b.N)
+			for i := 0; i < b.N; i++ {
+				next <- struct{}{}
+			}
+			close(next)
+			b.ResetTimer()
+			start := time.Now()
+			var wg sync.WaitGroup
+			for w := 0; w < clients; w++ {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					for range next {
+						t0 := time.Now()
+						j, resp, err := c.Process(context.Background(), "rotate-pdf",
+							[]client.File{{Name: "minimal-document.pdf", Body: bytes.NewReader(pdf)}}, client.ProcessOptions{})
+						d := time.Since(t0)
+						if err != nil || resp.StatusCode != 200 {
+							b.Error(err)
+							return
+						}
+						q, _ := j.Meta["queued_ms"].(float64)
+						mu.Lock()
+						lat = append(lat, d)
+						pickup = append(pickup, time.Duration(q*float64(time.Millisecond)))
+						mu.Unlock()
+					}
+				}()
+			}
+			wg.Wait()
+			elapsed := time.Since(start)
+			b.StopTimer()
+			b.ReportMetric(float64(len(lat))/elapsed.Seconds(), "req/s")
+			b.ReportMetric(ms(percentile(lat, 50)), "p50_ms")
+			b.ReportMetric(ms(percentile(lat, 99)), "p99_ms")
+			b.ReportMetric(ms(percentile(pickup, 50)), "pickup_p50_ms")
+			b.ReportMetric(ms(percentile(pickup, 99)), "pickup_p99_ms")
+		})
+	}
+}
+
+// BenchmarkUploadGigabyte streams 1 GB generated on the fly to a server
+// process (answered 202 at once, so only the upload is timed) and reports
+// MB/s and the server's peak RSS.
+func BenchmarkUploadGigabyte(b *testing.B) {
+	dir := b.TempDir()
+	s := startChild(b, dir, "--log-level", "error")
+	key := newKey(b, dir, "custom", "--max-file-mb", "2048", "--rpm", "100000", "--in-flight", "1000")
+	const size = 1 << 30
+	b.SetBytes(size)
+	b.ResetTimer()
+	start := time.Now()
+	for i := 0; i < b.N; i++ {
+		_, _, err := s.client(key).Process(context.Background(), "rotate-pdf",
+			[]client.File{{Name: "huge.pdf", Body: io.MultiReader(strings.NewReader("%PDF-1.7\n"), io.LimitReader(zeros{}, size))}},
+			client.ProcessOptions{Prefer: "respond-async"})
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+	elapsed := time.Since(start)
+	b.StopTimer()
+	b.ReportMetric(float64(b.N)*size/(1<<20)/elapsed.Seconds(), "MB/s")
+	b.ReportMetric(float64(peakRSS(b, s.cmd.Process.Pid))/(1<<20), "peak_rss_MB")
+}
+
+func percentile(ds []time.Duration, p int) time.Duration {
+	if len(ds) == 0 {
+		return 0
+	}
+	s := append([]time.Duration(nil), ds...)
+	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
+	return s[min(len(s)-1, len(s)*p/100)]
+}
+
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }

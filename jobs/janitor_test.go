@@ -1,0 +1,113 @@
+package jobs_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/docmill/docmill"
+	"github.com/docmill/docmill/blob"
+	"github.com/docmill/docmill/jobs"
+	"github.com/docmill/docmill/store/sqlite"
+	"github.com/riverqueue/river/riverdriver/riversqlite"
+)
+
+// clock is a settable clock, the one fake the janitor test needs.
+type clock struct{ t time.Time }
+
+func (c *clock) now() time.Time { return c.t }
+
+func TestSweep(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	st, err := sqlite.Open(ctx, dir+"/docmill.db", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	bucket, err := blob.OpenDir(dir + "/blobs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer bucket.Close()
+	clk := &clock{t: time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)}
+	q, err := jobs.New(riversqlite.New(st.WriteDB()), jobs.Config{
+		Store: st, Blob: bucket, Registry: docmill.NewRegistry(), Now: clk.now,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	acct := &docmill.Account{ID: "acct_1", Name: "a", Plan: docmill.PlanPro, CreatedAt: clk.t}
+	_, key := docmill.NewAPIKey(acct.ID, "k", clk.t)
+	if err := st.CreateAccount(ctx, acct, &key); err != nil {
+		t.Fatal(err)
+	}
+	put := func(k string) {
+		if _, err := bucket.Put(ctx, k, strings.NewReader("%PDF-1.7"), "application/pdf"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	exists := func(k string) bool {
+		_, err := bucket.Attributes(ctx, k)
+		if err != nil && !errors.Is(err, docmill.ErrNotFound) {
+			t.Fatal(err)
+		}
+		return err == nil
+	}
+	newJob := func(id string) *docmill.Job {
+		put("in/" + id + "/0")
+		j := &docmill.Job{ID: id, AccountID: acct.ID, Tool: "rotate-pdf", Status: docmill.StatusQueued, Priority: 3,
+			ResultTTL: time.Hour, CreatedAt: clk.t, Inputs: []docmill.InputFile{{Key: "in/" + id + "/0", Filename: "a.pdf", Size: 8}}}
+		if _, err := st.CreateJob(ctx, j, docmill.Admission{Period: "2026-11"}); err != nil {
+			t.Fatal(err)
+		}
+		return j
+	}
+
+	done := newJob("job_done")
+	queued := newJob("job_queued")
+	if _, err := st.StartJob(ctx, done.ID, clk.t); err != nil {
+		t.Fatal(err)
+	}
+	put("out/job_done/a-rotated.pdf")
+	finished := clk.t
+	done.Status, done.FinishedAt = docmill.StatusDone, &finished
+	done.Result = &docmill.Result{Key: "out/job_done/a-rotated.pdf", Filename: "a-rotated.pdf", ContentType: "application/pdf", Size: 8, ExpiresAt: clk.t.Add(time.Hour)}
+	if ok, err := st.FinishJob(ctx, done); !ok || err != nil {
+		t.Fatalf("finish: %v %v", ok, err)
+	}
+
+	// A finished job's leftover inputs go; a queued job's stay; a result
+	// before its expiry stays.
+	if err := q.Sweep(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if exists("in/job_done/0") || !exists("in/job_queued/0") || !exists("out/job_done/a-rotated.pdf") {
+		t.Fatal("first sweep removed the wrong files")
+	}
+
+	// At expires_at the result goes, and the record says so.
+	clk.t = clk.t.Add(time.Hour)
+	if err := q.Sweep(ctx); err != nil {
+		t.Fatal(err)
+	}
+	j, err := st.Job(ctx, done.ID)
+	if err != nil || exists("out/job_done/a-rotated.pdf") || j.Result.DeletedAt == nil || j.Status != docmill.StatusDone {
+		t.Fatalf("after expiry: %+v %v", j, err)
+	}
+
+	// After 30 days the finished record goes; the unfinished one stays.
+	clk.t = clk.t.Add(docmill.RecordRetention)
+	if err := q.Sweep(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.Job(ctx, done.ID); !errors.Is(err, docmill.ErrNotFound) {
+		t.Fatalf("old record kept: %v", err)
+	}
+	if _, err := st.Job(ctx, queued.ID); err != nil {
+		t.Fatalf("queued record: %v", err)
+	}
+}
