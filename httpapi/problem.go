@@ -82,7 +82,9 @@ func (s *Server) writeJobError(w http.ResponseWriter, r *http.Request, err error
 		h.Set("WWW-Authenticate", `Bearer realm="docmill"`)
 	}
 	w.WriteHeader(status)
-	_ = json.NewEncoder(w).Encode(problem{
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(problem{
 		Type:      "https://docmill.dev/errors/" + string(e.Code),
 		Title:     titleOf(e.Code),
 		Status:    status,
@@ -99,5 +101,6 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	w.WriteHeader(status)
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false) // result URLs keep a plain "&"
 	_ = enc.Encode(v)
 }

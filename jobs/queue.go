@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 	"sync"
 	"time"
 
@@ -245,7 +246,22 @@ type levelFilter struct {
 func (f levelFilter) Enabled(ctx context.Context, l slog.Level) bool {
 	return l >= f.min && f.h.Enabled(ctx, l)
 }
-func (f levelFilter) Handle(ctx context.Context, r slog.Record) error { return f.h.Handle(ctx, r) }
+
+// Handle drops River's reports of work cut short by its own shutdown
+// ("context canceled"), which say nothing an operator must act on.
+func (f levelFilter) Handle(ctx context.Context, r slog.Record) error {
+	canceled := false
+	r.Attrs(func(a slog.Attr) bool {
+		if a.Key == "error" || a.Key == "err" {
+			canceled = strings.HasSuffix(a.Value.String(), context.Canceled.Error())
+		}
+		return !canceled
+	})
+	if canceled {
+		return nil
+	}
+	return f.h.Handle(ctx, r)
+}
 func (f levelFilter) WithAttrs(a []slog.Attr) slog.Handler {
 	return levelFilter{h: f.h.WithAttrs(a), min: f.min}
 }
