@@ -51,7 +51,7 @@ func (s *Server) handleProcess(w http.ResponseWriter, r *http.Request) {
 	}
 
 	jobID := docmill.NewJobID()
-	up, err := s.readUpload(ctx, r, tool, jobID, s.maxFile(c.plan))
+	up, err := s.readUpload(ctx, w, r, tool, jobID, s.maxFile(c.plan))
 	if err != nil {
 		s.writeError(w, r, s.withPlan(err, c.plan))
 		return

@@ -36,9 +36,12 @@ type Config struct {
 	SyncBudget time.Duration
 	// MaxWait caps Prefer: wait=N (default 5 min).
 	MaxWait time.Duration
-	// MaxUploadBytes is the server's hard cap on one file, whatever the
-	// plan says (default 4 GiB).
+	// MaxUploadBytes is the server's hard cap on the files of one request,
+	// each and in total, whatever the plan says (default 4 GiB).
 	MaxUploadBytes int64
+	// UploadIdleTimeout drops an upload that sends nothing for this long
+	// (default 1 min).
+	UploadIdleTimeout time.Duration
 	// Ready checks dependencies beyond store and blob (engines); nil: none.
 	Ready func(ctx context.Context) map[string]string
 
@@ -72,6 +75,9 @@ func NewServer(cfg Config) *Server {
 	}
 	if cfg.MaxUploadBytes <= 0 {
 		cfg.MaxUploadBytes = 4 << 30
+	}
+	if cfg.UploadIdleTimeout <= 0 {
+		cfg.UploadIdleTimeout = time.Minute
 	}
 	cfg.BaseURL = strings.TrimRight(cfg.BaseURL, "/")
 	if cfg.CDNURL == "" {

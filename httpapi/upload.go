@@ -13,6 +13,7 @@ import (
 	"mime"
 	"mime/multipart"
 	"net/http"
+	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -36,15 +37,19 @@ type upload struct {
 }
 
 // readUpload streams a multipart body: each "file" part goes straight to the
-// blob store under in/{jobID}/, checked part by part for type (by its bytes)
-// and size (while it streams), and every other part is a form field. Nothing
-// is held in memory whole. On error every stored file is removed again.
-func (s *Server) readUpload(ctx context.Context, r *http.Request, tool *docmill.Tool, jobID string, maxFile int64) (*upload, error) {
+// blob store, checked part by part for type (by its bytes) and size (while
+// it streams: maxFile per file, the server's cap in total), and every other
+// part is a form field. Nothing is held in memory whole. An upload that
+// stalls for the idle timeout is dropped. On error every stored file is
+// removed again.
+func (s *Server) readUpload(ctx context.Context, w http.ResponseWriter, r *http.Request, tool *docmill.Tool, jobID string, maxFile int64) (*upload, error) {
 	mt, params, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	if err != nil || mt != "multipart/form-data" || params["boundary"] == "" {
 		return nil, docmill.Errorf(docmill.CodeInvalidRequest, "The body must be multipart/form-data with a boundary.")
 	}
-	mr := multipart.NewReader(r.Body, params["boundary"])
+	body := &stallGuard{r: r.Body, rc: http.NewResponseController(w), idle: s.cfg.UploadIdleTimeout}
+	mr := multipart.NewReader(body, params["boundary"])
+	var total int64
 	up := &upload{fields: map[string]string{}}
 	fail := func(err error) (*upload, error) {
 		s.deleteInputs(up.files)
@@ -68,11 +73,16 @@ func (s *Server) readUpload(ctx context.Context, r *http.Request, tool *docmill.
 				part.Close()
 				return fail(docmill.Errorf(docmill.CodeTooManyFiles, "%s takes at most %d file(s).", tool.Slug, tool.MaxFiles))
 			}
-			f, sum, err := s.storePart(ctx, part, tool, jobID, len(up.files), maxFile)
+			limit, tooLarge := maxFile, fileTooLarge(maxFile)
+			if left := s.cfg.MaxUploadBytes - total; left < limit {
+				limit, tooLarge = left, totalTooLarge(s.cfg.MaxUploadBytes)
+			}
+			f, sum, err := s.storePart(ctx, part, tool, jobID, len(up.files), limit, tooLarge)
 			part.Close()
 			if err != nil {
 				return fail(err)
 			}
+			total += f.Size
 			up.files = append(up.files, f)
 			up.hashes = append(up.hashes, sum)
 			continue
@@ -135,9 +145,21 @@ func (l *limitedReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
+func fileTooLarge(limit int64) func(string) error {
+	return func(name string) error {
+		return docmill.Errorf(docmill.CodeFileTooLarge, "The file %q is larger than the limit of %s.", name, humanBytes(limit))
+	}
+}
+
+func totalTooLarge(limit int64) func(string) error {
+	return func(string) error {
+		return docmill.Errorf(docmill.CodeFileTooLarge, "The files of one request may total at most %s.", humanBytes(limit))
+	}
+}
+
 // storePart sniffs the part's type from its first bytes, then streams it to
-// the blob store within maxFile bytes.
-func (s *Server) storePart(ctx context.Context, part *multipart.Part, tool *docmill.Tool, jobID string, index int, maxFile int64) (docmill.InputFile, string, error) {
+// the blob store within limit bytes; past it, the error is tooLarge's.
+func (s *Server) storePart(ctx context.Context, part *multipart.Part, tool *docmill.Tool, jobID string, index int, limit int64, tooLarge func(string) error) (docmill.InputFile, string, error) {
 	br := bufio.NewReaderSize(part, sniffLen)
 	head, err := br.Peek(sniffLen)
 	if err != nil && err != io.EOF && !errors.Is(err, bufio.ErrBufferFull) {
@@ -153,11 +175,10 @@ func (s *Server) storePart(ctx context.Context, part *multipart.Part, tool *docm
 			"The file %q is %s; %s accepts %s.", name, describeType(ct), tool.Slug, strings.Join(tool.Accepts, ", "))
 	}
 	key := docmill.InputKey(jobID, index)
-	lr := &limitedReader{r: br, max: maxFile, h: sha256.New()}
+	lr := &limitedReader{r: br, max: limit, h: sha256.New()}
 	n, err := s.cfg.Blob.Put(ctx, key, lr, ct)
 	if errors.Is(err, errTooLarge) {
-		return docmill.InputFile{}, "", docmill.Errorf(docmill.CodeFileTooLarge,
-			"The file %q is larger than the limit of %s.", name, humanBytes(maxFile))
+		return docmill.InputFile{}, "", tooLarge(name)
 	}
 	if err != nil {
 		if ctx.Err() != nil || isClientReadError(err) {
@@ -168,9 +189,27 @@ func (s *Server) storePart(ctx context.Context, part *multipart.Part, tool *docm
 	return docmill.InputFile{Key: key, Filename: name, ContentType: ct, Size: n}, hex.EncodeToString(lr.h.Sum(nil)), nil
 }
 
+// stallGuard drops an upload that sends nothing for idle: it pushes the
+// connection's read deadline forward as data arrives (at most once a
+// second, to keep the cost per read small).
+type stallGuard struct {
+	r        io.Reader
+	rc       *http.ResponseController
+	idle     time.Duration
+	extended time.Time
+}
+
+func (g *stallGuard) Read(p []byte) (int, error) {
+	if now := time.Now(); now.Sub(g.extended) > time.Second {
+		g.extended = now
+		_ = g.rc.SetReadDeadline(now.Add(g.idle)) // unsupported writers just keep no deadline
+	}
+	return g.r.Read(p)
+}
+
 // isClientReadError tells a broken request body from a storage failure.
 func isClientReadError(err error) bool {
-	return errors.Is(err, io.ErrUnexpectedEOF) || strings.Contains(err.Error(), "multipart")
+	return errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, os.ErrDeadlineExceeded) || strings.Contains(err.Error(), "multipart")
 }
 
 func (s *Server) deleteInputs(files []docmill.InputFile) {

@@ -1,9 +1,11 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"strconv"
@@ -159,6 +161,45 @@ func TestUploadTooLargeStopsStreaming(t *testing.T) {
 	e := apiError(t, err, 400, "file_too_large")
 	if !strings.Contains(e.Detail, "5 MB") {
 		t.Fatalf("detail %q", e.Detail)
+	}
+	assertNoInputs(t, s.DataDir)
+}
+
+// TestUploadTotalIsCapped: the server's cap bounds the files of one
+// request together, not only each file.
+func TestUploadTotalIsCapped(t *testing.T) {
+	s := startServer(t, "", "--max-upload-mb", "3")
+	key := newKey(t, s.DataDir, "custom")                                          // no plan limit: the server cap applies
+	geo := func() client.File { return file(t, "pdf", "GeoTopo-komprimiert.pdf") } // 1.8 MB
+	_, _, err := s.client(key).Process(context.Background(), "merge-pdf", []client.File{geo(), geo()}, client.ProcessOptions{})
+	e := apiError(t, err, 400, "file_too_large")
+	if !strings.Contains(e.Detail, "total") {
+		t.Fatalf("detail %q", e.Detail)
+	}
+	assertNoInputs(t, s.DataDir)
+}
+
+// TestStalledUploadIsDropped: a client that stops sending mid-upload is
+// answered and cut off after the idle timeout, and its partial file goes.
+func TestStalledUploadIsDropped(t *testing.T) {
+	s := startServer(t, "", "--upload-idle-timeout", "1s")
+	conn, err := net.Dial("tcp", strings.TrimPrefix(s.URL, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	body := "--b\r\nContent-Disposition: form-data; name=\"file\"; filename=\"a.pdf\"\r\n\r\n%PDF-1.7\n" + strings.Repeat("x", 4096)
+	fmt.Fprintf(conn, "POST /v1/rotate-pdf/process HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer %s\r\n"+
+		"Content-Type: multipart/form-data; boundary=b\r\nContent-Length: 100000\r\n\r\n%s", s.DevKey, body)
+	start := time.Now()
+	_ = conn.SetReadDeadline(time.Now().Add(20 * time.Second))
+	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	if err != nil {
+		t.Fatalf("no answer to a stalled upload: %v", err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 400 || time.Since(start) > 10*time.Second {
+		t.Fatalf("stalled upload: %d after %s", resp.StatusCode, time.Since(start))
 	}
 	assertNoInputs(t, s.DataDir)
 }

@@ -41,6 +41,7 @@ type serveFlags struct {
 	janitorInterval time.Duration
 	shutdownTimeout time.Duration
 	maxUploadMB     int64
+	uploadIdle      time.Duration
 	logLevel        string
 	devKey          bool
 }
@@ -59,7 +60,8 @@ func (f *serveFlags) register(fs *flag.FlagSet) {
 	fs.DurationVar(&f.pollInterval, "poll-interval", 10*time.Millisecond, "how often idle workers look for new jobs; SQLite cannot notify them, so this bounds queue pickup latency, at a CPU cost while idle")
 	fs.DurationVar(&f.janitorInterval, "janitor-interval", time.Minute, "how often expired results and old records are removed")
 	fs.DurationVar(&f.shutdownTimeout, "shutdown-timeout", 30*time.Second, "on SIGTERM, how long jobs in progress may take to finish")
-	fs.Int64Var(&f.maxUploadMB, "max-upload-mb", 4096, "hard cap on one uploaded file in MB, whatever the plan allows")
+	fs.Int64Var(&f.maxUploadMB, "max-upload-mb", 4096, "hard cap in MB on the files of one request, each and in total, whatever the plan allows")
+	fs.DurationVar(&f.uploadIdle, "upload-idle-timeout", time.Minute, "drop an upload that sends nothing for this long")
 	fs.StringVar(&f.logLevel, "log-level", "info", "debug, info, warn or error")
 	fs.BoolVar(&f.devKey, "dev-key", true, "on first start with no keys, create a Pro key named dev and print it")
 }
@@ -157,7 +159,7 @@ func serve(ctx context.Context, env *environment, args []string) error {
 	api := httpapi.NewServer(httpapi.Config{
 		Store: st, Blob: bucket, Queue: q, Registry: registry, Limiter: ratelimit.NewMemory(nil),
 		Plans: docmill.DefaultPlans(), BaseURL: baseURL, CDNURL: f.cdnURL, SigningKey: []byte(secret),
-		Signup: f.signup == "open", SyncBudget: f.syncBudget, MaxUploadBytes: f.maxUploadMB << 20,
+		Signup: f.signup == "open", SyncBudget: f.syncBudget, MaxUploadBytes: f.maxUploadMB << 20, UploadIdleTimeout: f.uploadIdle,
 		Ready: engineChecks(registry), Logger: log, Registerer: reg, Gatherer: reg,
 	})
 	var handler http.Handler = api
