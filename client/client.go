@@ -202,21 +202,18 @@ func (c *Client) Account(ctx context.Context) (map[string]any, error) {
 	return a, err
 }
 
-// Download fetches a result URL into w.
+// Download fetches a result URL into w. The URL is signed, so no key is
+// sent (it may point at a CDN).
 func (c *Client) Download(ctx context.Context, url string, w io.Writer) (*Response, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
 		return nil, err
 	}
-	resp, err := c.HTTP.Do(req)
+	resp, r, err := c.send(req)
 	if err != nil {
-		return nil, err
+		return r, err
 	}
 	defer resp.Body.Close()
-	r := &Response{StatusCode: resp.StatusCode, Header: resp.Header}
-	if resp.StatusCode >= 300 {
-		return r, decodeError(resp)
-	}
 	_, err = io.Copy(w, resp.Body)
 	return r, err
 }
@@ -229,23 +226,35 @@ func (c *Client) call(ctx context.Context, method, path string, out any) (*Respo
 	return c.do(req, out)
 }
 
+// do sends an API request with the key and decodes the JSON answer into out.
 func (c *Client) do(req *http.Request, out any) (*Response, error) {
 	if c.Key != "" {
 		req.Header.Set("Authorization", "Bearer "+c.Key)
 	}
-	resp, err := c.HTTP.Do(req)
+	resp, r, err := c.send(req)
 	if err != nil {
-		return nil, err
+		return r, err
 	}
 	defer resp.Body.Close()
-	r := &Response{StatusCode: resp.StatusCode, Header: resp.Header}
-	if resp.StatusCode >= 300 {
-		return r, decodeError(resp)
-	}
 	if err := json.NewDecoder(resp.Body).Decode(out); err != nil {
 		return r, fmt.Errorf("docmill: decode %s: %w", req.URL.Path, err)
 	}
 	return r, nil
+}
+
+// send performs req; a status of 300 or more comes back as an *Error
+// decoded from the problem body, with the body closed.
+func (c *Client) send(req *http.Request) (*http.Response, *Response, error) {
+	resp, err := c.HTTP.Do(req)
+	if err != nil {
+		return nil, nil, err
+	}
+	r := &Response{StatusCode: resp.StatusCode, Header: resp.Header}
+	if resp.StatusCode >= 300 {
+		defer resp.Body.Close()
+		return nil, r, decodeError(resp)
+	}
+	return resp, r, nil
 }
 
 func decodeError(resp *http.Response) error {
