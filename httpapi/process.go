@@ -3,6 +3,7 @@ package httpapi
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"net/http"
 	"sort"
 	"strconv"
@@ -147,18 +148,18 @@ func (s *Server) precheck(r *http.Request, c *caller, adm docmill.Admission, per
 
 // admissionError adds the client's wait to the store's refusals.
 func (s *Server) admissionError(err error, periodEnd time.Time) error {
-	switch err {
-	case docmill.ErrQuotaExceeded:
+	switch {
+	case errors.Is(err, docmill.ErrQuotaExceeded):
 		e := *docmill.ErrQuotaExceeded
 		e.Message = "The monthly operations quota of your plan is used up; it resets at " + periodEnd.Format(time.RFC3339) + "."
 		e.RetryAfter = max(1, ceilSeconds(periodEnd.Sub(s.cfg.Now())))
 		return &e
-	case docmill.ErrTooManyInFlight:
+	case errors.Is(err, docmill.ErrTooManyInFlight):
 		e := *docmill.ErrTooManyInFlight
 		e.RetryAfter = 1
 		return &e
-	case docmill.ErrIdempotencyConflict:
-		return err
+	case errors.Is(err, docmill.ErrIdempotencyConflict):
+		return docmill.ErrIdempotencyConflict
 	}
 	return docmill.AsError(err)
 }
