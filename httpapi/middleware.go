@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"context"
+	"crypto/subtle"
 	"errors"
 	"fmt"
 	"net/http"
@@ -147,7 +148,11 @@ func (s *Server) authenticate(r *http.Request) (*caller, error) {
 	if !ok || !strings.EqualFold(scheme, "Bearer") || !docmill.WellFormedKey(key) {
 		return nil, docmill.Errorf(docmill.CodeUnauthorized, "Malformed API key: send Authorization: Bearer dm_live_...")
 	}
-	k, acct, err := s.cfg.Store.KeyByHash(r.Context(), docmill.HashKey(key))
+	hash := docmill.HashKey(key)
+	k, acct, err := s.cfg.Store.KeyByHash(r.Context(), hash)
+	if err == nil && subtle.ConstantTimeCompare([]byte(k.Hash), []byte(hash)) != 1 {
+		err = docmill.ErrNotFound // never true for a correct store; keeps the comparison constant-time
+	}
 	if errors.Is(err, docmill.ErrNotFound) {
 		return nil, docmill.Errorf(docmill.CodeUnauthorized, "Unknown API key.")
 	}

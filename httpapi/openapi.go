@@ -108,8 +108,7 @@ func paramSchema(p docmill.Param) obj {
 		sc["type"] = "string"
 	}
 	if len(p.Enum) > 0 {
-		sc["type"] = "string"
-		sc["enum"] = p.Enum
+		sc["enum"] = enumValues(p)
 	}
 	if p.Min != nil {
 		sc["minimum"] = *p.Min
@@ -119,11 +118,24 @@ func paramSchema(p docmill.Param) obj {
 	}
 	if p.Default != "" {
 		sc["default"] = p.Default
-		if n, err := strconv.ParseFloat(p.Default, 64); err == nil && (p.Type == docmill.TypeInteger || p.Type == docmill.TypeNumber) && len(p.Enum) == 0 {
+		if n, err := strconv.ParseFloat(p.Default, 64); err == nil && (p.Type == docmill.TypeInteger || p.Type == docmill.TypeNumber) {
 			sc["default"] = n
 		}
 	}
 	return sc
+}
+
+// enumValues lists an enum's values typed as the param is: numbers for an
+// integer or number param, strings otherwise.
+func enumValues(p docmill.Param) []any {
+	out := make([]any, len(p.Enum))
+	for i, v := range p.Enum {
+		out[i] = v
+		if n, err := strconv.ParseFloat(v, 64); err == nil && (p.Type == docmill.TypeInteger || p.Type == docmill.TypeNumber) {
+			out[i] = n
+		}
+	}
+	return out
 }
 
 func jobSchema() obj {
