@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/docmill/docmill"
 	"gocloud.dev/blob"
@@ -61,7 +62,7 @@ func OpenURL(ctx context.Context, url string) (*Bucket, error) {
 // directory, so that a worker on the same disk can link the file instead of
 // copying it.
 func (k *Bucket) LocalPath(key string) (string, bool) {
-	if k.dir == "" || !filepath.IsLocal(filepath.FromSlash(key)) {
+	if k.dir == "" || !filepath.IsLocal(filepath.FromSlash(key)) || escapedByFileblob(key) {
 		return "", false
 	}
 	return filepath.Join(k.dir, filepath.FromSlash(key)), true
@@ -141,6 +142,20 @@ func (k *Bucket) Ping(ctx context.Context) error {
 		return errors.New("blob: bucket not accessible")
 	}
 	return nil
+}
+
+// escapedByFileblob reports whether fileblob stores key under another name
+// (it escapes control characters, "//", "../", a trailing "/", text that
+// looks like its escapes, and refuses the ".attrs" suffix); such keys go
+// through the bucket API instead of a direct path.
+func escapedByFileblob(key string) bool {
+	for i := 0; i < len(key); i++ {
+		if key[i] < 0x20 || key[i] == 0x7f {
+			return true
+		}
+	}
+	return strings.Contains(key, "__0x") || strings.Contains(key, "//") || strings.Contains(key, "../") ||
+		strings.HasSuffix(key, "/") || strings.HasSuffix(key, ".attrs")
 }
 
 func notFound(err error) error {

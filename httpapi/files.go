@@ -32,8 +32,10 @@ func (s *Server) fileURL(jobID, filename string, expiresAt time.Time) string {
 
 // handleFile serves a result by its signed URL: 403 when the signature does
 // not match, 410 once it has expired or the file is gone. The signature is
-// the authorization, so a CDN can cache and serve it without a key. HEAD and
-// Range requests are answered by http.ServeContent.
+// the authorization, so the link works without a key, from a CDN's address
+// too; it is marked private so that no shared cache keeps a user's file
+// after it is deleted. HEAD and Range requests are answered by
+// http.ServeContent.
 func (s *Server) handleFile(w http.ResponseWriter, r *http.Request) {
 	jobID, filename := r.PathValue("job_id"), r.PathValue("filename")
 	q := r.URL.Query()

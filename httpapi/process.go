@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"net/http"
 	"sort"
 	"strconv"
@@ -125,7 +126,10 @@ func (s *Server) waitBudget(r *http.Request, tool *docmill.Tool) (time.Duration,
 				if err != nil || n < 0 {
 					return 0, docmill.Errorf(docmill.CodeInvalidRequest, "Prefer: wait=N needs a whole number of seconds.")
 				}
-				budget = min(time.Duration(n)*time.Second, s.cfg.MaxWait)
+				budget = s.cfg.MaxWait
+				if int64(n) < int64(s.cfg.MaxWait/time.Second) { // compared first: n seconds may overflow a Duration
+					budget = time.Duration(n) * time.Second
+				}
 			}
 		}
 	}
@@ -186,18 +190,21 @@ func (s *Server) maxFile(p docmill.Plan) int64 {
 // requestHash identifies a request for Idempotency-Key matching: the tool,
 // the validated params and the files' contents.
 func requestHash(tool string, p docmill.Params, fileHashes []string) string {
+	// Every item is length-prefixed, so no value can pass for two.
 	h := sha256.New()
-	h.Write([]byte(tool + "\n"))
+	item := func(s string) { fmt.Fprintf(h, "%d:%s", len(s), s) }
+	item(tool)
 	names := make([]string, 0, len(p))
 	for k := range p {
 		names = append(names, k)
 	}
 	sort.Strings(names)
 	for _, k := range names {
-		h.Write([]byte(k + "=" + p[k] + "\n"))
+		item(k)
+		item(p[k])
 	}
 	for _, f := range fileHashes {
-		h.Write([]byte(f + "\n"))
+		item(f)
 	}
 	return hex.EncodeToString(h.Sum(nil))
 }

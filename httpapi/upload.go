@@ -18,6 +18,7 @@ import (
 	"strings"
 	"time"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/docmill/docmill"
 )
@@ -227,16 +228,18 @@ const sniffLen = 1024
 
 // sniff names a file's content type from its first bytes, never its name.
 func sniff(head []byte) string {
-	// PDF readers accept the header anywhere in the first 1024 bytes.
-	if bytes.Contains(head, []byte("%PDF-")) {
-		return "application/pdf"
-	}
 	if bytes.HasPrefix(head, []byte("II*\x00")) || bytes.HasPrefix(head, []byte("MM\x00*")) {
 		return "image/tiff"
 	}
-	ct := http.DetectContentType(head)
-	ct, _, _ = strings.Cut(ct, ";")
-	return strings.TrimSpace(ct)
+	ct, _, _ := strings.Cut(http.DetectContentType(head), ";")
+	ct = strings.TrimSpace(ct)
+	// A format that announces itself at byte 0 (zip, images) wins over a
+	// "%PDF-" inside it; PDF readers accept the header anywhere in the
+	// first 1024 bytes, after junk.
+	if (ct == "text/plain" || ct == "application/octet-stream") && bytes.Contains(head, []byte("%PDF-")) {
+		return "application/pdf"
+	}
+	return ct
 }
 
 func describeType(ct string) string {
@@ -246,23 +249,36 @@ func describeType(ct string) string {
 	return ct
 }
 
+// maxFilename bounds a client file name, in bytes.
+const maxFilename = 150
+
 // cleanFilename keeps a client's file name safe to echo and to use in a
 // result name: no directories, no control characters, bounded length.
 func cleanFilename(name string) string {
 	name = filepath.Base(strings.ReplaceAll(name, "\\", "/"))
 	name = strings.Map(func(r rune) rune {
-		if unicode.IsControl(r) || r == '/' || r == '"' {
+		// Format characters (U+202E right-to-left override, ...) would let a
+		// name display as something else: "evil\u202efdp.exe".
+		if unicode.IsControl(r) || unicode.Is(unicode.Cf, r) || r == '/' || r == '"' || r == utf8.RuneError {
 			return -1
 		}
 		return r
 	}, name)
 	name = strings.TrimSpace(name)
+	if len(name) > maxFilename {
+		// Cut once, at a character boundary, keeping a short extension.
+		ext := filepath.Ext(name)
+		if len(ext) > 16 {
+			ext = ""
+		}
+		cut := maxFilename - len(ext)
+		for cut > 0 && !utf8.RuneStart(name[cut]) {
+			cut--
+		}
+		name = strings.TrimSpace(name[:cut]) + ext
+	}
 	if name == "" || name == "." || name == ".." {
 		name = "file"
-	}
-	for len(name) > 150 {
-		r := []rune(name)
-		name = string(r[:len(r)-1])
 	}
 	return name
 }
