@@ -47,7 +47,7 @@ func (s *Server) handleAccount(w http.ResponseWriter, r *http.Request) {
 		"plan":       c.account.Plan,
 		"key_prefix": c.key.Prefix,
 		"limits": limitsBody{
-			OperationsPerMonth: p.OperationsPerMonth, MaxFileBytes: s.maxFile(p), RequestsPerMinute: p.RequestsPerMinute,
+			OperationsPerMonth: p.OperationsPerMonth, MaxFileBytes: s.fileLimit(p).bytes, RequestsPerMinute: p.RequestsPerMinute,
 			JobsInFlight: p.JobsInFlight, QueuePriority: p.Priority, ResultTTLSeconds: int64(p.ResultTTL / time.Second),
 		},
 		"usage": usageBody{

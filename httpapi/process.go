@@ -53,9 +53,9 @@ func (s *Server) handleProcess(w http.ResponseWriter, r *http.Request) {
 	}
 
 	jobID := docmill.NewJobID()
-	up, err := s.readUpload(ctx, w, r, tool, jobID, s.maxFile(c.plan))
+	up, err := s.readUpload(ctx, w, r, tool, jobID, s.fileLimit(c.plan))
 	if err != nil {
-		s.writeError(w, r, s.withPlan(err, c.plan))
+		s.writeError(w, r, err)
 		return
 	}
 	params, err := tool.ParseParams(up.fields)
@@ -168,15 +168,13 @@ func (s *Server) admissionError(err error, periodEnd time.Time) error {
 	return docmill.AsError(err)
 }
 
-// withPlan names the plan in a file_too_large message.
-func (s *Server) withPlan(err error, p docmill.Plan) error {
-	e := docmill.AsError(err)
-	if e.Code == docmill.CodeFileTooLarge && p.MaxFileBytes > 0 {
-		c := *e
-		c.Message = strings.TrimSuffix(c.Message, ".") + " of the " + titleOf(docmill.Code(p.Name)) + " plan."
-		return &c
+// fileLimit is the per-file size limit and whose it is: the plan's, or
+// the server's when that is lower or the plan sets none.
+func (s *Server) fileLimit(p docmill.Plan) sizeLimit {
+	if p.MaxFileBytes > 0 && p.MaxFileBytes <= s.cfg.MaxUploadBytes {
+		return sizeLimit{bytes: p.MaxFileBytes, owner: "the " + titleOf(docmill.Code(p.Name)) + " plan"}
 	}
-	return err
+	return sizeLimit{bytes: s.cfg.MaxUploadBytes, owner: "this server"}
 }
 
 // maxFile is the per-file size limit: the plan's, within the server cap.

@@ -39,11 +39,11 @@ type upload struct {
 
 // readUpload streams a multipart body: each "file" part goes straight to the
 // blob store, checked part by part for type (by its bytes) and size (while
-// it streams: maxFile per file, the server's cap in total), and every other
+// it streams: perFile for each, the server's cap in total), and every other
 // part is a form field. Nothing is held in memory whole. An upload that
 // stalls for the idle timeout is dropped. On error every stored file is
 // removed again.
-func (s *Server) readUpload(ctx context.Context, w http.ResponseWriter, r *http.Request, tool *docmill.Tool, jobID string, maxFile int64) (*upload, error) {
+func (s *Server) readUpload(ctx context.Context, w http.ResponseWriter, r *http.Request, tool *docmill.Tool, jobID string, perFile sizeLimit) (*upload, error) {
 	mt, params, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	if err != nil || mt != "multipart/form-data" || params["boundary"] == "" {
 		return nil, docmill.Errorf(docmill.CodeInvalidRequest, "The body must be multipart/form-data with a boundary.")
@@ -74,7 +74,7 @@ func (s *Server) readUpload(ctx context.Context, w http.ResponseWriter, r *http.
 				part.Close()
 				return fail(docmill.Errorf(docmill.CodeTooManyFiles, "%s takes at most %d file(s).", tool.Slug, tool.MaxFiles))
 			}
-			limit, tooLarge := maxFile, fileTooLarge(maxFile)
+			limit, tooLarge := perFile.bytes, perFile.fileTooLarge
 			if left := s.cfg.MaxUploadBytes - total; left < limit {
 				limit, tooLarge = left, totalTooLarge(s.cfg.MaxUploadBytes)
 			}
@@ -146,10 +146,14 @@ func (l *limitedReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
-func fileTooLarge(limit int64) func(string) error {
-	return func(name string) error {
-		return docmill.Errorf(docmill.CodeFileTooLarge, "The file %q is larger than the limit of %s.", name, humanBytes(limit))
-	}
+// sizeLimit is a per-file limit and who sets it, for the error message.
+type sizeLimit struct {
+	bytes int64
+	owner string
+}
+
+func (l sizeLimit) fileTooLarge(name string) error {
+	return docmill.Errorf(docmill.CodeFileTooLarge, "The file %q is larger than %s's limit of %s.", name, l.owner, humanBytes(l.bytes))
 }
 
 func totalTooLarge(limit int64) func(string) error {

@@ -159,7 +159,7 @@ func TestUploadTooLargeStopsStreaming(t *testing.T) {
 		[]client.File{{Name: "big.pdf", Body: io.MultiReader(strings.NewReader("%PDF-1.7\n"), io.LimitReader(zeros{}, 64<<20))}},
 		client.ProcessOptions{})
 	e := apiError(t, err, 400, "file_too_large")
-	if !strings.Contains(e.Detail, "5 MB") {
+	if !strings.Contains(e.Detail, "the Custom plan's limit of 5 MB") {
 		t.Fatalf("detail %q", e.Detail)
 	}
 	assertNoInputs(t, s.DataDir)
