@@ -75,7 +75,8 @@ type Store interface {
 	// StartJob moves a queued or processing job to processing and returns
 	// it; a job in a final status is returned unchanged.
 	StartJob(ctx context.Context, id string, now time.Time) (*Job, error)
-	// FinishJob records the final status, result, meta and error of a
+	// FinishJob records the final status, result, meta, error and params
+	// (from which the caller removes secrets such as passwords) of a
 	// processing job and, when it is done, charges one operation to the
 	// period of its creation. It reports false, changing nothing, if the job
 	// is no longer processing (it was canceled).

@@ -111,6 +111,23 @@ func (q *Queue[TTx]) succeed(j *docmill.Job, out *docmill.RunOutput, elapsed tim
 	return q.finish(ctx, j, elapsed)
 }
 
+// withoutSecrets returns j's params without those its tool declares
+// secret (passwords), which must not outlive the job in its record.
+func (q *Queue[TTx]) withoutSecrets(j *docmill.Job) docmill.Params {
+	tool, ok := q.cfg.Registry.Lookup(j.Tool)
+	if !ok {
+		return j.Params
+	}
+	out := docmill.Params{}
+	for k, v := range j.Params {
+		if p, ok := tool.Param(k); ok && p.Secret {
+			continue
+		}
+		out[k] = v
+	}
+	return out
+}
+
 // storeResult puts the tool's output in the blob store: linked when the
 // store is a local directory, else streamed.
 func (q *Queue[TTx]) storeResult(ctx context.Context, key string, out *docmill.RunOutput) (int64, error) {
@@ -149,6 +166,7 @@ func (q *Queue[TTx]) fail(j *docmill.Job, err error, elapsed time.Duration) erro
 }
 
 func (q *Queue[TTx]) finish(ctx context.Context, j *docmill.Job, elapsed time.Duration) error {
+	j.Params = q.withoutSecrets(j)
 	ok, err := q.cfg.Store.FinishJob(ctx, j)
 	if err != nil {
 		return err

@@ -1,11 +1,15 @@
 package main
 
 import (
+	"archive/zip"
+	"bytes"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -39,4 +43,65 @@ func corpusPages(t testing.TB, name string) []int {
 		t.Fatal(err)
 	}
 	return pdfPages(t, b)
+}
+
+// writeTemp stores data in a test file and returns its path.
+func writeTemp(t testing.TB, name string, data []byte) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(path, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// pageText extracts page n's text with poppler's pdftotext; extra options
+// (such as "-upw", password) come first.
+func pageText(t testing.TB, data []byte, n int, extra ...string) string {
+	t.Helper()
+	args := append(extra, "-f", strconv.Itoa(n), "-l", strconv.Itoa(n), writeTemp(t, "in.pdf", data), "-")
+	out, err := exec.Command("pdftotext", args...).CombinedOutput()
+	if err != nil {
+		t.Fatalf("pdftotext: %v\n%s", err, out)
+	}
+	return string(out)
+}
+
+// corpusPageText is pageText of a corpus PDF.
+func corpusPageText(t testing.TB, name string, n int) string {
+	t.Helper()
+	b, err := os.ReadFile(corpus("pdf", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pageText(t, b, n)
+}
+
+// firstWords returns the first few words of s, to tell pages apart.
+func firstWords(s string) string {
+	f := strings.Fields(s)
+	return strings.Join(f[:min(6, len(f))], " ")
+}
+
+// unzip returns the entries of a zip archive by name.
+func unzip(t testing.TB, data []byte) map[string][]byte {
+	t.Helper()
+	zr, err := zip.NewReader(bytes.NewReader(data), int64(len(data)))
+	if err != nil {
+		t.Fatalf("not a zip: %v", err)
+	}
+	out := map[string][]byte{}
+	for _, f := range zr.File {
+		rc, err := f.Open()
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := io.ReadAll(rc)
+		rc.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[f.Name] = b
+	}
+	return out
 }

@@ -175,7 +175,7 @@ func (s *Store) FinishJob(ctx context.Context, j *docmill.Job) (bool, error) {
 		res, err := tx.ExecContext(ctx, qFinishJob, j.ID, string(j.Status), millis(finished),
 			resultKey, nullIf(r.Filename, j.Result == nil), nullIf(r.ContentType, j.Result == nil),
 			nullIf(r.Size, j.Result == nil), nullIf(millis(r.ExpiresAt), j.Result == nil),
-			c.meta, errCode, errMsg, errFields)
+			c.meta, errCode, errMsg, errFields, c.params)
 		if err != nil {
 			return err
 		}

@@ -1,0 +1,69 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/docmill/docmill/client"
+)
+
+// toolCase is one tool run for BenchmarkTools: corpus files and params.
+type toolCase struct {
+	tool   string
+	files  []string
+	params map[string]string
+}
+
+// benchCases run each in-process tool on the biggest corpus file it takes:
+// GeoTopo-komprimiert.pdf (1.8 MB, 117 pages) for the PDF tools, the phone
+// photos for jpg-to-pdf.
+var benchCases = []toolCase{
+	{"merge-pdf", []string{"pdf/GeoTopo-komprimiert.pdf", "pdf/GeoTopo-komprimiert.pdf"}, nil},
+	{"rotate-pdf", []string{"pdf/GeoTopo-komprimiert.pdf"}, nil},
+}
+
+// BenchmarkTools reports, per tool, the time of a sync call over HTTP, the
+// tool's own processing time (meta.duration_ms) and the server's peak RSS
+// while the call runs (VmHWM, reset before each call).
+func BenchmarkTools(b *testing.B) {
+	dir := b.TempDir()
+	s := startChild(b, dir, "--log-level", "error")
+	c := s.client(newKey(b, dir, "custom", "--rpm", "100000", "--in-flight", "100"))
+	pid := s.cmd.Process.Pid
+	for _, tc := range benchCases {
+		b.Run(tc.tool, func(b *testing.B) {
+			var call, tool time.Duration
+			var peak int64
+			for i := 0; i < b.N; i++ {
+				var files []client.File
+				for _, f := range tc.files {
+					files = append(files, file(b, f))
+				}
+				resetPeakRSS(b, pid)
+				t0 := time.Now()
+				j, _, err := c.Process(context.Background(), tc.tool, files, client.ProcessOptions{Params: tc.params, Prefer: "wait=300"})
+				call += time.Since(t0)
+				if err != nil || j.Status != "done" {
+					b.Fatalf("%s: %v %+v", tc.tool, err, j)
+				}
+				ms, _ := j.Meta["duration_ms"].(float64)
+				tool += time.Duration(ms * float64(time.Millisecond))
+				peak = max(peak, peakRSS(b, pid))
+			}
+			b.ReportMetric(ms(call)/float64(b.N), "call_ms")
+			b.ReportMetric(ms(tool)/float64(b.N), "tool_ms")
+			b.ReportMetric(float64(peak)/(1<<20), "peak_rss_MB")
+		})
+	}
+}
+
+// resetPeakRSS resets a process's VmHWM to its current RSS ("5" to
+// clear_refs), so the next reading is the peak of what follows.
+func resetPeakRSS(t testing.TB, pid int) {
+	if err := os.WriteFile(fmt.Sprintf("/proc/%d/clear_refs", pid), []byte("5"), 0); err != nil {
+		t.Fatal(err)
+	}
+}
