@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -134,5 +135,23 @@ func TestKeysCLI(t *testing.T) {
 	}
 	if err := run(context.Background(), []string{"keys", "list"}, env, nil, &buf, os.Stderr); err != nil || !strings.Contains(buf.String(), key[:12]) {
 		t.Fatalf("env data dir: %v %s", err, buf.String())
+	}
+}
+
+// TestProcessCLI: `docmill process` uploads, waits and saves the result;
+// `docmill tools` lists the catalogue.
+func TestProcessCLI(t *testing.T) {
+	s := startServer(t, "")
+	out := filepath.Join(t.TempDir(), "r.pdf")
+	runCLI(t, "process", "--url", s.URL, "--key", s.DevKey, "--out", out, "-p", "angle=180", "rotate-pdf", corpus("pdf", "minimal-document.pdf"))
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rots := pdfPages(t, b); len(rots) != 1 || rots[0] != (corpusPages(t, "minimal-document.pdf")[0]+180)%360 {
+		t.Fatalf("rotations %v", rots)
+	}
+	if list := runCLI(t, "tools", "--url", s.URL); !strings.Contains(list, "rotate-pdf") || !strings.Contains(list, "angle") {
+		t.Fatalf("tools: %s", list)
 	}
 }

@@ -18,6 +18,8 @@ Usage:
   docmill keys revoke <prefix>               revoke a key
   docmill keys set-plan <prefix> <plan>      move a key's account to a plan
   docmill migrate                            apply database migrations and exit
+  docmill process --key K [-p n=v] TOOL FILE...   run a tool on a server and save the result
+  docmill tools [--url U]                    list a server's tools
 
 Every flag can also be set by an environment variable: --data-dir is
 DOCMILL_DATA_DIR, --base-url is DOCMILL_BASE_URL, and so on.
@@ -39,6 +41,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		return keys(ctx, env, args[1:])
 	case "migrate":
 		return migrate(ctx, env, args[1:])
+	case "process":
+		return process(ctx, env, args[1:])
+	case "tools":
+		return tools(ctx, env, args[1:])
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return nil
