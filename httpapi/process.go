@@ -177,14 +177,6 @@ func (s *Server) fileLimit(p docmill.Plan) sizeLimit {
 	return sizeLimit{bytes: s.cfg.MaxUploadBytes, owner: "this server"}
 }
 
-// maxFile is the per-file size limit: the plan's, within the server cap.
-func (s *Server) maxFile(p docmill.Plan) int64 {
-	if p.MaxFileBytes > 0 && p.MaxFileBytes < s.cfg.MaxUploadBytes {
-		return p.MaxFileBytes
-	}
-	return s.cfg.MaxUploadBytes
-}
-
 // requestHash identifies a request for Idempotency-Key matching: the tool,
 // the validated params and the files' contents.
 func requestHash(tool string, p docmill.Params, fileHashes []string) string {

@@ -21,9 +21,20 @@ type toolCase struct {
 // GeoTopo-komprimiert.pdf (1.8 MB, 117 pages) for the PDF tools, the phone
 // photos for jpg-to-pdf.
 var benchCases = []toolCase{
-	{"merge-pdf", []string{"pdf/GeoTopo-komprimiert.pdf", "pdf/GeoTopo-komprimiert.pdf"}, nil},
-	{"rotate-pdf", []string{"pdf/GeoTopo-komprimiert.pdf"}, nil},
+	{"merge-pdf", []string{geo, geo}, nil},
+	{"split-pdf", []string{geo}, map[string]string{"every": "10"}},
+	{"rotate-pdf", []string{geo}, nil},
+	{"extract-pages", []string{geo}, map[string]string{"pages": "1-50"}},
+	{"remove-pages", []string{geo}, map[string]string{"pages": "1-50"}},
+	{"organize-pdf", []string{geo}, map[string]string{"order": "60-117,1-59"}},
+	{"watermark-pdf", []string{geo}, map[string]string{"text": "Конфиденциально"}},
+	{"page-numbers", []string{geo}, map[string]string{"format": "{n} / {total}"}},
+	{"protect-pdf", []string{geo}, map[string]string{"password": "s3cret"}},
+	{"unlock-pdf", []string{"pdf/libreoffice-writer-password.pdf"}, map[string]string{"password": "openpassword"}},
+	{"jpg-to-pdf", []string{"image/phone-photo.jpg", "image/iphone-photo.jpg", "image/scan.png", "image/map.png"}, map[string]string{"page_size": "a4"}},
 }
+
+const geo = "pdf/GeoTopo-komprimiert.pdf"
 
 // BenchmarkTools reports, per tool, the time of a sync call over HTTP, the
 // tool's own processing time (meta.duration_ms) and the server's peak RSS

@@ -54,7 +54,7 @@ func process(ctx context.Context, env *environment, args []string) error {
 		return err
 	}
 	if fs.NArg() < 2 {
-		return errors.New("usage: docmill process [flags] <tool> <file>...")
+		return errors.New("usage: docmill process [flags] <tool> <file> [<file>...]")
 	}
 	var files []client.File
 	for _, name := range fs.Args()[1:] {

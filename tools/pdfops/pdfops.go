@@ -1,5 +1,6 @@
 // Package pdfops provides the PDF tools that run in-process on pdfcpu:
-// merge-pdf and rotate-pdf.
+// merge, split, rotate, extract, remove and organize pages, watermark, page
+// numbers, protect, unlock, and images to PDF.
 //
 // pdfcpu is a library, not a process, so the protections the sandbox gives
 // external engines do not apply here. This package makes up for it: inputs
@@ -52,7 +53,13 @@ var disableConfigDir = sync.OnceFunc(api.DisableConfigDir)
 // Tools returns the pdfcpu-backed tools.
 func Tools() []*docmill.Tool {
 	disableConfigDir()
-	return []*docmill.Tool{mergeTool(), rotateTool()}
+	return []*docmill.Tool{
+		mergeTool(), splitTool(), rotateTool(),
+		extractPagesTool(), removePagesTool(), organizeTool(),
+		watermarkTool(), pageNumbersTool(),
+		protectTool(), unlockTool(),
+		imagesToPDFTool(),
+	}
 }
 
 // newConfig returns the pdfcpu configuration for one run of cmd: relaxed

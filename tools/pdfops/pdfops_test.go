@@ -192,7 +192,15 @@ func TestToolsDeclarations(t *testing.T) {
 		params             []string
 	}{
 		{"merge-pdf", 2, 50, nil},
+		{"split-pdf", 1, 1, []string{"ranges", "every"}},
 		{"rotate-pdf", 1, 1, []string{"angle", "pages"}},
+		{"extract-pages", 1, 1, []string{"pages"}},
+		{"remove-pages", 1, 1, []string{"pages"}},
+		{"organize-pdf", 1, 1, []string{"order"}},
+		{"watermark-pdf", 1, 1, []string{"text", "opacity", "rotation", "font_size", "color", "position", "layer", "pages"}},
+		{"page-numbers", 1, 1, []string{"position", "start", "format", "font_size", "pages"}},
+		{"protect-pdf", 1, 1, []string{"password", "owner_password", "permissions"}},
+		{"unlock-pdf", 1, 1, []string{"password"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.slug, func(t *testing.T) {

@@ -1,0 +1,168 @@
+package pdfops
+
+import (
+	"context"
+	"path/filepath"
+
+	docmill "github.com/docmill/docmill"
+)
+
+// The page tools build one PDF from a selection of the input's pages:
+// extract-pages keeps the selected pages, remove-pages the others, and
+// organize-pdf puts pages in a new order. They share pageTool's run.
+
+func extractPagesTool() *docmill.Tool {
+	return newPageTool(pageTool{
+		slug:        "extract-pages",
+		title:       "Extract pages",
+		description: "Make a new PDF of the selected pages, in the order they have in the document (as iLovePDF's extract pages with \"merge into one PDF\"). A page selected twice appears once.",
+		field:       "pages",
+		fieldDoc:    `Pages to keep, such as "1-3,5,8-" ("8-" runs to the last page).`,
+		verb:        "Extracting pages",
+		workName:    "extracted.pdf",
+		suffix:      "-extracted.pdf",
+		choose:      chooseExtract,
+	})
+}
+
+func removePagesTool() *docmill.Tool {
+	return newPageTool(pageTool{
+		slug:        "remove-pages",
+		title:       "Remove pages",
+		description: "Delete the selected pages from a PDF; the other pages keep their order. At least one page must remain.",
+		field:       "pages",
+		fieldDoc:    `Pages to delete, such as "1-3,5,8-" ("8-" runs to the last page).`,
+		verb:        "Removing pages",
+		workName:    "removed.pdf",
+		suffix:      "-removed.pdf",
+		choose:      chooseRemove,
+	})
+}
+
+func organizeTool() *docmill.Tool {
+	return newPageTool(pageTool{
+		slug:        "organize-pdf",
+		title:       "Organize PDF",
+		description: "Put the pages of a PDF in a new order. Pages left out of the order are dropped; a page listed twice appears twice.",
+		field:       "order",
+		fieldDoc:    `The pages of the new document, in order, such as "3,1,2,4-" ("4-" runs to the last page).`,
+		verb:        "Organizing pages",
+		workName:    "organized.pdf",
+		suffix:      "-organized.pdf",
+		choose:      chooseOrganize,
+	})
+}
+
+// pageTool declares one of the page tools.
+type pageTool struct {
+	slug, title, description string
+	// field is the tool's one required parameter, of type pages.
+	field, fieldDoc string
+	// verb starts the message for a wrong number of files.
+	verb string
+	// workName is the output's name in the work directory; suffix replaces
+	// ".pdf" in the client's filename to name the result.
+	workName, suffix string
+	// choose returns the output's pages, in order, given the selection
+	// resolved against the document; its errors name the field.
+	choose func(field string, selected []span, pageCount int) ([]int, error)
+}
+
+func newPageTool(pt pageTool) *docmill.Tool {
+	return &docmill.Tool{
+		Slug:        pt.slug,
+		Title:       pt.title,
+		Description: pt.description,
+		Accepts:     []string{pdfContentType},
+		MinFiles:    1,
+		MaxFiles:    1,
+		Params: []docmill.Param{{
+			Name:        pt.field,
+			Type:        docmill.TypePages,
+			Description: pt.fieldDoc,
+			Required:    true,
+		}},
+		Engine:  "pdfcpu",
+		Timeout: timeout,
+		Run:     pt.run,
+	}
+}
+
+// run reads the input, resolves the selection against it, copies the
+// chosen pages into a new document and writes it.
+func (pt pageTool) run(ctx context.Context, in *docmill.RunInput) (out *docmill.RunOutput, err error) {
+	defer recoverPanic(&err)
+	if len(in.Files) != 1 {
+		return nil, docmill.Errorf(docmill.CodeMissingFile, "%s needs exactly one PDF file.", pt.verb)
+	}
+	// The registry marks the field required; a direct caller may still
+	// leave it out, and an empty selection must not mean "all pages".
+	if !in.Params.Has(pt.field) {
+		return nil, docmill.ParamError(pt.field, "is required")
+	}
+	ranges, err := docmill.ParsePageRanges(in.Params.String(pt.field))
+	if err != nil {
+		return nil, docmill.ParamError(pt.field, "%s", err)
+	}
+	const label = "The file"
+	if err := checkSizes(in.Files, func(int) string { return label }); err != nil {
+		return nil, err
+	}
+
+	doc, err := readSource(ctx, in.Files[0], label)
+	if err != nil {
+		return nil, err
+	}
+	selected, err := resolveSpans(pt.field, ranges, doc.PageCount)
+	if err != nil {
+		return nil, err
+	}
+	pages, err := pt.choose(pt.field, selected, doc.PageCount)
+	if err != nil {
+		return nil, err
+	}
+	result, err := copyPages(doc, pages)
+	if err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+
+	path := filepath.Join(in.WorkDir, pt.workName)
+	if err := writeDocument(result, path); err != nil {
+		return nil, err
+	}
+	return &docmill.RunOutput{
+		Path:        path,
+		Filename:    outputName(in.Files[0].Filename, pt.suffix),
+		ContentType: pdfContentType,
+		Meta:        map[string]any{"pages": len(pages), "input_pages": doc.PageCount},
+	}, nil
+}
+
+// chooseExtract keeps the selected pages in document order, each once,
+// as iLovePDF's "extract pages" does when it merges them into one PDF.
+func chooseExtract(_ string, selected []span, _ int) ([]int, error) {
+	return listPages(mergeSpans(selected)), nil
+}
+
+// chooseRemove keeps the pages not selected, in document order. Removing
+// every page is refused: a PDF without pages is not a document.
+func chooseRemove(field string, selected []span, pageCount int) ([]int, error) {
+	kept := complementSpans(mergeSpans(selected), pageCount)
+	if len(kept) == 0 {
+		return nil, docmill.ParamError(field, "would remove every page; at least one page must remain")
+	}
+	return listPages(kept), nil
+}
+
+// chooseOrganize keeps the pages in the order given, repeats included.
+// Repeats can make the result longer than the input, so it is held to
+// MaxPages like any document this package makes.
+func chooseOrganize(field string, selected []span, _ int) ([]int, error) {
+	if n := totalPages(selected); n > MaxPages {
+		return nil, docmill.ParamError(field, "lists %d pages; this tool makes documents of up to %d pages", n, MaxPages)
+	}
+	return listPages(selected), nil
+}

@@ -1,0 +1,169 @@
+package pdfops
+
+import (
+	"context"
+	"strings"
+
+	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/model"
+
+	docmill "github.com/docmill/docmill"
+)
+
+func watermarkTool() *docmill.Tool {
+	return &docmill.Tool{
+		Slug:        "watermark-pdf",
+		Title:       "Watermark PDF",
+		Description: "Stamp text over or under the content of all or some pages of a PDF, as real, searchable text.",
+		Accepts:     []string{pdfContentType},
+		MinFiles:    1,
+		MaxFiles:    1,
+		Params: []docmill.Param{
+			{
+				Name: "text",
+				Type: docmill.TypeString,
+				Description: "The watermark text: Latin, Greek or Cyrillic. A line break, or the two characters \\n, " +
+					"starts a new line.",
+				Required: true,
+				Min:      docmill.Bound(1),
+				Max:      docmill.Bound(200),
+			},
+			{
+				Name:        "opacity",
+				Type:        docmill.TypeNumber,
+				Description: "From 0 (invisible) to 1 (opaque).",
+				Min:         docmill.Bound(0),
+				Max:         docmill.Bound(1),
+				Default:     "0.3",
+			},
+			{
+				Name:        "rotation",
+				Type:        docmill.TypeNumber,
+				Description: "Angle of the text in degrees, counter-clockwise; 45 runs from bottom left to top right.",
+				Min:         docmill.Bound(-180),
+				Max:         docmill.Bound(180),
+				Default:     "45",
+			},
+			{
+				Name: "font_size",
+				Type: docmill.TypeInteger,
+				Description: "Font size in points. By default the text is sized to each page: " +
+					"three quarters of it (at most 144 pt) when centered, 30% (at most 72 pt) elsewhere.",
+				Min: docmill.Bound(6),
+				Max: docmill.Bound(300),
+			},
+			{
+				Name:        "color",
+				Type:        docmill.TypeString,
+				Description: "Text colour as #rrggbb.",
+				Default:     "#808080",
+			},
+			{
+				Name:        "position",
+				Type:        docmill.TypeString,
+				Description: "Where on the page the text goes; away from the center it keeps a margin of about 1 cm.",
+				Enum:        stampPositionNames(false),
+				Default:     "center",
+			},
+			{
+				Name:        "layer",
+				Type:        docmill.TypeString,
+				Description: "over: on top of the page content (visible on scanned pages); under: behind it.",
+				Enum:        []string{"over", "under"},
+				Default:     "over",
+			},
+			{
+				Name:        "pages",
+				Type:        docmill.TypePages,
+				Description: `Pages to watermark, such as "1-3,5,8-"; all pages by default.`,
+				Default:     "all",
+			},
+		},
+		Engine:    "pdfcpu",
+		Timeout:   timeout,
+		Available: stampFontAvailable,
+		Run:       runWatermark,
+	}
+}
+
+// runWatermark stamps the text on each selected page. With font_size the
+// text has that size everywhere; without it, each page gets the size that
+// fits it (see textStamp.autoFontSize).
+func runWatermark(ctx context.Context, in *docmill.RunInput) (out *docmill.RunOutput, err error) {
+	defer recoverPanic(&err)
+	if len(in.Files) != 1 {
+		return nil, docmill.Errorf(docmill.CodeMissingFile, "Watermarking needs exactly one PDF file.")
+	}
+	release, err := acquireStampFont()
+	if err != nil {
+		return nil, err
+	}
+	defer release()
+	st, err := watermarkSettings(in.Params)
+	if err != nil {
+		return nil, err
+	}
+	ranges, err := docmill.ParsePageRanges(in.Params.String("pages"))
+	if err != nil {
+		return nil, docmill.ParamError("pages", "%s", err)
+	}
+	fontSize := in.Params.Int("font_size") // 0: automatic
+	job := stampJob{
+		ranges:  ranges,
+		outFile: "watermarked.pdf",
+		suffix:  "-watermarked.pdf",
+		metaKey: "watermarked_pages",
+		plan: func(pages []int, sizes []stampPage) (map[int]*model.Watermark, error) {
+			return planWatermark(st, fontSize, pages, sizes)
+		},
+	}
+	return job.run(ctx, in)
+}
+
+// watermarkSettings validates the parameters the declaration cannot.
+func watermarkSettings(p docmill.Params) (textStamp, error) {
+	var st textStamp
+	text, err := checkStampText("text", p.String("text"))
+	if err != nil {
+		return st, err
+	}
+	st.text = text
+	if strings.TrimSpace(strings.Join(st.lines(), "")) == "" {
+		return st, docmill.ParamError("text", "has nothing to draw")
+	}
+	if st.color, err = parseHexColor("color", p.String("color")); err != nil {
+		return st, err
+	}
+	if st.spot, err = parseStampSpot("position", p.String("position")); err != nil {
+		return st, err
+	}
+	st.opacity = p.Float("opacity")
+	st.rotation = p.Float("rotation")
+	st.onTop = p.String("layer") != "under"
+	return st, nil
+}
+
+// planWatermark gives each page its stamp. Pages on which it is placed
+// alike share one *model.Watermark, and so one drawing.
+func planWatermark(st textStamp, fontSize int, pages []int, sizes []stampPage) (map[int]*model.Watermark, error) {
+	shared := map[stampPlacement]*model.Watermark{}
+	m := make(map[int]*model.Watermark, len(pages))
+	for _, p := range pages {
+		page := sizes[p-1]
+		size := fontSize
+		if size == 0 {
+			var err error
+			if size, err = st.autoFontSize(page); err != nil {
+				return nil, err
+			}
+		}
+		pl, err := st.place(size, page)
+		if err != nil {
+			return nil, err
+		}
+		if shared[pl] == nil {
+			shared[pl] = st.watermark(pl)
+		}
+		m[p] = shared[pl]
+	}
+	return m, nil
+}
