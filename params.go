@@ -1,6 +1,7 @@
 package docmill
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"sort"
@@ -38,6 +39,12 @@ type Param struct {
 	Default string `json:"default,omitempty"`
 	// Secret params (passwords) are never echoed back in job records.
 	Secret bool `json:"-"`
+	// Check, when set, validates a given value beyond its type, bounds and
+	// enum (a list syntax, a colour, characters a font can draw), so that a
+	// bad value is refused before a job is created. It returns a
+	// ParamError naming this param, or another error for an internal
+	// failure.
+	Check func(value string) error `json:"-"`
 }
 
 // Bound returns a pointer to v, for Param.Min and Param.Max.
@@ -98,6 +105,12 @@ func (t *Tool) ParseParams(raw map[string]string) (Params, error) {
 			continue
 		}
 		canon, msg := p.check(v)
+		if msg == "" && p.Check != nil {
+			var err error
+			if msg, err = checkMessage(p.Check(canon)); err != nil {
+				return nil, err
+			}
+		}
 		if msg != "" {
 			fields = append(fields, FieldError{Field: p.Name, Message: msg})
 			continue
@@ -116,6 +129,22 @@ func (t *Tool) ParseParams(raw map[string]string) (Params, error) {
 		}
 	}
 	return out, nil
+}
+
+// checkMessage turns the result of a Param.Check into a field message, or
+// passes on an error that is not an invalid_parameter one.
+func checkMessage(err error) (string, error) {
+	if err == nil {
+		return "", nil
+	}
+	var e *Error
+	if !errors.As(err, &e) || e.Code != CodeInvalidParameter {
+		return "", err
+	}
+	if len(e.Fields) > 0 {
+		return e.Fields[0].Message, nil
+	}
+	return e.Message, nil
 }
 
 // check validates one given value and returns its canonical form, or a

@@ -141,3 +141,32 @@ func TestParamsAccessors(t *testing.T) {
 		t.Error("Has")
 	}
 }
+
+func TestParseParamsCheck(t *testing.T) {
+	tl := &Tool{Slug: "t", Params: []Param{{
+		Name: "list", Type: TypeString, Default: "a",
+		Check: func(v string) error {
+			if v == "boom" {
+				return errors.New("disk on fire")
+			}
+			if v != "a" && v != "b" {
+				return ParamError("list", "has an unknown item %q", v)
+			}
+			return nil
+		},
+	}}}
+	if p, err := tl.ParseParams(map[string]string{"list": "b"}); err != nil || p["list"] != "b" {
+		t.Fatalf("good value: %v %v", p, err)
+	}
+	if p, err := tl.ParseParams(nil); err != nil || p["list"] != "a" {
+		t.Fatalf("default: %v %v", p, err)
+	}
+	_, err := tl.ParseParams(map[string]string{"list": "z"})
+	var e *Error
+	if !errors.As(err, &e) || e.Code != CodeInvalidParameter || len(e.Fields) != 1 || e.Fields[0].Message != `has an unknown item "z"` {
+		t.Fatalf("bad value: %#v", err)
+	}
+	if _, err := tl.ParseParams(map[string]string{"list": "boom"}); err == nil || ErrorCode(err) != CodeInternal {
+		t.Fatalf("internal failure: %v", err)
+	}
+}

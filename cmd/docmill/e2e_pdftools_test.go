@@ -201,6 +201,16 @@ func TestProtectAndUnlock(t *testing.T) {
 		t.Fatalf("stored params %q %v", params, err)
 	}
 
+	// Bad permissions and passwords are refused with the request, before
+	// any job exists (a failed job's problem would carry its job_id).
+	for field, value := range map[string]string{"permissions": "print,scan", "password": "has space"} {
+		params := map[string]string{"password": "pw", field: value}
+		_, _, err := c.Process(context.Background(), "protect-pdf", []client.File{file(t, "pdf", fourPages)}, client.ProcessOptions{Params: params})
+		if e := apiError(t, err, 400, "invalid_parameter"); e.Errors[0].Field != field || e.JobID != "" || strings.Contains(e.Detail, value) && field == "password" {
+			t.Fatalf("%s=%q: %+v %s", field, value, e.Errors, e.JobID)
+		}
+	}
+
 	// Any other tool refuses the protected file; unlock-pdf opens it.
 	_, _, err = c.Process(context.Background(), "rotate-pdf", []client.File{{Name: "p.pdf", Body: bytes.NewReader(data)}}, client.ProcessOptions{})
 	if e := apiError(t, err, 400, "invalid_document"); !strings.Contains(e.Detail, "password") {

@@ -101,8 +101,10 @@ func invalidDocument(err error, format string, args ...any) *docmill.Error {
 }
 
 // checkSizes refuses inputs over MaxInputBytes, each and together, before
-// anything is parsed. Sizes are taken from the files themselves.
-func checkSizes(files []docmill.LocalFile, label func(int) string) error {
+// anything is parsed: pdfcpu holds a whole document, and jpg-to-pdf every
+// embedded image, in memory until the output is written. Sizes are taken
+// from the files themselves; kind names the inputs in messages ("PDFs").
+func checkSizes(files []docmill.LocalFile, kind string, label func(int) string) error {
 	var total int64
 	for i, f := range files {
 		st, err := os.Stat(f.Path)
@@ -110,8 +112,8 @@ func checkSizes(files []docmill.LocalFile, label func(int) string) error {
 			return fmt.Errorf("pdfops: stat input: %w", err)
 		}
 		if st.Size() > MaxInputBytes {
-			return docmill.Errorf(docmill.CodeFileTooLarge, "%s is %s; this tool handles PDFs of up to %s.",
-				label(i), megabytes(st.Size()), megabytes(MaxInputBytes))
+			return docmill.Errorf(docmill.CodeFileTooLarge, "%s is %s; this tool handles %s of up to %s.",
+				label(i), megabytes(st.Size()), kind, megabytes(MaxInputBytes))
 		}
 		total += st.Size()
 	}

@@ -130,7 +130,7 @@ func runImagesToPDF(ctx context.Context, in *docmill.RunInput) (out *docmill.Run
 		}
 		return fmt.Sprintf("File %d (%q)", i+1, in.Files[i].Filename)
 	}
-	if err := checkImageSizes(in.Files, label); err != nil {
+	if err := checkSizes(in.Files, "images", label); err != nil {
 		return nil, err
 	}
 	probes, err := probeImages(in.Files, label)
@@ -207,29 +207,6 @@ func imageLayoutParams(p docmill.Params) (imageLayout, error) {
 	}
 	lay.margin = m
 	return lay, nil
-}
-
-// checkImageSizes refuses inputs over MaxInputBytes, each and together,
-// before anything is read: every embedded image stays in memory until
-// the PDF is written.
-func checkImageSizes(files []docmill.LocalFile, label func(int) string) error {
-	var total int64
-	for i, f := range files {
-		st, err := os.Stat(f.Path)
-		if err != nil {
-			return fmt.Errorf("pdfops: stat input: %w", err)
-		}
-		if st.Size() > MaxInputBytes {
-			return docmill.Errorf(docmill.CodeFileTooLarge, "%s is %s; this tool handles images of up to %s.",
-				label(i), megabytes(st.Size()), megabytes(MaxInputBytes))
-		}
-		total += st.Size()
-	}
-	if total > MaxInputBytes {
-		return docmill.Errorf(docmill.CodeFileTooLarge, "The images total %s; this tool handles up to %s in total.",
-			megabytes(total), megabytes(MaxInputBytes))
-	}
-	return nil
 }
 
 // imageProbe is what the header of an input declares.

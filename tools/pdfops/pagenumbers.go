@@ -49,6 +49,7 @@ func pageNumbersTool() *docmill.Tool {
 					"page; any other text is kept, as in \"Page {n} of {total}\". Latin, Greek or Cyrillic.",
 				Max:     docmill.Bound(100),
 				Default: pageNumberPlaceholder,
+				Check:   func(v string) error { return checkStampParam("format", v, requirePageNumber) },
 			},
 			{
 				Name:        "font_size",
@@ -116,15 +117,23 @@ func runPageNumbers(ctx context.Context, in *docmill.RunInput) (out *docmill.Run
 	return job.run(ctx, in)
 }
 
+// requirePageNumber refuses a format without the {n} placeholder.
+func requirePageNumber(format string) error {
+	if !strings.Contains(format, pageNumberPlaceholder) {
+		return docmill.ParamError("format", "must contain %s where the page number goes, such as \"Page {n} of {total}\"", pageNumberPlaceholder)
+	}
+	return nil
+}
+
 // pageNumberSettings validates the parameters the declaration cannot.
 func pageNumberSettings(p docmill.Params) (pageNumbering, error) {
 	pn := pageNumbering{start: p.Int("start"), fontSize: p.Int("font_size")}
 	format, err := checkStampText("format", p.String("format"))
+	if err == nil {
+		err = requirePageNumber(format)
+	}
 	if err != nil {
 		return pn, err
-	}
-	if !strings.Contains(format, pageNumberPlaceholder) {
-		return pn, docmill.ParamError("format", "must contain %s where the page number goes, such as \"Page {n} of {total}\"", pageNumberPlaceholder)
 	}
 	pn.format = format
 	if pn.stamp.spot, err = parseStampSpot("position", p.String("position")); err != nil {

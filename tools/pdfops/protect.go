@@ -79,6 +79,7 @@ func protectTool() *docmill.Tool {
 				Min:      docmill.Bound(1),
 				Max:      docmill.Bound(maxPasswordBytes),
 				Secret:   true,
+				Check:    func(v string) error { return checkPassword("password", v) },
 			},
 			{
 				Name: "owner_password",
@@ -88,6 +89,7 @@ func protectTool() *docmill.Tool {
 				Min:    docmill.Bound(1),
 				Max:    docmill.Bound(maxPasswordBytes),
 				Secret: true,
+				Check:  func(v string) error { return checkPassword("owner_password", v) },
 			},
 			{
 				Name: "permissions",
@@ -97,6 +99,10 @@ func protectTool() *docmill.Tool {
 					`allows filling forms; extraction for accessibility is always allowed.`,
 				Max:     docmill.Bound(64),
 				Default: "all",
+				Check: func(v string) error {
+					_, err := parsePermissions(v)
+					return err
+				},
 			},
 		},
 		Engine:  "pdfcpu",
@@ -126,7 +132,7 @@ func runProtect(ctx context.Context, in *docmill.RunInput) (out *docmill.RunOutp
 		return nil, err
 	}
 	const label = "The file"
-	if err := checkSizes(in.Files, func(int) string { return label }); err != nil {
+	if err := checkSizes(in.Files, "PDFs", func(int) string { return label }); err != nil {
 		return nil, err
 	}
 

@@ -141,6 +141,22 @@ func undrawableRunes(s string) ([]rune, error) {
 	return out, nil
 }
 
+// checkStampParam is checkStampText as a Param.Check, which runs when a
+// request arrives, before any stamping run may have installed the font;
+// more, if set, checks the text further.
+func checkStampParam(field, s string, more func(string) error) error {
+	release, err := acquireStampFont()
+	if err != nil {
+		return err
+	}
+	defer release()
+	text, err := checkStampText(field, s)
+	if err == nil && more != nil {
+		err = more(text)
+	}
+	return err
+}
+
 // checkStampText validates user text that will be drawn with the stamp
 // font and returns it with line breaks normalised to "\n". It fails with
 // an invalid_parameter error naming field when the text has characters the

@@ -26,6 +26,7 @@ func watermarkTool() *docmill.Tool {
 				Required: true,
 				Min:      docmill.Bound(1),
 				Max:      docmill.Bound(200),
+				Check:    func(v string) error { return checkStampParam("text", v, nil) },
 			},
 			{
 				Name:        "opacity",
@@ -56,6 +57,10 @@ func watermarkTool() *docmill.Tool {
 				Type:        docmill.TypeString,
 				Description: "Text colour as #rrggbb.",
 				Default:     "#808080",
+				Check: func(v string) error {
+					_, err := parseHexColor("color", v)
+					return err
+				},
 			},
 			{
 				Name:        "position",
