@@ -194,6 +194,7 @@ func serve(ctx context.Context, env *environment, args []string) error {
 	defer cancel()
 	herr := srv.Shutdown(sctx)
 	qerr := q.Stop(sctx)
+	pdfops.RemoveFonts()
 	log.Info("stopped")
 	return errors.Join(herr, qerr)
 }

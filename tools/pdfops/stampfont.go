@@ -43,8 +43,7 @@ var stampFont struct {
 // fresh directory made with os.MkdirTemp (mode 0700, unguessable name), so
 // no other user can plant a font there and processes on one host do not
 // share it. It is installed once per process and kept, since every run
-// reads it; it holds one small file and is left behind when the process
-// exits. Should it vanish (a /tmp cleaner removing files unread for days),
+// reads it; the server removes it on exit (RemoveFonts). Should it vanish (a /tmp cleaner removing files unread for days),
 // or the first install fail, the next run installs it again.
 //
 // Concurrency: font.UserFontDir is a package variable that pdfcpu reads
@@ -70,6 +69,18 @@ func acquireStampFont() (release func(), err error) {
 		}
 	}
 	return nil, errors.New("pdfops: stamp font keeps disappearing")
+}
+
+// RemoveFonts deletes the private font directory, if one was made; the
+// server calls it as it exits. A stamping run that starts after it
+// installs the font again.
+func RemoveFonts() {
+	stampFont.mu.Lock()
+	defer stampFont.mu.Unlock()
+	if stampFont.dir != "" {
+		os.RemoveAll(stampFont.dir)
+		stampFont.dir = ""
+	}
 }
 
 // stampFontInstalled reports whether the font file is in place; the
