@@ -6,10 +6,10 @@ BIN       := bin/docmill
 GOFLAGS   ?= -buildvcs=false
 export GOFLAGS
 
-# Engines: Debian packages installed when missing. The first tools (pdfcpu)
-# run in-process; qpdf and poppler-utils let the tests check outputs with
-# programs other than the one that made them.
-TEST_PACKAGES := qpdf poppler-utils
+# Engines: Debian packages installed when missing (scripts/install-engines.sh):
+# Ghostscript, qpdf, poppler and tesseract/OCRmyPDF. The tests also use
+# qpdf and poppler to check outputs with programs other than the ones that
+# made them.
 
 .PHONY: run build test test-short bench lint fmt deps test-deps clean
 
@@ -19,17 +19,12 @@ build:
 run: deps build
 	./$(BIN) serve
 
-# deps installs the engines `make run` needs (none beyond Go for now).
+# deps installs the engines that `make run` and `make test` need.
 deps:
 	@command -v $(GO) >/dev/null || { echo "Go is required: https://go.dev/dl/"; exit 1; }
+	@./scripts/install-engines.sh
 
-test-deps:
-	@missing=""; for p in $(TEST_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
-	if [ -n "$$missing" ]; then \
-		echo "installing:$$missing"; \
-		SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
-		$$SUDO apt-get update -qq && $$SUDO DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \
-	fi
+test-deps: deps
 
 test: test-deps lint
 	$(GO) test -count=1 -timeout 25m ./...

@@ -28,6 +28,9 @@ type Tool struct {
 	// Available reports whether the engine works on this node; nil means
 	// always available.
 	Available func() bool
+	// Engines lists the external programs the tool runs (nil for
+	// in-process tools), for /readyz and the catalogue.
+	Engines func() []EngineStatus
 	// Run does the work.
 	Run RunFunc
 }
@@ -86,6 +89,15 @@ func (t *Tool) Param(name string) (Param, bool) {
 		}
 	}
 	return Param{}, false
+}
+
+// EngineStatus describes an external program a tool runs, as found when
+// the node started.
+type EngineStatus struct {
+	Name      string `json:"name"`
+	Path      string `json:"path,omitempty"`
+	Version   string `json:"version,omitempty"`
+	Available bool   `json:"available"`
 }
 
 // Registry holds the tools a node serves, by slug.

@@ -2,6 +2,8 @@ package httpapi
 
 import (
 	"context"
+
+	"github.com/docmill/docmill"
 	"net/http"
 	"time"
 )
@@ -25,7 +27,7 @@ func (s *Server) handleReadyz(w http.ResponseWriter, r *http.Request) {
 		checks["blob"], ready = "unavailable", false
 		s.log.Warn("readyz: blob", "err", err)
 	}
-	engines := map[string]string{}
+	engines := map[string]docmill.EngineStatus{}
 	if s.cfg.Ready != nil {
 		engines = s.cfg.Ready(ctx)
 	}

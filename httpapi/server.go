@@ -42,8 +42,10 @@ type Config struct {
 	// UploadIdleTimeout drops an upload that sends nothing for this long
 	// (default 1 min).
 	UploadIdleTimeout time.Duration
-	// Ready checks dependencies beyond store and blob (engines); nil: none.
-	Ready func(ctx context.Context) map[string]string
+	// Ready reports dependencies beyond store and blob (the engines), by
+	// name; nil: none. Their state shows in /readyz; a missing engine makes
+	// only its tools unavailable, not the node unready.
+	Ready func(ctx context.Context) map[string]docmill.EngineStatus
 
 	Logger     *slog.Logger
 	Registerer prometheus.Registerer

@@ -18,7 +18,9 @@ type toolBody struct {
 	Long        bool            `json:"long"`
 	Engine      string          `json:"engine"`
 	Available   bool            `json:"available"`
-	Endpoint    string          `json:"endpoint"`
+	// Engines are the external programs the tool runs, as found at start.
+	Engines  []docmill.EngineStatus `json:"engines,omitempty"`
+	Endpoint string                 `json:"endpoint"`
 }
 
 func renderTool(t *docmill.Tool) toolBody {
@@ -26,11 +28,15 @@ func renderTool(t *docmill.Tool) toolBody {
 	if params == nil {
 		params = []docmill.Param{}
 	}
-	return toolBody{
+	b := toolBody{
 		Slug: t.Slug, Title: t.Title, Description: t.Description, Accepts: t.Accepts,
 		MinFiles: t.MinFiles, MaxFiles: t.MaxFiles, Params: params, Long: t.Long,
 		Engine: t.Engine, Available: t.IsAvailable(), Endpoint: "/v1/" + t.Slug + "/process",
 	}
+	if t.Engines != nil {
+		b.Engines = t.Engines()
+	}
+	return b
 }
 
 func (s *Server) handleTools(w http.ResponseWriter, r *http.Request) {

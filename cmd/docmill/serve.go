@@ -211,15 +211,18 @@ func opsOnly(h http.Handler) http.Handler {
 	})
 }
 
-// engineChecks reports each engine's availability for /readyz.
-func engineChecks(reg *docmill.Registry) func(context.Context) map[string]string {
-	return func(context.Context) map[string]string {
-		out := map[string]string{}
+// engineChecks reports the engines of the registry's tools for /readyz:
+// the external programs with path and version, and the in-process ones.
+func engineChecks(reg *docmill.Registry) func(context.Context) map[string]docmill.EngineStatus {
+	return func(context.Context) map[string]docmill.EngineStatus {
+		out := map[string]docmill.EngineStatus{}
 		for _, t := range reg.All() {
-			if t.IsAvailable() {
-				out[t.Engine] = "ok"
-			} else if out[t.Engine] == "" {
-				out[t.Engine] = "unavailable"
+			if t.Engines == nil {
+				out[t.Engine] = docmill.EngineStatus{Name: t.Engine, Version: "in-process", Available: t.IsAvailable()}
+				continue
+			}
+			for _, e := range t.Engines() {
+				out[e.Name] = e
 			}
 		}
 		return out

@@ -1,0 +1,5 @@
+package sandbox
+
+import "runtime"
+
+func runtimeCPUs() int { return runtime.NumCPU() }

@@ -1,0 +1,166 @@
+package sandbox_test
+
+import (
+	"context"
+	"errors"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/docmill/docmill/sandbox"
+)
+
+func sh(t *testing.T, opts sandbox.Options) *sandbox.Engine {
+	t.Helper()
+	e := sandbox.Find("sh", nil, opts)
+	if !e.Available() {
+		t.Skip("no sh")
+	}
+	return e
+}
+
+// TestDeadlineKillsTheGroup: a program that outlives its deadline is
+// killed together with the children it started.
+func TestDeadlineKillsTheGroup(t *testing.T) {
+	e := sh(t, sandbox.Options{})
+	dir := t.TempDir()
+	pidFile := filepath.Join(dir, "child.pid")
+	start := time.Now()
+	_, err := e.Run(context.Background(), sandbox.Cmd{
+		Dir:     dir,
+		Args:    []string{"-c", "sleep 60 & echo $! > " + pidFile + "; wait"},
+		Timeout: 300 * time.Millisecond,
+	})
+	if !errors.Is(err, context.DeadlineExceeded) || time.Since(start) > 5*time.Second {
+		t.Fatalf("err %v after %s", err, time.Since(start))
+	}
+	b, err := os.ReadFile(pidFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid, _ := strconv.Atoi(strings.TrimSpace(string(b)))
+	deadline := time.Now().Add(2 * time.Second)
+	for syscall.Kill(pid, 0) == nil {
+		if time.Now().After(deadline) {
+			t.Fatalf("child %d outlived the run", pid)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func TestCancelKills(t *testing.T) {
+	e := sh(t, sandbox.Options{})
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(200*time.Millisecond, cancel)
+	_, err := e.Run(ctx, sandbox.Cmd{Dir: t.TempDir(), Args: []string{"-c", "sleep 60"}})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("err %v", err)
+	}
+}
+
+// TestOutputIsBounded: a program writing 1 GB to stdout is cut off.
+func TestOutputIsBounded(t *testing.T) {
+	e := sh(t, sandbox.Options{})
+	start := time.Now()
+	_, err := e.Run(context.Background(), sandbox.Cmd{
+		Dir: t.TempDir(), Args: []string{"-c", "head -c 1073741824 /dev/zero"}, MaxOutput: 1 << 20,
+	})
+	if !errors.Is(err, sandbox.ErrOutputTooLarge) || time.Since(start) > 10*time.Second {
+		t.Fatalf("err %v after %s", err, time.Since(start))
+	}
+	// Streamed output is bounded too.
+	_, err = e.Run(context.Background(), sandbox.Cmd{
+		Dir: t.TempDir(), Args: []string{"-c", "head -c 1073741824 /dev/zero"}, MaxOutput: 1 << 20, Stdout: io.Discard,
+	})
+	if !errors.Is(err, sandbox.ErrOutputTooLarge) {
+		t.Fatalf("streamed: %v", err)
+	}
+}
+
+func TestMissingEngine(t *testing.T) {
+	e := sandbox.Find("no-such-engine-docmill", []string{"--version"}, sandbox.Options{})
+	if e.Available() || e.Status().Available {
+		t.Fatal("a missing program is available")
+	}
+	if _, err := e.Run(context.Background(), sandbox.Cmd{Dir: t.TempDir()}); !errors.Is(err, sandbox.ErrUnavailable) {
+		t.Fatalf("err %v", err)
+	}
+}
+
+func TestExitAndOutput(t *testing.T) {
+	e := sh(t, sandbox.Options{})
+	dir := t.TempDir()
+	res, err := e.Run(context.Background(), sandbox.Cmd{Dir: dir, Args: []string{"-c", "echo out; echo err >&2; pwd; echo $HOME; env | wc -l"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(res.Stdout)), "\n")
+	if lines[0] != "out" || string(res.Stderr) != "err\n" || !strings.HasPrefix(lines[1], dir+"/run-") || lines[2] != lines[1] {
+		t.Fatalf("stdout %q stderr %q", res.Stdout, res.Stderr)
+	}
+	if n, _ := strconv.Atoi(strings.TrimSpace(lines[3])); n > 8 {
+		t.Fatalf("environment not cleared: %d variables", n)
+	}
+	// The run's scratch directory is gone.
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Fatalf("left behind: %v", entries)
+	}
+	_, err = e.Run(context.Background(), sandbox.Cmd{Dir: dir, Args: []string{"-c", "echo bad >&2; exit 3"}})
+	var x *sandbox.ExitError
+	if !errors.As(err, &x) || x.Code != 3 || !strings.Contains(x.Stderr, "bad") {
+		t.Fatalf("err %#v", err)
+	}
+}
+
+func TestLimits(t *testing.T) {
+	e := sh(t, sandbox.Options{Limits: sandbox.Limits{OpenFiles: 17, CPUSeconds: 5}})
+	res, err := e.Run(context.Background(), sandbox.Cmd{Dir: t.TempDir(), Args: []string{"-c", "ulimit -n; ulimit -t"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Fields(string(res.Stdout)); len(got) != 2 || got[0] != "17" || got[1] != "5" {
+		t.Fatalf("limits %q", res.Stdout)
+	}
+}
+
+// TestNoNetwork: a run sees only a loopback device, down.
+func TestNoNetwork(t *testing.T) {
+	if exec.Command("unshare", "--net", "--", "true").Run() != nil {
+		t.Skip("network namespaces are not available here")
+	}
+	e := sh(t, sandbox.Options{})
+	res, err := e.Run(context.Background(), sandbox.Cmd{Dir: t.TempDir(), Args: []string{"-c", "cat /proc/net/dev | tail -n +3 | cut -d: -f1"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ifaces := strings.Fields(string(res.Stdout)); len(ifaces) != 1 || ifaces[0] != "lo" {
+		t.Fatalf("interfaces %q", ifaces)
+	}
+}
+
+// TestSlotsBoundConcurrency: runs beyond the engine's slots wait.
+func TestSlotsBoundConcurrency(t *testing.T) {
+	e := sh(t, sandbox.Options{Slots: 1})
+	start := time.Now()
+	done := make(chan error, 2)
+	for range 2 {
+		go func() {
+			_, err := e.Run(context.Background(), sandbox.Cmd{Dir: t.TempDir(), Args: []string{"-c", "sleep 0.3"}})
+			done <- err
+		}()
+	}
+	for range 2 {
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+	}
+	if time.Since(start) < 600*time.Millisecond {
+		t.Fatalf("two runs with one slot took %s", time.Since(start))
+	}
+}

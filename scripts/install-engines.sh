@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Installs the Debian packages of docmill's external engines, if missing.
+# Idempotent: does nothing when everything is there. Used by `make run`
+# and `make test`.
+set -euo pipefail
+packages=(
+	qpdf poppler-utils ghostscript
+	tesseract-ocr tesseract-ocr-eng tesseract-ocr-rus ocrmypdf
+)
+missing=()
+for p in "${packages[@]}"; do
+	dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+echo "installing engines: ${missing[*]}"
+sudo=""
+[ "$(id -u)" = 0 ] || sudo=sudo
+$sudo apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
