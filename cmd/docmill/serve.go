@@ -120,7 +120,7 @@ func serve(ctx context.Context, env *environment, args []string) error {
 	}
 	defer bucket.Close()
 
-	registry := docmill.NewRegistry(pdfops.Tools()...)
+	registry := docmill.NewRegistry(toolset(findEngines())...)
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 

@@ -1,0 +1,196 @@
+package ghostscript
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+
+	docmill "github.com/docmill/docmill"
+	"github.com/docmill/docmill/sandbox"
+)
+
+// preset is one compression level. The figures were tuned on the corpus's
+// image-heavy files and follow Ghostscript's own /printer, /ebook and
+// /screen settings in spirit, with explicit values so that a Ghostscript
+// upgrade cannot change them.
+type preset struct {
+	// dpi is the target resolution of colour and grey images; mono images
+	// get twice it (their CCITT/Flate coding is cheap, and thin lines of
+	// scans break up below it).
+	dpi int
+	// quality is the JPEG quality (IJG scale, 1-100) of re-encoded images.
+	quality int
+	// rgb converts colour to RGB, as /ebook and /screen do: Ghostscript
+	// can neither downsample nor JPEG-encode Indexed (palette) images,
+	// and CMYK images JPEG-encode poorly. low keeps colour unchanged,
+	// since it is the level for print.
+	rgb bool
+}
+
+// presets are the levels of the preset param: low keeps images near their
+// resolution (300 dpi, q85), recommended aims at 150 dpi (q75), extreme at
+// 96 dpi (q50). Images are only resampled when they are more than 1.5
+// times the target (downsampleThreshold), so a slightly larger image is not
+// degraded for little gain.
+var presets = map[string]preset{
+	"low":         {dpi: 300, quality: 85},
+	"recommended": {dpi: 150, quality: 75, rgb: true},
+	"extreme":     {dpi: 96, quality: 50, rgb: true},
+}
+
+const downsampleThreshold = "1.5"
+
+func (e *engines) compressTool() *docmill.Tool {
+	return &docmill.Tool{
+		Slug:        "compress-pdf",
+		Title:       "Compress PDF",
+		Description: "Reduce the size of a PDF by downsampling and re-encoding its images; text and vector graphics stay vector and searchable. Never returns a file larger than the input.",
+		Accepts:     []string{pdfContentType},
+		MinFiles:    1,
+		MaxFiles:    1,
+		Params: []docmill.Param{
+			{Name: "preset", Type: docmill.TypeString, Enum: []string{"low", "recommended", "extreme"}, Default: "recommended",
+				Description: "Compression level: low keeps images near their resolution (300 dpi), recommended aims at 150 dpi, extreme at 96 dpi with lower quality."},
+			{Name: "quality", Type: docmill.TypeInteger, Min: docmill.Bound(1), Max: docmill.Bound(100),
+				Description: "JPEG quality of re-encoded images (1-100); overrides the preset's."},
+		},
+		Engine:    "ghostscript",
+		Timeout:   timeout,
+		Available: e.available,
+		Engines:   e.status,
+		Run:       e.runCompress,
+	}
+}
+
+// runCompress rewrites the input with Ghostscript's pdfwrite under the
+// preset's image settings, then lets qpdf pack objects into object streams
+// and recompress every Flate stream at level 9. When the result is not
+// smaller than the input, the input is returned unchanged (saved_bytes 0).
+func (e *engines) runCompress(ctx context.Context, in *docmill.RunInput) (*docmill.RunOutput, error) {
+	if len(in.Files) != 1 {
+		return nil, docmill.Errorf(docmill.CodeMissingFile, "Compression takes exactly one PDF file.")
+	}
+	src, err := e.checkInput(ctx, in.Files[0], in.WorkDir)
+	if err != nil {
+		return nil, err
+	}
+	name := in.Params.String("preset")
+	p, ok := presets[name]
+	if !ok {
+		name, p = "recommended", presets["recommended"]
+	}
+	if q := in.Params.Int("quality"); q >= 1 && q <= 100 {
+		p.quality = q
+	}
+	inSize, err := fileSize(src)
+	if err != nil {
+		return nil, docmill.Internal(err)
+	}
+	gsOut := filepath.Join(in.WorkDir, "compress-gs.pdf")
+	if err := e.runGS(ctx, in.WorkDir, gsOut, p.gsArgs(src)...); err != nil {
+		return nil, gsFailure(err, msgDamaged)
+	}
+	out := filepath.Join(in.WorkDir, "compressed.pdf")
+	_, err = e.qpdf.Run(ctx, sandbox.Cmd{Dir: in.WorkDir, Args: []string{
+		"--object-streams=generate", "--compress-streams=y", "--recompress-flate",
+		"--compression-level=9", gsOut, out,
+	}})
+	if err = qpdfOK(err); err != nil {
+		return nil, failure(err, msgDamaged)
+	}
+	os.Remove(gsOut)
+	outSize, err := fileSize(out)
+	if err != nil {
+		return nil, docmill.Internal(err)
+	}
+	if outSize >= inSize {
+		// Never larger: hand back the input's own bytes.
+		if err := copyFile(src, out); err != nil {
+			return nil, docmill.Internal(err)
+		}
+		outSize = inSize
+	}
+	return &docmill.RunOutput{
+		Path:        out,
+		Filename:    outputName(in.Files[0].Filename, "-compressed.pdf"),
+		ContentType: pdfContentType,
+		Meta: map[string]any{
+			"input_size":  inSize,
+			"output_size": outSize,
+			"saved_bytes": inSize - outSize,
+			"ratio":       float64(outSize) / float64(max(inSize, 1)),
+			"preset":      name,
+			"quality":     p.quality,
+		},
+	}, nil
+}
+
+// gsArgs returns the pdfwrite options of p followed by the input. JPEG
+// quality is set through the distiller parameter QFactor of the image
+// dictionaries (-dJPEGQ is an option of the jpeg device only and leaves
+// pdfwrite's output unchanged). Already-JPEG images that need no
+// downsampling pass through untouched (pdfwrite's PassThroughJPEGImages
+// default), avoiding a second generation of JPEG loss.
+func (p preset) gsArgs(src string) []string {
+	res := strconv.Itoa(p.dpi)
+	args := []string{
+		"-dCompatibilityLevel=1.7",
+		"-dDownsampleColorImages=true", "-dColorImageResolution=" + res,
+		"-dColorImageDownsampleThreshold=" + downsampleThreshold, "-dColorImageDownsampleType=/Bicubic",
+		"-dAutoFilterColorImages=false", "-dColorImageFilter=/DCTEncode",
+		"-dDownsampleGrayImages=true", "-dGrayImageResolution=" + res,
+		"-dGrayImageDownsampleThreshold=" + downsampleThreshold, "-dGrayImageDownsampleType=/Bicubic",
+		"-dAutoFilterGrayImages=false", "-dGrayImageFilter=/DCTEncode",
+		"-dDownsampleMonoImages=true", "-dMonoImageResolution=" + strconv.Itoa(2*p.dpi),
+		"-dMonoImageDownsampleThreshold=" + downsampleThreshold, "-dMonoImageDownsampleType=/Subsample",
+		"-dMonoImageFilter=/CCITTFaxEncode",
+		"-dDetectDuplicateImages=true", "-dCompressFonts=true", "-dSubsetFonts=true",
+		"-dEmbedAllFonts=true", "-dCompressPages=true",
+	}
+	if p.rgb {
+		args = append(args, "-sColorConversionStrategy=RGB")
+	}
+	qf := qFactor(p.quality)
+	dicts := fmt.Sprintf("<< /ColorImageDict << /QFactor %s /Blend 1 /HSamples [2 1 1 2] /VSamples [2 1 1 2] >>"+
+		" /GrayImageDict << /QFactor %s /Blend 1 /HSamples [1 1 1 1] /VSamples [1 1 1 1] >> >> setdistillerparams", qf, qf)
+	return append(args, "-c", dicts, "-f", src)
+}
+
+// qFactor converts a JPEG quality (1-100) to the DCTEncode QFactor that
+// Ghostscript hands to libjpeg's linear scaling: the IJG quality scaling
+// (5000/q below 50, 200-2q above) divided by 100. Ghostscript reads a
+// QFactor of exactly 1.0 as "not set" and falls back to quality 75, so
+// quality 50 is nudged to 0.99.
+func qFactor(quality int) string {
+	q := min(max(quality, 1), 100)
+	scale := 200 - 2*float64(q)
+	if q < 50 {
+		scale = 5000 / float64(q)
+	}
+	f := max(scale/100, 0.01)
+	if f == 1 {
+		f = 0.99
+	}
+	return strconv.FormatFloat(f, 'f', 3, 64)
+}
+
+// copyFile copies src to dst, replacing dst.
+func copyFile(src, dst string) error {
+	in, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := os.Create(dst)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		return err
+	}
+	return out.Close()
+}

@@ -1,0 +1,222 @@
+// Package ghostscript provides the tools that run on Ghostscript and qpdf:
+// compress-pdf, repair-pdf and pdf-to-pdfa.
+//
+// Every program runs through the sandbox package, Ghostscript always with
+// -dSAFER. Ghostscript interprets any input that is not a PDF as
+// PostScript, so inputs are checked for a PDF header before it sees them.
+// Ghostscript 10.0 also "succeeds" (exit 0, a blank one-page output) on
+// files its new PDF interpreter cannot open; runGS recognises that and
+// retries with the legacy interpreter where it still exists.
+package ghostscript
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	docmill "github.com/docmill/docmill"
+	"github.com/docmill/docmill/sandbox"
+)
+
+// pdfContentType is what every tool here accepts and produces.
+const pdfContentType = "application/pdf"
+
+// timeout bounds one run of compress-pdf or pdf-to-pdfa; repair-pdf uses
+// the same bound.
+const timeout = 5 * time.Minute
+
+// engines holds the programs the tools run; the caller finds them.
+type engines struct {
+	gs, qpdf *sandbox.Engine
+}
+
+// Tools returns compress-pdf, repair-pdf and pdf-to-pdfa, run with gs and
+// qpdf as found by the caller (missing engines make the tools unavailable,
+// never a crash).
+func Tools(gs, qpdf *sandbox.Engine) []*docmill.Tool {
+	e := &engines{gs: gs, qpdf: qpdf}
+	return []*docmill.Tool{e.compressTool(), e.repairTool(), e.pdfaTool()}
+}
+
+// available reports whether both engines were found.
+func (e *engines) available() bool { return e.gs.Available() && e.qpdf.Available() }
+
+// status lists both engines for /readyz and the catalogue.
+func (e *engines) status() []docmill.EngineStatus {
+	return []docmill.EngineStatus{e.gs.Status(), e.qpdf.Status()}
+}
+
+// Public messages; they never name paths or quote engine output.
+const (
+	msgDamaged   = "The file could not be read as a PDF: it is damaged or not a PDF."
+	msgEncrypted = "The file is password-protected; unlock it first (unlock-pdf) and try again."
+	msgNotPDF    = "The file is not a PDF."
+)
+
+// failure maps an engine error to a docmill error: a missing engine is
+// engine_unavailable, a cancelled or expired run passes through, an engine
+// that exited non-zero is blamed on the input (invalid_document with
+// public), and anything else is internal.
+func failure(err error, public string) error {
+	var ee *sandbox.ExitError
+	switch {
+	case errors.Is(err, sandbox.ErrUnavailable):
+		e := docmill.Errorf(docmill.CodeEngineUnavailable, "The PDF engine is not available on this server.")
+		e.Err = err
+		return e
+	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		return err
+	case errors.As(err, &ee) && ee.Signal == "":
+		return invalidDocument(err, public)
+	}
+	return docmill.Internal(err)
+}
+
+func invalidDocument(err error, public string) *docmill.Error {
+	e := docmill.Errorf(docmill.CodeInvalidDocument, "%s", public)
+	e.Err = err
+	return e
+}
+
+// checkInput refuses what Ghostscript must not see: a file without a PDF
+// header in its first KiB (Ghostscript would run it as PostScript) and an
+// encrypted file that needs a password. It returns the absolute path of
+// the input, since engines run in a scratch directory of their own.
+func (e *engines) checkInput(ctx context.Context, f docmill.LocalFile, dir string) (string, error) {
+	path, err := filepath.Abs(f.Path)
+	if err != nil {
+		return "", docmill.Internal(err)
+	}
+	fh, err := os.Open(path)
+	if err != nil {
+		return "", docmill.Internal(err)
+	}
+	head := make([]byte, 1024)
+	n, _ := io.ReadFull(fh, head)
+	fh.Close()
+	if !bytes.Contains(head[:n], []byte("%PDF-")) {
+		return "", docmill.Errorf(docmill.CodeInvalidDocument, msgNotPDF)
+	}
+	// qpdf --requires-password exits 0 when a password is needed, 2 when
+	// the file is not encrypted (or unreadable), 3 when it is encrypted
+	// with an empty user password.
+	_, err = e.qpdf.Run(ctx, sandbox.Cmd{Args: []string{"--requires-password", path}, Dir: dir, Timeout: time.Minute})
+	var ee *sandbox.ExitError
+	switch {
+	case err == nil:
+		return "", docmill.Errorf(docmill.CodeInvalidDocument, msgEncrypted)
+	case errors.As(err, &ee) && ee.Signal == "":
+		return path, nil
+	default:
+		return "", failure(err, msgDamaged)
+	}
+}
+
+// pageCount returns the pages of the PDF at path as qpdf counts them,
+// accepting qpdf's "warnings" exit status 3.
+func (e *engines) pageCount(ctx context.Context, path, dir string) (int, error) {
+	res, err := e.qpdf.Run(ctx, sandbox.Cmd{Args: []string{"--show-npages", path}, Dir: dir, Timeout: time.Minute})
+	if err = qpdfOK(err); err != nil {
+		return 0, err
+	}
+	n, err := strconv.Atoi(strings.TrimSpace(string(res.Stdout)))
+	if err != nil {
+		return 0, fmt.Errorf("ghostscript: page count: %w", err)
+	}
+	return n, nil
+}
+
+// qpdfOK treats qpdf's exit status 3 (warnings, output written) as
+// success.
+func qpdfOK(err error) error {
+	var ee *sandbox.ExitError
+	if errors.As(err, &ee) && ee.Code == 3 {
+		return nil
+	}
+	return err
+}
+
+// gsBase are the options of every Ghostscript run: -dSAFER above all.
+var gsBase = []string{"-dSAFER", "-dBATCH", "-dNOPAUSE", "-dQUIET", "-sDEVICE=pdfwrite"}
+
+// errNoPages marks a Ghostscript run that opened nothing: Ghostscript 10.0
+// then exits 0 and writes a blank page, saying so only on its output.
+var errNoPages = errors.New("ghostscript: no pages processed")
+
+// runGS runs Ghostscript's pdfwrite with args (options, then files, the
+// input last) writing to out. When the new PDF interpreter processes no
+// pages, the run is repeated with the legacy one (-dNEWPDF=false), which
+// opens files the new one of Ghostscript 10.0 refuses. A run in which
+// neither processed a page fails with errNoPages.
+func (e *engines) runGS(ctx context.Context, dir, out string, args ...string) error {
+	var err error
+	for _, legacy := range []bool{false, true} {
+		argv := append([]string(nil), gsBase...)
+		if legacy {
+			argv = append(argv, "-dNEWPDF=false")
+		}
+		// pdfwrite reads "%d" in an output name as a page number.
+		argv = append(argv, "-sOutputFile="+strings.ReplaceAll(out, "%", "%%"))
+		argv = append(argv, args...)
+		var res *sandbox.Result
+		res, err = e.gs.Run(ctx, sandbox.Cmd{Args: argv, Dir: dir})
+		if err == nil && noPages(res) {
+			err = errNoPages
+		}
+		if err == nil || ctx.Err() != nil || errors.Is(err, sandbox.ErrUnavailable) {
+			return err
+		}
+	}
+	return err
+}
+
+// noPages reports whether Ghostscript said it processed no page.
+func noPages(res *sandbox.Result) bool {
+	for _, b := range [][]byte{res.Stdout, res.Stderr} {
+		if bytes.Contains(b, []byte("No pages will be processed")) {
+			return true
+		}
+	}
+	return false
+}
+
+// gsFailure maps a runGS error: an empty run is a damaged input.
+func gsFailure(err error, public string) error {
+	if errors.Is(err, errNoPages) {
+		return invalidDocument(err, public)
+	}
+	return failure(err, public)
+}
+
+// outputName returns the client's filename with its .pdf extension
+// replaced by suffix ("report.pdf" -> "report-compressed.pdf"); only the
+// base name is kept, whatever separator the client's system uses.
+func outputName(filename, suffix string) string {
+	base := filename
+	if i := strings.LastIndexAny(base, `/\`); i >= 0 {
+		base = base[i+1:]
+	}
+	if n := len(base) - len(".pdf"); n >= 0 && strings.EqualFold(base[n:], ".pdf") {
+		base = base[:n]
+	}
+	if strings.TrimSpace(base) == "" {
+		base = "document"
+	}
+	return base + suffix
+}
+
+// fileSize returns the size of the file at path.
+func fileSize(path string) (int64, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return 0, err
+	}
+	return st.Size(), nil
+}

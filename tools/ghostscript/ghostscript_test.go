@@ -1,0 +1,109 @@
+package ghostscript_test
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	docmill "github.com/docmill/docmill"
+	"github.com/docmill/docmill/sandbox"
+	"github.com/docmill/docmill/tools/ghostscript"
+)
+
+const corpus = "../../../shared/corpus/pdf/"
+
+var (
+	gsEngine   = sandbox.Find("gs", []string{"--version"}, sandbox.Options{})
+	qpdfEngine = sandbox.Find("qpdf", []string{"--version"}, sandbox.Options{})
+)
+
+// tool returns the named tool, skipping the test when its engines are
+// missing on this machine.
+func tool(t testing.TB, slug string) *docmill.Tool {
+	t.Helper()
+	for _, tl := range ghostscript.Tools(gsEngine, qpdfEngine) {
+		if tl.Slug == slug {
+			if !tl.IsAvailable() {
+				t.Skipf("%s: engines not installed", slug)
+			}
+			return tl
+		}
+	}
+	t.Fatalf("no tool %s", slug)
+	return nil
+}
+
+// run runs the named tool on path with params.
+func run(t testing.TB, slug string, params map[string]string, path string) (*docmill.RunOutput, error) {
+	t.Helper()
+	tl := tool(t, slug)
+	p, err := tl.ParseParams(params)
+	if err != nil {
+		t.Fatalf("ParseParams(%v): %v", params, err)
+	}
+	st, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := &docmill.RunInput{Params: p, WorkDir: t.TempDir(), Files: []docmill.LocalFile{{
+		Path: path, Filename: filepath.Base(path), ContentType: "application/pdf", Size: st.Size(),
+	}}}
+	return tl.Run(context.Background(), in)
+}
+
+// wantCode fails t unless err carries code.
+func wantCode(t *testing.T, err error, code docmill.Code) {
+	t.Helper()
+	if got := docmill.ErrorCode(err); got != code {
+		t.Fatalf("error = %v (code %q), want code %q", err, got, code)
+	}
+}
+
+// qpdfCheck fails t unless qpdf --check accepts path (0 or 3: warnings).
+func qpdfCheck(t *testing.T, path string) {
+	t.Helper()
+	out, err := exec.Command("qpdf", "--check", path).CombinedOutput()
+	if ee, ok := err.(*exec.ExitError); err != nil && !(ok && ee.ExitCode() == 3) {
+		t.Fatalf("qpdf --check: %v\n%s", err, out)
+	}
+}
+
+// text returns the text pdftotext extracts from path.
+func text(t *testing.T, path string) string {
+	t.Helper()
+	out, err := exec.Command("pdftotext", path, "-").Output()
+	if err != nil {
+		t.Fatalf("pdftotext: %v", err)
+	}
+	return string(bytes.Join(bytes.Fields(out), []byte(" ")))
+}
+
+// writeTemp writes b to a file in a temporary directory.
+func writeTemp(t *testing.T, name string, b []byte) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(p, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestUnavailable(t *testing.T) {
+	missing := sandbox.Find("no-such-engine-docmill", nil, sandbox.Options{})
+	for _, tl := range ghostscript.Tools(missing, qpdfEngine) {
+		if tl.IsAvailable() {
+			t.Errorf("%s available without gs", tl.Slug)
+		}
+		in := &docmill.RunInput{Params: docmill.Params{}, WorkDir: t.TempDir(), Files: []docmill.LocalFile{{
+			Path: corpus + "minimal-document.pdf", Filename: "a.pdf",
+		}}}
+		_, err := tl.Run(context.Background(), in)
+		if tl.Slug != "repair-pdf" || err != nil {
+			// repair-pdf succeeds on a healthy file with qpdf alone.
+			wantCode(t, err, docmill.CodeEngineUnavailable)
+		}
+	}
+}

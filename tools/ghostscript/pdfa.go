@@ -1,0 +1,131 @@
+package ghostscript
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	docmill "github.com/docmill/docmill"
+)
+
+// iccGlobs are where Ghostscript installs its sRGB profile, by version.
+var iccGlobs = []string{
+	"/usr/share/ghostscript/*/iccprofiles/srgb.icc",
+	"/usr/local/share/ghostscript/*/iccprofiles/srgb.icc",
+	"/usr/share/color/icc/ghostscript/srgb.icc",
+}
+
+// srgbProfile finds Ghostscript's sRGB ICC profile once; "" if missing.
+var srgbProfile = sync.OnceValue(func() string {
+	for _, g := range iccGlobs {
+		if m, _ := filepath.Glob(g); len(m) > 0 {
+			return m[len(m)-1]
+		}
+	}
+	return ""
+})
+
+// conformances maps the conformance param to the PDF/A part Ghostscript
+// writes; Ghostscript makes level B (visual appearance) only.
+var conformances = map[string]string{"1b": "1", "2b": "2", "3b": "3"}
+
+func (e *engines) pdfaTool() *docmill.Tool {
+	return &docmill.Tool{
+		Slug:        "pdf-to-pdfa",
+		Title:       "PDF to PDF/A",
+		Description: "Convert a PDF to PDF/A for long-term archiving: fonts embedded, colours tied to an embedded sRGB output intent, conformance declared in the XMP metadata.",
+		Accepts:     []string{pdfContentType},
+		MinFiles:    1,
+		MaxFiles:    1,
+		Params: []docmill.Param{
+			{Name: "conformance", Type: docmill.TypeString, Enum: []string{"1b", "2b", "3b"}, Default: "2b",
+				Description: "PDF/A part and level: 1b, 2b or 3b."},
+		},
+		Engine:    "ghostscript",
+		Timeout:   timeout,
+		Available: func() bool { return e.available() && srgbProfile() != "" },
+		Engines:   e.status,
+		Run:       e.runPDFA,
+	}
+}
+
+// runPDFA converts the input with Ghostscript's PDF/A mode. Colours are
+// converted to RGB and tied to Ghostscript's sRGB profile as the output
+// intent, written by a PostScript prefix file made for the run (the
+// template PDFA_def.ps reads the profile from the working directory).
+// -dPDFACompatibilityPolicy=1 drops what PDF/A forbids (transparency in
+// 1b, JavaScript, ...) rather than failing.
+func (e *engines) runPDFA(ctx context.Context, in *docmill.RunInput) (*docmill.RunOutput, error) {
+	if len(in.Files) != 1 {
+		return nil, docmill.Errorf(docmill.CodeMissingFile, "PDF/A conversion takes exactly one PDF file.")
+	}
+	icc := srgbProfile()
+	if icc == "" {
+		return nil, docmill.Errorf(docmill.CodeEngineUnavailable, "PDF/A conversion is not available on this server.")
+	}
+	src, err := e.checkInput(ctx, in.Files[0], in.WorkDir)
+	if err != nil {
+		return nil, err
+	}
+	level := in.Params.String("conformance")
+	part, ok := conformances[level]
+	if !ok {
+		level, part = "2b", "2"
+	}
+	def := filepath.Join(in.WorkDir, "pdfa-def.ps")
+	if err := os.WriteFile(def, []byte(pdfaDef(icc)), 0o600); err != nil {
+		return nil, docmill.Internal(err)
+	}
+	out := filepath.Join(in.WorkDir, "pdfa.pdf")
+	args := []string{
+		"-dPDFA=" + part, "-dPDFACompatibilityPolicy=1",
+		"-sColorConversionStrategy=RGB", "-sProcessColorModel=DeviceRGB",
+		"-dEmbedAllFonts=true", "-dSubsetFonts=true",
+		"--permit-file-read=" + icc, def, src,
+	}
+	if part == "1" {
+		args = append([]string{"-dCompatibilityLevel=1.4"}, args...)
+	}
+	if err := e.runGS(ctx, in.WorkDir, out, args...); err != nil {
+		return nil, gsFailure(err, msgDamaged)
+	}
+	pages, err := e.pageCount(ctx, out, in.WorkDir)
+	if err != nil {
+		return nil, docmill.Internal(fmt.Errorf("ghostscript: PDF/A output: %w", err))
+	}
+	return &docmill.RunOutput{
+		Path:        out,
+		Filename:    outputName(in.Files[0].Filename, "-pdfa.pdf"),
+		ContentType: pdfContentType,
+		Meta:        map[string]any{"conformance": level, "pages": pages},
+	}, nil
+}
+
+// pdfaDef returns the PostScript prefix that embeds the ICC profile at icc
+// (an absolute path) and declares it the document's output intent. It is
+// Ghostscript's PDFA_def.ps without the placeholder title, with /N fixed
+// to 3 (the profile is RGB, and so is the output).
+func pdfaDef(icc string) string {
+	return `%!
+/ICCProfile (` + psString(icc) + `) def
+[/_objdef {icc_PDFA} /type /stream /OBJ pdfmark
+[{icc_PDFA} << /N 3 >> /PUT pdfmark
+[{icc_PDFA} ICCProfile (r) file /PUT pdfmark
+[/_objdef {OutputIntent_PDFA} /type /dict /OBJ pdfmark
+[{OutputIntent_PDFA} <<
+  /Type /OutputIntent
+  /S /GTS_PDFA1
+  /DestOutputProfile {icc_PDFA}
+  /OutputConditionIdentifier (sRGB)
+>> /PUT pdfmark
+[{Catalog} << /OutputIntents [ {OutputIntent_PDFA} ] >> /PUT pdfmark
+`
+}
+
+// psString escapes s for a PostScript string literal.
+func psString(s string) string {
+	return strings.NewReplacer(`\`, `\\`, `(`, `\(`, `)`, `\)`).Replace(s)
+}

@@ -1,0 +1,88 @@
+package ghostscript
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+
+	docmill "github.com/docmill/docmill"
+	"github.com/docmill/docmill/sandbox"
+)
+
+func (e *engines) repairTool() *docmill.Tool {
+	return &docmill.Tool{
+		Slug:        "repair-pdf",
+		Title:       "Repair PDF",
+		Description: "Rebuild a damaged PDF (broken cross-reference table, truncated file) so that readers open it again.",
+		Accepts:     []string{pdfContentType},
+		MinFiles:    1,
+		MaxFiles:    1,
+		Engine:      "qpdf",
+		Timeout:     timeout,
+		Available:   e.available,
+		Engines:     e.status,
+		Run:         e.runRepair,
+	}
+}
+
+// runRepair rewrites the input with qpdf, which rebuilds a broken
+// cross-reference table while keeping every object as it was; qpdf's exit
+// status 3 (warnings: it repaired something) counts as success when the
+// output opens with at least one page. When qpdf cannot, Ghostscript
+// re-renders the pages it can find (losing forms and structure, but
+// recovering files without a trailer). When neither can, the input is
+// invalid_document.
+func (e *engines) runRepair(ctx context.Context, in *docmill.RunInput) (*docmill.RunOutput, error) {
+	if len(in.Files) != 1 {
+		return nil, docmill.Errorf(docmill.CodeMissingFile, "Repair takes exactly one PDF file.")
+	}
+	src, err := e.checkInput(ctx, in.Files[0], in.WorkDir)
+	if err != nil {
+		return nil, err
+	}
+	out := filepath.Join(in.WorkDir, "repaired.pdf")
+	engine := "qpdf"
+	pages, qerr := e.repairQPDF(ctx, src, out, in.WorkDir)
+	if qerr != nil {
+		if !isInputFailure(qerr) {
+			return nil, failure(qerr, msgDamaged)
+		}
+		os.Remove(out)
+		engine = "ghostscript"
+		if err := e.runGS(ctx, in.WorkDir, out, src); err != nil {
+			return nil, gsFailure(err, "The file is too damaged to be repaired.")
+		}
+		if pages, err = e.pageCount(ctx, out, in.WorkDir); err != nil || pages < 1 {
+			return nil, invalidDocument(err, "The file is too damaged to be repaired.")
+		}
+	}
+	return &docmill.RunOutput{
+		Path:        out,
+		Filename:    outputName(in.Files[0].Filename, "-repaired.pdf"),
+		ContentType: pdfContentType,
+		Meta:        map[string]any{"engine": engine, "pages": pages},
+	}, nil
+}
+
+// repairQPDF rewrites src to out with qpdf and returns the output's page
+// count; an output without pages is an input failure too.
+func (e *engines) repairQPDF(ctx context.Context, src, out, dir string) (int, error) {
+	_, err := e.qpdf.Run(ctx, sandbox.Cmd{Dir: dir, Args: []string{src, out}})
+	if err = qpdfOK(err); err != nil {
+		return 0, err
+	}
+	n, err := e.pageCount(ctx, out, dir)
+	if err != nil {
+		return 0, err
+	}
+	if n < 1 {
+		return 0, &sandbox.ExitError{Engine: "qpdf", Code: 2, Stderr: "output has no pages"}
+	}
+	return n, nil
+}
+
+// isInputFailure reports whether err is an engine refusing the input, as
+// opposed to a missing engine, a cancelled run or an internal fault.
+func isInputFailure(err error) bool {
+	return docmill.ErrorCode(failure(err, "")) == docmill.CodeInvalidDocument
+}

@@ -1,0 +1,138 @@
+// Package ocr provides ocr-pdf: it recognizes the text of scanned PDFs and
+// images with OCRmyPDF (which drives tesseract) and returns a PDF whose
+// invisible text layer holds the recognized text, so the document can be
+// searched and copied from. Pages that already have text are left as they
+// are.
+//
+// Every run goes through the sandbox; OCRmyPDF is given only absolute paths
+// inside the job's work directory, and its standard error (which names
+// paths) is kept for logs, never shown to the client.
+package ocr
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/pdfcpu/pdfcpu/pkg/api"
+
+	docmill "github.com/docmill/docmill"
+	"github.com/docmill/docmill/sandbox"
+)
+
+// Languages are the tesseract language packs the tool offers. Each must be
+// installed for the tool to be available.
+var Languages = []string{"eng", "rus"}
+
+// defaultLang recognizes either script: a page in one language loses little
+// accuracy to the other model, and a client that did not choose would
+// rather not get Cyrillic read as Latin garbage.
+const defaultLang = "eng+rus"
+
+// timeout bounds one run. OCR takes seconds per page (about 6 s for an A4
+// page at 200 dpi with eng+rus on a 2-core node), so a long document needs
+// minutes; the tool is Long, so no client waits on it synchronously.
+const timeout = 10 * time.Minute
+
+// langCheckTimeout bounds the one `tesseract --list-langs` run made when
+// the tool is built.
+const langCheckTimeout = 30 * time.Second
+
+const pdfContentType = "application/pdf"
+
+// disableConfigDir stops pdfcpu, used only to count the output's pages,
+// from creating a configuration directory under $HOME.
+var disableConfigDir = sync.OnceFunc(api.DisableConfigDir)
+
+// Tools returns ocr-pdf, run by ocrmypdf with tesseract as its OCR engine.
+// Both engines must be non-nil (sandbox.Find never returns nil; a missing
+// program gives an engine that is not available).
+//
+// Tools runs `tesseract --list-langs` once, through the sandbox, to check
+// that every language pack in Languages is installed: a node without them
+// would fail every job, so the tool is then reported unavailable (503
+// engine_unavailable) instead. The check is made here, at start-up, rather
+// than per job, so Available is cheap and stable; installing a language
+// pack needs a restart to be seen.
+func Tools(ocrmypdf, tesseract *sandbox.Engine) []*docmill.Tool {
+	disableConfigDir()
+	r := &runner{ocrmypdf: ocrmypdf, tesseract: tesseract, langsOK: hasLanguages(tesseract, Languages)}
+	return []*docmill.Tool{r.tool()}
+}
+
+// runner holds the engines of ocr-pdf and what was found about them.
+type runner struct {
+	ocrmypdf, tesseract *sandbox.Engine
+	// langsOK records whether tesseract had every language of Languages
+	// when the tool was built.
+	langsOK bool
+}
+
+func (r *runner) tool() *docmill.Tool {
+	return &docmill.Tool{
+		Slug:  "ocr-pdf",
+		Title: "OCR PDF",
+		Description: "Recognize the text of a scanned PDF or an image (JPEG, PNG, TIFF) and return a " +
+			"searchable PDF: the pages look the same, with an invisible text layer that can be " +
+			"searched, selected and copied. Pages that already have text are left as they are.",
+		Accepts:  []string{pdfContentType, "image/jpeg", "image/png", "image/tiff"},
+		MinFiles: 1,
+		MaxFiles: 1,
+		Params: []docmill.Param{{
+			Name:        "lang",
+			Type:        docmill.TypeString,
+			Description: "The language of the text: eng (English), rus (Russian) or eng+rus (both).",
+			Enum:        []string{"eng", "rus", "eng+rus"},
+			Default:     defaultLang,
+		}},
+		Long:      true,
+		Engine:    "tesseract",
+		Timeout:   timeout,
+		Available: r.available,
+		Engines:   r.engines,
+		Run:       r.run,
+	}
+}
+
+// available reports whether both programs were found and tesseract has
+// the language packs.
+func (r *runner) available() bool {
+	return r.ocrmypdf.Available() && r.tesseract.Available() && r.langsOK
+}
+
+// engines reports both programs. tesseract counts as unavailable when a
+// language pack is missing, so /readyz shows which engine is at fault.
+func (r *runner) engines() []docmill.EngineStatus {
+	tess := r.tesseract.Status()
+	tess.Available = tess.Available && r.langsOK
+	return []docmill.EngineStatus{r.ocrmypdf.Status(), tess}
+}
+
+// hasLanguages runs `tesseract --list-langs` and reports whether every one
+// of langs is listed. The run gets a scratch directory under the system
+// temporary directory, since there is no job yet. Any failure counts as
+// "no": the tool is then unavailable rather than failing each job.
+func hasLanguages(tesseract *sandbox.Engine, langs []string) bool {
+	if !tesseract.Available() {
+		return false
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), langCheckTimeout)
+	defer cancel()
+	res, err := tesseract.Run(ctx, sandbox.Cmd{Args: []string{"--list-langs"}})
+	if err != nil {
+		return false
+	}
+	// tesseract 5 lists to standard output, older versions to standard
+	// error; the first line is a header naming the directory.
+	have := map[string]bool{}
+	for _, line := range strings.Split(string(res.Stdout)+"\n"+string(res.Stderr), "\n") {
+		have[strings.TrimSpace(line)] = true
+	}
+	for _, l := range langs {
+		if !have[l] {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,287 @@
+package ocr_test
+
+import (
+	"context"
+	"errors"
+	"image"
+	"image/draw"
+	"image/png"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"golang.org/x/image/font"
+	"golang.org/x/image/font/gofont/goregular"
+	"golang.org/x/image/font/opentype"
+	"golang.org/x/image/math/fixed"
+
+	docmill "github.com/docmill/docmill"
+	"github.com/docmill/docmill/sandbox"
+	"github.com/docmill/docmill/tools/ocr"
+)
+
+// corpus is the shared corpus of real documents, relative to this package.
+const corpus = "../../../shared/corpus/pdf/"
+
+// textPDF is a born-digital PDF whose first page starts "Hello, here is
+// some text without a meaning. This text should show what a printed text".
+const textPDF = corpus + "pdflatex-4-pages.pdf"
+
+// ocrTool builds ocr-pdf on the real engines once; tests that need them
+// skip when ocrmypdf or tesseract is not installed.
+var ocrTool = sync.OnceValue(func() *docmill.Tool {
+	return ocr.Tools(
+		sandbox.Find("ocrmypdf", []string{"--version"}, sandbox.Options{}),
+		sandbox.Find("tesseract", []string{"--version"}, sandbox.Options{}),
+	)[0]
+})
+
+func realTool(t *testing.T) *docmill.Tool {
+	t.Helper()
+	tl := ocrTool()
+	if !tl.IsAvailable() {
+		t.Skipf("ocr-pdf is not available here: %+v", tl.Engines())
+	}
+	return tl
+}
+
+// run validates params the way the API does and runs tl on path.
+func run(t *testing.T, tl *docmill.Tool, params map[string]string, path, contentType string) (*docmill.RunOutput, error) {
+	t.Helper()
+	p, err := tl.ParseParams(params)
+	if err != nil {
+		t.Fatalf("ParseParams(%v): %v", params, err)
+	}
+	st, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := &docmill.RunInput{Params: p, WorkDir: t.TempDir(), Files: []docmill.LocalFile{{
+		Path: path, Filename: filepath.Base(path), ContentType: contentType, Size: st.Size(),
+	}}}
+	return tl.Run(context.Background(), in)
+}
+
+// command runs a fixture or checking program; tests skip without it.
+func command(t *testing.T, name string, args ...string) string {
+	t.Helper()
+	if _, err := exec.LookPath(name); err != nil {
+		t.Skipf("%s not installed", name)
+	}
+	out, err := exec.Command(name, args...).Output()
+	if err != nil {
+		t.Fatalf("%s %v: %v", name, args, err)
+	}
+	return string(out)
+}
+
+func pdfText(t *testing.T, path string) string {
+	t.Helper()
+	return command(t, "pdftotext", "-enc", "UTF-8", path, "-")
+}
+
+// scannedPage renders page 1 of textPDF to a 200 dpi PNG, as a scanner
+// would see it.
+func scannedPage(t *testing.T) string {
+	t.Helper()
+	prefix := filepath.Join(t.TempDir(), "scan")
+	command(t, "pdftoppm", "-r", "200", "-png", "-f", "1", "-l", "1", "-singlefile", textPDF, prefix)
+	return prefix + ".png"
+}
+
+func wantWords(t *testing.T, text string, words ...string) {
+	t.Helper()
+	for _, w := range words {
+		if !strings.Contains(text, w) {
+			t.Errorf("recognized text lacks %q:\n%s", w, text)
+		}
+	}
+}
+
+func wantCode(t *testing.T, err error, code docmill.Code) *docmill.Error {
+	t.Helper()
+	var e *docmill.Error
+	if !errors.As(err, &e) || e.Code != code {
+		t.Fatalf("error = %v, want code %s", err, code)
+	}
+	if strings.Contains(e.Message, "/") || strings.Contains(e.Message, "ocrmypdf") {
+		t.Errorf("public message leaks internals: %q", e.Message)
+	}
+	return e
+}
+
+func TestDeclaration(t *testing.T) {
+	tl := ocrTool()
+	if tl.Slug != "ocr-pdf" || !tl.Long || tl.Engine != "tesseract" || tl.MaxFiles != 1 {
+		t.Errorf("declaration = %+v", tl)
+	}
+	for _, ct := range []string{"application/pdf", "image/jpeg", "image/png", "image/tiff"} {
+		if !tl.AcceptsType(ct) {
+			t.Errorf("does not accept %s", ct)
+		}
+	}
+	p, err := tl.ParseParams(nil)
+	if err != nil || p.String("lang") != "eng+rus" {
+		t.Errorf("default lang = %q, %v", p.String("lang"), err)
+	}
+	if p, err := tl.ParseParams(map[string]string{"lang": "ENG+RUS"}); err != nil || p.String("lang") != "eng+rus" {
+		t.Errorf("lang ENG+RUS = %q, %v", p.String("lang"), err)
+	}
+	if _, err := tl.ParseParams(map[string]string{"lang": "deu"}); docmill.ErrorCode(err) != docmill.CodeInvalidParameter {
+		t.Errorf("lang deu: %v", err)
+	}
+}
+
+func TestImageEnglish(t *testing.T) {
+	tl := realTool(t)
+	out, err := run(t, tl, nil, scannedPage(t), "image/png")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Filename != "scan-ocr.pdf" || out.ContentType != "application/pdf" {
+		t.Errorf("output = %+v", out)
+	}
+	if out.Meta["pages"] != 1 || out.Meta["lang"] != "eng+rus" {
+		t.Errorf("meta = %v", out.Meta)
+	}
+	wantWords(t, pdfText(t, out.Path), "Hello", "printed", "information")
+}
+
+func TestImageOnlyPDF(t *testing.T) {
+	tl := realTool(t)
+	in := filepath.Join(t.TempDir(), "scanned.pdf")
+	command(t, "gs", "-q", "-dSAFER", "-sDEVICE=pdfimage24", "-r150", "-dFirstPage=1", "-dLastPage=1", "-o", in, textPDF)
+	if text := strings.TrimSpace(pdfText(t, in)); text != "" {
+		t.Fatalf("fixture already has text: %q", text)
+	}
+	out, err := run(t, tl, map[string]string{"lang": "eng"}, in, "application/pdf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Filename != "scanned-ocr.pdf" || out.Meta["lang"] != "eng" {
+		t.Errorf("output = %+v", out)
+	}
+	wantWords(t, pdfText(t, out.Path), "Hello", "printed", "information")
+}
+
+// russianLines are set in Go Regular, which has Cyrillic glyphs.
+var russianLines = []string{
+	"Съешь же ещё этих мягких",
+	"французских булок, да выпей",
+	"же чаю. Привет, мир!",
+}
+
+// russianPage draws russianLines in black on white at 48 px, roughly 12 pt
+// text scanned at 300 dpi.
+func russianPage(t *testing.T) string {
+	t.Helper()
+	f, err := opentype.Parse(goregular.TTF)
+	if err != nil {
+		t.Fatal(err)
+	}
+	face, err := opentype.NewFace(f, &opentype.FaceOptions{Size: 48, DPI: 72, Hinting: font.HintingFull})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer face.Close()
+	img := image.NewRGBA(image.Rect(0, 0, 1200, 400))
+	draw.Draw(img, img.Bounds(), image.White, image.Point{}, draw.Src)
+	d := &font.Drawer{Dst: img, Src: image.Black, Face: face}
+	for i, line := range russianLines {
+		d.Dot = fixed.P(60, 100+i*90)
+		d.DrawString(line)
+	}
+	path := filepath.Join(t.TempDir(), "russian.png")
+	w, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	if err := png.Encode(w, img); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func TestImageRussian(t *testing.T) {
+	tl := realTool(t)
+	out, err := run(t, tl, map[string]string{"lang": "rus"}, russianPage(t), "image/png")
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantWords(t, pdfText(t, out.Path), "мягких", "французских", "булок", "выпей", "Привет")
+}
+
+// TestTextPagesKept checks --skip-text: a born-digital PDF keeps its text
+// exactly, and no page is OCRed (which is why it is quick).
+func TestTextPagesKept(t *testing.T) {
+	tl := realTool(t)
+	out, err := run(t, tl, nil, textPDF, "application/pdf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := pdfText(t, out.Path), pdfText(t, textPDF); got != want {
+		t.Errorf("text changed:\n got %q\nwant %q", got, want)
+	}
+	if out.Meta["pages"] != 4 {
+		t.Errorf("meta = %v", out.Meta)
+	}
+}
+
+func TestDamagedInput(t *testing.T) {
+	tl := realTool(t)
+	src, err := os.ReadFile(corpus + "minimal-document.pdf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	cases := []struct{ name, contentType string }{
+		{"truncated.pdf", "application/pdf"},
+		{"notapng.png", "image/png"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			path := filepath.Join(dir, c.name)
+			if err := os.WriteFile(path, src[:len(src)/3], 0o644); err != nil {
+				t.Fatal(err)
+			}
+			_, err := run(t, tl, nil, path, c.contentType)
+			wantCode(t, err, docmill.CodeInvalidDocument)
+		})
+	}
+}
+
+func TestEncryptedPDF(t *testing.T) {
+	tl := realTool(t)
+	_, err := run(t, tl, nil, corpus+"libreoffice-writer-password.pdf", "application/pdf")
+	if e := wantCode(t, err, docmill.CodeInvalidDocument); !strings.Contains(e.Message, "password-protected") {
+		t.Errorf("message = %q", e.Message)
+	}
+}
+
+func TestMissingEngine(t *testing.T) {
+	missing := sandbox.Find("docmill-no-such-ocrmypdf", nil, sandbox.Options{})
+	tl := ocr.Tools(missing, sandbox.Find("tesseract", []string{"--version"}, sandbox.Options{}))[0]
+	if tl.IsAvailable() {
+		t.Fatal("available without ocrmypdf")
+	}
+	if st := tl.Engines(); len(st) != 2 || st[0].Available || st[0].Name != "docmill-no-such-ocrmypdf" {
+		t.Errorf("engines = %+v", st)
+	}
+	_, err := run(t, tl, nil, textPDF, "application/pdf")
+	wantCode(t, err, docmill.CodeEngineUnavailable)
+}
+
+// TestImageWithAlpha OCRs a real screenshot with an alpha channel, which
+// OCRmyPDF alone refuses.
+func TestImageWithAlpha(t *testing.T) {
+	tl := realTool(t)
+	out, err := run(t, tl, map[string]string{"lang": "eng"}, "../../../shared/corpus/image/scan.png", "image/png")
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantWords(t, pdfText(t, out.Path), "ticket", "assign")
+}

@@ -1,0 +1,170 @@
+package ocr
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+
+	"github.com/pdfcpu/pdfcpu/pkg/api"
+	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/model"
+
+	docmill "github.com/docmill/docmill"
+	"github.com/docmill/docmill/sandbox"
+)
+
+// OCRmyPDF's exit codes (ocrmypdf.exceptions.ExitCode) that runError
+// gives a meaning to; the rest are internal failures.
+const (
+	exitInputFile         = 2 // not a PDF or image, damaged, unsupported image
+	exitMissingDependency = 3 // tesseract, Ghostscript or a language missing
+	exitAlreadyDoneOCR    = 6 // page has text; not raised with --skip-text
+	exitEncryptedPDF      = 8
+)
+
+// run OCRs the one input into ocr-output.pdf in the work directory.
+func (r *runner) run(ctx context.Context, in *docmill.RunInput) (*docmill.RunOutput, error) {
+	if len(in.Files) != 1 {
+		return nil, docmill.Errorf(docmill.CodeMissingFile, "OCR needs exactly one PDF or image file.")
+	}
+	if !r.available() {
+		return nil, unavailable(nil)
+	}
+	lang := in.Params.String("lang")
+	if lang == "" {
+		lang = defaultLang
+	}
+	f := in.Files[0]
+	input, err := filepath.Abs(f.Path)
+	if err != nil {
+		return nil, docmill.Internal(fmt.Errorf("ocr: input path: %w", err))
+	}
+	workDir, err := filepath.Abs(in.WorkDir)
+	if err != nil {
+		return nil, docmill.Internal(fmt.Errorf("ocr: work dir: %w", err))
+	}
+	args := []string{
+		// --skip-text leaves pages that have text untouched (and keeps
+		// OCRmyPDF from refusing a document that has some).
+		"--skip-text",
+		"-l", lang,
+		// pdf, not the default pdfa: change the document as little as
+		// possible and skip a slow Ghostscript PDF/A pass.
+		"--output-type", "pdf",
+		"--jobs", strconv.Itoa(r.jobs()),
+		"--quiet",
+	}
+	if f.ContentType != pdfContentType {
+		img, err := prepareImage(f, input, workDir)
+		if err != nil {
+			return nil, err
+		}
+		// Always given, so that an image without a credible resolution
+		// is not refused (OCRmyPDF rejects a missing DPI or one <= 96).
+		args = append(args, "--image-dpi", strconv.Itoa(img.dpi))
+		input = img.path
+	}
+	output := filepath.Join(workDir, "ocr-output.pdf")
+	// "--" keeps any path from being read as an option.
+	args = append(args, "--", input, output)
+	if _, err := r.ocrmypdf.Run(ctx, sandbox.Cmd{Args: args, Dir: workDir, Timeout: timeout}); err != nil {
+		return nil, runError(ctx, err)
+	}
+	meta := map[string]any{"lang": lang}
+	if n, err := pageCount(output); err == nil {
+		meta["pages"] = n
+	}
+	return &docmill.RunOutput{
+		Path:        output,
+		Filename:    outputName(f.Filename, "-ocr.pdf"),
+		ContentType: pdfContentType,
+		Meta:        meta,
+	}, nil
+}
+
+// jobs is OCRmyPDF's --jobs: the cores divided among the engine's slots,
+// at least one. The sandbox runs at most Slots copies of ocrmypdf at once,
+// so OCR never asks for more than the node's cores (OCRmyPDF also sets
+// tesseract's OMP_THREAD_LIMIT so its threads stay within --jobs). Give
+// the ocrmypdf engine fewer slots to let one job use more cores.
+func (r *runner) jobs() int {
+	return max(1, runtime.NumCPU()/max(1, r.ocrmypdf.Slots()))
+}
+
+// runError turns a failed ocrmypdf run into a docmill error. Input
+// problems are invalid_document with a public message of our own; the
+// engine's standard error, which names paths, stays in the wrapped error
+// for logs. Cancellation and deadline return the context's error.
+func runError(ctx context.Context, err error) error {
+	if ctxErr := ctx.Err(); ctxErr != nil {
+		return ctxErr
+	}
+	if errors.Is(err, sandbox.ErrUnavailable) {
+		return unavailable(err)
+	}
+	var x *sandbox.ExitError
+	if !errors.As(err, &x) {
+		return docmill.Internal(fmt.Errorf("ocr: %w", err))
+	}
+	switch x.Code {
+	case exitInputFile:
+		return invalidDocument(err, "The file could not be read: it is damaged, or not a PDF or an image OCR supports.")
+	case exitEncryptedPDF:
+		return invalidDocument(err, "The file is password-protected. Remove the password (unlock-pdf) and try again.")
+	case exitAlreadyDoneOCR:
+		return invalidDocument(err, "The file already has a text layer that OCR cannot replace.")
+	case exitMissingDependency:
+		return unavailable(err)
+	}
+	return docmill.Internal(fmt.Errorf("ocr: %w", err))
+}
+
+func unavailable(err error) *docmill.Error {
+	return &docmill.Error{Code: docmill.CodeEngineUnavailable, Message: "The OCR engine is not available on this server.", Err: err}
+}
+
+func invalidDocument(err error, format string, args ...any) *docmill.Error {
+	e := docmill.Errorf(docmill.CodeInvalidDocument, format, args...)
+	e.Err = err
+	return e
+}
+
+// pageCount counts the output's pages for the job's meta. It is best
+// effort: OCRmyPDF has already written a PDF that qpdf accepts, so a
+// document pdfcpu cannot read is still returned, without the figure.
+func pageCount(path string) (n int, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			n, err = 0, fmt.Errorf("ocr: page count panicked: %v", r)
+		}
+	}()
+	f, err := os.Open(path)
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	conf := model.NewDefaultConfiguration()
+	conf.ValidationMode = model.ValidationRelaxed
+	conf.Offline = true
+	return api.PageCount(f, conf)
+}
+
+// outputName is the client's file name with its extension replaced by
+// suffix ("scan.png" -> "scan-ocr.pdf"); "document" when nothing is left.
+func outputName(filename, suffix string) string {
+	base := filename
+	if i := strings.LastIndexAny(base, `/\`); i >= 0 {
+		base = base[i+1:]
+	}
+	if i := strings.LastIndexByte(base, '.'); i > 0 && len(base)-i <= 6 {
+		base = base[:i]
+	}
+	if strings.TrimSpace(base) == "" {
+		base = "document"
+	}
+	return base + suffix
+}
