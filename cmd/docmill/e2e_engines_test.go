@@ -94,3 +94,22 @@ func TestOCRIsLong(t *testing.T) {
 		t.Fatalf("recognised text %q", text)
 	}
 }
+
+func TestPDFToImagesAndText(t *testing.T) {
+	s := startServer(t, "")
+	c := s.client(s.DevKey)
+	j, data := runTool(t, c, "pdf-to-jpg", []client.File{file(t, "pdf", fourPages)}, map[string]string{"dpi": "72", "pages": "1-2"})
+	entries := unzip(t, data)
+	if j.Result.Filename != "pdflatex-4-pages-images.zip" || len(entries) != 2 {
+		t.Fatalf("%s: %d entries", j.Result.Filename, len(entries))
+	}
+	j, data = runTool(t, c, "pdf-to-png", []client.File{file(t, "pdf", fourPages)}, map[string]string{"pages": "3"})
+	if j.Result.ContentType != "image/png" || !bytes.HasPrefix(data, []byte("\x89PNG")) {
+		t.Fatalf("single page: %+v", j.Result)
+	}
+	_, data = runTool(t, c, "pdf-to-text", []client.File{file(t, "pdf", fourPages)}, nil)
+	want, _ := exec.Command("pdftotext", "-enc", "UTF-8", corpus("pdf", fourPages), "-").Output()
+	if !bytes.Equal(data, want) {
+		t.Fatal("text differs from pdftotext's")
+	}
+}

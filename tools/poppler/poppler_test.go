@@ -1,0 +1,171 @@
+package poppler
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+
+	docmill "github.com/docmill/docmill"
+	"github.com/docmill/docmill/sandbox"
+)
+
+// corpus is the shared test corpus, from the package directory.
+const corpus = "../../../shared/corpus/pdf/"
+
+// testEngines finds the real engines once per test, skipping the test when
+// one is missing.
+func testEngines(t testing.TB) (pdftoppm, pdftotext, pdfinfo *sandbox.Engine) {
+	t.Helper()
+	pdftoppm = sandbox.Find("pdftoppm", []string{"-v"}, sandbox.Options{})
+	pdftotext = sandbox.Find("pdftotext", []string{"-v"}, sandbox.Options{})
+	pdfinfo = sandbox.Find("pdfinfo", []string{"-v"}, sandbox.Options{})
+	for _, e := range []*sandbox.Engine{pdftoppm, pdftotext, pdfinfo} {
+		if !e.Available() {
+			t.Skipf("%s is not installed", e.Name)
+		}
+	}
+	return pdftoppm, pdftotext, pdfinfo
+}
+
+// testTool returns the tool with slug, built on the real engines.
+func testTool(t testing.TB, slug string) *docmill.Tool {
+	t.Helper()
+	for _, tool := range Tools(testEngines(t)) {
+		if tool.Slug == slug {
+			return tool
+		}
+	}
+	t.Fatalf("no tool %s", slug)
+	return nil
+}
+
+// runTool validates raw params as the API does and runs tool on path.
+func runTool(t testing.TB, tool *docmill.Tool, path string, raw map[string]string) (*docmill.RunOutput, error) {
+	t.Helper()
+	params, err := tool.ParseParams(raw)
+	if err != nil {
+		return nil, err
+	}
+	in := &docmill.RunInput{
+		Files:   []docmill.LocalFile{{Path: path, Filename: filepath.Base(path), ContentType: pdfContentType}},
+		Params:  params,
+		WorkDir: t.TempDir(),
+	}
+	return tool.Run(context.Background(), in)
+}
+
+// wantCode fails t unless err is a docmill error with code (and, for
+// invalid_parameter, naming field).
+func wantCode(t *testing.T, err error, code docmill.Code, field string) *docmill.Error {
+	t.Helper()
+	var e *docmill.Error
+	if !errors.As(err, &e) || e.Code != code {
+		t.Fatalf("error = %v, want code %s", err, code)
+	}
+	if field != "" && (len(e.Fields) == 0 || e.Fields[0].Field != field) {
+		t.Fatalf("error fields = %v, want %s", e.Fields, field)
+	}
+	return e
+}
+
+// badInputs writes damaged inputs and returns them by name, with the
+// encrypted file of the corpus.
+func badInputs(t *testing.T) map[string]string {
+	t.Helper()
+	dir := t.TempDir()
+	whole, err := os.ReadFile(corpus + "pdflatex-4-pages.pdf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := map[string][]byte{
+		"zero-byte.pdf": nil,
+		"truncated.pdf": whole[:len(whole)/3],
+		"not-a-pdf.pdf": []byte("hello, this is not a PDF\n"),
+	}
+	out := map[string]string{"encrypted": corpus + "libreoffice-writer-password.pdf"}
+	for name, b := range files {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		out[name] = p
+	}
+	return out
+}
+
+func TestInvalidDocuments(t *testing.T) {
+	for _, slug := range []string{"pdf-to-jpg", "pdf-to-png", "pdf-to-text"} {
+		tool := testTool(t, slug)
+		for name, path := range badInputs(t) {
+			t.Run(slug+"/"+name, func(t *testing.T) {
+				_, err := runTool(t, tool, path, nil)
+				e := wantCode(t, err, docmill.CodeInvalidDocument, "")
+				if name == "encrypted" && e.Message != "The file is password-protected; unlock it first." {
+					t.Errorf("message = %q", e.Message)
+				}
+				if e.Err == nil {
+					t.Error("the engine's error is not kept for the logs")
+				}
+			})
+		}
+	}
+}
+
+func TestMissingEngine(t *testing.T) {
+	missing := sandbox.Find("no-such-program", nil, sandbox.Options{})
+	for _, tool := range Tools(missing, missing, missing) {
+		t.Run(tool.Slug, func(t *testing.T) {
+			if tool.IsAvailable() {
+				t.Error("available with its engine missing")
+			}
+			for _, st := range tool.Engines() {
+				if st.Available {
+					t.Errorf("engine %s reported available", st.Name)
+				}
+			}
+			_, err := runTool(t, tool, corpus+"pdflatex-4-pages.pdf", nil)
+			wantCode(t, err, docmill.CodeEngineUnavailable, "")
+		})
+	}
+}
+
+func TestDeclarations(t *testing.T) {
+	for _, tool := range Tools(testEngines(t)) {
+		if !tool.IsAvailable() || tool.Engine != engineName || tool.Long || tool.Timeout <= 0 ||
+			tool.MinFiles != 1 || tool.MaxFiles != 1 || !tool.AcceptsType(pdfContentType) {
+			t.Errorf("%s: unexpected declaration %+v", tool.Slug, tool)
+		}
+		_, hasQuality := tool.Param("quality")
+		if hasQuality != (tool.Slug == "pdf-to-jpg") {
+			t.Errorf("%s: quality param = %v", tool.Slug, hasQuality)
+		}
+	}
+}
+
+func TestCanceled(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	for _, slug := range []string{"pdf-to-jpg", "pdf-to-text"} {
+		tool := testTool(t, slug)
+		params, _ := tool.ParseParams(nil)
+		in := &docmill.RunInput{
+			Files:  []docmill.LocalFile{{Path: corpus + "pdflatex-4-pages.pdf", Filename: "a.pdf"}},
+			Params: params, WorkDir: t.TempDir(),
+		}
+		if _, err := tool.Run(ctx, in); !errors.Is(err, context.Canceled) {
+			t.Errorf("%s: error = %v, want context.Canceled", slug, err)
+		}
+	}
+}
+
+func TestOutputName(t *testing.T) {
+	for in, want := range map[string]string{
+		"report.pdf": "report-1.jpg", "a/b\\Report.PDF": "Report-1.jpg", ".pdf": "document-1.jpg", "x": "x-1.jpg",
+	} {
+		if got := outputName(in, "-1.jpg"); got != want {
+			t.Errorf("outputName(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

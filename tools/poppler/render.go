@@ -1,0 +1,260 @@
+package poppler
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"path/filepath"
+	"slices"
+	"strconv"
+
+	docmill "github.com/docmill/docmill"
+	"github.com/docmill/docmill/sandbox"
+)
+
+// Caps on one rendering, checked from pdfinfo's page sizes before any page
+// is drawn, so a request that would exceed them fails at once with
+// invalid_parameter rather than after minutes of work.
+const (
+	// maxImages bounds the pages one job renders. The images of 2,000
+	// A4 pages at 150 dpi take about a minute and a half on two cores.
+	maxImages = 2000
+	// maxPagePixels bounds one image. pdftoppm holds the whole page as an
+	// RGB bitmap (3 bytes a pixel), so 100 megapixels is about 300 MB per
+	// run: enough for A3 at 600 dpi (70 MP), not for a poster at 600 dpi.
+	maxPagePixels = 100_000_000
+	// maxPageSide bounds either side of an image: JPEG cannot be wider or
+	// taller than 65,535 pixels, and a long thin page would otherwise pass
+	// the pixel cap.
+	maxPageSide = 65_000
+	// maxTotalPixels bounds the pixels of all images together, which
+	// drives a job's time and disk use: 2,000 A4 pages at 150 dpi (4.4
+	// gigapixels) pass, as do about 140 A4 pages at 600 dpi.
+	maxTotalPixels = 5_000_000_000
+	// maxOutputBytes bounds the archive (or the single image); past it the
+	// job fails with file_too_large.
+	maxOutputBytes int64 = 2 << 30
+)
+
+// Bounds and defaults of the params.
+const (
+	minDPI, maxDPI, defaultDPI = 72, 600, 150
+	defaultQuality             = 85
+)
+
+// imageFormat is what one of the two render tools makes.
+type imageFormat struct {
+	slug, title string
+	ext         string // file extension, without the dot
+	contentType string
+	args        func(quality int) []string // pdftoppm's output options
+	quality     bool                       // whether the tool takes quality
+}
+
+var (
+	jpegFormat = imageFormat{
+		slug: "pdf-to-jpg", title: "PDF to JPG", ext: "jpg", contentType: "image/jpeg", quality: true,
+		args: func(q int) []string { return []string{"-jpeg", "-jpegopt", "quality=" + strconv.Itoa(q)} },
+	}
+	pngFormat = imageFormat{
+		slug: "pdf-to-png", title: "PDF to PNG", ext: "png", contentType: "image/png",
+		args: func(int) []string { return []string{"-png"} },
+	}
+)
+
+// renderTool declares pdf-to-jpg or pdf-to-png.
+func renderTool(f imageFormat, pdftoppm, pdfinfo *sandbox.Engine) *docmill.Tool {
+	params := []docmill.Param{{
+		Name: "dpi", Type: docmill.TypeInteger, Default: strconv.Itoa(defaultDPI),
+		Description: "Resolution of the images, in dots per inch; a page of W x H points becomes " +
+			"W*dpi/72 x H*dpi/72 pixels.",
+		Min: docmill.Bound(minDPI), Max: docmill.Bound(maxDPI),
+	}}
+	if f.quality {
+		params = append(params, docmill.Param{
+			Name: "quality", Type: docmill.TypeInteger, Default: strconv.Itoa(defaultQuality),
+			Description: "JPEG quality, 1 (smallest) to 100 (best).",
+			Min:         docmill.Bound(1), Max: docmill.Bound(100),
+		})
+	}
+	params = append(params, docmill.Param{
+		Name: "pages", Type: docmill.TypePages,
+		Description: `Pages to convert, such as "1-3,5,8-"; every page when absent. Each page is ` +
+			`converted once, in page order, whatever order or repeats the selection has.`,
+	})
+	return &docmill.Tool{
+		Slug:  f.slug,
+		Title: f.title,
+		Description: fmt.Sprintf("Render PDF pages as %s images. One page gives <name>-<page>.%s; several give "+
+			"a zip archive <name>-images.zip of <name>-<page>.%s, page numbers zero-padded so they sort. "+
+			"At most %d pages and %d megapixels a page.",
+			f.ext, f.ext, f.ext, maxImages, maxPagePixels/1_000_000),
+		Accepts:   []string{pdfContentType},
+		MinFiles:  1,
+		MaxFiles:  1,
+		Params:    params,
+		Engine:    engineName,
+		Timeout:   timeout,
+		Available: available(pdftoppm, pdfinfo),
+		Engines:   statuses(pdftoppm, pdfinfo),
+		Run: func(ctx context.Context, in *docmill.RunInput) (*docmill.RunOutput, error) {
+			return runRender(ctx, f, pdftoppm, pdfinfo, in)
+		},
+	}
+}
+
+// runRender renders the selected pages with pdftoppm, in parallel runs, and
+// returns one image, or a zip archive of several.
+func runRender(ctx context.Context, f imageFormat, pdftoppm, pdfinfo *sandbox.Engine, in *docmill.RunInput) (*docmill.RunOutput, error) {
+	file, err := oneFile(in)
+	if err != nil {
+		return nil, err
+	}
+	ranges, err := docmill.ParsePageRanges(in.Params.String("pages"))
+	if err != nil {
+		return nil, docmill.ParamError("pages", "%s", err)
+	}
+	dpi, quality := in.Params.Int("dpi"), in.Params.Int("quality")
+	if dpi == 0 {
+		dpi = defaultDPI
+	}
+	if quality == 0 {
+		quality = defaultQuality
+	}
+	if dpi < minDPI || dpi > maxDPI {
+		return nil, docmill.ParamError("dpi", "must be between %d and %d", minDPI, maxDPI)
+	}
+	if !pdftoppm.Available() {
+		return nil, engineError(sandbox.ErrUnavailable, "")
+	}
+	// The engines run in scratch directories of their own, so every path
+	// they get must be absolute.
+	src, err := filepath.Abs(file.Path)
+	if err != nil {
+		return nil, fmt.Errorf("poppler: input path: %w", err)
+	}
+	workDir, err := filepath.Abs(in.WorkDir)
+	if err != nil {
+		return nil, fmt.Errorf("poppler: work dir: %w", err)
+	}
+	count, pages, err := selectPages(ctx, pdfinfo, src, workDir, ranges, dpi)
+	if err != nil {
+		return nil, err
+	}
+	r := renderer{engine: pdftoppm, src: src, dir: workDir, args: renderArgs(f, dpi, quality)}
+	images, err := r.renderAll(ctx, splitRuns(pages, pdftoppm.Slots()))
+	if err != nil {
+		return nil, err
+	}
+	meta := map[string]any{"pages": count, "images": len(pages), "dpi": dpi}
+	return packImages(ctx, f, file.Filename, workDir, count, pages, images, meta)
+}
+
+// packImages returns the one image of a single page as it is, or writes
+// several into a zip archive, named after the client's file and the page
+// numbers, zero-padded to the width of the document's page count.
+func packImages(ctx context.Context, f imageFormat, filename, workDir string, count int, pages []int, images map[int]string, meta map[string]any) (*docmill.RunOutput, error) {
+	if len(pages) == 1 {
+		if err := checkOutputSize(images[pages[0]]); err != nil {
+			return nil, err
+		}
+		return &docmill.RunOutput{
+			Path:        images[pages[0]],
+			Filename:    outputName(filename, fmt.Sprintf("-%d.%s", pages[0], f.ext)),
+			ContentType: f.contentType,
+			Meta:        meta,
+		}, nil
+	}
+	width := len(strconv.Itoa(count))
+	entries := make([]zipEntry, len(pages))
+	for i, p := range pages {
+		entries[i] = zipEntry{name: outputName(filename, fmt.Sprintf("-%0*d.%s", width, p, f.ext)), path: images[p]}
+	}
+	path := filepath.Join(workDir, "images.zip")
+	if err := writeZip(ctx, path, entries); err != nil {
+		return nil, err
+	}
+	return &docmill.RunOutput{
+		Path:        path,
+		Filename:    outputName(filename, "-images.zip"),
+		ContentType: "application/zip",
+		Meta:        meta,
+	}, nil
+}
+
+// renderArgs returns pdftoppm's options for every run of a job: the crop
+// box (what viewers show) at dpi, in format f.
+func renderArgs(f imageFormat, dpi, quality int) []string {
+	return append([]string{"-r", strconv.Itoa(dpi), "-cropbox"}, f.args(quality)...)
+}
+
+// selectPages reads the document's page count and resolves ranges against
+// it: the pages to render, once each and in order, checked against the
+// caps at dpi. A page past the end or a cap exceeded is invalid_parameter.
+func selectPages(ctx context.Context, pdfinfo *sandbox.Engine, src, dir string, ranges []docmill.PageRange, dpi int) (int, []int, error) {
+	count, err := pageCount(ctx, pdfinfo, src, dir)
+	if err != nil {
+		return 0, nil, err
+	}
+	sel, err := docmill.Pages(ranges, count)
+	if err != nil {
+		return 0, nil, docmill.ParamError("pages", "%s", err)
+	}
+	slices.Sort(sel)
+	pages := slices.Compact(sel)
+	if len(pages) > maxImages {
+		return 0, nil, docmill.ParamError("pages", "selects %d pages; at most %d pages can be converted at once", len(pages), maxImages)
+	}
+	sizes, err := pageSizes(ctx, pdfinfo, src, dir, pages[0], pages[len(pages)-1])
+	if err != nil {
+		return 0, nil, err
+	}
+	if err := checkPixels(pages, sizes, dpi); err != nil {
+		return 0, nil, err
+	}
+	return count, pages, nil
+}
+
+// checkPixels refuses a rendering whose images would pass the caps: one
+// page too large at dpi (naming the highest dpi that fits it), a page too
+// large at any dpi, or all pages together too many pixels.
+func checkPixels(pages []int, sizes map[int]pageSize, dpi int) error {
+	var total int64
+	for _, p := range pages {
+		s, ok := sizes[p]
+		if !ok || s.w == 0 || s.h == 0 {
+			return docmill.Errorf(docmill.CodeInvalidDocument, "Page %d has no usable size; the document is damaged.", p)
+		}
+		w, h := s.pixels(dpi)
+		if w > maxPageSide || h > maxPageSide || w*h > maxPagePixels {
+			fit := fittingDPI(s)
+			if fit < minDPI {
+				return docmill.ParamError("pages", "selects page %d, which at %.0f x %.0f pt is too large to render", p, s.w, s.h)
+			}
+			return docmill.ParamError("dpi", "is too high for page %d (%.0f x %.0f pt): it would be %d x %d pixels, "+
+				"above the limit of %d megapixels and %d pixels a side; use at most %d dpi", p, s.w, s.h, w, h,
+				maxPagePixels/1_000_000, maxPageSide, fit)
+		}
+		total += w * h
+	}
+	if total > maxTotalPixels {
+		return docmill.ParamError("dpi", "is too high for %d pages: the images would total %.1f gigapixels, "+
+			"above the limit of %d; lower the dpi or select fewer pages", len(pages), float64(total)/1e9, maxTotalPixels/1_000_000_000)
+	}
+	return nil
+}
+
+// fittingDPI returns the highest dpi at which page s stays within the
+// per-page caps.
+func fittingDPI(s pageSize) int {
+	bySide := float64(maxPageSide) * 72 / math.Max(s.w, s.h)
+	byArea := math.Sqrt(float64(maxPagePixels)/(s.w*s.h)) * 72
+	d := int(math.Min(bySide, byArea))
+	for d > 0 {
+		if w, h := s.pixels(d); w <= maxPageSide && h <= maxPageSide && w*h <= maxPagePixels {
+			break
+		}
+		d--
+	}
+	return d
+}

@@ -1,0 +1,100 @@
+package poppler
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	docmill "github.com/docmill/docmill"
+	"github.com/docmill/docmill/sandbox"
+)
+
+// maxTextBytes bounds the text of one document. Text is far smaller than
+// the PDF it comes from, except in a document that draws the same text
+// over and over from a shared object; past this cap the job fails with
+// file_too_large instead of filling the disk.
+const maxTextBytes int64 = 512 << 20
+
+// textContentType is the result's content type: what the files handler
+// derives from the .txt extension (mime.TypeByExtension), so the job
+// record and the download agree. pdftotext is run with -enc UTF-8.
+const textContentType = "text/plain; charset=utf-8"
+
+// textTool declares pdf-to-text.
+func textTool(pdftotext *sandbox.Engine) *docmill.Tool {
+	return &docmill.Tool{
+		Slug:  "pdf-to-text",
+		Title: "PDF to text",
+		Description: "Extract the text of a PDF as UTF-8 plain text, <name>.txt, pages separated by form feeds. " +
+			"Scanned pages without a text layer give no text; run ocr-pdf first.",
+		Accepts:  []string{pdfContentType},
+		MinFiles: 1,
+		MaxFiles: 1,
+		Params: []docmill.Param{{
+			Name: "layout", Type: docmill.TypeBoolean, Default: "false",
+			Description: "Keep the physical layout of the page (columns, indentation) with spaces, " +
+				"instead of the reading order.",
+		}},
+		Engine:    engineName,
+		Timeout:   timeout,
+		Available: available(pdftotext),
+		Engines:   statuses(pdftotext),
+		Run: func(ctx context.Context, in *docmill.RunInput) (*docmill.RunOutput, error) {
+			return runText(ctx, pdftotext, in)
+		},
+	}
+}
+
+// runText runs pdftotext with its text on standard output, streamed into
+// the result file, so that the sandbox's output bound (MaxOutput) caps it.
+func runText(ctx context.Context, pdftotext *sandbox.Engine, in *docmill.RunInput) (*docmill.RunOutput, error) {
+	file, err := oneFile(in)
+	if err != nil {
+		return nil, err
+	}
+	src, err := filepath.Abs(file.Path)
+	if err != nil {
+		return nil, fmt.Errorf("poppler: input path: %w", err)
+	}
+	args := []string{"-enc", "UTF-8"}
+	if in.Params.Bool("layout") {
+		args = append(args, "-layout")
+	}
+	args = append(args, src, "-")
+
+	path := filepath.Join(in.WorkDir, "text.txt")
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, fmt.Errorf("poppler: create text: %w", err)
+	}
+	defer f.Close()
+	buf := bufio.NewWriterSize(f, 1<<20)
+	_, err = pdftotext.Run(ctx, sandbox.Cmd{Args: args, Dir: in.WorkDir, Stdout: buf, MaxOutput: maxTextBytes})
+	if errors.Is(err, sandbox.ErrOutputTooLarge) {
+		e := docmill.Errorf(docmill.CodeFileTooLarge, "The text of the document is larger than %d MB.", maxTextBytes>>20)
+		e.Err = err
+		return nil, e
+	}
+	if err != nil {
+		return nil, engineError(err, "copying its text")
+	}
+	if err := buf.Flush(); err != nil {
+		return nil, fmt.Errorf("poppler: write text: %w", err)
+	}
+	if err := f.Close(); err != nil {
+		return nil, fmt.Errorf("poppler: close text: %w", err)
+	}
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, fmt.Errorf("poppler: stat text: %w", err)
+	}
+	return &docmill.RunOutput{
+		Path:        path,
+		Filename:    outputName(file.Filename, ".txt"),
+		ContentType: textContentType,
+		Meta:        map[string]any{"text_bytes": st.Size()},
+	}, nil
+}

@@ -1,0 +1,60 @@
+package poppler
+
+import (
+	"bytes"
+	"mime"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+)
+
+// pdftotextDirect runs pdftotext on path as a user would, outside the
+// sandbox and the tool, for the tool's output to be compared with.
+func pdftotextDirect(t *testing.T, path string, args ...string) []byte {
+	t.Helper()
+	out := filepath.Join(t.TempDir(), "out.txt")
+	args = append(append([]string{"-enc", "UTF-8"}, args...), path, out)
+	if b, err := exec.Command("pdftotext", args...).CombinedOutput(); err != nil {
+		t.Fatalf("pdftotext: %v: %s", err, b)
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func TestText(t *testing.T) {
+	tool := testTool(t, "pdf-to-text")
+	for _, name := range []string{"pdflatex-4-pages.pdf", "habibi-rotated.pdf", "GeoTopo-komprimiert.pdf"} {
+		path := corpus + name
+		read := func(layout string) []byte {
+			out, err := runTool(t, tool, path, map[string]string{"layout": layout})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := name[:len(name)-4] + ".txt"; out.Filename != want {
+				t.Errorf("filename %s, want %s", out.Filename, want)
+			}
+			if want := mime.TypeByExtension(".txt"); out.ContentType != want {
+				t.Errorf("content type %q, want %q as the files handler serves it", out.ContentType, want)
+			}
+			b, err := os.ReadFile(out.Path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return b
+		}
+		plain, layout := read("false"), read("true")
+		if want := pdftotextDirect(t, path); !bytes.Equal(plain, want) || len(plain) == 0 {
+			t.Errorf("%s: text (%d bytes) differs from pdftotext's (%d bytes)", name, len(plain), len(want))
+		}
+		if want := pdftotextDirect(t, path, "-layout"); !bytes.Equal(layout, want) {
+			t.Errorf("%s: layout text (%d bytes) differs from pdftotext -layout's (%d bytes)", name, len(layout), len(want))
+		}
+		if bytes.Equal(plain, layout) {
+			t.Errorf("%s: layout makes no difference", name)
+		}
+	}
+}
