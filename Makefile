@@ -40,10 +40,14 @@ lint:
 	$$( command -v staticcheck || echo $$($(GO) env GOPATH)/bin/staticcheck ) ./...
 
 # bench prints the figures the issues ask for (benchmarks, never pass/fail
-# on time): rotate-pdf in-process; rotate-pdf over HTTP with 1 and 8 clients
-# (req/s, p50/p99, queue pickup); a 1 GB upload (MB/s, server peak RSS).
+# on time): rotate-pdf in-process; compress-pdf per preset next to raw gs
+# /ebook; pdf-to-jpg next to one pdftoppm run; every tool over HTTP on the
+# biggest corpus file (time, server peak RSS); rotate-pdf over HTTP with 1
+# and 8 clients (req/s, p50/p99, queue pickup); a 1 GB upload (MB/s, RSS).
 bench: test-deps
-	$(GO) test -run '^$$' -bench . -benchtime 2s ./tools/...
+	$(GO) test -run '^$$' -bench . -benchtime 2s ./tools/pdfops/
+	$(GO) test -run '^$$' -bench . -benchtime 3x ./tools/ghostscript/ ./tools/poppler/
+	$(GO) test -run '^$$' -bench BenchmarkTools -benchtime 2x ./cmd/docmill
 	$(GO) test -run '^$$' -bench RotateSync -benchtime 1000x ./cmd/docmill
 	$(GO) test -run '^$$' -bench UploadGigabyte -benchtime 2x ./cmd/docmill
 
