@@ -32,6 +32,12 @@ var benchCases = []toolCase{
 	{"protect-pdf", []string{geo}, map[string]string{"password": "s3cret"}},
 	{"unlock-pdf", []string{"pdf/libreoffice-writer-password.pdf"}, map[string]string{"password": "openpassword"}},
 	{"jpg-to-pdf", []string{"image/phone-photo.jpg", "image/iphone-photo.jpg", "image/scan.png", "image/map.png"}, map[string]string{"page_size": "a4"}},
+	// External engines: the server's RSS excludes the engine processes.
+	{"compress-pdf", []string{geo}, nil},
+	{"repair-pdf", []string{geo}, nil},
+	{"pdf-to-pdfa", []string{geo}, nil},
+	{"pdf-to-jpg", []string{geo}, nil},
+	{"pdf-to-text", []string{geo}, nil},
 }
 
 const geo = "pdf/GeoTopo-komprimiert.pdf"
