@@ -138,7 +138,7 @@ func (retryPolicy) NextRetry(j *rivertype.JobRow) time.Time {
 // InsertTx adds the queue entry of j inside tx, the transaction that
 // inserts j's row; it is the store's enqueue hook.
 func (q *Queue[TTx]) InsertTx(ctx context.Context, tx TTx, j *docmill.Job) error {
-	_, err := q.client.InsertTx(ctx, tx, ProcessArgs{JobID: j.ID}, &river.InsertOpts{Priority: j.Priority})
+	_, err := q.client.InsertTx(ctx, tx, ProcessArgs{JobID: j.ID, Tool: j.Tool}, &river.InsertOpts{Priority: j.Priority})
 	return err
 }
 

@@ -155,3 +155,18 @@ func TestProcessCLI(t *testing.T) {
 		t.Fatalf("tools: %s", list)
 	}
 }
+
+// TestToolTimeout: --tool-timeout bounds one tool's runs; a run past it
+// fails with a message naming the limit.
+func TestToolTimeout(t *testing.T) {
+	s := startServer(t, "", "--tool-timeout", "pdf-to-jpg=1ms")
+	_, _, err := s.client(s.DevKey).Process(context.Background(), "pdf-to-jpg", []client.File{file(t, "pdf", "GeoTopo-komprimiert.pdf")}, client.ProcessOptions{})
+	if e := apiError(t, err, 500, "internal"); !strings.Contains(e.Detail, "longer than the limit of 1ms") {
+		t.Fatalf("detail %q", e.Detail)
+	}
+	var out strings.Builder
+	err = run(context.Background(), []string{"serve", "--tool-timeout", "nope=1s", "--data-dir", t.TempDir()}, func(string) string { return "" }, nil, &out, &out)
+	if err == nil || !strings.Contains(err.Error(), `no tool "nope"`) {
+		t.Fatalf("unknown tool: %v", err)
+	}
+}

@@ -42,6 +42,7 @@ type serveFlags struct {
 	shutdownTimeout time.Duration
 	maxUploadMB     int64
 	uploadIdle      time.Duration
+	toolTimeouts    map[string]time.Duration
 	logLevel        string
 	devKey          bool
 }
@@ -61,6 +62,16 @@ func (f *serveFlags) register(fs *flag.FlagSet) {
 	fs.DurationVar(&f.janitorInterval, "janitor-interval", time.Minute, "how often expired results and old records are removed")
 	fs.DurationVar(&f.shutdownTimeout, "shutdown-timeout", 30*time.Second, "on SIGTERM, how long jobs in progress may take to finish")
 	fs.Int64Var(&f.maxUploadMB, "max-upload-mb", 4096, "hard cap in MB on the files of one request, each and in total, whatever the plan allows")
+	f.toolTimeouts = map[string]time.Duration{}
+	fs.Func("tool-timeout", "limit of one run of a tool, as slug=duration (repeatable; within --job-timeout), e.g. ocr-pdf=20m", func(v string) error {
+		slug, d, ok := strings.Cut(v, "=")
+		dur, err := time.ParseDuration(d)
+		if !ok || err != nil || dur <= 0 {
+			return fmt.Errorf("want slug=duration, such as ocr-pdf=20m")
+		}
+		f.toolTimeouts[slug] = dur
+		return nil
+	})
 	fs.DurationVar(&f.uploadIdle, "upload-idle-timeout", time.Minute, "drop an upload that sends nothing for this long")
 	fs.StringVar(&f.logLevel, "log-level", "info", "debug, info, warn or error")
 	fs.BoolVar(&f.devKey, "dev-key", true, "on first start with no keys, create a Pro key named dev and print it")
@@ -120,7 +131,11 @@ func serve(ctx context.Context, env *environment, args []string) error {
 	}
 	defer bucket.Close()
 
-	registry := docmill.NewRegistry(toolset(findEngines())...)
+	tools := toolset(findEngines())
+	if err := setTimeouts(tools, f.toolTimeouts); err != nil {
+		return err
+	}
+	registry := docmill.NewRegistry(tools...)
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 
@@ -197,6 +212,22 @@ func serve(ctx context.Context, env *environment, args []string) error {
 	pdfops.RemoveFonts()
 	log.Info("stopped")
 	return errors.Join(herr, qerr)
+}
+
+// setTimeouts applies --tool-timeout to the tools it names.
+func setTimeouts(tools []*docmill.Tool, timeouts map[string]time.Duration) error {
+	for slug, d := range timeouts {
+		found := false
+		for _, t := range tools {
+			if t.Slug == slug {
+				t.Timeout, found = d, true
+			}
+		}
+		if !found {
+			return fmt.Errorf("--tool-timeout: there is no tool %q", slug)
+		}
+	}
+	return nil
 }
 
 // opsOnly serves only health and metrics, for worker nodes.
