@@ -17,7 +17,7 @@ import (
 func TestCompressPDF(t *testing.T) {
 	s := startServer(t, "")
 	c := s.client(s.DevKey)
-	for _, name := range []string{"base64image.pdf", "cmyk-image.pdf"} {
+	for _, name := range []string{"base64image.pdf", "GeoTopo-komprimiert.pdf", "cmyk-image.pdf"} {
 		in, _ := os.ReadFile(corpus("pdf", name))
 		j, data := runTool(t, c, "compress-pdf", []client.File{file(t, "pdf", name)}, map[string]string{"preset": "recommended"})
 		saved, _ := j.Meta["saved_bytes"].(float64)
