@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	docmill "github.com/docmill/docmill"
+	"github.com/docmill/docmill/tools/ziparchive"
 )
 
 func TestResolveSpans(t *testing.T) {
@@ -85,23 +86,15 @@ func TestSpanSets(t *testing.T) {
 	}
 }
 
-func TestCappedWriter(t *testing.T) {
-	var buf bytes.Buffer
-	w := &cappedWriter{w: &buf, left: 5}
-	if n, err := w.Write([]byte("abc")); n != 3 || err != nil {
-		t.Fatalf("Write = %d, %v", n, err)
-	}
-	if _, err := w.Write([]byte("def")); !errors.Is(err, errSplitTooLarge) {
-		t.Fatalf("Write past the cap: %v", err)
-	}
-	if buf.String() != "abc" {
-		t.Errorf("wrote %q", buf.String())
-	}
-	e := docmill.AsError(zipError(fmt.Errorf("zip: %w", errSplitTooLarge)))
+func TestZipError(t *testing.T) {
+	e := docmill.AsError(zipError(fmt.Errorf("zip: %w", ziparchive.ErrTooLarge)))
 	if e.Code != docmill.CodeFileTooLarge {
 		t.Errorf("zipError code = %s", e.Code)
 	}
 	if code := docmill.ErrorCode(zipError(errors.New("disk full"))); code != docmill.CodeInternal {
 		t.Errorf("disk failure code = %s", code)
+	}
+	if zipError(nil) != nil {
+		t.Error("zipError(nil) is an error")
 	}
 }

@@ -1,20 +1,16 @@
 package pdfops
 
 import (
-	"archive/zip"
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"os"
 	"path/filepath"
-	"time"
 
 	"github.com/pdfcpu/pdfcpu/pkg/api"
 	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/model"
 
 	docmill "github.com/docmill/docmill"
+	"github.com/docmill/docmill/tools/ziparchive"
 )
 
 // Caps on what one split makes, beyond the caps on its input.
@@ -189,16 +185,19 @@ func splitSingle(ctx context.Context, doc *model.Context, part span, name, workD
 // writeSplitZip writes each part of doc as an entry of a zip archive at
 // path, named after name and the part's pages.
 func writeSplitZip(ctx context.Context, doc *model.Context, parts []span, name, path string) error {
-	f, err := os.Create(path)
+	zw, err := ziparchive.Create(path, maxSplitBytes)
 	if err != nil {
-		return fmt.Errorf("pdfops: create output: %w", err)
+		return fmt.Errorf("pdfops: %w", err)
 	}
-	defer f.Close()
-	buf := bufio.NewWriterSize(f, 1<<20)
-	zw := zip.NewWriter(&cappedWriter{w: buf, left: maxSplitBytes})
+	if err := writeSplitParts(ctx, zw, doc, parts, name); err != nil {
+		zw.Close()
+		return err
+	}
+	return zipError(zw.Close())
+}
 
+func writeSplitParts(ctx context.Context, zw *ziparchive.Writer, doc *model.Context, parts []span, name string) error {
 	dests := snapshotDests(doc)
-	modified := time.Now()
 	for _, part := range parts {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -210,11 +209,7 @@ func writeSplitZip(ctx context.Context, doc *model.Context, parts []span, name, 
 		if err != nil {
 			return err
 		}
-		w, err := zw.CreateHeader(&zip.FileHeader{
-			Name:     outputName(name, "-"+part.label()+".pdf"),
-			Method:   zip.Deflate,
-			Modified: modified,
-		})
+		w, err := zw.Add(outputName(name, "-"+part.label()+".pdf"), true)
 		if err != nil {
 			return zipError(err)
 		}
@@ -222,46 +217,21 @@ func writeSplitZip(ctx context.Context, doc *model.Context, parts []span, name, 
 			return zipError(err)
 		}
 	}
-	if err := zw.Close(); err != nil {
-		return zipError(err)
-	}
-	if err := buf.Flush(); err != nil {
-		return zipError(err)
-	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("pdfops: close output: %w", err)
-	}
 	return nil
 }
-
-// errSplitTooLarge is returned by cappedWriter past maxSplitBytes.
-var errSplitTooLarge = errors.New("pdfops: split output over its size cap")
 
 // zipError reports a failure to write the archive: file_too_large past
 // maxSplitBytes, otherwise internal, since the parts themselves were
 // built from a valid document and what fails is the disk.
 func zipError(err error) error {
-	if errors.Is(err, errSplitTooLarge) {
+	if err == nil {
+		return nil
+	}
+	if errors.Is(err, ziparchive.ErrTooLarge) {
 		e := docmill.Errorf(docmill.CodeFileTooLarge,
 			"The split files would total more than %s; split into fewer files or fewer pages.", megabytes(maxSplitBytes))
 		e.Err = err
 		return e
 	}
 	return fmt.Errorf("pdfops: write split archive: %w", err)
-}
-
-// cappedWriter passes writes to w until left bytes have been written, then
-// fails with errSplitTooLarge.
-type cappedWriter struct {
-	w    io.Writer
-	left int64
-}
-
-func (c *cappedWriter) Write(p []byte) (int, error) {
-	if int64(len(p)) > c.left {
-		return 0, errSplitTooLarge
-	}
-	n, err := c.w.Write(p)
-	c.left -= int64(n)
-	return n, err
 }

@@ -1,0 +1,90 @@
+// Package ziparchive writes the zip archives that tools return when a job
+// makes several files (split-pdf's parts, pdf-to-jpg's pages), streamed to
+// disk entry by entry and capped in size while they are written.
+package ziparchive
+
+import (
+	"archive/zip"
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"time"
+)
+
+// ErrTooLarge is returned once an archive would pass its cap; callers turn
+// it into their own file_too_large message.
+var ErrTooLarge = errors.New("ziparchive: archive over its size cap")
+
+// Writer is a zip archive being written to a file.
+type Writer struct {
+	f        *os.File
+	buf      *bufio.Writer
+	zw       *zip.Writer
+	modified time.Time
+}
+
+// Create starts an archive at path that may grow to maxBytes.
+func Create(path string, maxBytes int64) (*Writer, error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, fmt.Errorf("ziparchive: %w", err)
+	}
+	buf := bufio.NewWriterSize(f, 1<<20)
+	return &Writer{f: f, buf: buf, zw: zip.NewWriter(&cappedWriter{w: buf, left: maxBytes}), modified: time.Now()}, nil
+}
+
+// Add starts an entry and returns where its content goes. deflate should
+// be false for content that is compressed already (JPEG, PNG).
+func (w *Writer) Add(name string, deflate bool) (io.Writer, error) {
+	method := zip.Store
+	if deflate {
+		method = zip.Deflate
+	}
+	return w.zw.CreateHeader(&zip.FileHeader{Name: name, Method: method, Modified: w.modified})
+}
+
+// AddFile adds the file at path as the entry name.
+func (w *Writer) AddFile(name, path string, deflate bool) error {
+	dst, err := w.Add(name, deflate)
+	if err != nil {
+		return err
+	}
+	src, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer src.Close()
+	_, err = io.Copy(dst, src)
+	return err
+}
+
+// Close finishes the archive. An archive abandoned after an error must
+// still be closed, to release its file.
+func (w *Writer) Close() error {
+	err := w.zw.Close()
+	if err == nil {
+		err = w.buf.Flush()
+	}
+	if cerr := w.f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// cappedWriter passes writes on until left bytes have been written, then
+// fails with ErrTooLarge.
+type cappedWriter struct {
+	w    io.Writer
+	left int64
+}
+
+func (c *cappedWriter) Write(p []byte) (int, error) {
+	if int64(len(p)) > c.left {
+		return 0, ErrTooLarge
+	}
+	n, err := c.w.Write(p)
+	c.left -= int64(n)
+	return n, err
+}
