@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"crypto/rand"
+	"database/sql"
 	"encoding/hex"
 	"errors"
 	"flag"
@@ -117,9 +118,6 @@ func serve(ctx context.Context, env *environment, args []string) error {
 	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(f.data.scratch(), 0o700); err != nil {
-		return err
-	}
 	st, err := f.data.openStore(ctx)
 	if err != nil {
 		return err
@@ -152,7 +150,11 @@ func serve(ctx context.Context, env *environment, args []string) error {
 		return err
 	}
 	st.SetEnqueue(q.InsertTx)
+	n := &node{f: &f, log: log, q: q}
 
+	if err := os.MkdirAll(f.data.scratch(), 0o700); err != nil {
+		return err
+	}
 	secret, err := st.Setting(ctx, "url_signing_key", randomHex(32))
 	if err != nil {
 		return err
@@ -181,21 +183,35 @@ func serve(ctx context.Context, env *environment, args []string) error {
 	if f.role == "worker" {
 		handler = opsOnly(api)
 	}
-	srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
+	n.srv = &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
+	return n.run(ctx, env, ln, baseURL)
+}
 
+// node is a started server: its HTTP side and its queue.
+type node struct {
+	f   *serveFlags
+	log *slog.Logger
+	srv *http.Server
+	q   *jobs.Queue[*sql.Tx]
+}
+
+// run serves on ln until ctx is done, then stops gracefully: no new
+// requests, jobs in progress get --shutdown-timeout to finish.
+func (n *node) run(ctx context.Context, env *environment, ln net.Listener, baseURL string) error {
+	f := n.f
 	if f.role != "api" {
-		if err := q.Start(context.WithoutCancel(ctx)); err != nil {
+		if err := n.q.Start(context.WithoutCancel(ctx)); err != nil {
 			return err
 		}
 	}
 	serveErr := make(chan error, 1)
-	go func() { serveErr <- srv.Serve(ln) }()
+	go func() { serveErr <- n.srv.Serve(ln) }()
 	listen := localURL(ln.Addr())
 	if listen != baseURL {
 		listen += " (public URL " + baseURL + ")"
 	}
 	fmt.Fprintf(env.stdout, "docmill: serving on %s, role %s, data in %s\n", listen, f.role, f.data.dataDir)
-	log.Info("serving", "addr", ln.Addr().String(), "base_url", baseURL, "role", f.role, "workers", workers)
+	n.log.Info("serving", "addr", ln.Addr().String(), "base_url", baseURL, "role", f.role)
 
 	select {
 	case <-ctx.Done():
@@ -204,13 +220,13 @@ func serve(ctx context.Context, env *environment, args []string) error {
 			return err
 		}
 	}
-	log.Info("shutting down", "timeout", f.shutdownTimeout)
+	n.log.Info("shutting down", "timeout", f.shutdownTimeout)
 	sctx, cancel := context.WithTimeout(context.Background(), f.shutdownTimeout)
 	defer cancel()
-	herr := srv.Shutdown(sctx)
-	qerr := q.Stop(sctx)
+	herr := n.srv.Shutdown(sctx)
+	qerr := n.q.Stop(sctx)
 	pdfops.RemoveFonts()
-	log.Info("stopped")
+	n.log.Info("stopped")
 	return errors.Join(herr, qerr)
 }
 
