@@ -6,6 +6,9 @@ set -euo pipefail
 packages=(
 	qpdf poppler-utils ghostscript
 	tesseract-ocr tesseract-ocr-eng tesseract-ocr-rus ocrmypdf
+	libvips-tools
+	libreoffice-writer-nogui libreoffice-calc-nogui libreoffice-impress-nogui python3-uno
+	fonts-liberation2 fonts-crosextra-carlito fonts-crosextra-caladea fonts-dejavu
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -44,6 +44,7 @@ type serveFlags struct {
 	maxUploadMB     int64
 	uploadIdle      time.Duration
 	toolTimeouts    map[string]time.Duration
+	engines         toolOptions
 	logLevel        string
 	devKey          bool
 }
@@ -73,6 +74,8 @@ func (f *serveFlags) register(fs *flag.FlagSet) {
 		f.toolTimeouts[slug] = dur
 		return nil
 	})
+	fs.IntVar(&f.engines.officeWorkers, "office-workers", runtime.NumCPU(), "warm LibreOffice processes for the Office tools")
+	fs.BoolVar(&f.engines.officePrestart, "office-prestart", false, "start the LibreOffice workers at start-up instead of on the first conversion")
 	fs.DurationVar(&f.uploadIdle, "upload-idle-timeout", time.Minute, "drop an upload that sends nothing for this long")
 	fs.StringVar(&f.logLevel, "log-level", "info", "debug, info, warn or error")
 	fs.BoolVar(&f.devKey, "dev-key", true, "on first start with no keys, create a Pro key named dev and print it")
@@ -129,7 +132,11 @@ func serve(ctx context.Context, env *environment, args []string) error {
 	}
 	defer bucket.Close()
 
-	tools := toolset(findEngines())
+	tools, closeTools, err := toolset(foundEngines(), f.engines)
+	if err != nil {
+		return err
+	}
+	defer closeTools() // after the queue stopped: conversions in progress end first
 	if err := setTimeouts(tools, f.toolTimeouts); err != nil {
 		return err
 	}

@@ -1,0 +1,103 @@
+package sandbox_test
+
+import (
+	"bufio"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/docmill/docmill/sandbox"
+)
+
+// TestProcessKillTakesChildren: Kill ends a long-running program and the
+// children it started, and removes its scratch directory.
+func TestProcessKillTakesChildren(t *testing.T) {
+	e := sh(t, sandbox.Options{})
+	dir := t.TempDir()
+	pidFile := filepath.Join(dir, "child.pid")
+	p, err := e.Start(sandbox.Cmd{Dir: dir, Args: []string{"-c", "sleep 60 & echo $! > " + pidFile + "; echo started; wait"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	line, err := bufio.NewReader(p.Stdout()).ReadString('\n')
+	if err != nil || line != "started\n" {
+		t.Fatalf("first line %q, %v", line, err)
+	}
+	scratch := p.Dir()
+	if _, err := os.Stat(scratch); err != nil {
+		t.Fatalf("scratch missing while running: %v", err)
+	}
+	b, err := os.ReadFile(pidFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	child, _ := strconv.Atoi(strings.TrimSpace(string(b)))
+	p.Kill()
+	select {
+	case <-p.Done():
+	default:
+		t.Fatal("Done not closed after Kill")
+	}
+	if _, err := os.Stat(scratch); !os.IsNotExist(err) {
+		t.Errorf("scratch %s left behind: %v", scratch, err)
+	}
+	// The child pid is in a PID namespace when one is available; either
+	// way no "sleep 60" of ours may survive.
+	if child > 0 && syscall.Kill(child, 0) == nil && isSleep(child) {
+		t.Errorf("child %d survived", child)
+	}
+	p.Kill() // idempotent
+}
+
+func isSleep(pid int) bool {
+	b, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline")
+	return strings.HasPrefix(string(b), "sleep")
+}
+
+// TestProcessDoneOnExit: Done fires when the program exits on its own, Err
+// reports its status, and its input pipe works.
+func TestProcessDoneOnExit(t *testing.T) {
+	e := sh(t, sandbox.Options{})
+	p, err := e.Start(sandbox.Cmd{Dir: t.TempDir(), Args: []string{"-c", "read x; echo \"got $x\"; echo oops >&2; exit 3"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Kill()
+	if _, err := p.Stdin().Write([]byte("hello\n")); err != nil {
+		t.Fatal(err)
+	}
+	line, _ := bufio.NewReader(p.Stdout()).ReadString('\n')
+	if line != "got hello\n" {
+		t.Errorf("stdout %q", line)
+	}
+	select {
+	case <-p.Done():
+	case <-time.After(5 * time.Second):
+		t.Fatal("Done did not fire")
+	}
+	if p.Err() == nil || !strings.Contains(p.Stderr(), "oops") {
+		t.Errorf("err %v, stderr %q", p.Err(), p.Stderr())
+	}
+	if _, err := os.Stat(p.Dir()); !os.IsNotExist(err) {
+		t.Errorf("scratch left behind: %v", err)
+	}
+}
+
+// TestProcessTimeout: Cmd.Timeout bounds the life of a started program.
+func TestProcessTimeout(t *testing.T) {
+	e := sh(t, sandbox.Options{})
+	p, err := e.Start(sandbox.Cmd{Dir: t.TempDir(), Args: []string{"-c", "sleep 60"}, Timeout: 200 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Kill()
+	select {
+	case <-p.Done():
+	case <-time.After(5 * time.Second):
+		t.Fatal("not killed at its timeout")
+	}
+}

@@ -1,0 +1,114 @@
+"""docmill office converter: one long-lived process per LibreOffice worker.
+
+It connects to the worker's soffice over a UNO pipe, prints one JSON line
+{"ready": true} and then reads jobs from stdin, one JSON object per line:
+  {"in": "/abs/input.docx", "out": "/abs/output.pdf", "export": "writer_pdf_Export",
+   "filter": "" (import filter, optional), "options": "" (import filter options)}
+and answers each with one JSON line:
+  {"ok": true} | {"ok": false, "kind": "load"|"store"|"bridge", "msg": "..."}
+A "bridge" failure means soffice is gone: the process exits after answering,
+and the Go side replaces the whole worker.
+"""
+import json
+import sys
+import time
+
+import uno
+from com.sun.star.beans import PropertyValue
+from com.sun.star.connection import NoConnectException
+from com.sun.star.lang import DisposedException
+
+NEVER_EXECUTE = 0  # com.sun.star.document.MacroExecMode.NEVER_EXECUTE
+NO_UPDATE = 0      # com.sun.star.document.UpdateDocMode.NO_UPDATE
+
+
+def prop(name, value):
+    p = PropertyValue()
+    p.Name = name
+    p.Value = value
+    return p
+
+
+def reply(obj):
+    sys.stdout.write(json.dumps(obj) + "\n")
+    sys.stdout.flush()
+
+
+def connect(pipe, wait):
+    local = uno.getComponentContext()
+    resolver = local.ServiceManager.createInstanceWithContext(
+        "com.sun.star.bridge.UnoUrlResolver", local)
+    url = "uno:pipe,name=%s;urp;StarOffice.ComponentContext" % pipe
+    deadline = time.monotonic() + wait
+    while True:
+        try:
+            ctx = resolver.resolve(url)
+            break
+        except NoConnectException:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.05)
+    return ctx.ServiceManager.createInstanceWithContext("com.sun.star.frame.Desktop", ctx)
+
+
+def convert(desktop, job):
+    load = [
+        prop("Hidden", True),
+        prop("ReadOnly", True),
+        prop("MacroExecutionMode", NEVER_EXECUTE),
+        prop("UpdateDocMode", NO_UPDATE),
+        prop("Silent", True),
+    ]
+    if job.get("filter"):
+        load.append(prop("FilterName", job["filter"]))
+    if job.get("options"):
+        load.append(prop("FilterOptions", job["options"]))
+    try:
+        doc = desktop.loadComponentFromURL(uno.systemPathToFileUrl(job["in"]), "_blank", 0, tuple(load))
+    except (DisposedException, RuntimeError):
+        raise
+    except Exception as e:  # IllegalArgumentException, IOException, ...
+        return {"ok": False, "kind": "load", "msg": "%s: %s" % (type(e).__name__, e)}
+    if doc is None:
+        return {"ok": False, "kind": "load", "msg": "loadComponentFromURL returned nothing"}
+    try:
+        store = (prop("FilterName", job["export"]),)
+        doc.storeToURL(uno.systemPathToFileUrl(job["out"]), store)
+        return {"ok": True}
+    except DisposedException:
+        raise
+    except Exception as e:
+        return {"ok": False, "kind": "store", "msg": "%s: %s" % (type(e).__name__, e)}
+    finally:
+        try:
+            doc.close(True)
+        except Exception:
+            try:
+                doc.dispose()
+            except Exception:
+                pass
+
+
+def main():
+    try:
+        desktop = connect(sys.argv[1], float(sys.argv[2]))
+    except Exception as e:
+        reply({"ok": False, "kind": "bridge", "msg": "connect: %s" % e})
+        return 2
+    reply({"ready": True})
+    for line in sys.stdin:
+        try:
+            job = json.loads(line)
+        except ValueError as e:
+            reply({"ok": False, "kind": "store", "msg": "bad job: %s" % e})
+            continue
+        try:
+            reply(convert(desktop, job))
+        except Exception as e:  # the bridge is gone: soffice crashed or was killed
+            reply({"ok": False, "kind": "bridge", "msg": "%s: %s" % (type(e).__name__, e)})
+            return 3
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

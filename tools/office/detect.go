@@ -1,0 +1,234 @@
+package office
+
+import (
+	"archive/zip"
+	"bufio"
+	"bytes"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+
+	docmill "github.com/docmill/docmill"
+)
+
+// family is what kind of office document a file is, and so which tool and
+// which LibreOffice module converts it.
+type family int
+
+const (
+	text family = iota + 1
+	spreadsheet
+	presentation
+)
+
+func (f family) String() string {
+	return [...]string{"", "a text document", "a spreadsheet", "a presentation"}[f]
+}
+
+// toolFor names the tool that converts documents of f.
+func (f family) toolFor() string {
+	return [...]string{"", "word-to-pdf", "excel-to-pdf", "powerpoint-to-pdf"}[f]
+}
+
+// kind is a detected input format: its family, the extension LibreOffice
+// is shown (its type detection also reads the content), and an import
+// filter where detection cannot be left to LibreOffice (plain text and
+// CSV, which it would otherwise open in whichever module it likes).
+type kind struct {
+	fam     family
+	ext     string
+	filter  string
+	options string
+}
+
+// The content types httpapi's sniff gives office files: OOXML and ODF are
+// zip archives, legacy OLE2 files (doc, xls, ppt) are unknown to
+// http.DetectContentType, and RTF, plain text and CSV are text.
+const (
+	ctZip   = "application/zip"
+	ctOLE   = "application/octet-stream"
+	ctText  = "text/plain"
+	ctRTF   = "text/rtf"
+	ctRTF2  = "application/rtf"
+	maxPart = 1 << 20 // bound on the [Content_Types].xml or mimetype read
+)
+
+// accepts is the Tool.Accepts of family f.
+func accepts(f family) []string {
+	if f == presentation {
+		return []string{ctZip, ctOLE}
+	}
+	return []string{ctZip, ctOLE, ctText, ctRTF, ctRTF2}
+}
+
+// detect reads the file at path and tells what it is, by content only.
+// want is the tool's family: text is read as plain text by word-to-pdf and
+// as CSV by excel-to-pdf. A file of another family is refused with
+// unsupported_file_type naming the right tool; a damaged archive is
+// invalid_document.
+func detect(path string, want family) (kind, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return kind{}, docmill.Internal(err)
+	}
+	defer f.Close()
+	head := make([]byte, 8)
+	n, _ := io.ReadFull(f, head)
+	head = head[:n]
+	var k kind
+	switch {
+	case bytes.HasPrefix(head, []byte("PK\x03\x04")):
+		k, err = detectZip(path)
+	case bytes.HasPrefix(head, []byte("\xD0\xCF\x11\xE0\xA1\xB1\x1A\xE1")):
+		k, err = detectOLE(f)
+	case bytes.HasPrefix(head, []byte(`{\rtf`)):
+		k = kind{fam: text, ext: "rtf"}
+	default:
+		k, err = detectText(f, want)
+	}
+	if err != nil {
+		return kind{}, err
+	}
+	if k.fam != want {
+		return kind{}, docmill.Errorf(docmill.CodeUnsupportedFileType,
+			"The file is %s (%s); use %s for it.", k.fam, k.ext, k.fam.toolFor())
+	}
+	return k, nil
+}
+
+// detectZip tells OOXML and ODF documents apart by the parts every one of
+// them has: [Content_Types].xml names the main part's type, ODF's first
+// entry "mimetype" holds the document's MIME type.
+func detectZip(path string) (kind, error) {
+	z, err := zip.OpenReader(path)
+	if err != nil {
+		return kind{}, docmill.Errorf(docmill.CodeInvalidDocument, "The file is a damaged or truncated archive, not a readable office document.")
+	}
+	defer z.Close()
+	for _, zf := range z.File {
+		if zf.Name != "mimetype" && zf.Name != "[Content_Types].xml" {
+			continue
+		}
+		rc, err := zf.Open()
+		if err != nil {
+			return kind{}, docmill.Errorf(docmill.CodeInvalidDocument, "The document's archive is damaged.")
+		}
+		b, err := io.ReadAll(io.LimitReader(rc, maxPart))
+		rc.Close()
+		if err != nil {
+			return kind{}, docmill.Errorf(docmill.CodeInvalidDocument, "The document's archive is damaged.")
+		}
+		if k, ok := zipKind(string(b)); ok {
+			return k, nil
+		}
+	}
+	return kind{}, docmill.Errorf(docmill.CodeUnsupportedFileType, "The zip archive is not a Word, Excel, PowerPoint or OpenDocument file.")
+}
+
+// zipKind maps the content of an ODF mimetype entry or an OOXML
+// [Content_Types].xml to a kind. Macro-enabled and template variants are
+// taken too: macros never run.
+func zipKind(s string) (kind, bool) {
+	for _, m := range []struct {
+		marker string
+		k      kind
+	}{
+		{"application/vnd.oasis.opendocument.text", kind{fam: text, ext: "odt"}},
+		{"application/vnd.oasis.opendocument.spreadsheet", kind{fam: spreadsheet, ext: "ods"}},
+		{"application/vnd.oasis.opendocument.presentation", kind{fam: presentation, ext: "odp"}},
+		{"wordprocessingml.document.main+xml", kind{fam: text, ext: "docx"}},
+		{"wordprocessingml.template.main+xml", kind{fam: text, ext: "dotx"}},
+		{"ms-word.document.macroEnabled.main+xml", kind{fam: text, ext: "docm"}},
+		{"spreadsheetml.sheet.main+xml", kind{fam: spreadsheet, ext: "xlsx"}},
+		{"spreadsheetml.template.main+xml", kind{fam: spreadsheet, ext: "xltx"}},
+		{"ms-excel.sheet.macroEnabled.main+xml", kind{fam: spreadsheet, ext: "xlsm"}},
+		{"presentationml.presentation.main+xml", kind{fam: presentation, ext: "pptx"}},
+		{"presentationml.slideshow.main+xml", kind{fam: presentation, ext: "ppsx"}},
+		{"presentationml.template.main+xml", kind{fam: presentation, ext: "potx"}},
+		{"ms-powerpoint.presentation.macroEnabled.main+xml", kind{fam: presentation, ext: "pptm"}},
+	} {
+		if strings.Contains(s, m.marker) {
+			return m.k, true
+		}
+	}
+	return kind{}, false
+}
+
+// detectOLE tells Word, Excel and PowerPoint compound files apart by the
+// name of their main stream, found in the directory: entries are 128
+// bytes, sectors 512 or 4096, so a real entry name starts at a multiple of
+// 128. An encrypted OOXML file is an OLE2 file with an EncryptedPackage
+// stream.
+func detectOLE(r io.ReadSeeker) (kind, error) {
+	names := []struct {
+		name string
+		k    kind
+	}{
+		{"WordDocument", kind{fam: text, ext: "doc"}},
+		{"Workbook", kind{fam: spreadsheet, ext: "xls"}},
+		{"Book", kind{fam: spreadsheet, ext: "xls"}},
+		{"PowerPoint Document", kind{fam: presentation, ext: "ppt"}},
+		{"EncryptedPackage", kind{}},
+	}
+	if _, err := r.Seek(0, io.SeekStart); err != nil {
+		return kind{}, docmill.Internal(err)
+	}
+	br := bufio.NewReaderSize(r, 1<<16)
+	entry := make([]byte, 128)
+	for {
+		if _, err := io.ReadFull(br, entry); err != nil {
+			break
+		}
+		for _, n := range names {
+			if bytes.HasPrefix(entry, utf16z(n.name)) {
+				if n.k.fam == 0 {
+					return kind{}, docmill.Errorf(docmill.CodeInvalidDocument, "The document is password-protected; remove the password first.")
+				}
+				return n.k, nil
+			}
+		}
+	}
+	return kind{}, docmill.Errorf(docmill.CodeUnsupportedFileType, "The file is not a Word, Excel or PowerPoint document.")
+}
+
+// utf16z is s in UTF-16LE with its terminating zero, as a directory
+// entry stores its name.
+func utf16z(s string) []byte {
+	b := make([]byte, 0, 2*len(s)+2)
+	for _, c := range s {
+		b = append(b, byte(c), 0)
+	}
+	return append(b, 0, 0)
+}
+
+// detectText takes a text file as plain text for word-to-pdf and as CSV
+// for excel-to-pdf, with the separator its first line uses most.
+func detectText(r io.ReadSeeker, want family) (kind, error) {
+	if _, err := r.Seek(0, io.SeekStart); err != nil {
+		return kind{}, docmill.Internal(err)
+	}
+	head := make([]byte, 4096)
+	n, _ := io.ReadFull(r, head)
+	head = head[:n]
+	if bytes.IndexByte(head, 0) >= 0 && !bytes.HasPrefix(head, []byte("\xFF\xFE")) && !bytes.HasPrefix(head, []byte("\xFE\xFF")) {
+		return kind{}, docmill.Errorf(docmill.CodeUnsupportedFileType, "The file is not a document LibreOffice can read.")
+	}
+	switch want {
+	case text:
+		return kind{fam: text, ext: "txt", filter: "Text (encoded)", options: "UTF8"}, nil
+	case spreadsheet:
+		line, _, _ := bytes.Cut(head, []byte("\n"))
+		sep := ","
+		best := bytes.Count(line, []byte(","))
+		for _, s := range []string{";", "\t", "|"} {
+			if c := bytes.Count(line, []byte(s)); c > best {
+				sep, best = s, c
+			}
+		}
+		// Filter options: separator, text delimiter ("), character set
+		// 76 (UTF-8), first line 1.
+		return kind{fam: spreadsheet, ext: "csv", filter: "Text - txt - csv (StarCalc)", options: strconv.Itoa(int(sep[0])) + ",34,76,1"}, nil
+	}
+	return kind{fam: text, ext: "txt"}, nil
+}

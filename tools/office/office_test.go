@@ -1,0 +1,129 @@
+package office_test
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	docmill "github.com/docmill/docmill"
+	"github.com/docmill/docmill/sandbox"
+	"github.com/docmill/docmill/tools/office"
+)
+
+const corpus = "../../../shared/corpus/office"
+
+// newPool starts a pool of real LibreOffice workers, or skips the test
+// when LibreOffice or python3-uno is missing.
+func newPool(t testing.TB, opts office.Options) *office.Pool {
+	t.Helper()
+	p, err := office.New(sandbox.Find("soffice", []string{"--version"}, sandbox.Options{}), sandbox.Find("python3", nil, sandbox.Options{}), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !p.Available() {
+		t.Skip("LibreOffice or python3-uno not installed")
+	}
+	t.Cleanup(p.Close)
+	return p
+}
+
+func toolOf(t testing.TB, p *office.Pool, slug string) *docmill.Tool {
+	for _, tl := range p.Tools() {
+		if tl.Slug == slug {
+			return tl
+		}
+	}
+	t.Fatalf("no tool %s", slug)
+	return nil
+}
+
+// run runs the tool on a copy of src in a fresh work dir.
+func run(t testing.TB, tl *docmill.Tool, src string, params docmill.Params) (*docmill.RunOutput, error) {
+	t.Helper()
+	dir := t.TempDir()
+	b, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := filepath.Join(dir, "input-0"+filepath.Ext(src))
+	if err := os.WriteFile(in, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if params == nil {
+		params = docmill.Params{}
+	}
+	return tl.Run(context.Background(), &docmill.RunInput{
+		Files:   []docmill.LocalFile{{Path: in, Filename: filepath.Base(src), Size: int64(len(b))}},
+		Params:  params,
+		WorkDir: dir,
+	})
+}
+
+func pdftotext(t testing.TB, path string) string {
+	t.Helper()
+	bin, err := exec.LookPath("pdftotext")
+	if err != nil {
+		t.Skip("no pdftotext")
+	}
+	out, err := exec.Command(bin, "-enc", "UTF-8", path, "-").Output()
+	if err != nil {
+		t.Fatalf("pdftotext: %v", err)
+	}
+	return string(out)
+}
+
+// TestConvertCorpus: documents of each family become PDFs with the
+// expected page count and text, through one warm pool that never starts a
+// soffice per conversion.
+func TestConvertCorpus(t *testing.T) {
+	p := newPool(t, office.Options{Workers: 2})
+	for _, c := range []struct {
+		slug, file string
+		pages      int
+		text       string
+	}{
+		{"word-to-pdf", "test.docx", 1, "python-docx was here!"},
+		{"word-to-pdf", "hdr-header-footer.docx", 2, "Header for section-1"},
+		{"word-to-pdf", "libreoffice-writer.odt", 1, "Lorem ipsum dolor sit amet"},
+		{"word-to-pdf", "libreoffice-form.odt", 1, "Example for a Form"},
+		{"excel-to-pdf", "embedded.xlsx", 1, "1\n2\n3"},
+		{"powerpoint-to-pdf", "dml-fill.pptx", 2, "autoshape with"},
+		{"powerpoint-to-pdf", "ph-populated-placeholders.pptx", 9, "Title Text"},
+	} {
+		out, err := run(t, toolOf(t, p, c.slug), filepath.Join(corpus, c.file), nil)
+		if err != nil {
+			t.Errorf("%s: %v", c.file, err)
+			continue
+		}
+		if got := out.Meta["pages"]; got != c.pages {
+			t.Errorf("%s: %v pages, want %d", c.file, got, c.pages)
+		}
+		if txt := pdftotext(t, out.Path); !strings.Contains(txt, c.text) {
+			t.Errorf("%s: text %q lacks %q", c.file, txt, c.text)
+		}
+		if out.ContentType != "application/pdf" || !strings.HasSuffix(out.Filename, ".pdf") {
+			t.Errorf("%s: output %s %s", c.file, out.Filename, out.ContentType)
+		}
+	}
+	if n := p.Starts(); n != 2 {
+		t.Errorf("%d soffice starts for 7 conversions on 2 workers, want 2", n)
+	}
+}
+
+// TestLazyPool: a lazy pool starts no LibreOffice until a conversion needs
+// one, then converts as usual.
+func TestLazyPool(t *testing.T) {
+	p := newPool(t, office.Options{Workers: 1, Lazy: true})
+	if n := p.Starts(); n != 0 {
+		t.Fatalf("%d starts before any conversion", n)
+	}
+	if _, err := run(t, toolOf(t, p, "word-to-pdf"), corpus+"/test.docx", nil); err != nil {
+		t.Fatal(err)
+	}
+	if n := p.Starts(); n != 1 {
+		t.Fatalf("%d starts after one conversion", n)
+	}
+}

@@ -1,0 +1,209 @@
+package office
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+
+	docmill "github.com/docmill/docmill"
+	"github.com/pdfcpu/pdfcpu/pkg/api"
+	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/model"
+)
+
+// Tools returns word-to-pdf, excel-to-pdf and powerpoint-to-pdf, all
+// served by p.
+func (p *Pool) Tools() []*docmill.Tool {
+	return []*docmill.Tool{
+		p.tool(text, "word-to-pdf", "Word to PDF", "Convert Word, OpenDocument text, RTF and plain-text documents (doc, docx, odt, rtf, txt) to PDF.", "writer_pdf_Export"),
+		p.tool(spreadsheet, "excel-to-pdf", "Excel to PDF", "Convert spreadsheets (xls, xlsx, ods, csv) to PDF.", "calc_pdf_Export"),
+		p.tool(presentation, "powerpoint-to-pdf", "PowerPoint to PDF", "Convert presentations (ppt, pptx, odp) to PDF.", "impress_pdf_Export"),
+	}
+}
+
+func (p *Pool) tool(f family, slug, title, desc, export string) *docmill.Tool {
+	return &docmill.Tool{
+		Slug: slug, Title: title, Description: desc,
+		Accepts:  accepts(f),
+		MinFiles: 1, MaxFiles: 1,
+		Params: []docmill.Param{{
+			Name: "pages", Type: docmill.TypePages,
+			Description: `Pages of the PDF to keep, such as "1-3,5,8-" (default: all).`,
+		}},
+		Engine: engineName,
+		// The wait for a free worker plus one conversion.
+		Timeout:   2*p.opts.Timeout + startTimeout,
+		Available: p.Available,
+		Engines:   p.Status,
+		Run: func(ctx context.Context, in *docmill.RunInput) (*docmill.RunOutput, error) {
+			return p.run(ctx, in, f, export)
+		},
+	}
+}
+
+// run converts the single input of in.
+func (p *Pool) run(ctx context.Context, in *docmill.RunInput, f family, export string) (*docmill.RunOutput, error) {
+	if !p.ok {
+		return nil, unavailable(p.whyNot)
+	}
+	if len(in.Files) != 1 {
+		return nil, docmill.Errorf(docmill.CodeMissingFile, "This tool takes exactly one document.")
+	}
+	file := in.Files[0]
+	ranges, err := docmill.ParsePageRanges(in.Params.String("pages"))
+	if err != nil {
+		return nil, docmill.ParamError("pages", "%s", err.Error())
+	}
+	k, err := detect(file.Path, f)
+	if err != nil {
+		return nil, err
+	}
+	// LibreOffice sees the document under a name with the right extension,
+	// in a directory of this job only; it writes the PDF beside it.
+	dir, err := os.MkdirTemp(in.WorkDir, "office-")
+	if err != nil {
+		return nil, docmill.Internal(err)
+	}
+	src := filepath.Join(dir, "document."+k.ext)
+	if err := os.Link(file.Path, src); err != nil {
+		if err := os.Symlink(file.Path, src); err != nil {
+			return nil, docmill.Internal(err)
+		}
+	}
+	out := filepath.Join(dir, "document.pdf")
+	if err := p.convert(ctx, job{In: src, Out: out, Export: export, Filter: k.filter, Options: k.options}); err != nil {
+		return nil, err
+	}
+	pages, err := selectPages(out, ranges)
+	if err != nil {
+		return nil, err
+	}
+	return &docmill.RunOutput{
+		Path: out, Filename: outputName(file.Filename), ContentType: "application/pdf",
+		Meta: map[string]any{"pages": pages, "engine": engineName, "engine_version": p.version, "input_format": k.ext},
+	}, nil
+}
+
+// convert takes a free worker (waiting for one within ctx), runs j on it
+// under the conversion deadline, and gives the worker back, replacing it
+// when it broke, overran or served its MaxConversions.
+func (p *Pool) convert(ctx context.Context, j job) error {
+	w, err := p.acquire(ctx)
+	if err != nil {
+		return err
+	}
+	cctx, cancel := context.WithTimeout(ctx, p.opts.Timeout)
+	defer cancel()
+	err = w.convert(cctx, j)
+	if w.broken || w.uses >= p.opts.MaxConversions {
+		go p.restart(w)
+	} else {
+		p.idle <- w
+	}
+	var le *loadError
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &le):
+		e := docmill.Errorf(docmill.CodeInvalidDocument, "LibreOffice could not open the document: it is damaged, password-protected or not the format it claims to be.")
+		e.Err = err
+		return e
+	case ctx.Err() != nil:
+		return ctx.Err() // the job's own cancel or deadline
+	case errors.Is(err, context.DeadlineExceeded):
+		e := docmill.Errorf(docmill.CodeInternal, "The conversion took longer than %s.", p.opts.Timeout)
+		e.Err = err
+		return e
+	default:
+		return docmill.Internal(err)
+	}
+}
+
+// acquire returns a running worker, starting it again if it died while
+// idle (or failed to start).
+func (p *Pool) acquire(ctx context.Context) (*worker, error) {
+	select {
+	case w := <-p.idle:
+		select {
+		case <-p.closed:
+			p.idle <- w
+			return nil, unavailable(errClosed.Error())
+		default:
+		}
+		if w.alive() {
+			return w, nil
+		}
+		w.kill()
+		if err := w.start(p); err != nil {
+			w.broken = true
+			p.idle <- w
+			return nil, docmill.Internal(err)
+		}
+		return w, nil
+	case <-p.closed:
+		return nil, unavailable(errClosed.Error())
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+func unavailable(why string) error {
+	e := docmill.Errorf(docmill.CodeEngineUnavailable, "The LibreOffice engine is not available on this server; please retry later.")
+	e.Err = errors.New(why)
+	return e
+}
+
+var disableConfigDir = sync.OnceFunc(api.DisableConfigDir)
+
+// selectPages counts the PDF's pages and, when ranges select some, keeps
+// only those (in the order given) with pdfcpu. Selecting after export
+// keeps one code path for all three families and gives the client the
+// document's real page count when a range runs past it.
+func selectPages(path string, ranges []docmill.PageRange) (int, error) {
+	disableConfigDir()
+	n, err := api.PageCountFile(path)
+	if err != nil {
+		return 0, docmill.Internal(fmt.Errorf("office: count pages: %w", err))
+	}
+	if ranges == nil {
+		return n, nil
+	}
+	sel, err := docmill.Pages(ranges, n)
+	if err != nil {
+		return 0, docmill.ParamError("pages", "%s", err.Error())
+	}
+	pages := make([]string, len(sel))
+	for i, s := range sel {
+		pages[i] = strconv.Itoa(s)
+	}
+	conf := model.NewDefaultConfiguration()
+	conf.ValidationMode = model.ValidationRelaxed
+	tmp := path + ".sel.pdf"
+	if err := api.CollectFile(path, tmp, pages, conf); err != nil {
+		return 0, docmill.Internal(fmt.Errorf("office: select pages: %w", err))
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		return 0, docmill.Internal(err)
+	}
+	return len(sel), nil
+}
+
+// outputName is the client's file name with its extension replaced by
+// .pdf ("report.docx" -> "report.pdf").
+func outputName(filename string) string {
+	base := filename
+	if i := strings.LastIndexAny(base, `/\`); i >= 0 {
+		base = base[i+1:]
+	}
+	if ext := filepath.Ext(base); ext != "" && len(ext) <= 6 {
+		base = strings.TrimSuffix(base, ext)
+	}
+	if strings.TrimSpace(base) == "" {
+		base = "document"
+	}
+	return base + ".pdf"
+}

@@ -1,0 +1,195 @@
+package office
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	"github.com/docmill/docmill/sandbox"
+)
+
+// worker is one warm LibreOffice: a headless soffice with a profile of its
+// own, and one long-lived python3 converter that talks to it over a UNO
+// pipe and takes jobs as JSON lines on its standard input. Either process
+// dying makes the worker broken; the pool then kills both and starts a
+// new pair.
+type worker struct {
+	id      int
+	gen     int // how many times the worker has been started
+	dir     string
+	soffice *sandbox.Process
+	conv    *sandbox.Process
+	replies chan reply
+	pipe    string
+	uses    int
+	broken  bool
+}
+
+// job is one line the converter reads (see converter.py).
+type job struct {
+	In      string `json:"in"`
+	Out     string `json:"out"`
+	Export  string `json:"export"`
+	Filter  string `json:"filter,omitempty"`
+	Options string `json:"options,omitempty"`
+}
+
+// reply is one line the converter writes.
+type reply struct {
+	Ready bool   `json:"ready"`
+	OK    bool   `json:"ok"`
+	Kind  string `json:"kind"` // load, store or bridge when !OK
+	Msg   string `json:"msg"`
+}
+
+// errBridge marks a worker whose soffice or converter died or hung: an
+// engine failure, not the document's fault.
+var errBridge = errors.New("office: LibreOffice worker failed")
+
+// start starts the worker's soffice and converter and waits (within
+// startTimeout) for the converter to report that it reached soffice.
+// The profile is made fresh each time, with macros disabled, so that no
+// state of an earlier document survives a restart.
+func (w *worker) start(p *Pool) error {
+	w.gen++
+	w.uses, w.broken = 0, false
+	profile := filepath.Join(w.dir, "profile")
+	os.RemoveAll(profile)
+	if err := os.MkdirAll(filepath.Join(profile, "user"), 0o700); err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(profile, "user", "registrymodifications.xcu"), profileXCU, 0o600); err != nil {
+		return err
+	}
+	// The pipe is a unix socket file LibreOffice makes in /tmp
+	// (OSL_PIPE_<uid>_<name>); filesystem sockets are not scoped by the
+	// network namespace, so it works with no network at all.
+	pipe := fmt.Sprintf("docmill_%d_%d_%d_%d", os.Getpid(), p.seq, w.id, w.gen)
+	so, err := p.soffice.Start(sandbox.Cmd{
+		Dir:    w.dir,
+		Stdin:  emptyReader{},
+		Stdout: io.Discard,
+		Args: []string{"--headless", "--invisible", "--nologo", "--norestore", "--nodefault",
+			"--nolockcheck", "--nofirststartwizard", "-env:UserInstallation=file://" + profile,
+			"--accept=pipe,name=" + pipe + ";urp;StarOffice.ComponentContext"},
+	})
+	if err != nil {
+		return err
+	}
+	p.starts.Add(1)
+	conv, err := p.python.Start(sandbox.Cmd{
+		Dir:  w.dir,
+		Args: []string{filepath.Join(p.base, "converter.py"), pipe, strconv.Itoa(int(startTimeout / time.Second))},
+	})
+	if err != nil {
+		so.Kill()
+		return err
+	}
+	w.soffice, w.conv, w.pipe = so, conv, pipe
+	w.replies = make(chan reply, 1)
+	go readReplies(conv, w.replies)
+	select {
+	case r, ok := <-w.replies:
+		if ok && r.Ready {
+			return nil
+		}
+		w.kill()
+		return fmt.Errorf("office: worker did not start: %s; soffice: %s", r.Msg, so.Stderr())
+	case <-time.After(startTimeout + 5*time.Second):
+		w.kill()
+		return fmt.Errorf("office: worker did not start within %s", startTimeout)
+	}
+}
+
+// readReplies passes the converter's answers on until it exits.
+func readReplies(conv *sandbox.Process, out chan<- reply) {
+	defer close(out)
+	sc := bufio.NewScanner(conv.Stdout())
+	for sc.Scan() {
+		var r reply
+		if json.Unmarshal(sc.Bytes(), &r) != nil {
+			continue
+		}
+		out <- r
+	}
+}
+
+// convert runs one job. A load failure is the document's fault
+// (errLoad); a dead process, a garbled answer or ctx ending marks the
+// worker broken, so the pool replaces it.
+func (w *worker) convert(ctx context.Context, j job) error {
+	w.uses++
+	line, _ := json.Marshal(j)
+	if _, err := w.conv.Stdin().Write(append(line, '\n')); err != nil {
+		w.broken = true
+		return fmt.Errorf("%w: write job: %v", errBridge, err)
+	}
+	select {
+	case r, ok := <-w.replies:
+		switch {
+		case !ok || r.Kind == "bridge":
+			w.broken = true
+			return fmt.Errorf("%w: %s; soffice: %s", errBridge, r.Msg, w.soffice.Stderr())
+		case r.OK:
+			return nil
+		case r.Kind == "load":
+			return &loadError{msg: r.Msg}
+		default:
+			return fmt.Errorf("office: export failed: %s", r.Msg)
+		}
+	case <-w.soffice.Done():
+		w.broken = true
+		return fmt.Errorf("%w: soffice exited: %v: %s", errBridge, w.soffice.Err(), w.soffice.Stderr())
+	case <-ctx.Done():
+		// The job may still be running inside soffice: only a new
+		// process is known to be free of it.
+		w.broken = true
+		return ctx.Err()
+	}
+}
+
+// alive reports whether both processes still run.
+func (w *worker) alive() bool {
+	if w.soffice == nil || w.broken {
+		return false
+	}
+	select {
+	case <-w.soffice.Done():
+		return false
+	case <-w.conv.Done():
+		return false
+	default:
+		return true
+	}
+}
+
+// kill ends both processes (and everything soffice started).
+func (w *worker) kill() {
+	if w.conv != nil {
+		w.conv.Kill()
+	}
+	if w.soffice != nil {
+		w.soffice.Kill()
+	}
+	if w.pipe != "" {
+		// A killed soffice leaves its socket file behind.
+		os.Remove(fmt.Sprintf("/tmp/OSL_PIPE_%d_%s", os.Getuid(), w.pipe))
+	}
+	w.soffice, w.conv, w.pipe = nil, nil, ""
+}
+
+// loadError is LibreOffice refusing to open a document.
+type loadError struct{ msg string }
+
+func (e *loadError) Error() string { return "office: load failed: " + e.msg }
+
+type emptyReader struct{}
+
+func (emptyReader) Read([]byte) (int, error) { return 0, io.EOF }

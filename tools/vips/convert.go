@@ -1,0 +1,155 @@
+package vips
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	docmill "github.com/docmill/docmill"
+	"github.com/docmill/docmill/sandbox"
+)
+
+// avifEffort is libheif's AV1 encoder effort (0 fastest - 9 slowest). The
+// default, 4, takes about 7 s on one 9 MP photo here; 2 takes about 1.3 s
+// for a file some 50% larger at equal quality, which keeps a capped image
+// well inside the tool's timeout.
+const avifEffort = 2
+
+func convertTool(vips, vipsheader *sandbox.Engine, saveable []string) *docmill.Tool {
+	return &docmill.Tool{
+		Slug:  "convert-image",
+		Title: "Convert image",
+		Description: "Converts an image to another format. The EXIF orientation is applied to the pixels, since not " +
+			"every format or viewer honours it; transparency becomes white in JPEG. Multi-page TIFF and animated GIF " +
+			"inputs give their first page or frame.",
+		Accepts:  inputTypes,
+		MinFiles: 1, MaxFiles: 1,
+		Params: []docmill.Param{
+			{Name: "format", Type: docmill.TypeString, Required: true, Enum: saveable,
+				Description: "Output format; the list holds only the formats this server's libvips can write."},
+			qualityParam("Quality 1-100 of lossy outputs (jpg, webp, avif; default 85 for jpg and webp, 50 for avif); ignored otherwise."),
+		},
+		Engine:    engineName,
+		Timeout:   timeout,
+		Available: available(vips, vipsheader),
+		Engines:   statuses(vips, vipsheader),
+		Run: func(ctx context.Context, in *docmill.RunInput) (*docmill.RunOutput, error) {
+			return convert(ctx, vips, vipsheader, in)
+		},
+	}
+}
+
+// convert writes the input in the requested format through vips autorot,
+// which applies and drops the EXIF orientation; other metadata is kept
+// where the format carries it.
+func convert(ctx context.Context, vips, vipsheader *sandbox.Engine, in *docmill.RunInput) (*docmill.RunOutput, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	f, _, err := oneFile(in)
+	if err != nil {
+		return nil, err
+	}
+	to, ok := formatByExt(in.Params.String("format"))
+	if !ok {
+		return nil, docmill.ParamError("format", "is required")
+	}
+	if _, _, err := imageSize(ctx, vipsheader, in.WorkDir, f); err != nil {
+		return nil, err
+	}
+	src, err := loadPath(f, true)
+	if err != nil {
+		return nil, err
+	}
+	out, err := outPath(in, "converted."+to.ext)
+	if err != nil {
+		return nil, err
+	}
+	def := 85
+	if to.ext == "avif" {
+		def = 50 // libheif's default; AV1 at 85 is larger than a JPEG at 85
+	}
+	if _, err := runVips(ctx, vips, in.WorkDir, "autorot", src, saveOptions(out, encodeOptions(to, in.Params, def)...)); err != nil {
+		return nil, engineError(err)
+	}
+	meta := map[string]any{"format": to.ext}
+	if w, h, err := outputSize(ctx, vipsheader, in.WorkDir, out, to); err == nil {
+		meta["width"], meta["height"] = w, h
+	}
+	return &docmill.RunOutput{
+		Path: out, Filename: baseName(f.Filename) + "." + to.ext, ContentType: to.contentType, Meta: meta,
+	}, nil
+}
+
+// saveableFormats returns the extensions of the formats vips can write on
+// this node, found by saving an 8x8 image in each: a saver can be listed
+// by vips -l and still fail (libheif without an AV1 encoder cannot write
+// AVIF), and a format the catalogue offers must work. With vips missing,
+// every format is listed: the tool is unavailable anyway, and the
+// catalogue should show what it would offer.
+//
+// The answer is kept per vips binary for the life of the process: what is
+// installed does not change while it runs, and the probe costs a few
+// hundred milliseconds.
+func saveableFormats(vips *sandbox.Engine) []string {
+	probed.Lock()
+	defer probed.Unlock()
+	if got, ok := probed.formats[vips.Path]; ok {
+		return got
+	}
+	got := probeFormats(vips)
+	probed.formats[vips.Path] = got
+	return got
+}
+
+// probed caches saveableFormats by the path of the vips binary.
+var probed = struct {
+	sync.Mutex
+	formats map[string][]string
+}{formats: map[string][]string{}}
+
+func probeFormats(vips *sandbox.Engine) []string {
+	all := make([]string, len(formats))
+	for i, f := range formats {
+		all[i] = f.ext
+	}
+	if !vips.Available() {
+		return all
+	}
+	dir, err := os.MkdirTemp("", "docmill-vips-probe-")
+	if err != nil {
+		return all
+	}
+	defer os.RemoveAll(dir)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	// The probes run at once (each costs a vips start-up, 0.1-0.4 s in
+	// the sandbox); the engine's slots bound them.
+	ok := make([]bool, len(all))
+	var wg sync.WaitGroup
+	for i, ext := range all {
+		wg.Go(func() {
+			p := filepath.Join(dir, "probe."+ext)
+			if _, err := runVips(ctx, vips, dir, "black", p, "8", "8"); err != nil {
+				return
+			}
+			st, err := os.Stat(p)
+			ok[i] = err == nil && st.Size() > 0
+		})
+	}
+	wg.Wait()
+	var out []string
+	for i, ext := range all {
+		if ok[i] {
+			out = append(out, ext)
+		}
+	}
+	if len(out) == 0 {
+		// vips saves nothing: it is broken, and its runs will fail
+		// as they do; an empty enum would accept any value.
+		return all
+	}
+	return out
+}

@@ -1,0 +1,73 @@
+package vips
+
+import (
+	"bytes"
+	"os"
+	"slices"
+	"testing"
+)
+
+func TestConvert(t *testing.T) {
+	tool := testTool(t, "convert-image")
+	p, _ := tool.Param("format")
+	for _, want := range []string{"jpg", "png", "webp", "tiff", "gif"} {
+		if !slices.Contains(p.Enum, want) {
+			t.Errorf("format enum %v lacks %s", p.Enum, want)
+		}
+	}
+	for _, file := range []string{"photo.jpg", "map.png", "smile.tiff"} {
+		for _, to := range p.Enum {
+			t.Run(file+"/"+to, func(t *testing.T) {
+				out, err := runTool(t, tool, corpus+file, map[string]string{"format": to})
+				if err != nil {
+					t.Fatal(err)
+				}
+				fm, _ := formatByExt(to)
+				if out.ContentType != fm.contentType || out.Filename != baseName(file)+"."+to {
+					t.Errorf("output %q %s", out.Filename, out.ContentType)
+				}
+				iw, ih, _ := goSize(fileOf(corpus + file))
+				if to == "avif" {
+					b, err := os.ReadFile(out.Path)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if len(b) < 12 || !bytes.Equal(b[4:12], []byte("ftypavif")) {
+						t.Errorf("not an AVIF file: % x", b[:min(len(b), 12)])
+					}
+					if out.Meta["width"] != iw || out.Meta["height"] != ih {
+						t.Errorf("meta %v, want %dx%d", out.Meta, iw, ih)
+					}
+					return
+				}
+				if w, h := decodeSize(t, out); w != iw || h != ih {
+					t.Errorf("size %dx%d, want %dx%d", w, h, iw, ih)
+				}
+			})
+		}
+	}
+}
+
+func TestConvertOrientation(t *testing.T) {
+	path := writeFile(t, "turned.jpg", orientedJPEG(t, 40, 20, 6))
+	out, err := runTool(t, testTool(t, "convert-image"), path, map[string]string{"format": "png"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w, h := decodeSize(t, out); w != 20 || h != 40 {
+		t.Errorf("size %dx%d, want 20x40", w, h)
+	}
+}
+
+func TestConvertParams(t *testing.T) {
+	tool := testTool(t, "convert-image")
+	for field, raw := range map[string]map[string]string{
+		"format":  {"format": "bmp"},
+		"quality": {"format": "jpg", "quality": "-1"},
+	} {
+		_, err := runTool(t, tool, corpus+"photo.jpg", raw)
+		wantCode(t, err, "invalid_parameter", field)
+	}
+	_, err := runTool(t, tool, corpus+"photo.jpg", nil)
+	wantCode(t, err, "invalid_parameter", "format")
+}

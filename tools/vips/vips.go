@@ -1,0 +1,275 @@
+// Package vips provides the image tools that run libvips' command-line
+// programs: compress-image, resize-image and convert-image.
+//
+// libvips is used through its CLI (Debian's libvips-tools) rather than
+// cgo bindings: the build has no cgo, and every external program must run
+// through the sandbox, which confines each run, bounds it in time and kills
+// its process group on cancel. This package adds what only it can judge: a
+// pixel cap read from the image header before anything is decoded (the
+// defence against decompression bombs), the choice of vips operations and
+// save options per format, and the mapping of vips' failures to docmill's
+// error codes with messages that are safe to show.
+package vips
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	docmill "github.com/docmill/docmill"
+	"github.com/docmill/docmill/sandbox"
+)
+
+const (
+	// engineName is the Tool.Engine of every tool of the package.
+	engineName = "libvips"
+	// timeout bounds one run of a tool. A capped image (see maxPixels)
+	// takes a few seconds for every operation except an AVIF encode, which
+	// is held to a low effort (see convert.go) to fit well inside it.
+	timeout = 2 * time.Minute
+)
+
+// Tools returns the libvips-backed tools. The engines are found once by
+// the caller (sandbox.Find): vips does the work, vipsheader reads image
+// headers that Go's decoders cannot. A missing engine leaves the tools in
+// the catalogue, not available, failing with engine_unavailable.
+//
+// Tools runs vips a few times to learn which formats it can save (see
+// saveableFormats), so call it once at start-up.
+func Tools(vips, vipsheader *sandbox.Engine) []*docmill.Tool {
+	return []*docmill.Tool{
+		compressTool(vips, vipsheader),
+		resizeTool(vips, vipsheader),
+		convertTool(vips, vipsheader, saveableFormats(vips)),
+	}
+}
+
+// format is an image format the tools read or write.
+type format struct {
+	ext         string // file extension, without the dot; also the enum value of convert-image
+	contentType string
+	lossy       bool // whether quality applies
+}
+
+// formats are every format known to the package, in the order the
+// catalogue lists them.
+var formats = []format{
+	{"jpg", "image/jpeg", true},
+	{"png", "image/png", false},
+	{"webp", "image/webp", true},
+	{"avif", "image/avif", true},
+	{"tiff", "image/tiff", false},
+	{"gif", "image/gif", false},
+}
+
+// formatOf returns the format of a sniffed content type.
+func formatOf(contentType string) (format, bool) {
+	for _, f := range formats {
+		if f.contentType == contentType {
+			return f, true
+		}
+	}
+	return format{}, false
+}
+
+// formatByExt returns the format with extension ext.
+func formatByExt(ext string) (format, bool) {
+	for _, f := range formats {
+		if f.ext == ext {
+			return f, true
+		}
+	}
+	return format{}, false
+}
+
+// inputTypes are the content types the tools accept: the formats vips
+// loads natively (AVIF input is left out: the upload sniffer does not
+// recognise it).
+var inputTypes = []string{"image/jpeg", "image/png", "image/webp", "image/tiff", "image/gif"}
+
+// available returns a Tool.Available that reports whether every engine
+// was found.
+func available(engines ...*sandbox.Engine) func() bool {
+	return func() bool {
+		for _, e := range engines {
+			if !e.Available() {
+				return false
+			}
+		}
+		return true
+	}
+}
+
+// statuses returns a Tool.Engines listing engines.
+func statuses(engines ...*sandbox.Engine) func() []docmill.EngineStatus {
+	return func() []docmill.EngineStatus {
+		out := make([]docmill.EngineStatus, len(engines))
+		for i, e := range engines {
+			out[i] = e.Status()
+		}
+		return out
+	}
+}
+
+// runVips runs e in dir with args. VIPS_BLOCK_UNTRUSTED keeps vips from
+// falling back to its untrusted loaders (ImageMagick, ...) whatever the
+// bytes claim to be.
+func runVips(ctx context.Context, e *sandbox.Engine, dir string, args ...string) (*sandbox.Result, error) {
+	return e.Run(ctx, sandbox.Cmd{Args: args, Dir: dir, Timeout: timeout, Env: []string{"VIPS_BLOCK_UNTRUSTED=1"}})
+}
+
+// engineError maps the error of an engine run to docmill's vocabulary:
+//   - a context error is passed on as it is, so cancel and timeout stay
+//     recognisable to the job runner;
+//   - sandbox.ErrUnavailable -> engine_unavailable;
+//   - a non-zero exit -> invalid_document: vips exits 1 for every failure,
+//     and with inputs, outputs and options all chosen by this package the
+//     input is what varies;
+//   - anything else (a kill by a signal, sandbox failures) is internal, so
+//     the job is retried and then fails as internal.
+//
+// The engine's standard error is kept only in the wrapped error, for logs.
+func engineError(err error) error {
+	if err == nil {
+		return nil
+	}
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return err
+	}
+	if errors.Is(err, sandbox.ErrUnavailable) {
+		e := docmill.Errorf(docmill.CodeEngineUnavailable, "The %s engine is not available on this server; please retry later.", engineName)
+		e.Err = err
+		return e
+	}
+	var x *sandbox.ExitError
+	if !errors.As(err, &x) || x.Signal != "" {
+		return err
+	}
+	e := docmill.Errorf(docmill.CodeInvalidDocument, "The image could not be read: it is damaged, truncated or not a supported image.")
+	e.Err = err
+	return e
+}
+
+// saveOptions appends vips save options to path ("out.jpg[Q=80,strip]").
+// vips parses a bracketed suffix of any file name as options, so paths
+// given to vips must come from this package, never from the client.
+func saveOptions(path string, opts ...string) string {
+	if len(opts) == 0 {
+		return path
+	}
+	return path + "[" + strings.Join(opts, ",") + "]"
+}
+
+// stripOption returns the save option that drops metadata: "strip" up to
+// vips 8.14, "keep=none" from 8.15, where strip is deprecated.
+func stripOption(e *sandbox.Engine) string {
+	var major, minor int
+	if _, err := fmt.Sscanf(strings.TrimPrefix(e.Version, "vips-"), "%d.%d", &major, &minor); err == nil &&
+		(major > 8 || major == 8 && minor >= 15) {
+		return "keep=none"
+	}
+	return "strip"
+}
+
+// outPath returns an absolute path in the job's directory for an output
+// named name (never starting "input-").
+func outPath(in *docmill.RunInput, name string) (string, error) {
+	dir, err := filepath.Abs(in.WorkDir)
+	if err != nil {
+		return "", docmill.Internal(err)
+	}
+	if strings.ContainsAny(dir, "[]") {
+		return "", docmill.Internal(fmt.Errorf("vips: work dir %q has brackets, which vips reads as options", dir))
+	}
+	return filepath.Join(dir, name), nil
+}
+
+// failOn is the vips load option that makes a truncated or damaged
+// image fail instead of loading with grey where the data ended: a result
+// with a missing half is worse than a clear invalid_document.
+const failOn = "truncated"
+
+// loadPath returns the input's absolute path (vips runs in a scratch
+// directory of its own), with the load option failOn when withOptions. A
+// path with a bracket is refused as internal: vips would read the bracket
+// as options, and input paths are the service's own.
+func loadPath(f docmill.LocalFile, withOptions bool) (string, error) {
+	p, err := filepath.Abs(f.Path)
+	if err != nil {
+		return "", docmill.Internal(err)
+	}
+	if strings.ContainsAny(p, "[]") {
+		return "", docmill.Internal(fmt.Errorf("vips: input path %q has brackets, which vips reads as options", p))
+	}
+	if withOptions {
+		p = saveOptions(p, "fail_on="+failOn)
+	}
+	return p, nil
+}
+
+// baseName returns the client's filename without directory and extension,
+// whatever separator the client's system uses ("a/b\\Photo.JPG" -> "Photo").
+func baseName(filename string) string {
+	base := filename
+	if i := strings.LastIndexAny(base, `/\`); i >= 0 {
+		base = base[i+1:]
+	}
+	if i := strings.LastIndexByte(base, '.'); i > 0 {
+		base = base[:i]
+	}
+	if strings.TrimSpace(base) == "" || base[0] == '.' {
+		base = "image"
+	}
+	return base
+}
+
+// oneFile returns the single input of a run with its format.
+func oneFile(in *docmill.RunInput) (docmill.LocalFile, format, error) {
+	if len(in.Files) != 1 {
+		return docmill.LocalFile{}, format{}, docmill.Errorf(docmill.CodeMissingFile, "This tool takes exactly one image.")
+	}
+	f := in.Files[0]
+	fm, ok := formatOf(f.ContentType)
+	if !ok {
+		return f, fm, docmill.Errorf(docmill.CodeUnsupportedFileType, "This tool does not take %s files.", f.ContentType)
+	}
+	return f, fm, nil
+}
+
+// qualityParam declares the optional quality override.
+func qualityParam(desc string) docmill.Param {
+	return docmill.Param{
+		Name: "quality", Type: docmill.TypeInteger, Min: docmill.Bound(1), Max: docmill.Bound(100),
+		Description: desc,
+	}
+}
+
+// copyFile copies src to dst, for results that are the input unchanged:
+// the input may be a link to the stored upload and must stay untouched.
+func copyFile(dst, src string) (err error) {
+	in, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if cerr := out.Close(); err == nil {
+			err = cerr
+		}
+	}()
+	_, err = io.Copy(out, in)
+	return err
+}
+
+// itoa is strconv.Itoa, shorter in argument lists.
+func itoa(n int) string { return strconv.Itoa(n) }

@@ -1,0 +1,317 @@
+package vips
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"errors"
+	"hash/crc32"
+	"image"
+	"image/color"
+	"image/jpeg"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	docmill "github.com/docmill/docmill"
+	"github.com/docmill/docmill/sandbox"
+)
+
+// corpus is the shared image corpus, from the package directory.
+const corpus = "../../../shared/corpus/image/"
+
+// toolsOnce builds the tools once for the whole test binary: Tools probes
+// the savable formats with a few vips runs.
+var toolsOnce = sync.OnceValues(func() ([]*docmill.Tool, error) {
+	vips := sandbox.Find("vips", []string{"--version"}, sandbox.Options{})
+	vipsheader := sandbox.Find("vipsheader", []string{"--version"}, sandbox.Options{})
+	if !vips.Available() || !vipsheader.Available() {
+		return nil, errors.New("libvips-tools is not installed")
+	}
+	return Tools(vips, vipsheader), nil
+})
+
+// testTool returns the tool with slug, built on the real engines.
+func testTool(t testing.TB, slug string) *docmill.Tool {
+	t.Helper()
+	tools, err := toolsOnce()
+	if err != nil {
+		t.Skip(err)
+	}
+	for _, tool := range tools {
+		if tool.Slug == slug {
+			return tool
+		}
+	}
+	t.Fatalf("no tool %s", slug)
+	return nil
+}
+
+// contentTypes maps test file extensions to the type the upload sniffer
+// would give.
+var contentTypes = map[string]string{
+	".jpg": "image/jpeg", ".png": "image/png", ".webp": "image/webp", ".tiff": "image/tiff", ".gif": "image/gif",
+}
+
+// runTool validates raw params as the API does and runs tool on path.
+func runTool(t testing.TB, tool *docmill.Tool, path string, raw map[string]string) (*docmill.RunOutput, error) {
+	t.Helper()
+	params, err := tool.ParseParams(raw)
+	if err != nil {
+		return nil, err
+	}
+	st, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := &docmill.RunInput{
+		Files: []docmill.LocalFile{{Path: path, Filename: filepath.Base(path),
+			ContentType: contentTypes[filepath.Ext(path)], Size: st.Size()}},
+		Params:  params,
+		WorkDir: t.TempDir(),
+	}
+	return tool.Run(context.Background(), in)
+}
+
+// wantCode fails t unless err is a docmill error with code (and, for
+// invalid_parameter, naming field).
+func wantCode(t *testing.T, err error, code docmill.Code, field string) *docmill.Error {
+	t.Helper()
+	var e *docmill.Error
+	if !errors.As(err, &e) || e.Code != code {
+		t.Fatalf("error = %v, want code %s", err, code)
+	}
+	if field != "" && (len(e.Fields) == 0 || e.Fields[0].Field != field) {
+		t.Fatalf("error fields = %v, want %s", e.Fields, field)
+	}
+	return e
+}
+
+// decodeSize decodes an output fully with Go's decoders (which proves it
+// is a sound file of its type) and returns its size.
+func decodeSize(t *testing.T, out *docmill.RunOutput) (int, int) {
+	t.Helper()
+	dec, ok := configDecoders[out.ContentType]
+	if !ok {
+		t.Fatalf("no decoder for %s", out.ContentType)
+	}
+	b, err := os.ReadFile(out.Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := dec(bytes.NewReader(b))
+	if err != nil {
+		t.Fatalf("%s: %v", out.Filename, err)
+	}
+	if _, _, err := image.Decode(bytes.NewReader(b)); err != nil {
+		t.Fatalf("%s does not decode: %v", out.Filename, err)
+	}
+	return cfg.Width, cfg.Height
+}
+
+// writeFile writes b under t's temp dir as name and returns its path.
+func writeFile(t *testing.T, name string, b []byte) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(p, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// bombPNG returns a valid PNG header declaring w x h RGB pixels, followed
+// by a tiny IDAT and IEND: a few dozen bytes that would need gigabytes to
+// decode.
+func bombPNG(w, h uint32) []byte {
+	chunk := func(typ string, data []byte) []byte {
+		b := binary.BigEndian.AppendUint32(nil, uint32(len(data)))
+		b = append(append(b, typ...), data...)
+		return binary.BigEndian.AppendUint32(b, crc32.ChecksumIEEE(append([]byte(typ), data...)))
+	}
+	ihdr := binary.BigEndian.AppendUint32(nil, w)
+	ihdr = binary.BigEndian.AppendUint32(ihdr, h)
+	ihdr = append(ihdr, 8, 2, 0, 0, 0) // 8-bit RGB, no interlace
+	b := []byte("\x89PNG\r\n\x1a\n")
+	b = append(b, chunk("IHDR", ihdr)...)
+	b = append(b, chunk("IDAT", []byte{0x78, 0x9c, 0x03, 0x00, 0x00, 0x00, 0x00, 0x01})...)
+	return append(b, chunk("IEND", nil)...)
+}
+
+// orientedJPEG returns a w x h JPEG (left half red, right half blue) with
+// an EXIF block whose orientation is orient: viewers show it turned.
+func orientedJPEG(t *testing.T, w, h int, orient uint16) []byte {
+	t.Helper()
+	img := image.NewRGBA(image.Rect(0, 0, w, h))
+	for y := range h {
+		for x := range w {
+			c := color.RGBA{200, 0, 0, 255}
+			if x >= w/2 {
+				c = color.RGBA{0, 0, 200, 255}
+			}
+			img.Set(x, y, c)
+		}
+	}
+	var buf bytes.Buffer
+	if err := jpeg.Encode(&buf, img, &jpeg.Options{Quality: 90}); err != nil {
+		t.Fatal(err)
+	}
+	le := binary.LittleEndian
+	tiffIFD := []byte("II*\x00")
+	tiffIFD = le.AppendUint32(tiffIFD, 8)
+	tiffIFD = le.AppendUint16(tiffIFD, 1)
+	tiffIFD = le.AppendUint16(tiffIFD, 0x0112) // Orientation
+	tiffIFD = le.AppendUint16(tiffIFD, 3)      // SHORT
+	tiffIFD = le.AppendUint32(tiffIFD, 1)
+	tiffIFD = le.AppendUint16(tiffIFD, orient)
+	tiffIFD = append(tiffIFD, 0, 0)
+	tiffIFD = le.AppendUint32(tiffIFD, 0)
+	app1 := append([]byte("Exif\x00\x00"), tiffIFD...)
+	seg := append([]byte{0xff, 0xe1}, binary.BigEndian.AppendUint16(nil, uint16(len(app1)+2))...)
+	jpg := buf.Bytes()
+	return append(append(append([]byte{}, jpg[:2]...), append(seg, app1...)...), jpg[2:]...)
+}
+
+// badInputs writes inputs every tool must refuse as invalid_document.
+func badInputs(t *testing.T) map[string]string {
+	t.Helper()
+	whole, err := os.ReadFile(corpus + "map.png")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return map[string]string{
+		"corrupted":    corpus + "corrupted.jpg",
+		"zero-byte":    writeFile(t, "zero.jpg", nil),
+		"bomb":         writeFile(t, "bomb.png", bombPNG(50000, 50000)),
+		"truncated":    writeFile(t, "truncated.png", whole[:len(whole)/3]),
+		"not-an-image": writeFile(t, "text.jpg", []byte("hello, this is not an image\n")),
+		"bomb-tall":    writeFile(t, "tall.png", bombPNG(1, 200_000_000)),
+	}
+}
+
+func TestInvalidDocuments(t *testing.T) {
+	params := map[string]map[string]string{
+		"compress-image": nil, "resize-image": {"width": "100"}, "convert-image": {"format": "png"},
+	}
+	for slug, raw := range params {
+		tool := testTool(t, slug)
+		for name, path := range badInputs(t) {
+			t.Run(slug+"/"+name, func(t *testing.T) {
+				_, err := runTool(t, tool, path, raw)
+				e := wantCode(t, err, docmill.CodeInvalidDocument, "")
+				if strings.Contains(e.Message, "/") {
+					t.Errorf("message leaks a path: %q", e.Message)
+				}
+				if strings.HasPrefix(name, "bomb") && !strings.Contains(e.Message, "limit is 100 MP") {
+					t.Errorf("bomb message = %q", e.Message)
+				}
+			})
+		}
+	}
+}
+
+// TestBombRefusedBeforeDecoding runs the tools with vips missing: a bomb
+// must be refused by its header alone, never reaching vips (which would
+// answer engine_unavailable here).
+func TestBombRefusedBeforeDecoding(t *testing.T) {
+	missing := sandbox.Find("no-such-program", nil, sandbox.Options{})
+	bomb := writeFile(t, "bomb.png", bombPNG(50000, 50000))
+	for _, tool := range Tools(missing, missing) {
+		raw := map[string]string{"resize-image": "width=10", "convert-image": "format=jpg"}[tool.Slug]
+		params := map[string]string{}
+		if k, v, ok := strings.Cut(raw, "="); ok {
+			params[k] = v
+		}
+		_, err := runTool(t, tool, bomb, params)
+		wantCode(t, err, docmill.CodeInvalidDocument, "")
+	}
+}
+
+func TestMissingEngine(t *testing.T) {
+	missing := sandbox.Find("no-such-program", nil, sandbox.Options{})
+	for _, tool := range Tools(missing, missing) {
+		t.Run(tool.Slug, func(t *testing.T) {
+			if tool.IsAvailable() {
+				t.Error("available with its engine missing")
+			}
+			for _, st := range tool.Engines() {
+				if st.Available {
+					t.Errorf("engine %s reported available", st.Name)
+				}
+			}
+			raw := map[string]string{}
+			switch tool.Slug {
+			case "resize-image":
+				raw["width"] = "10"
+			case "convert-image":
+				raw["format"] = "png"
+			}
+			_, err := runTool(t, tool, corpus+"photo.jpg", raw)
+			wantCode(t, err, docmill.CodeEngineUnavailable, "")
+		})
+	}
+}
+
+func TestDeclarations(t *testing.T) {
+	tools, err := toolsOnce()
+	if err != nil {
+		t.Skip(err)
+	}
+	for _, tool := range tools {
+		if !tool.IsAvailable() || tool.Engine != engineName || tool.Long || tool.Timeout <= 0 ||
+			tool.MinFiles != 1 || tool.MaxFiles != 1 || !tool.AcceptsType("image/jpeg") ||
+			!tool.AcceptsType("image/png") || !tool.AcceptsType("image/webp") {
+			t.Errorf("%s: unexpected declaration %+v", tool.Slug, tool)
+		}
+		if len(tool.Engines()) != 2 {
+			t.Errorf("%s: engines %v", tool.Slug, tool.Engines())
+		}
+	}
+}
+
+func TestCanceled(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	for slug, raw := range map[string]map[string]string{
+		"compress-image": nil, "resize-image": {"width": "100"}, "convert-image": {"format": "png"},
+	} {
+		tool := testTool(t, slug)
+		params, err := tool.ParseParams(raw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		in := &docmill.RunInput{
+			Files:  []docmill.LocalFile{{Path: corpus + "photo.jpg", Filename: "a.jpg", ContentType: "image/jpeg"}},
+			Params: params, WorkDir: t.TempDir(),
+		}
+		if _, err := tool.Run(ctx, in); !errors.Is(err, context.Canceled) {
+			t.Errorf("%s: error = %v, want context.Canceled", slug, err)
+		}
+	}
+}
+
+func TestBaseName(t *testing.T) {
+	for in, want := range map[string]string{
+		"photo.jpg": "photo", `a/b\Photo.JPG`: "Photo", ".jpg": "image", "x": "x", "a.b.png": "a.b", "": "image",
+	} {
+		if got := baseName(in); got != want {
+			t.Errorf("baseName(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestStripOption(t *testing.T) {
+	for version, want := range map[string]string{
+		"vips-8.14.1": "strip", "vips-8.15.0": "keep=none", "vips-9.0.0": "keep=none", "": "strip",
+	} {
+		if got := stripOption(&sandbox.Engine{Version: version}); got != want {
+			t.Errorf("stripOption(%q) = %q, want %q", version, got, want)
+		}
+	}
+}
+
+// fileOf describes a test file as the API would.
+func fileOf(path string) docmill.LocalFile {
+	return docmill.LocalFile{Path: path, Filename: filepath.Base(path), ContentType: contentTypes[filepath.Ext(path)]}
+}
