@@ -6,7 +6,7 @@ set -euo pipefail
 packages=(
 	qpdf poppler-utils ghostscript
 	tesseract-ocr tesseract-ocr-eng tesseract-ocr-rus ocrmypdf
-	libvips-tools
+	libvips-tools chromium
 	libreoffice-writer-nogui libreoffice-calc-nogui libreoffice-impress-nogui python3-uno
 	fonts-liberation2 fonts-crosextra-carlito fonts-crosextra-caladea fonts-dejavu
 )

@@ -5,8 +5,11 @@ import (
 	"context"
 	"image"
 	_ "image/jpeg"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/docmill/docmill/client"
@@ -72,4 +75,33 @@ func TestImageTools(t *testing.T) {
 	}
 	_, _, err = c.Process(context.Background(), "resize-image", []client.File{file(t, "image", "corrupted.jpg")}, client.ProcessOptions{Params: map[string]string{"width": "100"}})
 	apiError(t, err, 400, "invalid_document")
+}
+
+// TestHTMLAndMarkdownToPDF: pages render with their text, and a page
+// cannot reach anything outside its own files: the server it tries to
+// load from sees no request.
+func TestHTMLAndMarkdownToPDF(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow")
+	}
+	var hits atomic.Int32
+	outside := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { hits.Add(1) }))
+	defer outside.Close()
+	s := startServer(t, "")
+	c := s.client(s.DevKey)
+	page := `<!doctype html><html><body><h1>Quarterly report</h1>
+<img src="` + outside.URL + `/x.png"><script src="` + outside.URL + `/x.js"></script>
+<iframe src="file:///etc/passwd"></iframe></body></html>`
+	j, data := runTool(t, c, "html-to-pdf", []client.File{{Name: "report.html", Body: strings.NewReader(page)}},
+		map[string]string{"page_size": "letter", "landscape": "true"})
+	if !strings.Contains(pageText(t, data, 1), "Quarterly report") || strings.Contains(pageText(t, data, 1), "root:") || j.Result.Filename != "report.pdf" {
+		t.Fatalf("html: %q", pageText(t, data, 1))
+	}
+	if n := hits.Load(); n != 0 {
+		t.Fatalf("the page reached an outside server %d times", n)
+	}
+	_, data = runTool(t, c, "markdown-to-pdf", []client.File{{Name: "notes.md", Body: strings.NewReader("# Заметки\n\n| a | b |\n|---|---|\n| один | два |\n")}}, nil)
+	if text := pageText(t, data, 1); !strings.Contains(text, "Заметки") || !strings.Contains(text, "один") {
+		t.Fatalf("markdown: %q", text)
+	}
 }

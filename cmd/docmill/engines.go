@@ -5,6 +5,7 @@ import (
 
 	"github.com/docmill/docmill"
 	"github.com/docmill/docmill/sandbox"
+	"github.com/docmill/docmill/tools/chromium"
 	"github.com/docmill/docmill/tools/ghostscript"
 	"github.com/docmill/docmill/tools/ocr"
 	"github.com/docmill/docmill/tools/office"
@@ -74,5 +75,7 @@ func toolset(e engineSet, o toolOptions) (tools []*docmill.Tool, close func(), e
 	tools = append(tools, ocr.Tools(e.ocrmypdf, e.tesseract)...)
 	tools = append(tools, pool.Tools()...)
 	tools = append(tools, vips.Tools(e.vips, e.vipsheader)...)
-	return tools, pool.Close, nil
+	browser := chromium.New(chromium.Options{}) // starts on its first job
+	tools = append(tools, browser.Tools()...)
+	return tools, func() { pool.Close(); browser.Close() }, nil
 }

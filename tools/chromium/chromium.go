@@ -1,0 +1,247 @@
+// Package chromium provides html-to-pdf and markdown-to-pdf: a web page (one
+// HTML file, or a zip of a site with index.html) or a Markdown document is
+// printed to PDF by one warm headless Chromium driven over the DevTools
+// protocol (chromedp).
+//
+// Safety (DESIGN.md section 5): the page never reaches anything but the
+// job's own files. Chromium runs in an empty network namespace where Linux
+// allows it, with a dead proxy for every scheme as a second wall, and each
+// tab intercepts every request it makes (Fetch domain): the job's files are
+// served from a virtual origin (http://docmill.invalid/) out of the job's
+// directory, and every other request (http, https, file://, ws) is failed
+// as blocked by the client. The page itself is never loaded from file://,
+// so it has no file-system privileges at all.
+//
+// Life cycle: one browser process, started on the first job, serves up to
+// MaxTabs jobs at once, one tab each. It is replaced after RestartAfter
+// jobs (a long-lived browser leaks memory) and at once when it dies (a
+// crash, an OOM kill). A job caught by a crash fails as internal, so the
+// job runner retries it on the new browser.
+package chromium
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"time"
+
+	docmill "github.com/docmill/docmill"
+)
+
+const (
+	// engineName is the Tool.Engine of both tools.
+	engineName = "chromium"
+	// timeout bounds one job: waiting for a tab, loading and printing.
+	timeout = 2 * time.Minute
+	// defaultRestartAfter is Options.RestartAfter's default.
+	defaultRestartAfter = 500
+)
+
+// Options configure the browser.
+type Options struct {
+	// ExecPath is the Chromium binary; "" finds it in the system
+	// directories (see findExec). A path that does not exist leaves the
+	// tools unavailable.
+	ExecPath string
+	// MaxTabs bounds the jobs rendered at once (default: the number of
+	// CPUs); more wait for a free tab.
+	MaxTabs int
+	// RestartAfter is how many jobs one browser process serves before it
+	// is replaced (default 500).
+	RestartAfter int
+
+	// noOSIsolation turns off the network namespace and the dead proxy,
+	// so that tests can show that request interception alone blocks the
+	// network.
+	noOSIsolation bool
+}
+
+// Browser is the warm Chromium shared by the tools of a node. It is safe
+// for concurrent use.
+type Browser struct {
+	opts    Options
+	path    string // the binary; "" when missing
+	version string
+	tabs    chan struct{}
+
+	mu     sync.Mutex
+	cur    *instance // the process new jobs use; nil until the first job
+	closed bool
+}
+
+// New finds Chromium and asks it for its version; it does not start the
+// browser, which starts on the first job so that a node that never prints
+// pays nothing. A missing binary gives a Browser whose tools are
+// unavailable (engine_unavailable), never an error.
+func New(opts Options) *Browser {
+	if opts.MaxTabs <= 0 {
+		opts.MaxTabs = runtime.NumCPU()
+	}
+	if opts.RestartAfter <= 0 {
+		opts.RestartAfter = defaultRestartAfter
+	}
+	b := &Browser{opts: opts, tabs: make(chan struct{}, opts.MaxTabs)}
+	b.path = opts.ExecPath
+	if b.path == "" {
+		b.path = findExec()
+	}
+	if b.path != "" {
+		if st, err := os.Stat(b.path); err != nil || st.IsDir() || st.Mode()&0o111 == 0 {
+			b.path = ""
+		}
+	}
+	if b.path != "" {
+		b.version = askVersion(b.path)
+	}
+	return b
+}
+
+// findExec returns Chromium's binary. Debian's /usr/bin/chromium is a shell
+// wrapper that sources /etc/chromium.d (API keys, remote extensions) and
+// would need the service's environment; the binary it runs is used
+// directly when present.
+func findExec() string {
+	for _, p := range []string{
+		"/usr/lib/chromium/chromium",
+		"/usr/bin/chromium",
+		"/usr/bin/chromium-browser",
+		"/usr/local/bin/chromium",
+		"/usr/bin/google-chrome",
+	} {
+		if st, err := os.Stat(p); err == nil && !st.IsDir() && st.Mode()&0o111 != 0 {
+			return p
+		}
+	}
+	return ""
+}
+
+// askVersion runs the binary with --version in a cleared environment.
+func askVersion(path string) string {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	home, err := os.MkdirTemp("", "docmill-chromium-version-")
+	if err != nil {
+		return ""
+	}
+	defer os.RemoveAll(home)
+	cmd := exec.CommandContext(ctx, path, "--version")
+	cmd.Env = []string{"PATH=/usr/bin:/bin", "HOME=" + home, "TMPDIR=" + home}
+	out, _ := cmd.Output()
+	return strings.TrimSpace(strings.SplitN(string(out), "\n", 2)[0])
+}
+
+// Available reports whether Chromium was found.
+func (b *Browser) Available() bool { return b.path != "" }
+
+// Status describes the engine for /readyz and the catalogue.
+func (b *Browser) Status() docmill.EngineStatus {
+	return docmill.EngineStatus{Name: engineName, Path: b.path, Version: b.version, Available: b.Available()}
+}
+
+// Close kills the browser's whole process group and removes its profile.
+// Jobs still running fail; jobs started after Close fail as internal.
+func (b *Browser) Close() {
+	b.mu.Lock()
+	inst := b.cur
+	b.cur, b.closed = nil, true
+	b.mu.Unlock()
+	if inst != nil {
+		inst.shutdown()
+	}
+}
+
+// Tools returns html-to-pdf and markdown-to-pdf, both printed by b.
+func (b *Browser) Tools() []*docmill.Tool {
+	statuses := func() []docmill.EngineStatus { return []docmill.EngineStatus{b.Status()} }
+	return []*docmill.Tool{
+		{
+			Slug:  "html-to-pdf",
+			Title: "HTML to PDF",
+			Description: "Print a web page to PDF with Chromium: one HTML file, or a zip with index.html " +
+				"(at its root or in one top folder) and the CSS, images and fonts it uses. " +
+				"The page cannot reach the network: only the files of the upload load.",
+			Accepts:   []string{"text/html", "application/zip"},
+			MinFiles:  1,
+			MaxFiles:  1,
+			Params:    printParams(),
+			Engine:    engineName,
+			Timeout:   timeout,
+			Available: b.Available,
+			Engines:   statuses,
+			Run:       b.runHTML,
+		},
+		{
+			Slug:  "markdown-to-pdf",
+			Title: "Markdown to PDF",
+			Description: "Render a Markdown file (GitHub-flavoured: tables, task lists, strikethrough, autolinks) " +
+				"with a clean stylesheet and print it to PDF. Raw HTML in the Markdown is left out.",
+			Accepts:   []string{"text/plain", "text/markdown"},
+			MinFiles:  1,
+			MaxFiles:  1,
+			Params:    printParams(),
+			Engine:    "goldmark+" + engineName,
+			Timeout:   timeout,
+			Available: b.Available,
+			Engines:   statuses,
+			Run:       b.runMarkdown,
+		},
+	}
+}
+
+// printParams are the params both tools share.
+func printParams() []docmill.Param {
+	return []docmill.Param{
+		{
+			Name: "page_size", Type: docmill.TypeString, Default: "a4",
+			Description: "Paper size: a4 (210x297 mm), letter (8.5x11 in), legal (8.5x14 in), a3 (297x420 mm) or a5 (148x210 mm). " +
+				"A page's CSS @page size is ignored.",
+			Enum: []string{"a4", "letter", "legal", "a3", "a5"},
+		},
+		{
+			Name: "landscape", Type: docmill.TypeBoolean, Default: "false",
+			Description: "Print in landscape orientation.",
+		},
+		{
+			Name: "margin", Type: docmill.TypeString, Default: "normal",
+			Description: "Page margins: none, small (0.4 in, 10 mm) or normal (0.8 in, 20 mm).",
+			Enum:        []string{"none", "small", "normal"},
+		},
+		{
+			Name: "print_background", Type: docmill.TypeBoolean, Default: "true",
+			Description: "Print background colours and images, as on screen.",
+		},
+	}
+}
+
+// paper is a page size in inches, portrait.
+type paper struct{ width, height float64 }
+
+var (
+	papers = map[string]paper{
+		"a4":     {8.27, 11.69},
+		"letter": {8.5, 11},
+		"legal":  {8.5, 14},
+		"a3":     {11.69, 16.54},
+		"a5":     {5.83, 8.27},
+	}
+	// margins are in inches; small is Chromium's own default.
+	margins = map[string]float64{"none": 0, "small": 0.4, "normal": 0.8}
+)
+
+// outputName returns the client's file name with its extension replaced by
+// .pdf ("site.zip" -> "site.pdf"), keeping only the base name.
+func outputName(filename string) string {
+	base := filename
+	if i := strings.LastIndexAny(base, `/\`); i >= 0 {
+		base = base[i+1:]
+	}
+	base = strings.TrimSuffix(base, filepath.Ext(base))
+	if strings.TrimSpace(base) == "" {
+		base = "document"
+	}
+	return base + ".pdf"
+}

@@ -1,0 +1,222 @@
+package chromium
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"iter"
+	"os"
+	"sync/atomic"
+	"time"
+
+	"github.com/chromedp/cdproto/fetch"
+	"github.com/chromedp/cdproto/io"
+	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/chromedp"
+
+	docmill "github.com/docmill/docmill"
+)
+
+// maxPDFBytes bounds the PDF of one job; past it the job fails with
+// file_too_large instead of filling the disk.
+const maxPDFBytes int64 = 512 << 20
+
+// printSettings are a job's validated print params.
+type printSettings struct {
+	paper      paper
+	landscape  bool
+	margin     float64
+	background bool
+}
+
+func settingsFrom(p docmill.Params) (printSettings, error) {
+	pp, ok := papers[p.String("page_size")]
+	if !ok {
+		return printSettings{}, docmill.ParamError("page_size", "must be one of a4, letter, legal, a3, a5")
+	}
+	m, ok := margins[p.String("margin")]
+	if !ok {
+		return printSettings{}, docmill.ParamError("margin", "must be one of none, small, normal")
+	}
+	return printSettings{paper: pp, landscape: p.Bool("landscape"), margin: m, background: p.Bool("print_background")}, nil
+}
+
+// render prints the site in root (index.html and its files) to dst. It
+// waits for a free tab, then runs the job in a tab of its own under ctx's
+// deadline. It returns how many requests the page made that were blocked.
+//
+// Errors: ctx's own error when the job is cancelled or times out;
+// invalid_document when the page cannot be loaded; internal when the
+// browser died (it is retired, so the next job gets a new one) or failed
+// in any other way.
+func (b *Browser) render(ctx context.Context, root, dst string, s printSettings) (int64, error) {
+	if !b.Available() {
+		return 0, docmill.Errorf(docmill.CodeEngineUnavailable, "The %s engine is not available on this server; please retry later.", engineName)
+	}
+	select {
+	case b.tabs <- struct{}{}:
+		defer func() { <-b.tabs }()
+	case <-ctx.Done():
+		return 0, ctx.Err()
+	}
+	// A browser found dead mid-job (killed, crashed) is replaced and the
+	// job tried once more on the new one: the death may have come before
+	// the job (chromedp notices it a moment late). A second death fails
+	// the job as internal, for the job runner's retry.
+	var blocked int64
+	var err error
+	for attempt := 0; attempt < 2; attempt++ {
+		blocked, err = b.printOnce(ctx, root, dst, s)
+		if !errors.Is(err, errBrowserDied) || ctx.Err() != nil {
+			break
+		}
+	}
+	switch {
+	case err == nil:
+		return blocked, nil
+	case ctx.Err() != nil:
+		return 0, ctx.Err()
+	case errors.Is(err, errBrowserDied):
+		return 0, docmill.Internal(err)
+	}
+	var le *chromedp.LoadError
+	if errors.As(err, &le) {
+		e := docmill.Errorf(docmill.CodeInvalidDocument, "The page could not be loaded: %s.", le.ErrorText)
+		e.Err = err
+		return 0, e
+	}
+	var de *docmill.Error
+	if errors.As(err, &de) {
+		return 0, err
+	}
+	return 0, docmill.Internal(fmt.Errorf("chromium: %w", err))
+}
+
+// errBrowserDied marks a job that failed because its browser died.
+var errBrowserDied = errors.New("chromium: browser died")
+
+// printOnce runs the job on the current browser; an error caused by the
+// browser's death wraps errBrowserDied, and the browser is retired.
+func (b *Browser) printOnce(ctx context.Context, root, dst string, s printSettings) (int64, error) {
+	inst, err := b.acquire()
+	if err != nil {
+		return 0, docmill.Internal(err)
+	}
+	defer b.release(inst)
+	blocked, err := inst.print(ctx, root, dst, s)
+	if err != nil && ctx.Err() == nil && inst.dead() {
+		b.retire(inst)
+		return 0, fmt.Errorf("%w: %w", errBrowserDied, err)
+	}
+	return blocked, err
+}
+
+// print runs one job in a new tab of inst: intercept every request, load
+// index.html from the virtual origin, wait for the load event and the
+// fonts, print. The tab is closed when it returns.
+func (inst *instance) print(ctx context.Context, root, dst string, s printSettings) (int64, error) {
+	// The tab was opened with no deadline (a deadline on a context's
+	// first Run would bind the tab's life to it); every step of the job
+	// is bounded by ctx.
+	t, err := inst.openTab()
+	if err != nil {
+		return 0, err
+	}
+	defer t.close()
+	job, cancel := context.WithCancel(t.ctx)
+	defer cancel()
+	stop := context.AfterFunc(ctx, cancel)
+	defer stop()
+	if d, ok := ctx.Deadline(); ok {
+		var c2 context.CancelFunc
+		job, c2 = context.WithDeadline(job, d)
+		defer c2()
+	}
+
+	var blocked atomic.Int64
+	paused := chromedp.Events(job, fetch.RequestPaused)
+	dialogs := chromedp.Events(job, page.JavascriptDialogOpening)
+	go serveRequests(job, paused, root, &blocked)
+	go dismissDialogs(job, dialogs)
+	enable := fetch.EnableParams{Patterns: []*fetch.RequestPattern{{URLPattern: "*"}}}
+	if _, err := chromedp.Call(job, fetch.Enable, enable); err != nil {
+		return 0, err
+	}
+	if err := chromedp.Do(job, chromedp.Navigate(origin+"index.html")); err != nil {
+		return 0, err
+	}
+	if _, err := chromedp.Run(job, chromedp.Evaluate[bool]("document.fonts.ready.then(() => true)", chromedp.EvalAwaitPromise)); err != nil {
+		return 0, err
+	}
+	if err := printPDF(job, dst, s); err != nil {
+		return 0, err
+	}
+	return blocked.Load(), nil
+}
+
+// dismissDialogs answers alert, confirm, prompt and beforeunload, which
+// would otherwise stop the page's scripts and the load event for good.
+func dismissDialogs(ctx context.Context, events iter.Seq2[page.EventJavascriptDialogOpening, error]) {
+	for _, err := range events {
+		if err != nil {
+			return
+		}
+		_, _ = chromedp.Call(ctx, page.HandleJavaScriptDialog, page.HandleJavaScriptDialogParams{Accept: false})
+	}
+}
+
+// printPDF prints the loaded page to dst, streamed from the browser in
+// chunks (a big document does not travel as one huge message) and capped
+// at maxPDFBytes. The page's CSS @page size is ignored: page_size wins.
+func printPDF(ctx context.Context, dst string, s printSettings) error {
+	w, h := s.paper.width, s.paper.height
+	m := s.margin
+	params := page.PrintToPDFParams{
+		Landscape:         &s.landscape,
+		PrintBackground:   &s.background,
+		PaperWidth:        w,
+		PaperHeight:       h,
+		MarginTop:         &m,
+		MarginBottom:      &m,
+		MarginLeft:        &m,
+		MarginRight:       &m,
+		PreferCSSPageSize: new(false),
+		TransferMode:      page.PrintToPDFTransferModeReturnAsStream,
+	}
+	res, err := chromedp.Call(ctx, page.PrintToPDF, params)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		defer cancel()
+		_, _ = chromedp.Call(cctx, io.Close, io.CloseParams{Handle: res.Stream})
+	}()
+	f, err := os.Create(dst)
+	if err != nil {
+		return fmt.Errorf("create pdf: %w", err)
+	}
+	defer f.Close()
+	buf := bufio.NewWriterSize(f, 1<<20)
+	var n int64
+	for {
+		chunk, err := chromedp.Call(ctx, io.Read, io.ReadParams{Handle: res.Stream, Size: 1 << 20})
+		if err != nil {
+			return err
+		}
+		if n += int64(len(chunk.Data)); n > maxPDFBytes {
+			return docmill.Errorf(docmill.CodeFileTooLarge, "The PDF would be larger than %d MB.", maxPDFBytes>>20)
+		}
+		if _, err := buf.Write(chunk.Data); err != nil {
+			return fmt.Errorf("write pdf: %w", err)
+		}
+		if chunk.EOF {
+			break
+		}
+	}
+	if err := buf.Flush(); err != nil {
+		return fmt.Errorf("write pdf: %w", err)
+	}
+	return f.Close()
+}
