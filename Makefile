@@ -47,6 +47,7 @@ lint:
 bench: test-deps
 	$(GO) test -run '^$$' -bench . -benchtime 2s ./tools/pdfops/
 	$(GO) test -run '^$$' -bench . -benchtime 3x ./tools/ghostscript/ ./tools/poppler/
+	$(GO) test -run '^$$' -bench . -benchtime 20x ./tools/office/ ./tools/chromium/ ./tools/vips/
 	$(GO) test -run '^$$' -bench Overhead -benchtime 10x ./sandbox/
 	$(GO) test -run '^$$' -bench BenchmarkTools -benchtime 2x ./cmd/docmill
 	$(GO) test -run '^$$' -bench RotateSync -benchtime 1000x ./cmd/docmill
