@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -49,12 +50,17 @@ func (e *Engine) Start(c Cmd) (*Process, error) {
 	if !e.Available() {
 		return nil, ErrUnavailable
 	}
+	return e.start(c, nil)
+}
+
+// start is Start, confined to v when v is not nil.
+func (e *Engine) start(c Cmd, v *View) (*Process, error) {
 	scratch, err := os.MkdirTemp(c.Dir, "proc-")
 	if err != nil {
 		return nil, fmt.Errorf("sandbox: scratch: %w", err)
 	}
 	p := &Process{engine: e.Name, scratch: scratch, stderr: &lockedTail{t: tailBuffer{max: maxStderr}}, done: make(chan struct{})}
-	cmd, closeChild, err := p.command(e, c)
+	cmd, closeChild, err := p.command(e, c, v)
 	if err == nil {
 		err = cmd.Start()
 	}
@@ -75,13 +81,16 @@ func (e *Engine) Start(c Cmd) (*Process, error) {
 
 // command builds the confined command line and its standard streams;
 // closeChild closes the parent's copies of the child's pipe ends.
-func (p *Process) command(e *Engine, c Cmd) (*exec.Cmd, func(), error) {
+func (p *Process) command(e *Engine, c Cmd, v *View) (*exec.Cmd, func(), error) {
 	limits := e.opts.Limits
 	if c.Limits != nil {
 		limits = *c.Limits
 	}
 	argv := wrap(e.Path, c.Args, limits, false)
-	if !e.opts.Network && pidnsAvailable() {
+	if v != nil {
+		b, _ := lookPath("bwrap")
+		argv = append(bwrapArgs(b, v, c.Dir, p.scratch), argv...)
+	} else if !e.opts.Network && pidnsAvailable() {
 		u, _ := lookPath("unshare")
 		argv = append([]string{u, "--net", "--pid", "--fork", "--kill-child", "--"}, argv...)
 	} else if !e.opts.Network {
@@ -209,4 +218,94 @@ var pidnsAvailable = sync.OnceValue(func() bool {
 		return false
 	}
 	return exec.Command(u, "--net", "--pid", "--fork", "--kill-child", "--", "true").Run() == nil
+})
+
+// View is the part of the file system a program started by StartIn sees:
+// the system's programs and libraries and its configuration read-only
+// (/usr, /etc and the /bin, /lib style links), fresh /proc and /dev, an
+// empty /tmp (or Tmp), and the listed directories at their own paths.
+// Nothing else of the host exists for it: not the service's home, not
+// other jobs' directories, not /var or /srv.
+type View struct {
+	// Tmp, if set, is a directory bound as the program's /tmp, so that
+	// programs started with the same Tmp share it (LibreOffice puts its
+	// UNO pipe's socket there).
+	Tmp string
+	// Writable directories are bound read-write; Cmd.Dir always is.
+	Writable []string
+	// ReadOnly files or directories are bound read-only.
+	ReadOnly []string
+}
+
+// ErrNoView is StartIn's error when bubblewrap is missing or cannot make
+// namespaces here.
+var ErrNoView = errors.New("sandbox: cannot confine the file system (bubblewrap missing or not permitted)")
+
+// ViewAvailable reports whether StartIn can confine a program's view of
+// the file system here.
+func ViewAvailable() bool { return bwrapAvailable() }
+
+// StartIn is Start with the program confined to the file system view v
+// by bubblewrap, which also gives it an empty network namespace and a PID
+// namespace of its own (ending with the launcher) whatever the engine's
+// options say. With no usable bubblewrap it fails with ErrNoView rather
+// than run the program unconfined.
+func (e *Engine) StartIn(c Cmd, v View) (*Process, error) {
+	if !e.Available() {
+		return nil, ErrUnavailable
+	}
+	if !bwrapAvailable() {
+		return nil, ErrNoView
+	}
+	return e.start(c, &v)
+}
+
+// bwrapArgs is the bubblewrap command line that confines the program to v,
+// with scratch (its working directory) and dir bound read-write.
+func bwrapArgs(bwrap string, v *View, dir, scratch string) []string {
+	argv := []string{bwrap, "--die-with-parent", "--unshare-net", "--unshare-pid", "--unshare-ipc", "--unshare-uts",
+		"--ro-bind", "/usr", "/usr", "--ro-bind", "/etc", "/etc"}
+	for _, l := range []string{"/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"} {
+		if target, err := os.Readlink(l); err == nil {
+			argv = append(argv, "--symlink", target, l)
+		} else if st, err := os.Stat(l); err == nil && st.IsDir() {
+			argv = append(argv, "--ro-bind", l, l)
+		}
+	}
+	// Without its cache fontconfig would rescan every font at each start.
+	if st, err := os.Stat("/var/cache/fontconfig"); err == nil && st.IsDir() {
+		argv = append(argv, "--ro-bind", "/var/cache/fontconfig", "/var/cache/fontconfig")
+	}
+	argv = append(argv, "--proc", "/proc", "--dev", "/dev")
+	// /tmp first: binds made later inside it stay visible.
+	if v.Tmp != "" {
+		argv = append(argv, "--bind", v.Tmp, "/tmp")
+	} else {
+		argv = append(argv, "--tmpfs", "/tmp")
+	}
+	for _, d := range append(append([]string{dir}, v.Writable...), scratch) {
+		if d != "" {
+			argv = append(argv, "--bind", d, d)
+		}
+	}
+	for _, f := range v.ReadOnly {
+		argv = append(argv, "--ro-bind", f, f)
+	}
+	return append(argv, "--chdir", scratch, "--")
+}
+
+// bwrapAvailable reports, once, whether bubblewrap can make the
+// namespaces StartIn needs here.
+var bwrapAvailable = sync.OnceValue(func() bool {
+	b, err := lookPath("bwrap")
+	if err != nil {
+		return false
+	}
+	d, err := os.MkdirTemp("", "docmill-bwrap-")
+	if err != nil {
+		return false
+	}
+	defer os.RemoveAll(d)
+	argv := bwrapArgs(b, &View{}, d, d)
+	return exec.Command(argv[0], append(argv[1:], "/bin/true")...).Run() == nil
 })

@@ -101,3 +101,47 @@ func TestProcessTimeout(t *testing.T) {
 		t.Fatal("not killed at its timeout")
 	}
 }
+
+// TestStartInView: a program started with a View sees its own directory,
+// the listed ones and the system, and no other file of the host; Kill
+// still ends it.
+func TestStartInView(t *testing.T) {
+	if !sandbox.ViewAvailable() {
+		t.Skip("bubblewrap missing or not permitted")
+	}
+	e := sh(t, sandbox.Options{})
+	dir, shared, secret := t.TempDir(), t.TempDir(), t.TempDir()
+	if err := os.WriteFile(filepath.Join(shared, "ok"), []byte("shared\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(secret, "secret"), []byte("secret\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	script := "cat " + filepath.Join(shared, "ok") + "; cat " + filepath.Join(secret, "secret") + " 2>/dev/null || echo hidden; " +
+		"echo w > " + filepath.Join(dir, "written") + "; echo done; sleep 60"
+	p, err := e.StartIn(sandbox.Cmd{Dir: dir, Args: []string{"-c", script}}, sandbox.View{ReadOnly: []string{shared}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := bufio.NewReader(p.Stdout())
+	var got []string
+	for len(got) < 3 {
+		line, err := r.ReadString('\n')
+		if err != nil {
+			t.Fatalf("after %q: %v; stderr %s", got, err, p.Stderr())
+		}
+		got = append(got, strings.TrimSpace(line))
+	}
+	if got[0] != "shared" || got[1] != "hidden" || got[2] != "done" {
+		t.Errorf("program saw %q", got)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "written")); err != nil {
+		t.Errorf("Cmd.Dir not writable: %v", err)
+	}
+	p.Kill()
+	select {
+	case <-p.Done():
+	case <-time.After(5 * time.Second):
+		t.Fatal("Kill did not end the program")
+	}
+}

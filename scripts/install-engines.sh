@@ -7,7 +7,7 @@ packages=(
 	qpdf poppler-utils ghostscript
 	tesseract-ocr tesseract-ocr-eng tesseract-ocr-rus ocrmypdf
 	libvips-tools chromium
-	libreoffice-writer-nogui libreoffice-calc-nogui libreoffice-impress-nogui python3-uno
+	libreoffice-writer-nogui libreoffice-calc-nogui libreoffice-impress-nogui python3-uno bubblewrap
 	fonts-liberation2 fonts-crosextra-carlito fonts-crosextra-caladea fonts-dejavu
 )
 missing=()

@@ -6,7 +6,10 @@
 // (macros disabled, links never updated) and one long-lived python3
 // converter that talks to it over a UNO pipe (see converter.py). Both run
 // through the sandbox: their own process group, an empty network
-// namespace, a cleared environment. Documents are opened hidden, read-only,
+// namespace, a cleared environment, and a file system view (bubblewrap)
+// holding only the system read-only and the worker's own directory, where
+// each document is staged for its conversion; without bubblewrap the pool
+// is not available. Documents are opened hidden, read-only,
 // with macro execution NEVER_EXECUTE and UpdateDocMode NO_UPDATE. A worker
 // is replaced after Options.MaxConversions conversions, after any crash,
 // and after any conversion that overran its deadline.
@@ -132,6 +135,11 @@ func checkEngines(soffice, python *sandbox.Engine) string {
 	}
 	if exec.Command(python.Path, "-c", "import uno").Run() != nil {
 		return "python3 has no uno module (python3-uno)"
+	}
+	if !sandbox.ViewAvailable() {
+		// Unconfined, a document could pull any file soffice can read
+		// into its PDF; better no conversions than that.
+		return "bubblewrap (bwrap) missing or not permitted: cannot confine LibreOffice's file system"
 	}
 	return ""
 }

@@ -24,6 +24,7 @@ type worker struct {
 	id      int
 	gen     int // how many times the worker has been started
 	dir     string
+	tmp     string // the /tmp of its soffice and converter
 	soffice *sandbox.Process
 	conv    *sandbox.Process
 	replies chan reply
@@ -68,26 +69,36 @@ func (w *worker) start(p *Pool) error {
 	if err := os.WriteFile(filepath.Join(profile, "user", "registrymodifications.xcu"), profileXCU, 0o600); err != nil {
 		return err
 	}
+	w.tmp = filepath.Join(p.base, fmt.Sprintf("tmp-%d", w.id))
+	os.RemoveAll(w.tmp)
+	if err := os.Mkdir(w.tmp, 0o700); err != nil {
+		return err
+	}
+	// Both processes see only the system (read-only), the worker's own
+	// directory (profile, scratch, the staged job) and a /tmp of the
+	// worker's: a document cannot pull in any other file (a linked image,
+	// an RTF INCLUDEPICTURE) because no other file exists for soffice.
+	view := sandbox.View{Tmp: w.tmp, ReadOnly: []string{filepath.Join(p.base, "converter.py")}}
 	// The pipe is a unix socket file LibreOffice makes in /tmp
-	// (OSL_PIPE_<uid>_<name>); filesystem sockets are not scoped by the
-	// network namespace, so it works with no network at all.
+	// (OSL_PIPE_<uid>_<name>), the shared w.tmp; filesystem sockets are
+	// not scoped by the network namespace, so it works with no network.
 	pipe := fmt.Sprintf("docmill_%d_%d_%d_%d", os.Getpid(), p.seq, w.id, w.gen)
-	so, err := p.soffice.Start(sandbox.Cmd{
+	so, err := p.soffice.StartIn(sandbox.Cmd{
 		Dir:    w.dir,
 		Stdin:  emptyReader{},
 		Stdout: io.Discard,
 		Args: []string{"--headless", "--invisible", "--nologo", "--norestore", "--nodefault",
 			"--nolockcheck", "--nofirststartwizard", "-env:UserInstallation=file://" + profile,
 			"--accept=pipe,name=" + pipe + ";urp;StarOffice.ComponentContext"},
-	})
+	}, view)
 	if err != nil {
 		return err
 	}
 	p.starts.Add(1)
-	conv, err := p.python.Start(sandbox.Cmd{
+	conv, err := p.python.StartIn(sandbox.Cmd{
 		Dir:  w.dir,
 		Args: []string{filepath.Join(p.base, "converter.py"), pipe, strconv.Itoa(int(startTimeout / time.Second))},
-	})
+	}, view)
 	if err != nil {
 		so.Kill()
 		return err
@@ -126,6 +137,59 @@ func readReplies(conv *sandbox.Process, out chan<- reply) {
 // worker broken, so the pool replaces it.
 func (w *worker) convert(ctx context.Context, j job) error {
 	w.uses++
+	// soffice cannot see the job's directory: the document goes to a
+	// directory inside the worker's for the conversion, and the PDF comes
+	// back.
+	stage := filepath.Join(w.dir, "job")
+	os.RemoveAll(stage)
+	if err := os.Mkdir(stage, 0o700); err != nil {
+		return err
+	}
+	defer os.RemoveAll(stage)
+	in, out := filepath.Join(stage, filepath.Base(j.In)), filepath.Join(stage, filepath.Base(j.Out))
+	if err := linkOrCopy(j.In, in); err != nil {
+		return err
+	}
+	if err := w.run(ctx, job{In: in, Out: out, Export: j.Export, Filter: j.Filter, Options: j.Options}); err != nil {
+		return err
+	}
+	if err := os.Rename(out, j.Out); err != nil {
+		return copyFile(out, j.Out)
+	}
+	return nil
+}
+
+// linkOrCopy makes dst the file src is (or names, if a symbolic link),
+// hard-linked when the file system allows it.
+func linkOrCopy(src, dst string) error {
+	if real, err := filepath.EvalSymlinks(src); err == nil {
+		src = real
+	}
+	if os.Link(src, dst) == nil {
+		return nil
+	}
+	return copyFile(src, dst)
+}
+
+func copyFile(src, dst string) error {
+	in, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		return err
+	}
+	return out.Close()
+}
+
+// run sends j to the converter and waits for its answer.
+func (w *worker) run(ctx context.Context, j job) error {
 	line, _ := json.Marshal(j)
 	if _, err := w.conv.Stdin().Write(append(line, '\n')); err != nil {
 		w.broken = true
@@ -180,7 +244,7 @@ func (w *worker) kill() {
 	}
 	if w.pipe != "" {
 		// A killed soffice leaves its socket file behind.
-		os.Remove(fmt.Sprintf("/tmp/OSL_PIPE_%d_%s", os.Getuid(), w.pipe))
+		os.Remove(filepath.Join(w.tmp, fmt.Sprintf("OSL_PIPE_%d_%s", os.Getuid(), w.pipe)))
 	}
 	w.soffice, w.conv, w.pipe = nil, nil, ""
 }
