@@ -55,6 +55,30 @@ func ResultKey(jobID, filename string) string {
 	return "out/" + jobID + "." + filename
 }
 
+// ResultName names a job's result after the client's file: its base name
+// (whatever path separator the client's system used), without ext when it
+// ends so (any case; ext "" drops any extension of up to five characters),
+// followed by suffix; "document" stands in for a name left empty.
+// ResultName("C:\\a\\report.PDF", ".pdf", "-rotated.pdf") is
+// "report-rotated.pdf".
+func ResultName(filename, ext, suffix string) string {
+	base := filename
+	if i := strings.LastIndexAny(base, `/\`); i >= 0 {
+		base = base[i+1:]
+	}
+	if ext != "" {
+		if n := len(base) - len(ext); n >= 0 && strings.EqualFold(base[n:], ext) {
+			base = base[:n]
+		}
+	} else if i := strings.LastIndexByte(base, '.'); i >= 0 && len(base)-i <= 6 {
+		base = base[:i]
+	}
+	if strings.TrimSpace(base) == "" {
+		base = "document"
+	}
+	return base + suffix
+}
+
 // InputFile is one uploaded file of a job, kept in the blob store under Key
 // until the job ends.
 type InputFile struct {

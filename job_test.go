@@ -47,3 +47,20 @@ func TestJobInputSize(t *testing.T) {
 		t.Errorf("InputSize of no inputs = %d", got)
 	}
 }
+
+func TestResultName(t *testing.T) {
+	for _, tc := range []struct{ in, ext, suffix, want string }{
+		{"report.pdf", ".pdf", "-rotated.pdf", "report-rotated.pdf"},
+		{`C:\docs\Report.PDF`, ".pdf", ".zip", "Report.zip"},
+		{"a/b/notes.txt", ".pdf", "-x.pdf", "notes.txt-x.pdf"},
+		{"scan.tiff", "", "-ocr.pdf", "scan-ocr.pdf"},
+		{"archive.v2.scan", "", ".pdf", "archive.v2.pdf"},
+		{"README", "", ".pdf", "README.pdf"},
+		{".md", "", ".pdf", "document.pdf"},
+		{"", ".pdf", ".pdf", "document.pdf"},
+	} {
+		if got := ResultName(tc.in, tc.ext, tc.suffix); got != tc.want {
+			t.Errorf("ResultName(%q, %q, %q) = %q, want %q", tc.in, tc.ext, tc.suffix, got, tc.want)
+		}
+	}
+}

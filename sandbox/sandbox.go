@@ -326,3 +326,27 @@ func (t *tailBuffer) Write(p []byte) (int, error) {
 }
 
 func (t *tailBuffer) Bytes() []byte { return t.buf }
+
+// AllAvailable returns a Tool.Available that reports whether every engine
+// was found.
+func AllAvailable(engines ...*Engine) func() bool {
+	return func() bool {
+		for _, e := range engines {
+			if !e.Available() {
+				return false
+			}
+		}
+		return true
+	}
+}
+
+// Statuses returns a Tool.Engines that describes the engines.
+func Statuses(engines ...*Engine) func() []docmill.EngineStatus {
+	return func() []docmill.EngineStatus {
+		out := make([]docmill.EngineStatus, len(engines))
+		for i, e := range engines {
+			out[i] = e.Status()
+		}
+		return out
+	}
+}

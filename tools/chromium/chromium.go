@@ -23,7 +23,6 @@ import (
 	"context"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"runtime"
 	"strings"
 	"sync"
@@ -232,16 +231,8 @@ var (
 	margins = map[string]float64{"none": 0, "small": 0.4, "normal": 0.8}
 )
 
-// outputName returns the client's file name with its extension replaced by
-// .pdf ("site.zip" -> "site.pdf"), keeping only the base name.
+// outputName names the PDF after the client's file, whatever its
+// extension (docmill.ResultName).
 func outputName(filename string) string {
-	base := filename
-	if i := strings.LastIndexAny(base, `/\`); i >= 0 {
-		base = base[i+1:]
-	}
-	base = strings.TrimSuffix(base, filepath.Ext(base))
-	if strings.TrimSpace(base) == "" {
-		base = "document"
-	}
-	return base + ".pdf"
+	return docmill.ResultName(filename, "", ".pdf")
 }

@@ -195,21 +195,9 @@ func gsFailure(err error, public string) error {
 	return failure(err, public)
 }
 
-// outputName returns the client's filename with its .pdf extension
-// replaced by suffix ("report.pdf" -> "report-compressed.pdf"); only the
-// base name is kept, whatever separator the client's system uses.
+// outputName names the result after the client's file (docmill.ResultName).
 func outputName(filename, suffix string) string {
-	base := filename
-	if i := strings.LastIndexAny(base, `/\`); i >= 0 {
-		base = base[i+1:]
-	}
-	if n := len(base) - len(".pdf"); n >= 0 && strings.EqualFold(base[n:], ".pdf") {
-		base = base[:n]
-	}
-	if strings.TrimSpace(base) == "" {
-		base = "document"
-	}
-	return base + suffix
+	return docmill.ResultName(filename, ".pdf", suffix)
 }
 
 // fileSize returns the size of the file at path.

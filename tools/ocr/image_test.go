@@ -208,7 +208,7 @@ func TestOutputName(t *testing.T) {
 		"report.pdf":      "report-ocr.pdf",
 		"scan.tiff":       "scan-ocr.pdf",
 		"dir/photo.JPG":   "photo-ocr.pdf",
-		".png":            ".png-ocr.pdf",
+		".png":            "document-ocr.pdf",
 		"":                "document-ocr.pdf",
 		"archive.v2.scan": "archive.v2-ocr.pdf",
 	} {

@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"strconv"
-	"strings"
 
 	"github.com/pdfcpu/pdfcpu/pkg/api"
 	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/model"
@@ -153,18 +152,8 @@ func pageCount(path string) (n int, err error) {
 	return api.PageCount(f, conf)
 }
 
-// outputName is the client's file name with its extension replaced by
-// suffix ("scan.png" -> "scan-ocr.pdf"); "document" when nothing is left.
+// outputName names the result after the client's file, whatever its
+// extension (docmill.ResultName).
 func outputName(filename, suffix string) string {
-	base := filename
-	if i := strings.LastIndexAny(base, `/\`); i >= 0 {
-		base = base[i+1:]
-	}
-	if i := strings.LastIndexByte(base, '.'); i > 0 && len(base)-i <= 6 {
-		base = base[:i]
-	}
-	if strings.TrimSpace(base) == "" {
-		base = "document"
-	}
-	return base + suffix
+	return docmill.ResultName(filename, "", suffix)
 }

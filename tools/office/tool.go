@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"sync"
 
 	docmill "github.com/docmill/docmill"
@@ -192,18 +191,8 @@ func selectPages(path string, ranges []docmill.PageRange) (int, error) {
 	return len(sel), nil
 }
 
-// outputName is the client's file name with its extension replaced by
-// .pdf ("report.docx" -> "report.pdf").
+// outputName names the PDF after the client's file, whatever its
+// extension (docmill.ResultName).
 func outputName(filename string) string {
-	base := filename
-	if i := strings.LastIndexAny(base, `/\`); i >= 0 {
-		base = base[i+1:]
-	}
-	if ext := filepath.Ext(base); ext != "" && len(ext) <= 6 {
-		base = strings.TrimSuffix(base, ext)
-	}
-	if strings.TrimSpace(base) == "" {
-		base = "document"
-	}
-	return base + ".pdf"
+	return docmill.ResultName(filename, "", ".pdf")
 }

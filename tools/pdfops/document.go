@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"runtime/debug"
-	"strings"
 
 	"github.com/pdfcpu/pdfcpu/pkg/api"
 	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu"
@@ -155,19 +154,7 @@ func recoverPanic(err *error) {
 	}
 }
 
-// outputName returns the client's filename with its .pdf extension
-// replaced by suffix ("report.pdf" -> "report-rotated.pdf"). Only the base
-// name is kept, whatever separator the client's system uses.
+// outputName names the result after the client's file (docmill.ResultName).
 func outputName(filename, suffix string) string {
-	base := filename
-	if i := strings.LastIndexAny(base, `/\`); i >= 0 {
-		base = base[i+1:]
-	}
-	if n := len(base) - len(".pdf"); n >= 0 && strings.EqualFold(base[n:], ".pdf") {
-		base = base[:n]
-	}
-	if strings.TrimSpace(base) == "" {
-		base = "document"
-	}
-	return base + suffix
+	return docmill.ResultName(filename, ".pdf", suffix)
 }

@@ -42,30 +42,6 @@ func Tools(pdftoppm, pdftotext, pdfinfo *sandbox.Engine) []*docmill.Tool {
 	}
 }
 
-// available returns a Tool.Available that reports whether every engine
-// was found.
-func available(engines ...*sandbox.Engine) func() bool {
-	return func() bool {
-		for _, e := range engines {
-			if !e.Available() {
-				return false
-			}
-		}
-		return true
-	}
-}
-
-// statuses returns a Tool.Engines listing engines.
-func statuses(engines ...*sandbox.Engine) func() []docmill.EngineStatus {
-	return func() []docmill.EngineStatus {
-		out := make([]docmill.EngineStatus, len(engines))
-		for i, e := range engines {
-			out[i] = e.Status()
-		}
-		return out
-	}
-}
-
 // Exit statuses that poppler's utilities share (see their man pages).
 const (
 	exitOpenPDF     = 1 // error opening the PDF: damaged, not a PDF, or a wrong password
@@ -117,22 +93,9 @@ func engineError(err error, doing string) error {
 	return e
 }
 
-// outputName returns the client's filename with its .pdf extension
-// replaced by suffix ("report.pdf" -> "report-3.jpg"), as pdfops names its
-// outputs. Only the base name is kept, whatever separator the client's
-// system uses.
+// outputName names the result after the client's file (docmill.ResultName).
 func outputName(filename, suffix string) string {
-	base := filename
-	if i := strings.LastIndexAny(base, `/\`); i >= 0 {
-		base = base[i+1:]
-	}
-	if n := len(base) - len(".pdf"); n >= 0 && strings.EqualFold(base[n:], ".pdf") {
-		base = base[:n]
-	}
-	if strings.TrimSpace(base) == "" {
-		base = "document"
-	}
-	return base + suffix
+	return docmill.ResultName(filename, ".pdf", suffix)
 }
 
 // oneFile returns the single input of a run.

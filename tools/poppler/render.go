@@ -95,8 +95,8 @@ func renderTool(f imageFormat, pdftoppm, pdfinfo *sandbox.Engine) *docmill.Tool 
 		Params:    params,
 		Engine:    engineName,
 		Timeout:   timeout,
-		Available: available(pdftoppm, pdfinfo),
-		Engines:   statuses(pdftoppm, pdfinfo),
+		Available: sandbox.AllAvailable(pdftoppm, pdfinfo),
+		Engines:   sandbox.Statuses(pdftoppm, pdfinfo),
 		Run: func(ctx context.Context, in *docmill.RunInput) (*docmill.RunOutput, error) {
 			return runRender(ctx, f, pdftoppm, pdfinfo, in)
 		},

@@ -40,8 +40,8 @@ func textTool(pdftotext *sandbox.Engine) *docmill.Tool {
 		}},
 		Engine:    engineName,
 		Timeout:   timeout,
-		Available: available(pdftotext),
-		Engines:   statuses(pdftotext),
+		Available: sandbox.AllAvailable(pdftotext),
+		Engines:   sandbox.Statuses(pdftotext),
 		Run: func(ctx context.Context, in *docmill.RunInput) (*docmill.RunOutput, error) {
 			return runText(ctx, pdftotext, in)
 		},

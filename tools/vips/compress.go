@@ -30,8 +30,8 @@ func compressTool(vips, vipsheader *sandbox.Engine) *docmill.Tool {
 		},
 		Engine:    engineName,
 		Timeout:   timeout,
-		Available: available(vips, vipsheader),
-		Engines:   statuses(vips, vipsheader),
+		Available: sandbox.AllAvailable(vips, vipsheader),
+		Engines:   sandbox.Statuses(vips, vipsheader),
 		Run: func(ctx context.Context, in *docmill.RunInput) (*docmill.RunOutput, error) {
 			return compress(ctx, vips, vipsheader, in)
 		},

@@ -33,8 +33,8 @@ func convertTool(vips, vipsheader *sandbox.Engine, saveable []string) *docmill.T
 		},
 		Engine:    engineName,
 		Timeout:   timeout,
-		Available: available(vips, vipsheader),
-		Engines:   statuses(vips, vipsheader),
+		Available: sandbox.AllAvailable(vips, vipsheader),
+		Engines:   sandbox.Statuses(vips, vipsheader),
 		Run: func(ctx context.Context, in *docmill.RunInput) (*docmill.RunOutput, error) {
 			return convert(ctx, vips, vipsheader, in)
 		},

@@ -93,30 +93,6 @@ func formatByExt(ext string) (format, bool) {
 // recognise it).
 var inputTypes = []string{"image/jpeg", "image/png", "image/webp", "image/tiff", "image/gif"}
 
-// available returns a Tool.Available that reports whether every engine
-// was found.
-func available(engines ...*sandbox.Engine) func() bool {
-	return func() bool {
-		for _, e := range engines {
-			if !e.Available() {
-				return false
-			}
-		}
-		return true
-	}
-}
-
-// statuses returns a Tool.Engines listing engines.
-func statuses(engines ...*sandbox.Engine) func() []docmill.EngineStatus {
-	return func() []docmill.EngineStatus {
-		out := make([]docmill.EngineStatus, len(engines))
-		for i, e := range engines {
-			out[i] = e.Status()
-		}
-		return out
-	}
-}
-
 // runVips runs e in dir with args. VIPS_BLOCK_UNTRUSTED keeps vips from
 // falling back to its untrusted loaders (ImageMagick, ...) whatever the
 // bytes claim to be.
