@@ -1,0 +1,310 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/docmill/docmill"
+	"github.com/jackc/pgx/v5"
+)
+
+// CreateAccount stores a and its first key k in one transaction. a.ID must
+// be set; an empty k.AccountID is set to a.ID, and zero CreatedAt times to
+// now. An email another account already has is docmill.ErrEmailTaken.
+func (s *Store) CreateAccount(ctx context.Context, a *docmill.Account, k *docmill.APIKey) error {
+	if a.ID == "" {
+		return errors.New("postgres: create account: empty id")
+	}
+	if k.AccountID == "" {
+		k.AccountID = a.ID
+	}
+	if k.AccountID != a.ID {
+		return errors.New("postgres: create account: key belongs to another account")
+	}
+	if a.CreatedAt.IsZero() {
+		a.CreatedAt = time.Now()
+	}
+	l := limitColumns(a.Limits)
+	err := s.inTx(ctx, func(tx pgx.Tx) error {
+		if a.Email != "" {
+			var n int64
+			if err := tx.QueryRow(ctx, qEmailTaken, a.Email).Scan(&n); err != nil {
+				return err
+			}
+			if n > 0 {
+				return docmill.ErrEmailTaken
+			}
+		}
+		_, err := tx.Exec(ctx, qInsertAccount, a.ID, a.Name, nullString(a.Email), a.Plan,
+			l.ops, l.maxFile, l.rpm, l.inFlight, l.priority, l.ttl, millis(a.CreatedAt))
+		if isUniqueViolation(err, "accounts_email_key") {
+			return docmill.ErrEmailTaken // a concurrent account took it after the check
+		}
+		if err != nil {
+			return err
+		}
+		return insertKey(ctx, tx, k)
+	})
+	if err != nil {
+		return fmt.Errorf("postgres: create account: %w", err)
+	}
+	return nil
+}
+
+// CreateKey stores another key of an existing account; an unknown account
+// is docmill.ErrNotFound.
+func (s *Store) CreateKey(ctx context.Context, k *docmill.APIKey) error {
+	err := s.inTx(ctx, func(tx pgx.Tx) error {
+		if err := lockAccount(ctx, tx, k.AccountID); err != nil {
+			return err
+		}
+		return insertKey(ctx, tx, k)
+	})
+	if err != nil {
+		return fmt.Errorf("postgres: create key: %w", err)
+	}
+	return nil
+}
+
+// lockAccount touches the account row (see qLockAccount): it serializes the
+// writers of one account and fails with docmill.ErrNotFound if there is no
+// such account.
+func lockAccount(ctx context.Context, tx pgx.Tx, id string) error {
+	res, err := tx.Exec(ctx, qLockAccount, id, millis(time.Now()))
+	if err != nil {
+		return err
+	}
+	if res.RowsAffected() == 0 {
+		return fmt.Errorf("account %s: %w", id, docmill.ErrNotFound)
+	}
+	return nil
+}
+
+func insertKey(ctx context.Context, tx pgx.Tx, k *docmill.APIKey) error {
+	if k.CreatedAt.IsZero() {
+		k.CreatedAt = time.Now()
+	}
+	_, err := tx.Exec(ctx, qInsertKey, k.Hash, k.Prefix, k.AccountID, k.Name,
+		millis(k.CreatedAt), nullMillis(k.RevokedAt))
+	return err
+}
+
+// KeyByHash returns the key with hash, revoked or not, and its account; an
+// unknown hash is docmill.ErrNotFound.
+func (s *Store) KeyByHash(ctx context.Context, hash string) (*docmill.APIKey, *docmill.Account, error) {
+	var k docmill.APIKey
+	var a docmill.Account
+	err := scanKeyAccount(s.pool.QueryRow(ctx, qKeyByHash, hash), &k, &a)
+	if err != nil {
+		return nil, nil, fmt.Errorf("postgres: key: %w", notFound(err))
+	}
+	return &k, &a, nil
+}
+
+// Account returns the account with id; an unknown id is docmill.ErrNotFound.
+func (s *Store) Account(ctx context.Context, id string) (*docmill.Account, error) {
+	a, err := scanAccount(s.pool.QueryRow(ctx, qAccount, id))
+	if err != nil {
+		return nil, fmt.Errorf("postgres: account %s: %w", id, notFound(err))
+	}
+	return a, nil
+}
+
+// ListKeys returns every key with its account, oldest first.
+func (s *Store) ListKeys(ctx context.Context) ([]docmill.KeyListing, error) {
+	rows, err := s.pool.Query(ctx, qListKeys)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: list keys: %w", err)
+	}
+	defer rows.Close()
+	var out []docmill.KeyListing
+	for rows.Next() {
+		var l docmill.KeyListing
+		if err := scanKeyAccount(rows, &l.Key, &l.Account); err != nil {
+			return nil, fmt.Errorf("postgres: list keys: %w", err)
+		}
+		out = append(out, l)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("postgres: list keys: %w", err)
+	}
+	return out, nil
+}
+
+// RevokeKey revokes the key whose 12-character display prefix starts with
+// prefix (a whole key is accepted too). Revoked keys are candidates as well:
+// revoking one again returns it unchanged. No match is docmill.ErrNotFound;
+// several are an invalid_request error.
+func (s *Store) RevokeKey(ctx context.Context, prefix string, now time.Time) (*docmill.APIKey, error) {
+	var k *docmill.APIKey
+	err := s.inTx(ctx, func(tx pgx.Tx) error {
+		var err error
+		if k, err = keyByPrefix(ctx, tx, prefix); err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, qRevokeKey, k.Hash, millis(now)); err != nil {
+			return err
+		}
+		k, err = scanKey(tx.QueryRow(ctx, qKeyHash, k.Hash))
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("postgres: revoke key: %w", err)
+	}
+	return k, nil
+}
+
+// SetPlan moves the account of the key matching prefix (as in RevokeKey) to
+// plan, with limits as its own limits, or none when limits is nil.
+func (s *Store) SetPlan(ctx context.Context, prefix, plan string, limits *docmill.Plan) (*docmill.Account, error) {
+	var a *docmill.Account
+	l := limitColumns(limits)
+	err := s.inTx(ctx, func(tx pgx.Tx) error {
+		k, err := keyByPrefix(ctx, tx, prefix)
+		if err != nil {
+			return err
+		}
+		_, err = tx.Exec(ctx, qSetPlan, k.AccountID, plan,
+			l.ops, l.maxFile, l.rpm, l.inFlight, l.priority, l.ttl, millis(time.Now()))
+		if err != nil {
+			return err
+		}
+		a, err = scanAccount(tx.QueryRow(ctx, qAccount, k.AccountID))
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("postgres: set plan: %w", err)
+	}
+	return a, nil
+}
+
+// keyByPrefix finds the one key that prefix designates.
+func keyByPrefix(ctx context.Context, tx pgx.Tx, prefix string) (*docmill.APIKey, error) {
+	if prefix == "" {
+		return nil, docmill.Errorf(docmill.CodeInvalidRequest, "A key prefix is required.")
+	}
+	hash := ""
+	if docmill.WellFormedKey(prefix) {
+		hash = docmill.HashKey(prefix)
+	}
+	rows, err := tx.Query(ctx, qKeysByPrefix, prefix, len(prefix), hash)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var keys []*docmill.APIKey
+	for rows.Next() {
+		k, err := scanKey(rows)
+		if err != nil {
+			return nil, err
+		}
+		keys = append(keys, k)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	switch len(keys) {
+	case 0:
+		return nil, docmill.ErrNotFound
+	case 1:
+		return keys[0], nil
+	}
+	return nil, docmill.Errorf(docmill.CodeInvalidRequest,
+		"The prefix %q matches several keys; give more of it.", prefix)
+}
+
+// limitCols are the custom-limit columns of an account, all NULL for none.
+type limitCols struct {
+	ops, maxFile, rpm, inFlight, priority, ttl *int64
+}
+
+func limitColumns(p *docmill.Plan) limitCols {
+	if p == nil {
+		return limitCols{}
+	}
+	v := func(n int64) *int64 { return &n }
+	return limitCols{
+		ops:      v(p.OperationsPerMonth),
+		maxFile:  v(p.MaxFileBytes),
+		rpm:      v(int64(p.RequestsPerMinute)),
+		inFlight: v(int64(p.JobsInFlight)),
+		priority: v(int64(p.Priority)),
+		ttl:      v(int64(p.ResultTTL / time.Second)),
+	}
+}
+
+// scanner is a pgx.Row or pgx.Rows.
+type scanner interface {
+	Scan(dest ...any) error
+}
+
+func scanKey(r scanner) (*docmill.APIKey, error) {
+	var k docmill.APIKey
+	var created int64
+	var revoked *int64
+	if err := r.Scan(&k.Hash, &k.Prefix, &k.AccountID, &k.Name, &created, &revoked); err != nil {
+		return nil, err
+	}
+	k.CreatedAt = fromMillis(created)
+	k.RevokedAt = timePtr(revoked)
+	return &k, nil
+}
+
+// accountDest returns the scan destinations of accountColumns and a function
+// that fills a from them once scanned.
+func accountDest(a *docmill.Account) ([]any, func()) {
+	var l limitCols
+	var created int64
+	dest := []any{&a.ID, &a.Name, &a.Email, &a.Plan, &l.ops, &l.maxFile,
+		&l.rpm, &l.inFlight, &l.priority, &l.ttl, &created}
+	return dest, func() {
+		a.CreatedAt = fromMillis(created)
+		a.Limits = nil
+		if l.ops != nil {
+			// The limits' name is the account's plan, as EffectivePlan has it.
+			a.Limits = &docmill.Plan{
+				Name:               a.Plan,
+				OperationsPerMonth: *l.ops,
+				MaxFileBytes:       deref(l.maxFile),
+				RequestsPerMinute:  int(deref(l.rpm)),
+				JobsInFlight:       int(deref(l.inFlight)),
+				Priority:           int(deref(l.priority)),
+				ResultTTL:          time.Duration(deref(l.ttl)) * time.Second,
+			}
+		}
+	}
+}
+
+func scanAccount(r scanner) (*docmill.Account, error) {
+	var a docmill.Account
+	dest, fill := accountDest(&a)
+	if err := r.Scan(dest...); err != nil {
+		return nil, err
+	}
+	fill()
+	return &a, nil
+}
+
+func scanKeyAccount(r scanner, k *docmill.APIKey, a *docmill.Account) error {
+	var created int64
+	var revoked *int64
+	dest, fill := accountDest(a)
+	dest = append([]any{&k.Hash, &k.Prefix, &k.AccountID, &k.Name, &created, &revoked}, dest...)
+	if err := r.Scan(dest...); err != nil {
+		return err
+	}
+	k.CreatedAt = fromMillis(created)
+	k.RevokedAt = timePtr(revoked)
+	fill()
+	return nil
+}
+
+// deref reads an optional number; NULL is 0.
+func deref(n *int64) int64 {
+	if n == nil {
+		return 0
+	}
+	return *n
+}

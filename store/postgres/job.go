@@ -1,0 +1,421 @@
+package postgres
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/docmill/docmill"
+	"github.com/jackc/pgx/v5"
+)
+
+// CreateJob admits and inserts j as a queued job charged to adm.Period, and
+// calls the EnqueueFunc in the same transaction. An empty j.ID gets a fresh
+// id and a zero j.CreatedAt the current time; j itself is not modified. The
+// returned job is read back from the transaction, so it equals what Job
+// returns later. An unknown account is docmill.ErrNotFound.
+//
+// The transaction first locks the account row (qLockAccount), so the
+// idempotency, in-flight and quota checks and the insert of one account are
+// serialized across connections and nodes; under READ COMMITTED each check,
+// run after the lock is granted, sees every earlier admission committed.
+func (s *Store) CreateJob(ctx context.Context, j *docmill.Job, adm docmill.Admission) (*docmill.Job, error) {
+	c, err := encodeJob(j)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: create job: %w", err)
+	}
+	id := j.ID
+	if id == "" {
+		id = docmill.NewJobID()
+	}
+	created := j.CreatedAt
+	if created.IsZero() {
+		created = time.Now()
+	}
+	var out *docmill.Job
+	err = s.inTx(ctx, func(tx pgx.Tx) error {
+		if err := lockAccount(ctx, tx, j.AccountID); err != nil {
+			return err
+		}
+		if j.IdempotencyKey != "" {
+			prev, err := scanJob(tx.QueryRow(ctx, qJobByIdemKey, j.AccountID, j.IdempotencyKey))
+			switch {
+			case err == nil && prev.RequestHash == j.RequestHash:
+				out = prev // a replay: the earlier job stands, nothing is enqueued
+				return nil
+			case err == nil:
+				return docmill.ErrIdempotencyConflict
+			case !errors.Is(err, pgx.ErrNoRows):
+				return err
+			}
+		}
+		if err := admit(ctx, tx, j.AccountID, adm); err != nil {
+			return err
+		}
+		_, err := tx.Exec(ctx, qInsertJob, id, j.AccountID, j.Tool, c.params, c.inputs,
+			j.Priority, j.ResultTTL.Milliseconds(), nullString(j.IdempotencyKey), j.RequestHash,
+			millis(created), c.meta, adm.Period)
+		if err != nil {
+			return err
+		}
+		if out, err = scanJob(tx.QueryRow(ctx, qJob, id)); err != nil {
+			return err
+		}
+		if enqueue := s.enqueue.Load(); enqueue != nil {
+			if err := (*enqueue)(ctx, tx, out); err != nil {
+				return fmt.Errorf("enqueue: %w", err)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("postgres: create job: %w", err)
+	}
+	return out, nil
+}
+
+// admit checks adm against the account's jobs in flight and usage. Jobs in
+// flight count against the quota: each may still end done and be charged.
+func admit(ctx context.Context, tx pgx.Tx, accountID string, adm docmill.Admission) error {
+	var inFlight, used int64
+	if err := tx.QueryRow(ctx, qCountInFlight, accountID).Scan(&inFlight); err != nil {
+		return err
+	}
+	if adm.MaxInFlight > 0 && inFlight >= int64(adm.MaxInFlight) {
+		return docmill.ErrTooManyInFlight
+	}
+	if adm.MaxOperations <= 0 {
+		return nil
+	}
+	if err := tx.QueryRow(ctx, qUsedOperations, accountID, adm.Period).Scan(&used); err != nil {
+		return err
+	}
+	if used+inFlight >= adm.MaxOperations {
+		return docmill.ErrQuotaExceeded
+	}
+	return nil
+}
+
+// Job returns the job with id; an unknown id is docmill.ErrNotFound.
+func (s *Store) Job(ctx context.Context, id string) (*docmill.Job, error) {
+	j, err := scanJob(s.pool.QueryRow(ctx, qJob, id))
+	if err != nil {
+		return nil, fmt.Errorf("postgres: job %s: %w", id, notFound(err))
+	}
+	return j, nil
+}
+
+// StartJob moves a queued or processing job to processing. started_at keeps
+// the first start: a retried job started when its first attempt did.
+func (s *Store) StartJob(ctx context.Context, id string, now time.Time) (*docmill.Job, error) {
+	return s.updateJob(ctx, "start job", id, qStartJob, millis(now))
+}
+
+// CancelJob moves a queued or processing job to canceled, finished at now;
+// a job in a final status is returned unchanged.
+func (s *Store) CancelJob(ctx context.Context, id string, now time.Time) (*docmill.Job, error) {
+	return s.updateJob(ctx, "cancel job", id, qCancelJob, millis(now))
+}
+
+// updateJob runs the conditional update q on job id and returns the job as
+// it then stands, whether q changed it or not.
+func (s *Store) updateJob(ctx context.Context, op, id, q string, args ...any) (*docmill.Job, error) {
+	var j *docmill.Job
+	err := s.inTx(ctx, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, q, append([]any{id}, args...)...); err != nil {
+			return err
+		}
+		var err error
+		j, err = scanJob(tx.QueryRow(ctx, qJob, id))
+		return notFound(err)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("postgres: %s %s: %w", op, id, err)
+	}
+	return j, nil
+}
+
+// FinishJob records j's final status, finish time (now if nil), result,
+// meta and error, if the stored job is processing, and charges a done job
+// to its period in the same transaction. It reports false, changing
+// nothing, when the job is no longer processing.
+func (s *Store) FinishJob(ctx context.Context, j *docmill.Job) (bool, error) {
+	if !j.Status.Finished() {
+		return false, fmt.Errorf("postgres: finish job %s: status %q is not final", j.ID, j.Status)
+	}
+	c, err := encodeJob(j)
+	if err != nil {
+		return false, fmt.Errorf("postgres: finish job %s: %w", j.ID, err)
+	}
+	finished := time.Now()
+	if j.FinishedAt != nil {
+		finished = *j.FinishedAt
+	}
+	var r docmill.Result
+	var resultKey *string
+	if j.Result != nil {
+		r = *j.Result
+		resultKey = &r.Key
+	}
+	var errCode, errMsg, errFields *string
+	if j.Error != nil {
+		code := string(j.Error.Code)
+		errCode = &code
+		errMsg = &j.Error.Message
+		if len(j.Error.Fields) > 0 {
+			b, err := json.Marshal(j.Error.Fields)
+			if err != nil {
+				return false, err
+			}
+			errFields = nullString(string(b))
+		}
+	}
+	var finishedNow bool
+	err = s.inTx(ctx, func(tx pgx.Tx) error {
+		res, err := tx.Exec(ctx, qFinishJob, j.ID, string(j.Status), millis(finished),
+			resultKey, nullIf(r.Filename, j.Result == nil), nullIf(r.ContentType, j.Result == nil),
+			nullIf(r.Size, j.Result == nil), nullIf(millis(r.ExpiresAt), j.Result == nil),
+			c.meta, errCode, errMsg, errFields, c.params)
+		if err != nil {
+			return err
+		}
+		if res.RowsAffected() == 0 {
+			return jobExists(ctx, tx, j.ID) // nil: the job exists and is not processing
+		}
+		finishedNow = true
+		if j.Status != docmill.StatusDone {
+			return nil
+		}
+		var account, period string
+		if err := tx.QueryRow(ctx, qJobCharge, j.ID).Scan(&account, &period); err != nil {
+			return err
+		}
+		_, err = tx.Exec(ctx, qChargeUsage, account, period)
+		return err
+	})
+	if err != nil {
+		return false, fmt.Errorf("postgres: finish job %s: %w", j.ID, err)
+	}
+	return finishedNow, nil
+}
+
+// jobExists returns docmill.ErrNotFound if there is no job id.
+func jobExists(ctx context.Context, tx pgx.Tx, id string) error {
+	var n int64
+	if err := tx.QueryRow(ctx, qJobExists, id).Scan(&n); err != nil {
+		return err
+	}
+	if n == 0 {
+		return docmill.ErrNotFound
+	}
+	return nil
+}
+
+// nullIf returns NULL when null holds, else v.
+func nullIf(v any, null bool) any {
+	if null {
+		return nil
+	}
+	return v
+}
+
+// MarkResultDeleted records that job id's result file is gone; the first
+// time recorded stands.
+func (s *Store) MarkResultDeleted(ctx context.Context, id string, now time.Time) error {
+	return s.mark(ctx, "mark result deleted", id, qMarkResultDeleted, now)
+}
+
+// MarkInputsDeleted records that job id's input files are gone; the first
+// time recorded stands.
+func (s *Store) MarkInputsDeleted(ctx context.Context, id string, now time.Time) error {
+	return s.mark(ctx, "mark inputs deleted", id, qMarkInputsDeleted, now)
+}
+
+func (s *Store) mark(ctx context.Context, op, id, q string, now time.Time) error {
+	err := s.inTx(ctx, func(tx pgx.Tx) error {
+		res, err := tx.Exec(ctx, q, id, millis(now))
+		if err != nil {
+			return err
+		}
+		if res.RowsAffected() == 0 {
+			return docmill.ErrNotFound
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("postgres: %s %s: %w", op, id, err)
+	}
+	return nil
+}
+
+// ExpiredResults returns up to limit done jobs whose result expired at or
+// before now and is not marked deleted, soonest expired first.
+func (s *Store) ExpiredResults(ctx context.Context, now time.Time, limit int) ([]*docmill.Job, error) {
+	if limit <= 0 {
+		return nil, nil
+	}
+	jobs, err := queryJobs(ctx, s.pool, qExpiredResults, millis(now), limit)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: expired results: %w", err)
+	}
+	return jobs, nil
+}
+
+// StaleInputs returns up to limit finished jobs whose inputs are not marked
+// deleted, earliest finished first.
+func (s *Store) StaleInputs(ctx context.Context, limit int) ([]*docmill.Job, error) {
+	if limit <= 0 {
+		return nil, nil
+	}
+	jobs, err := queryJobs(ctx, s.pool, qStaleInputs, limit)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: stale inputs: %w", err)
+	}
+	return jobs, nil
+}
+
+// DeleteJobsCreatedBefore deletes up to limit finished jobs created before t,
+// oldest first, and returns them as they were. Unfinished jobs are kept
+// whatever their age.
+func (s *Store) DeleteJobsCreatedBefore(ctx context.Context, t time.Time, limit int) ([]*docmill.Job, error) {
+	if limit <= 0 {
+		return nil, nil
+	}
+	var jobs []*docmill.Job
+	err := s.inTx(ctx, func(tx pgx.Tx) error {
+		var err error
+		if jobs, err = queryJobs(ctx, tx, qOldJobs, millis(t), limit); err != nil {
+			return err
+		}
+		for _, j := range jobs {
+			if _, err := tx.Exec(ctx, qDeleteJob, j.ID); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("postgres: delete old jobs: %w", err)
+	}
+	return jobs, nil
+}
+
+// Usage returns the operations accountID was charged in period and its jobs
+// in flight now, read in one statement so that they are consistent.
+func (s *Store) Usage(ctx context.Context, accountID, period string) (docmill.Usage, error) {
+	u := docmill.Usage{Period: period}
+	err := s.pool.QueryRow(ctx, qUsage, accountID, period).Scan(&u.Operations, &u.InFlight)
+	if err != nil {
+		return docmill.Usage{}, fmt.Errorf("postgres: usage: %w", err)
+	}
+	return u, nil
+}
+
+// CountByStatus returns how many jobs are queued and processing; both keys
+// are always present.
+func (s *Store) CountByStatus(ctx context.Context) (map[docmill.Status]int64, error) {
+	rows, err := s.pool.Query(ctx, qCountByStatus)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: count by status: %w", err)
+	}
+	defer rows.Close()
+	counts := map[docmill.Status]int64{docmill.StatusQueued: 0, docmill.StatusProcessing: 0}
+	for rows.Next() {
+		var st string
+		var n int64
+		if err := rows.Scan(&st, &n); err != nil {
+			return nil, fmt.Errorf("postgres: count by status: %w", err)
+		}
+		counts[docmill.Status(st)] = n
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("postgres: count by status: %w", err)
+	}
+	return counts, nil
+}
+
+// querier is a *pgxpool.Pool or pgx.Tx.
+type querier interface {
+	Query(ctx context.Context, query string, args ...any) (pgx.Rows, error)
+}
+
+func queryJobs(ctx context.Context, q querier, query string, args ...any) ([]*docmill.Job, error) {
+	rows, err := q.Query(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var jobs []*docmill.Job
+	for rows.Next() {
+		j, err := scanJob(rows)
+		if err != nil {
+			return nil, err
+		}
+		jobs = append(jobs, j)
+	}
+	return jobs, rows.Err()
+}
+
+// jobJSON are the JSON columns of a job. nil and empty maps and slices
+// encode differently ("null" and "{}"), so both round-trip exactly.
+type jobJSON struct {
+	params, inputs, meta string
+}
+
+func encodeJob(j *docmill.Job) (jobJSON, error) {
+	var c jobJSON
+	for _, f := range []struct {
+		dst *string
+		v   any
+	}{{&c.params, j.Params}, {&c.inputs, j.Inputs}, {&c.meta, j.Meta}} {
+		b, err := json.Marshal(f.v)
+		if err != nil {
+			return jobJSON{}, err
+		}
+		*f.dst = string(b)
+	}
+	return c, nil
+}
+
+// scanJob reads one row of jobColumns.
+func scanJob(r scanner) (*docmill.Job, error) {
+	var j docmill.Job
+	var status, params, inputs, meta, filename, contentType, errMsg, errFields string
+	var ttl, created, size, expires int64
+	var started, finished, resultDeleted, inputsDeleted *int64
+	var resultKey, errCode *string
+	err := r.Scan(&j.ID, &j.AccountID, &j.Tool, &status, &params, &inputs, &j.Priority, &ttl,
+		&j.IdempotencyKey, &j.RequestHash, &created, &started, &finished,
+		&resultKey, &filename, &contentType, &size, &expires, &resultDeleted,
+		&meta, &errCode, &errMsg, &errFields, &inputsDeleted)
+	if err != nil {
+		return nil, err
+	}
+	j.Status = docmill.Status(status)
+	j.ResultTTL = time.Duration(ttl) * time.Millisecond
+	j.CreatedAt = fromMillis(created)
+	j.StartedAt = timePtr(started)
+	j.FinishedAt = timePtr(finished)
+	j.InputsDeletedAt = timePtr(inputsDeleted)
+	if resultKey != nil {
+		j.Result = &docmill.Result{
+			Key: *resultKey, Filename: filename, ContentType: contentType, Size: size,
+			ExpiresAt: fromMillis(expires), DeletedAt: timePtr(resultDeleted),
+		}
+	}
+	if errCode != nil {
+		j.Error = &docmill.JobError{Code: docmill.Code(*errCode), Message: errMsg}
+		if errFields != "" {
+			if err := json.Unmarshal([]byte(errFields), &j.Error.Fields); err != nil {
+				return nil, fmt.Errorf("job %s: %w", j.ID, err)
+			}
+		}
+	}
+	if err := errors.Join(json.Unmarshal([]byte(params), &j.Params),
+		json.Unmarshal([]byte(inputs), &j.Inputs), json.Unmarshal([]byte(meta), &j.Meta)); err != nil {
+		return nil, fmt.Errorf("job %s: %w", j.ID, err)
+	}
+	return &j, nil
+}
