@@ -16,6 +16,7 @@ import (
 	"embed"
 	"errors"
 	"fmt"
+	"github.com/docmill/docmill/store/internal/sqltext"
 	"io/fs"
 	"path"
 	"sort"
@@ -103,10 +104,10 @@ func (s *Store) Ping(ctx context.Context) error {
 func (s *Store) Setting(ctx context.Context, name, value string) (string, error) {
 	var got string
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, qSettingInsert, name, value); err != nil {
+		if _, err := tx.Exec(ctx, sqltext.SettingInsert, name, value); err != nil {
 			return err
 		}
-		return tx.QueryRow(ctx, qSettingSelect, name).Scan(&got)
+		return tx.QueryRow(ctx, sqltext.SettingSelect, name).Scan(&got)
 	})
 	if err != nil {
 		return "", fmt.Errorf("postgres: setting %s: %w", name, err)
@@ -165,7 +166,7 @@ func (s *Store) migrate(ctx context.Context) error {
 		if _, err := tx.Exec(ctx, qMigrationLock); err != nil {
 			return err
 		}
-		if _, err := tx.Exec(ctx, qCreateMigrations); err != nil {
+		if _, err := tx.Exec(ctx, sqltext.CreateMigrations); err != nil {
 			return err
 		}
 		applied, err := appliedMigrations(ctx, tx)
@@ -185,7 +186,7 @@ func (s *Store) migrate(ctx context.Context) error {
 			if _, err := tx.Exec(ctx, string(text)); err != nil {
 				return fmt.Errorf("%s: %w", m.name, err)
 			}
-			if _, err := tx.Exec(ctx, qRecordMigration, m.version, millis(time.Now())); err != nil {
+			if _, err := tx.Exec(ctx, sqltext.RecordMigration, m.version, millis(time.Now())); err != nil {
 				return err
 			}
 		}
@@ -198,7 +199,7 @@ func (s *Store) migrate(ctx context.Context) error {
 }
 
 func appliedMigrations(ctx context.Context, tx pgx.Tx) (map[int64]bool, error) {
-	rows, err := tx.Query(ctx, qAppliedMigrations)
+	rows, err := tx.Query(ctx, sqltext.AppliedMigrations)
 	if err != nil {
 		return nil, err
 	}

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"github.com/docmill/docmill/store/internal/sqltext"
 	"time"
 
 	"github.com/docmill/docmill"
@@ -30,14 +31,14 @@ func (s *Store) CreateAccount(ctx context.Context, a *docmill.Account, k *docmil
 	err := s.inTx(ctx, func(tx *sql.Tx) error {
 		if a.Email != "" {
 			var n int64
-			if err := tx.QueryRowContext(ctx, qEmailTaken, a.Email).Scan(&n); err != nil {
+			if err := tx.QueryRowContext(ctx, sqltext.EmailTaken, a.Email).Scan(&n); err != nil {
 				return err
 			}
 			if n > 0 {
 				return docmill.ErrEmailTaken
 			}
 		}
-		_, err := tx.ExecContext(ctx, qInsertAccount, a.ID, a.Name, nullString(a.Email), a.Plan,
+		_, err := tx.ExecContext(ctx, sqltext.InsertAccount, a.ID, a.Name, nullString(a.Email), a.Plan,
 			l.ops, l.maxFile, l.rpm, l.inFlight, l.priority, l.ttl, millis(a.CreatedAt))
 		if err != nil {
 			return err
@@ -65,11 +66,11 @@ func (s *Store) CreateKey(ctx context.Context, k *docmill.APIKey) error {
 	return nil
 }
 
-// lockAccount touches the account row (see qLockAccount): it serializes the
+// lockAccount touches the account row (see sqltext.LockAccount): it serializes the
 // writers of one account and fails with docmill.ErrNotFound if there is no
 // such account.
 func lockAccount(ctx context.Context, tx *sql.Tx, id string) error {
-	res, err := tx.ExecContext(ctx, qLockAccount, id, millis(time.Now()))
+	res, err := tx.ExecContext(ctx, sqltext.LockAccount, id, millis(time.Now()))
 	if err != nil {
 		return err
 	}
@@ -87,7 +88,7 @@ func insertKey(ctx context.Context, tx *sql.Tx, k *docmill.APIKey) error {
 	if k.CreatedAt.IsZero() {
 		k.CreatedAt = time.Now()
 	}
-	_, err := tx.ExecContext(ctx, qInsertKey, k.Hash, k.Prefix, k.AccountID, k.Name,
+	_, err := tx.ExecContext(ctx, sqltext.InsertKey, k.Hash, k.Prefix, k.AccountID, k.Name,
 		millis(k.CreatedAt), nullMillis(k.RevokedAt))
 	return err
 }
@@ -97,7 +98,7 @@ func insertKey(ctx context.Context, tx *sql.Tx, k *docmill.APIKey) error {
 func (s *Store) KeyByHash(ctx context.Context, hash string) (*docmill.APIKey, *docmill.Account, error) {
 	var k docmill.APIKey
 	var a docmill.Account
-	err := scanKeyAccount(s.read.QueryRowContext(ctx, qKeyByHash, hash), &k, &a)
+	err := scanKeyAccount(s.read.QueryRowContext(ctx, sqltext.KeyByHash, hash), &k, &a)
 	if err != nil {
 		return nil, nil, fmt.Errorf("sqlite: key: %w", notFound(err))
 	}
@@ -106,7 +107,7 @@ func (s *Store) KeyByHash(ctx context.Context, hash string) (*docmill.APIKey, *d
 
 // Account returns the account with id; an unknown id is docmill.ErrNotFound.
 func (s *Store) Account(ctx context.Context, id string) (*docmill.Account, error) {
-	a, err := scanAccount(s.read.QueryRowContext(ctx, qAccount, id))
+	a, err := scanAccount(s.read.QueryRowContext(ctx, sqltext.Account, id))
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: account %s: %w", id, notFound(err))
 	}
@@ -115,7 +116,7 @@ func (s *Store) Account(ctx context.Context, id string) (*docmill.Account, error
 
 // ListKeys returns every key with its account, oldest first.
 func (s *Store) ListKeys(ctx context.Context) ([]docmill.KeyListing, error) {
-	rows, err := s.read.QueryContext(ctx, qListKeys)
+	rows, err := s.read.QueryContext(ctx, sqltext.ListKeys)
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: list keys: %w", err)
 	}
@@ -145,10 +146,10 @@ func (s *Store) RevokeKey(ctx context.Context, prefix string, now time.Time) (*d
 		if k, err = keyByPrefix(ctx, tx, prefix); err != nil {
 			return err
 		}
-		if _, err := tx.ExecContext(ctx, qRevokeKey, k.Hash, millis(now)); err != nil {
+		if _, err := tx.ExecContext(ctx, sqltext.RevokeKey, k.Hash, millis(now)); err != nil {
 			return err
 		}
-		k, err = scanKey(tx.QueryRowContext(ctx, qKeyHash, k.Hash))
+		k, err = scanKey(tx.QueryRowContext(ctx, sqltext.KeyHash, k.Hash))
 		return err
 	})
 	if err != nil {
@@ -167,12 +168,12 @@ func (s *Store) SetPlan(ctx context.Context, prefix, plan string, limits *docmil
 		if err != nil {
 			return err
 		}
-		_, err = tx.ExecContext(ctx, qSetPlan, k.AccountID, plan,
+		_, err = tx.ExecContext(ctx, sqltext.SetPlan, k.AccountID, plan,
 			l.ops, l.maxFile, l.rpm, l.inFlight, l.priority, l.ttl, millis(time.Now()))
 		if err != nil {
 			return err
 		}
-		a, err = scanAccount(tx.QueryRowContext(ctx, qAccount, k.AccountID))
+		a, err = scanAccount(tx.QueryRowContext(ctx, sqltext.Account, k.AccountID))
 		return err
 	})
 	if err != nil {
@@ -190,7 +191,7 @@ func keyByPrefix(ctx context.Context, tx *sql.Tx, prefix string) (*docmill.APIKe
 	if docmill.WellFormedKey(prefix) {
 		hash = docmill.HashKey(prefix)
 	}
-	rows, err := tx.QueryContext(ctx, qKeysByPrefix, prefix, len(prefix), hash)
+	rows, err := tx.QueryContext(ctx, sqltext.KeysByPrefix, prefix, len(prefix), hash)
 	if err != nil {
 		return nil, err
 	}
@@ -253,7 +254,7 @@ func scanKey(r scanner) (*docmill.APIKey, error) {
 	return &k, nil
 }
 
-// accountDest returns the scan destinations of accountColumns and a function
+// accountDest returns the scan destinations of sqltext.AccountColumns and a function
 // that fills a from them once scanned.
 func accountDest(a *docmill.Account) ([]any, func()) {
 	var l limitCols

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/docmill/docmill/store/internal/sqltext"
 	"time"
 
 	"github.com/docmill/docmill"
@@ -39,7 +40,7 @@ func (s *Store) CreateJob(ctx context.Context, j *docmill.Job, adm docmill.Admis
 			return err
 		}
 		if j.IdempotencyKey != "" {
-			prev, err := scanJob(tx.QueryRowContext(ctx, qJobByIdemKey, j.AccountID, j.IdempotencyKey))
+			prev, err := scanJob(tx.QueryRowContext(ctx, sqltext.JobByIdemKey, j.AccountID, j.IdempotencyKey))
 			switch {
 			case err == nil && prev.RequestHash == j.RequestHash:
 				out = prev // a replay: the earlier job stands, nothing is enqueued
@@ -53,13 +54,13 @@ func (s *Store) CreateJob(ctx context.Context, j *docmill.Job, adm docmill.Admis
 		if err := admit(ctx, tx, j.AccountID, adm); err != nil {
 			return err
 		}
-		_, err := tx.ExecContext(ctx, qInsertJob, id, j.AccountID, j.Tool, c.params, c.inputs,
+		_, err := tx.ExecContext(ctx, sqltext.InsertJob, id, j.AccountID, j.Tool, c.params, c.inputs,
 			j.Priority, j.ResultTTL.Milliseconds(), nullString(j.IdempotencyKey), j.RequestHash,
 			millis(created), c.meta, adm.Period)
 		if err != nil {
 			return err
 		}
-		if out, err = scanJob(tx.QueryRowContext(ctx, qJob, id)); err != nil {
+		if out, err = scanJob(tx.QueryRowContext(ctx, sqltext.Job, id)); err != nil {
 			return err
 		}
 		if enqueue := s.enqueue.Load(); enqueue != nil {
@@ -79,7 +80,7 @@ func (s *Store) CreateJob(ctx context.Context, j *docmill.Job, adm docmill.Admis
 // flight count against the quota: each may still end done and be charged.
 func admit(ctx context.Context, tx *sql.Tx, accountID string, adm docmill.Admission) error {
 	var inFlight, used int64
-	if err := tx.QueryRowContext(ctx, qCountInFlight, accountID).Scan(&inFlight); err != nil {
+	if err := tx.QueryRowContext(ctx, sqltext.CountInFlight, accountID).Scan(&inFlight); err != nil {
 		return err
 	}
 	if adm.MaxInFlight > 0 && inFlight >= int64(adm.MaxInFlight) {
@@ -88,7 +89,7 @@ func admit(ctx context.Context, tx *sql.Tx, accountID string, adm docmill.Admiss
 	if adm.MaxOperations <= 0 {
 		return nil
 	}
-	if err := tx.QueryRowContext(ctx, qUsedOperations, accountID, adm.Period).Scan(&used); err != nil {
+	if err := tx.QueryRowContext(ctx, sqltext.UsedOperations, accountID, adm.Period).Scan(&used); err != nil {
 		return err
 	}
 	if used+inFlight >= adm.MaxOperations {
@@ -99,7 +100,7 @@ func admit(ctx context.Context, tx *sql.Tx, accountID string, adm docmill.Admiss
 
 // Job returns the job with id; an unknown id is docmill.ErrNotFound.
 func (s *Store) Job(ctx context.Context, id string) (*docmill.Job, error) {
-	j, err := scanJob(s.read.QueryRowContext(ctx, qJob, id))
+	j, err := scanJob(s.read.QueryRowContext(ctx, sqltext.Job, id))
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: job %s: %w", id, notFound(err))
 	}
@@ -109,13 +110,13 @@ func (s *Store) Job(ctx context.Context, id string) (*docmill.Job, error) {
 // StartJob moves a queued or processing job to processing. started_at keeps
 // the first start: a retried job started when its first attempt did.
 func (s *Store) StartJob(ctx context.Context, id string, now time.Time) (*docmill.Job, error) {
-	return s.updateJob(ctx, "start job", id, qStartJob, millis(now))
+	return s.updateJob(ctx, "start job", id, sqltext.StartJob, millis(now))
 }
 
 // CancelJob moves a queued or processing job to canceled, finished at now;
 // a job in a final status is returned unchanged.
 func (s *Store) CancelJob(ctx context.Context, id string, now time.Time) (*docmill.Job, error) {
-	return s.updateJob(ctx, "cancel job", id, qCancelJob, millis(now))
+	return s.updateJob(ctx, "cancel job", id, sqltext.CancelJob, millis(now))
 }
 
 // updateJob runs the conditional update q on job id and returns the job as
@@ -127,7 +128,7 @@ func (s *Store) updateJob(ctx context.Context, op, id, q string, args ...any) (*
 			return err
 		}
 		var err error
-		j, err = scanJob(tx.QueryRowContext(ctx, qJob, id))
+		j, err = scanJob(tx.QueryRowContext(ctx, sqltext.Job, id))
 		return notFound(err)
 	})
 	if err != nil {
@@ -172,7 +173,7 @@ func (s *Store) FinishJob(ctx context.Context, j *docmill.Job) (bool, error) {
 	}
 	var finishedNow bool
 	err = s.inTx(ctx, func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, qFinishJob, j.ID, string(j.Status), millis(finished),
+		res, err := tx.ExecContext(ctx, sqltext.FinishJob, j.ID, string(j.Status), millis(finished),
 			resultKey, nullIf(r.Filename, j.Result == nil), nullIf(r.ContentType, j.Result == nil),
 			nullIf(r.Size, j.Result == nil), nullIf(millis(r.ExpiresAt), j.Result == nil),
 			c.meta, errCode, errMsg, errFields, c.params)
@@ -191,10 +192,10 @@ func (s *Store) FinishJob(ctx context.Context, j *docmill.Job) (bool, error) {
 			return nil
 		}
 		var account, period string
-		if err := tx.QueryRowContext(ctx, qJobCharge, j.ID).Scan(&account, &period); err != nil {
+		if err := tx.QueryRowContext(ctx, sqltext.JobCharge, j.ID).Scan(&account, &period); err != nil {
 			return err
 		}
-		_, err = tx.ExecContext(ctx, qChargeUsage, account, period)
+		_, err = tx.ExecContext(ctx, sqltext.ChargeUsage, account, period)
 		return err
 	})
 	if err != nil {
@@ -206,7 +207,7 @@ func (s *Store) FinishJob(ctx context.Context, j *docmill.Job) (bool, error) {
 // jobExists returns docmill.ErrNotFound if there is no job id.
 func jobExists(ctx context.Context, tx *sql.Tx, id string) error {
 	var n int64
-	if err := tx.QueryRowContext(ctx, qJobExists, id).Scan(&n); err != nil {
+	if err := tx.QueryRowContext(ctx, sqltext.JobExists, id).Scan(&n); err != nil {
 		return err
 	}
 	if n == 0 {
@@ -226,13 +227,13 @@ func nullIf(v any, null bool) any {
 // MarkResultDeleted records that job id's result file is gone; the first
 // time recorded stands.
 func (s *Store) MarkResultDeleted(ctx context.Context, id string, now time.Time) error {
-	return s.mark(ctx, "mark result deleted", id, qMarkResultDeleted, now)
+	return s.mark(ctx, "mark result deleted", id, sqltext.MarkResultDeleted, now)
 }
 
 // MarkInputsDeleted records that job id's input files are gone; the first
 // time recorded stands.
 func (s *Store) MarkInputsDeleted(ctx context.Context, id string, now time.Time) error {
-	return s.mark(ctx, "mark inputs deleted", id, qMarkInputsDeleted, now)
+	return s.mark(ctx, "mark inputs deleted", id, sqltext.MarkInputsDeleted, now)
 }
 
 func (s *Store) mark(ctx context.Context, op, id, q string, now time.Time) error {
@@ -262,7 +263,7 @@ func (s *Store) ExpiredResults(ctx context.Context, now time.Time, limit int) ([
 	if limit <= 0 {
 		return nil, nil
 	}
-	jobs, err := queryJobs(ctx, s.read, qExpiredResults, millis(now), limit)
+	jobs, err := queryJobs(ctx, s.read, sqltext.ExpiredResults, millis(now), limit)
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: expired results: %w", err)
 	}
@@ -275,7 +276,7 @@ func (s *Store) StaleInputs(ctx context.Context, limit int) ([]*docmill.Job, err
 	if limit <= 0 {
 		return nil, nil
 	}
-	jobs, err := queryJobs(ctx, s.read, qStaleInputs, limit)
+	jobs, err := queryJobs(ctx, s.read, sqltext.StaleInputs, limit)
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: stale inputs: %w", err)
 	}
@@ -292,11 +293,11 @@ func (s *Store) DeleteJobsCreatedBefore(ctx context.Context, t time.Time, limit 
 	var jobs []*docmill.Job
 	err := s.inTx(ctx, func(tx *sql.Tx) error {
 		var err error
-		if jobs, err = queryJobs(ctx, tx, qOldJobs, millis(t), limit); err != nil {
+		if jobs, err = queryJobs(ctx, tx, sqltext.OldJobs, millis(t), limit); err != nil {
 			return err
 		}
 		for _, j := range jobs {
-			if _, err := tx.ExecContext(ctx, qDeleteJob, j.ID); err != nil {
+			if _, err := tx.ExecContext(ctx, sqltext.DeleteJob, j.ID); err != nil {
 				return err
 			}
 		}
@@ -312,7 +313,7 @@ func (s *Store) DeleteJobsCreatedBefore(ctx context.Context, t time.Time, limit 
 // in flight now, read in one statement so that they are consistent.
 func (s *Store) Usage(ctx context.Context, accountID, period string) (docmill.Usage, error) {
 	u := docmill.Usage{Period: period}
-	err := s.read.QueryRowContext(ctx, qUsage, accountID, period).Scan(&u.Operations, &u.InFlight)
+	err := s.read.QueryRowContext(ctx, sqltext.Usage, accountID, period).Scan(&u.Operations, &u.InFlight)
 	if err != nil {
 		return docmill.Usage{}, fmt.Errorf("sqlite: usage: %w", err)
 	}
@@ -322,7 +323,7 @@ func (s *Store) Usage(ctx context.Context, accountID, period string) (docmill.Us
 // CountByStatus returns how many jobs are queued and processing; both keys
 // are always present.
 func (s *Store) CountByStatus(ctx context.Context) (map[docmill.Status]int64, error) {
-	rows, err := s.read.QueryContext(ctx, qCountByStatus)
+	rows, err := s.read.QueryContext(ctx, sqltext.CountByStatus)
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: count by status: %w", err)
 	}
@@ -385,7 +386,7 @@ func encodeJob(j *docmill.Job) (jobJSON, error) {
 	return c, nil
 }
 
-// scanJob reads one row of jobColumns.
+// scanJob reads one row of sqltext.JobColumns.
 func scanJob(r scanner) (*docmill.Job, error) {
 	var j docmill.Job
 	var status, params, inputs, meta, filename, contentType, errMsg, errFields string

@@ -20,6 +20,7 @@ import (
 	"embed"
 	"errors"
 	"fmt"
+	"github.com/docmill/docmill/store/internal/sqltext"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -130,10 +131,10 @@ func (s *Store) Ping(ctx context.Context) error {
 func (s *Store) Setting(ctx context.Context, name, value string) (string, error) {
 	var got string
 	err := s.inTx(ctx, func(tx *sql.Tx) error {
-		if _, err := tx.ExecContext(ctx, qSettingInsert, name, value); err != nil {
+		if _, err := tx.ExecContext(ctx, sqltext.SettingInsert, name, value); err != nil {
 			return err
 		}
-		return tx.QueryRowContext(ctx, qSettingSelect, name).Scan(&got)
+		return tx.QueryRowContext(ctx, sqltext.SettingSelect, name).Scan(&got)
 	})
 	if err != nil {
 		return "", fmt.Errorf("sqlite: setting %s: %w", name, err)
@@ -177,7 +178,7 @@ func (s *Store) migrate(ctx context.Context) error {
 	}
 	sort.Slice(todo, func(i, j int) bool { return todo[i].version < todo[j].version })
 	err = s.inTx(ctx, func(tx *sql.Tx) error {
-		if _, err := tx.ExecContext(ctx, qCreateMigrations); err != nil {
+		if _, err := tx.ExecContext(ctx, sqltext.CreateMigrations); err != nil {
 			return err
 		}
 		applied, err := appliedMigrations(ctx, tx)
@@ -195,7 +196,7 @@ func (s *Store) migrate(ctx context.Context) error {
 			if _, err := tx.ExecContext(ctx, string(text)); err != nil {
 				return fmt.Errorf("%s: %w", m.name, err)
 			}
-			if _, err := tx.ExecContext(ctx, qRecordMigration, m.version, millis(time.Now())); err != nil {
+			if _, err := tx.ExecContext(ctx, sqltext.RecordMigration, m.version, millis(time.Now())); err != nil {
 				return err
 			}
 		}
@@ -208,7 +209,7 @@ func (s *Store) migrate(ctx context.Context) error {
 }
 
 func appliedMigrations(ctx context.Context, tx *sql.Tx) (map[int64]bool, error) {
-	rows, err := tx.QueryContext(ctx, qAppliedMigrations)
+	rows, err := tx.QueryContext(ctx, sqltext.AppliedMigrations)
 	if err != nil {
 		return nil, err
 	}

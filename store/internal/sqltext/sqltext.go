@@ -1,0 +1,103 @@
+package sqltext
+
+// Package sqltext is the SQL of docmill's stores, in one place. Every
+// statement is portable: SQLite and PostgreSQL both accept it unchanged ($n
+// placeholders, BIGINT unix milliseconds, TEXT JSON, INSERT ... ON
+// CONFLICT), so store/sqlite and store/postgres run the same text. Status
+// literals match the docmill.Status constants.
+
+const (
+	CreateMigrations = `CREATE TABLE IF NOT EXISTS schema_migrations (
+	version    BIGINT PRIMARY KEY,
+	applied_at BIGINT NOT NULL
+)`
+	AppliedMigrations = `SELECT version FROM schema_migrations`
+	RecordMigration   = `INSERT INTO schema_migrations (version, applied_at) VALUES ($1, $2)`
+
+	SettingInsert = `INSERT INTO settings (name, value) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING`
+	SettingSelect = `SELECT value FROM settings WHERE name = $1`
+)
+
+// Accounts and keys.
+const (
+	AccountColumns = `a.id, a.name, COALESCE(a.email, ''), a.plan, a.ops_per_month, a.max_file_bytes,
+	a.requests_per_minute, a.jobs_in_flight, a.priority, a.result_ttl_seconds, a.created_at`
+	KeyColumns = `k.hash, k.prefix, k.account_id, k.name, k.created_at, k.revoked_at`
+
+	// LockAccount touches the account row. In SQLite the first write of a
+	// transaction takes the database write lock; in PostgreSQL it takes the
+	// row lock. Either way, concurrent admissions of one account serialize.
+	LockAccount = `UPDATE accounts SET updated_at = $2 WHERE id = $1`
+
+	EmailTaken    = `SELECT COUNT(*) FROM accounts WHERE email = $1`
+	InsertAccount = `INSERT INTO accounts (id, name, email, plan, ops_per_month, max_file_bytes,
+	requests_per_minute, jobs_in_flight, priority, result_ttl_seconds, created_at, updated_at)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $11)`
+	InsertKey = `INSERT INTO api_keys (hash, prefix, account_id, name, created_at, revoked_at)
+VALUES ($1, $2, $3, $4, $5, $6)`
+
+	Account   = `SELECT ` + AccountColumns + ` FROM accounts a WHERE a.id = $1`
+	KeyByHash = `SELECT ` + KeyColumns + `, ` + AccountColumns + `
+FROM api_keys k JOIN accounts a ON a.id = k.account_id WHERE k.hash = $1`
+	ListKeys = `SELECT ` + KeyColumns + `, ` + AccountColumns + `
+FROM api_keys k JOIN accounts a ON a.id = k.account_id ORDER BY k.created_at, k.prefix, k.hash`
+	// KeysByPrefix compares the leading $2 characters of the stored prefix
+	// with $1, rather than LIKE, which is case-insensitive in SQLite and
+	// would treat the "_" of "dm_live_" as a wildcard.
+	KeysByPrefix = `SELECT ` + KeyColumns + ` FROM api_keys k
+WHERE substr(k.prefix, 1, $2) = $1 OR k.hash = $3 ORDER BY k.created_at LIMIT 2`
+	RevokeKey = `UPDATE api_keys SET revoked_at = $2 WHERE hash = $1 AND revoked_at IS NULL`
+	KeyHash   = `SELECT ` + KeyColumns + ` FROM api_keys k WHERE k.hash = $1`
+	SetPlan   = `UPDATE accounts SET plan = $2, ops_per_month = $3, max_file_bytes = $4,
+	requests_per_minute = $5, jobs_in_flight = $6, priority = $7, result_ttl_seconds = $8, updated_at = $9
+WHERE id = $1`
+)
+
+// Jobs.
+const (
+	JobColumns = `id, account_id, tool, status, params, inputs, priority, result_ttl_ms,
+	COALESCE(idempotency_key, ''), request_hash, created_at, started_at, finished_at,
+	result_key, COALESCE(result_filename, ''), COALESCE(result_content_type, ''),
+	COALESCE(result_size, 0), COALESCE(result_expires_at, 0), result_deleted_at,
+	meta, error_code, COALESCE(error_message, ''), COALESCE(error_fields, ''), inputs_deleted_at`
+
+	Job           = `SELECT ` + JobColumns + ` FROM jobs WHERE id = $1`
+	JobExists     = `SELECT COUNT(*) FROM jobs WHERE id = $1`
+	JobByIdemKey  = `SELECT ` + JobColumns + ` FROM jobs WHERE account_id = $1 AND idempotency_key = $2`
+	CountInFlight = `SELECT COUNT(*) FROM jobs WHERE account_id = $1 AND status IN ('queued', 'processing')`
+	// MAX, not SUM: PostgreSQL sums BIGINT into NUMERIC. (account_id, period) is unique anyway.
+	UsedOperations = `SELECT COALESCE(MAX(operations), 0) FROM usage WHERE account_id = $1 AND period = $2`
+	InsertJob      = `INSERT INTO jobs (id, account_id, tool, status, params, inputs, priority, result_ttl_ms,
+	idempotency_key, request_hash, created_at, meta, period)
+VALUES ($1, $2, $3, 'queued', $4, $5, $6, $7, $8, $9, $10, $11, $12)`
+
+	StartJob = `UPDATE jobs SET status = 'processing', started_at = COALESCE(started_at, $2)
+WHERE id = $1 AND status IN ('queued', 'processing')`
+	FinishJob = `UPDATE jobs SET status = $2, finished_at = $3, result_key = $4, result_filename = $5,
+	result_content_type = $6, result_size = $7, result_expires_at = $8, meta = $9,
+	error_code = $10, error_message = $11, error_fields = $12, params = $13
+WHERE id = $1 AND status = 'processing'`
+	JobCharge   = `SELECT account_id, period FROM jobs WHERE id = $1`
+	ChargeUsage = `INSERT INTO usage (account_id, period, operations) VALUES ($1, $2, 1)
+ON CONFLICT (account_id, period) DO UPDATE SET operations = usage.operations + 1`
+	CancelJob = `UPDATE jobs SET status = 'canceled', finished_at = $2
+WHERE id = $1 AND status IN ('queued', 'processing')`
+	MarkResultDeleted = `UPDATE jobs SET result_deleted_at = COALESCE(result_deleted_at, $2) WHERE id = $1`
+	MarkInputsDeleted = `UPDATE jobs SET inputs_deleted_at = COALESCE(inputs_deleted_at, $2) WHERE id = $1`
+
+	ExpiredResults = `SELECT ` + JobColumns + ` FROM jobs
+WHERE status = 'done' AND result_key IS NOT NULL AND result_deleted_at IS NULL AND result_expires_at <= $1
+ORDER BY result_expires_at, id LIMIT $2`
+	StaleInputs = `SELECT ` + JobColumns + ` FROM jobs
+WHERE inputs_deleted_at IS NULL AND status IN ('done', 'failed', 'canceled')
+ORDER BY finished_at, id LIMIT $1`
+	OldJobs = `SELECT ` + JobColumns + ` FROM jobs
+WHERE created_at < $1 AND status IN ('done', 'failed', 'canceled')
+ORDER BY created_at, id LIMIT $2`
+	DeleteJob = `DELETE FROM jobs WHERE id = $1`
+
+	Usage = `SELECT
+	(SELECT COALESCE(MAX(operations), 0) FROM usage WHERE account_id = $1 AND period = $2),
+	(SELECT COUNT(*) FROM jobs WHERE account_id = $1 AND status IN ('queued', 'processing'))`
+	CountByStatus = `SELECT status, COUNT(*) FROM jobs WHERE status IN ('queued', 'processing') GROUP BY status`
+)
