@@ -26,5 +26,11 @@ func (s *Server) routes() http.Handler {
 	mux.HandleFunc("GET /readyz", s.handleReadyz)
 	mux.Handle("GET /metrics", s.metricsHandler())
 
+	// The web interface: a page and its assets, calling the API above.
+	if s.cfg.Web != nil {
+		mux.Handle("GET /{$}", s.cfg.Web)
+		mux.Handle("GET /static/", s.cfg.Web)
+	}
+
 	return s.observe(s.recoverPanics(s.problemsForMux(mux)))
 }

@@ -46,6 +46,8 @@ type Config struct {
 	// name; nil: none. Their state shows in /readyz; a missing engine makes
 	// only its tools unavailable, not the node unready.
 	Ready func(ctx context.Context) map[string]docmill.EngineStatus
+	// Web, when set, serves the web interface at "/" and "/static/".
+	Web http.Handler
 
 	Logger     *slog.Logger
 	Registerer prometheus.Registerer

@@ -22,6 +22,7 @@ import (
 	"github.com/docmill/docmill/jobs"
 	"github.com/docmill/docmill/ratelimit"
 	"github.com/docmill/docmill/tools/pdfops"
+	"github.com/docmill/docmill/web"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/riverqueue/river/riverdriver/riversqlite"
@@ -185,6 +186,7 @@ func serve(ctx context.Context, env *environment, args []string) error {
 		Plans: docmill.DefaultPlans(), BaseURL: baseURL, CDNURL: f.cdnURL, SigningKey: []byte(secret),
 		Signup: f.signup == "open", SyncBudget: f.syncBudget, MaxUploadBytes: f.maxUploadMB << 20, UploadIdleTimeout: f.uploadIdle,
 		Ready: engineChecks(registry), Logger: log, Registerer: reg, Gatherer: reg,
+		Web: web.Handler(),
 	})
 	var handler http.Handler = api
 	if f.role == "worker" {
