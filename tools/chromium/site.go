@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/docmill/docmill/tools/filecopy"
 	"io"
 	"os"
 	"path"
@@ -38,7 +39,7 @@ func (b *Browser) runHTML(ctx context.Context, in *docmill.RunInput) (*docmill.R
 		if root, err = extractSite(file.Path, root); err != nil {
 			return nil, err
 		}
-	} else if err := copyFile(file.Path, filepath.Join(root, "index.html")); err != nil {
+	} else if err := filecopy.Copy(file.Path, filepath.Join(root, "index.html")); err != nil {
 		return nil, fmt.Errorf("chromium: copy input: %w", err)
 	}
 	return b.printSite(ctx, in, file, root, s)
@@ -66,23 +67,6 @@ func oneFile(in *docmill.RunInput) (docmill.LocalFile, printSettings, error) {
 	}
 	s, err := settingsFrom(in.Params)
 	return in.Files[0], s, err
-}
-
-func copyFile(src, dst string) error {
-	in, err := os.Open(src)
-	if err != nil {
-		return err
-	}
-	defer in.Close()
-	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-	if err != nil {
-		return err
-	}
-	if _, err := io.Copy(out, in); err != nil {
-		out.Close()
-		return err
-	}
-	return out.Close()
 }
 
 // badZip returns an invalid_document error about a zipped site.

@@ -3,7 +3,7 @@ package ghostscript
 import (
 	"context"
 	"fmt"
-	"io"
+	"github.com/docmill/docmill/tools/filecopy"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -108,7 +108,7 @@ func (e *engines) runCompress(ctx context.Context, in *docmill.RunInput) (*docmi
 	}
 	if outSize >= inSize {
 		// Never larger: hand back the input's own bytes.
-		if err := copyFile(src, out); err != nil {
+		if err := filecopy.Copy(src, out); err != nil {
 			return nil, docmill.Internal(err)
 		}
 		outSize = inSize
@@ -175,22 +175,4 @@ func qFactor(quality int) string {
 		f = 0.99
 	}
 	return strconv.FormatFloat(f, 'f', 3, 64)
-}
-
-// copyFile copies src to dst, replacing dst.
-func copyFile(src, dst string) error {
-	in, err := os.Open(src)
-	if err != nil {
-		return err
-	}
-	defer in.Close()
-	out, err := os.Create(dst)
-	if err != nil {
-		return err
-	}
-	if _, err := io.Copy(out, in); err != nil {
-		out.Close()
-		return err
-	}
-	return out.Close()
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/docmill/docmill/tools/filecopy"
 	"io"
 	"os"
 	"path/filepath"
@@ -154,7 +155,7 @@ func (w *worker) convert(ctx context.Context, j job) error {
 		return err
 	}
 	if err := os.Rename(out, j.Out); err != nil {
-		return copyFile(out, j.Out)
+		return filecopy.Copy(out, j.Out)
 	}
 	return nil
 }
@@ -168,24 +169,7 @@ func linkOrCopy(src, dst string) error {
 	if os.Link(src, dst) == nil {
 		return nil
 	}
-	return copyFile(src, dst)
-}
-
-func copyFile(src, dst string) error {
-	in, err := os.Open(src)
-	if err != nil {
-		return err
-	}
-	defer in.Close()
-	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
-	if err != nil {
-		return err
-	}
-	if _, err := io.Copy(out, in); err != nil {
-		out.Close()
-		return err
-	}
-	return out.Close()
+	return filecopy.Copy(src, dst)
 }
 
 // run sends j to the converter and waits for its answer.

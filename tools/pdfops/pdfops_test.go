@@ -156,33 +156,7 @@ func sparseFile(t *testing.T, size int64) string {
 // manyPagesPDF writes a well-formed PDF of n empty pages.
 func manyPagesPDF(t *testing.T, n int) string {
 	t.Helper()
-	var b strings.Builder
-	var offsets []int
-	obj := func(body string) {
-		offsets = append(offsets, b.Len())
-		fmt.Fprintf(&b, "%d 0 obj\n%s\nendobj\n", len(offsets), body)
-	}
-	b.WriteString("%PDF-1.4\n")
-	obj("<< /Type /Catalog /Pages 2 0 R >>")
-	var kids strings.Builder
-	for i := range n {
-		fmt.Fprintf(&kids, "%d 0 R ", i+3)
-	}
-	obj(fmt.Sprintf("<< /Type /Pages /Count %d /Kids [%s] >>", n, kids.String()))
-	for range n {
-		obj("<< /Type /Page /Parent 2 0 R /MediaBox [0 0 100 100] >>")
-	}
-	xref := b.Len()
-	fmt.Fprintf(&b, "xref\n0 %d\n0000000000 65535 f \n", len(offsets)+1)
-	for _, off := range offsets {
-		fmt.Fprintf(&b, "%010d 00000 n \n", off)
-	}
-	fmt.Fprintf(&b, "trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n", len(offsets)+1, xref)
-	p := filepath.Join(t.TempDir(), fmt.Sprintf("pages-%d.pdf", n))
-	if err := os.WriteFile(p, []byte(b.String()), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return p
+	return treePDF(t, n, "/MediaBox [0 0 100 100]")
 }
 
 func TestToolsDeclarations(t *testing.T) {

@@ -4,8 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"os"
+	"github.com/docmill/docmill/tools/filecopy"
 	"path/filepath"
 
 	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu"
@@ -70,7 +69,7 @@ func runUnlock(ctx context.Context, in *docmill.RunInput) (out *docmill.RunOutpu
 	path := filepath.Join(in.WorkDir, "unlocked.pdf")
 	meta := map[string]any{"pages": doc.PageCount, "encrypted": doc.Encrypt != nil}
 	if doc.Encrypt == nil {
-		if err := copyFile(in.Files[0].Path, path); err != nil {
+		if err := filecopy.Copy(in.Files[0].Path, path); err != nil {
 			return nil, err
 		}
 	} else {
@@ -148,25 +147,4 @@ func encryptionName(doc *model.Context) string {
 		return fmt.Sprintf("AES-%d", doc.E.L)
 	}
 	return fmt.Sprintf("RC4-%d", doc.E.L)
-}
-
-// copyFile copies the input at src to dst. Its failures are internal.
-func copyFile(src, dst string) error {
-	in, err := os.Open(src)
-	if err != nil {
-		return fmt.Errorf("pdfops: open input: %w", err)
-	}
-	defer in.Close()
-	out, err := os.Create(dst)
-	if err != nil {
-		return fmt.Errorf("pdfops: create output: %w", err)
-	}
-	if _, err := io.Copy(out, in); err != nil {
-		out.Close()
-		return fmt.Errorf("pdfops: copy input: %w", err)
-	}
-	if err := out.Close(); err != nil {
-		return fmt.Errorf("pdfops: close output: %w", err)
-	}
-	return nil
 }

@@ -2,6 +2,7 @@ package vips
 
 import (
 	"context"
+	"github.com/docmill/docmill/tools/filecopy"
 	"os"
 
 	docmill "github.com/docmill/docmill"
@@ -94,7 +95,7 @@ func compress(ctx context.Context, vips, vipsheader *sandbox.Engine, in *docmill
 		inSize = st.Size()
 	}
 	if bestSize >= inSize {
-		err = copyFile(final, f.Path)
+		err = filecopy.Copy(f.Path, final)
 		bestSize = inSize
 	} else {
 		err = os.Rename(best, final)

@@ -15,8 +15,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -224,27 +222,6 @@ func qualityParam(desc string) docmill.Param {
 		Name: "quality", Type: docmill.TypeInteger, Min: docmill.Bound(1), Max: docmill.Bound(100),
 		Description: desc,
 	}
-}
-
-// copyFile copies src to dst, for results that are the input unchanged:
-// the input may be a link to the stored upload and must stay untouched.
-func copyFile(dst, src string) (err error) {
-	in, err := os.Open(src)
-	if err != nil {
-		return err
-	}
-	defer in.Close()
-	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if cerr := out.Close(); err == nil {
-			err = cerr
-		}
-	}()
-	_, err = io.Copy(out, in)
-	return err
 }
 
 // itoa is strconv.Itoa, shorter in argument lists.
