@@ -7,25 +7,20 @@
 // created in the connection's current schema (its search_path), so that
 // several deployments or test runs can share one database.
 //
-// All timestamps come back in UTC at millisecond precision. Job.Meta is
-// stored as JSON, so its numbers come back as float64.
+// The store's logic is store/internal/sqlstore's, shared with store/sqlite;
+// this package opens the pool and adapts pgx to it. All timestamps come back
+// in UTC at millisecond precision. Job.Meta is stored as JSON, so its
+// numbers come back as float64.
 package postgres
 
 import (
 	"context"
-	"embed"
 	"errors"
 	"fmt"
-	"github.com/docmill/docmill/store/internal/sqltext"
-	"io/fs"
-	"path"
-	"sort"
-	"strconv"
-	"strings"
 	"sync/atomic"
-	"time"
 
 	"github.com/docmill/docmill"
+	"github.com/docmill/docmill/store/internal/sqlstore"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -39,14 +34,15 @@ type EnqueueFunc func(ctx context.Context, tx pgx.Tx, j *docmill.Job) error
 
 // Store is a docmill.Store on PostgreSQL. It is safe for concurrent use.
 type Store struct {
+	*core
 	pool    *pgxpool.Pool
 	enqueue atomic.Pointer[EnqueueFunc]
 }
 
-var _ docmill.Store = (*Store)(nil)
+// core is the shared logic; the alias keeps the embedded field unexported.
+type core = sqlstore.Store
 
-//go:embed migrations/*.sql
-var migrations embed.FS
+var _ docmill.Store = (*Store)(nil)
 
 // Open connects to the database at url (a PostgreSQL URL or keyword/value
 // string, with pgxpool's pool_* options; unknown parameters such as
@@ -63,8 +59,15 @@ func Open(ctx context.Context, url string, enqueue EnqueueFunc) (*Store, error) 
 		return nil, fmt.Errorf("postgres: %w", err)
 	}
 	s := &Store{pool: pool}
+	s.core = sqlstore.New(db{pool}, sqlstore.Config{
+		Name:          "postgres",
+		IsNoRows:      isNoRows,
+		IsEmailTaken:  isEmailTaken,
+		Enqueue:       s.enqueueTx,
+		MigrationLock: qMigrationLock, // nodes starting at once migrate one at a time
+	})
 	s.SetEnqueue(enqueue)
-	if err := s.migrate(ctx); err != nil {
+	if err := sqlstore.Migrate(ctx, s.core); err != nil {
 		pool.Close()
 		return nil, err
 	}
@@ -96,167 +99,71 @@ func (s *Store) Ping(ctx context.Context) error {
 	return nil
 }
 
-// Setting returns the setting name, storing value first if it is absent.
-// Insert-if-absent then read, in one transaction: ON CONFLICT DO NOTHING
-// waits for a concurrent insert of the same name to commit, and the read (a
-// new snapshot under READ COMMITTED) then sees it, so every caller gets the
-// stored value.
-func (s *Store) Setting(ctx context.Context, name, value string) (string, error) {
-	var got string
-	err := s.inTx(ctx, func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, sqltext.SettingInsert, name, value); err != nil {
-			return err
-		}
-		return tx.QueryRow(ctx, sqltext.SettingSelect, name).Scan(&got)
-	})
-	if err != nil {
-		return "", fmt.Errorf("postgres: setting %s: %w", name, err)
-	}
-	return got, nil
-}
+// db adapts the pool to sqlstore.DB.
+type db struct{ pool *pgxpool.Pool }
 
-// inTx runs fn in a transaction (READ COMMITTED, the default) and commits it
+// InTx runs fn in a transaction (READ COMMITTED, the default) and commits it
 // if fn succeeds.
-func (s *Store) inTx(ctx context.Context, fn func(tx pgx.Tx) error) error {
-	tx, err := s.pool.Begin(ctx)
+func (d db) InTx(ctx context.Context, fn func(tx sqlstore.Tx) error) error {
+	tx, err := d.pool.Begin(ctx)
 	if err != nil {
 		return err
 	}
-	if err := fn(tx); err != nil {
+	if err := fn(pgTx{q: tx, tx: tx}); err != nil {
 		_ = tx.Rollback(ctx) // fn's error is the one that matters
 		return err
 	}
 	return tx.Commit(ctx)
 }
 
-type migration struct {
-	version int64
-	name    string
+func (d db) Read() sqlstore.Tx { return pgTx{q: d.pool} }
+
+// querier is a *pgxpool.Pool or pgx.Tx.
+type querier interface {
+	Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error)
+	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
+	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
 }
 
-// migrationFiles lists the embedded migrations in version order.
-func migrationFiles() ([]migration, error) {
-	names, err := fs.Glob(migrations, "migrations/*.sql")
-	if err != nil {
-		return nil, err
-	}
-	var all []migration
-	for _, name := range names {
-		base := path.Base(name)
-		v, err := strconv.ParseInt(strings.SplitN(base, "_", 2)[0], 10, 64)
-		if err != nil {
-			return nil, fmt.Errorf("postgres: migration %s: name must start with a version number", base)
-		}
-		all = append(all, migration{v, name})
-	}
-	sort.Slice(all, func(i, j int) bool { return all[i].version < all[j].version })
-	return all, nil
+// pgTx is a sqlstore.Tx on q; tx is q inside a transaction, else nil.
+type pgTx struct {
+	q  querier
+	tx pgx.Tx
 }
 
-// migrate applies the embedded migrations not yet recorded in
-// schema_migrations, in version order, all in one transaction that first
-// takes an advisory lock (qMigrationLock): nodes starting at once wait for
-// each other, and the later ones find the migrations applied.
-func (s *Store) migrate(ctx context.Context) error {
-	all, err := migrationFiles()
+func (t pgTx) Exec(ctx context.Context, sql string, args ...any) (int64, error) {
+	tag, err := t.q.Exec(ctx, sql, args...)
 	if err != nil {
-		return err
+		return 0, err
 	}
-	err = s.inTx(ctx, func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, qMigrationLock); err != nil {
-			return err
-		}
-		if _, err := tx.Exec(ctx, sqltext.CreateMigrations); err != nil {
-			return err
-		}
-		applied, err := appliedMigrations(ctx, tx)
-		if err != nil {
-			return err
-		}
-		for _, m := range all {
-			if applied[m.version] {
-				continue
-			}
-			text, err := migrations.ReadFile(m.name)
-			if err != nil {
-				return err
-			}
-			// Without arguments, Exec uses the simple protocol, which
-			// accepts several statements.
-			if _, err := tx.Exec(ctx, string(text)); err != nil {
-				return fmt.Errorf("%s: %w", m.name, err)
-			}
-			if _, err := tx.Exec(ctx, sqltext.RecordMigration, m.version, millis(time.Now())); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		return fmt.Errorf("postgres: migrate: %w", err)
-	}
-	return nil
+	return tag.RowsAffected(), nil
 }
 
-func appliedMigrations(ctx context.Context, tx pgx.Tx) (map[int64]bool, error) {
-	rows, err := tx.Query(ctx, sqltext.AppliedMigrations)
-	if err != nil {
-		return nil, err
-	}
-	versions, err := pgx.CollectRows(rows, pgx.RowTo[int64])
-	if err != nil {
-		return nil, err
-	}
-	applied := map[int64]bool{}
-	for _, v := range versions {
-		applied[v] = true
-	}
-	return applied, nil
+func (t pgTx) QueryRow(ctx context.Context, sql string, args ...any) sqlstore.Row {
+	return t.q.QueryRow(ctx, sql, args...)
 }
 
-// millis is how times are stored: unix milliseconds.
-func millis(t time.Time) int64 { return t.UnixMilli() }
+func (t pgTx) Query(ctx context.Context, sql string, args ...any) (sqlstore.Rows, error) {
+	return t.q.Query(ctx, sql, args...)
+}
 
-// fromMillis is the inverse of millis, in UTC.
-func fromMillis(ms int64) time.Time { return time.UnixMilli(ms).UTC() }
-
-// nullMillis stores an optional time; nil is NULL.
-func nullMillis(t *time.Time) *int64 {
-	if t == nil {
+// enqueueTx calls the EnqueueFunc, if any, with the pgx.Tx of tx.
+func (s *Store) enqueueTx(ctx context.Context, tx sqlstore.Tx, j *docmill.Job) error {
+	enqueue := s.enqueue.Load()
+	if enqueue == nil {
 		return nil
 	}
-	ms := millis(*t)
-	return &ms
-}
-
-// timePtr reads an optional time; NULL is nil.
-func timePtr(ms *int64) *time.Time {
-	if ms == nil {
-		return nil
+	t, ok := tx.(pgTx)
+	if !ok || t.tx == nil {
+		return errors.New("not in a transaction")
 	}
-	t := fromMillis(*ms)
-	return &t
+	return (*enqueue)(ctx, t.tx, j)
 }
 
-// nullString stores "" as NULL (optional unique columns such as email and
-// idempotency_key).
-func nullString(s string) *string {
-	if s == "" {
-		return nil
-	}
-	return &s
-}
+func isNoRows(err error) bool { return errors.Is(err, pgx.ErrNoRows) }
 
-// notFound turns pgx.ErrNoRows into docmill.ErrNotFound.
-func notFound(err error) error {
-	if errors.Is(err, pgx.ErrNoRows) {
-		return docmill.ErrNotFound
-	}
-	return err
-}
-
-// isUniqueViolation reports whether err is a unique_violation of constraint.
-func isUniqueViolation(err error, constraint string) bool {
+// isEmailTaken reports whether err is the unique_violation of accounts' email.
+func isEmailTaken(err error) bool {
 	var pgErr *pgconn.PgError
-	return errors.As(err, &pgErr) && pgErr.Code == "23505" && pgErr.ConstraintName == constraint
+	return errors.As(err, &pgErr) && pgErr.Code == "23505" && pgErr.ConstraintName == "accounts_email_key"
 }

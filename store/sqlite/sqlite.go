@@ -9,7 +9,9 @@
 // several read-only connections; WAL lets them read while a write is under
 // way.
 //
-// All timestamps are stored as unix milliseconds and come back in UTC at
+// The store's logic is store/internal/sqlstore's, shared with store/postgres;
+// this package opens the pools and adapts database/sql to it. All
+// timestamps are stored as unix milliseconds and come back in UTC at
 // millisecond precision. Job.Meta is stored as JSON, so its numbers come
 // back as float64.
 package sqlite
@@ -17,21 +19,16 @@ package sqlite
 import (
 	"context"
 	"database/sql"
-	"embed"
 	"errors"
 	"fmt"
-	"github.com/docmill/docmill/store/internal/sqltext"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
-	"sort"
-	"strconv"
 	"strings"
 	"sync/atomic"
-	"time"
 
 	"github.com/docmill/docmill"
+	"github.com/docmill/docmill/store/internal/sqlstore"
 	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
 )
 
@@ -43,15 +40,16 @@ type EnqueueFunc func(ctx context.Context, tx *sql.Tx, j *docmill.Job) error
 
 // Store is a docmill.Store on a SQLite file. It is safe for concurrent use.
 type Store struct {
+	*core
 	write   *sql.DB
 	read    *sql.DB
 	enqueue atomic.Pointer[EnqueueFunc]
 }
 
-var _ docmill.Store = (*Store)(nil)
+// core is the shared logic; the alias keeps the embedded field unexported.
+type core = sqlstore.Store
 
-//go:embed migrations/*.sql
-var migrations embed.FS
+var _ docmill.Store = (*Store)(nil)
 
 // Pragmas of every connection. busy_timeout comes first (the driver applies
 // it first anyway) so that the others wait for a lock instead of failing.
@@ -72,8 +70,9 @@ func Open(ctx context.Context, path string, enqueue EnqueueFunc) (*Store, error)
 	// SQLite driver needs a single-connection pool.
 	write.SetMaxOpenConns(1)
 	s := &Store{write: write}
+	s.core = sqlstore.New(db{s}, sqlstore.Config{Name: "sqlite", IsNoRows: isNoRows, Enqueue: s.enqueueTx})
 	s.SetEnqueue(enqueue)
-	if err := s.migrate(ctx); err != nil {
+	if err := sqlstore.Migrate(ctx, s.core); err != nil {
 		write.Close()
 		return nil, err
 	}
@@ -125,131 +124,73 @@ func (s *Store) Ping(ctx context.Context) error {
 	return nil
 }
 
-// Setting returns the setting name, storing value first if it is absent.
-// Insert-if-absent then read, in one transaction: whichever caller inserts
-// first, every caller gets the stored value.
-func (s *Store) Setting(ctx context.Context, name, value string) (string, error) {
-	var got string
-	err := s.inTx(ctx, func(tx *sql.Tx) error {
-		if _, err := tx.ExecContext(ctx, sqltext.SettingInsert, name, value); err != nil {
-			return err
-		}
-		return tx.QueryRowContext(ctx, sqltext.SettingSelect, name).Scan(&got)
-	})
-	if err != nil {
-		return "", fmt.Errorf("sqlite: setting %s: %w", name, err)
-	}
-	return got, nil
-}
+// db adapts the two pools to sqlstore.DB: transactions on the write pool,
+// reads on the read pool.
+type db struct{ s *Store }
 
-// inTx runs fn in a write transaction and commits it if fn succeeds.
-func (s *Store) inTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
-	tx, err := s.write.BeginTx(ctx, nil)
+func (d db) InTx(ctx context.Context, fn func(tx sqlstore.Tx) error) error {
+	tx, err := d.s.write.BeginTx(ctx, nil)
 	if err != nil {
 		return err
 	}
-	if err := fn(tx); err != nil {
+	if err := fn(sqlTx{q: tx, tx: tx}); err != nil {
 		_ = tx.Rollback() // fn's error is the one that matters
 		return err
 	}
 	return tx.Commit()
 }
 
-// migrate applies the embedded migrations not yet recorded in
-// schema_migrations, in version order, all in one write transaction so that
-// two processes opening a new file at once do not both apply them.
-func (s *Store) migrate(ctx context.Context) error {
-	names, err := fs.Glob(migrations, "migrations/*.sql")
-	if err != nil {
-		return err
-	}
-	type migration struct {
-		version int64
-		name    string
-	}
-	var todo []migration
-	for _, name := range names {
-		base := filepath.Base(name)
-		v, err := strconv.ParseInt(strings.SplitN(base, "_", 2)[0], 10, 64)
-		if err != nil {
-			return fmt.Errorf("sqlite: migration %s: name must start with a version number", base)
-		}
-		todo = append(todo, migration{v, name})
-	}
-	sort.Slice(todo, func(i, j int) bool { return todo[i].version < todo[j].version })
-	err = s.inTx(ctx, func(tx *sql.Tx) error {
-		if _, err := tx.ExecContext(ctx, sqltext.CreateMigrations); err != nil {
-			return err
-		}
-		applied, err := appliedMigrations(ctx, tx)
-		if err != nil {
-			return err
-		}
-		for _, m := range todo {
-			if applied[m.version] {
-				continue
-			}
-			text, err := migrations.ReadFile(m.name)
-			if err != nil {
-				return err
-			}
-			if _, err := tx.ExecContext(ctx, string(text)); err != nil {
-				return fmt.Errorf("%s: %w", m.name, err)
-			}
-			if _, err := tx.ExecContext(ctx, sqltext.RecordMigration, m.version, millis(time.Now())); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		return fmt.Errorf("sqlite: migrate: %w", err)
-	}
-	return nil
+func (d db) Read() sqlstore.Tx { return sqlTx{q: d.s.read} }
+
+// querier is a *sql.DB or *sql.Tx.
+type querier interface {
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
 }
 
-func appliedMigrations(ctx context.Context, tx *sql.Tx) (map[int64]bool, error) {
-	rows, err := tx.QueryContext(ctx, sqltext.AppliedMigrations)
+// sqlTx is a sqlstore.Tx on q; tx is q inside a transaction, else nil.
+type sqlTx struct {
+	q  querier
+	tx *sql.Tx
+}
+
+func (t sqlTx) Exec(ctx context.Context, query string, args ...any) (int64, error) {
+	res, err := t.q.ExecContext(ctx, query, args...)
+	if err != nil {
+		return 0, err
+	}
+	return res.RowsAffected()
+}
+
+func (t sqlTx) QueryRow(ctx context.Context, query string, args ...any) sqlstore.Row {
+	return t.q.QueryRowContext(ctx, query, args...)
+}
+
+func (t sqlTx) Query(ctx context.Context, query string, args ...any) (sqlstore.Rows, error) {
+	rows, err := t.q.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, err
 	}
-	defer rows.Close()
-	applied := map[int64]bool{}
-	for rows.Next() {
-		var v int64
-		if err := rows.Scan(&v); err != nil {
-			return nil, err
-		}
-		applied[v] = true
-	}
-	return applied, rows.Err()
+	return sqlRows{rows}, nil
 }
 
-// millis is how times are stored: unix milliseconds.
-func millis(t time.Time) int64 { return t.UnixMilli() }
+// sqlRows is a sqlstore.Rows: Close without a result.
+type sqlRows struct{ *sql.Rows }
 
-// fromMillis is the inverse of millis, in UTC.
-func fromMillis(ms int64) time.Time { return time.UnixMilli(ms).UTC() }
+func (r sqlRows) Close() { _ = r.Rows.Close() }
 
-// nullMillis stores an optional time; nil is NULL.
-func nullMillis(t *time.Time) sql.NullInt64 {
-	if t == nil {
-		return sql.NullInt64{}
-	}
-	return sql.NullInt64{Int64: millis(*t), Valid: true}
-}
-
-// timePtr reads an optional time; NULL is nil.
-func timePtr(n sql.NullInt64) *time.Time {
-	if !n.Valid {
+// enqueueTx calls the EnqueueFunc, if any, with the *sql.Tx of tx.
+func (s *Store) enqueueTx(ctx context.Context, tx sqlstore.Tx, j *docmill.Job) error {
+	enqueue := s.enqueue.Load()
+	if enqueue == nil {
 		return nil
 	}
-	t := fromMillis(n.Int64)
-	return &t
+	t, ok := tx.(sqlTx)
+	if !ok || t.tx == nil {
+		return errors.New("not in a transaction")
+	}
+	return (*enqueue)(ctx, t.tx, j)
 }
 
-// nullString stores "" as NULL (optional unique columns such as email and
-// idempotency_key).
-func nullString(s string) sql.NullString {
-	return sql.NullString{String: s, Valid: s != ""}
-}
+func isNoRows(err error) bool { return errors.Is(err, sql.ErrNoRows) }

@@ -1,9 +1,7 @@
-package sqlite
+package sqlstore
 
 import (
 	"context"
-	"database/sql"
-	"errors"
 	"fmt"
 	"github.com/docmill/docmill/store/internal/sqltext"
 	"time"
@@ -16,37 +14,40 @@ import (
 // now. An email another account already has is docmill.ErrEmailTaken.
 func (s *Store) CreateAccount(ctx context.Context, a *docmill.Account, k *docmill.APIKey) error {
 	if a.ID == "" {
-		return errors.New("sqlite: create account: empty id")
+		return s.errorf("create account: empty id")
 	}
 	if k.AccountID == "" {
 		k.AccountID = a.ID
 	}
 	if k.AccountID != a.ID {
-		return errors.New("sqlite: create account: key belongs to another account")
+		return s.errorf("create account: key belongs to another account")
 	}
 	if a.CreatedAt.IsZero() {
 		a.CreatedAt = time.Now()
 	}
 	l := limitColumns(a.Limits)
-	err := s.inTx(ctx, func(tx *sql.Tx) error {
+	err := s.db.InTx(ctx, func(tx Tx) error {
 		if a.Email != "" {
 			var n int64
-			if err := tx.QueryRowContext(ctx, sqltext.EmailTaken, a.Email).Scan(&n); err != nil {
+			if err := tx.QueryRow(ctx, sqltext.EmailTaken, a.Email).Scan(&n); err != nil {
 				return err
 			}
 			if n > 0 {
 				return docmill.ErrEmailTaken
 			}
 		}
-		_, err := tx.ExecContext(ctx, sqltext.InsertAccount, a.ID, a.Name, nullString(a.Email), a.Plan,
+		_, err := tx.Exec(ctx, sqltext.InsertAccount, a.ID, a.Name, nullString(a.Email), a.Plan,
 			l.ops, l.maxFile, l.rpm, l.inFlight, l.priority, l.ttl, millis(a.CreatedAt))
+		if err != nil && s.cfg.IsEmailTaken != nil && s.cfg.IsEmailTaken(err) {
+			return docmill.ErrEmailTaken // a concurrent account took it after the check
+		}
 		if err != nil {
 			return err
 		}
 		return insertKey(ctx, tx, k)
 	})
 	if err != nil {
-		return fmt.Errorf("sqlite: create account: %w", err)
+		return s.errorf("create account: %w", err)
 	}
 	return nil
 }
@@ -54,14 +55,14 @@ func (s *Store) CreateAccount(ctx context.Context, a *docmill.Account, k *docmil
 // CreateKey stores another key of an existing account; an unknown account
 // is docmill.ErrNotFound.
 func (s *Store) CreateKey(ctx context.Context, k *docmill.APIKey) error {
-	err := s.inTx(ctx, func(tx *sql.Tx) error {
+	err := s.db.InTx(ctx, func(tx Tx) error {
 		if err := lockAccount(ctx, tx, k.AccountID); err != nil {
 			return err
 		}
 		return insertKey(ctx, tx, k)
 	})
 	if err != nil {
-		return fmt.Errorf("sqlite: create key: %w", err)
+		return s.errorf("create key: %w", err)
 	}
 	return nil
 }
@@ -69,12 +70,8 @@ func (s *Store) CreateKey(ctx context.Context, k *docmill.APIKey) error {
 // lockAccount touches the account row (see sqltext.LockAccount): it serializes the
 // writers of one account and fails with docmill.ErrNotFound if there is no
 // such account.
-func lockAccount(ctx context.Context, tx *sql.Tx, id string) error {
-	res, err := tx.ExecContext(ctx, sqltext.LockAccount, id, millis(time.Now()))
-	if err != nil {
-		return err
-	}
-	n, err := res.RowsAffected()
+func lockAccount(ctx context.Context, tx Tx, id string) error {
+	n, err := tx.Exec(ctx, sqltext.LockAccount, id, millis(time.Now()))
 	if err != nil {
 		return err
 	}
@@ -84,11 +81,11 @@ func lockAccount(ctx context.Context, tx *sql.Tx, id string) error {
 	return nil
 }
 
-func insertKey(ctx context.Context, tx *sql.Tx, k *docmill.APIKey) error {
+func insertKey(ctx context.Context, tx Tx, k *docmill.APIKey) error {
 	if k.CreatedAt.IsZero() {
 		k.CreatedAt = time.Now()
 	}
-	_, err := tx.ExecContext(ctx, sqltext.InsertKey, k.Hash, k.Prefix, k.AccountID, k.Name,
+	_, err := tx.Exec(ctx, sqltext.InsertKey, k.Hash, k.Prefix, k.AccountID, k.Name,
 		millis(k.CreatedAt), nullMillis(k.RevokedAt))
 	return err
 }
@@ -98,39 +95,31 @@ func insertKey(ctx context.Context, tx *sql.Tx, k *docmill.APIKey) error {
 func (s *Store) KeyByHash(ctx context.Context, hash string) (*docmill.APIKey, *docmill.Account, error) {
 	var k docmill.APIKey
 	var a docmill.Account
-	err := scanKeyAccount(s.read.QueryRowContext(ctx, sqltext.KeyByHash, hash), &k, &a)
+	err := scanKeyAccount(s.db.Read().QueryRow(ctx, sqltext.KeyByHash, hash), &k, &a)
 	if err != nil {
-		return nil, nil, fmt.Errorf("sqlite: key: %w", notFound(err))
+		return nil, nil, s.errorf("key: %w", s.notFound(err))
 	}
 	return &k, &a, nil
 }
 
 // Account returns the account with id; an unknown id is docmill.ErrNotFound.
 func (s *Store) Account(ctx context.Context, id string) (*docmill.Account, error) {
-	a, err := scanAccount(s.read.QueryRowContext(ctx, sqltext.Account, id))
+	a, err := scanAccount(s.db.Read().QueryRow(ctx, sqltext.Account, id))
 	if err != nil {
-		return nil, fmt.Errorf("sqlite: account %s: %w", id, notFound(err))
+		return nil, s.errorf("account %s: %w", id, s.notFound(err))
 	}
 	return a, nil
 }
 
 // ListKeys returns every key with its account, oldest first.
 func (s *Store) ListKeys(ctx context.Context) ([]docmill.KeyListing, error) {
-	rows, err := s.read.QueryContext(ctx, sqltext.ListKeys)
-	if err != nil {
-		return nil, fmt.Errorf("sqlite: list keys: %w", err)
-	}
-	defer rows.Close()
-	var out []docmill.KeyListing
-	for rows.Next() {
+	out, err := queryAll(ctx, s.db.Read(), func(r Row) (docmill.KeyListing, error) {
 		var l docmill.KeyListing
-		if err := scanKeyAccount(rows, &l.Key, &l.Account); err != nil {
-			return nil, fmt.Errorf("sqlite: list keys: %w", err)
-		}
-		out = append(out, l)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("sqlite: list keys: %w", err)
+		err := scanKeyAccount(r, &l.Key, &l.Account)
+		return l, err
+	}, sqltext.ListKeys)
+	if err != nil {
+		return nil, s.errorf("list keys: %w", err)
 	}
 	return out, nil
 }
@@ -141,19 +130,19 @@ func (s *Store) ListKeys(ctx context.Context) ([]docmill.KeyListing, error) {
 // several are an invalid_request error.
 func (s *Store) RevokeKey(ctx context.Context, prefix string, now time.Time) (*docmill.APIKey, error) {
 	var k *docmill.APIKey
-	err := s.inTx(ctx, func(tx *sql.Tx) error {
+	err := s.db.InTx(ctx, func(tx Tx) error {
 		var err error
 		if k, err = keyByPrefix(ctx, tx, prefix); err != nil {
 			return err
 		}
-		if _, err := tx.ExecContext(ctx, sqltext.RevokeKey, k.Hash, millis(now)); err != nil {
+		if _, err := tx.Exec(ctx, sqltext.RevokeKey, k.Hash, millis(now)); err != nil {
 			return err
 		}
-		k, err = scanKey(tx.QueryRowContext(ctx, sqltext.KeyHash, k.Hash))
+		k, err = scanKey(tx.QueryRow(ctx, sqltext.KeyHash, k.Hash))
 		return err
 	})
 	if err != nil {
-		return nil, fmt.Errorf("sqlite: revoke key: %w", err)
+		return nil, s.errorf("revoke key: %w", err)
 	}
 	return k, nil
 }
@@ -163,27 +152,27 @@ func (s *Store) RevokeKey(ctx context.Context, prefix string, now time.Time) (*d
 func (s *Store) SetPlan(ctx context.Context, prefix, plan string, limits *docmill.Plan) (*docmill.Account, error) {
 	var a *docmill.Account
 	l := limitColumns(limits)
-	err := s.inTx(ctx, func(tx *sql.Tx) error {
+	err := s.db.InTx(ctx, func(tx Tx) error {
 		k, err := keyByPrefix(ctx, tx, prefix)
 		if err != nil {
 			return err
 		}
-		_, err = tx.ExecContext(ctx, sqltext.SetPlan, k.AccountID, plan,
+		_, err = tx.Exec(ctx, sqltext.SetPlan, k.AccountID, plan,
 			l.ops, l.maxFile, l.rpm, l.inFlight, l.priority, l.ttl, millis(time.Now()))
 		if err != nil {
 			return err
 		}
-		a, err = scanAccount(tx.QueryRowContext(ctx, sqltext.Account, k.AccountID))
+		a, err = scanAccount(tx.QueryRow(ctx, sqltext.Account, k.AccountID))
 		return err
 	})
 	if err != nil {
-		return nil, fmt.Errorf("sqlite: set plan: %w", err)
+		return nil, s.errorf("set plan: %w", err)
 	}
 	return a, nil
 }
 
 // keyByPrefix finds the one key that prefix designates.
-func keyByPrefix(ctx context.Context, tx *sql.Tx, prefix string) (*docmill.APIKey, error) {
+func keyByPrefix(ctx context.Context, tx Tx, prefix string) (*docmill.APIKey, error) {
 	if prefix == "" {
 		return nil, docmill.Errorf(docmill.CodeInvalidRequest, "A key prefix is required.")
 	}
@@ -191,20 +180,8 @@ func keyByPrefix(ctx context.Context, tx *sql.Tx, prefix string) (*docmill.APIKe
 	if docmill.WellFormedKey(prefix) {
 		hash = docmill.HashKey(prefix)
 	}
-	rows, err := tx.QueryContext(ctx, sqltext.KeysByPrefix, prefix, len(prefix), hash)
+	keys, err := queryAll(ctx, tx, scanKey, sqltext.KeysByPrefix, prefix, len(prefix), hash)
 	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var keys []*docmill.APIKey
-	for rows.Next() {
-		k, err := scanKey(rows)
-		if err != nil {
-			return nil, err
-		}
-		keys = append(keys, k)
-	}
-	if err := rows.Err(); err != nil {
 		return nil, err
 	}
 	switch len(keys) {
@@ -219,14 +196,14 @@ func keyByPrefix(ctx context.Context, tx *sql.Tx, prefix string) (*docmill.APIKe
 
 // limitCols are the custom-limit columns of an account, all NULL for none.
 type limitCols struct {
-	ops, maxFile, rpm, inFlight, priority, ttl sql.NullInt64
+	ops, maxFile, rpm, inFlight, priority, ttl *int64
 }
 
 func limitColumns(p *docmill.Plan) limitCols {
 	if p == nil {
 		return limitCols{}
 	}
-	v := func(n int64) sql.NullInt64 { return sql.NullInt64{Int64: n, Valid: true} }
+	v := func(n int64) *int64 { return &n }
 	return limitCols{
 		ops:      v(p.OperationsPerMonth),
 		maxFile:  v(p.MaxFileBytes),
@@ -237,15 +214,10 @@ func limitColumns(p *docmill.Plan) limitCols {
 	}
 }
 
-// scanner is a *sql.Row or *sql.Rows.
-type scanner interface {
-	Scan(dest ...any) error
-}
-
-func scanKey(r scanner) (*docmill.APIKey, error) {
+func scanKey(r Row) (*docmill.APIKey, error) {
 	var k docmill.APIKey
 	var created int64
-	var revoked sql.NullInt64
+	var revoked *int64
 	if err := r.Scan(&k.Hash, &k.Prefix, &k.AccountID, &k.Name, &created, &revoked); err != nil {
 		return nil, err
 	}
@@ -264,22 +236,22 @@ func accountDest(a *docmill.Account) ([]any, func()) {
 	return dest, func() {
 		a.CreatedAt = fromMillis(created)
 		a.Limits = nil
-		if l.ops.Valid {
+		if l.ops != nil {
 			// The limits' name is the account's plan, as EffectivePlan has it.
 			a.Limits = &docmill.Plan{
 				Name:               a.Plan,
-				OperationsPerMonth: l.ops.Int64,
-				MaxFileBytes:       l.maxFile.Int64,
-				RequestsPerMinute:  int(l.rpm.Int64),
-				JobsInFlight:       int(l.inFlight.Int64),
-				Priority:           int(l.priority.Int64),
-				ResultTTL:          time.Duration(l.ttl.Int64) * time.Second,
+				OperationsPerMonth: *l.ops,
+				MaxFileBytes:       deref(l.maxFile),
+				RequestsPerMinute:  int(deref(l.rpm)),
+				JobsInFlight:       int(deref(l.inFlight)),
+				Priority:           int(deref(l.priority)),
+				ResultTTL:          time.Duration(deref(l.ttl)) * time.Second,
 			}
 		}
 	}
 }
 
-func scanAccount(r scanner) (*docmill.Account, error) {
+func scanAccount(r Row) (*docmill.Account, error) {
 	var a docmill.Account
 	dest, fill := accountDest(&a)
 	if err := r.Scan(dest...); err != nil {
@@ -289,9 +261,9 @@ func scanAccount(r scanner) (*docmill.Account, error) {
 	return &a, nil
 }
 
-func scanKeyAccount(r scanner, k *docmill.APIKey, a *docmill.Account) error {
+func scanKeyAccount(r Row, k *docmill.APIKey, a *docmill.Account) error {
 	var created int64
-	var revoked sql.NullInt64
+	var revoked *int64
 	dest, fill := accountDest(a)
 	dest = append([]any{&k.Hash, &k.Prefix, &k.AccountID, &k.Name, &created, &revoked}, dest...)
 	if err := r.Scan(dest...); err != nil {
@@ -303,10 +275,10 @@ func scanKeyAccount(r scanner, k *docmill.APIKey, a *docmill.Account) error {
 	return nil
 }
 
-// notFound turns sql.ErrNoRows into docmill.ErrNotFound.
-func notFound(err error) error {
-	if errors.Is(err, sql.ErrNoRows) {
-		return docmill.ErrNotFound
+// deref reads an optional number; NULL is 0.
+func deref(n *int64) int64 {
+	if n == nil {
+		return 0
 	}
-	return err
+	return *n
 }

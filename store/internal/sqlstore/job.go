@@ -1,8 +1,7 @@
-package sqlite
+package sqlstore
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -13,18 +12,21 @@ import (
 )
 
 // CreateJob admits and inserts j as a queued job charged to adm.Period, and
-// calls the EnqueueFunc in the same transaction. An empty j.ID gets a fresh
+// calls Config.Enqueue in the same transaction. An empty j.ID gets a fresh
 // id and a zero j.CreatedAt the current time; j itself is not modified. The
 // returned job is read back from the transaction, so it equals what Job
 // returns later. An unknown account is docmill.ErrNotFound.
 //
-// The transaction begins IMMEDIATE (the write lock of the whole file), so
-// the idempotency, in-flight and quota checks and the insert are atomic
-// with respect to every other writer, in this process or another.
+// The transaction first locks the account row (sqltext.LockAccount), so the
+// idempotency, in-flight and quota checks and the insert of one account are
+// serialized: in SQLite the transaction begins IMMEDIATE (the write lock of
+// the whole file), atomic with respect to every other writer, in this
+// process or another; in PostgreSQL, under READ COMMITTED, each check, run
+// after the row lock is granted, sees every earlier admission committed.
 func (s *Store) CreateJob(ctx context.Context, j *docmill.Job, adm docmill.Admission) (*docmill.Job, error) {
 	c, err := encodeJob(j)
 	if err != nil {
-		return nil, fmt.Errorf("sqlite: create job: %w", err)
+		return nil, s.errorf("create job: %w", err)
 	}
 	id := j.ID
 	if id == "" {
@@ -35,52 +37,52 @@ func (s *Store) CreateJob(ctx context.Context, j *docmill.Job, adm docmill.Admis
 		created = time.Now()
 	}
 	var out *docmill.Job
-	err = s.inTx(ctx, func(tx *sql.Tx) error {
+	err = s.db.InTx(ctx, func(tx Tx) error {
 		if err := lockAccount(ctx, tx, j.AccountID); err != nil {
 			return err
 		}
 		if j.IdempotencyKey != "" {
-			prev, err := scanJob(tx.QueryRowContext(ctx, sqltext.JobByIdemKey, j.AccountID, j.IdempotencyKey))
+			prev, err := scanJob(tx.QueryRow(ctx, sqltext.JobByIdemKey, j.AccountID, j.IdempotencyKey))
 			switch {
 			case err == nil && prev.RequestHash == j.RequestHash:
 				out = prev // a replay: the earlier job stands, nothing is enqueued
 				return nil
 			case err == nil:
 				return docmill.ErrIdempotencyConflict
-			case !errors.Is(err, sql.ErrNoRows):
+			case !s.cfg.IsNoRows(err):
 				return err
 			}
 		}
 		if err := admit(ctx, tx, j.AccountID, adm); err != nil {
 			return err
 		}
-		_, err := tx.ExecContext(ctx, sqltext.InsertJob, id, j.AccountID, j.Tool, c.params, c.inputs,
+		_, err := tx.Exec(ctx, sqltext.InsertJob, id, j.AccountID, j.Tool, c.params, c.inputs,
 			j.Priority, j.ResultTTL.Milliseconds(), nullString(j.IdempotencyKey), j.RequestHash,
 			millis(created), c.meta, adm.Period)
 		if err != nil {
 			return err
 		}
-		if out, err = scanJob(tx.QueryRowContext(ctx, sqltext.Job, id)); err != nil {
+		if out, err = scanJob(tx.QueryRow(ctx, sqltext.Job, id)); err != nil {
 			return err
 		}
-		if enqueue := s.enqueue.Load(); enqueue != nil {
-			if err := (*enqueue)(ctx, tx, out); err != nil {
+		if s.cfg.Enqueue != nil {
+			if err := s.cfg.Enqueue(ctx, tx, out); err != nil {
 				return fmt.Errorf("enqueue: %w", err)
 			}
 		}
 		return nil
 	})
 	if err != nil {
-		return nil, fmt.Errorf("sqlite: create job: %w", err)
+		return nil, s.errorf("create job: %w", err)
 	}
 	return out, nil
 }
 
 // admit checks adm against the account's jobs in flight and usage. Jobs in
 // flight count against the quota: each may still end done and be charged.
-func admit(ctx context.Context, tx *sql.Tx, accountID string, adm docmill.Admission) error {
+func admit(ctx context.Context, tx Tx, accountID string, adm docmill.Admission) error {
 	var inFlight, used int64
-	if err := tx.QueryRowContext(ctx, sqltext.CountInFlight, accountID).Scan(&inFlight); err != nil {
+	if err := tx.QueryRow(ctx, sqltext.CountInFlight, accountID).Scan(&inFlight); err != nil {
 		return err
 	}
 	if adm.MaxInFlight > 0 && inFlight >= int64(adm.MaxInFlight) {
@@ -89,7 +91,7 @@ func admit(ctx context.Context, tx *sql.Tx, accountID string, adm docmill.Admiss
 	if adm.MaxOperations <= 0 {
 		return nil
 	}
-	if err := tx.QueryRowContext(ctx, sqltext.UsedOperations, accountID, adm.Period).Scan(&used); err != nil {
+	if err := tx.QueryRow(ctx, sqltext.UsedOperations, accountID, adm.Period).Scan(&used); err != nil {
 		return err
 	}
 	if used+inFlight >= adm.MaxOperations {
@@ -100,9 +102,9 @@ func admit(ctx context.Context, tx *sql.Tx, accountID string, adm docmill.Admiss
 
 // Job returns the job with id; an unknown id is docmill.ErrNotFound.
 func (s *Store) Job(ctx context.Context, id string) (*docmill.Job, error) {
-	j, err := scanJob(s.read.QueryRowContext(ctx, sqltext.Job, id))
+	j, err := scanJob(s.db.Read().QueryRow(ctx, sqltext.Job, id))
 	if err != nil {
-		return nil, fmt.Errorf("sqlite: job %s: %w", id, notFound(err))
+		return nil, s.errorf("job %s: %w", id, s.notFound(err))
 	}
 	return j, nil
 }
@@ -123,16 +125,16 @@ func (s *Store) CancelJob(ctx context.Context, id string, now time.Time) (*docmi
 // it then stands, whether q changed it or not.
 func (s *Store) updateJob(ctx context.Context, op, id, q string, args ...any) (*docmill.Job, error) {
 	var j *docmill.Job
-	err := s.inTx(ctx, func(tx *sql.Tx) error {
-		if _, err := tx.ExecContext(ctx, q, append([]any{id}, args...)...); err != nil {
+	err := s.db.InTx(ctx, func(tx Tx) error {
+		if _, err := tx.Exec(ctx, q, append([]any{id}, args...)...); err != nil {
 			return err
 		}
 		var err error
-		j, err = scanJob(tx.QueryRowContext(ctx, sqltext.Job, id))
-		return notFound(err)
+		j, err = scanJob(tx.QueryRow(ctx, sqltext.Job, id))
+		return s.notFound(err)
 	})
 	if err != nil {
-		return nil, fmt.Errorf("sqlite: %s %s: %w", op, id, err)
+		return nil, s.errorf("%s %s: %w", op, id, err)
 	}
 	return j, nil
 }
@@ -143,44 +145,41 @@ func (s *Store) updateJob(ctx context.Context, op, id, q string, args ...any) (*
 // nothing, when the job is no longer processing.
 func (s *Store) FinishJob(ctx context.Context, j *docmill.Job) (bool, error) {
 	if !j.Status.Finished() {
-		return false, fmt.Errorf("sqlite: finish job %s: status %q is not final", j.ID, j.Status)
+		return false, s.errorf("finish job %s: status %q is not final", j.ID, j.Status)
 	}
 	c, err := encodeJob(j)
 	if err != nil {
-		return false, fmt.Errorf("sqlite: finish job %s: %w", j.ID, err)
+		return false, s.errorf("finish job %s: %w", j.ID, err)
 	}
 	finished := time.Now()
 	if j.FinishedAt != nil {
 		finished = *j.FinishedAt
 	}
 	var r docmill.Result
-	resultKey := sql.NullString{}
+	var resultKey *string
 	if j.Result != nil {
 		r = *j.Result
-		resultKey = sql.NullString{String: r.Key, Valid: true}
+		resultKey = &r.Key
 	}
-	var errCode, errMsg, errFields sql.NullString
+	var errCode, errMsg, errFields *string
 	if j.Error != nil {
-		errCode = sql.NullString{String: string(j.Error.Code), Valid: true}
-		errMsg = sql.NullString{String: j.Error.Message, Valid: true}
+		code := string(j.Error.Code)
+		errCode = &code
+		errMsg = &j.Error.Message
 		if len(j.Error.Fields) > 0 {
 			b, err := json.Marshal(j.Error.Fields)
 			if err != nil {
 				return false, err
 			}
-			errFields = sql.NullString{String: string(b), Valid: true}
+			errFields = nullString(string(b))
 		}
 	}
 	var finishedNow bool
-	err = s.inTx(ctx, func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, sqltext.FinishJob, j.ID, string(j.Status), millis(finished),
+	err = s.db.InTx(ctx, func(tx Tx) error {
+		n, err := tx.Exec(ctx, sqltext.FinishJob, j.ID, string(j.Status), millis(finished),
 			resultKey, nullIf(r.Filename, j.Result == nil), nullIf(r.ContentType, j.Result == nil),
 			nullIf(r.Size, j.Result == nil), nullIf(millis(r.ExpiresAt), j.Result == nil),
 			c.meta, errCode, errMsg, errFields, c.params)
-		if err != nil {
-			return err
-		}
-		n, err := res.RowsAffected()
 		if err != nil {
 			return err
 		}
@@ -192,22 +191,22 @@ func (s *Store) FinishJob(ctx context.Context, j *docmill.Job) (bool, error) {
 			return nil
 		}
 		var account, period string
-		if err := tx.QueryRowContext(ctx, sqltext.JobCharge, j.ID).Scan(&account, &period); err != nil {
+		if err := tx.QueryRow(ctx, sqltext.JobCharge, j.ID).Scan(&account, &period); err != nil {
 			return err
 		}
-		_, err = tx.ExecContext(ctx, sqltext.ChargeUsage, account, period)
+		_, err = tx.Exec(ctx, sqltext.ChargeUsage, account, period)
 		return err
 	})
 	if err != nil {
-		return false, fmt.Errorf("sqlite: finish job %s: %w", j.ID, err)
+		return false, s.errorf("finish job %s: %w", j.ID, err)
 	}
 	return finishedNow, nil
 }
 
 // jobExists returns docmill.ErrNotFound if there is no job id.
-func jobExists(ctx context.Context, tx *sql.Tx, id string) error {
+func jobExists(ctx context.Context, tx Tx, id string) error {
 	var n int64
-	if err := tx.QueryRowContext(ctx, sqltext.JobExists, id).Scan(&n); err != nil {
+	if err := tx.QueryRow(ctx, sqltext.JobExists, id).Scan(&n); err != nil {
 		return err
 	}
 	if n == 0 {
@@ -237,12 +236,8 @@ func (s *Store) MarkInputsDeleted(ctx context.Context, id string, now time.Time)
 }
 
 func (s *Store) mark(ctx context.Context, op, id, q string, now time.Time) error {
-	err := s.inTx(ctx, func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, q, id, millis(now))
-		if err != nil {
-			return err
-		}
-		n, err := res.RowsAffected()
+	err := s.db.InTx(ctx, func(tx Tx) error {
+		n, err := tx.Exec(ctx, q, id, millis(now))
 		if err != nil {
 			return err
 		}
@@ -252,7 +247,7 @@ func (s *Store) mark(ctx context.Context, op, id, q string, now time.Time) error
 		return nil
 	})
 	if err != nil {
-		return fmt.Errorf("sqlite: %s %s: %w", op, id, err)
+		return s.errorf("%s %s: %w", op, id, err)
 	}
 	return nil
 }
@@ -263,9 +258,9 @@ func (s *Store) ExpiredResults(ctx context.Context, now time.Time, limit int) ([
 	if limit <= 0 {
 		return nil, nil
 	}
-	jobs, err := queryJobs(ctx, s.read, sqltext.ExpiredResults, millis(now), limit)
+	jobs, err := queryJobs(ctx, s.db.Read(), sqltext.ExpiredResults, millis(now), limit)
 	if err != nil {
-		return nil, fmt.Errorf("sqlite: expired results: %w", err)
+		return nil, s.errorf("expired results: %w", err)
 	}
 	return jobs, nil
 }
@@ -276,9 +271,9 @@ func (s *Store) StaleInputs(ctx context.Context, limit int) ([]*docmill.Job, err
 	if limit <= 0 {
 		return nil, nil
 	}
-	jobs, err := queryJobs(ctx, s.read, sqltext.StaleInputs, limit)
+	jobs, err := queryJobs(ctx, s.db.Read(), sqltext.StaleInputs, limit)
 	if err != nil {
-		return nil, fmt.Errorf("sqlite: stale inputs: %w", err)
+		return nil, s.errorf("stale inputs: %w", err)
 	}
 	return jobs, nil
 }
@@ -291,20 +286,20 @@ func (s *Store) DeleteJobsCreatedBefore(ctx context.Context, t time.Time, limit 
 		return nil, nil
 	}
 	var jobs []*docmill.Job
-	err := s.inTx(ctx, func(tx *sql.Tx) error {
+	err := s.db.InTx(ctx, func(tx Tx) error {
 		var err error
 		if jobs, err = queryJobs(ctx, tx, sqltext.OldJobs, millis(t), limit); err != nil {
 			return err
 		}
 		for _, j := range jobs {
-			if _, err := tx.ExecContext(ctx, sqltext.DeleteJob, j.ID); err != nil {
+			if _, err := tx.Exec(ctx, sqltext.DeleteJob, j.ID); err != nil {
 				return err
 			}
 		}
 		return nil
 	})
 	if err != nil {
-		return nil, fmt.Errorf("sqlite: delete old jobs: %w", err)
+		return nil, s.errorf("delete old jobs: %w", err)
 	}
 	return jobs, nil
 }
@@ -313,9 +308,9 @@ func (s *Store) DeleteJobsCreatedBefore(ctx context.Context, t time.Time, limit 
 // in flight now, read in one statement so that they are consistent.
 func (s *Store) Usage(ctx context.Context, accountID, period string) (docmill.Usage, error) {
 	u := docmill.Usage{Period: period}
-	err := s.read.QueryRowContext(ctx, sqltext.Usage, accountID, period).Scan(&u.Operations, &u.InFlight)
+	err := s.db.Read().QueryRow(ctx, sqltext.Usage, accountID, period).Scan(&u.Operations, &u.InFlight)
 	if err != nil {
-		return docmill.Usage{}, fmt.Errorf("sqlite: usage: %w", err)
+		return docmill.Usage{}, s.errorf("usage: %w", err)
 	}
 	return u, nil
 }
@@ -323,9 +318,9 @@ func (s *Store) Usage(ctx context.Context, accountID, period string) (docmill.Us
 // CountByStatus returns how many jobs are queued and processing; both keys
 // are always present.
 func (s *Store) CountByStatus(ctx context.Context) (map[docmill.Status]int64, error) {
-	rows, err := s.read.QueryContext(ctx, sqltext.CountByStatus)
+	rows, err := s.db.Read().Query(ctx, sqltext.CountByStatus)
 	if err != nil {
-		return nil, fmt.Errorf("sqlite: count by status: %w", err)
+		return nil, s.errorf("count by status: %w", err)
 	}
 	defer rows.Close()
 	counts := map[docmill.Status]int64{docmill.StatusQueued: 0, docmill.StatusProcessing: 0}
@@ -333,36 +328,18 @@ func (s *Store) CountByStatus(ctx context.Context) (map[docmill.Status]int64, er
 		var st string
 		var n int64
 		if err := rows.Scan(&st, &n); err != nil {
-			return nil, fmt.Errorf("sqlite: count by status: %w", err)
+			return nil, s.errorf("count by status: %w", err)
 		}
 		counts[docmill.Status(st)] = n
 	}
 	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("sqlite: count by status: %w", err)
+		return nil, s.errorf("count by status: %w", err)
 	}
 	return counts, nil
 }
 
-// querier is a *sql.DB or *sql.Tx.
-type querier interface {
-	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
-}
-
-func queryJobs(ctx context.Context, q querier, query string, args ...any) ([]*docmill.Job, error) {
-	rows, err := q.QueryContext(ctx, query, args...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var jobs []*docmill.Job
-	for rows.Next() {
-		j, err := scanJob(rows)
-		if err != nil {
-			return nil, err
-		}
-		jobs = append(jobs, j)
-	}
-	return jobs, rows.Err()
+func queryJobs(ctx context.Context, q Tx, query string, args ...any) ([]*docmill.Job, error) {
+	return queryAll(ctx, q, scanJob, query, args...)
 }
 
 // jobJSON are the JSON columns of a job. nil and empty maps and slices
@@ -387,12 +364,12 @@ func encodeJob(j *docmill.Job) (jobJSON, error) {
 }
 
 // scanJob reads one row of sqltext.JobColumns.
-func scanJob(r scanner) (*docmill.Job, error) {
+func scanJob(r Row) (*docmill.Job, error) {
 	var j docmill.Job
 	var status, params, inputs, meta, filename, contentType, errMsg, errFields string
 	var ttl, created, size, expires int64
-	var started, finished, resultDeleted, inputsDeleted sql.NullInt64
-	var resultKey, errCode sql.NullString
+	var started, finished, resultDeleted, inputsDeleted *int64
+	var resultKey, errCode *string
 	err := r.Scan(&j.ID, &j.AccountID, &j.Tool, &status, &params, &inputs, &j.Priority, &ttl,
 		&j.IdempotencyKey, &j.RequestHash, &created, &started, &finished,
 		&resultKey, &filename, &contentType, &size, &expires, &resultDeleted,
@@ -406,14 +383,14 @@ func scanJob(r scanner) (*docmill.Job, error) {
 	j.StartedAt = timePtr(started)
 	j.FinishedAt = timePtr(finished)
 	j.InputsDeletedAt = timePtr(inputsDeleted)
-	if resultKey.Valid {
+	if resultKey != nil {
 		j.Result = &docmill.Result{
-			Key: resultKey.String, Filename: filename, ContentType: contentType, Size: size,
+			Key: *resultKey, Filename: filename, ContentType: contentType, Size: size,
 			ExpiresAt: fromMillis(expires), DeletedAt: timePtr(resultDeleted),
 		}
 	}
-	if errCode.Valid {
-		j.Error = &docmill.JobError{Code: docmill.Code(errCode.String), Message: errMsg}
+	if errCode != nil {
+		j.Error = &docmill.JobError{Code: docmill.Code(*errCode), Message: errMsg}
 		if errFields != "" {
 			if err := json.Unmarshal([]byte(errFields), &j.Error.Fields); err != nil {
 				return nil, fmt.Errorf("job %s: %w", j.ID, err)
