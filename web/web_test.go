@@ -3,9 +3,9 @@ package web
 import (
 	"encoding/json"
 	"io"
+	"io/fs"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"regexp"
 	"strings"
 	"testing"
@@ -100,13 +100,13 @@ func TestI18n(t *testing.T) {
 		}
 	}
 	html, _ := files.ReadFile("index.html")
-	js, err := os.ReadFile("static/app.js")
-	if err != nil {
-		t.Fatal(err)
-	}
 	used := regexp.MustCompile(`data-i18n(?:-placeholder|-label)?="([^"]+)"`).FindAllSubmatch(html, -1)
-	used = append(used, regexp.MustCompile(`\bt\("([a-z]+\.[A-Za-z.-]+)"`).FindAllSubmatch(js, -1)...)
-	used = append(used, regexp.MustCompile(`btn\("([a-z]+\.[A-Za-z]+)"`).FindAllSubmatch(js, -1)...)
+	scripts, _ := fs.Glob(files, "static/*.js")
+	for _, name := range scripts {
+		js, _ := files.ReadFile(name)
+		used = append(used, regexp.MustCompile(`\bt\("([a-z]+\.[A-Za-z.-]+)"`).FindAllSubmatch(js, -1)...)
+		used = append(used, regexp.MustCompile(`btn\("([a-z]+\.[A-Za-z]+)"`).FindAllSubmatch(js, -1)...)
+	}
 	if len(used) < 30 {
 		t.Fatalf("found only %d keys in use", len(used))
 	}
@@ -120,5 +120,26 @@ func TestI18n(t *testing.T) {
 		if en["group."+g] == "" {
 			t.Errorf("group %q has no title", g)
 		}
+	}
+}
+
+// TestWeight checks the promise that the whole interface, before files are
+// chosen, is under 150 KB: the page and every asset it loads.
+func TestWeight(t *testing.T) {
+	total := 0
+	err := fs.WalkDir(files, ".", func(name string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := files.ReadFile(name)
+		total += len(b)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("interface weight: %d bytes", total)
+	if total >= 150<<10 {
+		t.Errorf("the interface weighs %d bytes, more than 150 KB", total)
 	}
 }
