@@ -25,6 +25,7 @@ deps:
 	@./scripts/install-engines.sh
 
 test-deps: deps
+	@./scripts/install-versitygw.sh
 
 test: test-deps lint
 	$(GO) test -count=1 -timeout 25m ./...

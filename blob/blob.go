@@ -8,14 +8,31 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"mime"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/docmill/docmill"
 	"gocloud.dev/blob"
 	"gocloud.dev/blob/fileblob"
+	_ "gocloud.dev/blob/s3blob" // registers s3:// for OpenURL
 	"gocloud.dev/gcerrors"
+)
+
+// Uploads are streamed: an S3 upload sends parts of UploadPartSize bytes,
+// UploadConcurrency at a time, so one Put holds at most about
+// (UploadConcurrency+1) × UploadPartSize bytes in memory whatever the size
+// of the file.
+const (
+	// UploadPartSize is the size of one part of a multipart upload.
+	UploadPartSize = 8 << 20
+	// UploadConcurrency is how many parts of one upload are sent at once.
+	UploadConcurrency = 2
 )
 
 // Bucket is a docmill.BlobStore over a gocloud.dev bucket.
@@ -49,7 +66,21 @@ func OpenDir(dir string) (*Bucket, error) {
 	return &Bucket{b: b, dir: abs}, nil
 }
 
-// OpenURL opens a bucket by gocloud.dev URL (file:///path, ...).
+// OpenURL opens a bucket by gocloud.dev URL:
+//
+//   - file:///path: a local directory, as fileblob opens it (unlike OpenDir,
+//     LocalPath and LinkFile then report false).
+//   - s3://bucket?region=us-east-1: an S3 bucket. For an S3-compatible
+//     server (versitygw, MinIO, ...) add
+//     endpoint=http://host:port&use_path_style=true; the URL also takes the
+//     other parameters of gocloud.dev/blob/s3blob (profile, disable_https,
+//     request_checksum_calculation, ...).
+//
+// S3 credentials and, when the URL has no region, the region come from the
+// AWS SDK's default chain: the environment variables AWS_ACCESS_KEY_ID,
+// AWS_SECRET_ACCESS_KEY (AWS_SESSION_TOKEN) and AWS_REGION, then the shared
+// files ~/.aws/credentials and ~/.aws/config (AWS_PROFILE), then the
+// container or instance role. The bucket must exist.
 func OpenURL(ctx context.Context, url string) (*Bucket, error) {
 	b, err := blob.OpenBucket(ctx, url)
 	if err != nil {
@@ -91,7 +122,10 @@ func (k *Bucket) Close() error { return k.b.Close() }
 func (k *Bucket) Put(ctx context.Context, key string, r io.Reader, contentType string) (int64, error) {
 	wctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	w, err := k.b.NewWriter(wctx, key, &blob.WriterOptions{ContentType: contentType, DisableContentTypeDetection: true})
+	w, err := k.b.NewWriter(wctx, key, &blob.WriterOptions{
+		ContentType: contentType, DisableContentTypeDetection: true,
+		BufferSize: UploadPartSize, MaxConcurrency: UploadConcurrency,
+	})
 	if err != nil {
 		return 0, err
 	}
@@ -107,11 +141,23 @@ func (k *Bucket) Put(ctx context.Context, key string, r io.Reader, contentType s
 // NewRangeReader reads length bytes of key from offset (length < 0: to the
 // end).
 func (k *Bucket) NewRangeReader(ctx context.Context, key string, offset, length int64) (io.ReadCloser, error) {
-	r, err := k.b.NewRangeReader(ctx, key, offset, length, nil)
+	r, err := k.b.NewRangeReader(ctx, key, offset, length, &blob.ReaderOptions{BeforeRead: quietS3Read})
 	if err != nil {
 		return nil, notFound(err)
 	}
 	return r, nil
+}
+
+// quietS3Read stops the AWS SDK from logging a warning on every whole read
+// of an object uploaded in parts ("Skipped validation of multipart
+// checksum": S3 keeps no whole-object checksum for those). Other buckets
+// ignore it.
+func quietS3Read(as func(any) bool) error {
+	var opts *[]func(*s3.Options)
+	if as(&opts) {
+		*opts = append(*opts, func(o *s3.Options) { o.DisableLogOutputChecksumValidationSkipped = true })
+	}
+	return nil
 }
 
 // Attributes describes key.
@@ -132,14 +178,62 @@ func (k *Bucket) Delete(ctx context.Context, key string) error {
 	return err
 }
 
-// Ping checks that the bucket is reachable.
-func (k *Bucket) Ping(ctx context.Context) error {
-	ok, err := k.b.IsAccessible(ctx)
+// PresignGet returns a URL that lets anyone GET key, without credentials,
+// until expiry has passed; a download through it is named downloadName
+// (Content-Disposition: attachment) when downloadName is not empty. The URL
+// is signed locally: it does not check that key exists (a missing key is a
+// 404 when fetched). ok is false, with no error, when the bucket cannot
+// presign URLs (a local directory): the caller then serves the file itself.
+func (k *Bucket) PresignGet(ctx context.Context, key, downloadName string, expiry time.Duration) (url string, ok bool, err error) {
+	var client *s3.Client
+	if !k.b.As(&client) {
+		return "", false, nil
+	}
+	if expiry <= 0 {
+		return "", false, fmt.Errorf("blob: presign %s: expiry %v is not positive", key, expiry)
+	}
+	opts := &blob.SignedURLOptions{Expiry: expiry, Method: http.MethodGet}
+	if downloadName != "" {
+		disposition := mime.FormatMediaType("attachment", map[string]string{"filename": downloadName})
+		if disposition == "" {
+			return "", false, fmt.Errorf("blob: presign %s: invalid download name %q", key, downloadName)
+		}
+		opts.BeforeSign = func(as func(any) bool) error {
+			var in *s3.GetObjectInput
+			if !as(&in) {
+				return errors.New("blob: presign: not an S3 GetObject request")
+			}
+			in.ResponseContentDisposition = aws.String(disposition)
+			return nil
+		}
+	}
+	u, err := k.b.SignedURL(ctx, key, opts)
 	if err != nil {
+		return "", false, fmt.Errorf("blob: presign %s: %w", key, err)
+	}
+	return u, true, nil
+}
+
+// Ping checks that the bucket is reachable by listing at most one key. On
+// S3 it makes a single attempt, without the SDK's retries, so that a
+// readiness probe learns at once that the server is down.
+func (k *Bucket) Ping(ctx context.Context) error {
+	_, _, err := k.b.ListPage(ctx, blob.FirstPageToken, 1, &blob.ListOptions{BeforeList: singleS3Attempt})
+	if err != nil {
+		if gcerrors.Code(err) == gcerrors.NotFound {
+			return fmt.Errorf("blob: bucket not accessible: %w", err)
+		}
 		return err
 	}
-	if !ok {
-		return errors.New("blob: bucket not accessible")
+	return nil
+}
+
+// singleS3Attempt turns off the AWS SDK's retries for one S3 call. Other
+// buckets ignore it.
+func singleS3Attempt(as func(any) bool) error {
+	var opts *[]func(*s3.Options)
+	if as(&opts) {
+		*opts = append(*opts, func(o *s3.Options) { o.RetryMaxAttempts = 1 })
 	}
 	return nil
 }

@@ -1,5 +1,6 @@
 // Package ratelimit provides the rate limiters of docmill.Limiter: Memory,
-// in-process, for single-node deployments.
+// in-process, for single-node deployments, and Redis, shared by all the
+// nodes of a deployment.
 //
 // Limiters use GCRA (the generic cell rate algorithm): for a limit of n
 // requests per period, a key may make n requests at once and then one more
@@ -58,44 +59,51 @@ func (m *Memory) Allow(_ context.Context, key string, limit int, period time.Dur
 
 	now := m.now()
 	m.sweep(now)
-	tat, ok := m.tat[key]
-	if !ok || tat.Before(now) {
-		tat = now
+	var wait time.Duration
+	if tat, ok := m.tat[key]; ok && tat.After(now) {
+		wait = tat.Sub(now)
 	}
-	res, newTAT := gcra(now, tat, limit, period)
+	res := gcra(wait, limit, period)
 	if res.Allowed {
-		m.tat[key] = newTAT
+		// An allowed request's ResetAfter is its new TAT minus now.
+		m.tat[key] = now.Add(res.ResetAfter)
 	}
 	return res, nil
 }
 
-// gcra decides one request at now for a key whose TAT is tat (not before
-// now) and returns the outcome and the key's TAT if the request is
-// counted.
-func gcra(now, tat time.Time, limit int, period time.Duration) (docmill.LimitResult, time.Time) {
-	// The emission interval is rounded down, so that limit intervals never
-	// exceed period and a full burst of limit requests always fits.
-	interval := max(period/time.Duration(limit), 1)
-	newTAT := tat.Add(interval)
+// interval is GCRA's emission interval for limit requests per period. It
+// is rounded down, so that limit intervals never exceed period and a full
+// burst of limit requests always fits.
+func interval(limit int, period time.Duration) time.Duration {
+	return max(period/time.Duration(limit), 1)
+}
+
+// gcra decides one request of a key that is wait away from full capacity
+// (its TAT minus now; zero for an unknown key or one whose TAT has passed).
+// If the request is allowed, the key's new TAT is now plus the result's
+// ResetAfter; if refused, the key's state must stay as it is. Memory and
+// Redis both decide through it, which is what keeps their results alike.
+func gcra(wait time.Duration, limit int, period time.Duration) docmill.LimitResult {
+	iv := interval(limit, period)
+	after := wait + iv // the new TAT, relative to now
 	// A request is allowed while the new TAT stays within one period of
 	// now, which is what lets a fresh key burst up to limit requests.
-	allowAt := newTAT.Add(-period)
-	if now.Before(allowAt) {
+	if after > period {
 		return docmill.LimitResult{
 			Allowed:    false,
 			Limit:      limit,
 			Remaining:  0,
-			RetryAfter: allowAt.Sub(now),
-			ResetAfter: tat.Sub(now),
-		}, tat
+			RetryAfter: after - period,
+			ResetAfter: wait,
+		}
 	}
-	remaining := int((period - newTAT.Sub(now)) / interval)
+	remaining := int((period - after) / iv)
 	return docmill.LimitResult{
 		Allowed:    true,
 		Limit:      limit,
 		Remaining:  max(0, min(remaining, limit-1)),
-		ResetAfter: newTAT.Sub(now),
-	}, newTAT
+		ResetAfter: after,
+	}
 }
 
 // sweep drops keys whose TAT has passed, at most once per sweepInterval.

@@ -172,7 +172,13 @@ func TestWebInterface(t *testing.T) {
 
 	// Every tool of the catalogue has a card.
 	var catalog struct {
-		Tools []struct{ Slug string } `json:"tools"`
+		Tools []struct {
+			Slug   string
+			Params []struct {
+				Name string
+				Enum []string
+			}
+		} `json:"tools"`
 	}
 	res, err := http.Get(srv.URL + "/v1/tools")
 	if err != nil {
@@ -184,6 +190,32 @@ func TestWebInterface(t *testing.T) {
 		t.Errorf("%s cards for %d tools", got, len(catalog.Tools))
 	}
 	checkContrast(b)
+
+	// Every tool, param and choice has its words in both languages.
+	var dict map[string]map[string]string
+	raw, err := os.ReadFile("../../web/static/i18n.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(raw, &dict); err != nil {
+		t.Fatal(err)
+	}
+	for _, tool := range catalog.Tools {
+		keys := []string{"tool." + tool.Slug + ".title", "tool." + tool.Slug + ".desc"}
+		for _, p := range tool.Params {
+			keys = append(keys, "param."+tool.Slug+"."+p.Name, "help."+tool.Slug+"."+p.Name)
+			for _, v := range p.Enum {
+				keys = append(keys, "enum."+tool.Slug+"."+p.Name+"."+v)
+			}
+		}
+		for _, k := range keys {
+			for _, l := range []string{"en", "ru"} {
+				if dict[l][k] == "" {
+					t.Errorf("i18n.json: %s has no %q", l, k)
+				}
+			}
+		}
+	}
 
 	// Sign up: the key is shown once, kept, and the plan and usage appear.
 	b.run(chromedp.Click(chromedp.ID("key-open")),
