@@ -131,6 +131,14 @@ type BlobStore interface {
 	Ping(ctx context.Context) error
 }
 
+// BlobPresigner is a BlobStore that signs its own download links (an S3
+// bucket's presigned GET), so that results are fetched from the bucket
+// without passing through an API node. ok is false when this store cannot
+// (a local directory).
+type BlobPresigner interface {
+	PresignGet(ctx context.Context, key, downloadName string, expiry time.Duration) (url string, ok bool, err error)
+}
+
 // LimitResult is the outcome of one rate-limit check.
 type LimitResult struct {
 	Allowed   bool

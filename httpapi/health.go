@@ -27,6 +27,13 @@ func (s *Server) handleReadyz(w http.ResponseWriter, r *http.Request) {
 		checks["blob"], ready = "unavailable", false
 		s.log.Warn("readyz: blob", "err", err)
 	}
+	for name, check := range s.cfg.Checks {
+		checks[name] = "ok"
+		if err := check(ctx); err != nil {
+			checks[name], ready = "unavailable", false
+			s.log.Warn("readyz: "+name, "err", err)
+		}
+	}
 	engines := map[string]docmill.EngineStatus{}
 	if s.cfg.Ready != nil {
 		engines = s.cfg.Ready(ctx)

@@ -36,7 +36,7 @@ func (s *Server) handleGetJob(w http.ResponseWriter, r *http.Request) {
 		}
 		w.Header().Set("Retry-After", strconv.Itoa(retry))
 	}
-	writeJSON(w, http.StatusOK, s.renderJob(j))
+	writeJSON(w, http.StatusOK, s.renderJob(r.Context(), j))
 }
 
 // handleDeleteJob cancels a queued or processing job, or deletes a finished
@@ -52,5 +52,5 @@ func (s *Server) handleDeleteJob(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, docmill.Internal(err))
 		return
 	}
-	writeJSON(w, http.StatusOK, s.renderJob(j))
+	writeJSON(w, http.StatusOK, s.renderJob(r.Context(), j))
 }

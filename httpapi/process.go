@@ -93,7 +93,7 @@ func (s *Server) handleProcess(w http.ResponseWriter, r *http.Request) {
 func (s *Server) writeJobResult(w http.ResponseWriter, r *http.Request, j *docmill.Job, tool *docmill.Tool) {
 	switch j.Status {
 	case docmill.StatusDone, docmill.StatusCanceled:
-		writeJSON(w, http.StatusOK, s.renderJob(j))
+		writeJSON(w, http.StatusOK, s.renderJob(r.Context(), j))
 	case docmill.StatusFailed:
 		s.writeJobError(w, r, &docmill.Error{Code: j.Error.Code, Message: j.Error.Message, Fields: j.Error.Fields}, j.ID)
 	default:
@@ -103,7 +103,7 @@ func (s *Server) writeJobResult(w http.ResponseWriter, r *http.Request, j *docmi
 			retry = 5
 		}
 		w.Header().Set("Retry-After", strconv.Itoa(retry))
-		writeJSON(w, http.StatusAccepted, s.renderJob(j))
+		writeJSON(w, http.StatusAccepted, s.renderJob(r.Context(), j))
 	}
 }
 

@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"context"
 	"time"
 
 	"github.com/docmill/docmill"
@@ -30,7 +31,7 @@ type resultBody struct {
 
 func timestamp(t time.Time) string { return t.UTC().Format(time.RFC3339) }
 
-func (s *Server) renderJob(j *docmill.Job) jobBody {
+func (s *Server) renderJob(ctx context.Context, j *docmill.Job) jobBody {
 	b := jobBody{
 		JobID:     j.ID,
 		Status:    j.Status,
@@ -52,8 +53,25 @@ func (s *Server) renderJob(j *docmill.Job) jobBody {
 		if res.DeletedAt != nil || !s.cfg.Now().Before(res.ExpiresAt) {
 			b.Result.Expired = true
 		} else {
-			b.Result.URL = s.fileURL(j.ID, res.Filename, res.ExpiresAt)
+			b.Result.URL = s.resultURL(ctx, j, res)
 		}
 	}
 	return b
+}
+
+// resultURL is a result's download link, valid until the result expires:
+// the bucket's own presigned link when it can sign one, else ours.
+func (s *Server) resultURL(ctx context.Context, j *docmill.Job, res *docmill.Result) string {
+	if s.presigner != nil {
+		// Rounded up to whole seconds, so the link lives until expires_at.
+		ttl := res.ExpiresAt.Sub(s.cfg.Now()).Truncate(time.Second) + time.Second
+		u, ok, err := s.presigner.PresignGet(ctx, res.Key, res.Filename, ttl)
+		if err == nil && ok {
+			return u
+		}
+		if err != nil {
+			s.log.Warn("presigning a result failed; linking through the API", "job", j.ID, "err", err)
+		}
+	}
+	return s.fileURL(j.ID, res.Filename, res.ExpiresAt)
 }

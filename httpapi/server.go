@@ -25,7 +25,10 @@ type Config struct {
 
 	// BaseURL is where clients reach the API; job records link to it.
 	BaseURL string
-	// CDNURL is where result files are downloaded from (default BaseURL).
+	// CDNURL is where result files are downloaded from, with links signed
+	// by us. When empty, a bucket that presigns its own links
+	// (docmill.BlobPresigner) is linked to directly, and otherwise BaseURL
+	// serves the files.
 	CDNURL string
 	// SigningKey signs result URLs; every node of a deployment shares it.
 	SigningKey []byte
@@ -46,6 +49,9 @@ type Config struct {
 	// name; nil: none. Their state shows in /readyz; a missing engine makes
 	// only its tools unavailable, not the node unready.
 	Ready func(ctx context.Context) map[string]docmill.EngineStatus
+	// Checks are further dependencies whose failure makes the node not
+	// ready (Redis), by name.
+	Checks map[string]func(context.Context) error
 	// Web, when set, serves the web interface at "/" and "/static/".
 	Web http.Handler
 
@@ -57,10 +63,12 @@ type Config struct {
 
 // Server serves the API.
 type Server struct {
-	cfg     Config
-	log     *slog.Logger
-	handler http.Handler
-	metrics *httpMetrics
+	cfg Config
+	log *slog.Logger
+	// presigner links results to the bucket itself (no CDN URL configured).
+	presigner docmill.BlobPresigner
+	handler   http.Handler
+	metrics   *httpMetrics
 }
 
 // NewServer returns the API's handler.
@@ -84,11 +92,13 @@ func NewServer(cfg Config) *Server {
 		cfg.UploadIdleTimeout = time.Minute
 	}
 	cfg.BaseURL = strings.TrimRight(cfg.BaseURL, "/")
+	var presigner docmill.BlobPresigner
 	if cfg.CDNURL == "" {
+		presigner, _ = cfg.Blob.(docmill.BlobPresigner)
 		cfg.CDNURL = cfg.BaseURL
 	}
 	cfg.CDNURL = strings.TrimRight(cfg.CDNURL, "/")
-	s := &Server{cfg: cfg, log: cfg.Logger}
+	s := &Server{cfg: cfg, log: cfg.Logger, presigner: presigner}
 	s.metrics = newHTTPMetrics(cfg.Registerer)
 	s.handler = s.routes()
 	return s

@@ -11,6 +11,8 @@ import (
 type metrics struct {
 	duration  *prometheus.HistogramVec
 	queueWait prometheus.Histogram
+	waitWakes *prometheus.CounterVec
+	listening prometheus.Gauge
 }
 
 func newMetrics(reg prometheus.Registerer, st docmill.Store) *metrics {
@@ -25,9 +27,17 @@ func newMetrics(reg prometheus.Registerer, st docmill.Store) *metrics {
 			Help:    "Time from a job's acceptance to the start of its processing.",
 			Buckets: prometheus.ExponentialBuckets(0.001, 2.5, 12),
 		}),
+		waitWakes: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "docmill_job_wait_wakeups_total",
+			Help: "Wake-ups of requests waiting for their job, by cause: notification (a finish here or, with notifications, anywhere) or poll (a timer).",
+		}, []string{"by"}),
+		listening: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "docmill_job_notifications_listening",
+			Help: "1 while this node hears every job finish of the cluster (PostgreSQL LISTEN), else 0.",
+		}),
 	}
 	if reg != nil {
-		reg.MustRegister(m.duration, m.queueWait, &depthCollector{store: st})
+		reg.MustRegister(m.duration, m.queueWait, m.waitWakes, m.listening, &depthCollector{store: st})
 	}
 	return m
 }

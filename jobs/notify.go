@@ -2,9 +2,9 @@ package jobs
 
 import "sync"
 
-// notifier wakes waiters in this process when a job finishes. It is a hint:
-// Wait polls the store as well, so a job finished by another process is seen
-// too.
+// notifier wakes waiters in this process when a job finishes, here or (by
+// Config.Notifications) elsewhere. It is a hint: waiters look at the store
+// when woken, and poll it as well, so a missed wake only delays them.
 type notifier struct {
 	mu   sync.Mutex
 	subs map[string]map[chan struct{}]struct{}
@@ -29,6 +29,20 @@ func (n *notifier) subscribe(id string) (<-chan struct{}, func()) {
 			delete(n.subs, id)
 		}
 		n.mu.Unlock()
+	}
+}
+
+// publishAll wakes every waiter.
+func (n *notifier) publishAll() {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	for _, subs := range n.subs {
+		for ch := range subs {
+			select {
+			case ch <- struct{}{}:
+			default:
+			}
+		}
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/docmill/docmill"
@@ -36,11 +37,18 @@ type Config struct {
 	// RescueMargin (default 30 s) is added to the longest timeout before
 	// River considers a running job abandoned and retries it.
 	RescueMargin time.Duration
-	// PollInterval is how often idle workers look for new jobs when the
-	// database cannot notify them (SQLite); default 10 ms. River adds up to
-	// 10 ms of jitter, so pickup takes about 10 ms on average; each poll
-	// costs about 1 ms of CPU (SQLite re-plans River's fetch query).
+	// PollInterval is how often idle workers look for new jobs. Zero keeps
+	// River's default (1 s), right for a driver that notifies workers of
+	// new jobs (riverpgxv5's LISTEN/NOTIFY), where polling is only a safety
+	// net. SQLite cannot notify, so there it bounds pickup latency: at
+	// 10 ms, with River's jitter of up to 10 ms, pickup takes about 10 ms
+	// on average, and each poll costs about 1 ms of CPU.
 	PollInterval time.Duration
+	// Notifications, if set, reports jobs finished by any process, so that
+	// Wait wakes at once for a job worked elsewhere and a running job
+	// canceled elsewhere stops at once. Without it, or while it is
+	// disconnected, both fall back to polling the store.
+	Notifications Notifications
 	// ScratchDir holds each job's working directory (default os.TempDir).
 	ScratchDir string
 	// JanitorInterval is how often expired files are swept (default 1 min).
@@ -49,6 +57,17 @@ type Config struct {
 	Registerer prometheus.Registerer
 	// Now is the clock (default time.Now); tests move it.
 	Now func() time.Time
+}
+
+// Notifications is a source of the ids of jobs that reach a final status in
+// any process sharing the store (store/postgres: LISTEN/NOTIFY).
+type Notifications interface {
+	// Listen runs until ctx is done, calling done with the id of each job
+	// finished anywhere, and state with nil whenever it starts hearing every
+	// finish and with the cause whenever it stops (it retries by itself).
+	// Finishes while it does not hear them are lost. done and state are
+	// called from Listen's goroutine.
+	Listen(ctx context.Context, done func(jobID string), state func(err error))
 }
 
 // maxAttempts is how many times a job is tried when its engine fails in a
@@ -62,6 +81,11 @@ type Queue[TTx any] struct {
 	client  *river.Client[TTx]
 	notify  *notifier
 	metrics *metrics
+	// listening is true while Notifications hears every finish; Wait then
+	// relies on it and polls only as a safety net.
+	listening  atomic.Bool
+	stopListen context.CancelFunc
+	listenDone chan struct{}
 
 	mu      sync.Mutex
 	running map[string]context.CancelFunc
@@ -79,7 +103,6 @@ func New[TTx any](driver riverdriver.Driver[TTx], cfg Config) (*Queue[TTx], erro
 	}
 	cfg.JobTimeout = orDefault(cfg.JobTimeout, 10*time.Minute)
 	cfg.RescueMargin = orDefault(cfg.RescueMargin, 30*time.Second)
-	cfg.PollInterval = orDefault(cfg.PollInterval, 10*time.Millisecond)
 	cfg.JanitorInterval = orDefault(cfg.JanitorInterval, time.Minute)
 
 	q := &Queue[TTx]{cfg: cfg, notify: newNotifier(), running: map[string]context.CancelFunc{}}
@@ -142,17 +165,54 @@ func (q *Queue[TTx]) InsertTx(ctx context.Context, tx TTx, j *docmill.Job) error
 	return err
 }
 
-// Start begins working jobs (a no-op for an insert-only queue).
+// Start begins listening for finished jobs (if Config.Notifications is
+// set) and working jobs (unless the queue is insert-only).
 func (q *Queue[TTx]) Start(ctx context.Context) error {
+	if q.cfg.Notifications != nil && q.stopListen == nil {
+		lctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+		q.stopListen, q.listenDone = cancel, make(chan struct{})
+		go func() {
+			defer close(q.listenDone)
+			q.cfg.Notifications.Listen(lctx, q.notify.publish, q.listenState)
+		}()
+	}
 	if q.cfg.Workers == 0 {
 		return nil
 	}
 	return q.client.Start(ctx)
 }
 
+// listenState records whether Notifications hears every finish, and wakes
+// every waiter: after a gap each must look again at its job (its finish
+// may have been missed), and on a loss each must go back to polling fast.
+func (q *Queue[TTx]) listenState(err error) {
+	if err != nil {
+		if q.listening.Swap(false) {
+			q.cfg.Logger.Warn("job notifications lost; waits poll until they are back", "err", err)
+		} else {
+			q.cfg.Logger.Debug("job notifications: cannot listen", "err", err)
+		}
+		q.metrics.listening.Set(0)
+	} else {
+		q.listening.Store(true)
+		q.metrics.listening.Set(1)
+	}
+	q.notify.publishAll()
+}
+
 // Stop stops fetching new jobs and waits for jobs in progress until ctx is
 // done; then it cancels them, and River retries them on the next start.
+// Last it stops listening for finished jobs.
 func (q *Queue[TTx]) Stop(ctx context.Context) error {
+	err := q.stopWorkers(ctx)
+	if q.stopListen != nil {
+		q.stopListen()
+		<-q.listenDone
+	}
+	return err
+}
+
+func (q *Queue[TTx]) stopWorkers(ctx context.Context) error {
 	if q.cfg.Workers == 0 {
 		return nil
 	}
@@ -165,9 +225,14 @@ func (q *Queue[TTx]) Stop(ctx context.Context) error {
 	return err
 }
 
-// Wait returns the job once it is finished or d has passed. A worker in this
-// process wakes the waiter at once; otherwise (the worker is another
-// process) the store is polled with a growing interval.
+// listenPoll is how often Wait looks at the store while notifications are
+// heard: only a safety net, since a finish wakes it at once.
+const listenPoll = 2 * time.Second
+
+// Wait returns the job once it is finished or d has passed. It is woken at
+// once by a worker of this process, or by Config.Notifications for a worker
+// elsewhere; without notifications it polls the store with a growing
+// interval (10 ms to 250 ms).
 func (q *Queue[TTx]) Wait(ctx context.Context, id string, d time.Duration) (*docmill.Job, error) {
 	deadline := time.Now().Add(d)
 	wake, done := q.notify.subscribe(id)
@@ -182,10 +247,16 @@ func (q *Queue[TTx]) Wait(ctx context.Context, id string, d time.Duration) (*doc
 		if j.Status.Finished() || left <= 0 {
 			return j, nil
 		}
-		t := time.NewTimer(min(interval, left))
+		next := interval
+		if q.listening.Load() {
+			next = listenPoll
+		}
+		t := time.NewTimer(min(next, left))
 		select {
 		case <-wake:
+			q.metrics.waitWakes.WithLabelValues("notification").Inc()
 		case <-t.C:
+			q.metrics.waitWakes.WithLabelValues("poll").Inc()
 		case <-ctx.Done():
 			t.Stop()
 			return j, nil

@@ -297,20 +297,24 @@ func (q *Queue[TTx]) untrack(id string) {
 }
 
 // watchCancel stops a running job canceled through another process, which
-// cannot reach this process's cancel function.
+// cannot reach this process's cancel function: at once when notified of
+// the job's finish (Config.Notifications), else within a second.
 func (q *Queue[TTx]) watchCancel(ctx context.Context, id string, cancel context.CancelFunc) {
+	wake, done := q.notify.subscribe(id)
+	defer done()
 	t := time.NewTicker(time.Second)
 	defer t.Stop()
 	for {
 		select {
 		case <-ctx.Done():
 			return
+		case <-wake:
 		case <-t.C:
-			j, err := q.cfg.Store.Job(ctx, id)
-			if err == nil && j.Status == docmill.StatusCanceled {
-				cancel()
-				return
-			}
+		}
+		j, err := q.cfg.Store.Job(ctx, id)
+		if err == nil && j.Status == docmill.StatusCanceled {
+			cancel()
+			return
 		}
 	}
 }

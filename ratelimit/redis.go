@@ -58,6 +58,21 @@ const (
 // be counted twice, and a limiter that waits for Redis delays every API
 // request.
 func OpenRedis(ctx context.Context, url string) (*Redis, error) {
+	r, err := DialRedis(url)
+	if err != nil {
+		return nil, err
+	}
+	if err := r.Ping(ctx); err != nil {
+		_ = r.client.Close()
+		return nil, err
+	}
+	return r, nil
+}
+
+// DialRedis is OpenRedis without the first Ping: the limiter connects on
+// first use, so a node can start while Redis is down (Allow fails until it
+// is back, and /readyz says so through Ping). Only a bad URL is an error.
+func DialRedis(url string) (*Redis, error) {
 	opt, err := redis.ParseURL(url)
 	if err != nil {
 		return nil, fmt.Errorf("ratelimit: redis: %w", err)
@@ -82,12 +97,7 @@ func OpenRedis(ctx context.Context, url string) (*Redis, error) {
 	// A caller's deadline (the request's) bounds Allow too.
 	opt.ContextTimeoutEnabled = true
 
-	r := NewRedis(redis.NewClient(opt), redisKeyPrefix)
-	if err := r.Ping(ctx); err != nil {
-		_ = r.client.Close()
-		return nil, err
-	}
-	return r, nil
+	return NewRedis(redis.NewClient(opt), redisKeyPrefix), nil
 }
 
 // Ping checks that Redis answers (for /readyz).

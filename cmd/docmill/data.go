@@ -3,10 +3,15 @@ package main
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"flag"
 	"fmt"
 	"path/filepath"
+	"strings"
 
+	"github.com/docmill/docmill"
+	"github.com/docmill/docmill/blob"
+	"github.com/docmill/docmill/jobs"
 	"github.com/docmill/docmill/store/sqlite"
 	"github.com/riverqueue/river/riverdriver/riversqlite"
 	"github.com/riverqueue/river/rivermigrate"
@@ -14,31 +19,90 @@ import (
 
 // dataFlags locate the data, shared by every command that opens it.
 type dataFlags struct {
-	dataDir string
+	dataDir     string
+	databaseURL string
+	blobURL     string
 }
 
 func (d *dataFlags) register(fs *flag.FlagSet) {
-	fs.StringVar(&d.dataDir, "data-dir", "./data", "directory of the SQLite database (docmill.db) and result files (blobs/)")
+	fs.StringVar(&d.dataDir, "data-dir", "./data", "directory of the SQLite database (docmill.db), result files (blobs/) and scratch space (tmp/)")
+	fs.StringVar(&d.databaseURL, "database-url", "", "PostgreSQL URL (postgres://user@host:5432/db?sslmode=disable&search_path=schema) for metadata and queue; empty: SQLite in --data-dir")
+	fs.StringVar(&d.blobURL, "blob-url", "", "bucket for uploads and results, such as s3://bucket?region=us-east-1 (with endpoint=http://host:port&use_path_style=true for MinIO and the like; credentials from AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY); empty: --data-dir/blobs")
 }
 
 func (d *dataFlags) dbPath() string  { return filepath.Join(d.dataDir, "docmill.db") }
 func (d *dataFlags) blobDir() string { return filepath.Join(d.dataDir, "blobs") }
 func (d *dataFlags) scratch() string { return filepath.Join(d.dataDir, "tmp") }
 
-// openStore opens the SQLite store (migrating it) and River's schema in it.
-func (d *dataFlags) openStore(ctx context.Context) (*sqlite.Store, error) {
+// openBlob opens the file store: the bucket at --blob-url, else the
+// directory --data-dir/blobs. A bucket that cannot be reached at start-up
+// is not fatal: /readyz reports it until it answers.
+func (d *dataFlags) openBlob(ctx context.Context) (*blob.Bucket, error) {
+	if d.blobURL == "" {
+		return blob.OpenDir(d.blobDir())
+	}
+	return blob.OpenURL(ctx, d.blobURL)
+}
+
+// database is what a node's metadata and queue run on: a store and the
+// River driver that shares its connections. Serving is the same code on
+// every database; only opening differs (openDatabase).
+type database interface {
+	// Store is the store; its enqueue hook is set by queue.
+	Store() docmill.Store
+	// queue builds the job queue on the database's River driver and makes
+	// it the store's enqueue hook, so a job row and its queue entry commit
+	// together. It may adjust cfg to the database (polling, notifications).
+	queue(cfg jobs.Config) (nodeQueue, error)
+	// describe says where the data is, for the start-up line; no secrets.
+	describe() string
+	Close()
+}
+
+// nodeQueue is a jobs.Queue whatever its driver's transaction type.
+type nodeQueue interface {
+	docmill.Queue
+	Start(ctx context.Context) error
+	Stop(ctx context.Context) error
+}
+
+// errNotMigrated says how to get out of an unmigrated database.
+var errNotMigrated = errors.New("run docmill migrate or pass --migrate to serve")
+
+// openDatabase opens the database of d: PostgreSQL for a --database-url,
+// else SQLite in --data-dir. SQLite is always migrated (the file belongs
+// to this one process). PostgreSQL is shared: it is migrated only if
+// migrate is set, and otherwise it must already be migrated.
+func openDatabase(ctx context.Context, d *dataFlags, migrate bool) (database, error) {
+	switch {
+	case d.databaseURL == "":
+		return openSQLite(ctx, d)
+	case strings.HasPrefix(d.databaseURL, "postgres://"), strings.HasPrefix(d.databaseURL, "postgresql://"):
+		return openPostgres(ctx, d, migrate)
+	}
+	return nil, errors.New("--database-url: want a postgres:// URL, or none for SQLite")
+}
+
+// sqliteDB is the embedded database: SQLite with riversqlite.
+type sqliteDB struct {
+	st  *sqlite.Store
+	dir string
+}
+
+// openSQLite opens the SQLite store (migrating it) and River's schema in it.
+func openSQLite(ctx context.Context, d *dataFlags) (*sqliteDB, error) {
 	st, err := sqlite.Open(ctx, d.dbPath(), nil)
 	if err != nil {
 		return nil, err
 	}
-	if err := migrateRiver(ctx, st.WriteDB()); err != nil {
+	if err := migrateRiverSQLite(ctx, st.WriteDB()); err != nil {
 		st.Close()
 		return nil, err
 	}
-	return st, nil
+	return &sqliteDB{st: st, dir: d.dataDir}, nil
 }
 
-func migrateRiver(ctx context.Context, db *sql.DB) error {
+func migrateRiverSQLite(ctx context.Context, db *sql.DB) error {
 	m, err := rivermigrate.New(riversqlite.New(db), nil)
 	if err != nil {
 		return fmt.Errorf("river migrations: %w", err)
@@ -49,6 +113,19 @@ func migrateRiver(ctx context.Context, db *sql.DB) error {
 	return nil
 }
 
+func (s *sqliteDB) Store() docmill.Store { return s.st }
+func (s *sqliteDB) describe() string     { return "data in " + s.dir }
+func (s *sqliteDB) Close()               { s.st.Close() }
+
+func (s *sqliteDB) queue(cfg jobs.Config) (nodeQueue, error) {
+	q, err := jobs.New(riversqlite.New(s.st.WriteDB()), cfg)
+	if err != nil {
+		return nil, err
+	}
+	s.st.SetEnqueue(q.InsertTx)
+	return q, nil
+}
+
 func migrate(ctx context.Context, env *environment, args []string) error {
 	fs := flag.NewFlagSet("migrate", flag.ContinueOnError)
 	var d dataFlags
@@ -56,10 +133,11 @@ func migrate(ctx context.Context, env *environment, args []string) error {
 	if err := env.parse(fs, args); err != nil {
 		return err
 	}
-	st, err := d.openStore(ctx)
+	db, err := openDatabase(ctx, &d, true)
 	if err != nil {
 		return err
 	}
-	fmt.Fprintln(env.stdout, "migrated", d.dbPath())
-	return st.Close()
+	defer db.Close()
+	fmt.Fprintln(env.stdout, "migrated", db.describe())
+	return nil
 }

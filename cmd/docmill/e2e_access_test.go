@@ -70,8 +70,10 @@ func TestRateLimit(t *testing.T) {
 	}
 }
 
-func TestQuota(t *testing.T) {
-	s := startServer(t, "")
+func TestQuota(t *testing.T) { testQuota(t, sqliteDir) }
+
+func testQuota(t *testing.T, newDir dataDirFunc) {
+	s := startServer(t, newDir(t))
 	key := newKey(t, s.DataDir, "custom", "--ops", "2")
 	c := s.client(key)
 	ctx := context.Background()

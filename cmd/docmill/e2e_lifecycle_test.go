@@ -261,17 +261,22 @@ func TestInternalFailureIs500(t *testing.T) {
 
 // TestWaitAcrossProcesses: an API-only process and a worker process share
 // the data; a sync call to the API waits for the job the other process
-// works, and answers 200.
-func TestWaitAcrossProcesses(t *testing.T) {
-	dir := t.TempDir()
+// works, and answers 200. It returns the API process.
+func TestWaitAcrossProcesses(t *testing.T) { testWaitAcrossProcesses(t, sqliteDir) }
+
+func testWaitAcrossProcesses(t *testing.T, newDir dataDirFunc) *testServer {
+	dir := newDir(t)
 	api := startChild(t, dir, "--role", "api")
 	startChild(t, dir, "--role", "worker")
+	start := time.Now()
 	j, resp, err := api.client(api.DevKey).Process(context.Background(), "rotate-pdf",
 		[]client.File{file(t, "pdf", "minimal-document.pdf")}, client.ProcessOptions{})
+	t.Logf("sync call answered by another process's worker in %s", time.Since(start))
 	if err != nil || resp.StatusCode != 200 || j.Status != "done" {
 		t.Fatalf("want 200 done through another process's worker: %v %+v", err, j)
 	}
 	if len(pdfPages(t, download(t, j.Result.URL))) != 1 {
 		t.Fatal("bad result")
 	}
+	return api
 }

@@ -12,8 +12,10 @@ import (
 	"github.com/docmill/docmill/client"
 )
 
-func TestRotateSync(t *testing.T) {
-	s := startServer(t, "")
+func TestRotateSync(t *testing.T) { testRotateSync(t, sqliteDir) }
+
+func testRotateSync(t *testing.T, newDir dataDirFunc) {
+	s := startServer(t, newDir(t))
 	c := s.client(s.DevKey)
 	ctx := context.Background()
 	before := corpusPages(t, "pdflatex-4-pages.pdf")
@@ -102,8 +104,10 @@ func TestMergeKeepsOrderAndPages(t *testing.T) {
 	}
 }
 
-func TestAsyncThenPoll(t *testing.T) {
-	s := startServer(t, "")
+func TestAsyncThenPoll(t *testing.T) { testAsyncThenPoll(t, sqliteDir) }
+
+func testAsyncThenPoll(t *testing.T, newDir dataDirFunc) {
+	s := startServer(t, newDir(t))
 	c := s.client(s.DevKey)
 	ctx := context.Background()
 	j, resp, err := c.Process(ctx, "rotate-pdf", []client.File{file(t, "pdf", "minimal-document.pdf")},
@@ -213,8 +217,10 @@ func assertNoInputs(t *testing.T, dataDir string) {
 	}
 }
 
-func TestIdempotencyKey(t *testing.T) {
-	s := startServer(t, "")
+func TestIdempotencyKey(t *testing.T) { testIdempotencyKey(t, sqliteDir) }
+
+func testIdempotencyKey(t *testing.T, newDir dataDirFunc) {
+	s := startServer(t, newDir(t))
 	key := newKey(t, s.DataDir, "pro")
 	c := s.client(key)
 	ctx := context.Background()
@@ -239,8 +245,10 @@ func TestIdempotencyKey(t *testing.T) {
 	}
 }
 
-func TestDeleteJob(t *testing.T) {
-	dir := t.TempDir()
+func TestDeleteJob(t *testing.T) { testDeleteJob(t, sqliteDir) }
+
+func testDeleteJob(t *testing.T, newDir dataDirFunc) {
+	dir := newDir(t)
 	// An API-only node works no jobs, so they stay queued.
 	api := startServer(t, dir, "--role", "api")
 	c := api.client(api.DevKey)

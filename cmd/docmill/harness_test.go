@@ -117,8 +117,35 @@ var (
 	keyRE     = regexp.MustCompile(`^(dm_live_[0-9A-Za-z]{32})$`)
 )
 
+// databases maps a data directory to the PostgreSQL URL that the servers
+// and commands of that directory use (see postgresDir); the data of a
+// directory not in it is in SQLite.
+var databases sync.Map
+
+// dataDirFunc makes a fresh data directory for a test: sqliteDir, or
+// postgresDir for the same test on PostgreSQL.
+type dataDirFunc func(t testing.TB) string
+
+// sqliteDir is a data directory whose metadata is in SQLite.
+func sqliteDir(t testing.TB) string { return t.TempDir() }
+
+// dataArgs are the flags that locate dataDir's data.
+func dataArgs(dataDir string) []string {
+	args := []string{"--data-dir", dataDir}
+	if u, ok := databases.Load(dataDir); ok {
+		args = append(args, "--database-url", u.(string))
+	}
+	return args
+}
+
+// serveArgs are the flags of a test server. On PostgreSQL it migrates at
+// start-up (--migrate), as nodes started at once may all do.
 func serveArgs(dataDir string, extra []string) []string {
-	return append([]string{"serve", "--addr", "127.0.0.1:0", "--data-dir", dataDir, "--log-level", "warn"}, extra...)
+	args := append([]string{"serve", "--addr", "127.0.0.1:0", "--log-level", "warn"}, dataArgs(dataDir)...)
+	if _, ok := databases.Load(dataDir); ok {
+		args = append(args, "--migrate")
+	}
+	return append(args, extra...)
 }
 
 // startServer runs `docmill serve` in this process on a free port.
@@ -229,7 +256,8 @@ func runCLI(t testing.TB, args ...string) string {
 // newKey creates an account with `docmill keys create` and returns its key.
 func newKey(t testing.TB, dataDir, plan string, extra ...string) string {
 	t.Helper()
-	out := runCLI(t, append([]string{"keys", "create", "--data-dir", dataDir, "--plan", plan, "--name", t.Name()}, extra...)...)
+	args := append([]string{"keys", "create"}, dataArgs(dataDir)...)
+	out := runCLI(t, append(append(args, "--plan", plan, "--name", t.Name()), extra...)...)
 	for _, l := range strings.Split(out, "\n") {
 		if m := keyRE.FindStringSubmatch(strings.TrimSpace(l)); m != nil {
 			return m[1]

@@ -84,11 +84,12 @@ func keys(ctx context.Context, env *environment, args []string) error {
 	if err := env.parse(fs, args[1:]); err != nil {
 		return err
 	}
-	st, err := d.openStore(ctx)
+	db, err := openDatabase(ctx, &d, false)
 	if err != nil {
 		return err
 	}
-	defer st.Close()
+	defer db.Close()
+	st := db.Store()
 	rest := fs.Args()
 	switch args[0] {
 	case "create":

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"crypto/rand"
-	"database/sql"
 	"encoding/hex"
 	"errors"
 	"flag"
@@ -17,7 +16,6 @@ import (
 	"time"
 
 	"github.com/docmill/docmill"
-	"github.com/docmill/docmill/blob"
 	"github.com/docmill/docmill/httpapi"
 	"github.com/docmill/docmill/jobs"
 	"github.com/docmill/docmill/ratelimit"
@@ -25,7 +23,6 @@ import (
 	"github.com/docmill/docmill/web"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
-	"github.com/riverqueue/river/riverdriver/riversqlite"
 )
 
 type serveFlags struct {
@@ -47,7 +44,9 @@ type serveFlags struct {
 	toolTimeouts    map[string]time.Duration
 	engines         toolOptions
 	logLevel        string
+	redisURL        string
 	devKey          bool
+	migrate         bool
 }
 
 func (f *serveFlags) register(fs *flag.FlagSet) {
@@ -61,7 +60,8 @@ func (f *serveFlags) register(fs *flag.FlagSet) {
 	fs.DurationVar(&f.syncBudget, "sync-budget", 10*time.Second, "how long a process call waits for its job before answering 202")
 	fs.DurationVar(&f.jobTimeout, "job-timeout", 10*time.Minute, "limit of one job attempt for tools that set none")
 	fs.DurationVar(&f.rescueMargin, "rescue-margin", 30*time.Second, "a running job older than its timeout plus this margin has lost its worker and is retried")
-	fs.DurationVar(&f.pollInterval, "poll-interval", 10*time.Millisecond, "how often idle workers look for new jobs; SQLite cannot notify them, so this bounds queue pickup latency, at a CPU cost while idle")
+	fs.DurationVar(&f.pollInterval, "poll-interval", 10*time.Millisecond, "SQLite only: how often idle workers look for new jobs; SQLite cannot notify them, so this bounds queue pickup latency, at a CPU cost while idle (PostgreSQL notifies them)")
+	fs.BoolVar(&f.migrate, "migrate", false, "PostgreSQL: apply pending migrations at start-up (under an advisory lock, so nodes may start at once); without it an unmigrated database is refused (SQLite always migrates)")
 	fs.DurationVar(&f.janitorInterval, "janitor-interval", time.Minute, "how often expired results and old records are removed")
 	fs.DurationVar(&f.shutdownTimeout, "shutdown-timeout", 30*time.Second, "on SIGTERM, how long jobs in progress may take to finish")
 	fs.Int64Var(&f.maxUploadMB, "max-upload-mb", 4096, "hard cap in MB on the files of one request, each and in total, whatever the plan allows")
@@ -79,6 +79,7 @@ func (f *serveFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&f.engines.officePrestart, "office-prestart", false, "start the LibreOffice workers at start-up instead of on the first conversion")
 	fs.DurationVar(&f.uploadIdle, "upload-idle-timeout", time.Minute, "drop an upload that sends nothing for this long")
 	fs.StringVar(&f.logLevel, "log-level", "info", "debug, info, warn or error")
+	fs.StringVar(&f.redisURL, "redis-url", "", "Redis URL (redis://host:6379/0) for rate limits shared by every API node; empty: limits kept in this process")
 	fs.BoolVar(&f.devKey, "dev-key", true, "on first start with no keys, create a Pro key named dev and print it")
 }
 
@@ -122,43 +123,35 @@ func serve(ctx context.Context, env *environment, args []string) error {
 	if err != nil {
 		return err
 	}
-	st, err := f.data.openStore(ctx)
+	db, err := openDatabase(ctx, &f.data, f.migrate)
 	if err != nil {
 		return err
 	}
-	defer st.Close()
-	bucket, err := blob.OpenDir(f.data.blobDir())
+	defer db.Close()
+	st := db.Store()
+	bucket, err := f.data.openBlob(ctx)
 	if err != nil {
 		return err
 	}
 	defer bucket.Close()
 
-	tools, closeTools, err := toolset(foundEngines(), f.engines)
+	registry, closeTools, err := f.registry()
 	if err != nil {
 		return err
 	}
 	defer closeTools() // after the queue stopped: conversions in progress end first
-	if err := setTimeouts(tools, f.toolTimeouts); err != nil {
-		return err
-	}
-	registry := docmill.NewRegistry(tools...)
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 
-	workers := f.workers
-	if f.role == "api" {
-		workers = 0
-	}
-	q, err := jobs.New(riversqlite.New(st.WriteDB()), jobs.Config{
-		Store: st, Blob: bucket, Registry: registry, Logger: log, Workers: workers,
+	q, err := db.queue(jobs.Config{
+		Store: st, Blob: bucket, Registry: registry, Logger: log, Workers: f.queueWorkers(),
 		JobTimeout: f.jobTimeout, RescueMargin: f.rescueMargin, PollInterval: f.pollInterval,
 		ScratchDir: f.data.scratch(), JanitorInterval: f.janitorInterval, Registerer: reg,
 	})
 	if err != nil {
 		return err
 	}
-	st.SetEnqueue(q.InsertTx)
-	n := &node{f: &f, log: log, q: q}
+	n := &node{f: &f, log: log, q: q, where: db.describe()}
 
 	if err := os.MkdirAll(f.data.scratch(), 0o700); err != nil {
 		return err
@@ -181,8 +174,13 @@ func serve(ctx context.Context, env *environment, args []string) error {
 	if baseURL == "" {
 		baseURL = localURL(ln.Addr())
 	}
+	limiter, checks, err := f.limiter()
+	if err != nil {
+		return err
+	}
+	defer limiter.Close()
 	api := httpapi.NewServer(httpapi.Config{
-		Store: st, Blob: bucket, Queue: q, Registry: registry, Limiter: ratelimit.NewMemory(nil),
+		Store: st, Blob: bucket, Queue: q, Registry: registry, Limiter: limiter, Checks: checks,
 		Plans: docmill.DefaultPlans(), BaseURL: baseURL, CDNURL: f.cdnURL, SigningKey: []byte(secret),
 		Signup: f.signup == "open", SyncBudget: f.syncBudget, MaxUploadBytes: f.maxUploadMB << 20, UploadIdleTimeout: f.uploadIdle,
 		Ready: engineChecks(registry), Logger: log, Registerer: reg, Gatherer: reg,
@@ -196,22 +194,72 @@ func serve(ctx context.Context, env *environment, args []string) error {
 	return n.run(ctx, env, ln, baseURL)
 }
 
+// closingLimiter is a rate limiter the node closes when it stops.
+type closingLimiter interface {
+	docmill.Limiter
+	Close() error
+}
+
+type memoryLimiter struct{ *ratelimit.Memory }
+
+func (memoryLimiter) Close() error { return nil }
+
+// limiter is Redis at --redis-url, shared by every API node and checked by
+// /readyz, or else an in-process limiter. A Redis that is down at start-up
+// does not stop the node: requests pass unlimited (quotas and jobs in
+// flight are the database's) and /readyz reports it until it is back.
+func (f *serveFlags) limiter() (closingLimiter, map[string]func(context.Context) error, error) {
+	if f.redisURL == "" || f.role == "worker" {
+		return memoryLimiter{ratelimit.NewMemory(nil)}, nil, nil
+	}
+	r, err := ratelimit.DialRedis(f.redisURL)
+	if err != nil {
+		return nil, nil, err
+	}
+	return r, map[string]func(context.Context) error{"redis": r.Ping}, nil
+}
+
+// registry finds the engines and builds the tool registry, with
+// --tool-timeout applied; closeTools stops the engines' warm processes.
+func (f *serveFlags) registry() (_ *docmill.Registry, closeTools func(), _ error) {
+	tools, closeTools, err := toolset(foundEngines(), f.engines)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := setTimeouts(tools, f.toolTimeouts); err != nil {
+		closeTools()
+		return nil, nil, err
+	}
+	return docmill.NewRegistry(tools...), closeTools, nil
+}
+
+// queueWorkers is how many jobs this node works at once: none on an API
+// node.
+func (f *serveFlags) queueWorkers() int {
+	if f.role == "api" {
+		return 0
+	}
+	return f.workers
+}
+
 // node is a started server: its HTTP side and its queue.
 type node struct {
 	f   *serveFlags
 	log *slog.Logger
 	srv *http.Server
-	q   *jobs.Queue[*sql.Tx]
+	q   nodeQueue
+	// where says where the data is, for the start-up line.
+	where string
 }
 
 // run serves on ln until ctx is done, then stops gracefully: no new
 // requests, jobs in progress get --shutdown-timeout to finish.
 func (n *node) run(ctx context.Context, env *environment, ln net.Listener, baseURL string) error {
 	f := n.f
-	if f.role != "api" {
-		if err := n.q.Start(context.WithoutCancel(ctx)); err != nil {
-			return err
-		}
+	// An API node's queue works no jobs; it starts only to hear of jobs
+	// finished elsewhere (on PostgreSQL).
+	if err := n.q.Start(context.WithoutCancel(ctx)); err != nil {
+		return err
 	}
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- n.srv.Serve(ln) }()
@@ -219,7 +267,7 @@ func (n *node) run(ctx context.Context, env *environment, ln net.Listener, baseU
 	if listen != baseURL {
 		listen += " (public URL " + baseURL + ")"
 	}
-	fmt.Fprintf(env.stdout, "docmill: serving on %s, role %s, data in %s\n", listen, f.role, f.data.dataDir)
+	fmt.Fprintf(env.stdout, "docmill: serving on %s, role %s, %s\n", listen, f.role, n.where)
 	n.log.Info("serving", "addr", ln.Addr().String(), "base_url", baseURL, "role", f.role)
 
 	select {

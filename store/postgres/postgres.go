@@ -44,11 +44,13 @@ type core = sqlstore.Store
 
 var _ docmill.Store = (*Store)(nil)
 
-// Open connects to the database at url (a PostgreSQL URL or keyword/value
-// string, with pgxpool's pool_* options; unknown parameters such as
-// search_path are sent as run-time parameters), applies pending migrations
-// and returns the store. enqueue may be nil, in which case jobs get no queue
-// entry (tests, the CLI); see SetEnqueue.
+// Open prepares a pool for the database at url (a PostgreSQL URL or
+// keyword/value string, with pgxpool's pool_* options; unknown parameters
+// such as search_path are sent as run-time parameters) and returns the
+// store. It does not connect: call Ping to see that the database answers,
+// and Migrated or Migrate before use, since Open does not migrate (a
+// deployment migrates once, on purpose; see Migrate). enqueue may be nil,
+// in which case jobs get no queue entry (tests, the CLI); see SetEnqueue.
 func Open(ctx context.Context, url string, enqueue EnqueueFunc) (*Store, error) {
 	cfg, err := pgxpool.ParseConfig(url)
 	if err != nil {
@@ -60,17 +62,13 @@ func Open(ctx context.Context, url string, enqueue EnqueueFunc) (*Store, error) 
 	}
 	s := &Store{pool: pool}
 	s.core = sqlstore.New(db{pool}, sqlstore.Config{
-		Name:          "postgres",
-		IsNoRows:      isNoRows,
-		IsEmailTaken:  isEmailTaken,
-		Enqueue:       s.enqueueTx,
-		MigrationLock: qMigrationLock, // nodes starting at once migrate one at a time
+		Name:         "postgres",
+		IsNoRows:     isNoRows,
+		IsEmailTaken: isEmailTaken,
+		Enqueue:      s.enqueueTx,
+		JobFinished:  qNotifyJobDone, // wakes waiters in every process (Listen)
 	})
 	s.SetEnqueue(enqueue)
-	if err := sqlstore.Migrate(ctx, s.core); err != nil {
-		pool.Close()
-		return nil, err
-	}
 	return s, nil
 }
 
@@ -91,10 +89,12 @@ func (s *Store) Pool() *pgxpool.Pool { return s.pool }
 // Close closes the pool, waiting for the connections in use to be released.
 func (s *Store) Close() { s.pool.Close() }
 
-// Ping checks that the database answers.
+// Ping checks that the database answers. Its error names the server
+// (host and port), never the password.
 func (s *Store) Ping(ctx context.Context) error {
 	if err := s.pool.Ping(ctx); err != nil {
-		return fmt.Errorf("postgres: ping: %w", err)
+		c := s.pool.Config().ConnConfig
+		return fmt.Errorf("postgres: cannot reach %s:%d: %w", c.Host, c.Port, err)
 	}
 	return nil
 }

@@ -6,8 +6,10 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"net"
 	"net/url"
 	"os"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -36,7 +38,10 @@ func schemaURL(t *testing.T) string {
 	defer cancel()
 	conn, err := pgx.Connect(ctx, base)
 	if err != nil {
-		t.Skipf("PostgreSQL not reachable at %s (set %s): %v", base, urlEnv, err)
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("PostgreSQL not reachable at %s (set %s): %v", base, urlEnv, err)
+		}
+		t.Skipf("SKIPPED: PostgreSQL not reachable at %s (set %s): %v", base, urlEnv, err)
 	}
 	defer conn.Close(context.Background())
 	b := make([]byte, 8)
@@ -68,6 +73,7 @@ func schemaURL(t *testing.T) string {
 	return u.String()
 }
 
+// open opens and migrates the store at dbURL.
 func open(t *testing.T, dbURL string, enqueue postgres.EnqueueFunc) *postgres.Store {
 	t.Helper()
 	s, err := postgres.Open(t.Context(), dbURL, enqueue)
@@ -75,6 +81,9 @@ func open(t *testing.T, dbURL string, enqueue postgres.EnqueueFunc) *postgres.St
 		t.Fatalf("Open: %v", err)
 	}
 	t.Cleanup(s.Close) // registered after the schema's drop, so it runs first
+	if err := s.Migrate(t.Context()); err != nil {
+		t.Fatalf("Migrate: %v", err)
+	}
 	return s
 }
 
@@ -169,23 +178,47 @@ func TestEnqueue(t *testing.T) {
 	}
 }
 
-// TestOpenConcurrently checks that stores opening one new schema at once
-// migrate it once (the advisory lock), and that reopening applies nothing.
-func TestOpenConcurrently(t *testing.T) {
+// TestMigrateConcurrently checks that stores migrating one new schema at
+// once migrate it once (the advisory lock), that the extra migrations run
+// under the same lock, and that migrating again applies nothing.
+func TestMigrateConcurrently(t *testing.T) {
 	dbURL := schemaURL(t)
 	const n = 4
 	stores := make([]*postgres.Store, n)
 	errs := make([]error, n)
+	var inside, most int
+	var mu sync.Mutex
+	also := func(ctx context.Context) error { // must never run twice at once
+		mu.Lock()
+		inside++
+		most = max(most, inside)
+		mu.Unlock()
+		time.Sleep(20 * time.Millisecond)
+		mu.Lock()
+		inside--
+		mu.Unlock()
+		return nil
+	}
 	var wg sync.WaitGroup
 	for i := range n {
-		wg.Go(func() { stores[i], errs[i] = postgres.Open(t.Context(), dbURL, nil) })
+		wg.Go(func() {
+			stores[i], errs[i] = postgres.Open(t.Context(), dbURL, nil)
+			if errs[i] == nil {
+				errs[i] = stores[i].Migrate(t.Context(), also)
+			}
+		})
 	}
 	wg.Wait()
 	for i, s := range stores {
-		if errs[i] != nil {
-			t.Fatalf("Open #%d: %v", i, errs[i])
+		if s != nil {
+			t.Cleanup(s.Close)
 		}
-		t.Cleanup(s.Close)
+		if errs[i] != nil {
+			t.Fatalf("Open and Migrate #%d: %v", i, errs[i])
+		}
+	}
+	if most != 1 {
+		t.Errorf("%d migrations ran at once, want 1", most)
 	}
 	a := newAccount(t, stores[0])
 	again := open(t, dbURL, nil)
@@ -198,6 +231,59 @@ func TestOpenConcurrently(t *testing.T) {
 	}
 	if _, err := postgres.Open(t.Context(), "postgres://%zz", nil); err == nil {
 		t.Errorf("Open of a malformed URL succeeded")
+	}
+}
+
+// TestMigrated checks that Open leaves a new schema alone and that
+// Migrated tells an unmigrated schema from a migrated one.
+func TestMigrated(t *testing.T) {
+	dbURL := schemaURL(t)
+	s, err := postgres.Open(t.Context(), dbURL, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if err := s.Migrated(t.Context()); !errors.Is(err, postgres.ErrNotMigrated) {
+		t.Fatalf("Migrated on a new schema: %v, want ErrNotMigrated", err)
+	}
+	if _, err := s.Account(t.Context(), "acct_x"); err == nil {
+		t.Fatal("Open created tables")
+	}
+	if err := s.Migrate(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Migrated(t.Context()); err != nil {
+		t.Fatalf("Migrated after Migrate: %v", err)
+	}
+	if _, err := s.Pool().Exec(t.Context(), `DELETE FROM schema_migrations`); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Migrated(t.Context()); !errors.Is(err, postgres.ErrNotMigrated) {
+		t.Fatalf("Migrated with a migration missing: %v, want ErrNotMigrated", err)
+	}
+}
+
+// TestUnreachable checks that a store of a database that does not answer
+// opens (the pool connects lazily) and that Ping says where it failed.
+func TestUnreachable(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close() // nothing listens there now
+	s, err := postgres.Open(t.Context(), "postgres://postgres@"+addr+"/test?sslmode=disable&connect_timeout=2", nil)
+	if err != nil {
+		t.Fatalf("Open: %v", err)
+	}
+	defer s.Close()
+	start := time.Now()
+	err = s.Ping(t.Context())
+	if err == nil || !strings.Contains(err.Error(), "cannot reach 127.0.0.1:") {
+		t.Fatalf("Ping = %v, want cannot reach 127.0.0.1:...", err)
+	}
+	if d := time.Since(start); d > 10*time.Second {
+		t.Errorf("Ping took %s", d)
 	}
 }
 

@@ -112,24 +112,30 @@ func (s *Store) Job(ctx context.Context, id string) (*docmill.Job, error) {
 // StartJob moves a queued or processing job to processing. started_at keeps
 // the first start: a retried job started when its first attempt did.
 func (s *Store) StartJob(ctx context.Context, id string, now time.Time) (*docmill.Job, error) {
-	return s.updateJob(ctx, "start job", id, sqltext.StartJob, millis(now))
+	return s.updateJob(ctx, "start job", id, sqltext.StartJob, false, millis(now))
 }
 
 // CancelJob moves a queued or processing job to canceled, finished at now;
 // a job in a final status is returned unchanged.
 func (s *Store) CancelJob(ctx context.Context, id string, now time.Time) (*docmill.Job, error) {
-	return s.updateJob(ctx, "cancel job", id, sqltext.CancelJob, millis(now))
+	return s.updateJob(ctx, "cancel job", id, sqltext.CancelJob, true, millis(now))
 }
 
 // updateJob runs the conditional update q on job id and returns the job as
-// it then stands, whether q changed it or not.
-func (s *Store) updateJob(ctx context.Context, op, id, q string, args ...any) (*docmill.Job, error) {
+// it then stands, whether q changed it or not. finishes says that q moves
+// the job to a final status (Config.JobFinished runs if it did).
+func (s *Store) updateJob(ctx context.Context, op, id, q string, finishes bool, args ...any) (*docmill.Job, error) {
 	var j *docmill.Job
 	err := s.db.InTx(ctx, func(tx Tx) error {
-		if _, err := tx.Exec(ctx, q, append([]any{id}, args...)...); err != nil {
+		n, err := tx.Exec(ctx, q, append([]any{id}, args...)...)
+		if err != nil {
 			return err
 		}
-		var err error
+		if finishes && n > 0 {
+			if err := s.jobFinished(ctx, tx, id); err != nil {
+				return err
+			}
+		}
 		j, err = scanJob(tx.QueryRow(ctx, sqltext.Job, id))
 		return s.notFound(err)
 	})
@@ -187,6 +193,9 @@ func (s *Store) FinishJob(ctx context.Context, j *docmill.Job) (bool, error) {
 			return jobExists(ctx, tx, j.ID) // nil: the job exists and is not processing
 		}
 		finishedNow = true
+		if err := s.jobFinished(ctx, tx, j.ID); err != nil {
+			return err
+		}
 		if j.Status != docmill.StatusDone {
 			return nil
 		}
@@ -201,6 +210,15 @@ func (s *Store) FinishJob(ctx context.Context, j *docmill.Job) (bool, error) {
 		return false, s.errorf("finish job %s: %w", j.ID, err)
 	}
 	return finishedNow, nil
+}
+
+// jobFinished runs Config.JobFinished, if any, for job id in tx.
+func (s *Store) jobFinished(ctx context.Context, tx Tx, id string) error {
+	if s.cfg.JobFinished == "" {
+		return nil
+	}
+	_, err := tx.Exec(ctx, s.cfg.JobFinished, id)
+	return err
 }
 
 // jobExists returns docmill.ErrNotFound if there is no job id.

@@ -64,8 +64,11 @@ type Config struct {
 	// Enqueue inserts the queue entry of a new job in tx, the adapter's
 	// transaction of CreateJob. It may be nil.
 	Enqueue func(ctx context.Context, tx Tx, j *docmill.Job) error
-	// MigrationLock, if set, is run first in the migration transaction.
-	MigrationLock string
+	// JobFinished, if set, is run with the job's id as $1 in the
+	// transaction that moves a job to a final status (FinishJob, CancelJob),
+	// so that it takes effect only if that commits: store/postgres sends a
+	// NOTIFY with it, which PostgreSQL delivers at commit.
+	JobFinished string
 }
 
 // Store implements docmill.Store, but for Ping, on a DB.
@@ -131,20 +134,16 @@ func (s *Store) migrationFiles() ([]migration, error) {
 }
 
 // Migrate applies to s the embedded migrations not yet recorded in
-// schema_migrations, in version order, all in one write transaction (which
-// first runs Config.MigrationLock, if any), so that two processes opening a
-// new database at once do not both apply them.
+// schema_migrations, in version order, all in one write transaction. Two
+// processes migrating one new database at once must be kept apart by the
+// driver: SQLite's write transaction locks the whole file; store/postgres
+// holds an advisory lock around Migrate.
 func Migrate(ctx context.Context, s *Store) error {
 	all, err := s.migrationFiles()
 	if err != nil {
 		return err
 	}
 	err = s.db.InTx(ctx, func(tx Tx) error {
-		if s.cfg.MigrationLock != "" {
-			if _, err := tx.Exec(ctx, s.cfg.MigrationLock); err != nil {
-				return err
-			}
-		}
 		if _, err := tx.Exec(ctx, sqltext.CreateMigrations); err != nil {
 			return err
 		}
@@ -175,6 +174,27 @@ func Migrate(ctx context.Context, s *Store) error {
 		return s.errorf("migrate: %w", err)
 	}
 	return nil
+}
+
+// Pending returns the versions of the embedded migrations that s has not
+// applied, in order. The schema_migrations table must exist (the driver
+// checks that first: an absent table means every migration is pending).
+func Pending(ctx context.Context, s *Store) ([]int64, error) {
+	all, err := s.migrationFiles()
+	if err != nil {
+		return nil, err
+	}
+	applied, err := appliedMigrations(ctx, s.db.Read())
+	if err != nil {
+		return nil, s.errorf("migrations: %w", err)
+	}
+	var pending []int64
+	for _, m := range all {
+		if !applied[m.version] {
+			pending = append(pending, m.version)
+		}
+	}
+	return pending, nil
 }
 
 func appliedMigrations(ctx context.Context, tx Tx) (map[int64]bool, error) {

@@ -1,0 +1,161 @@
+package jobs_test
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"net/url"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/docmill/docmill"
+	"github.com/docmill/docmill/jobs"
+	"github.com/docmill/docmill/store/postgres"
+	"github.com/jackc/pgx/v5"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/riverqueue/river/riverdriver/riverpgxv5"
+)
+
+// TestWaitNotified: on PostgreSQL, an insert-only queue's Wait is woken by
+// the NOTIFY of a job finished through another pool (as a worker in another
+// process finishes it), not by its safety poll; the metrics say which.
+func TestWaitNotified(t *testing.T) {
+	dbURL := schemaURL(t)
+	api, worker := openPostgres(t, dbURL), openPostgres(t, dbURL)
+	reg := prometheus.NewRegistry()
+	q, err := jobs.New(riverpgxv5.New(api.Pool()), jobs.Config{
+		Store: api, Registry: docmill.NewRegistry(), Notifications: api, Registerer: reg,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := q.Start(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	defer q.Stop(context.Background())
+	deadline := time.Now().Add(10 * time.Second)
+	for gauge(t, reg, "docmill_job_notifications_listening", "") != 1 {
+		if time.Now().After(deadline) {
+			t.Fatal("not listening within 10 s")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+
+	acct := &docmill.Account{ID: docmill.NewID("acct_"), Name: "a", Plan: docmill.PlanPro, CreatedAt: time.Now()}
+	_, key := docmill.NewAPIKey(acct.ID, "k", time.Now())
+	if err := api.CreateAccount(t.Context(), acct, &key); err != nil {
+		t.Fatal(err)
+	}
+	j := &docmill.Job{ID: docmill.NewJobID(), AccountID: acct.ID, Tool: "rotate-pdf", CreatedAt: time.Now()}
+	if _, err := api.CreateJob(t.Context(), j, docmill.Admission{Period: "2026-11"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := worker.StartJob(t.Context(), j.ID, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		time.Sleep(100 * time.Millisecond)
+		done := *j
+		done.Status, done.Error = docmill.StatusFailed, &docmill.JobError{Code: docmill.CodeInternal, Message: "x"}
+		if _, err := worker.FinishJob(context.Background(), &done); err != nil {
+			t.Errorf("FinishJob: %v", err)
+		}
+	}()
+	start := time.Now()
+	got, err := q.Wait(t.Context(), j.ID, 20*time.Second)
+	if err != nil || got.Status != docmill.StatusFailed {
+		t.Fatalf("Wait = %+v, %v; want the failed job", got, err)
+	}
+	t.Logf("Wait returned after %s", time.Since(start))
+	if n := gauge(t, reg, "docmill_job_wait_wakeups_total", "notification"); n < 1 {
+		t.Errorf("woken %v times by a notification, want at least 1", n)
+	}
+}
+
+// gauge returns the value of the metric name (with label by, if given)
+// from reg; 0 if absent.
+func gauge(t *testing.T, reg *prometheus.Registry, name, by string) float64 {
+	t.Helper()
+	families, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range families {
+		if f.GetName() != name {
+			continue
+		}
+		for _, m := range f.GetMetric() {
+			if by != "" && (len(m.GetLabel()) == 0 || m.GetLabel()[0].GetValue() != by) {
+				continue
+			}
+			if m.GetCounter() != nil {
+				return m.GetCounter().GetValue()
+			}
+			return m.GetGauge().GetValue()
+		}
+	}
+	return 0
+}
+
+// openPostgres opens and migrates the store at dbURL.
+func openPostgres(t *testing.T, dbURL string) *postgres.Store {
+	t.Helper()
+	s, err := postgres.Open(t.Context(), dbURL, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Close)
+	if err := s.Migrate(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// schemaURL creates a fresh schema in the database of DOCMILL_POSTGRES_URL,
+// dropped when t ends, and returns a URL whose connections use it. The
+// test is skipped if the database does not answer, unless CI=true.
+func schemaURL(t *testing.T) string {
+	t.Helper()
+	base := os.Getenv("DOCMILL_POSTGRES_URL")
+	if base == "" {
+		base = "postgres://postgres@127.0.0.1:5432/test?sslmode=disable"
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	conn, err := pgx.Connect(ctx, base)
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("PostgreSQL not reachable at %s: %v", base, err)
+		}
+		t.Skipf("SKIPPED: PostgreSQL not reachable at %s (set DOCMILL_POSTGRES_URL): %v", base, err)
+	}
+	defer conn.Close(context.Background())
+	b := make([]byte, 8)
+	_, _ = rand.Read(b)
+	schema := "jobs_" + hex.EncodeToString(b)
+	if _, err := conn.Exec(ctx, "CREATE SCHEMA "+schema); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		c, err := pgx.Connect(ctx, base)
+		if err != nil {
+			t.Errorf("drop schema %s: %v", schema, err)
+			return
+		}
+		defer c.Close(ctx)
+		if _, err := c.Exec(ctx, "DROP SCHEMA "+schema+" CASCADE"); err != nil {
+			t.Errorf("drop schema %s: %v", schema, err)
+		}
+	})
+	u, err := url.Parse(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := u.Query()
+	v.Set("search_path", schema)
+	u.RawQuery = v.Encode()
+	return u.String()
+}
