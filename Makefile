@@ -44,7 +44,10 @@ lint:
 # on time): rotate-pdf in-process; compress-pdf per preset next to raw gs
 # /ebook; pdf-to-jpg next to one pdftoppm run; every tool over HTTP on the
 # biggest corpus file (time, server peak RSS); rotate-pdf over HTTP with 1
-# and 8 clients (req/s, p50/p99, queue pickup); a 1 GB upload (MB/s, RSS).
+# and 8 clients (req/s, p50/p99, queue pickup); a 1 GB upload (MB/s, RSS);
+# rotate-pdf embedded vs a cluster of 2 API and 1 or 2 worker nodes on
+# PostgreSQL, versitygw and Redis (jobs/s, sync p50); a 512 MB upload
+# through an API node to the bucket (MB/s, the node's peak RSS).
 bench: test-deps
 	$(GO) test -run '^$$' -bench . -benchtime 2s ./tools/pdfops/
 	$(GO) test -run '^$$' -bench . -benchtime 3x ./tools/ghostscript/ ./tools/poppler/
@@ -53,6 +56,9 @@ bench: test-deps
 	$(GO) test -run '^$$' -bench BenchmarkTools -benchtime 2x ./cmd/docmill
 	$(GO) test -run '^$$' -bench RotateSync -benchtime 1000x ./cmd/docmill
 	$(GO) test -run '^$$' -bench UploadGigabyte -benchtime 2x ./cmd/docmill
+	$(GO) test -run '^$$' -bench ClusterRotate -benchtime 400x ./cmd/docmill
+	DOCMILL_BENCH_CLIENTS=1 $(GO) test -run '^$$' -bench ClusterRotate -benchtime 200x ./cmd/docmill
+	$(GO) test -run '^$$' -bench ClusterUpload -benchtime 2x ./cmd/docmill
 
 fmt:
 	gofmt -w $$(git ls-files '*.go')

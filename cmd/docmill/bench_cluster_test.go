@@ -1,0 +1,77 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/docmill/docmill/client"
+)
+
+// BenchmarkClusterRotate measures synchronous rotate-pdf calls on a 1-page
+// PDF (the corpus's minimal-document.pdf) from 8 clients (DOCMILL_BENCH_CLIENTS): on embedded mode
+// (one process, SQLite, local files) and on a cluster of two API nodes and
+// one or two worker nodes (PostgreSQL, versitygw, Redis), all on this
+// machine. It reports jobs/s, the sync path's p50 and p99, and the queue pickup's
+// p50 (upload end to job start).
+func BenchmarkClusterRotate(b *testing.B) {
+	pdf, err := os.ReadFile(corpus("pdf", "minimal-document.pdf"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	clients := 8
+	if v, err := strconv.Atoi(os.Getenv("DOCMILL_BENCH_CLIENTS")); err == nil && v > 0 {
+		clients = v
+	}
+	report := func(b *testing.B, lat, pickup []time.Duration, elapsed time.Duration) {
+		b.ReportMetric(float64(len(lat))/elapsed.Seconds(), "jobs/s")
+		b.ReportMetric(ms(percentile(lat, 50)), "p50_ms")
+		b.ReportMetric(ms(percentile(lat, 99)), "p99_ms")
+		b.ReportMetric(ms(percentile(pickup, 50)), "pickup_p50_ms")
+	}
+	b.Run("embedded", func(b *testing.B) {
+		dir := b.TempDir()
+		s := startChild(b, dir, "--log-level", "error")
+		key := newKey(b, dir, "custom", "--rpm", "10000000", "--in-flight", "10000", "--ops", "1000000000")
+		lat, pickup, elapsed := rotateLoad(b, []*client.Client{s.client(key)}, clients, pdf)
+		report(b, lat, pickup, elapsed)
+	})
+	for _, workers := range []int{1, 2} {
+		b.Run(fmt.Sprintf("cluster/api=2/workers=%d", workers), func(b *testing.B) {
+			c := startCluster(b, 2, workers)
+			key := c.key(b, "custom", "--rpm", "10000000", "--in-flight", "10000", "--ops", "1000000000")
+			lat, pickup, elapsed := rotateLoad(b, []*client.Client{c.apis[0].client(key), c.apis[1].client(key)}, clients, pdf)
+			report(b, lat, pickup, elapsed)
+		})
+	}
+}
+
+// BenchmarkClusterUpload streams 512 MB generated on the fly through an API
+// node to the S3 bucket (answered 202 at once, so only the upload is timed)
+// and reports MB/s and the API node's peak RSS: the upload goes to the
+// bucket in bounded multipart parts, never whole in memory or on disk.
+func BenchmarkClusterUpload(b *testing.B) {
+	c := startCluster(b, 1, 0)
+	key := c.key(b, "custom", "--max-file-mb", "2048", "--rpm", "100000", "--in-flight", "1000")
+	const size = 512 << 20
+	b.SetBytes(size)
+	b.ResetTimer()
+	start := time.Now()
+	for i := 0; i < b.N; i++ {
+		_, _, err := c.apis[0].client(key).Process(context.Background(), "rotate-pdf",
+			[]client.File{{Name: "huge.pdf", Body: io.MultiReader(strings.NewReader("%PDF-1.7\n"), io.LimitReader(zeros{}, size))}},
+			client.ProcessOptions{Prefer: "respond-async"})
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+	elapsed := time.Since(start)
+	b.StopTimer()
+	b.ReportMetric(float64(b.N)*size/(1<<20)/elapsed.Seconds(), "MB/s")
+	b.ReportMetric(float64(peakRSS(b, c.apis[0].cmd.Process.Pid))/(1<<20), "api_peak_rss_MB")
+}
