@@ -3,9 +3,11 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"os"
 	"strings"
 	"sync"
@@ -237,5 +239,81 @@ func TestCluster(t *testing.T) {
 		if res.StatusCode != http.StatusOK {
 			t.Errorf("%s/readyz: %d", n.URL, res.StatusCode)
 		}
+	}
+}
+
+// TestClusterOutage: when the bucket and Redis go away under a running
+// node, it stays up, /readyz says 503 naming them, and a request fails
+// with a clean problem instead of a crash; when they are back, the node is
+// ready again and jobs are done. The outages are TCP proxies, cut and
+// restored on the same ports.
+func TestClusterOutage(t *testing.T) {
+	if testing.Short() {
+		t.Skip("outage test in -short mode")
+	}
+	rURL := redisURL(t)
+	s3 := s3test.Start(t)
+	s3.Setenv(t)
+	bucket := s3.URL("docmill")
+	ep, err := url.Parse(s3.Endpoint)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s3Proxy := newProxy(t, ep.Host)
+	bucket = strings.Replace(bucket, url.QueryEscape(s3.Endpoint), url.QueryEscape("http://"+s3Proxy.addr), 1)
+	if !strings.Contains(bucket, url.QueryEscape(s3Proxy.addr)) {
+		t.Fatalf("bucket URL %q does not name the endpoint %s", bucket, s3.Endpoint)
+	}
+	ru, err := url.Parse(rURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	redisProxy := newProxy(t, ru.Host)
+	ru.Host = redisProxy.addr
+
+	dir := t.TempDir()
+	databases.Store(dir, pgSchemaURL(t))
+	t.Cleanup(func() { databases.Delete(dir) })
+	s := startChild(t, dir, "--blob-url", bucket, "--redis-url", ru.String())
+	c := s.client(s.DevKey)
+	checks := func() (int, map[string]string) {
+		res, err := http.Get(s.URL + "/readyz")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		var body struct{ Checks map[string]string }
+		_ = json.NewDecoder(res.Body).Decode(&body)
+		return res.StatusCode, body.Checks
+	}
+	if code, ch := checks(); code != 200 || ch["blob"] != "ok" || ch["redis"] != "ok" {
+		t.Fatalf("readyz before the outage: %d %v", code, ch)
+	}
+
+	s3Proxy.down()
+	redisProxy.down()
+	eventually(t, 20*time.Second, "readyz to say 503, blob and redis unavailable", func() bool {
+		code, ch := checks()
+		return code == 503 && ch["blob"] == "unavailable" && ch["redis"] == "unavailable" && ch["database"] == "ok"
+	})
+	_, _, err = c.Process(context.Background(), "rotate-pdf", []client.File{file(t, "pdf", "minimal-document.pdf")}, client.ProcessOptions{})
+	var e *client.Error
+	if !errors.As(err, &e) || e.StatusCode < 500 || e.Header.Get("Content-Type") != "application/problem+json" ||
+		strings.Contains(e.Detail, "127.0.0.1") {
+		t.Fatalf("process with the bucket down: %v", err)
+	}
+
+	s3Proxy.up(t)
+	redisProxy.up(t)
+	eventually(t, 30*time.Second, "readyz to say 200 again", func() bool {
+		code, _ := checks()
+		return code == 200
+	})
+	j, _, err := c.Process(context.Background(), "rotate-pdf", []client.File{file(t, "pdf", "minimal-document.pdf")}, client.ProcessOptions{Prefer: "wait=30"})
+	if err != nil || j.Status != "done" {
+		t.Fatalf("process after the outage: %+v %v", j, err)
+	}
+	if res, err := http.Get(j.Result.URL); err != nil || res.StatusCode != 200 {
+		t.Fatalf("download after the outage: %v %v", res, err)
 	}
 }
