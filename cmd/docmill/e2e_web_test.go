@@ -170,6 +170,19 @@ func TestWebInterface(t *testing.T) {
 	b.wait(`document.body.dataset.ready === "1" && document.querySelectorAll("a.card").length > 20`, 20*time.Second)
 	b.shot("1-tools")
 
+	webCatalogue(b, srv.URL)
+	webSignUp(b)
+	webCompress(b)
+	webMerge(b)
+	webFieldError(b)
+	webRussian(b)
+	webPhone(b)
+}
+
+// webCatalogue: a card for every tool of the catalogue, every tool, param
+// and choice translated, and text contrast.
+func webCatalogue(b *browser, base string) {
+	t := b.t
 	// Every tool of the catalogue has a card.
 	var catalog struct {
 		Tools []struct {
@@ -180,7 +193,7 @@ func TestWebInterface(t *testing.T) {
 			}
 		} `json:"tools"`
 	}
-	res, err := http.Get(srv.URL + "/v1/tools")
+	res, err := http.Get(base + "/v1/tools")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -217,6 +230,11 @@ func TestWebInterface(t *testing.T) {
 		}
 	}
 
+}
+
+// webSignUp signs up in the key panel.
+func webSignUp(b *browser) {
+	t := b.t
 	// Sign up: the key is shown once, kept, and the plan and usage appear.
 	b.run(chromedp.Click(chromedp.ID("key-open")),
 		chromedp.SendKeys(chromedp.ID("signup-email"), "web-test@example.com"),
@@ -231,6 +249,11 @@ func TestWebInterface(t *testing.T) {
 	}
 	b.run(chromedp.Click(chromedp.ID("key-close")))
 
+}
+
+// webCompress runs compress-pdf on a corpus file and checks the result.
+func webCompress(b *browser) {
+	t := b.t
 	// compress-pdf: upload (throttled, so that the progress shows), wait,
 	// download a smaller PDF with the same pages.
 	b.openTool("compress-pdf")
@@ -267,6 +290,11 @@ func TestWebInterface(t *testing.T) {
 	}
 	b.wait(`document.getElementById("account").textContent.includes("1 of 100")`, 5*time.Second)
 
+}
+
+// webMerge merges two PDFs after reordering them.
+func webMerge(b *browser) {
+	t := b.t
 	// merge-pdf: two files, reordered by dragging the second above the
 	// first, then the pages of the result are in the new order.
 	b.run(chromedp.Click(chromedp.ID("again")))
@@ -310,6 +338,11 @@ func TestWebInterface(t *testing.T) {
 		t.Errorf("merged page 2 %q, want pdflatex-4-pages' first %q", got, want)
 	}
 
+}
+
+// webFieldError: a 400 about one param shows next to its control.
+func webFieldError(b *browser) {
+	t := b.t
 	// A 400 about one parameter shows the API's detail next to its control.
 	b.run(chromedp.Click(chromedp.ID("again")))
 	b.openTool("watermark-pdf")
@@ -335,6 +368,11 @@ func TestWebInterface(t *testing.T) {
 	checkContrast(b)
 	checkLabels(b)
 
+}
+
+// webRussian switches to Russian and opens a tool with the keyboard.
+func webRussian(b *browser) {
+	t := b.t
 	// Russian: the switch translates the page, tools and their controls.
 	b.setLang("ru")
 	if got := b.eval(`document.getElementById("tool-title").textContent + "|" + document.querySelector('label[for="p-opacity"]').textContent + "|" + document.getElementById("start").textContent`); got != "Добавить водяной знак|Непрозрачность|Запустить" {
@@ -355,6 +393,10 @@ func TestWebInterface(t *testing.T) {
 	}
 	b.setLang("en")
 
+}
+
+// webPhone checks a phone-width screen.
+func webPhone(b *browser) {
 	// Phone width: nothing scrolls sideways.
 	b.resize(375, 740, true)
 	for _, hash := range []string{"#/", "#/tool/watermark-pdf"} {
