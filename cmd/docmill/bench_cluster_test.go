@@ -1,12 +1,9 @@
 package main
 
 import (
-	"context"
 	"fmt"
-	"io"
 	"os"
 	"strconv"
-	"strings"
 	"testing"
 	"time"
 
@@ -58,20 +55,6 @@ func BenchmarkClusterRotate(b *testing.B) {
 func BenchmarkClusterUpload(b *testing.B) {
 	c := startCluster(b, 1, 0)
 	key := c.key(b, "custom", "--max-file-mb", "2048", "--rpm", "100000", "--in-flight", "1000")
-	const size = 512 << 20
-	b.SetBytes(size)
-	b.ResetTimer()
-	start := time.Now()
-	for i := 0; i < b.N; i++ {
-		_, _, err := c.apis[0].client(key).Process(context.Background(), "rotate-pdf",
-			[]client.File{{Name: "huge.pdf", Body: io.MultiReader(strings.NewReader("%PDF-1.7\n"), io.LimitReader(zeros{}, size))}},
-			client.ProcessOptions{Prefer: "respond-async"})
-		if err != nil {
-			b.Fatal(err)
-		}
-	}
-	elapsed := time.Since(start)
-	b.StopTimer()
-	b.ReportMetric(float64(b.N)*size/(1<<20)/elapsed.Seconds(), "MB/s")
+	uploadLoad(b, c.apis[0].client(key), 512<<20)
 	b.ReportMetric(float64(peakRSS(b, c.apis[0].cmd.Process.Pid))/(1<<20), "api_peak_rss_MB")
 }
