@@ -2,17 +2,13 @@ package jobs_test
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
-	"net/url"
-	"os"
 	"testing"
 	"time"
 
 	"github.com/docmill/docmill"
 	"github.com/docmill/docmill/jobs"
 	"github.com/docmill/docmill/store/postgres"
-	"github.com/jackc/pgx/v5"
+	"github.com/docmill/docmill/store/postgres/pgtest"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 )
@@ -21,7 +17,7 @@ import (
 // the NOTIFY of a job finished through another pool (as a worker in another
 // process finishes it), not by its safety poll; the metrics say which.
 func TestWaitNotified(t *testing.T) {
-	dbURL := schemaURL(t)
+	dbURL := pgtest.SchemaURL(t)
 	api, worker := openPostgres(t, dbURL), openPostgres(t, dbURL)
 	reg := prometheus.NewRegistry()
 	q, err := jobs.New(riverpgxv5.New(api.Pool()), jobs.Config{
@@ -110,52 +106,4 @@ func openPostgres(t *testing.T, dbURL string) *postgres.Store {
 		t.Fatal(err)
 	}
 	return s
-}
-
-// schemaURL creates a fresh schema in the database of DOCMILL_POSTGRES_URL,
-// dropped when t ends, and returns a URL whose connections use it. The
-// test is skipped if the database does not answer, unless CI=true.
-func schemaURL(t *testing.T) string {
-	t.Helper()
-	base := os.Getenv("DOCMILL_POSTGRES_URL")
-	if base == "" {
-		base = "postgres://postgres@127.0.0.1:5432/test?sslmode=disable"
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	conn, err := pgx.Connect(ctx, base)
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("PostgreSQL not reachable at %s: %v", base, err)
-		}
-		t.Skipf("SKIPPED: PostgreSQL not reachable at %s (set DOCMILL_POSTGRES_URL): %v", base, err)
-	}
-	defer conn.Close(context.Background())
-	b := make([]byte, 8)
-	_, _ = rand.Read(b)
-	schema := "jobs_" + hex.EncodeToString(b)
-	if _, err := conn.Exec(ctx, "CREATE SCHEMA "+schema); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		c, err := pgx.Connect(ctx, base)
-		if err != nil {
-			t.Errorf("drop schema %s: %v", schema, err)
-			return
-		}
-		defer c.Close(ctx)
-		if _, err := c.Exec(ctx, "DROP SCHEMA "+schema+" CASCADE"); err != nil {
-			t.Errorf("drop schema %s: %v", schema, err)
-		}
-	})
-	u, err := url.Parse(base)
-	if err != nil {
-		t.Fatal(err)
-	}
-	v := u.Query()
-	v.Set("search_path", schema)
-	u.RawQuery = v.Encode()
-	return u.String()
 }

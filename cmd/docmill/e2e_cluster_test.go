@@ -18,6 +18,7 @@ import (
 	"github.com/docmill/docmill/blob/s3test"
 	"github.com/docmill/docmill/client"
 	"github.com/docmill/docmill/ratelimit"
+	"github.com/docmill/docmill/store/postgres/pgtest"
 )
 
 // cluster is docmill's distributed shape on loopback: API and worker
@@ -57,7 +58,7 @@ func redisURL(t testing.TB) string {
 // go to every node.
 func startCluster(t testing.TB, apis, workers int, extra ...string) *cluster {
 	t.Helper()
-	c := &cluster{dbURL: pgSchemaURL(t)}
+	c := &cluster{dbURL: pgtest.SchemaURL(t)}
 	rURL := redisURL(t)
 	c.s3 = s3test.Start(t)
 	c.s3.Setenv(t) // the nodes are children: they inherit the credentials
@@ -272,7 +273,7 @@ func TestClusterOutage(t *testing.T) {
 	ru.Host = redisProxy.addr
 
 	dir := t.TempDir()
-	databases.Store(dir, pgSchemaURL(t))
+	databases.Store(dir, pgtest.SchemaURL(t))
 	t.Cleanup(func() { databases.Delete(dir) })
 	s := startChild(t, dir, "--blob-url", bucket, "--redis-url", ru.String())
 	c := s.client(s.DevKey)

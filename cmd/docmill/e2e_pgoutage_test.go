@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/docmill/docmill/client"
+	"github.com/docmill/docmill/store/postgres/pgtest"
 )
 
 // TestPostgresOutage: when PostgreSQL goes away under a running node, the
@@ -18,7 +19,7 @@ import (
 // processes jobs. The outage is made by a TCP proxy between the node and
 // the database, cut and restored on the same port.
 func TestPostgresOutage(t *testing.T) {
-	dbURL := pgSchemaURL(t)
+	dbURL := pgtest.SchemaURL(t)
 	u, err := url.Parse(dbURL)
 	if err != nil {
 		t.Fatal(err)

@@ -3,91 +3,26 @@ package main
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"io"
 	"net/http"
-	"net/url"
-	"os"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5"
+	"github.com/docmill/docmill/store/postgres/pgtest"
 )
 
 // The end-to-end tests on PostgreSQL (the distributed shape): each test has
 // a schema of its own in the database of DOCMILL_POSTGRES_URL. They are
 // skipped when it does not answer, unless CI=true.
 
-const pgURLEnv = "DOCMILL_POSTGRES_URL"
-
-// pgBaseURL returns the database URL, or skips (fails on CI) the test if
-// the database does not answer.
-func pgBaseURL(t testing.TB) string {
-	t.Helper()
-	base := os.Getenv(pgURLEnv)
-	if base == "" {
-		base = "postgres://postgres@127.0.0.1:5432/test?sslmode=disable"
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	conn, err := pgx.Connect(ctx, base)
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("PostgreSQL not reachable at %s (set %s): %v", base, pgURLEnv, err)
-		}
-		t.Skipf("SKIPPED: PostgreSQL not reachable at %s (set %s): %v", base, pgURLEnv, err)
-	}
-	conn.Close(ctx)
-	return base
-}
-
-// pgSchemaURL creates a fresh schema, dropped when t ends, and returns the
-// database URL whose connections use it (search_path).
-func pgSchemaURL(t testing.TB) string {
-	t.Helper()
-	base := pgBaseURL(t)
-	b := make([]byte, 8)
-	_, _ = rand.Read(b)
-	schema := "e2e_" + hex.EncodeToString(b)
-	exec := func(sql string) error {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		conn, err := pgx.Connect(ctx, base)
-		if err != nil {
-			return err
-		}
-		defer conn.Close(ctx)
-		_, err = conn.Exec(ctx, sql)
-		return err
-	}
-	if err := exec("CREATE SCHEMA " + schema); err != nil {
-		t.Fatalf("create schema: %v", err)
-	}
-	// Registered first, so it runs after the servers' cleanups stop them.
-	t.Cleanup(func() {
-		if err := exec("DROP SCHEMA " + schema + " CASCADE"); err != nil {
-			t.Errorf("drop schema %s: %v", schema, err)
-		}
-	})
-	u, err := url.Parse(base)
-	if err != nil {
-		t.Fatalf("%s: %v", pgURLEnv, err)
-	}
-	q := u.Query()
-	q.Set("search_path", schema)
-	u.RawQuery = q.Encode()
-	return u.String()
-}
-
 // postgresDir is a data directory (for files) whose metadata and queue are
 // in a fresh PostgreSQL schema; servers of it migrate at start-up.
 func postgresDir(t testing.TB) string {
 	t.Helper()
-	dbURL := pgSchemaURL(t)
+	dbURL := pgtest.SchemaURL(t)
 	dir := t.TempDir()
 	databases.Store(dir, dbURL)
 	t.Cleanup(func() { databases.Delete(dir) })
@@ -97,7 +32,7 @@ func postgresDir(t testing.TB) string {
 // TestPostgres runs a representative part of the end-to-end tests on
 // PostgreSQL with riverpgxv5.
 func TestPostgres(t *testing.T) {
-	pgBaseURL(t)
+	pgtest.BaseURL(t)
 	tests := []struct {
 		name string
 		run  func(*testing.T, dataDirFunc)
@@ -155,7 +90,7 @@ func scrape(t *testing.T, base string) map[string]float64 {
 // to do; `docmill migrate` then lets it start; `serve --migrate` migrates
 // by itself.
 func TestPostgresMigrations(t *testing.T) {
-	dbURL := pgSchemaURL(t)
+	dbURL := pgtest.SchemaURL(t)
 	dir := t.TempDir()
 	args := []string{"serve", "--addr", "127.0.0.1:0", "--data-dir", dir, "--database-url", dbURL, "--log-level", "warn"}
 	var out bytes.Buffer

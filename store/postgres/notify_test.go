@@ -6,13 +6,14 @@ import (
 	"time"
 
 	"github.com/docmill/docmill"
+	"github.com/docmill/docmill/store/postgres/pgtest"
 )
 
 // TestListen checks that finishing and canceling a job notify a listener
 // on another connection, after the commit, and that a job that is not
 // finished by the call (already final) notifies nothing.
 func TestListen(t *testing.T) {
-	dbURL := schemaURL(t)
+	dbURL := pgtest.SchemaURL(t)
 	s := open(t, dbURL, nil)
 	other := open(t, dbURL, nil) // the listener of another process
 	ctx, cancel := context.WithCancel(t.Context())

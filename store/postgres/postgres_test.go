@@ -2,13 +2,9 @@ package postgres_test
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"net"
-	"net/url"
-	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -16,62 +12,10 @@ import (
 
 	"github.com/docmill/docmill"
 	"github.com/docmill/docmill/store/postgres"
+	"github.com/docmill/docmill/store/postgres/pgtest"
 	"github.com/docmill/docmill/store/storetest"
 	"github.com/jackc/pgx/v5"
 )
-
-// urlEnv names the database the tests use; they are skipped if it does not
-// answer.
-const urlEnv = "DOCMILL_POSTGRES_URL"
-
-const defaultURL = "postgres://postgres@127.0.0.1:5432/test?sslmode=disable"
-
-// schemaURL creates a fresh schema, dropped when t ends, and returns a URL
-// whose connections use it (search_path is sent as a run-time parameter).
-func schemaURL(t *testing.T) string {
-	t.Helper()
-	base := os.Getenv(urlEnv)
-	if base == "" {
-		base = defaultURL
-	}
-	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
-	defer cancel()
-	conn, err := pgx.Connect(ctx, base)
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("PostgreSQL not reachable at %s (set %s): %v", base, urlEnv, err)
-		}
-		t.Skipf("SKIPPED: PostgreSQL not reachable at %s (set %s): %v", base, urlEnv, err)
-	}
-	defer conn.Close(context.Background())
-	b := make([]byte, 8)
-	_, _ = rand.Read(b)
-	schema := "test_" + hex.EncodeToString(b)
-	if _, err := conn.Exec(ctx, "CREATE SCHEMA "+schema); err != nil {
-		t.Fatalf("create schema: %v", err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		conn, err := pgx.Connect(ctx, base)
-		if err != nil {
-			t.Errorf("drop schema %s: %v", schema, err)
-			return
-		}
-		defer conn.Close(ctx)
-		if _, err := conn.Exec(ctx, "DROP SCHEMA "+schema+" CASCADE"); err != nil {
-			t.Errorf("drop schema %s: %v", schema, err)
-		}
-	})
-	u, err := url.Parse(base)
-	if err != nil {
-		t.Fatalf("%s: %v", urlEnv, err)
-	}
-	q := u.Query()
-	q.Set("search_path", schema)
-	u.RawQuery = q.Encode()
-	return u.String()
-}
 
 // open opens and migrates the store at dbURL.
 func open(t *testing.T, dbURL string, enqueue postgres.EnqueueFunc) *postgres.Store {
@@ -89,7 +33,7 @@ func open(t *testing.T, dbURL string, enqueue postgres.EnqueueFunc) *postgres.St
 
 func TestStore(t *testing.T) {
 	storetest.Run(t, func(t *testing.T) docmill.Store {
-		return open(t, schemaURL(t), nil)
+		return open(t, pgtest.SchemaURL(t), nil)
 	})
 }
 
@@ -111,7 +55,7 @@ func newJob(a *docmill.Account) *docmill.Job {
 // transaction: it sees the job row, nobody else does until the commit, and
 // its failure rolls the job back.
 func TestEnqueue(t *testing.T) {
-	s := open(t, schemaURL(t), nil)
+	s := open(t, pgtest.SchemaURL(t), nil)
 	if _, err := s.Pool().Exec(t.Context(), `CREATE TABLE queue (job_id TEXT NOT NULL)`); err != nil {
 		t.Fatal(err)
 	}
@@ -182,7 +126,7 @@ func TestEnqueue(t *testing.T) {
 // once migrate it once (the advisory lock), that the extra migrations run
 // under the same lock, and that migrating again applies nothing.
 func TestMigrateConcurrently(t *testing.T) {
-	dbURL := schemaURL(t)
+	dbURL := pgtest.SchemaURL(t)
 	const n = 4
 	stores := make([]*postgres.Store, n)
 	errs := make([]error, n)
@@ -237,7 +181,7 @@ func TestMigrateConcurrently(t *testing.T) {
 // TestMigrated checks that Open leaves a new schema alone and that
 // Migrated tells an unmigrated schema from a migrated one.
 func TestMigrated(t *testing.T) {
-	dbURL := schemaURL(t)
+	dbURL := pgtest.SchemaURL(t)
 	s, err := postgres.Open(t.Context(), dbURL, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -291,7 +235,7 @@ func TestUnreachable(t *testing.T) {
 // email end with one account and docmill.ErrEmailTaken, whichever check
 // (the query or the unique index) catches the second.
 func TestConcurrentEmail(t *testing.T) {
-	s := open(t, schemaURL(t), nil)
+	s := open(t, pgtest.SchemaURL(t), nil)
 	const n = 8
 	errs := make([]error, n)
 	var wg sync.WaitGroup
