@@ -49,6 +49,8 @@ type RunInput struct {
 	Files   []LocalFile
 	Params  Params
 	WorkDir string
+	// Limits are the node's processing limits (zero: DefaultLimits).
+	Limits Limits
 }
 
 // LocalFile is an input file copied to local disk.

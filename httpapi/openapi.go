@@ -27,6 +27,7 @@ func (s *Server) openAPI() obj {
 		},
 		"/v1/tools":        obj{"get": public(op("The tool catalogue", "200", "Every tool.", obj{"type": "object"}))},
 		"/v1/tools/{tool}": obj{"get": public(op("One tool", "200", "The tool.", obj{"type": "object"}))},
+		"/v1/limits":       obj{"get": public(op("This server's processing limits", "200", "The limits.", ref("Limits")))},
 		"/v1/account":      obj{"get": op("The caller's plan, limits and usage", "200", "The account.", obj{"type": "object"})},
 		"/v1/signup": obj{"post": public(obj{
 			"summary":     "Create a Free account and its API key (when sign-up is open)",
@@ -54,7 +55,7 @@ func (s *Server) openAPI() obj {
 		"paths":   paths,
 		"components": obj{
 			"securitySchemes": obj{"bearer": obj{"type": "http", "scheme": "bearer", "description": "dm_live_... API key"}},
-			"schemas":         obj{"Job": jobSchema(), "Problem": problemSchema()},
+			"schemas":         obj{"Job": jobSchema(), "Problem": problemSchema(), "Limits": limitsSchema()},
 		},
 		"security": []obj{{"bearer": []string{}}},
 	}

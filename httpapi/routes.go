@@ -12,9 +12,10 @@ func (s *Server) routes() http.Handler {
 	mux.Handle("DELETE /v1/jobs/{job_id}", s.authed(s.limited(scopeRead, s.handleDeleteJob)))
 	mux.Handle("GET /v1/account", s.authed(s.limited(scopeRead, s.handleAccount)))
 
-	// Public: the catalogue, its OpenAPI form, and sign-up.
+	// Public: the catalogue, the node's limits, the OpenAPI form, and sign-up.
 	mux.HandleFunc("GET /v1/tools", s.handleTools)
 	mux.HandleFunc("GET /v1/tools/{tool}", s.handleTool)
+	mux.HandleFunc("GET /v1/limits", s.handleLimits)
 	mux.HandleFunc("GET /v1/openapi.json", s.handleOpenAPI)
 	mux.HandleFunc("POST /v1/signup", s.handleSignup)
 

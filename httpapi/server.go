@@ -45,6 +45,9 @@ type Config struct {
 	// UploadIdleTimeout drops an upload that sends nothing for this long
 	// (default 1 min).
 	UploadIdleTimeout time.Duration
+	// Limits are the node's processing limits, shown by GET /v1/limits
+	// (a zero field: its default).
+	Limits docmill.Limits
 	// Ready reports dependencies beyond store and blob (the engines), by
 	// name; nil: none. Their state shows in /readyz; a missing engine makes
 	// only its tools unavailable, not the node unready.
@@ -91,6 +94,7 @@ func NewServer(cfg Config) *Server {
 	if cfg.UploadIdleTimeout <= 0 {
 		cfg.UploadIdleTimeout = time.Minute
 	}
+	cfg.Limits = cfg.Limits.WithDefaults()
 	cfg.BaseURL = strings.TrimRight(cfg.BaseURL, "/")
 	var presigner docmill.BlobPresigner
 	if cfg.CDNURL == "" {

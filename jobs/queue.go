@@ -51,6 +51,8 @@ type Config struct {
 	Notifications Notifications
 	// ScratchDir holds each job's working directory (default os.TempDir).
 	ScratchDir string
+	// Limits are the node's processing limits, handed to every run.
+	Limits docmill.Limits
 	// JanitorInterval is how often expired files are swept (default 1 min).
 	JanitorInterval time.Duration
 	// Registerer receives the job metrics; nil registers none.

@@ -214,7 +214,7 @@ func (q *Queue[TTx]) run(ctx context.Context, j *docmill.Job, dir string) (out *
 	}()
 	// Inputs and the tool's own files share one scratch directory: on a
 	// slow disk every directory created is a cost worth avoiding.
-	in := &docmill.RunInput{Params: j.Params, WorkDir: dir}
+	in := &docmill.RunInput{Params: j.Params, WorkDir: dir, Limits: q.cfg.Limits.WithDefaults()}
 	for i, f := range j.Inputs {
 		path := filepath.Join(dir, fmt.Sprintf("input-%d%s", i, filepath.Ext(f.Filename)))
 		if err := q.download(ctx, f.Key, path); err != nil {

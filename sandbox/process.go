@@ -1,7 +1,6 @@
 package sandbox
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -33,14 +32,13 @@ type Process struct {
 // caller's pool bounds how many run) and has no deadline unless c.Timeout
 // is set, which then bounds its whole life.
 //
-// Confinement is Run's: its own process group, SIGKILL if docmill dies
-// (Pdeathsig), a cleared environment plus c.Env, c.Limits or the engine's
-// limits, and a scratch directory made inside c.Dir (its working
-// directory, HOME and TMPDIR) that is removed when it ends. Where Linux
-// allows it, the program also gets an empty network namespace and a PID
-// namespace of its own whose first process dies with the sandbox's
-// launcher, so no descendant (LibreOffice's soffice.bin is a grandchild)
-// can outlive it even if it leaves the process group.
+// Confinement is Run's: the engine's jail (with c.View added), its own
+// process group, SIGKILL if docmill dies (Pdeathsig, and bubblewrap's
+// --die-with-parent for everything inside its PID namespace, so no
+// descendant such as LibreOffice's soffice.bin can outlive it), a cleared
+// environment plus c.Env, c.Limits or the engine's limits, and a scratch
+// directory made inside c.Dir (its working directory, HOME and TMPDIR)
+// that is removed when it ends.
 //
 // When c.Stdin is nil, Stdin returns a pipe to the program's standard
 // input; when c.Stdout is nil, Stdout returns a pipe from its standard
@@ -50,17 +48,21 @@ func (e *Engine) Start(c Cmd) (*Process, error) {
 	if !e.Available() {
 		return nil, ErrUnavailable
 	}
-	return e.start(c, nil)
-}
-
-// start is Start, confined to v when v is not nil.
-func (e *Engine) start(c Cmd, v *View) (*Process, error) {
 	scratch, err := os.MkdirTemp(c.Dir, "proc-")
 	if err != nil {
 		return nil, fmt.Errorf("sandbox: scratch: %w", err)
 	}
+	for _, d := range append([]string{firstNonEmpty(c.Dir, scratch), c.View.Tmp}, c.View.Writable...) {
+		if d == "" {
+			continue
+		}
+		if err := e.opts.Jail.grant(d); err != nil {
+			os.RemoveAll(scratch)
+			return nil, fmt.Errorf("sandbox: grant: %w", err)
+		}
+	}
 	p := &Process{engine: e.Name, scratch: scratch, stderr: &lockedTail{t: tailBuffer{max: maxStderr}}, done: make(chan struct{})}
-	cmd, closeChild, err := p.command(e, c, v)
+	cmd, closeChild, err := p.command(e, c)
 	if err == nil {
 		err = cmd.Start()
 	}
@@ -79,23 +81,17 @@ func (e *Engine) start(c Cmd, v *View) (*Process, error) {
 	return p, nil
 }
 
+// StartIn is Start with v added to the engine's view of the file system
+// (a shared /tmp, more writable or read-only paths).
+func (e *Engine) StartIn(c Cmd, v View) (*Process, error) {
+	c.View = v
+	return e.Start(c)
+}
+
 // command builds the confined command line and its standard streams;
 // closeChild closes the parent's copies of the child's pipe ends.
-func (p *Process) command(e *Engine, c Cmd, v *View) (*exec.Cmd, func(), error) {
-	limits := e.opts.Limits
-	if c.Limits != nil {
-		limits = *c.Limits
-	}
-	argv := wrap(e.Path, c.Args, limits, false)
-	if v != nil {
-		b, _ := lookPath("bwrap")
-		argv = append(bwrapArgs(b, v, c.Dir, p.scratch), argv...)
-	} else if !e.opts.Network && pidnsAvailable() {
-		u, _ := lookPath("unshare")
-		argv = append([]string{u, "--net", "--pid", "--fork", "--kill-child", "--"}, argv...)
-	} else if !e.opts.Network {
-		argv = wrap(e.Path, c.Args, limits, true)
-	}
+func (p *Process) command(e *Engine, c Cmd) (*exec.Cmd, func(), error) {
+	argv := e.argv(c, p.scratch)
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Dir = p.scratch
 	cmd.Env = append([]string{"PATH=/usr/local/bin:/usr/bin:/bin", "HOME=" + p.scratch, "TMPDIR=" + p.scratch, "LANG=C.UTF-8", "LC_ALL=C.UTF-8"}, c.Env...)
@@ -210,22 +206,11 @@ func (l *lockedTail) String() string {
 	return string(l.t.Bytes())
 }
 
-// pidnsAvailable reports, once, whether unshare can make network and PID
-// namespaces here.
-var pidnsAvailable = sync.OnceValue(func() bool {
-	u, err := lookPath("unshare")
-	if err != nil {
-		return false
-	}
-	return exec.Command(u, "--net", "--pid", "--fork", "--kill-child", "--", "true").Run() == nil
-})
-
-// View is the part of the file system a program started by StartIn sees:
-// the system's programs and libraries and its configuration read-only
-// (/usr, /etc and the /bin, /lib style links), fresh /proc and /dev, an
-// empty /tmp (or Tmp), and the listed directories at their own paths.
-// Nothing else of the host exists for it: not the service's home, not
-// other jobs' directories, not /var or /srv.
+// View is what a jailed program sees of the file system beyond the jail's
+// base (programs, libraries, fonts read-only; fresh /proc and /dev; its
+// directories read-write): an empty /tmp (or Tmp), and the listed paths
+// at their own paths. Nothing else of the host exists for it: not the
+// service's home, not other jobs' directories, not /var or /srv.
 type View struct {
 	// Tmp, if set, is a directory bound as the program's /tmp, so that
 	// programs started with the same Tmp share it (LibreOffice puts its
@@ -237,75 +222,7 @@ type View struct {
 	ReadOnly []string
 }
 
-// ErrNoView is StartIn's error when bubblewrap is missing or cannot make
-// namespaces here.
-var ErrNoView = errors.New("sandbox: cannot confine the file system (bubblewrap missing or not permitted)")
-
-// ViewAvailable reports whether StartIn can confine a program's view of
-// the file system here.
-func ViewAvailable() bool { return bwrapAvailable() }
-
-// StartIn is Start with the program confined to the file system view v
-// by bubblewrap, which also gives it an empty network namespace and a PID
-// namespace of its own (ending with the launcher) whatever the engine's
-// options say. With no usable bubblewrap it fails with ErrNoView rather
-// than run the program unconfined.
-func (e *Engine) StartIn(c Cmd, v View) (*Process, error) {
-	if !e.Available() {
-		return nil, ErrUnavailable
-	}
-	if !bwrapAvailable() {
-		return nil, ErrNoView
-	}
-	return e.start(c, &v)
-}
-
-// bwrapArgs is the bubblewrap command line that confines the program to v,
-// with scratch (its working directory) and dir bound read-write.
-func bwrapArgs(bwrap string, v *View, dir, scratch string) []string {
-	argv := []string{bwrap, "--die-with-parent", "--unshare-net", "--unshare-pid", "--unshare-ipc", "--unshare-uts",
-		"--ro-bind", "/usr", "/usr", "--ro-bind", "/etc", "/etc"}
-	for _, l := range []string{"/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"} {
-		if target, err := os.Readlink(l); err == nil {
-			argv = append(argv, "--symlink", target, l)
-		} else if st, err := os.Stat(l); err == nil && st.IsDir() {
-			argv = append(argv, "--ro-bind", l, l)
-		}
-	}
-	// Without its cache fontconfig would rescan every font at each start.
-	if st, err := os.Stat("/var/cache/fontconfig"); err == nil && st.IsDir() {
-		argv = append(argv, "--ro-bind", "/var/cache/fontconfig", "/var/cache/fontconfig")
-	}
-	argv = append(argv, "--proc", "/proc", "--dev", "/dev")
-	// /tmp first: binds made later inside it stay visible.
-	if v.Tmp != "" {
-		argv = append(argv, "--bind", v.Tmp, "/tmp")
-	} else {
-		argv = append(argv, "--tmpfs", "/tmp")
-	}
-	for _, d := range append(append([]string{dir}, v.Writable...), scratch) {
-		if d != "" {
-			argv = append(argv, "--bind", d, d)
-		}
-	}
-	for _, f := range v.ReadOnly {
-		argv = append(argv, "--ro-bind", f, f)
-	}
-	return append(argv, "--chdir", scratch, "--")
-}
-
-// bwrapAvailable reports, once, whether bubblewrap can make the
-// namespaces StartIn needs here.
-var bwrapAvailable = sync.OnceValue(func() bool {
-	b, err := lookPath("bwrap")
-	if err != nil {
-		return false
-	}
-	d, err := os.MkdirTemp("", "docmill-bwrap-")
-	if err != nil {
-		return false
-	}
-	defer os.RemoveAll(d)
-	argv := bwrapArgs(b, &View{}, d, d)
-	return exec.Command(argv[0], append(argv[1:], "/bin/true")...).Run() == nil
-})
+// ViewAvailable reports whether the default jail confines programs here.
+//
+// Deprecated: use Engine.Available, which reports the engine's own jail.
+func ViewAvailable() bool { return defaultJail().Confined() }

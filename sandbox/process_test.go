@@ -111,7 +111,11 @@ func TestStartInView(t *testing.T) {
 	}
 	e := sh(t, sandbox.Options{})
 	dir, shared, secret := t.TempDir(), t.TempDir(), t.TempDir()
-	if err := os.WriteFile(filepath.Join(shared, "ok"), []byte("shared\n"), 0o600); err != nil {
+	// A read-only path is a system path: readable by anyone.
+	if err := os.Chmod(shared, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(shared, "ok"), []byte("shared\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(filepath.Join(secret, "secret"), []byte("secret\n"), 0o600); err != nil {

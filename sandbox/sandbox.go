@@ -1,9 +1,12 @@
 // Package sandbox runs external engines (Ghostscript, qpdf, poppler,
-// tesseract, ...) the one way docmill allows: each run in a scratch
-// directory of its own that is removed afterwards, under a deadline, in its
-// own process group that is killed with SIGKILL on deadline or cancel, with
-// a cleared environment, resource limits, no network where Linux allows it,
-// bounded output, and at most a fixed number of runs of one engine at once.
+// tesseract, ...) and docmill's own document parsing (helper processes)
+// the one way docmill allows: each run in a Jail (its own namespaces, a
+// file system holding only its job's directories and the system paths it
+// needs, no network, an unprivileged uid, rlimits), in a scratch directory
+// of its own that is removed afterwards, under a deadline, in its own
+// process group that is killed with SIGKILL on deadline or cancel, with a
+// cleared environment, bounded output, and at most a fixed number of runs
+// of one engine at once.
 package sandbox
 
 import (
@@ -15,7 +18,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -44,15 +46,27 @@ type Options struct {
 	Slots int
 	// Limits applies to every run unless a Cmd sets its own.
 	Limits Limits
-	// Network lets the engine reach the network; by default each run gets
-	// a network namespace of its own with nothing in it.
-	Network bool
+	// Jail confines the engine's runs (default: a jail found once with
+	// the default limits). An engine whose jail is not Ready is not
+	// available.
+	Jail *Jail
+	// View adds the read-only system paths the engine needs beyond the
+	// jail's base (its data files: /usr/share/ghostscript, ...).
+	View View
 }
 
-// Limits are resource limits of one run (0: none).
+// Limits are resource limits of one run (0: none, or the jail's).
 type Limits struct {
+	// Memory bounds the program's data (heap and private writable
+	// mappings), in bytes (0: the jail's memory cap).
+	Memory int64
 	// AddressSpace bounds virtual memory, in bytes.
 	AddressSpace int64
+	// FileSize bounds each file the program writes, in bytes.
+	FileSize int64
+	// Processes bounds the processes and threads of the jail's uid
+	// (enforced only when the server runs as root).
+	Processes int64
 	// CPUSeconds bounds CPU time.
 	CPUSeconds int64
 	// OpenFiles bounds open file descriptors.
@@ -66,6 +80,9 @@ func Find(name string, versionArgs []string, opts Options) *Engine {
 	if opts.Slots <= 0 {
 		opts.Slots = max(1, runtimeCPUs())
 	}
+	if opts.Jail == nil {
+		opts.Jail = defaultJail()
+	}
 	e := &Engine{Name: name, slots: make(chan struct{}, opts.Slots), opts: opts}
 	path, err := lookPath(name)
 	if err != nil {
@@ -73,16 +90,42 @@ func Find(name string, versionArgs []string, opts Options) *Engine {
 	}
 	e.Path = path
 	if len(versionArgs) > 0 {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		out, _ := exec.CommandContext(ctx, path, versionArgs...).CombinedOutput()
-		e.Version = strings.TrimSpace(strings.SplitN(string(out), "\n", 2)[0])
+		e.Version = version(path, versionArgs)
 	}
 	return e
 }
 
-// Available reports whether the program was found.
-func (e *Engine) Available() bool { return e != nil && e.Path != "" }
+// versions caches what each program said of its version: asking takes
+// about a second for all engines, and what is installed does not change
+// while the process runs.
+var versions sync.Map
+
+func version(path string, args []string) string {
+	key := path + "\x00" + strings.Join(args, "\x00")
+	if v, ok := versions.Load(key); ok {
+		return v.(string)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	out, _ := exec.CommandContext(ctx, path, args...).CombinedOutput()
+	v := strings.TrimSpace(strings.SplitN(string(out), "\n", 2)[0])
+	versions.Store(key, v)
+	return v
+}
+
+// Available reports whether the program was found and its jail is ready.
+func (e *Engine) Available() bool { return e != nil && e.Path != "" && e.opts.Jail.Ready() }
+
+// memoryCap is the memory cap of the engine's runs.
+func (e *Engine) memoryCap() int64 {
+	if e.opts.Limits.Memory > 0 {
+		return e.opts.Limits.Memory
+	}
+	return e.opts.Jail.memory
+}
+
+// Jail is the jail the engine runs in.
+func (e *Engine) Jail() *Jail { return e.opts.Jail }
 
 // Slots is how many runs may run at once.
 func (e *Engine) Slots() int { return cap(e.slots) }
@@ -114,6 +157,8 @@ type Cmd struct {
 	Env []string
 	// Limits, when any is set, replace the engine's.
 	Limits *Limits
+	// View adds to the engine's view of the file system for this run.
+	View View
 }
 
 // Result is what a finished run left.
@@ -175,15 +220,14 @@ func (e *Engine) Run(ctx context.Context, c Cmd) (*Result, error) {
 		return nil, fmt.Errorf("sandbox: scratch: %w", err)
 	}
 	defer os.RemoveAll(scratch)
+	if err := e.opts.Jail.grant(firstNonEmpty(c.Dir, scratch)); err != nil {
+		return nil, fmt.Errorf("sandbox: grant: %w", err)
+	}
 	return e.run(ctx, c, scratch)
 }
 
 func (e *Engine) run(ctx context.Context, c Cmd, scratch string) (*Result, error) {
-	limits := e.opts.Limits
-	if c.Limits != nil {
-		limits = *c.Limits
-	}
-	argv := wrap(e.Path, c.Args, limits, !e.opts.Network)
+	argv := e.argv(c, scratch)
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Dir = scratch
 	cmd.Env = append([]string{"PATH=/usr/local/bin:/usr/bin:/bin", "HOME=" + scratch, "TMPDIR=" + scratch, "LANG=C.UTF-8", "LC_ALL=C.UTF-8"}, c.Env...)
@@ -247,29 +291,26 @@ func (e *Engine) result(err error, stdout *bytes.Buffer, streamed bool, stderr *
 	return res, nil
 }
 
-// wrap confines a command line: prlimit sets the resource limits and
-// unshare gives it an empty network namespace, both from util-linux, so
-// the limits hold from the program's first instruction.
-func wrap(path string, args []string, l Limits, isolate bool) []string {
-	var argv []string
-	if p, err := lookPath("prlimit"); err == nil && (l.AddressSpace > 0 || l.CPUSeconds > 0 || l.OpenFiles > 0) {
-		argv = append(argv, p)
-		if l.AddressSpace > 0 {
-			argv = append(argv, "--as="+strconv.FormatInt(l.AddressSpace, 10))
-		}
-		if l.CPUSeconds > 0 {
-			argv = append(argv, "--cpu="+strconv.FormatInt(l.CPUSeconds, 10))
-		}
-		if l.OpenFiles > 0 {
-			argv = append(argv, "--nofile="+strconv.FormatInt(l.OpenFiles, 10))
-		}
-		argv = append(argv, "--")
+// argv is the confined command line of c, run in scratch.
+func (e *Engine) argv(c Cmd, scratch string) []string {
+	limits := e.opts.Limits
+	if c.Limits != nil {
+		limits = *c.Limits
 	}
-	if isolate && netnsAvailable() {
-		u, _ := lookPath("unshare")
-		argv = append(argv, u, "--net", "--")
+	v := e.opts.View
+	v.Tmp = firstNonEmpty(c.View.Tmp, v.Tmp)
+	v.ReadOnly = append(append([]string{}, v.ReadOnly...), c.View.ReadOnly...)
+	v.Writable = append(append([]string{}, v.Writable...), c.View.Writable...)
+	return e.opts.Jail.argv(append([]string{e.Path}, c.Args...), v, limits, []string{c.Dir, scratch}, scratch)
+}
+
+func firstNonEmpty(s ...string) string {
+	for _, v := range s {
+		if v != "" {
+			return v
+		}
 	}
-	return append(append(argv, path), args...)
+	return ""
 }
 
 // netnsAvailable reports, once, whether unshare can make a network

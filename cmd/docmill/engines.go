@@ -1,8 +1,6 @@
 package main
 
 import (
-	"sync"
-
 	"github.com/docmill/docmill"
 	"github.com/docmill/docmill/sandbox"
 	"github.com/docmill/docmill/tools/chromium"
@@ -14,68 +12,85 @@ import (
 	"github.com/docmill/docmill/tools/vips"
 )
 
-// engineSet is the external programs this node found at start-up.
+// engineSet is the external programs this node found at start-up, and
+// the jail they run in.
 type engineSet struct {
+	jail                         *sandbox.Jail
 	gs, qpdf                     *sandbox.Engine
 	pdftoppm, pdftotext, pdfinfo *sandbox.Engine
 	ocrmypdf, tesseract          *sandbox.Engine
 	soffice, python3             *sandbox.Engine
 	vips, vipsheader             *sandbox.Engine
+	helper                       *sandbox.Engine
 }
 
-// Resource limits of the engines' runs. Address space is left unbounded
-// for OCRmyPDF: Python and tesseract reserve far more address space than
-// they use, and a cap makes them fail at random.
+// Resource limits of the engines' runs, beside the jail's memory cap
+// (--engine-memory). Files an engine writes are capped at 4 GiB, and the
+// jail's uid may hold 2,048 processes and threads, across all engines.
 var (
-	gsLimits      = sandbox.Limits{AddressSpace: 4 << 30, CPUSeconds: 900, OpenFiles: 256}
-	popplerLimits = sandbox.Limits{AddressSpace: 4 << 30, CPUSeconds: 900, OpenFiles: 256}
-	ocrLimits     = sandbox.Limits{CPUSeconds: 3600, OpenFiles: 1024}
+	gsLimits     = sandbox.Limits{CPUSeconds: 900, OpenFiles: 256, FileSize: 4 << 30, Processes: 2048}
+	ocrLimits    = sandbox.Limits{CPUSeconds: 3600, OpenFiles: 1024, FileSize: 4 << 30, Processes: 2048}
+	officeLimits = sandbox.Limits{OpenFiles: 1024, FileSize: 4 << 30, Processes: 2048}
 )
 
-// foundEngines is findEngines' result, found once per process: asking
-// each program for its version takes about a second in all, and what is
-// installed does not change while the process runs.
-var foundEngines = sync.OnceValue(findEngines)
-
-// findEngines looks for every engine; a missing one only makes its tools
-// unavailable.
-func findEngines() engineSet {
+// findEngines looks for every engine, confined by jail; a missing one only
+// makes its tools unavailable.
+func findEngines(jail *sandbox.Jail) engineSet {
+	opts := func(l sandbox.Limits, data ...[]string) sandbox.Options {
+		var ro []string
+		for _, d := range data {
+			ro = append(ro, d...)
+		}
+		return sandbox.Options{Jail: jail, Limits: l, View: sandbox.View{ReadOnly: ro}}
+	}
 	return engineSet{
-		gs:        sandbox.Find("gs", []string{"--version"}, sandbox.Options{Limits: gsLimits}),
-		qpdf:      sandbox.Find("qpdf", []string{"--version"}, sandbox.Options{Limits: gsLimits}),
-		pdftoppm:  sandbox.Find("pdftoppm", []string{"-v"}, sandbox.Options{Limits: popplerLimits}),
-		pdftotext: sandbox.Find("pdftotext", []string{"-v"}, sandbox.Options{Limits: popplerLimits}),
-		pdfinfo:   sandbox.Find("pdfinfo", []string{"-v"}, sandbox.Options{Limits: popplerLimits}),
-		ocrmypdf:  sandbox.Find("ocrmypdf", []string{"--version"}, sandbox.Options{Limits: ocrLimits}),
-		// LibreOffice reserves far more address space than it uses: no cap.
-		soffice:    sandbox.Find("soffice", []string{"--version"}, sandbox.Options{}),
-		python3:    sandbox.Find("python3", nil, sandbox.Options{}),
-		vips:       sandbox.Find("vips", []string{"--version"}, sandbox.Options{Limits: gsLimits}),
-		vipsheader: sandbox.Find("vipsheader", []string{"--version"}, sandbox.Options{Limits: gsLimits}),
-		tesseract:  sandbox.Find("tesseract", []string{"--version"}, sandbox.Options{Limits: ocrLimits}),
+		jail:       jail,
+		gs:         sandbox.Find("gs", []string{"--version"}, opts(gsLimits, ghostscript.DataPaths)),
+		qpdf:       sandbox.Find("qpdf", []string{"--version"}, opts(gsLimits)),
+		pdftoppm:   sandbox.Find("pdftoppm", []string{"-v"}, opts(gsLimits, poppler.DataPaths)),
+		pdftotext:  sandbox.Find("pdftotext", []string{"-v"}, opts(gsLimits, poppler.DataPaths)),
+		pdfinfo:    sandbox.Find("pdfinfo", []string{"-v"}, opts(gsLimits, poppler.DataPaths)),
+		ocrmypdf:   sandbox.Find("ocrmypdf", []string{"--version"}, opts(ocrLimits, ocr.DataPaths)),
+		soffice:    sandbox.Find("soffice", []string{"--version"}, opts(officeLimits, office.DataPaths)),
+		python3:    sandbox.Find("python3", nil, opts(officeLimits, office.DataPaths)),
+		vips:       sandbox.Find("vips", []string{"--version"}, opts(gsLimits)),
+		vipsheader: sandbox.Find("vipsheader", []string{"--version"}, opts(gsLimits)),
+		tesseract:  sandbox.Find("tesseract", []string{"--version"}, opts(ocrLimits, ocr.DataPaths)),
+		helper:     sandbox.SelfEngine("docmill-pdf", opts(gsLimits)),
 	}
 }
 
-// toolOptions size the warm engine pools.
+// toolOptions size the warm engine pools and bound what the tools do.
 type toolOptions struct {
 	officeWorkers  int
 	officePrestart bool
+	// limits are the node's processing limits (see registerLimits).
+	limits docmill.Limits
 }
 
-// toolset is every tool this node serves: the in-process PDF tools and
-// those of the external engines. close stops the warm engine pools.
+// toolset is every tool this node serves: the pdfcpu tools, run in the
+// PDF helper processes, and those of the external engines. close stops
+// the warm engine pools.
 func toolset(e engineSet, o toolOptions) (tools []*docmill.Tool, close func(), err error) {
-	pool, err := office.New(e.soffice, e.python3, office.Options{Workers: o.officeWorkers, Lazy: !o.officePrestart})
+	helpers, err := sandbox.NewHelpers(e.helper, pdfHelperArgs, sandbox.HelperOptions{})
 	if err != nil {
 		return nil, nil, err
 	}
-	tools = pdfops.Tools()
+	selectPages := helpers.Tool(pdfops.SelectPagesTool()).Run
+	pool, err := office.New(e.soffice, e.python3, office.Options{Workers: o.officeWorkers, Lazy: !o.officePrestart, Limits: o.limits, SelectPages: selectPages})
+	if err != nil {
+		helpers.Close()
+		return nil, nil, err
+	}
+	for _, t := range pdfops.Tools() {
+		tools = append(tools, helpers.Tool(t))
+	}
 	tools = append(tools, ghostscript.Tools(e.gs, e.qpdf)...)
-	tools = append(tools, poppler.Tools(e.pdftoppm, e.pdftotext, e.pdfinfo)...)
-	tools = append(tools, ocr.Tools(e.ocrmypdf, e.tesseract)...)
+	tools = append(tools, poppler.Tools(e.pdftoppm, e.pdftotext, e.pdfinfo, o.limits)...)
+	tools = append(tools, ocr.Tools(e.ocrmypdf, e.tesseract, o.limits, selectPages)...)
 	tools = append(tools, pool.Tools()...)
-	tools = append(tools, vips.Tools(e.vips, e.vipsheader)...)
-	browser := chromium.New(chromium.Options{}) // starts on its first job
+	tools = append(tools, vips.Tools(e.vips, e.vipsheader, o.limits)...)
+	browser := chromium.New(chromium.Options{Limits: o.limits, Jail: e.jail}) // starts on its first job
 	tools = append(tools, browser.Tools()...)
-	return tools, func() { pool.Close(); browser.Close() }, nil
+	return tools, func() { pool.Close(); browser.Close(); helpers.Close() }, nil
 }

@@ -28,6 +28,15 @@ import (
 const childArgsEnv = "DOCMILL_E2E_CHILD_ARGS"
 
 func TestMain(m *testing.M) {
+	// The server re-executes its own binary, here this test binary, as
+	// the PDF helper: `docmill engine pdf`.
+	if len(os.Args) > 1 && os.Args[1] == "engine" {
+		if err := run(context.Background(), os.Args[1:], os.Getenv, os.Stdin, os.Stdout, os.Stderr); err != nil {
+			fmt.Fprintln(os.Stderr, "docmill:", err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
 	if raw := os.Getenv(childArgsEnv); raw != "" {
 		var args []string
 		if err := json.Unmarshal([]byte(raw), &args); err != nil {

@@ -45,6 +45,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		return process(ctx, env, args[1:])
 	case "tools":
 		return tools(ctx, env, args[1:])
+	case "engine":
+		return engine(ctx, env, args[1:])
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return nil

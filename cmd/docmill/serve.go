@@ -19,6 +19,7 @@ import (
 	"github.com/docmill/docmill/httpapi"
 	"github.com/docmill/docmill/jobs"
 	"github.com/docmill/docmill/ratelimit"
+	"github.com/docmill/docmill/sandbox"
 	"github.com/docmill/docmill/tools/pdfops"
 	"github.com/docmill/docmill/web"
 	"github.com/prometheus/client_golang/prometheus"
@@ -43,6 +44,7 @@ type serveFlags struct {
 	uploadIdle      time.Duration
 	toolTimeouts    map[string]time.Duration
 	engines         toolOptions
+	jail            jailFlags
 	logLevel        string
 	redisURL        string
 	devKey          bool
@@ -77,6 +79,8 @@ func (f *serveFlags) register(fs *flag.FlagSet) {
 	})
 	fs.IntVar(&f.engines.officeWorkers, "office-workers", runtime.NumCPU(), "warm LibreOffice processes for the Office tools")
 	fs.BoolVar(&f.engines.officePrestart, "office-prestart", false, "start the LibreOffice workers at start-up instead of on the first conversion")
+	registerLimits(fs, &f.engines.limits)
+	f.jail.register(fs)
 	fs.DurationVar(&f.uploadIdle, "upload-idle-timeout", time.Minute, "drop an upload that sends nothing for this long")
 	fs.StringVar(&f.logLevel, "log-level", "info", "debug, info, warn or error")
 	fs.StringVar(&f.redisURL, "redis-url", "", "Redis URL (redis://host:6379/0) for rate limits shared by every API node; empty: limits kept in this process")
@@ -135,7 +139,15 @@ func serve(ctx context.Context, env *environment, args []string) error {
 	}
 	defer bucket.Close()
 
-	registry, closeTools, err := f.registry()
+	jail := f.jail.jail()
+	if w := unsafeWarning(jail); w != "" && jail.Ready() {
+		log.Warn(w)
+		fmt.Fprintln(env.stderr, "docmill: WARNING:", w)
+	} else if !jail.Ready() {
+		log.Error("engines unavailable: their jail cannot be set up (start with --unsafe-no-sandbox on a development machine)", "why", jail.Why())
+	}
+	f.engines.limits.EngineMemory = f.jail.memory
+	registry, closeTools, err := f.registry(jail)
 	if err != nil {
 		return err
 	}
@@ -146,7 +158,7 @@ func serve(ctx context.Context, env *environment, args []string) error {
 	q, err := db.queue(jobs.Config{
 		Store: st, Blob: bucket, Registry: registry, Logger: log, Workers: f.queueWorkers(),
 		JobTimeout: f.jobTimeout, RescueMargin: f.rescueMargin, PollInterval: f.pollInterval,
-		ScratchDir: f.data.scratch(), JanitorInterval: f.janitorInterval, Registerer: reg,
+		ScratchDir: f.data.scratch(), Limits: f.engines.limits, JanitorInterval: f.janitorInterval, Registerer: reg,
 	})
 	if err != nil {
 		return err
@@ -183,7 +195,7 @@ func serve(ctx context.Context, env *environment, args []string) error {
 		Store: st, Blob: bucket, Queue: q, Registry: registry, Limiter: limiter, Checks: checks,
 		Plans: docmill.DefaultPlans(), BaseURL: baseURL, CDNURL: f.cdnURL, SigningKey: []byte(secret),
 		Signup: f.signup == "open", SyncBudget: f.syncBudget, MaxUploadBytes: f.maxUploadMB << 20, UploadIdleTimeout: f.uploadIdle,
-		Ready: engineChecks(registry), Logger: log, Registerer: reg, Gatherer: reg,
+		Limits: f.engines.limits, Ready: engineChecks(registry, jail), Logger: log, Registerer: reg, Gatherer: reg,
 		Web: web.Handler(),
 	})
 	var handler http.Handler = api
@@ -221,8 +233,8 @@ func (f *serveFlags) limiter() (closingLimiter, map[string]func(context.Context)
 
 // registry finds the engines and builds the tool registry, with
 // --tool-timeout applied; closeTools stops the engines' warm processes.
-func (f *serveFlags) registry() (_ *docmill.Registry, closeTools func(), _ error) {
-	tools, closeTools, err := toolset(foundEngines(), f.engines)
+func (f *serveFlags) registry(jail *sandbox.Jail) (_ *docmill.Registry, closeTools func(), _ error) {
+	tools, closeTools, err := toolset(findEngines(jail), f.engines)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -316,10 +328,11 @@ func opsOnly(h http.Handler) http.Handler {
 }
 
 // engineChecks reports the engines of the registry's tools for /readyz:
-// the external programs with path and version, and the in-process ones.
-func engineChecks(reg *docmill.Registry) func(context.Context) map[string]docmill.EngineStatus {
+// the external programs with path and version, the in-process ones, and
+// the jail they all run in ("sandbox": unavailable, or UNSAFE).
+func engineChecks(reg *docmill.Registry, jail *sandbox.Jail) func(context.Context) map[string]docmill.EngineStatus {
 	return func(context.Context) map[string]docmill.EngineStatus {
-		out := map[string]docmill.EngineStatus{}
+		out := map[string]docmill.EngineStatus{"sandbox": jail.Status()}
 		for _, t := range reg.All() {
 			if t.Engines == nil {
 				out[t.Engine] = docmill.EngineStatus{Name: t.Engine, Version: "in-process", Available: t.IsAvailable()}

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+
+	"github.com/docmill/docmill/sandbox"
 )
 
 // instance is one browser process. Jobs hold a reference while they use
@@ -68,6 +70,14 @@ var flags = map[string]any{
 	"font-render-hinting":                    "none",
 }
 
+// view is what Chromium sees beyond the jail's base: its configuration.
+// Its binary, resources and libraries are under /usr/lib.
+var view = sandbox.View{ReadOnly: []string{"/etc/chromium", "/etc/chromium.d", "/usr/share/chromium"}}
+
+// limits bound each Chromium process: no file of more than 1 GiB, and the
+// processes and threads a browser and its renderers need.
+var limits = sandbox.Limits{FileSize: 1 << 30, Processes: 2048, OpenFiles: 4096}
+
 // deadProxy is a proxy nobody listens on: with it, a request that escaped
 // interception (a WebSocket, a bug) fails instead of leaving the machine.
 const deadProxy = "http://127.0.0.1:9"
@@ -91,17 +101,20 @@ func (b *Browser) start() (*instance, error) {
 	for name, v := range flags {
 		opts = append(opts, chromedp.Flag(name, v))
 	}
-	unshare := ""
 	if !b.opts.noOSIsolation {
 		opts = append(opts, chromedp.ProxyServer(deadProxy), chromedp.Flag("proxy-bypass-list", "<-loopback>"))
-		unshare = netnsUnshare()
 	}
 	var cmd *exec.Cmd
+	var jailErr error
 	opts = append(opts, chromedp.ModifyCmdFunc(func(c *exec.Cmd) {
 		c.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-		if unshare != "" {
-			c.Args = append([]string{unshare, "--net", "--"}, append([]string{c.Path}, c.Args[1:]...)...)
-			c.Path = unshare
+		if !b.opts.noOSIsolation {
+			argv, err := b.opts.Jail.Command(append([]string{c.Path}, c.Args[1:]...), view, limits, dir, dir)
+			if err != nil {
+				jailErr = err
+				argv = []string{"/bin/false"}
+			}
+			c.Path, c.Args = argv[0], argv
 		}
 		cmd = c
 	}))
@@ -120,23 +133,15 @@ func (b *Browser) start() (*instance, error) {
 	if cmd != nil && cmd.Process != nil {
 		inst.pid = cmd.Process.Pid
 	}
+	if err == nil {
+		err = jailErr
+	}
 	if err != nil {
 		inst.shutdown()
 		return nil, fmt.Errorf("chromium: start: %w", err)
 	}
 	return inst, nil
 }
-
-// netnsUnshare returns unshare's path when it can give a process an empty
-// network namespace here (containers may withhold the privilege), or "".
-var netnsUnshare = sync.OnceValue(func() string {
-	for _, p := range []string{"/usr/bin/unshare", "/bin/unshare"} {
-		if exec.Command(p, "--net", "--", "/bin/true").Run() == nil {
-			return p
-		}
-	}
-	return ""
-})
 
 // dead reports whether the browser process is gone.
 func (i *instance) dead() bool { return i.ctx.Err() != nil }

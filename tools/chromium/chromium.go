@@ -29,6 +29,7 @@ import (
 	"time"
 
 	docmill "github.com/docmill/docmill"
+	"github.com/docmill/docmill/sandbox"
 )
 
 const (
@@ -52,6 +53,15 @@ type Options struct {
 	// RestartAfter is how many jobs one browser process serves before it
 	// is replaced (default 500).
 	RestartAfter int
+	// Limits bound what a job may cost; html-to-pdf checks a zipped site
+	// against their archive fields. A zero field means its default.
+	Limits docmill.Limits
+	// Jail confines the browser like every engine (default:
+	// sandbox.Default()): its own namespaces, a file system holding only
+	// its profile and the system paths it needs, an unprivileged uid and
+	// rlimits. Chromium's own sandbox stays off: as the jail's uid inside
+	// bubblewrap it could not make the namespaces it wants.
+	Jail *sandbox.Jail
 
 	// noOSIsolation turns off the network namespace and the dead proxy,
 	// so that tests can show that request interception alone blocks the
@@ -82,6 +92,10 @@ func New(opts Options) *Browser {
 	}
 	if opts.RestartAfter <= 0 {
 		opts.RestartAfter = defaultRestartAfter
+	}
+	opts.Limits = opts.Limits.WithDefaults()
+	if opts.Jail == nil {
+		opts.Jail = sandbox.Default()
 	}
 	b := &Browser{opts: opts, tabs: make(chan struct{}, opts.MaxTabs)}
 	b.path = opts.ExecPath
@@ -134,7 +148,9 @@ func askVersion(path string) string {
 }
 
 // Available reports whether Chromium was found.
-func (b *Browser) Available() bool { return b.path != "" }
+func (b *Browser) Available() bool {
+	return b.path != "" && (b.opts.noOSIsolation || b.opts.Jail.Ready())
+}
 
 // Status describes the engine for /readyz and the catalogue.
 func (b *Browser) Status() docmill.EngineStatus {

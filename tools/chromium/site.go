@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/docmill/docmill/tools/filecopy"
 	"io"
 	"os"
 	"path"
@@ -13,16 +12,8 @@ import (
 	"strings"
 
 	docmill "github.com/docmill/docmill"
-)
-
-// Limits of a zipped site, checked while it is extracted (zip bombs).
-const (
-	maxZipEntries = 2000
-	maxZipBytes   = 200 << 20 // all entries expanded
-	// An entry may expand at most maxZipRatio times its compressed size,
-	// once it is past zipRatioFloor bytes (small files compress well).
-	maxZipRatio   = 200
-	zipRatioFloor = 1 << 20
+	"github.com/docmill/docmill/tools/filecopy"
+	"github.com/docmill/docmill/tools/ziplimit"
 )
 
 // runHTML prints an HTML file or a zipped site.
@@ -36,7 +27,7 @@ func (b *Browser) runHTML(ctx context.Context, in *docmill.RunInput) (*docmill.R
 		return nil, fmt.Errorf("chromium: site dir: %w", err)
 	}
 	if file.ContentType == "application/zip" {
-		if root, err = extractSite(file.Path, root); err != nil {
+		if root, err = extractSite(file.Path, root, b.opts.Limits); err != nil {
 			return nil, err
 		}
 	} else if err := filecopy.Copy(file.Path, filepath.Join(root, "index.html")); err != nil {
@@ -77,11 +68,12 @@ func badZip(format string, args ...any) *docmill.Error {
 // extractSite unpacks the zip at src into dir and returns the directory
 // holding index.html: dir itself, or the zip's single top folder. Entries
 // are refused (invalid_document) when their name is absolute or climbs out
-// with "..", when there are too many, or when they expand too much in
-// total or against their compressed size; sizes are counted on the bytes
-// actually written, not on the headers. Symbolic links and macOS metadata
-// (__MACOSX/) are skipped: a link could point outside the site.
-func extractSite(src, dir string) (string, error) {
+// with "..". The archive is refused before anything is written when its
+// central directory breaks l's archive limits (ziplimit.Check), and while
+// it is written when the bytes actually inflated pass l.ArchiveBytes
+// (headers can lie). Symbolic links and macOS metadata (__MACOSX/) are
+// skipped: a link could point outside the site.
+func extractSite(src, dir string, l docmill.Limits) (string, error) {
 	zr, err := zip.OpenReader(src)
 	if err != nil {
 		e := badZip("The file is not a readable zip archive.")
@@ -89,10 +81,10 @@ func extractSite(src, dir string) (string, error) {
 		return "", e
 	}
 	defer zr.Close()
-	if len(zr.File) > maxZipEntries {
-		return "", badZip("The zip has %d entries; at most %d are allowed.", len(zr.File), maxZipEntries)
+	if err := ziplimit.Check(&zr.Reader, l); err != nil {
+		return "", err
 	}
-	var total int64
+	budget := ziplimit.NewBudget(l)
 	var names []string
 	for _, f := range zr.File {
 		name, skip, err := entryName(f)
@@ -109,11 +101,9 @@ func extractSite(src, dir string) (string, error) {
 			}
 			continue
 		}
-		n, err := extractEntry(f, target, maxZipBytes-total)
-		if err != nil {
+		if err := extractEntry(f, target, budget); err != nil {
 			return "", err
 		}
-		total += n
 		names = append(names, name)
 	}
 	top, err := siteRoot(names)
@@ -145,40 +135,35 @@ func entryName(f *zip.File) (name string, skip bool, err error) {
 	return name, false, nil
 }
 
-// extractEntry writes one file entry to target, refusing more than left
-// bytes in all and a compression ratio past maxZipRatio.
-func extractEntry(f *zip.File, target string, left int64) (int64, error) {
-	if f.UncompressedSize64 > zipRatioFloor && f.UncompressedSize64 > maxZipRatio*max(f.CompressedSize64, 1) {
-		return 0, badZip("The zip entry %q expands %d times its compressed size; it looks like a zip bomb.", f.Name, f.UncompressedSize64/max(f.CompressedSize64, 1))
-	}
+// extractEntry writes one file entry to target, reading it through
+// budget, which refuses the site's entries past their limit together.
+func extractEntry(f *zip.File, target string, budget *ziplimit.Budget) error {
 	if err := os.MkdirAll(filepath.Dir(target), 0o700); err != nil {
-		return 0, fmt.Errorf("chromium: extract: %w", err)
+		return fmt.Errorf("chromium: extract: %w", err)
 	}
-	rc, err := f.Open()
+	rc, err := budget.Open(f)
 	if err != nil {
-		e := badZip("The zip entry %q cannot be read.", f.Name)
-		e.Err = err
-		return 0, e
+		return err
 	}
 	defer rc.Close()
 	out, err := os.OpenFile(target, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if errors.Is(err, os.ErrExist) {
-		return 0, badZip("The zip contains %q twice.", f.Name)
+		return badZip("The zip contains %q twice.", f.Name)
 	}
 	if err != nil {
-		return 0, fmt.Errorf("chromium: extract: %w", err)
+		return fmt.Errorf("chromium: extract: %w", err)
 	}
 	defer out.Close()
-	n, err := io.Copy(out, io.LimitReader(rc, left+1))
-	if n > left {
-		return 0, badZip("The zip expands to more than %d MB.", maxZipBytes>>20)
-	}
-	if err != nil {
+	if _, err := io.Copy(out, rc); err != nil {
+		var de *docmill.Error
+		if errors.As(err, &de) {
+			return de // over the budget
+		}
 		e := badZip("The zip entry %q is damaged.", f.Name)
 		e.Err = err
-		return 0, e
+		return e
 	}
-	return n, out.Close()
+	return out.Close()
 }
 
 // siteRoot finds index.html among the extracted file names: at the root,

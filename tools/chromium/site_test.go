@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	docmill "github.com/docmill/docmill"
+	"github.com/docmill/docmill/tools/ziplimit"
 )
 
 // writeZip writes a zip built by fill to a temporary file.
@@ -28,13 +29,14 @@ func writeZip(t *testing.T, fill func(zw *zip.Writer)) string {
 	return path
 }
 
-func extract(t *testing.T, path string) (string, error) {
+// extract unpacks the zip at path under l (zero: the defaults).
+func extract(t *testing.T, path string, l docmill.Limits) (string, error) {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), "site")
 	if err := os.Mkdir(dir, 0o700); err != nil {
 		t.Fatal(err)
 	}
-	root, err := extractSite(path, dir)
+	root, err := extractSite(path, dir, l)
 	if err == nil {
 		if rel, rerr := filepath.Rel(dir, root); rerr != nil || !filepath.IsLocal(rel) && rel != "." {
 			t.Fatalf("root %s outside %s", root, dir)
@@ -50,26 +52,26 @@ func TestZipBomb(t *testing.T) {
 		w, _ = zw.Create("zeros.bin")
 		w.Write(make([]byte, 20<<20)) // deflates about 1000 times
 	})
-	_, err := extract(t, path)
-	if docmill.ErrorCode(err) != docmill.CodeInvalidDocument || !strings.Contains(err.Error(), "zip bomb") {
+	_, err := extract(t, path, docmill.Limits{})
+	if docmill.ErrorCode(err) != docmill.CodeInvalidDocument || !strings.Contains(err.Error(), "processing limit") {
 		t.Fatalf("got %v, want a zip bomb refusal", err)
 	}
 }
 
 func TestZipTooManyEntries(t *testing.T) {
 	path := writeZip(t, func(zw *zip.Writer) {
-		for i := range maxZipEntries + 1 {
+		for i := range 11 {
 			zw.Create(fmt.Sprintf("f%d.txt", i))
 		}
 	})
-	_, err := extract(t, path)
+	_, err := extract(t, path, docmill.Limits{ArchiveEntries: 10})
 	if docmill.ErrorCode(err) != docmill.CodeInvalidDocument {
 		t.Fatalf("got %v, want invalid_document", err)
 	}
 }
 
 func TestZipTotalCap(t *testing.T) {
-	// extractEntry counts written bytes against what is left.
+	// extractEntry counts the bytes it writes against the budget.
 	path := writeZip(t, func(zw *zip.Writer) {
 		w, _ := zw.CreateHeader(&zip.FileHeader{Name: "a.bin", Method: zip.Store})
 		w.Write(make([]byte, 1000))
@@ -79,7 +81,7 @@ func TestZipTotalCap(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer zr.Close()
-	_, err = extractEntry(zr.File[0], filepath.Join(t.TempDir(), "a.bin"), 999)
+	err = extractEntry(zr.File[0], filepath.Join(t.TempDir(), "a.bin"), ziplimit.NewBudget(docmill.Limits{ArchiveBytes: 999}))
 	if docmill.ErrorCode(err) != docmill.CodeInvalidDocument {
 		t.Fatalf("got %v, want invalid_document", err)
 	}
@@ -96,7 +98,7 @@ func TestZipSkipsLinksAndMacMetadata(t *testing.T) {
 		w, _ = zw.Create("site/index.html")
 		w.Write([]byte("<p>x</p>"))
 	})
-	root, err := extract(t, path)
+	root, err := extract(t, path, docmill.Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}

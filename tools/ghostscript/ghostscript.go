@@ -25,6 +25,11 @@ import (
 	"github.com/docmill/docmill/sandbox"
 )
 
+// DataPaths are the read-only system paths this package's engines need
+// beyond the sandbox jail's base view (programs, libraries, fonts): their
+// own data files. Paths missing on a machine are skipped.
+var DataPaths = []string{"/usr/share/ghostscript", "/var/lib/ghostscript", "/etc/ghostscript", "/usr/share/color"}
+
 // pdfContentType is what every tool here accepts and produces.
 const pdfContentType = "application/pdf"
 

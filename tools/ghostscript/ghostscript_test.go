@@ -16,7 +16,7 @@ import (
 const corpus = "../../../shared/corpus/pdf/"
 
 var (
-	gsEngine   = sandbox.Find("gs", []string{"--version"}, sandbox.Options{})
+	gsEngine   = sandbox.Find("gs", []string{"--version"}, sandbox.Options{View: sandbox.View{ReadOnly: ghostscript.DataPaths}})
 	qpdfEngine = sandbox.Find("qpdf", []string{"--version"}, sandbox.Options{})
 )
 

@@ -13,16 +13,12 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 
 	_ "golang.org/x/image/tiff" // registers TIFF with image.DecodeConfig
 
 	docmill "github.com/docmill/docmill"
 )
-
-// MaxImagePixels bounds an input image's width times height. Its header is
-// read before anything decodes it, so a decompression bomb is refused
-// before it can fill the memory of the worker or of OCRmyPDF.
-const MaxImagePixels = 100_000_000
 
 // fallbackDPI is the resolution assumed for an image that states none (or
 // one too low to be a scan's): the usual scanning resolution.
@@ -40,13 +36,18 @@ type preparedImage struct {
 	dpi  int
 }
 
-// prepareImage checks an input image and makes what OCRmyPDF refuses
+// prepareImage checks an input image against maxPixels (docmill.Limits'
+// ImagePixels) and makes what OCRmyPDF refuses
 // acceptable: an alpha channel is flattened onto white (a PNG), and a CMYK
 // JPEG, which rarely carries the ICC profile OCRmyPDF needs, is converted
 // to RGB. Other images are used as they are, so a JPEG is not re-encoded
 // and every page of a multi-page TIFF is kept. path is the input's
 // absolute path; a converted copy is written to workDir.
-func prepareImage(f docmill.LocalFile, path, workDir string) (*preparedImage, error) {
+//
+// The pixel cap is checked on the image's header before anything decodes
+// it, so a decompression bomb is refused before it can fill the memory of
+// the worker or of OCRmyPDF.
+func prepareImage(f docmill.LocalFile, path, workDir string, maxPixels int64) (*preparedImage, error) {
 	file, err := os.Open(path)
 	if err != nil {
 		return nil, docmill.Internal(fmt.Errorf("ocr: open input: %w", err))
@@ -56,9 +57,9 @@ func prepareImage(f docmill.LocalFile, path, workDir string) (*preparedImage, er
 	if err != nil {
 		return nil, invalidDocument(err, "The file could not be read as an image; it may be damaged.")
 	}
-	if px := int64(cfg.Width) * int64(cfg.Height); px <= 0 || px > MaxImagePixels {
-		return nil, invalidDocument(nil, "The image is %d x %d pixels; at most %d megapixels are allowed.",
-			cfg.Width, cfg.Height, MaxImagePixels/1_000_000)
+	if px := int64(cfg.Width) * int64(cfg.Height); px <= 0 || px > maxPixels {
+		return nil, invalidDocument(nil, "The image is %d x %d pixels; at most %s megapixels are allowed.",
+			cfg.Width, cfg.Height, strconv.FormatFloat(math.Round(float64(maxPixels)/1e5)/10, 'f', -1, 64))
 	}
 	out := &preparedImage{path: path, dpi: imageDPI(file, format, max(cfg.Width, cfg.Height))}
 	convert := ""

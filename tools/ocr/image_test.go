@@ -3,6 +3,7 @@ package ocr
 import (
 	"bytes"
 	"encoding/binary"
+	"errors"
 	"hash/crc32"
 	"image"
 	"image/color"
@@ -10,6 +11,7 @@ import (
 	"image/png"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	docmill "github.com/docmill/docmill"
@@ -151,7 +153,7 @@ func TestPrepareImage(t *testing.T) {
 	alpha.Set(1, 1, color.Black)
 	f := writeImage(t, "alpha.png", alpha)
 	dir := t.TempDir()
-	got, err := prepareImage(f, f.Path, dir)
+	got, err := prepareImage(f, f.Path, dir, docmill.DefaultLimits().ImagePixels)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -178,7 +180,7 @@ func TestPrepareImage(t *testing.T) {
 
 	// An opaque JPEG is used as it is.
 	f = writeImage(t, "photo.jpg", image.NewGray(image.Rect(0, 0, 10, 10)))
-	if got, err := prepareImage(f, f.Path, t.TempDir()); err != nil || got.path != f.Path {
+	if got, err := prepareImage(f, f.Path, t.TempDir(), docmill.DefaultLimits().ImagePixels); err != nil || got.path != f.Path {
 		t.Errorf("opaque JPEG: %+v, %v", got, err)
 	}
 }
@@ -197,9 +199,42 @@ func TestPrepareImageRefuses(t *testing.T) {
 	if err := os.WriteFile(bomb, data, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	_, err := prepareImage(docmill.LocalFile{Path: bomb}, bomb, dir)
+	_, err := prepareImage(docmill.LocalFile{Path: bomb}, bomb, dir, docmill.DefaultLimits().ImagePixels)
 	if docmill.ErrorCode(err) != docmill.CodeInvalidDocument {
 		t.Errorf("bomb: %v", err)
+	}
+}
+
+// TestPrepareImageLimit checks the pixel cap on a small image with lowered
+// limits: 40 x 20 is 800 pixels.
+func TestPrepareImageLimit(t *testing.T) {
+	f := writeImage(t, "small.jpg", image.NewGray(image.Rect(0, 0, 40, 20)))
+	for _, tt := range []struct {
+		max int64
+		ok  bool
+	}{
+		{800, true},
+		{799, false},
+		{100, false},
+		{100_000_000, true},
+	} {
+		_, err := prepareImage(f, f.Path, t.TempDir(), tt.max)
+		if tt.ok {
+			if err != nil {
+				t.Errorf("max %d: %v", tt.max, err)
+			}
+			continue
+		}
+		var e *docmill.Error
+		if !errors.As(err, &e) || e.Code != docmill.CodeInvalidDocument || !strings.HasPrefix(e.Message, "The image is 40 x 20 pixels;") {
+			t.Errorf("max %d: %v, want invalid_document naming the size", tt.max, err)
+		}
+	}
+	// The message states the limit in megapixels.
+	big := writeImage(t, "big.jpg", image.NewGray(image.Rect(0, 0, 2000, 1000)))
+	_, err := prepareImage(big, big.Path, t.TempDir(), 1_500_000)
+	if e := (*docmill.Error)(nil); !errors.As(err, &e) || e.Message != "The image is 2000 x 1000 pixels; at most 1.5 megapixels are allowed." {
+		t.Errorf("message: %v", err)
 	}
 }
 

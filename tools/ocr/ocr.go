@@ -12,14 +12,16 @@ package ocr
 import (
 	"context"
 	"strings"
-	"sync"
 	"time"
-
-	"github.com/pdfcpu/pdfcpu/pkg/api"
 
 	docmill "github.com/docmill/docmill"
 	"github.com/docmill/docmill/sandbox"
 )
+
+// DataPaths are the read-only system paths this package's engines need
+// beyond the sandbox jail's base view (programs, libraries, fonts): their
+// own data files. Paths missing on a machine are skipped.
+var DataPaths = []string{"/usr/share/tesseract-ocr", "/usr/share/ghostscript", "/var/lib/ghostscript", "/etc/ghostscript", "/usr/share/color", "/usr/share/poppler", "/etc/python3", "/etc/python3.11", "/etc/python3.12", "/etc/python3.13", "/usr/share/python3"}
 
 // Languages are the tesseract language packs the tool offers. Each must be
 // installed for the tool to be available.
@@ -41,10 +43,6 @@ const langCheckTimeout = 30 * time.Second
 
 const pdfContentType = "application/pdf"
 
-// disableConfigDir stops pdfcpu, used only to count the output's pages,
-// from creating a configuration directory under $HOME.
-var disableConfigDir = sync.OnceFunc(api.DisableConfigDir)
-
 // Tools returns ocr-pdf, run by ocrmypdf with tesseract as its OCR engine.
 // Both engines must be non-nil (sandbox.Find never returns nil; a missing
 // program gives an engine that is not available).
@@ -55,18 +53,29 @@ var disableConfigDir = sync.OnceFunc(api.DisableConfigDir)
 // engine_unavailable) instead. The check is made here, at start-up, rather
 // than per job, so Available is cheap and stable; installing a language
 // pack needs a restart to be seen.
-func Tools(ocrmypdf, tesseract *sandbox.Engine) []*docmill.Tool {
-	disableConfigDir()
-	r := &runner{ocrmypdf: ocrmypdf, tesseract: tesseract, langsOK: hasLanguages(tesseract, Languages)}
+//
+// limits' ImagePixels bounds an input image (a zero field takes its
+// default).
+//
+// pages, when not nil, counts a PDF's pages for the job's meta (see
+// pdfops.SelectPagesTool, run in the PDF helper).
+func Tools(ocrmypdf, tesseract *sandbox.Engine, limits docmill.Limits, pages docmill.RunFunc) []*docmill.Tool {
+	r := &runner{ocrmypdf: ocrmypdf, tesseract: tesseract, langsOK: hasLanguages(tesseract, Languages),
+		maxImagePixels: limits.WithDefaults().ImagePixels, pages: pages}
 	return []*docmill.Tool{r.tool()}
 }
 
-// runner holds the engines of ocr-pdf and what was found about them.
+// runner holds the engines of ocr-pdf, what was found about them, and
+// the limit on its input images.
 type runner struct {
 	ocrmypdf, tesseract *sandbox.Engine
 	// langsOK records whether tesseract had every language of Languages
 	// when the tool was built.
 	langsOK bool
+	// maxImagePixels bounds an input image's width times height.
+	maxImagePixels int64
+	// pages counts a PDF's pages, out of the server process.
+	pages docmill.RunFunc
 }
 
 func (r *runner) tool() *docmill.Tool {

@@ -32,16 +32,26 @@ const textPDF = corpus + "pdflatex-4-pages.pdf"
 
 // ocrTool builds ocr-pdf on the real engines once; tests that need them
 // skip when ocrmypdf or tesseract is not installed.
-var ocrTool = sync.OnceValue(func() *docmill.Tool {
+var ocrTool = sync.OnceValue(func() *docmill.Tool { return buildTool(docmill.Limits{}) })
+
+// buildTool builds ocr-pdf on the real engines with limits.
+func buildTool(limits docmill.Limits) *docmill.Tool {
+	opts := sandbox.Options{View: sandbox.View{ReadOnly: ocr.DataPaths}}
 	return ocr.Tools(
-		sandbox.Find("ocrmypdf", []string{"--version"}, sandbox.Options{}),
-		sandbox.Find("tesseract", []string{"--version"}, sandbox.Options{}),
+		sandbox.Find("ocrmypdf", []string{"--version"}, opts),
+		sandbox.Find("tesseract", []string{"--version"}, opts),
+		limits, nil,
 	)[0]
-})
+}
 
 func realTool(t *testing.T) *docmill.Tool {
 	t.Helper()
-	tl := ocrTool()
+	return available(t, ocrTool())
+}
+
+// available returns tl, skipping t when tl cannot run here.
+func available(t *testing.T, tl *docmill.Tool) *docmill.Tool {
+	t.Helper()
 	if !tl.IsAvailable() {
 		t.Skipf("ocr-pdf is not available here: %+v", tl.Engines())
 	}
@@ -264,7 +274,7 @@ func TestEncryptedPDF(t *testing.T) {
 
 func TestMissingEngine(t *testing.T) {
 	missing := sandbox.Find("docmill-no-such-ocrmypdf", nil, sandbox.Options{})
-	tl := ocr.Tools(missing, sandbox.Find("tesseract", []string{"--version"}, sandbox.Options{}))[0]
+	tl := ocr.Tools(missing, sandbox.Find("tesseract", []string{"--version"}, sandbox.Options{View: sandbox.View{ReadOnly: ocr.DataPaths}}), docmill.Limits{}, nil)[0]
 	if tl.IsAvailable() {
 		t.Fatal("available without ocrmypdf")
 	}
@@ -284,4 +294,16 @@ func TestImageWithAlpha(t *testing.T) {
 		t.Fatal(err)
 	}
 	wantWords(t, pdfText(t, out.Path), "ticket", "assign")
+}
+
+// TestImagePixelsLimit builds ocr-pdf with a lowered pixel cap: an image
+// over it is refused as invalid_document before OCRmyPDF runs, and the
+// same image passes the default cap (TestImageWithAlpha).
+func TestImagePixelsLimit(t *testing.T) {
+	tl := available(t, buildTool(docmill.Limits{ImagePixels: 100_000}))
+	// scan.png is 781 x 627, 0.49 MP.
+	_, err := run(t, tl, nil, "../../../shared/corpus/image/scan.png", "image/png")
+	if e := wantCode(t, err, docmill.CodeInvalidDocument); !strings.Contains(e.Message, "at most 0.1 megapixels") {
+		t.Errorf("message = %q", e.Message)
+	}
 }

@@ -4,13 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"runtime"
 	"strconv"
-
-	"github.com/pdfcpu/pdfcpu/pkg/api"
-	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/model"
 
 	docmill "github.com/docmill/docmill"
 	"github.com/docmill/docmill/sandbox"
@@ -58,7 +54,7 @@ func (r *runner) run(ctx context.Context, in *docmill.RunInput) (*docmill.RunOut
 		"--quiet",
 	}
 	if f.ContentType != pdfContentType {
-		img, err := prepareImage(f, input, workDir)
+		img, err := prepareImage(f, input, workDir, r.maxImagePixels)
 		if err != nil {
 			return nil, err
 		}
@@ -74,7 +70,7 @@ func (r *runner) run(ctx context.Context, in *docmill.RunInput) (*docmill.RunOut
 		return nil, runError(ctx, err)
 	}
 	meta := map[string]any{"lang": lang}
-	if n, err := pageCount(output); err == nil {
+	if n, ok := r.pageCount(ctx, output, workDir); ok {
 		meta["pages"] = n
 	}
 	return &docmill.RunOutput{
@@ -132,24 +128,23 @@ func invalidDocument(err error, format string, args ...any) *docmill.Error {
 	return e
 }
 
-// pageCount counts the output's pages for the job's meta. It is best
-// effort: OCRmyPDF has already written a PDF that qpdf accepts, so a
-// document pdfcpu cannot read is still returned, without the figure.
-func pageCount(path string) (n int, err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			n, err = 0, fmt.Errorf("ocr: page count panicked: %v", r)
-		}
-	}()
-	f, err := os.Open(path)
-	if err != nil {
-		return 0, err
+// pageCount counts the output's pages for the job's meta, in the PDF
+// helper (r.pages), not in the server. It is best effort: OCRmyPDF has
+// already written a PDF that qpdf accepts, so a document the helper
+// cannot read is still returned, without the figure.
+func (r *runner) pageCount(ctx context.Context, path, workDir string) (int, bool) {
+	if r.pages == nil {
+		return 0, false
 	}
-	defer f.Close()
-	conf := model.NewDefaultConfiguration()
-	conf.ValidationMode = model.ValidationRelaxed
-	conf.Offline = true
-	return api.PageCount(f, conf)
+	out, err := r.pages(ctx, &docmill.RunInput{
+		Files:   []docmill.LocalFile{{Path: path, Filename: filepath.Base(path), ContentType: pdfContentType}},
+		WorkDir: workDir,
+	})
+	if err != nil {
+		return 0, false
+	}
+	n, err := strconv.Atoi(fmt.Sprint(out.Meta["pages"]))
+	return n, err == nil
 }
 
 // outputName names the result after the client's file, whatever its

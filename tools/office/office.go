@@ -30,6 +30,11 @@ import (
 	"github.com/docmill/docmill/sandbox"
 )
 
+// DataPaths are the read-only system paths this package's engines need
+// beyond the sandbox jail's base view (programs, libraries, fonts): their
+// own data files. Paths missing on a machine are skipped.
+var DataPaths = []string{"/etc/libreoffice", "/usr/share/libreoffice", "/usr/share/liblangtag", "/usr/share/hyphen", "/usr/share/mythes", "/usr/share/hunspell", "/etc/python3", "/etc/python3.11", "/etc/python3.12", "/etc/python3.13", "/usr/share/python3"}
+
 //go:embed converter.py
 var converterPy []byte
 
@@ -61,6 +66,15 @@ type Options struct {
 	// so a node that never converts (an API node, a test server) never
 	// pays LibreOffice's start-up.
 	Lazy bool
+	// Limits bound what one job may cost: OOXML and ODF documents, which
+	// are zip archives, are checked against their archive fields before
+	// LibreOffice unpacks them. A zero field means its default.
+	Limits docmill.Limits
+	// SelectPages counts the pages of the exported PDF and keeps those the
+	// "pages" param selects (pdfops.SelectPagesTool, run in the PDF
+	// helper so that the PDF is not parsed in the server). Nil: no page
+	// selection, and no page count.
+	SelectPages docmill.RunFunc
 }
 
 // Pool is the warm LibreOffice pool. Its tools share it.
@@ -98,6 +112,7 @@ func New(soffice, python *sandbox.Engine, opts Options) (*Pool, error) {
 	if opts.Timeout <= 0 {
 		opts.Timeout = 2 * time.Minute
 	}
+	opts.Limits = opts.Limits.WithDefaults()
 	p := &Pool{opts: opts, soffice: soffice, python: python, seq: poolSeq.Add(1),
 		idle: make(chan *worker, opts.Workers), closed: make(chan struct{})}
 	p.version = soffice.Version
@@ -135,11 +150,6 @@ func checkEngines(soffice, python *sandbox.Engine) string {
 	}
 	if exec.Command(python.Path, "-c", "import uno").Run() != nil {
 		return "python3 has no uno module (python3-uno)"
-	}
-	if !sandbox.ViewAvailable() {
-		// Unconfined, a document could pull any file soffice can read
-		// into its PDF; better no conversions than that.
-		return "bubblewrap (bwrap) missing or not permitted: cannot confine LibreOffice's file system"
 	}
 	return ""
 }

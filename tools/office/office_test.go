@@ -19,7 +19,7 @@ const corpus = "../../../shared/corpus/office"
 // when LibreOffice or python3-uno is missing.
 func newPool(t testing.TB, opts office.Options) *office.Pool {
 	t.Helper()
-	p, err := office.New(sandbox.Find("soffice", []string{"--version"}, sandbox.Options{}), sandbox.Find("python3", nil, sandbox.Options{}), opts)
+	p, err := office.New(sandbox.Find("soffice", []string{"--version"}, sandbox.Options{View: sandbox.View{ReadOnly: office.DataPaths}}), sandbox.Find("python3", nil, sandbox.Options{View: sandbox.View{ReadOnly: office.DataPaths}}), opts)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,17 +1,17 @@
 package office
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
-	"sync"
 
 	docmill "github.com/docmill/docmill"
-	"github.com/pdfcpu/pdfcpu/pkg/api"
-	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/model"
+	"github.com/docmill/docmill/tools/ziplimit"
 )
 
 // Tools returns word-to-pdf, excel-to-pdf and powerpoint-to-pdf, all
@@ -53,12 +53,14 @@ func (p *Pool) run(ctx context.Context, in *docmill.RunInput, f family, export s
 		return nil, docmill.Errorf(docmill.CodeMissingFile, "This tool takes exactly one document.")
 	}
 	file := in.Files[0]
-	ranges, err := docmill.ParsePageRanges(in.Params.String("pages"))
-	if err != nil {
+	if _, err := docmill.ParsePageRanges(in.Params.String("pages")); err != nil {
 		return nil, docmill.ParamError("pages", "%s", err.Error())
 	}
 	k, err := detect(file.Path, f)
 	if err != nil {
+		return nil, err
+	}
+	if err := checkArchive(file.Path, p.opts.Limits); err != nil {
 		return nil, err
 	}
 	// LibreOffice sees the document under a name with the right extension,
@@ -77,7 +79,7 @@ func (p *Pool) run(ctx context.Context, in *docmill.RunInput, f family, export s
 	if err := p.convert(ctx, job{In: src, Out: out, Export: export, Filter: k.filter, Options: k.options}); err != nil {
 		return nil, err
 	}
-	pages, err := selectPages(out, ranges)
+	out, pages, err := p.selectPages(ctx, in.WorkDir, out, in.Params.String("pages"))
 	if err != nil {
 		return nil, err
 	}
@@ -85,6 +87,24 @@ func (p *Pool) run(ctx context.Context, in *docmill.RunInput, f family, export s
 		Path: out, Filename: outputName(file.Filename), ContentType: "application/pdf",
 		Meta: map[string]any{"pages": pages, "engine": engineName, "engine_version": p.version, "input_format": k.ext},
 	}, nil
+}
+
+// checkArchive refuses an OOXML or ODF document (a zip archive: the
+// files detect sends to detectZip) that breaks l's archive limits, before
+// any worker is taken or started: LibreOffice inflates a document's parts
+// in memory, so a bomb would grow soffice by gigabytes. Other inputs pass.
+func checkArchive(path string, l docmill.Limits) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return docmill.Internal(err)
+	}
+	head := make([]byte, 4)
+	n, _ := io.ReadFull(f, head)
+	f.Close()
+	if !bytes.Equal(head[:n], []byte("PK\x03\x04")) {
+		return nil
+	}
+	return ziplimit.CheckFile(path, l)
 }
 
 // convert takes a free worker (waiting for one within ctx), runs j on it
@@ -156,39 +176,30 @@ func unavailable(why string) error {
 	return e
 }
 
-var disableConfigDir = sync.OnceFunc(api.DisableConfigDir)
-
-// selectPages counts the PDF's pages and, when ranges select some, keeps
-// only those (in the order given) with pdfcpu. Selecting after export
-// keeps one code path for all three families and gives the client the
-// document's real page count when a range runs past it.
-func selectPages(path string, ranges []docmill.PageRange) (int, error) {
-	disableConfigDir()
-	n, err := api.PageCountFile(path)
+// selectPages counts the PDF's pages and, when pages selects some, keeps
+// only those (in the order given), in the PDF helper. Selecting after
+// export keeps one code path for all three families and gives the client
+// the document's real page count when a range runs past it. It returns the
+// path of the result.
+func (p *Pool) selectPages(ctx context.Context, workDir, path, pages string) (string, int, error) {
+	if p.opts.SelectPages == nil {
+		return path, 0, nil
+	}
+	params := docmill.Params{}
+	if pages != "" {
+		params["pages"] = pages
+	}
+	out, err := p.opts.SelectPages(ctx, &docmill.RunInput{
+		Files:   []docmill.LocalFile{{Path: path, Filename: filepath.Base(path), ContentType: "application/pdf"}},
+		Params:  params,
+		WorkDir: workDir,
+		Limits:  p.opts.Limits,
+	})
 	if err != nil {
-		return 0, docmill.Internal(fmt.Errorf("office: count pages: %w", err))
+		return "", 0, err
 	}
-	if ranges == nil {
-		return n, nil
-	}
-	sel, err := docmill.Pages(ranges, n)
-	if err != nil {
-		return 0, docmill.ParamError("pages", "%s", err.Error())
-	}
-	pages := make([]string, len(sel))
-	for i, s := range sel {
-		pages[i] = strconv.Itoa(s)
-	}
-	conf := model.NewDefaultConfiguration()
-	conf.ValidationMode = model.ValidationRelaxed
-	tmp := path + ".sel.pdf"
-	if err := api.CollectFile(path, tmp, pages, conf); err != nil {
-		return 0, docmill.Internal(fmt.Errorf("office: select pages: %w", err))
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		return 0, docmill.Internal(err)
-	}
-	return len(sel), nil
+	n, _ := strconv.Atoi(fmt.Sprint(out.Meta["pages"]))
+	return out.Path, n, nil
 }
 
 // outputName names the PDF after the client's file, whatever its

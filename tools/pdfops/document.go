@@ -8,6 +8,7 @@ import (
 	"runtime/debug"
 
 	"github.com/pdfcpu/pdfcpu/pkg/api"
+	"github.com/pdfcpu/pdfcpu/pkg/filter"
 	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu"
 	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/model"
 
@@ -27,15 +28,23 @@ func readDocument(ctx context.Context, f docmill.LocalFile, conf *model.Configur
 	}
 	defer file.Close()
 
+	b := budgetOf(ctx)
+	conf.Limits.MaxDecodeBytes = b.l.StreamDecodedBytes
 	doc, err := pdfcpu.ReadWithContext(ctx, file, conf)
 	if err != nil {
+		if errors.Is(err, filter.ErrDecodeLimitExceeded) {
+			return nil, docmill.LimitExceeded(fmt.Sprintf("%s holds a stream that expands to more than %d MB", label, b.l.StreamDecodedBytes>>20))
+		}
 		return nil, documentError(ctx, label, err)
 	}
 	// The declared count is cheap to read and refuses an oversized document
 	// before validation walks its whole page tree; a document whose
 	// declaration is wrong is caught by the check after validation.
-	if doc.EnsurePageCount() == nil && doc.PageCount > MaxPages {
-		return nil, tooManyPages(label, doc.PageCount)
+	if doc.EnsurePageCount() == nil && doc.PageCount > b.l.PDFPages {
+		return nil, tooManyPages(label, doc.PageCount, b.l.PDFPages)
+	}
+	if err := checkDecodedSize(ctx, doc, label); err != nil {
+		return nil, err
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -43,8 +52,8 @@ func readDocument(ctx context.Context, f docmill.LocalFile, conf *model.Configur
 	if err := api.ValidateContext(doc); err != nil {
 		return nil, documentError(ctx, label, err)
 	}
-	if doc.PageCount > MaxPages {
-		return nil, tooManyPages(label, doc.PageCount)
+	if doc.PageCount > b.l.PDFPages {
+		return nil, tooManyPages(label, doc.PageCount, b.l.PDFPages)
 	}
 	if doc.PageCount < 1 {
 		return nil, invalidDocument(nil, "%s has no pages.", label)
@@ -87,8 +96,8 @@ func documentError(ctx context.Context, label string, err error) error {
 	return invalidDocument(err, "%s could not be read as a PDF: it is damaged, truncated or not a PDF.", label)
 }
 
-func tooManyPages(label string, pages int) error {
-	return invalidDocument(nil, "%s has %d pages; this tool handles documents of up to %d pages.", label, pages, MaxPages)
+func tooManyPages(label string, pages, limit int) error {
+	return invalidDocument(nil, "%s has %d pages; this tool handles documents of up to %d pages.", label, pages, limit)
 }
 
 // invalidDocument returns an invalid_document error whose internal cause
@@ -103,22 +112,23 @@ func invalidDocument(err error, format string, args ...any) *docmill.Error {
 // anything is parsed: pdfcpu holds a whole document, and jpg-to-pdf every
 // embedded image, in memory until the output is written. Sizes are taken
 // from the files themselves; kind names the inputs in messages ("PDFs").
-func checkSizes(files []docmill.LocalFile, kind string, label func(int) string) error {
+func checkSizes(ctx context.Context, files []docmill.LocalFile, kind string, label func(int) string) error {
+	maxBytes := budgetOf(ctx).l.PDFBytes
 	var total int64
 	for i, f := range files {
 		st, err := os.Stat(f.Path)
 		if err != nil {
 			return fmt.Errorf("pdfops: stat input: %w", err)
 		}
-		if st.Size() > MaxInputBytes {
+		if st.Size() > maxBytes {
 			return docmill.Errorf(docmill.CodeFileTooLarge, "%s is %s; this tool handles %s of up to %s.",
-				label(i), megabytes(st.Size()), kind, megabytes(MaxInputBytes))
+				label(i), megabytes(st.Size()), kind, megabytes(maxBytes))
 		}
 		total += st.Size()
 	}
-	if total > MaxInputBytes {
+	if total > maxBytes {
 		return docmill.Errorf(docmill.CodeFileTooLarge, "The files total %s; this tool handles up to %s in total.",
-			megabytes(total), megabytes(MaxInputBytes))
+			megabytes(total), megabytes(maxBytes))
 	}
 	return nil
 }

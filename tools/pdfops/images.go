@@ -130,7 +130,7 @@ func runImagesToPDF(ctx context.Context, in *docmill.RunInput) (out *docmill.Run
 		}
 		return fmt.Sprintf("File %d (%q)", i+1, in.Files[i].Filename)
 	}
-	if err := checkSizes(in.Files, "images", label); err != nil {
+	if err := checkSizes(ctx, in.Files, "images", label); err != nil {
 		return nil, err
 	}
 	probes, err := probeImages(in.Files, label)

@@ -37,7 +37,7 @@ func runMerge(ctx context.Context, in *docmill.RunInput) (out *docmill.RunOutput
 	label := func(i int) string {
 		return fmt.Sprintf("File %d (%q)", i+1, in.Files[i].Filename)
 	}
-	if err := checkSizes(in.Files, "PDFs", label); err != nil {
+	if err := checkSizes(ctx, in.Files, "PDFs", label); err != nil {
 		return nil, err
 	}
 

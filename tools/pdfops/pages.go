@@ -105,7 +105,7 @@ func (pt pageTool) run(ctx context.Context, in *docmill.RunInput) (out *docmill.
 		return nil, docmill.ParamError(pt.field, "%s", err)
 	}
 	const label = "The file"
-	if err := checkSizes(in.Files, "PDFs", func(int) string { return label }); err != nil {
+	if err := checkSizes(ctx, in.Files, "PDFs", func(int) string { return label }); err != nil {
 		return nil, err
 	}
 

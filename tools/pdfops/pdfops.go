@@ -26,14 +26,15 @@ import (
 // These caps keep one job well inside a worker's memory whatever the plan's
 // upload limit is; plans only ever lower what a client may send.
 const (
-	// MaxInputBytes bounds each input file and, for merge-pdf, the inputs
-	// together. It matches pdfcpu's own MaxStreamBytes default. Larger
-	// inputs fail with file_too_large before any parsing.
+	// MaxInputBytes is the default of docmill.Limits.PDFBytes, which bounds
+	// each input file and, for merge-pdf, the inputs together. Larger inputs
+	// fail with file_too_large before any parsing.
 	MaxInputBytes int64 = 512 << 20
-	// MaxPages bounds the pages of a document and of a merge's result. It is
-	// checked on the document's declared page count before validation walks
-	// the page tree, and again on the validated count. Larger documents fail
-	// with invalid_document.
+	// MaxPages is the default of docmill.Limits.PDFPages, which bounds the
+	// pages of a document, checked on its declared page count before
+	// validation walks the page tree and again on the validated count.
+	// Larger documents fail with invalid_document. The bounds of the
+	// params and of a merge's or an organize's result use this default.
 	MaxPages = 10_000
 )
 
@@ -53,13 +54,13 @@ var disableConfigDir = sync.OnceFunc(api.DisableConfigDir)
 // Tools returns the pdfcpu-backed tools.
 func Tools() []*docmill.Tool {
 	disableConfigDir()
-	return []*docmill.Tool{
+	return withBudgets([]*docmill.Tool{
 		mergeTool(), splitTool(), rotateTool(),
 		extractPagesTool(), removePagesTool(), organizeTool(),
 		watermarkTool(), pageNumbersTool(),
 		protectTool(), unlockTool(),
 		imagesToPDFTool(),
-	}
+	})
 }
 
 // newConfig returns the pdfcpu configuration for one run of cmd: relaxed

@@ -132,7 +132,7 @@ func runProtect(ctx context.Context, in *docmill.RunInput) (out *docmill.RunOutp
 		return nil, err
 	}
 	const label = "The file"
-	if err := checkSizes(in.Files, "PDFs", func(int) string { return label }); err != nil {
+	if err := checkSizes(ctx, in.Files, "PDFs", func(int) string { return label }); err != nil {
 		return nil, err
 	}
 

@@ -56,7 +56,7 @@ func runRotate(ctx context.Context, in *docmill.RunInput) (out *docmill.RunOutpu
 		return nil, docmill.ParamError("pages", "%s", err)
 	}
 	const label = "The file"
-	if err := checkSizes(in.Files, "PDFs", func(int) string { return label }); err != nil {
+	if err := checkSizes(ctx, in.Files, "PDFs", func(int) string { return label }); err != nil {
 		return nil, err
 	}
 

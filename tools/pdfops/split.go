@@ -88,7 +88,7 @@ func runSplit(ctx context.Context, in *docmill.RunInput) (out *docmill.RunOutput
 		}
 	}
 	const label = "The file"
-	if err := checkSizes(in.Files, "PDFs", func(int) string { return label }); err != nil {
+	if err := checkSizes(ctx, in.Files, "PDFs", func(int) string { return label }); err != nil {
 		return nil, err
 	}
 

@@ -176,7 +176,7 @@ type stampJob struct {
 // run reads the input, stamps the selected pages and writes the result.
 func (j stampJob) run(ctx context.Context, in *docmill.RunInput) (*docmill.RunOutput, error) {
 	const label = "The file"
-	if err := checkSizes(in.Files, "PDFs", func(int) string { return label }); err != nil {
+	if err := checkSizes(ctx, in.Files, "PDFs", func(int) string { return label }); err != nil {
 		return nil, err
 	}
 	doc, err := readDocument(ctx, in.Files[0], newStampConfig(), label)

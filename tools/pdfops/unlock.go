@@ -55,7 +55,7 @@ func runUnlock(ctx context.Context, in *docmill.RunInput) (out *docmill.RunOutpu
 		return nil, docmill.Errorf(docmill.CodeMissingFile, "Unlocking needs exactly one PDF file.")
 	}
 	const label = "The file"
-	if err := checkSizes(in.Files, "PDFs", func(int) string { return label }); err != nil {
+	if err := checkSizes(ctx, in.Files, "PDFs", func(int) string { return label }); err != nil {
 		return nil, err
 	}
 	doc, err := readLocked(ctx, in.Files[0], in.Params.String("password"), label)

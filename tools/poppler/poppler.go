@@ -20,12 +20,17 @@ import (
 	"github.com/docmill/docmill/sandbox"
 )
 
+// DataPaths are the read-only system paths this package's engines need
+// beyond the sandbox jail's base view (programs, libraries, fonts): their
+// own data files. Paths missing on a machine are skipped.
+var DataPaths = []string{"/usr/share/poppler"}
+
 const (
 	// engineName is the Tool.Engine of every tool of the package.
 	engineName = "poppler"
 	// timeout bounds one run of a tool, all its engine runs together. The
-	// render caps (see render.go) are sized so that a capped job fits in it
-	// on a two-core worker.
+	// default render caps (see render.go) are sized so that a capped job
+	// fits in it on a two-core worker.
 	timeout = 5 * time.Minute
 	// pdfContentType is what every tool accepts.
 	pdfContentType = "application/pdf"
@@ -33,11 +38,14 @@ const (
 
 // Tools returns the poppler-backed tools. The engines are found once by the
 // caller (sandbox.Find); a missing one leaves its tools in the catalogue,
-// not available, failing with engine_unavailable.
-func Tools(pdftoppm, pdftotext, pdfinfo *sandbox.Engine) []*docmill.Tool {
+// not available, failing with engine_unavailable. limits bound what
+// pdf-to-jpg and pdf-to-png render (RenderPages, RenderPagePixels,
+// RenderPixelsTotal); a zero field takes its default.
+func Tools(pdftoppm, pdftotext, pdfinfo *sandbox.Engine, limits docmill.Limits) []*docmill.Tool {
+	limits = limits.WithDefaults()
 	return []*docmill.Tool{
-		renderTool(jpegFormat, pdftoppm, pdfinfo),
-		renderTool(pngFormat, pdftoppm, pdfinfo),
+		renderTool(jpegFormat, pdftoppm, pdfinfo, limits),
+		renderTool(pngFormat, pdftoppm, pdfinfo, limits),
 		textTool(pdftotext),
 	}
 }

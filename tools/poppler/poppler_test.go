@@ -18,9 +18,9 @@ const corpus = "../../../shared/corpus/pdf/"
 // one is missing.
 func testEngines(t testing.TB) (pdftoppm, pdftotext, pdfinfo *sandbox.Engine) {
 	t.Helper()
-	pdftoppm = sandbox.Find("pdftoppm", []string{"-v"}, sandbox.Options{})
-	pdftotext = sandbox.Find("pdftotext", []string{"-v"}, sandbox.Options{})
-	pdfinfo = sandbox.Find("pdfinfo", []string{"-v"}, sandbox.Options{})
+	pdftoppm = sandbox.Find("pdftoppm", []string{"-v"}, sandbox.Options{View: sandbox.View{ReadOnly: DataPaths}})
+	pdftotext = sandbox.Find("pdftotext", []string{"-v"}, sandbox.Options{View: sandbox.View{ReadOnly: DataPaths}})
+	pdfinfo = sandbox.Find("pdfinfo", []string{"-v"}, sandbox.Options{View: sandbox.View{ReadOnly: DataPaths}})
 	for _, e := range []*sandbox.Engine{pdftoppm, pdftotext, pdfinfo} {
 		if !e.Available() {
 			t.Skipf("%s is not installed", e.Name)
@@ -29,10 +29,19 @@ func testEngines(t testing.TB) (pdftoppm, pdftotext, pdfinfo *sandbox.Engine) {
 	return pdftoppm, pdftotext, pdfinfo
 }
 
-// testTool returns the tool with slug, built on the real engines.
+// testTool returns the tool with slug, built on the real engines with the
+// default limits.
 func testTool(t testing.TB, slug string) *docmill.Tool {
 	t.Helper()
-	for _, tool := range Tools(testEngines(t)) {
+	return limitedTool(t, slug, docmill.Limits{})
+}
+
+// limitedTool returns the tool with slug, built on the real engines with
+// limits.
+func limitedTool(t testing.TB, slug string, limits docmill.Limits) *docmill.Tool {
+	t.Helper()
+	pdftoppm, pdftotext, pdfinfo := testEngines(t)
+	for _, tool := range Tools(pdftoppm, pdftotext, pdfinfo, limits) {
 		if tool.Slug == slug {
 			return tool
 		}
@@ -115,7 +124,7 @@ func TestInvalidDocuments(t *testing.T) {
 
 func TestMissingEngine(t *testing.T) {
 	missing := sandbox.Find("no-such-program", nil, sandbox.Options{})
-	for _, tool := range Tools(missing, missing, missing) {
+	for _, tool := range Tools(missing, missing, missing, docmill.Limits{}) {
 		t.Run(tool.Slug, func(t *testing.T) {
 			if tool.IsAvailable() {
 				t.Error("available with its engine missing")
@@ -132,7 +141,8 @@ func TestMissingEngine(t *testing.T) {
 }
 
 func TestDeclarations(t *testing.T) {
-	for _, tool := range Tools(testEngines(t)) {
+	pdftoppm, pdftotext, pdfinfo := testEngines(t)
+	for _, tool := range Tools(pdftoppm, pdftotext, pdfinfo, docmill.Limits{}) {
 		if !tool.IsAvailable() || tool.Engine != engineName || tool.Long || tool.Timeout <= 0 ||
 			tool.MinFiles != 1 || tool.MaxFiles != 1 || !tool.AcceptsType(pdfContentType) {
 			t.Errorf("%s: unexpected declaration %+v", tool.Slug, tool)

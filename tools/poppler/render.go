@@ -14,23 +14,19 @@ import (
 
 // Caps on one rendering, checked from pdfinfo's page sizes before any page
 // is drawn, so a request that would exceed them fails at once with
-// invalid_parameter rather than after minutes of work.
+// invalid_parameter rather than after minutes of work. The pages of one
+// job, the pixels of one page and the pixels of all pages together come
+// from docmill.Limits (RenderPages, RenderPagePixels, RenderPixelsTotal);
+// the defaults are sized so that a capped job fits in the tools' timeout
+// on two cores: 2,000 A4 pages at 150 dpi (4.4 gigapixels) take about a
+// minute and a half, and pdftoppm holds a whole page as an RGB bitmap
+// (3 bytes a pixel), so 100 megapixels is about 300 MB per run, enough
+// for A3 at 600 dpi (70 MP). What no setting can change is fixed here.
 const (
-	// maxImages bounds the pages one job renders. The images of 2,000
-	// A4 pages at 150 dpi take about a minute and a half on two cores.
-	maxImages = 2000
-	// maxPagePixels bounds one image. pdftoppm holds the whole page as an
-	// RGB bitmap (3 bytes a pixel), so 100 megapixels is about 300 MB per
-	// run: enough for A3 at 600 dpi (70 MP), not for a poster at 600 dpi.
-	maxPagePixels = 100_000_000
 	// maxPageSide bounds either side of an image: JPEG cannot be wider or
 	// taller than 65,535 pixels, and a long thin page would otherwise pass
 	// the pixel cap.
 	maxPageSide = 65_000
-	// maxTotalPixels bounds the pixels of all images together, which
-	// drives a job's time and disk use: 2,000 A4 pages at 150 dpi (4.4
-	// gigapixels) pass, as do about 140 A4 pages at 600 dpi.
-	maxTotalPixels = 5_000_000_000
 	// maxOutputBytes bounds the archive (or the single image); past it the
 	// job fails with file_too_large.
 	maxOutputBytes int64 = 2 << 30
@@ -63,7 +59,7 @@ var (
 )
 
 // renderTool declares pdf-to-jpg or pdf-to-png.
-func renderTool(f imageFormat, pdftoppm, pdfinfo *sandbox.Engine) *docmill.Tool {
+func renderTool(f imageFormat, pdftoppm, pdfinfo *sandbox.Engine, limits docmill.Limits) *docmill.Tool {
 	params := []docmill.Param{{
 		Name: "dpi", Type: docmill.TypeInteger, Default: strconv.Itoa(defaultDPI),
 		Description: "Resolution of the images, in dots per inch; a page of W x H points becomes " +
@@ -87,8 +83,8 @@ func renderTool(f imageFormat, pdftoppm, pdfinfo *sandbox.Engine) *docmill.Tool 
 		Title: f.title,
 		Description: fmt.Sprintf("Render PDF pages as %s images. One page gives <name>-<page>.%s; several give "+
 			"a zip archive <name>-images.zip of <name>-<page>.%s, page numbers zero-padded so they sort. "+
-			"At most %d pages and %d megapixels a page.",
-			f.ext, f.ext, f.ext, maxImages, maxPagePixels/1_000_000),
+			"At most %d pages and %s a page.",
+			f.ext, f.ext, f.ext, limits.RenderPages, pixelCount(limits.RenderPagePixels)),
 		Accepts:   []string{pdfContentType},
 		MinFiles:  1,
 		MaxFiles:  1,
@@ -98,14 +94,14 @@ func renderTool(f imageFormat, pdftoppm, pdfinfo *sandbox.Engine) *docmill.Tool 
 		Available: sandbox.AllAvailable(pdftoppm, pdfinfo),
 		Engines:   sandbox.Statuses(pdftoppm, pdfinfo),
 		Run: func(ctx context.Context, in *docmill.RunInput) (*docmill.RunOutput, error) {
-			return runRender(ctx, f, pdftoppm, pdfinfo, in)
+			return runRender(ctx, f, pdftoppm, pdfinfo, limits, in)
 		},
 	}
 }
 
 // runRender renders the selected pages with pdftoppm, in parallel runs, and
 // returns one image, or a zip archive of several.
-func runRender(ctx context.Context, f imageFormat, pdftoppm, pdfinfo *sandbox.Engine, in *docmill.RunInput) (*docmill.RunOutput, error) {
+func runRender(ctx context.Context, f imageFormat, pdftoppm, pdfinfo *sandbox.Engine, limits docmill.Limits, in *docmill.RunInput) (*docmill.RunOutput, error) {
 	file, err := oneFile(in)
 	if err != nil {
 		return nil, err
@@ -137,7 +133,7 @@ func runRender(ctx context.Context, f imageFormat, pdftoppm, pdfinfo *sandbox.En
 	if err != nil {
 		return nil, fmt.Errorf("poppler: work dir: %w", err)
 	}
-	count, pages, err := selectPages(ctx, pdfinfo, src, workDir, ranges, dpi)
+	count, pages, err := selectPages(ctx, pdfinfo, src, workDir, ranges, dpi, limits)
 	if err != nil {
 		return nil, err
 	}
@@ -190,8 +186,9 @@ func renderArgs(f imageFormat, dpi, quality int) []string {
 
 // selectPages reads the document's page count and resolves ranges against
 // it: the pages to render, once each and in order, checked against the
-// caps at dpi. A page past the end or a cap exceeded is invalid_parameter.
-func selectPages(ctx context.Context, pdfinfo *sandbox.Engine, src, dir string, ranges []docmill.PageRange, dpi int) (int, []int, error) {
+// caps of limits at dpi. A page past the end or a cap exceeded is
+// invalid_parameter.
+func selectPages(ctx context.Context, pdfinfo *sandbox.Engine, src, dir string, ranges []docmill.PageRange, dpi int, limits docmill.Limits) (int, []int, error) {
 	count, err := pageCount(ctx, pdfinfo, src, dir)
 	if err != nil {
 		return 0, nil, err
@@ -202,23 +199,23 @@ func selectPages(ctx context.Context, pdfinfo *sandbox.Engine, src, dir string, 
 	}
 	slices.Sort(sel)
 	pages := slices.Compact(sel)
-	if len(pages) > maxImages {
-		return 0, nil, docmill.ParamError("pages", "selects %d pages; at most %d pages can be converted at once", len(pages), maxImages)
+	if len(pages) > limits.RenderPages {
+		return 0, nil, docmill.ParamError("pages", "selects %d pages; at most %d pages can be converted at once", len(pages), limits.RenderPages)
 	}
 	sizes, err := pageSizes(ctx, pdfinfo, src, dir, pages[0], pages[len(pages)-1])
 	if err != nil {
 		return 0, nil, err
 	}
-	if err := checkPixels(pages, sizes, dpi); err != nil {
+	if err := checkPixels(limits, pages, sizes, dpi); err != nil {
 		return 0, nil, err
 	}
 	return count, pages, nil
 }
 
-// checkPixels refuses a rendering whose images would pass the caps: one
-// page too large at dpi (naming the highest dpi that fits it), a page too
-// large at any dpi, or all pages together too many pixels.
-func checkPixels(pages []int, sizes map[int]pageSize, dpi int) error {
+// checkPixels refuses a rendering whose images would pass the caps of
+// limits: one page too large at dpi (naming the highest dpi that fits it),
+// a page too large at any dpi, or all pages together too many pixels.
+func checkPixels(limits docmill.Limits, pages []int, sizes map[int]pageSize, dpi int) error {
 	var total int64
 	for _, p := range pages {
 		s, ok := sizes[p]
@@ -226,35 +223,53 @@ func checkPixels(pages []int, sizes map[int]pageSize, dpi int) error {
 			return docmill.Errorf(docmill.CodeInvalidDocument, "Page %d has no usable size; the document is damaged.", p)
 		}
 		w, h := s.pixels(dpi)
-		if w > maxPageSide || h > maxPageSide || w*h > maxPagePixels {
-			fit := fittingDPI(s)
+		if !fits(limits, w, h) {
+			fit := fittingDPI(limits, s)
 			if fit < minDPI {
 				return docmill.ParamError("pages", "selects page %d, which at %.0f x %.0f pt is too large to render", p, s.w, s.h)
 			}
 			return docmill.ParamError("dpi", "is too high for page %d (%.0f x %.0f pt): it would be %d x %d pixels, "+
-				"above the limit of %d megapixels and %d pixels a side; use at most %d dpi", p, s.w, s.h, w, h,
-				maxPagePixels/1_000_000, maxPageSide, fit)
+				"above the limit of %s and %d pixels a side; use at most %d dpi", p, s.w, s.h, w, h,
+				pixelCount(limits.RenderPagePixels), maxPageSide, fit)
 		}
 		total += w * h
 	}
-	if total > maxTotalPixels {
-		return docmill.ParamError("dpi", "is too high for %d pages: the images would total %.1f gigapixels, "+
-			"above the limit of %d; lower the dpi or select fewer pages", len(pages), float64(total)/1e9, maxTotalPixels/1_000_000_000)
+	if total > limits.RenderPixelsTotal {
+		return docmill.ParamError("dpi", "is too high for %d pages: the images would total %s, "+
+			"above the limit of %s; lower the dpi or select fewer pages", len(pages),
+			pixelCount(total), pixelCount(limits.RenderPixelsTotal))
 	}
 	return nil
 }
 
+// fits reports whether an image of w x h pixels is within the per-page
+// caps.
+func fits(limits docmill.Limits, w, h int64) bool {
+	return w <= maxPageSide && h <= maxPageSide && w*h <= limits.RenderPagePixels
+}
+
 // fittingDPI returns the highest dpi at which page s stays within the
 // per-page caps.
-func fittingDPI(s pageSize) int {
+func fittingDPI(limits docmill.Limits, s pageSize) int {
 	bySide := float64(maxPageSide) * 72 / math.Max(s.w, s.h)
-	byArea := math.Sqrt(float64(maxPagePixels)/(s.w*s.h)) * 72
+	byArea := math.Sqrt(float64(limits.RenderPagePixels)/(s.w*s.h)) * 72
 	d := int(math.Min(bySide, byArea))
 	for d > 0 {
-		if w, h := s.pixels(d); w <= maxPageSide && h <= maxPageSide && w*h <= maxPagePixels {
+		if w, h := s.pixels(d); fits(limits, w, h) {
 			break
 		}
 		d--
 	}
 	return d
+}
+
+// pixelCount formats a pixel count for a message, in gigapixels from one
+// gigapixel and in megapixels below, to two decimals at most
+// ("100 megapixels", "4.4 gigapixels").
+func pixelCount(n int64) string {
+	unit, scale := "megapixels", 1e6
+	if n >= 1e9 {
+		unit, scale = "gigapixels", 1e9
+	}
+	return strconv.FormatFloat(math.Round(float64(n)/scale*100)/100, 'f', -1, 64) + " " + unit
 }

@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	docmill "github.com/docmill/docmill"
@@ -208,24 +209,33 @@ func TestCheckPixels(t *testing.T) {
 	poster := pageSize{w: 2384, h: 3370} // A0
 	huge := pageSize{w: 14400, h: 14400}
 	thin := pageSize{w: 14400, h: 10}
+	def := docmill.DefaultLimits()
+	small := docmill.Limits{RenderPagePixels: 2_000_000, RenderPixelsTotal: 10_000_000}.WithDefaults()
 	tests := []struct {
-		name  string
-		pages []int
-		sizes map[int]pageSize
-		dpi   int
-		field string // "" for no error
+		name   string
+		limits docmill.Limits
+		pages  []int
+		sizes  map[int]pageSize
+		dpi    int
+		field  string // "" for no error
 	}{
-		{"A4 at 600 dpi", []int{1}, map[int]pageSize{1: a4}, 600, ""},
-		{"A0 at 150 dpi", []int{1}, map[int]pageSize{1: poster}, 150, ""},
-		{"A0 at 600 dpi", []int{1}, map[int]pageSize{1: poster}, 600, "dpi"},
-		{"largest page at 72 dpi", []int{1}, map[int]pageSize{1: huge}, 72, "pages"},
-		{"long thin page", []int{1}, map[int]pageSize{1: thin}, 600, "dpi"},
-		{"2000 A4 pages at 150 dpi", seq(2000), sameSize(2000, a4), 150, ""},
-		{"200 A4 pages at 600 dpi", seq(200), sameSize(200, a4), 600, "dpi"},
+		{"A4 at 600 dpi", def, []int{1}, map[int]pageSize{1: a4}, 600, ""},
+		{"A0 at 150 dpi", def, []int{1}, map[int]pageSize{1: poster}, 150, ""},
+		{"A0 at 600 dpi", def, []int{1}, map[int]pageSize{1: poster}, 600, "dpi"},
+		{"largest page at 72 dpi", def, []int{1}, map[int]pageSize{1: huge}, 72, "pages"},
+		{"long thin page", def, []int{1}, map[int]pageSize{1: thin}, 600, "dpi"},
+		{"2000 A4 pages at 150 dpi", def, seq(2000), sameSize(2000, a4), 150, ""},
+		{"200 A4 pages at 600 dpi", def, seq(200), sameSize(200, a4), 600, "dpi"},
+		// A4 at 150 dpi is 1240 x 1754 pixels, 2.17 MP.
+		{"lowered page cap: A4 at 100 dpi", small, []int{1}, map[int]pageSize{1: a4}, 100, ""},
+		{"lowered page cap: A4 at 150 dpi", small, []int{1}, map[int]pageSize{1: a4}, 150, "dpi"},
+		{"lowered page cap: A0 at 72 dpi", small, []int{1}, map[int]pageSize{1: poster}, 72, "pages"},
+		{"lowered total: 10 A4 pages at 100 dpi", small, seq(10), sameSize(10, a4), 100, ""},
+		{"lowered total: 11 A4 pages at 100 dpi", small, seq(11), sameSize(11, a4), 100, "dpi"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			err := checkPixels(tt.pages, tt.sizes, tt.dpi)
+			err := checkPixels(tt.limits, tt.pages, tt.sizes, tt.dpi)
 			if tt.field == "" {
 				if err != nil {
 					t.Fatal(err)
@@ -235,16 +245,78 @@ func TestCheckPixels(t *testing.T) {
 			wantCode(t, err, docmill.CodeInvalidParameter, tt.field)
 		})
 	}
-	if err := checkPixels([]int{2}, map[int]pageSize{1: a4}, 150); docmill.ErrorCode(err) != docmill.CodeInvalidDocument {
+	if err := checkPixels(def, []int{2}, map[int]pageSize{1: a4}, 150); docmill.ErrorCode(err) != docmill.CodeInvalidDocument {
 		t.Errorf("page without a size: %v", err)
 	}
 	// The dpi the message suggests must itself pass.
-	d := fittingDPI(poster)
-	if err := checkPixels([]int{1}, map[int]pageSize{1: poster}, d); err != nil || d < 72 {
-		t.Errorf("fittingDPI = %d: %v", d, err)
+	for _, lim := range []docmill.Limits{def, small} {
+		for _, s := range []pageSize{poster, a4} {
+			d := fittingDPI(lim, s)
+			if d < minDPI || d >= maxDPI {
+				continue // no dpi is suggested
+			}
+			if err := checkPixels(lim, []int{1}, map[int]pageSize{1: s}, d); err != nil {
+				t.Errorf("%v, %v: fittingDPI = %d: %v", lim.RenderPagePixels, s, d, err)
+			}
+			if err := checkPixels(lim, []int{1}, map[int]pageSize{1: s}, d+1); err == nil {
+				t.Errorf("%v, %v: fittingDPI = %d is not the highest", lim.RenderPagePixels, s, d)
+			}
+		}
 	}
-	if err := checkPixels([]int{1}, map[int]pageSize{1: poster}, d+1); err == nil {
-		t.Errorf("fittingDPI = %d is not the highest", d)
+}
+
+func TestPixelCount(t *testing.T) {
+	for n, want := range map[int64]string{
+		100_000_000:   "100 megapixels",
+		2_500_000:     "2.5 megapixels",
+		2_174_960:     "2.17 megapixels",
+		4_400_000_000: "4.4 gigapixels",
+		5_000_000_000: "5 gigapixels",
+		999_999_999:   "1000 megapixels",
+	} {
+		if got := pixelCount(n); got != want {
+			t.Errorf("pixelCount(%d) = %q, want %q", n, got, want)
+		}
+	}
+}
+
+// TestRenderLimits builds the tools with lowered limits and checks that
+// each cap refuses a request over it before anything is rendered, that a
+// request within them renders, and that the catalogue states them.
+func TestRenderLimits(t *testing.T) {
+	const doc = corpus + "pdflatex-4-pages.pdf" // 4 A4 pages
+	tests := []struct {
+		name   string
+		limits docmill.Limits
+		raw    map[string]string
+		field  string // "" for no error
+	}{
+		{"pages within", docmill.Limits{RenderPages: 2}, map[string]string{"pages": "1,3", "dpi": "72"}, ""},
+		{"pages over", docmill.Limits{RenderPages: 2}, map[string]string{"pages": "1-3", "dpi": "72"}, "pages"},
+		{"page pixels within", docmill.Limits{RenderPagePixels: 1_000_000}, map[string]string{"pages": "1", "dpi": "100"}, ""},
+		{"page pixels over", docmill.Limits{RenderPagePixels: 1_000_000}, map[string]string{"pages": "1", "dpi": "150"}, "dpi"},
+		{"total within", docmill.Limits{RenderPixelsTotal: 2_000_000}, map[string]string{"pages": "1-2", "dpi": "100"}, ""},
+		{"total over", docmill.Limits{RenderPixelsTotal: 2_000_000}, map[string]string{"pages": "1-3", "dpi": "100"}, "dpi"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := runTool(t, limitedTool(t, "pdf-to-png", tt.limits), doc, tt.raw)
+			if tt.field == "" {
+				if err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			e := wantCode(t, err, docmill.CodeInvalidParameter, tt.field)
+			t.Log(e.Fields[0].Message)
+		})
+	}
+	tool := limitedTool(t, "pdf-to-jpg", docmill.Limits{RenderPages: 7, RenderPagePixels: 2_500_000})
+	if !strings.Contains(tool.Description, "At most 7 pages and 2.5 megapixels a page.") {
+		t.Errorf("description %q", tool.Description)
+	}
+	if tool := testTool(t, "pdf-to-jpg"); !strings.Contains(tool.Description, "At most 2000 pages and 100 megapixels a page.") {
+		t.Errorf("default description %q", tool.Description)
 	}
 }
 

@@ -15,7 +15,8 @@ import (
 // for size, as iLovePDF's levels do.
 var presetQuality = map[string]int{"low": 85, "recommended": 75, "extreme": 55}
 
-func compressTool(vips, vipsheader *sandbox.Engine) *docmill.Tool {
+// compressTool declares compress-image, for images of at most maxPixels.
+func compressTool(vips, vipsheader *sandbox.Engine, maxPixels int64) *docmill.Tool {
 	return &docmill.Tool{
 		Slug:  "compress-image",
 		Title: "Compress image",
@@ -34,7 +35,7 @@ func compressTool(vips, vipsheader *sandbox.Engine) *docmill.Tool {
 		Available: sandbox.AllAvailable(vips, vipsheader),
 		Engines:   sandbox.Statuses(vips, vipsheader),
 		Run: func(ctx context.Context, in *docmill.RunInput) (*docmill.RunOutput, error) {
-			return compress(ctx, vips, vipsheader, in)
+			return compress(ctx, vips, vipsheader, maxPixels, in)
 		},
 	}
 }
@@ -46,7 +47,7 @@ func compressTool(vips, vipsheader *sandbox.Engine) *docmill.Tool {
 // Every candidate goes through vips autorot, which turns the pixels as the
 // EXIF orientation says and drops the tag, so that stripping the metadata
 // cannot leave a photo on its side.
-func compress(ctx context.Context, vips, vipsheader *sandbox.Engine, in *docmill.RunInput) (*docmill.RunOutput, error) {
+func compress(ctx context.Context, vips, vipsheader *sandbox.Engine, maxPixels int64, in *docmill.RunInput) (*docmill.RunOutput, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -57,7 +58,7 @@ func compress(ctx context.Context, vips, vipsheader *sandbox.Engine, in *docmill
 	if fm.ext != "jpg" && fm.ext != "png" && fm.ext != "webp" {
 		return nil, docmill.Errorf(docmill.CodeUnsupportedFileType, "compress-image takes JPEG, PNG and WebP images.")
 	}
-	if _, _, err := imageSize(ctx, vipsheader, in.WorkDir, f); err != nil {
+	if _, _, err := imageSize(ctx, vipsheader, in.WorkDir, f, maxPixels); err != nil {
 		return nil, err
 	}
 	q := presetQuality[in.Params.String("preset")]

@@ -17,7 +17,9 @@ import (
 // well inside the tool's timeout.
 const avifEffort = 2
 
-func convertTool(vips, vipsheader *sandbox.Engine, saveable []string) *docmill.Tool {
+// convertTool declares convert-image, writing the saveable formats, for
+// images of at most maxPixels.
+func convertTool(vips, vipsheader *sandbox.Engine, saveable []string, maxPixels int64) *docmill.Tool {
 	return &docmill.Tool{
 		Slug:  "convert-image",
 		Title: "Convert image",
@@ -36,7 +38,7 @@ func convertTool(vips, vipsheader *sandbox.Engine, saveable []string) *docmill.T
 		Available: sandbox.AllAvailable(vips, vipsheader),
 		Engines:   sandbox.Statuses(vips, vipsheader),
 		Run: func(ctx context.Context, in *docmill.RunInput) (*docmill.RunOutput, error) {
-			return convert(ctx, vips, vipsheader, in)
+			return convert(ctx, vips, vipsheader, maxPixels, in)
 		},
 	}
 }
@@ -44,7 +46,7 @@ func convertTool(vips, vipsheader *sandbox.Engine, saveable []string) *docmill.T
 // convert writes the input in the requested format through vips autorot,
 // which applies and drops the EXIF orientation; other metadata is kept
 // where the format carries it.
-func convert(ctx context.Context, vips, vipsheader *sandbox.Engine, in *docmill.RunInput) (*docmill.RunOutput, error) {
+func convert(ctx context.Context, vips, vipsheader *sandbox.Engine, maxPixels int64, in *docmill.RunInput) (*docmill.RunOutput, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -56,7 +58,7 @@ func convert(ctx context.Context, vips, vipsheader *sandbox.Engine, in *docmill.
 	if !ok {
 		return nil, docmill.ParamError("format", "is required")
 	}
-	if _, _, err := imageSize(ctx, vipsheader, in.WorkDir, f); err != nil {
+	if _, _, err := imageSize(ctx, vipsheader, in.WorkDir, f, maxPixels); err != nil {
 		return nil, err
 	}
 	src, err := loadPath(f, true)

@@ -10,6 +10,7 @@ import (
 	"image/jpeg"
 	"image/png"
 	"io"
+	"math"
 	"os"
 	"strconv"
 	"strings"
@@ -20,12 +21,6 @@ import (
 	docmill "github.com/docmill/docmill"
 	"github.com/docmill/docmill/sandbox"
 )
-
-// maxPixels caps the pixels of an image a tool decodes or makes: 100 MP,
-// over ten times a phone photo, is about 400 MB as 8-bit RGBA, which a
-// worker can hold. A bigger image is almost certainly a decompression bomb
-// (a few kilobytes that declare gigapixels), refused before decoding.
-const maxPixels = 100_000_000
 
 // configDecoders read an image's header only, by content type.
 var configDecoders = map[string]func(io.Reader) (image.Config, error){
@@ -38,11 +33,15 @@ var configDecoders = map[string]func(io.Reader) (image.Config, error){
 
 // imageSize returns the stored width and height of f (before any EXIF
 // rotation) and refuses, with invalid_document, an empty file, one whose
-// header cannot be read, and one over maxPixels. Nothing is decoded: Go's
+// header cannot be read, and one over maxPixels (docmill.Limits'
+// ImagePixels: the default, 100 MP, over ten times a phone photo, is about
+// 400 MB as 8-bit RGBA, which a worker can hold; a bigger image is almost
+// certainly a decompression bomb, a few kilobytes that declare
+// gigapixels, refused before decoding). Nothing is decoded: Go's
 // decoders read the header in-process, which costs microseconds; only when
 // they cannot (a header variant they do not know) is vipsheader asked,
 // which also reads the header only.
-func imageSize(ctx context.Context, vipsheader *sandbox.Engine, dir string, f docmill.LocalFile) (w, h int, err error) {
+func imageSize(ctx context.Context, vipsheader *sandbox.Engine, dir string, f docmill.LocalFile, maxPixels int64) (w, h int, err error) {
 	st, err := os.Stat(f.Path)
 	if err != nil {
 		return 0, 0, docmill.Internal(err)
@@ -56,7 +55,7 @@ func imageSize(ctx context.Context, vipsheader *sandbox.Engine, dir string, f do
 			return 0, 0, err
 		}
 	}
-	return w, h, checkPixels(w, h)
+	return w, h, checkPixels(w, h, maxPixels)
 }
 
 // goSize reads f's dimensions with Go's decoders.
@@ -96,15 +95,21 @@ func headerSize(ctx context.Context, vipsheader *sandbox.Engine, dir, path strin
 
 // checkPixels refuses dimensions that are not positive or exceed
 // maxPixels.
-func checkPixels(w, h int) error {
+func checkPixels(w, h int, maxPixels int64) error {
 	if w <= 0 || h <= 0 {
 		return docmill.Errorf(docmill.CodeInvalidDocument, "The image declares no pixels.")
 	}
 	if n := int64(w) * int64(h); n > maxPixels {
 		return docmill.Errorf(docmill.CodeInvalidDocument,
-			"The image is %d×%d pixels (%d MP); the limit is %d MP.", w, h, n/1_000_000, maxPixels/1_000_000)
+			"The image is %d×%d pixels (%s MP); the limit is %s MP.", w, h, megapixels(float64(n)), megapixels(float64(maxPixels)))
 	}
 	return nil
+}
+
+// megapixels formats a pixel count in megapixels for a message, to one
+// decimal at most ("100", "2.5").
+func megapixels(n float64) string {
+	return strconv.FormatFloat(math.Round(n/1e5)/10, 'f', -1, 64)
 }
 
 // outputSize returns the dimensions of an output the tools wrote, in

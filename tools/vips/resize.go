@@ -9,8 +9,8 @@ import (
 	"github.com/docmill/docmill/sandbox"
 )
 
-// maxSide bounds the width and height params; maxPixels bounds their
-// product and any size the params imply.
+// maxSide bounds the width and height params; the pixel cap (docmill.Limits'
+// ImagePixels) bounds their product and any size the params imply.
 const maxSide = 20000
 
 // hugeSide stands for "no bound" on a side of vips thumbnail's box (vips'
@@ -18,7 +18,9 @@ const maxSide = 20000
 // no height is given.
 const hugeSide = "10000000"
 
-func resizeTool(vips, vipsheader *sandbox.Engine) *docmill.Tool {
+// resizeTool declares resize-image, for images of at most maxPixels, read
+// or made.
+func resizeTool(vips, vipsheader *sandbox.Engine, maxPixels int64) *docmill.Tool {
 	side := func(name string) docmill.Param {
 		return docmill.Param{Name: name, Type: docmill.TypeInteger, Min: docmill.Bound(1), Max: docmill.Bound(maxSide),
 			Description: "Target " + name + " in pixels."}
@@ -46,7 +48,7 @@ func resizeTool(vips, vipsheader *sandbox.Engine) *docmill.Tool {
 		Available: sandbox.AllAvailable(vips, vipsheader),
 		Engines:   sandbox.Statuses(vips, vipsheader),
 		Run: func(ctx context.Context, in *docmill.RunInput) (*docmill.RunOutput, error) {
-			return resize(ctx, vips, vipsheader, in)
+			return resize(ctx, vips, vipsheader, maxPixels, in)
 		},
 	}
 }
@@ -54,7 +56,7 @@ func resizeTool(vips, vipsheader *sandbox.Engine) *docmill.Tool {
 // resize runs vips thumbnail, which shrinks on load (a JPEG is decoded at
 // 1/2, 1/4 or 1/8 size when that is enough), applies the EXIF orientation
 // and resizes in one pass: the fastest way libvips has.
-func resize(ctx context.Context, vips, vipsheader *sandbox.Engine, in *docmill.RunInput) (*docmill.RunOutput, error) {
+func resize(ctx context.Context, vips, vipsheader *sandbox.Engine, maxPixels int64, in *docmill.RunInput) (*docmill.RunOutput, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -66,11 +68,11 @@ func resize(ctx context.Context, vips, vipsheader *sandbox.Engine, in *docmill.R
 	if err != nil {
 		return nil, err
 	}
-	w, h, err := imageSize(ctx, vipsheader, in.WorkDir, f)
+	w, h, err := imageSize(ctx, vipsheader, in.WorkDir, f, maxPixels)
 	if err != nil {
 		return nil, err
 	}
-	args, err := box.thumbnailArgs(w, h)
+	args, err := box.thumbnailArgs(w, h, maxPixels)
 	if err != nil {
 		return nil, err
 	}
@@ -123,7 +125,7 @@ func resizeBoxFor(p docmill.Params) (resizeBox, error) {
 }
 
 // thumbnailArgs returns vips thumbnail's size arguments for an image of
-// w x h stored pixels, after checking that the result stays under
+// w x h stored pixels, after checking that the result stays within
 // maxPixels. The EXIF orientation is not known here (thumbnail applies
 // it), so the check takes the larger result of both orientations.
 //   - percent: a square box whose side is the long side scaled, fitted
@@ -131,7 +133,7 @@ func resizeBoxFor(p docmill.Params) (resizeBox, error) {
 //   - inside: the box, a missing side unbounded;
 //   - cover: the box with a centred crop (both sides given);
 //   - fill: the box with the aspect ratio forced (both sides given).
-func (b resizeBox) thumbnailArgs(w, h int) ([]string, error) {
+func (b resizeBox) thumbnailArgs(w, h int, maxPixels int64) ([]string, error) {
 	field := "width"
 	if b.percent > 0 {
 		field = "percent"
@@ -159,8 +161,8 @@ func (b resizeBox) thumbnailArgs(w, h int) ([]string, error) {
 			pixels = max(b.insidePixels(w, h), b.insidePixels(h, w))
 		}
 	}
-	if pixels > maxPixels {
-		return nil, docmill.ParamError(field, "would make an image of %.0f MP; the limit is %d MP", pixels/1e6, maxPixels/1_000_000)
+	if pixels > float64(maxPixels) {
+		return nil, docmill.ParamError(field, "would make an image of %s MP; the limit is %s MP", megapixels(pixels), megapixels(float64(maxPixels)))
 	}
 	return args, nil
 }

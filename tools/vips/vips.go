@@ -27,8 +27,8 @@ import (
 const (
 	// engineName is the Tool.Engine of every tool of the package.
 	engineName = "libvips"
-	// timeout bounds one run of a tool. A capped image (see maxPixels)
-	// takes a few seconds for every operation except an AVIF encode, which
+	// timeout bounds one run of a tool. An image at the default pixel cap
+	// (docmill.Limits' ImagePixels, see imageSize) takes a few seconds for every operation except an AVIF encode, which
 	// is held to a low effort (see convert.go) to fit well inside it.
 	timeout = 2 * time.Minute
 )
@@ -36,15 +36,18 @@ const (
 // Tools returns the libvips-backed tools. The engines are found once by
 // the caller (sandbox.Find): vips does the work, vipsheader reads image
 // headers that Go's decoders cannot. A missing engine leaves the tools in
-// the catalogue, not available, failing with engine_unavailable.
+// the catalogue, not available, failing with engine_unavailable. limits'
+// ImagePixels bounds every image the tools read or make (a zero field
+// takes its default).
 //
 // Tools runs vips a few times to learn which formats it can save (see
 // saveableFormats), so call it once at start-up.
-func Tools(vips, vipsheader *sandbox.Engine) []*docmill.Tool {
+func Tools(vips, vipsheader *sandbox.Engine, limits docmill.Limits) []*docmill.Tool {
+	maxPixels := limits.WithDefaults().ImagePixels
 	return []*docmill.Tool{
-		compressTool(vips, vipsheader),
-		resizeTool(vips, vipsheader),
-		convertTool(vips, vipsheader, saveableFormats(vips)),
+		compressTool(vips, vipsheader, maxPixels),
+		resizeTool(vips, vipsheader, maxPixels),
+		convertTool(vips, vipsheader, saveableFormats(vips), maxPixels),
 	}
 }
 

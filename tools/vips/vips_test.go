@@ -22,16 +22,22 @@ import (
 // corpus is the shared image corpus, from the package directory.
 const corpus = "../../../shared/corpus/image/"
 
-// toolsOnce builds the tools once for the whole test binary: Tools probes
-// the savable formats with a few vips runs.
+// toolsOnce builds the tools with the default limits once for the whole
+// test binary: Tools probes the savable formats with a few vips runs.
 var toolsOnce = sync.OnceValues(func() ([]*docmill.Tool, error) {
+	return limitedTools(docmill.Limits{})
+})
+
+// limitedTools builds the tools on the real engines with limits (the
+// format probe is made once per binary, whatever the limits).
+func limitedTools(limits docmill.Limits) ([]*docmill.Tool, error) {
 	vips := sandbox.Find("vips", []string{"--version"}, sandbox.Options{})
 	vipsheader := sandbox.Find("vipsheader", []string{"--version"}, sandbox.Options{})
 	if !vips.Available() || !vipsheader.Available() {
 		return nil, errors.New("libvips-tools is not installed")
 	}
-	return Tools(vips, vipsheader), nil
-})
+	return Tools(vips, vipsheader, limits), nil
+}
 
 // testTool returns the tool with slug, built on the real engines.
 func testTool(t testing.TB, slug string) *docmill.Tool {
@@ -217,7 +223,7 @@ func TestInvalidDocuments(t *testing.T) {
 func TestBombRefusedBeforeDecoding(t *testing.T) {
 	missing := sandbox.Find("no-such-program", nil, sandbox.Options{})
 	bomb := writeFile(t, "bomb.png", bombPNG(50000, 50000))
-	for _, tool := range Tools(missing, missing) {
+	for _, tool := range Tools(missing, missing, docmill.Limits{}) {
 		raw := map[string]string{"resize-image": "width=10", "convert-image": "format=jpg"}[tool.Slug]
 		params := map[string]string{}
 		if k, v, ok := strings.Cut(raw, "="); ok {
@@ -230,7 +236,7 @@ func TestBombRefusedBeforeDecoding(t *testing.T) {
 
 func TestMissingEngine(t *testing.T) {
 	missing := sandbox.Find("no-such-program", nil, sandbox.Options{})
-	for _, tool := range Tools(missing, missing) {
+	for _, tool := range Tools(missing, missing, docmill.Limits{}) {
 		t.Run(tool.Slug, func(t *testing.T) {
 			if tool.IsAvailable() {
 				t.Error("available with its engine missing")
@@ -314,4 +320,70 @@ func TestStripOption(t *testing.T) {
 // fileOf describes a test file as the API would.
 func fileOf(path string) docmill.LocalFile {
 	return docmill.LocalFile{Path: path, Filename: filepath.Base(path), ContentType: contentTypes[filepath.Ext(path)]}
+}
+
+func TestCheckPixels(t *testing.T) {
+	tests := []struct {
+		w, h  int
+		max   int64
+		valid bool
+		msg   string
+	}{
+		{10000, 10000, 100_000_000, true, ""},
+		{10001, 10000, 100_000_000, false, "The image is 10001×10000 pixels (100 MP); the limit is 100 MP."},
+		{50000, 50000, 100_000_000, false, "The image is 50000×50000 pixels (2500 MP); the limit is 100 MP."},
+		{1000, 1000, 1_000_000, true, ""},
+		{1600, 1000, 1_500_000, false, "The image is 1600×1000 pixels (1.6 MP); the limit is 1.5 MP."},
+		{0, 10, 100, false, "The image declares no pixels."},
+		{10, -1, 100, false, "The image declares no pixels."},
+	}
+	for _, tt := range tests {
+		err := checkPixels(tt.w, tt.h, tt.max)
+		if tt.valid {
+			if err != nil {
+				t.Errorf("%dx%d, max %d: %v", tt.w, tt.h, tt.max, err)
+			}
+			continue
+		}
+		var e *docmill.Error
+		if !errors.As(err, &e) || e.Code != docmill.CodeInvalidDocument || e.Message != tt.msg {
+			t.Errorf("%dx%d, max %d: %v, want %q", tt.w, tt.h, tt.max, err, tt.msg)
+		}
+	}
+}
+
+// TestImagePixelsLimit builds the tools with a lowered pixel cap and
+// checks that every tool refuses an input over it, and resize-image a
+// size that would make an output over it, while smaller ones pass.
+func TestImagePixelsLimit(t *testing.T) {
+	tools, err := limitedTools(docmill.Limits{ImagePixels: 1_000_000})
+	if err != nil {
+		t.Skip(err)
+	}
+	params := map[string]map[string]string{
+		"compress-image": nil, "resize-image": {"width": "100"}, "convert-image": {"format": "png"},
+	}
+	for _, tool := range tools {
+		t.Run(tool.Slug, func(t *testing.T) {
+			// phone-photo.jpg is 4608x1976, 9.1 MP.
+			_, err := runTool(t, tool, corpus+"phone-photo.jpg", params[tool.Slug])
+			e := wantCode(t, err, docmill.CodeInvalidDocument, "")
+			if !strings.Contains(e.Message, "(9.1 MP); the limit is 1 MP") {
+				t.Errorf("message = %q", e.Message)
+			}
+			// photo.jpg is 300x200.
+			if _, err := runTool(t, tool, corpus+"photo.jpg", params[tool.Slug]); err != nil {
+				t.Fatal(err)
+			}
+			if tool.Slug != "resize-image" {
+				return
+			}
+			// 2000 wide is 2000x1333: 2.7 MP, over the cap.
+			_, err = runTool(t, tool, corpus+"photo.jpg", map[string]string{"width": "2000"})
+			wantCode(t, err, docmill.CodeInvalidParameter, "width")
+			if _, err := runTool(t, tool, corpus+"photo.jpg", map[string]string{"width": "1200"}); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
 }

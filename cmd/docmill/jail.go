@@ -1,0 +1,61 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"strings"
+
+	"github.com/docmill/docmill"
+	"github.com/docmill/docmill/sandbox"
+	"github.com/docmill/docmill/tools/pdfops"
+)
+
+// jailFlags set how engines are confined.
+type jailFlags struct {
+	bwrap  string
+	unsafe bool
+	memory int64
+}
+
+func (f *jailFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&f.bwrap, "bwrap", "", "path of bubblewrap, which confines every engine (default: found in /usr/bin)")
+	fs.BoolVar(&f.unsafe, "unsafe-no-sandbox", false, "DEVELOPMENT ONLY: when the engines' jail (bubblewrap, namespaces) cannot be set up, run engines unconfined instead of making their tools unavailable")
+	f.memory = docmill.DefaultLimits().EngineMemory
+	fs.Var(limitVar(&f.memory, megabyte), "engine-memory", "memory cap of each engine process (gs, qpdf, poppler, libvips, tesseract, OCRmyPDF, LibreOffice, Chromium, the PDF helper), in `MB`")
+}
+
+// jail sets up the engines' jail from the flags.
+func (f *jailFlags) jail() *sandbox.Jail {
+	return sandbox.NewJail(sandbox.JailOptions{Bwrap: f.bwrap, Unsafe: f.unsafe, Memory: f.memory})
+}
+
+// pdfHelperArgs start docmill as the PDF helper: `docmill engine pdf`.
+var pdfHelperArgs = []string{"engine", "pdf"}
+
+// helperTools are the tools the PDF helper runs: the pdfcpu tools and the
+// page selection other tools use on PDFs that engines made.
+func helperTools() []*docmill.Tool {
+	return append(pdfops.Tools(), pdfops.SelectPagesTool())
+}
+
+// engine is the hidden subcommand a helper process runs: `docmill engine
+// pdf` serves helperTools over its standard input and output until its
+// input ends (see sandbox.Helpers).
+func engine(ctx context.Context, env *environment, args []string) error {
+	if len(args) != 1 || args[0] != "pdf" {
+		return errors.New("usage: docmill engine pdf (started by the server, not by hand)")
+	}
+	return sandbox.ServeHelper(ctx, env.stdin, env.stdout, docmill.NewRegistry(helperTools()...))
+}
+
+// unsafeWarning is logged at start-up when engines may run unconfined.
+func unsafeWarning(j *sandbox.Jail) string {
+	if j.Confined() {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString("engines run UNCONFINED (--unsafe-no-sandbox): a hostile document can read this machine's files; ")
+	b.WriteString(j.Why())
+	return b.String()
+}

@@ -1,0 +1,90 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"math"
+	"strconv"
+
+	"github.com/docmill/docmill"
+)
+
+// Units of the limit flags: pixel counts are given in megapixels, sizes in
+// MB (MiB, as --max-upload-mb).
+const (
+	megapixel = 1_000_000
+	megabyte  = 1 << 20
+)
+
+// registerLimits sets *l to docmill.DefaultLimits and registers a flag
+// for each limit a client's file can run into, so each can be changed
+// from the command line or its DOCMILL_* variable (--max-pdf-pages:
+// DOCMILL_MAX_PDF_PAGES). The engines' memory is not a client's limit and
+// has a flag of its own. GET /v1/limits shows the values in force.
+func registerLimits(fs *flag.FlagSet, l *docmill.Limits) {
+	*l = docmill.DefaultLimits()
+	fs.Var(limitVar(&l.ImagePixels, megapixel), "max-image-megapixels",
+		"largest image, in `megapixels`, that the image tools (compress, resize, convert) and OCR read or make; checked on its header, before decoding")
+	fs.Var(limitVar(&l.EmbeddedImagePixels, megapixel), "max-embedded-image-megapixels",
+		"largest JPEG, in `megapixels`, that jpg-to-pdf embeds without decoding")
+	fs.Var(limitVar(&l.DecodedImagePixels, megapixel), "max-decoded-image-megapixels",
+		"largest PNG, GIF, TIFF or WebP image, in `megapixels`, that jpg-to-pdf decodes")
+	fs.Var(limitVar(&l.DecodedImagePixelsTotal, megapixel), "max-decoded-megapixels-per-job",
+		"`megapixels` that jpg-to-pdf decodes in one job, all images together")
+	fs.Var(limitVar(&l.RenderPagePixels, megapixel), "max-render-page-megapixels",
+		"largest page image, in `megapixels`, that pdf-to-jpg and pdf-to-png make")
+	fs.Var(limitVar(&l.RenderPixelsTotal, megapixel), "max-render-megapixels",
+		"`megapixels` that pdf-to-jpg and pdf-to-png make in one job, all pages together")
+	fs.Var(limitVar(&l.RenderPages, 1), "max-render-pages",
+		"`pages` that pdf-to-jpg and pdf-to-png render in one job")
+	fs.Var(limitVar(&l.PDFPages, 1), "max-pdf-pages",
+		"`pages` of a document (and of a merge's result) that the PDF tools take")
+	fs.Var(limitVar(&l.PDFBytes, megabyte), "max-pdf-mb",
+		"largest PDF, in `MB`, that the in-process PDF tools parse (also the inputs of a merge together); they hold a whole document in memory")
+	fs.Var(limitVar(&l.StreamDecodedBytes, megabyte), "max-stream-mb",
+		"largest PDF stream, in `MB`, once decoded (flate bombs)")
+	fs.Var(limitVar(&l.JobDecodedBytes, megabyte), "max-decoded-mb-per-job",
+		"`MB` of PDF streams decoded in one job, all streams together")
+	fs.Var(limitVar(&l.ArchiveEntries, 1), "max-archive-entries",
+		"`entries` of a zip input (a zipped web page, an OOXML or ODF document)")
+	fs.Var(limitVar(&l.ArchiveBytes, megabyte), "max-archive-mb",
+		"`MB` that a zip input's entries expand to, all together")
+	fs.Var(limitVar(&l.ArchiveRatio, 1), "max-archive-ratio",
+		"how many `times` an entry of a zip input larger than 1 MB may expand its compressed size")
+}
+
+// limitFlag is a flag.Value that sets a limit given in units of unit: a
+// whole number above zero.
+type limitFlag[T int | int64] struct {
+	p    *T
+	unit T
+}
+
+// limitVar returns the flag.Value of the limit at p, given in units of
+// unit.
+func limitVar[T int | int64](p *T, unit T) *limitFlag[T] {
+	return &limitFlag[T]{p: p, unit: unit}
+}
+
+// String returns the limit in units; empty for the zero limitFlag that
+// package flag makes to find a flag's zero value.
+func (f *limitFlag[T]) String() string {
+	if f == nil || f.p == nil {
+		return ""
+	}
+	return strconv.FormatInt(int64(*f.p/f.unit), 10)
+}
+
+// Set parses a whole number of units above zero.
+func (f *limitFlag[T]) Set(s string) error {
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil || n <= 0 {
+		return errors.New("want a whole number above zero")
+	}
+	v := T(n) * f.unit
+	if n > math.MaxInt64/int64(f.unit) || int64(v)/int64(f.unit) != n {
+		return errors.New("too large")
+	}
+	*f.p = v
+	return nil
+}

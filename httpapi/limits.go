@@ -1,0 +1,42 @@
+package httpapi
+
+import "net/http"
+
+// handleLimits serves the node's processing limits (docmill.Limits, by its
+// JSON names), so a client can see what a file may cost before sending
+// it. They hold whatever the plan; a plan only lowers the file size.
+func (s *Server) handleLimits(w http.ResponseWriter, r *http.Request) {
+	writeJSON(w, http.StatusOK, s.cfg.Limits)
+}
+
+// limitsSchema describes GET /v1/limits' body: one property for each JSON
+// field of docmill.Limits.
+func limitsSchema() obj {
+	integer := func(desc string) obj { return obj{"type": "integer", "minimum": 1, "description": desc} }
+	return obj{
+		"type":        "object",
+		"description": "Limits of one job on this server, whatever the plan. An input over one is refused with 400 (invalid_document, or invalid_parameter when a param such as dpi or width makes the output too large) before the work starts.",
+		"required": []string{
+			"image_pixels", "embedded_image_pixels", "decoded_image_pixels", "decoded_image_pixels_total",
+			"render_page_pixels", "render_pixels_total", "render_pages", "pdf_pages", "pdf_bytes",
+			"stream_decoded_bytes", "job_decoded_bytes", "archive_entries", "archive_bytes", "archive_ratio", "engine_memory",
+		},
+		"properties": obj{
+			"image_pixels":               integer("Pixels (width x height) of one image that compress-image, resize-image, convert-image or ocr-pdf reads or makes, read from its header before decoding."),
+			"embedded_image_pixels":      integer("Pixels of one JPEG that jpg-to-pdf embeds without decoding."),
+			"decoded_image_pixels":       integer("Pixels of one PNG, GIF, TIFF or WebP image that jpg-to-pdf decodes."),
+			"decoded_image_pixels_total": integer("Pixels that jpg-to-pdf decodes in one job, all images together."),
+			"render_page_pixels":         integer("Pixels of one page image that pdf-to-jpg or pdf-to-png makes."),
+			"render_pixels_total":        integer("Pixels that pdf-to-jpg or pdf-to-png makes in one job, all pages together."),
+			"render_pages":               integer("Pages that pdf-to-jpg or pdf-to-png renders in one job."),
+			"pdf_pages":                  integer("Pages of a document (and of a merge's result) that the PDF tools take."),
+			"pdf_bytes":                  integer("Bytes of a PDF (and of a merge's inputs together) that the in-process PDF tools parse."),
+			"stream_decoded_bytes":       integer("Bytes of one PDF stream once decoded."),
+			"job_decoded_bytes":          integer("Bytes of PDF streams decoded in one job, all together."),
+			"archive_entries":            integer("Entries of a zip input (a zipped web page, an OOXML or ODF document)."),
+			"archive_bytes":              integer("Bytes that a zip input's entries expand to, all together."),
+			"archive_ratio":              integer("How many times an entry of a zip input larger than 1 MiB may expand its compressed size."),
+			"engine_memory":              integer("Bytes of memory of each engine process (Ghostscript, LibreOffice, Chromium, ...); a document that needs more fails."),
+		},
+	}
+}

@@ -1,0 +1,113 @@
+package docmill
+
+// Limits are every processing limit of a node, in one value: built once in
+// cmd/docmill from flags and defaults, passed down to the tools and the
+// sandbox, and shown to clients by GET /v1/limits. Plans only ever lower
+// what a client may send (file size); these bound what one job may cost
+// the node whatever the plan. A zero field means the default.
+type Limits struct {
+	// ImagePixels bounds one image an image tool (resize, compress,
+	// convert, OCR of an image) decodes or makes, checked on its declared
+	// size before decoding: 100 MP is about 400 MB as 8-bit RGBA.
+	ImagePixels int64 `json:"image_pixels"`
+	// EmbeddedImagePixels bounds one JPEG jpg-to-pdf embeds without
+	// decoding it (it protects whoever renders the PDF): 200 MP admits the
+	// largest phone sensors.
+	EmbeddedImagePixels int64 `json:"embedded_image_pixels"`
+	// DecodedImagePixels bounds one PNG, GIF, TIFF or WebP jpg-to-pdf
+	// decodes in memory (50 MP: an A4 page at 600 dpi is 35 MP).
+	DecodedImagePixels int64 `json:"decoded_image_pixels"`
+	// DecodedImagePixelsTotal bounds the decoded images of one job
+	// together, which drives its CPU time.
+	DecodedImagePixelsTotal int64 `json:"decoded_image_pixels_total"`
+	// RenderPagePixels bounds one page pdf-to-jpg/png renders (100 MP).
+	RenderPagePixels int64 `json:"render_page_pixels"`
+	// RenderPixelsTotal bounds the pixels of all pages one render makes.
+	RenderPixelsTotal int64 `json:"render_pixels_total"`
+	// RenderPages bounds the pages one render makes.
+	RenderPages int `json:"render_pages"`
+	// PDFPages bounds the pages of a document (and of a merge's result)
+	// the PDF tools handle.
+	PDFPages int `json:"pdf_pages"`
+	// PDFBytes bounds each PDF, and the inputs of a merge together, that
+	// docmill parses itself (the pdfcpu tools), which hold a whole
+	// document in memory.
+	PDFBytes int64 `json:"pdf_bytes"`
+	// StreamDecodedBytes bounds one PDF stream decoded (flate bombs).
+	StreamDecodedBytes int64 `json:"stream_decoded_bytes"`
+	// JobDecodedBytes bounds the streams of one job decoded together.
+	JobDecodedBytes int64 `json:"job_decoded_bytes"`
+	// ArchiveEntries bounds the entries of a zip input (a zipped site, an
+	// OOXML or ODF document).
+	ArchiveEntries int `json:"archive_entries"`
+	// ArchiveBytes bounds a zip input's entries expanded together.
+	ArchiveBytes int64 `json:"archive_bytes"`
+	// ArchiveRatio bounds how many times an entry larger than 1 MiB may
+	// expand its compressed size.
+	ArchiveRatio int `json:"archive_ratio"`
+	// EngineMemory bounds the memory of each engine process (Ghostscript,
+	// qpdf, poppler, libvips, tesseract, OCRmyPDF, LibreOffice, Chromium,
+	// docmill's own PDF helper), in bytes. The default suits a 2-core,
+	// 4 GB node running two jobs at once beside two warm LibreOffice
+	// workers.
+	EngineMemory int64 `json:"engine_memory"`
+}
+
+// DefaultLimits returns the limits a node has when no flag changes them.
+func DefaultLimits() Limits {
+	return Limits{
+		ImagePixels:             100_000_000,
+		EmbeddedImagePixels:     200_000_000,
+		DecodedImagePixels:      50_000_000,
+		DecodedImagePixelsTotal: 300_000_000,
+		RenderPagePixels:        100_000_000,
+		RenderPixelsTotal:       5_000_000_000,
+		RenderPages:             2000,
+		PDFPages:                10_000,
+		PDFBytes:                512 << 20,
+		StreamDecodedBytes:      256 << 20,
+		JobDecodedBytes:         1 << 30,
+		ArchiveEntries:          10_000,
+		ArchiveBytes:            512 << 20,
+		ArchiveRatio:            200,
+		EngineMemory:            1 << 30,
+	}
+}
+
+// WithDefaults returns l with every zero field set to its default.
+func (l Limits) WithDefaults() Limits {
+	d := DefaultLimits()
+	set := func(v *int64, def int64) {
+		if *v <= 0 {
+			*v = def
+		}
+	}
+	seti := func(v *int, def int) {
+		if *v <= 0 {
+			*v = def
+		}
+	}
+	set(&l.ImagePixels, d.ImagePixels)
+	set(&l.EmbeddedImagePixels, d.EmbeddedImagePixels)
+	set(&l.DecodedImagePixels, d.DecodedImagePixels)
+	set(&l.DecodedImagePixelsTotal, d.DecodedImagePixelsTotal)
+	set(&l.RenderPagePixels, d.RenderPagePixels)
+	set(&l.RenderPixelsTotal, d.RenderPixelsTotal)
+	seti(&l.RenderPages, d.RenderPages)
+	seti(&l.PDFPages, d.PDFPages)
+	set(&l.PDFBytes, d.PDFBytes)
+	set(&l.StreamDecodedBytes, d.StreamDecodedBytes)
+	set(&l.JobDecodedBytes, d.JobDecodedBytes)
+	seti(&l.ArchiveEntries, d.ArchiveEntries)
+	set(&l.ArchiveBytes, d.ArchiveBytes)
+	seti(&l.ArchiveRatio, d.ArchiveRatio)
+	set(&l.EngineMemory, d.EngineMemory)
+	return l
+}
+
+// LimitExceeded returns the invalid_document error of an input refused
+// for exceeding a processing limit; what says which ("The document's
+// streams expand to more than 1024 MB").
+func LimitExceeded(what string) *Error {
+	return Errorf(CodeInvalidDocument, "%s: a processing limit of this server was exceeded.", what)
+}

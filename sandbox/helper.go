@@ -1,0 +1,432 @@
+package sandbox
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime/debug"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/docmill/docmill"
+)
+
+// Helpers is a warm pool of helper processes: docmill's own binary
+// re-executed as a hidden engine subcommand that runs tools parsing
+// documents in Go (pdfcpu), so that no user document is parsed inside the
+// server. Each helper is started through its Engine's jail like any
+// engine, serves one job at a time over JSON lines on its standard input
+// and output (ServeHelper is the other end), and sees only a directory of
+// its own: a job's inputs are hard-linked into it for the run and the
+// output is moved back. A helper that dies, overruns or hits its memory
+// cap is replaced; the job fails cleanly and the server is untouched.
+type Helpers struct {
+	engine  *Engine
+	args    []string
+	opts    HelperOptions
+	base    string
+	idle    chan *helper
+	closed  chan struct{}
+	close   sync.Once
+	starts  int64
+	startMu sync.Mutex
+}
+
+// HelperOptions size the pool.
+type HelperOptions struct {
+	// Size is how many helpers run at once (default: the engine's
+	// slots).
+	Size int
+	// MaxUses replaces a helper after this many jobs (default 500),
+	// bounding whatever a long-lived Go heap keeps.
+	MaxUses int
+	// Dir holds the helpers' directories (default: a new directory under
+	// os.TempDir). Hard links need it on the same file system as the jobs'
+	// directories; across file systems inputs are copied.
+	Dir string
+}
+
+// helper is one helper process and its directory.
+type helper struct {
+	dir  string
+	proc *Process
+	out  *json.Decoder
+	uses int
+}
+
+// helperRequest is one line a helper reads.
+type helperRequest struct {
+	Tool    string              `json:"tool"`
+	Params  docmill.Params      `json:"params"`
+	Files   []docmill.LocalFile `json:"files"`
+	WorkDir string              `json:"work_dir"`
+	Limits  docmill.Limits      `json:"limits"`
+}
+
+// helperReply is one line a helper writes.
+type helperReply struct {
+	Output *docmill.RunOutput `json:"output,omitempty"`
+	Error  *helperError       `json:"error,omitempty"`
+}
+
+type helperError struct {
+	Code    docmill.Code         `json:"code"`
+	Message string               `json:"message"`
+	Fields  []docmill.FieldError `json:"fields,omitempty"`
+	// Cause is the internal cause, for the server's log only.
+	Cause string `json:"cause,omitempty"`
+}
+
+// SelfEngine is docmill's own executable as an engine, for Helpers: found
+// once, confined by opts' jail like any other engine.
+func SelfEngine(name string, opts Options) *Engine {
+	e := Find(name, nil, opts)
+	if exe, err := os.Executable(); err == nil {
+		if real, err := filepath.EvalSymlinks(exe); err == nil {
+			exe = real
+		}
+		e.Path, e.Version = exe, "docmill helper"
+	}
+	return e
+}
+
+// NewHelpers makes a pool of helpers running e with args (the hidden
+// subcommand). Helpers start on first use.
+func NewHelpers(e *Engine, args []string, o HelperOptions) (*Helpers, error) {
+	if o.Size <= 0 {
+		o.Size = e.Slots()
+	}
+	if o.MaxUses <= 0 {
+		o.MaxUses = 500
+	}
+	h := &Helpers{engine: e, args: args, opts: o, idle: make(chan *helper, o.Size), closed: make(chan struct{})}
+	h.base = o.Dir
+	if h.base == "" {
+		d, err := os.MkdirTemp("", "docmill-helpers-")
+		if err != nil {
+			return nil, err
+		}
+		h.base = d
+	}
+	for i := 0; i < o.Size; i++ {
+		dir := filepath.Join(h.base, "helper-"+strconv.Itoa(i))
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			return nil, err
+		}
+		h.idle <- &helper{dir: dir}
+	}
+	return h, nil
+}
+
+// Available reports whether helpers can run here.
+func (h *Helpers) Available() bool { return h.engine.Available() }
+
+// Status describes the helper engine and its jail.
+func (h *Helpers) Status() []docmill.EngineStatus {
+	return []docmill.EngineStatus{h.engine.Status(), h.engine.Jail().Status()}
+}
+
+// Starts is how many helper processes the pool has started.
+func (h *Helpers) Starts() int64 {
+	h.startMu.Lock()
+	defer h.startMu.Unlock()
+	return h.starts
+}
+
+// Tool returns a copy of t whose Run runs t in a helper: the helper's
+// registry must hold a tool with t's slug (the same declaration, built in
+// the helper process).
+func (h *Helpers) Tool(t *docmill.Tool) *docmill.Tool {
+	c := *t
+	c.Available = h.Available
+	c.Engines = h.Status
+	c.Run = func(ctx context.Context, in *docmill.RunInput) (*docmill.RunOutput, error) {
+		return h.Run(ctx, t.Slug, in)
+	}
+	return &c
+}
+
+// Run runs the tool slug on in in a helper and returns its output, moved
+// into in.WorkDir.
+func (h *Helpers) Run(ctx context.Context, slug string, in *docmill.RunInput) (*docmill.RunOutput, error) {
+	if !h.Available() {
+		e := docmill.Errorf(docmill.CodeEngineUnavailable, "This tool's engine is not available on this server; please retry later.")
+		e.Err = errors.New(h.engine.Jail().Why())
+		return nil, e
+	}
+	w, err := h.acquire(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out, err := h.call(ctx, w, slug, in)
+	h.release(w)
+	return out, err
+}
+
+func (h *Helpers) acquire(ctx context.Context) (*helper, error) {
+	select {
+	case w := <-h.idle:
+		select {
+		case <-h.closed:
+			h.idle <- w
+			return nil, docmill.Errorf(docmill.CodeEngineUnavailable, "The server is shutting down; please retry.")
+		default:
+		}
+		if w.alive() {
+			return w, nil
+		}
+		if err := h.start(w); err != nil {
+			h.idle <- w
+			return nil, docmill.Internal(err)
+		}
+		return w, nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	case <-h.closed:
+		return nil, docmill.Errorf(docmill.CodeEngineUnavailable, "The server is shutting down; please retry.")
+	}
+}
+
+// release gives w back, killed first when it is spent or broken, so the
+// next job starts a fresh one.
+func (h *Helpers) release(w *helper) {
+	if w.proc != nil && w.uses >= h.opts.MaxUses {
+		w.kill()
+	}
+	h.idle <- w
+}
+
+func (w *helper) alive() bool {
+	if w.proc == nil {
+		return false
+	}
+	select {
+	case <-w.proc.Done():
+		return false
+	default:
+		return true
+	}
+}
+
+func (w *helper) kill() {
+	if w.proc != nil {
+		w.proc.Kill()
+		w.proc, w.out = nil, nil
+	}
+}
+
+// start starts w's process. GOMEMLIMIT makes the helper's collector work
+// harder as it nears the jail's memory cap before the cap kills it.
+func (h *Helpers) start(w *helper) error {
+	w.kill()
+	w.uses = 0
+	env := []string{"GOTRACEBACK=none"}
+	if m := h.engine.memoryCap(); m > 0 {
+		env = append(env, "GOMEMLIMIT="+strconv.FormatInt(m/10*8, 10))
+	}
+	p, err := h.engine.Start(Cmd{Dir: w.dir, Args: h.args, Env: env, View: View{ReadOnly: []string{h.engine.Path}}})
+	if err != nil {
+		return err
+	}
+	h.startMu.Lock()
+	h.starts++
+	h.startMu.Unlock()
+	w.proc = p
+	w.out = json.NewDecoder(p.Stdout())
+	w.out.UseNumber()
+	return nil
+}
+
+// call runs one job on w.
+func (h *Helpers) call(ctx context.Context, w *helper, slug string, in *docmill.RunInput) (*docmill.RunOutput, error) {
+	w.uses++
+	stage := filepath.Join(w.dir, "job")
+	os.RemoveAll(stage)
+	if err := os.Mkdir(stage, 0o700); err != nil {
+		return nil, docmill.Internal(err)
+	}
+	defer os.RemoveAll(stage)
+	req := helperRequest{Tool: slug, Params: in.Params, WorkDir: stage, Limits: in.Limits}
+	for _, f := range in.Files {
+		staged := filepath.Join(stage, filepath.Base(f.Path))
+		if err := linkOrCopy(f.Path, staged); err != nil {
+			return nil, docmill.Internal(err)
+		}
+		f.Path = staged
+		req.Files = append(req.Files, f)
+	}
+	if err := h.engine.Jail().grant(stage); err != nil {
+		return nil, docmill.Internal(err)
+	}
+	line, err := json.Marshal(req)
+	if err != nil {
+		return nil, docmill.Internal(err)
+	}
+	if _, err := w.proc.Stdin().Write(append(line, '\n')); err != nil {
+		return nil, h.died(w, err)
+	}
+	replies := make(chan helperReply, 1)
+	failed := make(chan error, 1)
+	go func() {
+		var r helperReply
+		if err := w.out.Decode(&r); err != nil {
+			failed <- err
+			return
+		}
+		replies <- r
+	}()
+	select {
+	case r := <-replies:
+		return finish(r, stage, in.WorkDir)
+	case err := <-failed:
+		return nil, h.died(w, err)
+	case <-ctx.Done():
+		// The job may still run in the helper: only a new process is
+		// known to be free of it.
+		w.kill()
+		return nil, ctx.Err()
+	}
+}
+
+// died reports a helper that stopped answering: it is replaced, and the
+// job fails as the input's fault, since only the document it was working
+// on can make our own code die (a memory cap, a stack exhausted by
+// nesting). Its standard error goes to the log only.
+func (h *Helpers) died(w *helper, cause error) error {
+	p := w.proc
+	w.kill()
+	stderr := p.Stderr()
+	err := fmt.Errorf("sandbox: helper died: %v: %v: %s", cause, p.Err(), stderr)
+	if strings.Contains(stderr, "out of memory") || strings.Contains(stderr, "cannot allocate memory") {
+		e := docmill.LimitExceeded(fmt.Sprintf("Processing the document needed more than %d MB of memory", h.engine.memoryCap()>>20))
+		e.Err = err
+		return e
+	}
+	e := docmill.Errorf(docmill.CodeInvalidDocument, "The document could not be processed: it is damaged or uses a structure this tool does not support.")
+	e.Err = err
+	return e
+}
+
+// finish turns a reply into the tool's result, its output moved from the
+// helper's stage into workDir.
+func finish(r helperReply, stage, workDir string) (*docmill.RunOutput, error) {
+	if r.Error != nil {
+		e := &docmill.Error{Code: r.Error.Code, Message: r.Error.Message, Fields: r.Error.Fields}
+		if r.Error.Cause != "" {
+			e.Err = errors.New(r.Error.Cause)
+		}
+		return nil, e
+	}
+	out := r.Output
+	if out == nil || !filepath.IsLocal(mustRel(stage, out.Path)) {
+		return nil, docmill.Internal(errors.New("sandbox: helper replied with no output in its stage"))
+	}
+	dst := filepath.Join(workDir, "helper-"+filepath.Base(out.Path))
+	if err := os.Rename(out.Path, dst); err != nil {
+		if err := copyFile(out.Path, dst); err != nil {
+			return nil, docmill.Internal(err)
+		}
+	}
+	out.Path = dst
+	return out, nil
+}
+
+func mustRel(base, p string) string {
+	r, err := filepath.Rel(base, p)
+	if err != nil {
+		return ".."
+	}
+	return r
+}
+
+// Close kills every helper and removes the pool's directory.
+func (h *Helpers) Close() {
+	h.close.Do(func() {
+		close(h.closed)
+		for i := 0; i < h.opts.Size; i++ {
+			w := <-h.idle
+			w.kill()
+		}
+		os.RemoveAll(h.base)
+	})
+}
+
+// linkOrCopy makes dst the file src is, hard-linked when the file system
+// allows it.
+func linkOrCopy(src, dst string) error {
+	if os.Link(src, dst) == nil {
+		return nil
+	}
+	return copyFile(src, dst)
+}
+
+func copyFile(src, dst string) error {
+	in, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		return err
+	}
+	return out.Close()
+}
+
+// ServeHelper is the helper's side of Helpers: it reads requests from r,
+// runs each with the tool of that slug in tools, and writes the reply to
+// w, until r ends. A panic in a tool becomes the job's invalid_document
+// failure, not the helper's death.
+func ServeHelper(ctx context.Context, r io.Reader, w io.Writer, tools *docmill.Registry) error {
+	in := json.NewDecoder(bufio.NewReader(r))
+	enc := json.NewEncoder(w)
+	for {
+		var req helperRequest
+		if err := in.Decode(&req); err != nil {
+			if errors.Is(err, io.EOF) {
+				return nil
+			}
+			return err
+		}
+		out, err := serveOne(ctx, tools, &req)
+		reply := helperReply{Output: out}
+		if err != nil {
+			e := docmill.AsError(err)
+			reply = helperReply{Error: &helperError{Code: e.Code, Message: e.Message, Fields: e.Fields}}
+			if e.Err != nil {
+				reply.Error.Cause = e.Err.Error()
+			}
+		}
+		if err := enc.Encode(reply); err != nil {
+			return err
+		}
+		// Give memory back between jobs: a helper holds a whole document
+		// while it works, and is idle most of the time.
+		debug.FreeOSMemory()
+	}
+}
+
+func serveOne(ctx context.Context, tools *docmill.Registry, req *helperRequest) (out *docmill.RunOutput, err error) {
+	t, ok := tools.Lookup(req.Tool)
+	if !ok {
+		return nil, docmill.Internal(fmt.Errorf("sandbox: helper has no tool %q", req.Tool))
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			e := docmill.Errorf(docmill.CodeInvalidDocument, "The document could not be processed: it is damaged or uses a structure this tool does not support.")
+			e.Err = fmt.Errorf("panic in %s: %v\n%s", req.Tool, r, debug.Stack())
+			out, err = nil, e
+		}
+	}()
+	return t.Run(ctx, &docmill.RunInput{Files: req.Files, Params: req.Params, WorkDir: req.WorkDir, Limits: req.Limits})
+}

@@ -1,0 +1,310 @@
+package sandbox
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/docmill/docmill"
+)
+
+// Jail is the one confinement every engine runs in. Each program is
+// started by bubblewrap in namespaces of its own (mount, network, PID,
+// IPC, UTS): its file system shows only the job's own directories
+// (read-write) and the read-only system paths engines need to run (their
+// programs and libraries under /usr/bin and /usr/lib, fonts, and each
+// engine's own data directories: Options.View), never the data directory,
+// other jobs, /root, /home or host files a document could pull in. The
+// network namespace is empty. When the server runs as root the program
+// runs as an unprivileged uid with no capabilities and no way to gain any
+// (no_new_privs), and rlimits bound its memory, CPU time, file size and,
+// for that uid, processes.
+//
+// A Jail that cannot be set up (no bubblewrap, namespaces refused) fails
+// closed: its engines are unavailable, unless it was made Unsafe.
+type Jail struct {
+	bwrap   string
+	setpriv string
+	prlimit string
+	// uid and gid the programs run as; -1 when the server is not root
+	// (the programs keep its uid, which is already unprivileged).
+	uid, gid int
+	memory   int64
+	unsafe   bool
+	// why is the reason the jail cannot confine, "" when it can.
+	why     string
+	version string
+}
+
+// JailOptions set up a Jail.
+type JailOptions struct {
+	// Bwrap is bubblewrap's path (default: found on the system path).
+	Bwrap string
+	// Unsafe runs engines unconfined (resource limits only) when the jail
+	// cannot be set up, instead of making them unavailable. For
+	// development machines only.
+	Unsafe bool
+	// UID and GID are the unprivileged ids programs run as when the
+	// server is root (default 65534, nobody and nogroup).
+	UID, GID int
+	// Memory bounds each program's memory in bytes (RLIMIT_DATA: heap
+	// and private writable mappings, which unlike address space is not
+	// inflated by the reservations of V8, Go or LibreOffice). 0: none.
+	Memory int64
+}
+
+// NewJail finds bubblewrap and checks, once, that it can confine a
+// program here.
+func NewJail(o JailOptions) *Jail {
+	j := &Jail{uid: -1, gid: -1, unsafe: o.Unsafe, memory: o.Memory}
+	if os.Geteuid() == 0 {
+		j.uid, j.gid = 65534, 65534
+		if o.UID > 0 {
+			j.uid = o.UID
+		}
+		if o.GID > 0 {
+			j.gid = o.GID
+		}
+	}
+	j.prlimit, _ = lookPath("prlimit")
+	j.setpriv, _ = lookPath("setpriv")
+	j.bwrap = o.Bwrap
+	if j.bwrap == "" {
+		j.bwrap, _ = lookPath("bwrap")
+	}
+	j.why = j.check()
+	return j
+}
+
+// defaultJail is the jail of engines whose Options name none: found
+// once, with the default memory cap.
+var defaultJail = sync.OnceValue(func() *Jail {
+	return NewJail(JailOptions{Memory: docmill.DefaultLimits().EngineMemory})
+})
+
+// check returns why the jail cannot confine programs, or "".
+func (j *Jail) check() string {
+	if j.bwrap == "" {
+		return "bubblewrap (bwrap) not found"
+	}
+	if st, err := os.Stat(j.bwrap); err != nil || st.IsDir() {
+		return "bubblewrap (bwrap) not found at " + j.bwrap
+	}
+	if j.prlimit == "" {
+		return "prlimit (util-linux) not found"
+	}
+	if j.uid >= 0 && j.setpriv == "" {
+		return "setpriv (util-linux) not found"
+	}
+	d, err := os.MkdirTemp("", "docmill-jail-")
+	if err != nil {
+		return "cannot make a directory to try the jail in: " + err.Error()
+	}
+	defer os.RemoveAll(d)
+	if err := j.grant(d); err != nil {
+		return "cannot hand a directory to the jail's uid: " + err.Error()
+	}
+	argv := j.argv([]string{"/bin/sh", "-c", "test -w . && ! test -e /root"}, View{}, Limits{}, []string{d}, d)
+	out, err := exec.Command(argv[0], argv[1:]...).CombinedOutput()
+	if err != nil {
+		return fmt.Sprintf("bubblewrap cannot confine programs here: %v: %s", err, strings.TrimSpace(string(out)))
+	}
+	if v, err := exec.Command(j.bwrap, "--version").Output(); err == nil {
+		j.version = strings.TrimSpace(string(v))
+	}
+	return ""
+}
+
+// Confined reports whether programs run confined.
+func (j *Jail) Confined() bool { return j.why == "" }
+
+// Ready reports whether engines may run: confined, or unsafe by choice.
+func (j *Jail) Ready() bool { return j.why == "" || j.unsafe }
+
+// Why says why the jail cannot confine programs ("" when it can).
+func (j *Jail) Why() string { return j.why }
+
+// Status describes the jail for /readyz and the catalogue, as the engine
+// "sandbox": available when engines may run; its version says how they
+// are confined.
+func (j *Jail) Status() docmill.EngineStatus {
+	s := docmill.EngineStatus{Name: "sandbox", Path: j.bwrap, Available: j.Ready()}
+	switch {
+	case j.why == "":
+		s.Version = j.version
+		if j.uid >= 0 {
+			s.Version += ", uid " + strconv.Itoa(j.uid)
+		}
+	case j.unsafe:
+		s.Version = "UNSAFE: engines run unconfined (--unsafe-no-sandbox): " + j.why
+	default:
+		s.Version = "unavailable: " + j.why
+	}
+	return s
+}
+
+// basePaths are the read-only system paths every confined program sees:
+// programs, libraries, the dynamic linker's cache and fonts. /usr/share
+// and /etc as a whole stay out of sight: they hold host files (images,
+// the hostname) a document could include.
+var basePaths = []string{
+	"/usr/bin", "/usr/lib", "/usr/lib64", "/usr/libexec",
+	"/etc/ld.so.cache", "/etc/alternatives",
+	"/usr/share/fonts", "/usr/local/share/fonts", "/usr/share/fontconfig", "/etc/fonts", "/var/cache/fontconfig",
+}
+
+// argv is the command line that runs cmd confined to v, with dirs bound
+// read-write and the program started in workDir. Unconfined (an unsafe
+// jail that cannot confine) it is cmd under prlimit and, where allowed,
+// unshare's empty network namespace.
+func (j *Jail) argv(cmd []string, v View, l Limits, dirs []string, workDir string) []string {
+	limited := j.limitArgs(cmd, l)
+	if j.why != "" {
+		if netnsAvailable() {
+			u, _ := lookPath("unshare")
+			return append([]string{u, "--net", "--"}, limited...)
+		}
+		return limited
+	}
+	b := &bwrapLine{made: map[string]bool{"/": true}}
+	b.add(j.bwrap, "--die-with-parent", "--new-session", "--unshare-net", "--unshare-pid",
+		"--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try", "--hostname", "docmill")
+	b.add("--proc", "/proc", "--dev", "/dev")
+	b.made["/proc"], b.made["/dev"] = true, true
+	// /tmp first: binds made later inside it stay visible.
+	if v.Tmp != "" {
+		b.bind("--bind", v.Tmp, "/tmp")
+	} else {
+		b.add("--perms", "1777", "--tmpfs", "/tmp")
+		b.made["/tmp"] = true
+	}
+	for _, p := range append(append([]string{}, basePaths...), v.ReadOnly...) {
+		b.bind("--ro-bind", p)
+	}
+	for _, l := range []string{"/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"} {
+		if target, err := os.Readlink(l); err == nil {
+			b.add("--symlink", target, l)
+		}
+	}
+	for _, d := range append(append([]string{}, dirs...), v.Writable...) {
+		if d != "" {
+			b.bind("--bind", d)
+		}
+	}
+	b.add("--chdir", workDir, "--")
+	if j.uid >= 0 {
+		b.add(j.setpriv, "--reuid="+strconv.Itoa(j.uid), "--regid="+strconv.Itoa(j.gid), "--clear-groups",
+			"--bounding-set=-all", "--inh-caps=-all", "--no-new-privs", "--")
+	}
+	return append(b.argv, limited...)
+}
+
+// limitArgs prefixes cmd with prlimit setting l and the jail's memory cap.
+func (j *Jail) limitArgs(cmd []string, l Limits) []string {
+	var argv []string
+	add := func(flag string, v int64) {
+		if v > 0 {
+			argv = append(argv, flag+"="+strconv.FormatInt(v, 10))
+		}
+	}
+	mem := l.Memory
+	if mem == 0 {
+		mem = j.memory
+	}
+	add("--data", mem)
+	add("--as", l.AddressSpace)
+	add("--cpu", l.CPUSeconds)
+	add("--nofile", l.OpenFiles)
+	add("--fsize", l.FileSize)
+	if j.uid >= 0 {
+		// RLIMIT_NPROC counts every process and thread of the jail's uid,
+		// in all jails at once: a fork bomb stops here, not at the host's.
+		add("--nproc", l.Processes)
+	}
+	if len(argv) == 0 || j.prlimit == "" {
+		return cmd
+	}
+	return append(append(append([]string{j.prlimit}, argv...), "--"), cmd...)
+}
+
+// bwrapLine builds a bubblewrap command line, making every directory on
+// the way to a mount point world-searchable (0755): bubblewrap would make
+// them 0700, which the unprivileged uid could not pass.
+type bwrapLine struct {
+	argv []string
+	made map[string]bool
+}
+
+func (b *bwrapLine) add(args ...string) { b.argv = append(b.argv, args...) }
+
+// bind binds src at dst (src's own path when dst is not given), skipping
+// a missing src.
+func (b *bwrapLine) bind(how, src string, dst ...string) {
+	to := src
+	if len(dst) > 0 {
+		to = dst[0]
+	}
+	if _, err := os.Stat(src); err != nil {
+		return
+	}
+	b.parents(to)
+	b.add(how, src, to)
+	b.made[to] = true
+}
+
+func (b *bwrapLine) parents(p string) {
+	var todo []string
+	for d := filepath.Dir(p); !b.made[d]; d = filepath.Dir(d) {
+		todo = append(todo, d)
+		b.made[d] = true
+	}
+	sort.Slice(todo, func(i, k int) bool { return len(todo[i]) < len(todo[k]) })
+	for _, d := range todo {
+		b.add("--perms", "0755", "--dir", d)
+	}
+}
+
+// grant hands dir and everything in it to the jail's uid, so that a
+// program running as it can read the inputs and write its outputs there.
+// Inputs may be hard links to stored uploads, which then change owner
+// too: harmless, since the server reads any file as root.
+func (j *Jail) grant(dir string) error {
+	if j.uid < 0 || j.why != "" {
+		return nil
+	}
+	return filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				return nil
+			}
+			return err
+		}
+		return os.Lchown(p, j.uid, j.gid)
+	})
+}
+
+// Command returns the command line that runs argv confined to v, started
+// in workDir with dirs bound read-write, for a program that another
+// library starts (Chromium, started by chromedp). It first hands dirs to
+// the jail's uid. A jail that is not Ready gives ErrUnavailable.
+func (j *Jail) Command(argv []string, v View, l Limits, workDir string, dirs ...string) ([]string, error) {
+	if !j.Ready() {
+		return nil, ErrUnavailable
+	}
+	for _, d := range dirs {
+		if err := j.grant(d); err != nil {
+			return nil, err
+		}
+	}
+	return j.argv(argv, v, l, dirs, workDir), nil
+}
+
+// Default returns the jail engines get when their options name none.
+func Default() *Jail { return defaultJail() }

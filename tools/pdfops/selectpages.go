@@ -1,0 +1,65 @@
+package pdfops
+
+import (
+	"context"
+	"path/filepath"
+
+	docmill "github.com/docmill/docmill"
+)
+
+// SelectPagesSlug is the slug of SelectPagesTool.
+const SelectPagesSlug = "select-pages"
+
+// SelectPagesTool is not a public tool but a step other tools take on a
+// PDF an engine made from a user's document (LibreOffice's export,
+// OCRmyPDF's output): it counts the pages and, when the "pages" param
+// selects some, keeps only those, in the order given. It runs in the PDF
+// helper like the public pdfcpu tools, so that such PDFs are not parsed
+// in the server either. The output's meta holds "pages", the count of the
+// result, and "input_pages", the document's own count; with no selection
+// the output is the input itself.
+func SelectPagesTool() *docmill.Tool {
+	disableConfigDir()
+	return withBudgets([]*docmill.Tool{{
+		Slug:     SelectPagesSlug,
+		Title:    "Select pages",
+		Accepts:  []string{pdfContentType},
+		MinFiles: 1, MaxFiles: 1,
+		Params:  []docmill.Param{{Name: "pages", Type: docmill.TypePages}},
+		Engine:  "pdfcpu",
+		Timeout: timeout,
+		Run:     runSelectPages,
+	}})[0]
+}
+
+func runSelectPages(ctx context.Context, in *docmill.RunInput) (out *docmill.RunOutput, err error) {
+	defer recoverPanic(&err)
+	f := in.Files[0]
+	ranges, err := docmill.ParsePageRanges(in.Params.String("pages"))
+	if err != nil {
+		return nil, docmill.ParamError("pages", "%s", err.Error())
+	}
+	doc, err := readSource(ctx, f, "The converted document")
+	if err != nil {
+		return nil, err
+	}
+	out = &docmill.RunOutput{Path: f.Path, Filename: f.Filename, ContentType: pdfContentType,
+		Meta: map[string]any{"pages": doc.PageCount, "input_pages": doc.PageCount}}
+	if ranges == nil {
+		return out, nil
+	}
+	sel, err := docmill.Pages(ranges, doc.PageCount)
+	if err != nil {
+		return nil, docmill.ParamError("pages", "%s", err.Error())
+	}
+	result, err := copyPages(doc, sel)
+	if err != nil {
+		return nil, err
+	}
+	out.Path = filepath.Join(in.WorkDir, "selected.pdf")
+	if err := writeDocument(result, out.Path); err != nil {
+		return nil, err
+	}
+	out.Meta["pages"] = len(sel)
+	return out, nil
+}
