@@ -46,9 +46,9 @@ type HelperOptions struct {
 	// MaxUses replaces a helper after this many jobs (default 500),
 	// bounding whatever a long-lived Go heap keeps.
 	MaxUses int
-	// Dir holds the helpers' directories (default: a new directory under
-	// os.TempDir). Hard links need it on the same file system as the jobs'
-	// directories; across file systems inputs are copied.
+	// Dir is where the pool makes its directory (default os.TempDir).
+	// Inputs are hard-linked into a helper's directory when Dir is on the
+	// jobs' file system, and copied otherwise.
 	Dir string
 }
 
@@ -106,14 +106,16 @@ func NewHelpers(e *Engine, args []string, o HelperOptions) (*Helpers, error) {
 		o.MaxUses = 500
 	}
 	h := &Helpers{engine: e, args: args, opts: o, idle: make(chan *helper, o.Size), closed: make(chan struct{})}
-	h.base = o.Dir
-	if h.base == "" {
-		d, err := os.MkdirTemp("", "docmill-helpers-")
-		if err != nil {
+	if o.Dir != "" {
+		if err := os.MkdirAll(o.Dir, 0o700); err != nil {
 			return nil, err
 		}
-		h.base = d
 	}
+	d, err := os.MkdirTemp(o.Dir, "docmill-helpers-")
+	if err != nil {
+		return nil, err
+	}
+	h.base = d
 	for i := 0; i < o.Size; i++ {
 		dir := filepath.Join(h.base, "helper-"+strconv.Itoa(i))
 		if err := os.MkdirAll(dir, 0o700); err != nil {

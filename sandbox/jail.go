@@ -271,10 +271,14 @@ func (b *bwrapLine) parents(p string) {
 	}
 }
 
-// grant hands dir and everything in it to the jail's uid, so that a
+// Grant hands dir and everything in it to the jail's uid, so that a
 // program running as it can read the inputs and write its outputs there.
 // Inputs may be hard links to stored uploads, which then change owner
-// too: harmless, since the server reads any file as root.
+// too: harmless, since the server reads any file as root. Run and Start
+// grant their Cmd.Dir themselves; a warm program given files later (a
+// document staged for a running LibreOffice) needs them granted.
+func (j *Jail) Grant(dir string) error { return j.grant(dir) }
+
 func (j *Jail) grant(dir string) error {
 	if j.uid < 0 || j.why != "" {
 		return nil

@@ -1,6 +1,9 @@
 package main
 
 import (
+	"context"
+	"os"
+
 	"github.com/docmill/docmill"
 	"github.com/docmill/docmill/sandbox"
 	"github.com/docmill/docmill/tools/chromium"
@@ -66,18 +69,38 @@ type toolOptions struct {
 	officePrestart bool
 	// limits are the node's processing limits (see registerLimits).
 	limits docmill.Limits
+	// scratch is where jobs' directories are: the warm engines stage
+	// documents next to them, so that a hard link replaces a copy.
+	scratch string
+}
+
+// officeDir is a directory of its own for the LibreOffice pool under
+// scratch, or "" for the pool's default.
+func officeDir(scratch string) string {
+	if scratch == "" {
+		return ""
+	}
+	if err := os.MkdirAll(scratch, 0o700); err != nil {
+		return ""
+	}
+	d, err := os.MkdirTemp(scratch, "docmill-office-")
+	if err != nil {
+		return ""
+	}
+	return d
 }
 
 // toolset is every tool this node serves: the pdfcpu tools, run in the
 // PDF helper processes, and those of the external engines. close stops
 // the warm engine pools.
 func toolset(e engineSet, o toolOptions) (tools []*docmill.Tool, close func(), err error) {
-	helpers, err := sandbox.NewHelpers(e.helper, pdfHelperArgs, sandbox.HelperOptions{})
+	helpers, err := sandbox.NewHelpers(e.helper, pdfHelperArgs, sandbox.HelperOptions{Dir: o.scratch})
 	if err != nil {
 		return nil, nil, err
 	}
 	selectPages := helpers.Tool(pdfops.SelectPagesTool()).Run
-	pool, err := office.New(e.soffice, e.python3, office.Options{Workers: o.officeWorkers, Lazy: !o.officePrestart, Limits: o.limits, SelectPages: selectPages})
+	offDir := officeDir(o.scratch)
+	pool, err := office.New(e.soffice, e.python3, office.Options{Workers: o.officeWorkers, Lazy: !o.officePrestart, Dir: offDir, Limits: o.limits, SelectPages: selectPages})
 	if err != nil {
 		helpers.Close()
 		return nil, nil, err
@@ -85,12 +108,41 @@ func toolset(e engineSet, o toolOptions) (tools []*docmill.Tool, close func(), e
 	for _, t := range pdfops.Tools() {
 		tools = append(tools, helpers.Tool(t))
 	}
-	tools = append(tools, ghostscript.Tools(e.gs, e.qpdf)...)
-	tools = append(tools, poppler.Tools(e.pdftoppm, e.pdftotext, e.pdfinfo, o.limits)...)
-	tools = append(tools, ocr.Tools(e.ocrmypdf, e.tesseract, o.limits, selectPages)...)
+	check := helpers.Tool(pdfops.StreamCheckTool()).Run
+	tools = append(tools, checkedPDFs(check, ghostscript.Tools(e.gs, e.qpdf))...)
+	tools = append(tools, checkedPDFs(check, poppler.Tools(e.pdftoppm, e.pdftotext, e.pdfinfo, o.limits))...)
+	tools = append(tools, checkedPDFs(check, ocr.Tools(e.ocrmypdf, e.tesseract, o.limits, selectPages))...)
 	tools = append(tools, pool.Tools()...)
 	tools = append(tools, vips.Tools(e.vips, e.vipsheader, o.limits)...)
 	browser := chromium.New(chromium.Options{Limits: o.limits, Jail: e.jail}) // starts on its first job
 	tools = append(tools, browser.Tools()...)
-	return tools, func() { pool.Close(); browser.Close(); helpers.Close() }, nil
+	return tools, func() {
+		pool.Close()
+		browser.Close()
+		helpers.Close()
+		if offDir != "" {
+			os.RemoveAll(offDir)
+		}
+	}, nil
+}
+
+// checkedPDFs makes every PDF input of tools pass check (the stream check,
+// run in the PDF helper) before the tool's engine sees it, so that a flate
+// bomb is refused at once instead of costing an engine minutes.
+func checkedPDFs(check docmill.RunFunc, tools []*docmill.Tool) []*docmill.Tool {
+	for _, t := range tools {
+		run := t.Run
+		t.Run = func(ctx context.Context, in *docmill.RunInput) (*docmill.RunOutput, error) {
+			for _, f := range in.Files {
+				if f.ContentType != "application/pdf" {
+					continue
+				}
+				if _, err := check(ctx, &docmill.RunInput{Files: []docmill.LocalFile{f}, WorkDir: in.WorkDir, Limits: in.Limits}); err != nil {
+					return nil, err
+				}
+			}
+			return run(ctx, in)
+		}
+	}
+	return tools
 }

@@ -33,10 +33,11 @@ func (f *jailFlags) jail() *sandbox.Jail {
 // pdfHelperArgs start docmill as the PDF helper: `docmill engine pdf`.
 var pdfHelperArgs = []string{"engine", "pdf"}
 
-// helperTools are the tools the PDF helper runs: the pdfcpu tools and the
-// page selection other tools use on PDFs that engines made.
+// helperTools are the tools the PDF helper runs: the pdfcpu tools, the
+// page selection other tools use on PDFs that engines made, and the
+// stream check every PDF passes before an engine sees it.
 func helperTools() []*docmill.Tool {
-	return append(pdfops.Tools(), pdfops.SelectPagesTool())
+	return append(pdfops.Tools(), pdfops.SelectPagesTool(), pdfops.StreamCheckTool())
 }
 
 // engine is the hidden subcommand a helper process runs: `docmill engine

@@ -147,6 +147,7 @@ func serve(ctx context.Context, env *environment, args []string) error {
 		log.Error("engines unavailable: their jail cannot be set up (start with --unsafe-no-sandbox on a development machine)", "why", jail.Why())
 	}
 	f.engines.limits.EngineMemory = f.jail.memory
+	f.engines.scratch = f.data.scratch()
 	registry, closeTools, err := f.registry(jail)
 	if err != nil {
 		return err

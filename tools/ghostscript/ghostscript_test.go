@@ -44,14 +44,25 @@ func run(t testing.TB, slug string, params map[string]string, path string) (*doc
 	if err != nil {
 		t.Fatalf("ParseParams(%v): %v", params, err)
 	}
-	st, err := os.Stat(path)
+	dir := t.TempDir()
+	in := &docmill.RunInput{Params: p, WorkDir: dir, Files: []docmill.LocalFile{inputFile(t, dir, path)}}
+	return tl.Run(context.Background(), in)
+}
+
+// inputFile copies the PDF at path into workDir as the job worker does
+// (input-0.pdf), for the engines, jailed, see the job's directory only.
+// The file keeps path's name as the client's.
+func inputFile(t testing.TB, workDir, path string) docmill.LocalFile {
+	t.Helper()
+	b, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	in := &docmill.RunInput{Params: p, WorkDir: t.TempDir(), Files: []docmill.LocalFile{{
-		Path: path, Filename: filepath.Base(path), ContentType: "application/pdf", Size: st.Size(),
-	}}}
-	return tl.Run(context.Background(), in)
+	dst := filepath.Join(workDir, "input-0"+filepath.Ext(path))
+	if err := os.WriteFile(dst, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return docmill.LocalFile{Path: dst, Filename: filepath.Base(path), ContentType: "application/pdf", Size: int64(len(b))}
 }
 
 // wantCode fails t unless err carries code.
@@ -97,9 +108,10 @@ func TestUnavailable(t *testing.T) {
 		if tl.IsAvailable() {
 			t.Errorf("%s available without gs", tl.Slug)
 		}
-		in := &docmill.RunInput{Params: docmill.Params{}, WorkDir: t.TempDir(), Files: []docmill.LocalFile{{
-			Path: corpus + "minimal-document.pdf", Filename: "a.pdf",
-		}}}
+		dir := t.TempDir()
+		in := &docmill.RunInput{Params: docmill.Params{}, WorkDir: dir, Files: []docmill.LocalFile{
+			inputFile(t, dir, corpus+"minimal-document.pdf"),
+		}}
 		_, err := tl.Run(context.Background(), in)
 		if tl.Slug != "repair-pdf" || err != nil {
 			// repair-pdf succeeds on a healthy file with qpdf alone.

@@ -40,7 +40,7 @@ func buildTool(limits docmill.Limits) *docmill.Tool {
 	return ocr.Tools(
 		sandbox.Find("ocrmypdf", []string{"--version"}, opts),
 		sandbox.Find("tesseract", []string{"--version"}, opts),
-		limits, nil,
+		limits, selectPages(),
 	)[0]
 }
 
@@ -65,14 +65,25 @@ func run(t *testing.T, tl *docmill.Tool, params map[string]string, path, content
 	if err != nil {
 		t.Fatalf("ParseParams(%v): %v", params, err)
 	}
-	st, err := os.Stat(path)
+	dir := t.TempDir()
+	in := &docmill.RunInput{Params: p, WorkDir: dir, Files: []docmill.LocalFile{inputFile(t, dir, path, contentType)}}
+	return tl.Run(context.Background(), in)
+}
+
+// inputFile copies the file at path into workDir as the job worker does
+// (input-0 with path's extension), for the engines, jailed, see the job's
+// directory only. The file keeps path's name as the client's.
+func inputFile(t *testing.T, workDir, path, contentType string) docmill.LocalFile {
+	t.Helper()
+	b, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	in := &docmill.RunInput{Params: p, WorkDir: t.TempDir(), Files: []docmill.LocalFile{{
-		Path: path, Filename: filepath.Base(path), ContentType: contentType, Size: st.Size(),
-	}}}
-	return tl.Run(context.Background(), in)
+	dst := filepath.Join(workDir, "input-0"+filepath.Ext(path))
+	if err := os.WriteFile(dst, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return docmill.LocalFile{Path: dst, Filename: filepath.Base(path), ContentType: contentType, Size: int64(len(b))}
 }
 
 // command runs a fixture or checking program; tests skip without it.

@@ -163,7 +163,8 @@ func (p *Pool) makeBase() error {
 		}
 		p.base, p.ownBase = d, true
 	}
-	return os.WriteFile(p.base+"/converter.py", converterPy, 0o600)
+	// Read-only for the jail's uid: the converter runs as it.
+	return os.WriteFile(p.base+"/converter.py", converterPy, 0o644)
 }
 
 // Available reports whether the pool can convert on this node.

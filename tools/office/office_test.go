@@ -19,6 +19,9 @@ const corpus = "../../../shared/corpus/office"
 // when LibreOffice or python3-uno is missing.
 func newPool(t testing.TB, opts office.Options) *office.Pool {
 	t.Helper()
+	if opts.SelectPages == nil {
+		opts.SelectPages = selectPages()
+	}
 	p, err := office.New(sandbox.Find("soffice", []string{"--version"}, sandbox.Options{View: sandbox.View{ReadOnly: office.DataPaths}}), sandbox.Find("python3", nil, sandbox.Options{View: sandbox.View{ReadOnly: office.DataPaths}}), opts)
 	if err != nil {
 		t.Fatal(err)

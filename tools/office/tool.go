@@ -117,7 +117,7 @@ func (p *Pool) convert(ctx context.Context, j job) error {
 	}
 	cctx, cancel := context.WithTimeout(ctx, p.opts.Timeout)
 	defer cancel()
-	err = w.convert(cctx, j)
+	err = w.convert(cctx, j, p.soffice.Jail())
 	if w.broken || w.uses >= p.opts.MaxConversions {
 		go p.restart(w)
 	} else {

@@ -136,7 +136,7 @@ func readReplies(conv *sandbox.Process, out chan<- reply) {
 // convert runs one job. A load failure is the document's fault
 // (errLoad); a dead process, a garbled answer or ctx ending marks the
 // worker broken, so the pool replaces it.
-func (w *worker) convert(ctx context.Context, j job) error {
+func (w *worker) convert(ctx context.Context, j job, jail *sandbox.Jail) error {
 	w.uses++
 	// soffice cannot see the job's directory: the document goes to a
 	// directory inside the worker's for the conversion, and the PDF comes
@@ -149,6 +149,9 @@ func (w *worker) convert(ctx context.Context, j job) error {
 	defer os.RemoveAll(stage)
 	in, out := filepath.Join(stage, filepath.Base(j.In)), filepath.Join(stage, filepath.Base(j.Out))
 	if err := linkOrCopy(j.In, in); err != nil {
+		return err
+	}
+	if err := jail.Grant(stage); err != nil {
 		return err
 	}
 	if err := w.run(ctx, job{In: in, Out: out, Export: j.Export, Filter: j.Filter, Options: j.Options}); err != nil {

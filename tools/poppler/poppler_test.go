@@ -57,12 +57,29 @@ func runTool(t testing.TB, tool *docmill.Tool, path string, raw map[string]strin
 	if err != nil {
 		return nil, err
 	}
+	dir := t.TempDir()
 	in := &docmill.RunInput{
-		Files:   []docmill.LocalFile{{Path: path, Filename: filepath.Base(path), ContentType: pdfContentType}},
+		Files:   []docmill.LocalFile{inputFile(t, dir, path)},
 		Params:  params,
-		WorkDir: t.TempDir(),
+		WorkDir: dir,
 	}
 	return tool.Run(context.Background(), in)
+}
+
+// inputFile copies the PDF at path into workDir as the job worker does
+// (input-0.pdf), for the engines, jailed, see the job's directory only.
+// The file keeps path's name as the client's.
+func inputFile(t testing.TB, workDir, path string) docmill.LocalFile {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dst := filepath.Join(workDir, "input-0"+filepath.Ext(path))
+	if err := os.WriteFile(dst, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return docmill.LocalFile{Path: dst, Filename: filepath.Base(path), ContentType: pdfContentType, Size: int64(len(b))}
 }
 
 // wantCode fails t unless err is a docmill error with code (and, for
@@ -160,9 +177,10 @@ func TestCanceled(t *testing.T) {
 	for _, slug := range []string{"pdf-to-jpg", "pdf-to-text"} {
 		tool := testTool(t, slug)
 		params, _ := tool.ParseParams(nil)
+		dir := t.TempDir()
 		in := &docmill.RunInput{
-			Files:  []docmill.LocalFile{{Path: corpus + "pdflatex-4-pages.pdf", Filename: "a.pdf"}},
-			Params: params, WorkDir: t.TempDir(),
+			Files:  []docmill.LocalFile{inputFile(t, dir, corpus+"pdflatex-4-pages.pdf")},
+			Params: params, WorkDir: dir,
 		}
 		if _, err := tool.Run(ctx, in); !errors.Is(err, context.Canceled) {
 			t.Errorf("%s: error = %v, want context.Canceled", slug, err)

@@ -68,17 +68,31 @@ func runTool(t testing.TB, tool *docmill.Tool, path string, raw map[string]strin
 	if err != nil {
 		return nil, err
 	}
-	st, err := os.Stat(path)
+	dir := t.TempDir()
+	in := &docmill.RunInput{
+		Files:   []docmill.LocalFile{inputFile(t, dir, path)},
+		Params:  params,
+		WorkDir: dir,
+	}
+	return tool.Run(context.Background(), in)
+}
+
+// inputFile copies the image at path into workDir as the job worker does
+// (input-0 with path's extension), for the engines, jailed, see the job's
+// directory only. The file keeps path's name as the client's.
+func inputFile(t testing.TB, workDir, path string) docmill.LocalFile {
+	t.Helper()
+	b, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	in := &docmill.RunInput{
-		Files: []docmill.LocalFile{{Path: path, Filename: filepath.Base(path),
-			ContentType: contentTypes[filepath.Ext(path)], Size: st.Size()}},
-		Params:  params,
-		WorkDir: t.TempDir(),
+	dst := filepath.Join(workDir, "input-0"+filepath.Ext(path))
+	if err := os.WriteFile(dst, b, 0o600); err != nil {
+		t.Fatal(err)
 	}
-	return tool.Run(context.Background(), in)
+	f := fileOf(path)
+	f.Path, f.Size = dst, int64(len(b))
+	return f
 }
 
 // wantCode fails t unless err is a docmill error with code (and, for
@@ -287,9 +301,10 @@ func TestCanceled(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		dir := t.TempDir()
 		in := &docmill.RunInput{
-			Files:  []docmill.LocalFile{{Path: corpus + "photo.jpg", Filename: "a.jpg", ContentType: "image/jpeg"}},
-			Params: params, WorkDir: t.TempDir(),
+			Files:  []docmill.LocalFile{inputFile(t, dir, corpus+"photo.jpg")},
+			Params: params, WorkDir: dir,
 		}
 		if _, err := tool.Run(ctx, in); !errors.Is(err, context.Canceled) {
 			t.Errorf("%s: error = %v, want context.Canceled", slug, err)
@@ -378,10 +393,12 @@ func TestImagePixelsLimit(t *testing.T) {
 			if tool.Slug != "resize-image" {
 				return
 			}
-			// 2000 wide is 2000x1333: 2.7 MP, over the cap.
+			// The cap holds for either EXIF orientation: 2000 wide is
+			// 2000x1333 or 2000x3000, over it; 800 wide is 800x533 or
+			// 800x1200 (0.96 MP), within it.
 			_, err = runTool(t, tool, corpus+"photo.jpg", map[string]string{"width": "2000"})
 			wantCode(t, err, docmill.CodeInvalidParameter, "width")
-			if _, err := runTool(t, tool, corpus+"photo.jpg", map[string]string{"width": "1200"}); err != nil {
+			if _, err := runTool(t, tool, corpus+"photo.jpg", map[string]string{"width": "800"}); err != nil {
 				t.Fatal(err)
 			}
 		})
