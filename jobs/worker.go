@@ -156,6 +156,10 @@ func (q *Queue[TTx]) fail(j *docmill.Job, err error, elapsed time.Duration) erro
 	}
 	if e.Code == docmill.CodeInternal {
 		q.cfg.Logger.Error("job failed", "job_id", j.ID, "tool", j.Tool, "err", err)
+	} else {
+		// The input's fault: the cause, which may name paths, is for
+		// operators only.
+		q.cfg.Logger.Debug("job refused", "job_id", j.ID, "tool", j.Tool, "err", err)
 	}
 	now := q.cfg.Now()
 	j.Status = docmill.StatusFailed

@@ -198,6 +198,9 @@ func (j *Jail) argv(cmd []string, v View, l Limits, dirs []string, workDir strin
 			b.bind("--bind", d)
 		}
 	}
+	if abs, err := filepath.Abs(workDir); err == nil {
+		workDir = abs
+	}
 	b.add("--chdir", workDir, "--")
 	if j.uid >= 0 {
 		b.add(j.setpriv, "--reuid="+strconv.Itoa(j.uid), "--regid="+strconv.Itoa(j.gid), "--clear-groups",
@@ -247,6 +250,9 @@ func (b *bwrapLine) add(args ...string) { b.argv = append(b.argv, args...) }
 // bind binds src at dst (src's own path when dst is not given), skipping
 // a missing src.
 func (b *bwrapLine) bind(how, src string, dst ...string) {
+	if abs, err := filepath.Abs(src); err == nil {
+		src = abs
+	}
 	to := src
 	if len(dst) > 0 {
 		to = dst[0]

@@ -32,7 +32,16 @@ func (d *dataFlags) register(fs *flag.FlagSet) {
 
 func (d *dataFlags) dbPath() string  { return filepath.Join(d.dataDir, "docmill.db") }
 func (d *dataFlags) blobDir() string { return filepath.Join(d.dataDir, "blobs") }
-func (d *dataFlags) scratch() string { return filepath.Join(d.dataDir, "tmp") }
+// scratch is the jobs' scratch directory, as an absolute path: engines
+// see it at the same path inside their jail, whatever their working
+// directory.
+func (d *dataFlags) scratch() string {
+	p := filepath.Join(d.dataDir, "tmp")
+	if abs, err := filepath.Abs(p); err == nil {
+		return abs
+	}
+	return p
+}
 
 // openBlob opens the file store: the bucket at --blob-url, else the
 // directory --data-dir/blobs. A bucket that cannot be reached at start-up
