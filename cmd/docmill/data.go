@@ -32,6 +32,7 @@ func (d *dataFlags) register(fs *flag.FlagSet) {
 
 func (d *dataFlags) dbPath() string  { return filepath.Join(d.dataDir, "docmill.db") }
 func (d *dataFlags) blobDir() string { return filepath.Join(d.dataDir, "blobs") }
+
 // scratch is the jobs' scratch directory, as an absolute path: engines
 // see it at the same path inside their jail, whatever their working
 // directory.
