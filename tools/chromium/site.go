@@ -74,11 +74,9 @@ func badZip(format string, args ...any) *docmill.Error {
 // (headers can lie). Symbolic links and macOS metadata (__MACOSX/) are
 // skipped: a link could point outside the site.
 func extractSite(src, dir string, l docmill.Limits) (string, error) {
-	zr, err := zip.OpenReader(src)
+	zr, err := ziplimit.Open(src, l)
 	if err != nil {
-		e := badZip("The file is not a readable zip archive.")
-		e.Err = err
-		return "", e
+		return "", err
 	}
 	defer zr.Close()
 	if err := ziplimit.Check(&zr.Reader, l); err != nil {

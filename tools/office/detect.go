@@ -1,7 +1,6 @@
 package office
 
 import (
-	"archive/zip"
 	"bufio"
 	"bytes"
 	"io"
@@ -10,6 +9,7 @@ import (
 	"strings"
 
 	docmill "github.com/docmill/docmill"
+	"github.com/docmill/docmill/tools/ziplimit"
 )
 
 // family is what kind of office document a file is, and so which tool and
@@ -67,7 +67,7 @@ func accepts(f family) []string {
 // as CSV by excel-to-pdf. A file of another family is refused with
 // unsupported_file_type naming the right tool; a damaged archive is
 // invalid_document.
-func detect(path string, want family) (kind, error) {
+func detect(path string, want family, limits docmill.Limits) (kind, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return kind{}, docmill.Internal(err)
@@ -79,7 +79,7 @@ func detect(path string, want family) (kind, error) {
 	var k kind
 	switch {
 	case bytes.HasPrefix(head, []byte("PK\x03\x04")):
-		k, err = detectZip(path)
+		k, err = detectZip(path, limits)
 	case bytes.HasPrefix(head, []byte("\xD0\xCF\x11\xE0\xA1\xB1\x1A\xE1")):
 		k, err = detectOLE(f)
 	case bytes.HasPrefix(head, []byte(`{\rtf`)):
@@ -100,10 +100,11 @@ func detect(path string, want family) (kind, error) {
 // detectZip tells OOXML and ODF documents apart by the parts every one of
 // them has: [Content_Types].xml names the main part's type, ODF's first
 // entry "mimetype" holds the document's MIME type.
-func detectZip(path string) (kind, error) {
-	z, err := zip.OpenReader(path)
+func detectZip(path string, limits docmill.Limits) (kind, error) {
+	// A zip bomb is refused here, before its directory is loaded.
+	z, err := ziplimit.Open(path, limits)
 	if err != nil {
-		return kind{}, docmill.Errorf(docmill.CodeInvalidDocument, "The file is a damaged or truncated archive, not a readable office document.")
+		return kind{}, err
 	}
 	defer z.Close()
 	for _, zf := range z.File {

@@ -29,7 +29,7 @@ func TestDetectOLE(t *testing.T) {
 		if err := os.WriteFile(path, b, 0o600); err != nil {
 			t.Fatal(err)
 		}
-		k, err := detect(path, c.want)
+		k, err := detect(path, c.want, docmill.Limits{})
 		if docmill.ErrorCode(err) != c.code || (err == nil && k.fam != c.want) {
 			t.Errorf("%s as %v: %+v, %v", c.stream, c.want, k, err)
 		}

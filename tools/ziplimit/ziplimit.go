@@ -17,8 +17,11 @@ package ziplimit
 
 import (
 	"archive/zip"
+	"bufio"
+	"encoding/binary"
 	"fmt"
 	"io"
+	"os"
 
 	docmill "github.com/docmill/docmill"
 )
@@ -31,11 +34,9 @@ const RatioFloor = 1 << 20
 // CheckFile opens the zip archive at path and checks it with Check. A
 // file that is not a readable zip archive is invalid_document.
 func CheckFile(path string, l docmill.Limits) error {
-	zr, err := zip.OpenReader(path)
+	zr, err := Open(path, l)
 	if err != nil {
-		e := docmill.Errorf(docmill.CodeInvalidDocument, "The file is a damaged or truncated archive.")
-		e.Err = err
-		return e
+		return err
 	}
 	defer zr.Close()
 	return Check(&zr.Reader, l)
@@ -141,3 +142,113 @@ func (r *countingReader) Read(p []byte) (int, error) {
 }
 
 func (r *countingReader) Close() error { return r.rc.Close() }
+
+// Open opens the zip archive at path for reading once its central
+// directory has been counted without being loaded: archive/zip holds
+// every entry's header in memory, and reads entries until the directory
+// stops, whatever count the archive declares, so a small file of empty
+// entries could otherwise cost the server hundreds of megabytes before
+// Check sees the count. Past l.ArchiveEntries the archive is refused
+// unread; a file that is not a readable zip archive is invalid_document.
+func Open(path string, l docmill.Limits) (*zip.ReadCloser, error) {
+	l = l.WithDefaults()
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, docmill.Internal(err)
+	}
+	n, err := countEntries(f, l.ArchiveEntries)
+	f.Close()
+	if err != nil {
+		return nil, err
+	}
+	if n > l.ArchiveEntries {
+		return nil, docmill.LimitExceeded(fmt.Sprintf("The file holds more than %d archive entries", l.ArchiveEntries))
+	}
+	zr, err := zip.OpenReader(path)
+	if err != nil {
+		e := docmill.Errorf(docmill.CodeInvalidDocument, "The file is a damaged or truncated archive.")
+		e.Err = err
+		return nil, e
+	}
+	return zr, nil
+}
+
+// Signatures and sizes of the zip records countEntries reads.
+const (
+	sigEnd          = 0x06054b50
+	sigDirHeader    = 0x02014b50
+	endLen          = 22
+	dirHeaderLen    = 46
+	maxCommentLen   = 65535
+	zip64LocatorLen = 20
+	sigZip64Locator = 0x07064b50
+	sigZip64End     = 0x06064b50
+)
+
+// countEntries counts the central directory's headers, reading them one
+// at a time from where the directory ends (the end record, found from the
+// end of the file), and stops past limit. A file with no end record counts
+// 0 and is left to archive/zip to refuse.
+func countEntries(f *os.File, limit int) (int, error) {
+	st, err := f.Stat()
+	if err != nil {
+		return 0, docmill.Internal(err)
+	}
+	size := st.Size()
+	tail := min(size, endLen+maxCommentLen)
+	buf := make([]byte, tail)
+	if _, err := f.ReadAt(buf, size-tail); err != nil && err != io.EOF {
+		return 0, docmill.Internal(err)
+	}
+	end := -1
+	for i := len(buf) - endLen; i >= 0; i-- {
+		if binary.LittleEndian.Uint32(buf[i:]) == sigEnd {
+			end = i
+			break
+		}
+	}
+	if end < 0 {
+		return 0, nil
+	}
+	endOffset := size - tail + int64(end)
+	dirEnd := endOffset
+	dirSize := int64(binary.LittleEndian.Uint32(buf[end+12:]))
+	if dirSize == 0xffffffff && endOffset >= zip64LocatorLen {
+		// zip64: the locator before the end record gives the zip64 end
+		// record, which the directory precedes and which holds its size.
+		loc := make([]byte, zip64LocatorLen)
+		if _, err := f.ReadAt(loc, endOffset-zip64LocatorLen); err == nil && binary.LittleEndian.Uint32(loc) == sigZip64Locator {
+			at := int64(binary.LittleEndian.Uint64(loc[8:]))
+			rec := make([]byte, 56)
+			if at >= 0 && at < endOffset {
+				if _, err := f.ReadAt(rec, at); err == nil && binary.LittleEndian.Uint32(rec) == sigZip64End {
+					dirEnd, dirSize = at, int64(binary.LittleEndian.Uint64(rec[40:]))
+				}
+			}
+		}
+	}
+	// archive/zip reads the directory where it ends, at the end record,
+	// whatever offset the record declares (self-extracting archives).
+	start := dirEnd - dirSize
+	if dirSize < 0 || start < 0 {
+		start = 0
+	}
+	endOffset = dirEnd
+	r := bufio.NewReaderSize(io.NewSectionReader(f, start, endOffset-start), 64<<10)
+	hdr := make([]byte, dirHeaderLen)
+	n := 0
+	for n <= limit {
+		if _, err := io.ReadFull(r, hdr); err != nil {
+			break
+		}
+		if binary.LittleEndian.Uint32(hdr) != sigDirHeader {
+			break
+		}
+		n++
+		skip := int64(binary.LittleEndian.Uint16(hdr[28:])) + int64(binary.LittleEndian.Uint16(hdr[30:])) + int64(binary.LittleEndian.Uint16(hdr[32:]))
+		if _, err := r.Discard(int(skip)); err != nil {
+			break
+		}
+	}
+	return n, nil
+}

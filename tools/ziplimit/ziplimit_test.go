@@ -4,11 +4,13 @@ import (
 	"archive/zip"
 	"bytes"
 	"compress/flate"
+	"encoding/binary"
 	"errors"
 	"io"
 	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -256,5 +258,60 @@ func TestUnreadableEntry(t *testing.T) {
 	_, err := ziplimit.NewBudget(docmill.Limits{}).Open(reader(t, buf.Bytes()).File[0])
 	if docmill.ErrorCode(err) != docmill.CodeInvalidDocument || strings.Contains(err.(*docmill.Error).Message, "secret") {
 		t.Fatalf("got %v", err)
+	}
+}
+
+// writeEntries writes a zip of n empty entries and returns its bytes.
+func writeEntries(t *testing.T, n int) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	w := zip.NewWriter(&b)
+	for i := range n {
+		if _, err := w.CreateHeader(&zip.FileHeader{Name: strconv.Itoa(i), Method: zip.Store}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+// TestOpenCountsBeforeLoading: Open refuses an archive with more entries
+// than the limit from its directory as read, not as declared: an end
+// record that claims one entry does not hide 40, and zip64 archives
+// (over 65,535 entries) are counted too.
+func TestOpenCountsBeforeLoading(t *testing.T) {
+	lying := writeEntries(t, 40)
+	end := bytes.LastIndex(lying, []byte{0x50, 0x4b, 0x05, 0x06})
+	binary.LittleEndian.PutUint16(lying[end+8:], 1)
+	binary.LittleEndian.PutUint16(lying[end+10:], 1)
+	cases := []struct {
+		name    string
+		data    []byte
+		limit   int
+		refused bool
+	}{
+		{"fine", writeEntries(t, 10), 10, false},
+		{"one over", writeEntries(t, 11), 10, true},
+		{"lying end record", lying, 10, true},
+		{"zip64", writeEntries(t, 70_000), 10_000, true},
+		{"zip64 within", writeEntries(t, 70_000), 70_000, false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			p := filepath.Join(t.TempDir(), "a.zip")
+			if err := os.WriteFile(p, c.data, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			zr, err := ziplimit.Open(p, docmill.Limits{ArchiveEntries: c.limit})
+			if zr != nil {
+				zr.Close()
+			}
+			refused := err != nil && strings.Contains(err.Error(), "processing limit")
+			if refused != c.refused {
+				t.Fatalf("err = %v, want refused %v", err, c.refused)
+			}
+		})
 	}
 }
