@@ -111,7 +111,7 @@ func toolset(e engineSet, o toolOptions) (tools []*docmill.Tool, close func(), e
 	check := helpers.Tool(pdfops.StreamCheckTool()).Run
 	tools = append(tools, checkedPDFs(check, ghostscript.Tools(e.gs, e.qpdf))...)
 	tools = append(tools, checkedPDFs(check, poppler.Tools(e.pdftoppm, e.pdftotext, e.pdfinfo, o.limits))...)
-	tools = append(tools, checkedPDFs(check, ocr.Tools(e.ocrmypdf, e.tesseract, o.limits, selectPages))...)
+	tools = append(tools, checkedPDFs(check, ocr.Tools(e.ocrmypdf, e.tesseract, o.limits, ocr.Steps{Pages: selectPages, PrepareImage: helpers.Tool(ocr.PrepareImageTool()).Run}))...)
 	tools = append(tools, pool.Tools()...)
 	tools = append(tools, vips.Tools(e.vips, e.vipsheader, o.limits)...)
 	browser := chromium.New(chromium.Options{Limits: o.limits, Jail: e.jail}) // starts on its first job

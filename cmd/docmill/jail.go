@@ -8,6 +8,7 @@ import (
 
 	"github.com/docmill/docmill"
 	"github.com/docmill/docmill/sandbox"
+	"github.com/docmill/docmill/tools/ocr"
 	"github.com/docmill/docmill/tools/pdfops"
 )
 
@@ -35,9 +36,10 @@ var pdfHelperArgs = []string{"engine", "pdf"}
 
 // helperTools are the tools the PDF helper runs: the pdfcpu tools, the
 // page selection other tools use on PDFs that engines made, and the
-// stream check every PDF passes before an engine sees it.
+// stream check every PDF passes before an engine sees it, and ocr-pdf's
+// image preparation.
 func helperTools() []*docmill.Tool {
-	return append(pdfops.Tools(), pdfops.SelectPagesTool(), pdfops.StreamCheckTool())
+	return append(pdfops.Tools(), pdfops.SelectPagesTool(), pdfops.StreamCheckTool(), ocr.PrepareImageTool())
 }
 
 // engine is the hidden subcommand a helper process runs: `docmill engine

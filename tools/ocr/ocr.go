@@ -11,6 +11,7 @@ package ocr
 
 import (
 	"context"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -57,11 +58,11 @@ const pdfContentType = "application/pdf"
 // limits' ImagePixels bounds an input image (a zero field takes its
 // default).
 //
-// pages, when not nil, counts a PDF's pages for the job's meta (see
-// pdfops.SelectPagesTool, run in the PDF helper).
-func Tools(ocrmypdf, tesseract *sandbox.Engine, limits docmill.Limits, pages docmill.RunFunc) []*docmill.Tool {
+// steps run the parts that read a user's file in Go out of the server's
+// process (see Steps).
+func Tools(ocrmypdf, tesseract *sandbox.Engine, limits docmill.Limits, steps Steps) []*docmill.Tool {
 	r := &runner{ocrmypdf: ocrmypdf, tesseract: tesseract, langsOK: hasLanguages(tesseract, Languages),
-		maxImagePixels: limits.WithDefaults().ImagePixels, pages: pages}
+		maxImagePixels: limits.WithDefaults().ImagePixels, pages: steps.Pages, prepare: steps.PrepareImage}
 	return []*docmill.Tool{r.tool()}
 }
 
@@ -76,6 +77,48 @@ type runner struct {
 	maxImagePixels int64
 	// pages counts a PDF's pages, out of the server process.
 	pages docmill.RunFunc
+	// prepare is PrepareImageTool's Run, out of the server process.
+	prepare docmill.RunFunc
+}
+
+// Steps are the parts of ocr-pdf that read a user's file in Go; the
+// server runs them in the PDF helper (sandbox.Helpers), out of its own
+// process.
+type Steps struct {
+	// Pages counts a PDF's pages for the job's meta
+	// (pdfops.SelectPagesTool); nil: no count.
+	Pages docmill.RunFunc
+	// PrepareImage is PrepareImageTool run out of process; nil runs it in
+	// this process, which only tests should do.
+	PrepareImage docmill.RunFunc
+}
+
+// PrepareImageSlug is the slug of PrepareImageTool.
+const PrepareImageSlug = "ocr-prepare-image"
+
+// PrepareImageTool is not a public tool but ocr-pdf's first step on an
+// image, run in the PDF helper: it checks the image against
+// Limits.ImagePixels and makes what OCRmyPDF refuses acceptable (see
+// prepareImage), decoding it if need be: up to 400 MB of pixels, which
+// must not be the server's memory. Its output is the image to OCR, with
+// "dpi" in meta.
+func PrepareImageTool() *docmill.Tool {
+	return &docmill.Tool{
+		Slug:     PrepareImageSlug,
+		Title:    "Prepare an image for OCR",
+		MinFiles: 1, MaxFiles: 1,
+		Engine:  "docmill",
+		Timeout: timeout,
+		Run: func(_ context.Context, in *docmill.RunInput) (*docmill.RunOutput, error) {
+			f := in.Files[0]
+			img, err := prepareImage(f, f.Path, in.WorkDir, in.Limits.WithDefaults().ImagePixels)
+			if err != nil {
+				return nil, err
+			}
+			return &docmill.RunOutput{Path: img.path, Filename: filepath.Base(img.path), ContentType: f.ContentType,
+				Meta: map[string]any{"dpi": img.dpi}}, nil
+		},
+	}
 }
 
 func (r *runner) tool() *docmill.Tool {

@@ -54,7 +54,7 @@ func (r *runner) run(ctx context.Context, in *docmill.RunInput) (*docmill.RunOut
 		"--quiet",
 	}
 	if f.ContentType != pdfContentType {
-		img, err := prepareImage(f, input, workDir, r.maxImagePixels)
+		img, err := r.prepareImage(ctx, f, input, workDir)
 		if err != nil {
 			return nil, err
 		}
@@ -126,6 +126,25 @@ func invalidDocument(err error, format string, args ...any) *docmill.Error {
 	e := docmill.Errorf(docmill.CodeInvalidDocument, format, args...)
 	e.Err = err
 	return e
+}
+
+// prepareImage runs PrepareImageTool on the image at path, in the PDF
+// helper when the server gave one.
+func (r *runner) prepareImage(ctx context.Context, f docmill.LocalFile, path, workDir string) (*preparedImage, error) {
+	if r.prepare == nil {
+		return prepareImage(f, path, workDir, r.maxImagePixels)
+	}
+	f.Path = path
+	out, err := r.prepare(ctx, &docmill.RunInput{Files: []docmill.LocalFile{f}, WorkDir: workDir,
+		Limits: docmill.Limits{ImagePixels: r.maxImagePixels}})
+	if err != nil {
+		return nil, err
+	}
+	dpi, err := strconv.Atoi(fmt.Sprint(out.Meta["dpi"]))
+	if err != nil {
+		return nil, docmill.Internal(fmt.Errorf("ocr: prepared image has no dpi: %v", out.Meta))
+	}
+	return &preparedImage{path: out.Path, dpi: dpi}, nil
 }
 
 // pageCount counts the output's pages for the job's meta, in the PDF
