@@ -305,7 +305,7 @@ func (h *Helpers) died(w *helper, cause error) error {
 	w.kill()
 	stderr := p.Stderr()
 	err := fmt.Errorf("sandbox: helper died: %v: %v: %s", cause, p.Err(), stderr)
-	if strings.Contains(stderr, "out of memory") || strings.Contains(stderr, "cannot allocate memory") {
+	if outOfMemory(stderr) {
 		e := docmill.LimitExceeded(fmt.Sprintf("Processing the document needed more than %d MB of memory", h.engine.memoryCap()>>20))
 		e.Err = err
 		return e
@@ -444,4 +444,16 @@ func inputBytes(files []docmill.LocalFile) int64 {
 		}
 	}
 	return n
+}
+
+// outOfMemory reports whether a Go helper's last words say it ran out of
+// memory: the heap could not grow, or no stack could be had for a new
+// thread, under the jail's memory cap.
+func outOfMemory(stderr string) bool {
+	for _, s := range []string{"out of memory", "cannot allocate memory", "failed to create new OS thread", "newosproc"} {
+		if strings.Contains(stderr, s) {
+			return true
+		}
+	}
+	return false
 }

@@ -193,7 +193,7 @@ func TestHelperFailures(t *testing.T) {
 			case !c.ctxErr && docmill.ErrorCode(err) != c.code:
 				t.Fatalf("err = %v, want %s", err, c.code)
 			case !c.ctxErr && !strings.Contains(docmill.AsError(err).Message, c.message):
-				t.Errorf("message %q, want %q in it", docmill.AsError(err).Message, c.message)
+				t.Errorf("message %q, want %q in it; cause: %v", docmill.AsError(err).Message, c.message, err)
 			}
 			if d := time.Since(start); d > 30*time.Second {
 				t.Errorf("took %s", d)

@@ -221,8 +221,3 @@ type View struct {
 	// ReadOnly files or directories are bound read-only.
 	ReadOnly []string
 }
-
-// ViewAvailable reports whether the default jail confines programs here.
-//
-// Deprecated: use Engine.Available, which reports the engine's own jail.
-func ViewAvailable() bool { return defaultJail().Confined() }

@@ -106,8 +106,8 @@ func TestProcessTimeout(t *testing.T) {
 // the listed ones and the system, and no other file of the host; Kill
 // still ends it.
 func TestStartInView(t *testing.T) {
-	if !sandbox.ViewAvailable() {
-		t.Skip("bubblewrap missing or not permitted")
+	if !sandbox.Default().Confined() {
+		t.Skip("bubblewrap missing or not permitted: " + sandbox.Default().Why())
 	}
 	e := sh(t, sandbox.Options{})
 	dir, shared, secret := t.TempDir(), t.TempDir(), t.TempDir()
