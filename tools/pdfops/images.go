@@ -25,9 +25,11 @@ import (
 	docmill "github.com/docmill/docmill"
 )
 
-// Pixel caps of jpg-to-pdf, checked on every image's declared dimensions
-// before any image is decoded or embedded. Images over them fail with
-// invalid_document, as documents over MaxPages do.
+// Default pixel caps of jpg-to-pdf (docmill.Limits' EmbeddedImagePixels,
+// DecodedImagePixels and DecodedImagePixelsTotal, which are what a run
+// checks), checked on every image's declared dimensions before any image
+// is decoded or embedded. Images over them fail with invalid_document, as
+// documents over MaxPages do.
 const (
 	// MaxImagePixels bounds each image. JPEGs are embedded without being
 	// decoded, so this protects whoever renders the PDF (a viewer, or
@@ -133,7 +135,7 @@ func runImagesToPDF(ctx context.Context, in *docmill.RunInput) (out *docmill.Run
 	if err := checkSizes(ctx, in.Files, "images", label); err != nil {
 		return nil, err
 	}
-	probes, err := probeImages(in.Files, label)
+	probes, err := probeImages(ctx, in.Files, label)
 	if err != nil {
 		return nil, err
 	}
@@ -217,7 +219,8 @@ type imageProbe struct {
 
 // probeImages reads every input's format and dimensions, without
 // decoding pixels, and applies the pixel caps.
-func probeImages(files []docmill.LocalFile, label func(int) string) ([]imageProbe, error) {
+func probeImages(ctx context.Context, files []docmill.LocalFile, label func(int) string) ([]imageProbe, error) {
+	l := budgetOf(ctx).l
 	probes := make([]imageProbe, len(files))
 	var decoded int64
 	for i, f := range files {
@@ -225,9 +228,9 @@ func probeImages(files []docmill.LocalFile, label func(int) string) ([]imageProb
 		if err != nil {
 			return nil, err
 		}
-		pixels, limit := int64(p.width)*int64(p.height), int64(MaxImagePixels)
+		pixels, limit := int64(p.width)*int64(p.height), l.EmbeddedImagePixels
 		if p.format != "jpeg" {
-			limit = MaxDecodedPixels
+			limit = l.DecodedImagePixels
 			decoded += pixels
 		}
 		if pixels > limit {
@@ -236,9 +239,9 @@ func probeImages(files []docmill.LocalFile, label func(int) string) ([]imageProb
 		}
 		probes[i] = p
 	}
-	if decoded > MaxTotalDecodedPixels {
+	if decoded > l.DecodedImagePixelsTotal {
 		return nil, invalidDocument(nil, "The PNG, GIF, TIFF and WebP images total %d megapixels; this tool handles up to %d megapixels of them at once (JPEGs do not count). Send them in smaller batches.",
-			decoded/1_000_000, MaxTotalDecodedPixels/1_000_000)
+			decoded/1_000_000, l.DecodedImagePixelsTotal/1_000_000)
 	}
 	return probes, nil
 }
