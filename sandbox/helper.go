@@ -15,6 +15,7 @@ import (
 	"sync"
 
 	"github.com/docmill/docmill"
+	"github.com/docmill/docmill/tools/filecopy"
 )
 
 // Helpers is a warm pool of helper processes: docmill's own binary
@@ -331,7 +332,7 @@ func finish(r helperReply, stage, workDir string) (*docmill.RunOutput, error) {
 	}
 	dst := filepath.Join(workDir, "helper-"+filepath.Base(out.Path))
 	if err := os.Rename(out.Path, dst); err != nil {
-		if err := copyFile(out.Path, dst); err != nil {
+		if err := filecopy.Copy(out.Path, dst); err != nil {
 			return nil, docmill.Internal(err)
 		}
 	}
@@ -365,24 +366,7 @@ func linkOrCopy(src, dst string) error {
 	if os.Link(src, dst) == nil {
 		return nil
 	}
-	return copyFile(src, dst)
-}
-
-func copyFile(src, dst string) error {
-	in, err := os.Open(src)
-	if err != nil {
-		return err
-	}
-	defer in.Close()
-	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-	if err != nil {
-		return err
-	}
-	if _, err := io.Copy(out, in); err != nil {
-		out.Close()
-		return err
-	}
-	return out.Close()
+	return filecopy.Copy(src, dst)
 }
 
 // ServeHelper is the helper's side of Helpers: it reads requests from r,

@@ -67,13 +67,13 @@ func helperTools() []*docmill.Tool {
 		}),
 		// hog holds ever more memory, as a decompression bomb does.
 		tool("hog", func(context.Context, *docmill.RunInput) (*docmill.RunOutput, error) {
-			var held [][]byte
-			for {
+			held := map[int][]byte{}
+			for n := 0; ; n++ {
 				b := make([]byte, 16<<20)
 				for i := range b {
 					b[i] = byte(i)
 				}
-				held = append(held, b)
+				held[n] = b
 			}
 		}),
 		tool("hang", func(ctx context.Context, _ *docmill.RunInput) (*docmill.RunOutput, error) {

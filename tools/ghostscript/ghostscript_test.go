@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	docmill "github.com/docmill/docmill"
+	"github.com/docmill/docmill/tools/toolstest"
 	"github.com/docmill/docmill/sandbox"
 	"github.com/docmill/docmill/tools/ghostscript"
 )
@@ -49,20 +50,9 @@ func run(t testing.TB, slug string, params map[string]string, path string) (*doc
 	return tl.Run(context.Background(), in)
 }
 
-// inputFile copies the PDF at path into workDir as the job worker does
-// (input-0.pdf), for the engines, jailed, see the job's directory only.
-// The file keeps path's name as the client's.
+// inputFile places the PDF at path in workDir (toolstest.Input).
 func inputFile(t testing.TB, workDir, path string) docmill.LocalFile {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dst := filepath.Join(workDir, "input-0"+filepath.Ext(path))
-	if err := os.WriteFile(dst, b, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return docmill.LocalFile{Path: dst, Filename: filepath.Base(path), ContentType: "application/pdf", Size: int64(len(b))}
+	return toolstest.Input(t, workDir, path, "application/pdf")
 }
 
 // wantCode fails t unless err carries code.

@@ -1,48 +1,25 @@
 package ocr_test
 
 import (
-	"context"
-	"fmt"
-	"os"
-	"sync"
 	"testing"
 
 	docmill "github.com/docmill/docmill"
-	"github.com/docmill/docmill/sandbox"
+
 	"github.com/docmill/docmill/tools/ocr"
 	"github.com/docmill/docmill/tools/pdfops"
+	"github.com/docmill/docmill/tools/toolstest"
 )
 
-// TestMain lets this test binary serve as the PDF helper that counts the
-// output's pages, as docmill's own binary does in the server (`docmill
-// engine pdf`).
+// TestMain lets this test binary serve as the PDF helper that prepares
+// images and counts the output's pages, as docmill's own binary does in
+// the server (`docmill engine pdf`).
 func TestMain(m *testing.M) {
-	if len(os.Args) > 1 && os.Args[1] == "engine" {
-		reg := docmill.NewRegistry(pdfops.SelectPagesTool(), ocr.PrepareImageTool())
-		if err := sandbox.ServeHelper(context.Background(), os.Stdin, os.Stdout, reg); err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			os.Exit(1)
-		}
-		os.Exit(0)
-	}
-	os.Exit(m.Run())
+	toolstest.Main(m, pdfops.SelectPagesTool(), ocr.PrepareImageTool())
 }
 
-// selectPages is SelectPagesTool run in real helper processes of this
-// test binary, as cmd/docmill gives it to ocr.Tools.
-var selectPages = sync.OnceValue(func() docmill.RunFunc {
-	return helpers().Tool(pdfops.SelectPagesTool()).Run
-})
-
-// prepareImage is ocr.PrepareImageTool run in the same helpers.
-var prepareImage = sync.OnceValue(func() docmill.RunFunc {
-	return helpers().Tool(ocr.PrepareImageTool()).Run
-})
-
-var helpers = sync.OnceValue(func() *sandbox.Helpers {
-	h, err := sandbox.NewHelpers(sandbox.SelfEngine("docmill-pdf", sandbox.Options{}), []string{"engine", "pdf"}, sandbox.HelperOptions{})
-	if err != nil {
-		panic(err)
-	}
-	return h
-})
+// Both steps run in real jailed helpers of this test binary, as
+// cmd/docmill gives them to ocr.Tools.
+var (
+	selectPages  = func() docmill.RunFunc { return toolstest.Helpers().Tool(pdfops.SelectPagesTool()).Run }
+	prepareImage = func() docmill.RunFunc { return toolstest.Helpers().Tool(ocr.PrepareImageTool()).Run }
+)

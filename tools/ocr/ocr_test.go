@@ -21,6 +21,7 @@ import (
 	docmill "github.com/docmill/docmill"
 	"github.com/docmill/docmill/sandbox"
 	"github.com/docmill/docmill/tools/ocr"
+	"github.com/docmill/docmill/tools/toolstest"
 )
 
 // corpus is the shared corpus of real documents, relative to this package.
@@ -70,20 +71,9 @@ func run(t *testing.T, tl *docmill.Tool, params map[string]string, path, content
 	return tl.Run(context.Background(), in)
 }
 
-// inputFile copies the file at path into workDir as the job worker does
-// (input-0 with path's extension), for the engines, jailed, see the job's
-// directory only. The file keeps path's name as the client's.
+// inputFile places the file at path in workDir (toolstest.Input).
 func inputFile(t *testing.T, workDir, path, contentType string) docmill.LocalFile {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dst := filepath.Join(workDir, "input-0"+filepath.Ext(path))
-	if err := os.WriteFile(dst, b, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return docmill.LocalFile{Path: dst, Filename: filepath.Base(path), ContentType: contentType, Size: int64(len(b))}
+	return toolstest.Input(t, workDir, path, contentType)
 }
 
 // command runs a fixture or checking program; tests skip without it.

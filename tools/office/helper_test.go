@@ -1,38 +1,20 @@
 package office_test
 
 import (
-	"context"
-	"fmt"
-	"os"
-	"sync"
 	"testing"
 
 	docmill "github.com/docmill/docmill"
-	"github.com/docmill/docmill/sandbox"
 	"github.com/docmill/docmill/tools/pdfops"
+	"github.com/docmill/docmill/tools/toolstest"
 )
 
 // TestMain lets this test binary serve as the PDF helper that counts and
 // selects the exported pages, as docmill's own binary does in the server
 // (`docmill engine pdf`).
 func TestMain(m *testing.M) {
-	if len(os.Args) > 1 && os.Args[1] == "engine" {
-		reg := docmill.NewRegistry(pdfops.SelectPagesTool())
-		if err := sandbox.ServeHelper(context.Background(), os.Stdin, os.Stdout, reg); err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			os.Exit(1)
-		}
-		os.Exit(0)
-	}
-	os.Exit(m.Run())
+	toolstest.Main(m, pdfops.SelectPagesTool())
 }
 
-// selectPages is SelectPagesTool run in real helper processes of this
-// test binary, shared by the package's tests.
-var selectPages = sync.OnceValue(func() docmill.RunFunc {
-	h, err := sandbox.NewHelpers(sandbox.SelfEngine("docmill-pdf", sandbox.Options{}), []string{"engine", "pdf"}, sandbox.HelperOptions{})
-	if err != nil {
-		panic(err)
-	}
-	return h.Tool(pdfops.SelectPagesTool()).Run
-})
+// selectPages is SelectPagesTool run in real jailed helpers of this test
+// binary, shared by the package's tests.
+func selectPages() docmill.RunFunc { return toolstest.Helpers().Tool(pdfops.SelectPagesTool()).Run }

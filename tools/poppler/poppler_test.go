@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	docmill "github.com/docmill/docmill"
+	"github.com/docmill/docmill/tools/toolstest"
 	"github.com/docmill/docmill/sandbox"
 )
 
@@ -66,20 +67,9 @@ func runTool(t testing.TB, tool *docmill.Tool, path string, raw map[string]strin
 	return tool.Run(context.Background(), in)
 }
 
-// inputFile copies the PDF at path into workDir as the job worker does
-// (input-0.pdf), for the engines, jailed, see the job's directory only.
-// The file keeps path's name as the client's.
+// inputFile places the PDF at path in workDir (toolstest.Input).
 func inputFile(t testing.TB, workDir, path string) docmill.LocalFile {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dst := filepath.Join(workDir, "input-0"+filepath.Ext(path))
-	if err := os.WriteFile(dst, b, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return docmill.LocalFile{Path: dst, Filename: filepath.Base(path), ContentType: pdfContentType, Size: int64(len(b))}
+	return toolstest.Input(t, workDir, path, pdfContentType)
 }
 
 // wantCode fails t unless err is a docmill error with code (and, for

@@ -16,6 +16,7 @@ import (
 	"testing"
 
 	docmill "github.com/docmill/docmill"
+	"github.com/docmill/docmill/tools/toolstest"
 	"github.com/docmill/docmill/sandbox"
 )
 
@@ -77,22 +78,9 @@ func runTool(t testing.TB, tool *docmill.Tool, path string, raw map[string]strin
 	return tool.Run(context.Background(), in)
 }
 
-// inputFile copies the image at path into workDir as the job worker does
-// (input-0 with path's extension), for the engines, jailed, see the job's
-// directory only. The file keeps path's name as the client's.
+// inputFile places the image at path in workDir (toolstest.Input).
 func inputFile(t testing.TB, workDir, path string) docmill.LocalFile {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dst := filepath.Join(workDir, "input-0"+filepath.Ext(path))
-	if err := os.WriteFile(dst, b, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	f := fileOf(path)
-	f.Path, f.Size = dst, int64(len(b))
-	return f
+	return toolstest.Input(t, workDir, path, fileOf(path).ContentType)
 }
 
 // wantCode fails t unless err is a docmill error with code (and, for

@@ -1,0 +1,59 @@
+// Package toolstest holds what the tool packages' tests share: inputs
+// placed in a job's directory as the job worker places them (the only
+// directory a jailed engine sees), and the PDF helper served by the test
+// binary itself, as docmill's own binary serves it in the server.
+package toolstest
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+
+	docmill "github.com/docmill/docmill"
+	"github.com/docmill/docmill/sandbox"
+)
+
+// Input copies the file at path into workDir as input-0 with path's
+// extension, as the job worker does, and describes it with path's name as
+// the client's and contentType.
+func Input(t testing.TB, workDir, path, contentType string) docmill.LocalFile {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dst := filepath.Join(workDir, "input-0"+filepath.Ext(path))
+	if err := os.WriteFile(dst, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return docmill.LocalFile{Path: dst, Filename: filepath.Base(path), ContentType: contentType, Size: int64(len(b))}
+}
+
+// helperArgs start the test binary as a helper.
+var helperArgs = []string{"engine", "pdf"}
+
+// Main is a test package's TestMain: run with helperArgs (by Helpers),
+// the test binary serves tools as a helper; otherwise it runs the tests.
+func Main(m *testing.M, tools ...*docmill.Tool) {
+	if len(os.Args) > 2 && os.Args[1] == helperArgs[0] && os.Args[2] == helperArgs[1] {
+		if err := sandbox.ServeHelper(context.Background(), os.Stdin, os.Stdout, docmill.NewRegistry(tools...)); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+// Helpers is a pool of jailed helpers of this test binary, serving the
+// tools given to Main; it lives as long as the test binary.
+var Helpers = sync.OnceValue(func() *sandbox.Helpers {
+	h, err := sandbox.NewHelpers(sandbox.SelfEngine("docmill-pdf", sandbox.Options{}), helperArgs, sandbox.HelperOptions{})
+	if err != nil {
+		panic(err)
+	}
+	return h
+})
