@@ -92,7 +92,7 @@ func SelfEngine(name string, opts Options) *Engine {
 		if real, err := filepath.EvalSymlinks(exe); err == nil {
 			exe = real
 		}
-		e.Path, e.Version = exe, "docmill helper"
+		e.Path, e.Version, e.jailPath = exe, "docmill helper", "/docmill"
 	}
 	return e
 }
@@ -233,7 +233,7 @@ func (h *Helpers) start(w *helper) error {
 	if m := h.engine.memoryCap(); m > 0 {
 		env = append(env, "GOMEMLIMIT="+strconv.FormatInt(m/10*8, 10))
 	}
-	p, err := h.engine.Start(Cmd{Dir: w.dir, Args: h.args, Env: env, View: View{ReadOnly: []string{h.engine.Path}}})
+	p, err := h.engine.Start(Cmd{Dir: w.dir, Args: h.args, Env: env})
 	if err != nil {
 		return err
 	}
@@ -255,13 +255,14 @@ func (h *Helpers) call(ctx context.Context, w *helper, slug string, in *docmill.
 		return nil, docmill.Internal(err)
 	}
 	defer os.RemoveAll(stage)
-	req := helperRequest{Tool: slug, Params: in.Params, WorkDir: stage, Limits: in.Limits}
+	paths := w.proc.Paths()
+	req := helperRequest{Tool: slug, Params: in.Params, WorkDir: paths.InJail(stage), Limits: in.Limits}
 	for _, f := range in.Files {
 		staged := filepath.Join(stage, filepath.Base(f.Path))
 		if err := linkOrCopy(f.Path, staged); err != nil {
 			return nil, docmill.Internal(err)
 		}
-		f.Path = staged
+		f.Path = paths.InJail(staged)
 		req.Files = append(req.Files, f)
 	}
 	if err := h.engine.Jail().grant(stage); err != nil {
@@ -286,6 +287,9 @@ func (h *Helpers) call(ctx context.Context, w *helper, slug string, in *docmill.
 	}()
 	select {
 	case r := <-replies:
+		if r.Output != nil {
+			r.Output.Path = paths.OnHost(r.Output.Path)
+		}
 		return finish(r, stage, in.WorkDir)
 	case err := <-failed:
 		return nil, h.died(w, err)

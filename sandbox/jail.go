@@ -111,7 +111,7 @@ func (j *Jail) check() string {
 	if err := j.grant(d); err != nil {
 		return "cannot hand a directory to the jail's uid: " + err.Error()
 	}
-	argv := j.argv([]string{"/bin/sh", "-c", "test -w . && ! test -e /root"}, View{}, Limits{}, []string{d}, d)
+	argv, _ := j.argv(run{cmd: []string{"/bin/sh", "-c", "test -w . && ! test -e /root"}, dirs: []string{d}, workDir: d})
 	out, err := exec.Command(argv[0], argv[1:]...).CombinedOutput()
 	if err != nil {
 		return fmt.Sprintf("bubblewrap cannot confine programs here: %v: %s", err, strings.TrimSpace(string(out)))
@@ -160,53 +160,151 @@ var basePaths = []string{
 	"/usr/share/fonts", "/usr/local/share/fonts", "/usr/share/fontconfig", "/etc/fonts", "/var/cache/fontconfig",
 }
 
-// argv is the command line that runs cmd confined to v, with dirs bound
-// read-write and the program started in workDir. Unconfined (an unsafe
-// jail that cannot confine) it is cmd under prlimit and, where allowed,
-// unshare's empty network namespace.
-func (j *Jail) argv(cmd []string, v View, l Limits, dirs []string, workDir string) []string {
-	limited := j.limitArgs(cmd, l)
+// run is one program to confine.
+type run struct {
+	cmd    []string
+	view   View
+	limits Limits
+	// dirs are bound read-write; the first at /job, others not inside an
+	// earlier one at /job-1, /job-2, ...
+	dirs []string
+	// workDir is where the program starts (a host path).
+	workDir string
+	// files are read-only binds from a host path to another path in the
+	// jail (docmill's own binary, as /docmill).
+	files [][2]string
+}
+
+// argv is the command line that runs r confined, and the map of the host
+// paths it was given to the paths it sees. The program's arguments, given
+// in host paths, are rewritten to jail paths. Every writable directory is
+// seen at a fixed path (/job, ...), so that nothing of the host's layout,
+// such as the data directory's path, exists in the jail. Unconfined (an
+// unsafe jail that cannot confine) it is cmd under prlimit and, where
+// allowed, unshare's empty network namespace, with paths unchanged.
+func (j *Jail) argv(r run) ([]string, Paths) {
 	if j.why != "" {
+		limited := j.limitArgs(r.cmd, r.limits)
 		if netnsAvailable() {
 			u, _ := lookPath("unshare")
-			return append([]string{u, "--net", "--"}, limited...)
+			return append([]string{u, "--net", "--"}, limited...), Paths{}
 		}
-		return limited
+		return limited, Paths{}
 	}
+	var paths Paths
 	b := &bwrapLine{made: map[string]bool{"/": true}}
 	b.add(j.bwrap, "--die-with-parent", "--new-session", "--unshare-net", "--unshare-pid",
 		"--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try", "--hostname", "docmill")
 	b.add("--proc", "/proc", "--dev", "/dev")
 	b.made["/proc"], b.made["/dev"] = true, true
 	// /tmp first: binds made later inside it stay visible.
-	if v.Tmp != "" {
-		b.bind("--bind", v.Tmp, "/tmp")
+	if r.view.Tmp != "" {
+		b.bind("--bind", r.view.Tmp, "/tmp")
+		paths.add(r.view.Tmp, "/tmp")
 	} else {
 		b.add("--perms", "1777", "--tmpfs", "/tmp")
 		b.made["/tmp"] = true
 	}
-	for _, p := range append(append([]string{}, basePaths...), v.ReadOnly...) {
+	for _, p := range append(append([]string{}, basePaths...), r.view.ReadOnly...) {
 		b.bind("--ro-bind", p)
+	}
+	for _, f := range r.files {
+		b.bind("--ro-bind", f[0], f[1])
+		paths.add(f[0], f[1])
 	}
 	for _, l := range []string{"/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"} {
 		if target, err := os.Readlink(l); err == nil {
 			b.add("--symlink", target, l)
 		}
 	}
-	for _, d := range append(append([]string{}, dirs...), v.Writable...) {
-		if d != "" {
-			b.bind("--bind", d)
+	n := 0
+	for _, d := range append(append([]string{}, r.dirs...), r.view.Writable...) {
+		if d == "" {
+			continue
 		}
+		if abs, err := filepath.Abs(d); err == nil {
+			d = abs
+		}
+		if paths.InJail(d) != d {
+			continue // inside a directory already bound
+		}
+		to := "/job"
+		if n > 0 {
+			to += "-" + strconv.Itoa(n)
+		}
+		n++
+		b.bind("--bind", d, to)
+		paths.add(d, to)
 	}
+	workDir := r.workDir
 	if abs, err := filepath.Abs(workDir); err == nil {
 		workDir = abs
 	}
-	b.add("--chdir", workDir, "--")
+	b.add("--chdir", paths.InJail(workDir), "--")
 	if j.uid >= 0 {
 		b.add(j.setpriv, "--reuid="+strconv.Itoa(j.uid), "--regid="+strconv.Itoa(j.gid), "--clear-groups",
 			"--bounding-set=-all", "--inh-caps=-all", "--no-new-privs", "--")
 	}
-	return append(b.argv, limited...)
+	cmd := make([]string, len(r.cmd))
+	for i, a := range r.cmd {
+		cmd[i] = paths.InJail(a)
+	}
+	return append(b.argv, j.limitArgs(cmd, r.limits)...), paths
+}
+
+// Paths maps host paths to the paths a jailed program sees them at, and
+// back. The zero Paths maps every path to itself (an unconfined program).
+type Paths struct {
+	pairs [][2]string // host, jail
+}
+
+func (m *Paths) add(host, jail string) { m.pairs = append(m.pairs, [2]string{host, jail}) }
+
+// InJail rewrites every host path of m found in s (an argument, an
+// environment value, a message field) to its path in the jail.
+func (m Paths) InJail(s string) string {
+	for _, p := range m.pairs {
+		s = replacePath(s, p[0], p[1])
+	}
+	return s
+}
+
+// OnHost rewrites every jail path of m found in s to its host path.
+func (m Paths) OnHost(s string) string {
+	for _, p := range m.pairs {
+		s = replacePath(s, p[1], p[0])
+	}
+	return s
+}
+
+// replacePath replaces from with to in s where from is a whole path or
+// the start of one: followed by the end, a slash or a character no path
+// of ours holds, never by more of a name ("/job-12" is not "/job-1").
+func replacePath(s, from, to string) string {
+	var b strings.Builder
+	for {
+		i := strings.Index(s, from)
+		if i < 0 {
+			b.WriteString(s)
+			return b.String()
+		}
+		end := i + len(from)
+		// A path starts the string, follows a separator (a space, "=", a
+		// quote) or a URL's "://", never a name or another path's slash.
+		done := b.String() + s[:i]
+		starts := done == "" || !isNameByte(done[len(done)-1]) && (done[len(done)-1] != '/' || strings.HasSuffix(done, "://"))
+		if starts && (end == len(s) || !isNameByte(s[end])) {
+			b.WriteString(s[:i])
+			b.WriteString(to)
+		} else {
+			b.WriteString(s[:end])
+		}
+		s = s[end:]
+	}
+}
+
+func isNameByte(c byte) bool {
+	return c == '-' || c == '_' || c == '.' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
 }
 
 // limitArgs prefixes cmd with prlimit setting l and the jail's memory cap.
@@ -302,18 +400,20 @@ func (j *Jail) grant(dir string) error {
 
 // Command returns the command line that runs argv confined to v, started
 // in workDir with dirs bound read-write, for a program that another
-// library starts (Chromium, started by chromedp). It first hands dirs to
-// the jail's uid. A jail that is not Ready gives ErrUnavailable.
-func (j *Jail) Command(argv []string, v View, l Limits, workDir string, dirs ...string) ([]string, error) {
+// library starts (Chromium, started by chromedp), and the map of its
+// paths (for its environment). It first hands dirs to the jail's uid. A
+// jail that is not Ready gives ErrUnavailable.
+func (j *Jail) Command(argv []string, v View, l Limits, workDir string, dirs ...string) ([]string, Paths, error) {
 	if !j.Ready() {
-		return nil, ErrUnavailable
+		return nil, Paths{}, ErrUnavailable
 	}
 	for _, d := range dirs {
 		if err := j.grant(d); err != nil {
-			return nil, err
+			return nil, Paths{}, err
 		}
 	}
-	return j.argv(argv, v, l, dirs, workDir), nil
+	cmd, paths := j.argv(run{cmd: argv, view: v, limits: l, dirs: dirs, workDir: workDir})
+	return cmd, paths, nil
 }
 
 // Default returns the jail engines get when their options name none.

@@ -25,7 +25,12 @@ type Process struct {
 	done    chan struct{}
 	err     error // Wait's error; read only after done is closed
 	kill    sync.Once
+	paths   Paths
 }
+
+// Paths maps host paths to the paths the program sees, and back: paths
+// sent to it in messages (a document to convert) must be its own.
+func (p *Process) Paths() Paths { return p.paths }
 
 // Start starts the engine with c and returns at once; the program runs
 // until it exits or Kill is called. Unlike Run it takes no slot (the
@@ -91,10 +96,11 @@ func (e *Engine) StartIn(c Cmd, v View) (*Process, error) {
 // command builds the confined command line and its standard streams;
 // closeChild closes the parent's copies of the child's pipe ends.
 func (p *Process) command(e *Engine, c Cmd) (*exec.Cmd, func(), error) {
-	argv := e.argv(c, p.scratch)
+	argv, paths := e.argv(c, p.scratch)
+	p.paths = paths
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Dir = p.scratch
-	cmd.Env = append([]string{"PATH=/usr/local/bin:/usr/bin:/bin", "HOME=" + p.scratch, "TMPDIR=" + p.scratch, "LANG=C.UTF-8", "LC_ALL=C.UTF-8"}, c.Env...)
+	cmd.Env = env(p.scratch, c.Env, paths)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	cmd.WaitDelay = time.Second
 	cmd.Stderr = p.stderr

@@ -36,6 +36,9 @@ type Engine struct {
 	Version string
 	slots   chan struct{}
 	opts    Options
+	// jailPath, when set, is where the program is bound in the jail
+	// (docmill's own binary: /docmill).
+	jailPath string
 }
 
 // Options set how an engine's runs are confined.
@@ -227,10 +230,10 @@ func (e *Engine) Run(ctx context.Context, c Cmd) (*Result, error) {
 }
 
 func (e *Engine) run(ctx context.Context, c Cmd, scratch string) (*Result, error) {
-	argv := e.argv(c, scratch)
+	argv, paths := e.argv(c, scratch)
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Dir = scratch
-	cmd.Env = append([]string{"PATH=/usr/local/bin:/usr/bin:/bin", "HOME=" + scratch, "TMPDIR=" + scratch, "LANG=C.UTF-8", "LC_ALL=C.UTF-8"}, c.Env...)
+	cmd.Env = env(scratch, c.Env, paths)
 	cmd.Stdin = c.Stdin
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	// A descendant that left the group could hold the output pipes open;
@@ -291,8 +294,9 @@ func (e *Engine) result(err error, stdout *bytes.Buffer, streamed bool, stderr *
 	return res, nil
 }
 
-// argv is the confined command line of c, run in scratch.
-func (e *Engine) argv(c Cmd, scratch string) []string {
+// argv is the confined command line of c, run in scratch, and the map of
+// its paths.
+func (e *Engine) argv(c Cmd, scratch string) ([]string, Paths) {
 	limits := e.opts.Limits
 	if c.Limits != nil {
 		limits = *c.Limits
@@ -301,7 +305,23 @@ func (e *Engine) argv(c Cmd, scratch string) []string {
 	v.Tmp = firstNonEmpty(c.View.Tmp, v.Tmp)
 	v.ReadOnly = append(append([]string{}, v.ReadOnly...), c.View.ReadOnly...)
 	v.Writable = append(append([]string{}, v.Writable...), c.View.Writable...)
-	return e.opts.Jail.argv(append([]string{e.Path}, c.Args...), v, limits, []string{c.Dir, scratch}, scratch)
+	r := run{cmd: append([]string{e.Path}, c.Args...), view: v, limits: limits, dirs: []string{c.Dir, scratch}, workDir: scratch}
+	if e.jailPath != "" {
+		r.cmd[0] = e.jailPath
+		r.files = [][2]string{{e.Path, e.jailPath}}
+	}
+	return e.opts.Jail.argv(r)
+}
+
+// env is the environment of a run in scratch: a cleared one, with HOME
+// and TMPDIR the scratch directory, plus extra, in jail paths.
+func env(scratch string, extra []string, paths Paths) []string {
+	out := []string{"PATH=/usr/local/bin:/usr/bin:/bin", "HOME=" + scratch, "TMPDIR=" + scratch, "LANG=C.UTF-8", "LC_ALL=C.UTF-8"}
+	out = append(out, extra...)
+	for i, v := range out {
+		out[i] = paths.InJail(v)
+	}
+	return out
 }
 
 func firstNonEmpty(s ...string) string {

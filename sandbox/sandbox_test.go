@@ -93,7 +93,7 @@ func TestExitAndOutput(t *testing.T) {
 		t.Fatal(err)
 	}
 	lines := strings.Split(strings.TrimSpace(string(res.Stdout)), "\n")
-	if lines[0] != "out" || string(res.Stderr) != "err\n" || !strings.HasPrefix(lines[1], dir+"/run-") || lines[2] != lines[1] {
+	if lines[0] != "out" || string(res.Stderr) != "err\n" || !strings.HasPrefix(lines[1], "/job/run-") || lines[2] != lines[1] {
 		t.Fatalf("stdout %q stderr %q", res.Stdout, res.Stderr)
 	}
 	if n, _ := strconv.Atoi(strings.TrimSpace(lines[3])); n > 8 {

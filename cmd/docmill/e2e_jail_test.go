@@ -137,7 +137,7 @@ var jobEngines = map[string]bool{"gs": true, "pdftoppm": true, "tesseract": true
 // (qpdf, python3, oosplash, a shell).
 func (v jailView) engineOf(p jailProc) string {
 	switch base := filepath.Base(p.exe); {
-	case p.exe == v.helperExe && len(p.args) >= 3 && p.args[1] == "engine" && p.args[2] == "pdf":
+	case base == "docmill" && len(p.args) >= 3 && p.args[1] == "engine" && p.args[2] == "pdf":
 		return "helper"
 	case base == "soffice.bin":
 		return "soffice"
@@ -149,10 +149,20 @@ func (v jailView) engineOf(p jailProc) string {
 	return ""
 }
 
-// shownFiles are the files a jail may show beside an engine's own
-// directory, inside the data directory: the office pool's converter
-// script, bound read-only next to its workers.
-var shownFiles = map[string]bool{"converter.py": true}
+// hostDir returns the directory under the data directory's tmp (at most
+// three levels down: tmp/job-*/run-*, tmp/docmill-helpers-*/helper-*/proc-*)
+// that is the file st, or "".
+func (v jailView) hostDir(st os.FileInfo) string {
+	for _, pattern := range []string{"*", "*/*", "*/*/*", "*/*/*/*"} {
+		matches, _ := filepath.Glob(filepath.Join(v.dataDir, "tmp", pattern))
+		for _, m := range matches {
+			if hs, err := os.Stat(m); err == nil && os.SameFile(st, hs) {
+				return m
+			}
+		}
+	}
+	return ""
+}
 
 // inspect checks p's jail: its uid, its namespaces, and its file system
 // (/proc/PID/root), which must hold p's own directory (the job's, for
@@ -214,56 +224,44 @@ func (v jailView) inspect(p jailProc) (problems []string, ownDir string, ok bool
 			return nil, "", false
 		}
 	}
-	ownDir = home
-	// The data directory: absent, or (when p's own directory is
-	// inside it) only the directories bubblewrap makes on the way
-	// to the mount point, empty but for that way.
-	if rel, err := filepath.Rel(v.dataDir, home); err != nil || strings.HasPrefix(rel, "..") {
-		absent(v.dataDir, "the data directory")
+	// The data directory does not exist for it at all: its own directory
+	// is bound at a path of the jail's (/job), not at its host path.
+	absent(v.dataDir, "the data directory")
+	if strings.HasPrefix(p.exe, "/usr/lib/chromium/") {
+		// Chromium's profile is in the system's temporary directory, not
+		// the data directory's, and its helper processes (GPU, crash
+		// handler) have no HOME of their own: no own directory to check.
+		return v.stillThere(p, problems, home)
+	}
+	if !strings.HasPrefix(home, "/job") {
+		bad("works in %s, not in the jail's /job", home)
+	}
+	js, err := os.Stat(in(home))
+	if err != nil {
+		bad("its own directory %s is not in its file system: %v", home, err)
 	} else {
-		d := v.dataDir
-		for i, c := range strings.Split(rel, string(filepath.Separator)) {
-			js, err := os.Stat(in(d))
-			hs, herr := os.Stat(d)
-			if err != nil || herr != nil {
-				bad("%s, on the way to its own directory, cannot be looked at: %v %v", d, err, herr)
-				break
-			}
-			if os.SameFile(js, hs) {
-				if i < 2 {
-					bad("the host's %s is bound in its file system, with all it holds", d)
-				}
-				if i == 2 && jobEngines[v.engineOf(p)] {
-					ownDir = d
-				}
-				break
-			}
-			ents, _ := os.ReadDir(d)
-			for _, e := range ents {
-				if e.Name() != c && !shownFiles[e.Name()] {
-					absent(filepath.Join(d, e.Name()), "the data directory's")
-				}
-			}
-			d = filepath.Join(d, c)
+		// On the host, its directory is the job's (for the engines that
+		// work in one) or its pool's, inside the data directory's tmp.
+		ownDir = v.hostDir(js)
+		switch rel, _ := filepath.Rel(filepath.Join(v.dataDir, "tmp"), ownDir); {
+		case ownDir == "":
+			bad("its own directory %s is no directory of the data directory's tmp", home)
+		case jobEngines[v.engineOf(p)] && !strings.HasPrefix(rel, "job-"):
+			bad("works in %s, not in a job's own directory (%s/tmp/job-*)", ownDir, v.dataDir)
 		}
-	}
-	if eng := v.engineOf(p); jobEngines[eng] {
-		if rel, _ := filepath.Rel(filepath.Join(v.dataDir, "tmp"), ownDir); filepath.Dir(rel) != "." || !strings.HasPrefix(rel, "job-") {
-			bad("works in %s, not in a job's own directory (%s/tmp/job-*)", home, v.dataDir)
-		}
-	}
-	js, err := os.Stat(in(ownDir))
-	hs, herr := os.Stat(ownDir)
-	if err != nil || herr != nil || !os.SameFile(js, hs) {
-		bad("its own directory %s is not in its file system (%v, %v)", ownDir, err, herr)
 	}
 
-	// Still the same process, not exiting: else the checks looked at
-	// nothing.
+	return v.stillThere(p, problems, ownDir)
+}
+
+// stillThere returns what inspect found of p if p is still the same
+// process, not exiting; else the checks looked at nothing, and it says
+// so (ok false).
+func (v jailView) stillThere(p jailProc, problems []string, ownDir string) ([]string, string, bool) {
 	if _, _, state, start, alive := procStat(p.pid); !alive || start != p.start || state == "Z" || state == "X" {
 		return nil, "", false
 	}
-	if env, err := os.ReadFile(filepath.Join(dir, "environ")); err != nil || len(env) == 0 {
+	if env, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(p.pid), "environ")); err != nil || len(env) == 0 {
 		return nil, "", false
 	}
 	return problems, ownDir, true
@@ -377,14 +375,11 @@ type jailJob struct {
 // this binary as `engine pdf`) and checks, from /proc, every process of
 // every jail seen meanwhile: it runs as uid 65534 (when the server is
 // root) in namespaces of its own, and its file system (/proc/PID/root)
-// holds its own directory (the job's, for gs, pdftoppm and tesseract) but
-// not the server's data directory (its database, its stored files,
-// other jobs and pools), the test's other directories, /root, /home or
-// host files such as /etc/hostname. Jobs' directories are inside the
-// data directory (--data-dir/tmp), so the directories bubblewrap makes on
-// the way to a job's mount point show there, empty but for that way:
-// the check is that they are not the host's and hold nothing else.
-// Jobs are canceled once their engine was seen.
+// holds its own directory (the job's, for gs, pdftoppm and tesseract),
+// bound at /job, but not the server's data directory, whose path does
+// not exist there at all, the test's other directories, /root, /home or
+// host files such as /etc/hostname. Jobs are canceled once their engine
+// was seen.
 func TestEnginesCannotSeeTheDataDirectory(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs every engine")

@@ -95,8 +95,6 @@ func (b *Browser) start() (*instance, error) {
 		chromedp.ExecPath(b.path),
 		chromedp.UserDataDir(dir),
 		chromedp.NoInheritEnv,
-		chromedp.Env("PATH=/usr/bin:/bin", "HOME="+dir, "TMPDIR="+dir,
-			"XDG_CONFIG_HOME="+dir+"/.config", "XDG_CACHE_HOME="+dir+"/.cache", "LANG=C.UTF-8"),
 	}
 	for name, v := range flags {
 		opts = append(opts, chromedp.Flag(name, v))
@@ -108,13 +106,20 @@ func (b *Browser) start() (*instance, error) {
 	var jailErr error
 	opts = append(opts, chromedp.ModifyCmdFunc(func(c *exec.Cmd) {
 		c.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+		// Set here, not with chromedp.Env (applied after this function):
+		// in the jail, the profile directory has a path of the jail's.
+		c.Env = []string{"PATH=/usr/bin:/bin", "HOME=" + dir, "TMPDIR=" + dir,
+			"XDG_CONFIG_HOME=" + dir + "/.config", "XDG_CACHE_HOME=" + dir + "/.cache", "LANG=C.UTF-8"}
 		if !b.opts.noOSIsolation {
-			argv, err := b.opts.Jail.Command(append([]string{c.Path}, c.Args[1:]...), view, limits, dir, dir)
+			argv, paths, err := b.opts.Jail.Command(append([]string{c.Path}, c.Args[1:]...), view, limits, dir, dir)
 			if err != nil {
 				jailErr = err
 				argv = []string{"/bin/false"}
 			}
 			c.Path, c.Args = argv[0], argv
+			for i, v := range c.Env {
+				c.Env[i] = paths.InJail(v)
+			}
 		}
 		cmd = c
 	}))

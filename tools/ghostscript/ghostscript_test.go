@@ -9,9 +9,9 @@ import (
 	"testing"
 
 	docmill "github.com/docmill/docmill"
-	"github.com/docmill/docmill/tools/toolstest"
 	"github.com/docmill/docmill/sandbox"
 	"github.com/docmill/docmill/tools/ghostscript"
+	"github.com/docmill/docmill/tools/toolstest"
 )
 
 const corpus = "../../../shared/corpus/pdf/"

@@ -163,8 +163,7 @@ func (p *Pool) makeBase() error {
 		}
 		p.base, p.ownBase = d, true
 	}
-	// Read-only for the jail's uid: the converter runs as it.
-	return os.WriteFile(p.base+"/converter.py", converterPy, 0o644)
+	return nil
 }
 
 // Available reports whether the pool can convert on this node.

@@ -79,7 +79,14 @@ func (w *worker) start(p *Pool) error {
 	// directory (profile, scratch, the staged job) and a /tmp of the
 	// worker's: a document cannot pull in any other file (a linked image,
 	// an RTF INCLUDEPICTURE) because no other file exists for soffice.
-	view := sandbox.View{Tmp: w.tmp, ReadOnly: []string{filepath.Join(p.base, "converter.py")}}
+	// The converter is copied into the worker's directory, so that it is
+	// seen at a path of the jail's (/job), not at one inside the data
+	// directory.
+	script := filepath.Join(w.dir, "converter.py")
+	if err := os.WriteFile(script, converterPy, 0o644); err != nil {
+		return err
+	}
+	view := sandbox.View{Tmp: w.tmp}
 	// The pipe is a unix socket file LibreOffice makes in /tmp
 	// (OSL_PIPE_<uid>_<name>), the shared w.tmp; filesystem sockets are
 	// not scoped by the network namespace, so it works with no network.
@@ -98,7 +105,7 @@ func (w *worker) start(p *Pool) error {
 	p.starts.Add(1)
 	conv, err := p.python.StartIn(sandbox.Cmd{
 		Dir:  w.dir,
-		Args: []string{filepath.Join(p.base, "converter.py"), pipe, strconv.Itoa(int(startTimeout / time.Second))},
+		Args: []string{script, pipe, strconv.Itoa(int(startTimeout / time.Second))},
 	}, view)
 	if err != nil {
 		so.Kill()
@@ -154,7 +161,8 @@ func (w *worker) convert(ctx context.Context, j job, jail *sandbox.Jail) error {
 	if err := jail.Grant(stage); err != nil {
 		return err
 	}
-	if err := w.run(ctx, job{In: in, Out: out, Export: j.Export, Filter: j.Filter, Options: j.Options}); err != nil {
+	paths := w.conv.Paths()
+	if err := w.run(ctx, job{In: paths.InJail(in), Out: paths.InJail(out), Export: j.Export, Filter: j.Filter, Options: j.Options}); err != nil {
 		return err
 	}
 	if err := os.Rename(out, j.Out); err != nil {

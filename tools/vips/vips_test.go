@@ -16,8 +16,8 @@ import (
 	"testing"
 
 	docmill "github.com/docmill/docmill"
-	"github.com/docmill/docmill/tools/toolstest"
 	"github.com/docmill/docmill/sandbox"
+	"github.com/docmill/docmill/tools/toolstest"
 )
 
 // corpus is the shared image corpus, from the package directory.
