@@ -306,7 +306,7 @@ func (e *Engine) argv(c Cmd, scratch string) ([]string, Paths) {
 	v.ReadOnly = append(append([]string{}, v.ReadOnly...), c.View.ReadOnly...)
 	v.Writable = append(append([]string{}, v.Writable...), c.View.Writable...)
 	r := run{cmd: append([]string{e.Path}, c.Args...), view: v, limits: limits, dirs: []string{c.Dir, scratch}, workDir: scratch}
-	if e.jailPath != "" {
+	if e.jailPath != "" && e.opts.Jail.Confined() {
 		r.cmd[0] = e.jailPath
 		r.files = [][2]string{{e.Path, e.jailPath}}
 	}
