@@ -40,7 +40,7 @@ func registerLimits(fs *flag.FlagSet, l *docmill.Limits) {
 	fs.Var(limitVar(&l.PDFPages, 1), "max-pdf-pages",
 		"`pages` of a document (and of a merge's result) that the PDF tools take")
 	fs.Var(limitVar(&l.PDFBytes, megabyte), "max-pdf-mb",
-		"largest PDF, in `MB`, that the in-process PDF tools parse (also the inputs of a merge together); they hold a whole document in memory")
+		"largest PDF, in `MB`, that the pdfcpu tools parse (also the inputs of a merge together); they hold a whole document in memory")
 	fs.Var(limitVar(&l.StreamDecodedBytes, megabyte), "max-stream-mb",
 		"largest PDF stream, in `MB`, once decoded (flate bombs)")
 	fs.Var(limitVar(&l.JobDecodedBytes, megabyte), "max-decoded-mb-per-job",

@@ -12,6 +12,7 @@ import (
 
 	docmill "github.com/docmill/docmill"
 	"github.com/docmill/docmill/tools/pdfops"
+	"github.com/docmill/docmill/tools/toolstest"
 )
 
 // zlibOf compresses data, layers times over.
@@ -27,37 +28,33 @@ func zlibOf(data []byte, layers int) []byte {
 }
 
 // bombPDF writes a one-page PDF whose content stream is content, with the
-// given /Filter, preceded by pad bytes of comment (to move the stream
-// across the check's read chunks) and returns its path.
+// given /Filter, its dictionary padded by pad bytes (to move the stream
+// across the check's read chunks), and returns its path.
 func bombPDF(t *testing.T, content []byte, filter string, pad int) string {
 	t.Helper()
-	var b bytes.Buffer
-	var offs []int
-	b.WriteString("%PDF-1.7\n")
-	if pad > 0 {
-		b.WriteString("%" + strings.Repeat("x", pad) + "\n")
-	}
-	for i, o := range []string{
+	data := toolstest.PDF(
 		"<< /Type /Catalog /Pages 2 0 R >>",
 		"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
 		"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 200 200] /Contents 4 0 R /Resources << >> >>",
-	} {
-		offs = append(offs, b.Len())
-		fmt.Fprintf(&b, "%d 0 obj\n%s\nendobj\n", i+1, o)
-	}
-	offs = append(offs, b.Len())
-	fmt.Fprintf(&b, "4 0 obj\n<< /Length %d /Filter %s >>\nstream\n", len(content), filter)
-	b.Write(content)
-	b.WriteString("\nendstream\nendobj\n")
-	xref := b.Len()
-	fmt.Fprintf(&b, "xref\n0 5\n0000000000 65535 f \n")
-	for _, o := range offs {
-		fmt.Fprintf(&b, "%010d 00000 n \n", o)
-	}
-	fmt.Fprintf(&b, "trailer\n<< /Size 5 /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n", xref)
+		fmt.Sprintf("<< /Length %d /Filter %s /Pad (%s) >>\nstream\n%s\nendstream", len(content), filter, strings.Repeat("x", pad), content),
+	)
 	p := filepath.Join(t.TempDir(), "bomb.pdf")
-	if err := os.WriteFile(p, b.Bytes(), 0o600); err != nil {
+	if err := os.WriteFile(p, data, 0o600); err != nil {
 		t.Fatal(err)
+	}
+	return p
+}
+
+// bombAcrossChunk is bombPDF with its "stream" keyword split across the
+// end of the stream check's first read (1 MiB and 16 bytes).
+func bombAcrossChunk(t *testing.T, content []byte) string {
+	t.Helper()
+	b, _ := os.ReadFile(bombPDF(t, content, "/FlateDecode", 0))
+	at := bytes.Index(b, []byte("stream\n"))
+	p := bombPDF(t, content, "/FlateDecode", 1<<20+13-at)
+	b, _ = os.ReadFile(p)
+	if i := bytes.Index(b, []byte("stream\n")); i != 1<<20+13 {
+		t.Fatalf("keyword at %d", i)
 	}
 	return p
 }
@@ -80,7 +77,7 @@ func TestDecodeCaps(t *testing.T) {
 		{"stream over", bombPDF(t, zlibOf(zeros, 1), "/FlateDecode", 0), docmill.Limits{StreamDecodedBytes: 1 << 20}, true},
 		{"job over", bombPDF(t, zlibOf(zeros, 1), "/FlateDecode", 0), docmill.Limits{StreamDecodedBytes: 8 << 20, JobDecodedBytes: 2 << 20}, true},
 		{"two layers", bombPDF(t, zlibOf(zeros, 2), "[/FlateDecode /FlateDecode]", 0), docmill.Limits{StreamDecodedBytes: 1 << 20}, true},
-		{"across a chunk", bombPDF(t, zlibOf(zeros, 1), "/FlateDecode", 1<<20-40), docmill.Limits{StreamDecodedBytes: 1 << 20}, true},
+		{"across a chunk", bombAcrossChunk(t, zlibOf(zeros, 1)), docmill.Limits{StreamDecodedBytes: 1 << 20}, true},
 	}
 	check := pdfops.StreamCheckTool()
 	for _, c := range cases {
