@@ -29,6 +29,12 @@ const (
 	CodeGone                Code = "gone"
 	CodeForbidden           Code = "forbidden"
 	CodeConflict            Code = "conflict"
+	// CodeProcessingTimeout: this input takes the tool longer than its
+	// limit; retrying the same input gives the same answer.
+	CodeProcessingTimeout Code = "processing_timeout"
+	// CodeServiceUnavailable: a dependency of the server (database, file
+	// store, Redis) is down; the request may be retried later.
+	CodeServiceUnavailable Code = "service_unavailable"
 )
 
 // FieldError names one invalid form field or parameter.

@@ -30,6 +30,8 @@ var statusOf = map[docmill.Code]int{
 	docmill.CodeQuotaExceeded:       http.StatusTooManyRequests,
 	docmill.CodeInternal:            http.StatusInternalServerError,
 	docmill.CodeEngineUnavailable:   http.StatusServiceUnavailable,
+	docmill.CodeProcessingTimeout:   http.StatusUnprocessableEntity,
+	docmill.CodeServiceUnavailable:  http.StatusServiceUnavailable,
 }
 
 // StatusOf returns the HTTP status for an error code (500 if unknown).

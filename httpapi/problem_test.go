@@ -93,6 +93,8 @@ func TestStatusOf(t *testing.T) {
 		docmill.CodeQuotaExceeded:       429,
 		docmill.CodeInternal:            500,
 		docmill.CodeEngineUnavailable:   503,
+		docmill.CodeProcessingTimeout:   422,
+		docmill.CodeServiceUnavailable:  503,
 	}
 	if len(want) != len(statusOf) {
 		t.Errorf("statusOf has %d entries, this test expects %d: update the test", len(statusOf), len(want))
