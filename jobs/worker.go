@@ -152,7 +152,9 @@ func (q *Queue[TTx]) fail(j *docmill.Job, err error, elapsed time.Duration) erro
 	defer cancel()
 	e := docmill.AsError(err)
 	if errors.Is(err, context.DeadlineExceeded) {
-		e = docmill.Errorf(docmill.CodeInternal, "Processing took longer than the limit of %s.", q.toolTimeout(j.Tool))
+		// The same input would take as long again: the input's cause,
+		// not retried, not charged.
+		e = docmill.Errorf(docmill.CodeProcessingTimeout, "Processing this file took longer than this tool's limit of %s.", q.toolTimeout(j.Tool))
 	}
 	if e.Code == docmill.CodeInternal {
 		q.cfg.Logger.Error("job failed", "job_id", j.ID, "tool", j.Tool, "err", err)

@@ -321,7 +321,12 @@ func (j *Jail) limitArgs(cmd []string, l Limits) []string {
 	}
 	add("--data", mem)
 	add("--as", l.AddressSpace)
-	add("--cpu", l.CPUSeconds)
+	if l.CPUSeconds > 0 {
+		// The soft limit sends SIGXCPU, which Classify reads as the
+		// input's fault (processing_timeout); the hard one, a little
+		// later, kills a program that ignores it.
+		argv = append(argv, fmt.Sprintf("--cpu=%d:%d", l.CPUSeconds, l.CPUSeconds+5))
+	}
 	add("--nofile", l.OpenFiles)
 	add("--fsize", l.FileSize)
 	if j.uid >= 0 {

@@ -157,11 +157,11 @@ func TestProcessCLI(t *testing.T) {
 }
 
 // TestToolTimeout: --tool-timeout bounds one tool's runs; a run past it
-// fails with a message naming the limit.
+// fails as processing_timeout (422), with a message naming the limit.
 func TestToolTimeout(t *testing.T) {
 	s := startServer(t, "", "--tool-timeout", "pdf-to-jpg=1ms")
 	_, _, err := s.client(s.DevKey).Process(context.Background(), "pdf-to-jpg", []client.File{file(t, "pdf", "GeoTopo-komprimiert.pdf")}, client.ProcessOptions{})
-	if e := apiError(t, err, 500, "internal"); !strings.Contains(e.Detail, "longer than the limit of 1ms") {
+	if e := apiError(t, err, 422, "processing_timeout"); !strings.Contains(e.Detail, "limit of 1ms") {
 		t.Fatalf("detail %q", e.Detail)
 	}
 	var out strings.Builder

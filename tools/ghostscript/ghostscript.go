@@ -65,23 +65,10 @@ const (
 	msgNotPDF    = "The file is not a PDF."
 )
 
-// failure maps an engine error to a docmill error: a missing engine is
-// engine_unavailable, a cancelled or expired run passes through, an engine
-// that exited non-zero is blamed on the input (invalid_document with
-// public), and anything else is internal.
+// failure classifies an engine error (sandbox.Classify): a refused input
+// is invalid_document with public.
 func failure(err error, public string) error {
-	var ee *sandbox.ExitError
-	switch {
-	case errors.Is(err, sandbox.ErrUnavailable):
-		e := docmill.Errorf(docmill.CodeEngineUnavailable, "The PDF engine is not available on this server.")
-		e.Err = err
-		return e
-	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
-		return err
-	case errors.As(err, &ee) && ee.Signal == "":
-		return invalidDocument(err, public)
-	}
-	return docmill.Internal(err)
+	return sandbox.Classify(err, sandbox.Causes{Engine: "The PDF engine", Refused: public})
 }
 
 func invalidDocument(err error, public string) *docmill.Error {

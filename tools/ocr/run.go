@@ -2,7 +2,6 @@ package ocr
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"path/filepath"
 	"runtime"
@@ -90,32 +89,30 @@ func (r *runner) jobs() int {
 	return max(1, runtime.NumCPU()/max(1, r.ocrmypdf.Slots()))
 }
 
-// runError turns a failed ocrmypdf run into a docmill error. Input
-// problems are invalid_document with a public message of our own; the
-// engine's standard error, which names paths, stays in the wrapped error
-// for logs. Cancellation and deadline return the context's error.
+// runError classifies a failed ocrmypdf run (sandbox.Classify), with
+// OCRmyPDF's own exit codes for an encrypted file, a page that has text
+// and a missing dependency. The engine's standard error, which names
+// paths, stays in the wrapped error for logs. Cancellation and deadline
+// return the context's error.
 func runError(ctx context.Context, err error) error {
 	if ctxErr := ctx.Err(); ctxErr != nil {
 		return ctxErr
 	}
-	if errors.Is(err, sandbox.ErrUnavailable) {
-		return unavailable(err)
-	}
-	var x *sandbox.ExitError
-	if !errors.As(err, &x) {
-		return docmill.Internal(fmt.Errorf("ocr: %w", err))
-	}
-	switch x.Code {
-	case exitInputFile:
-		return invalidDocument(err, "The file could not be read: it is damaged, or not a PDF or an image OCR supports.")
-	case exitEncryptedPDF:
-		return invalidDocument(err, "The file is password-protected. Remove the password (unlock-pdf) and try again.")
-	case exitAlreadyDoneOCR:
-		return invalidDocument(err, "The file already has a text layer that OCR cannot replace.")
-	case exitMissingDependency:
-		return unavailable(err)
-	}
-	return docmill.Internal(fmt.Errorf("ocr: %w", err))
+	return sandbox.Classify(err, sandbox.Causes{
+		Engine:  "The OCR engine",
+		Refused: "The file could not be read: it is damaged, or not a PDF or an image OCR supports.",
+		Exit: func(x *sandbox.ExitError) *docmill.Error {
+			switch x.Code {
+			case exitEncryptedPDF:
+				return docmill.Errorf(docmill.CodeInvalidDocument, "The file is password-protected. Remove the password (unlock-pdf) and try again.")
+			case exitAlreadyDoneOCR:
+				return docmill.Errorf(docmill.CodeInvalidDocument, "The file already has a text layer that OCR cannot replace.")
+			case exitMissingDependency:
+				return unavailable(nil)
+			}
+			return nil
+		},
+	})
 }
 
 func unavailable(err error) *docmill.Error {

@@ -127,7 +127,8 @@ func TestCrashRecovery(t *testing.T) {
 	}
 }
 
-// TestHang: a conversion that overruns its deadline fails as internal, its
+// TestHang: a conversion that overruns its deadline fails as
+// processing_timeout, its
 // worker is replaced, and the next conversion succeeds.
 func TestHang(t *testing.T) {
 	p := newPool(t, office.Options{Workers: 1})
@@ -138,7 +139,7 @@ func TestHang(t *testing.T) {
 	}
 	office.SetTimeout(p, time.Millisecond)
 	_, err := run(t, word, doc, nil)
-	if code(err) != docmill.CodeInternal || !strings.Contains(err.Error(), "took longer than") {
+	if code(err) != docmill.CodeProcessingTimeout || !strings.Contains(err.Error(), "took longer than") {
 		t.Fatalf("overrun: %v", err)
 	}
 	office.SetTimeout(p, time.Minute)

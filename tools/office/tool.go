@@ -134,7 +134,7 @@ func (p *Pool) convert(ctx context.Context, j job) error {
 	case ctx.Err() != nil:
 		return ctx.Err() // the job's own cancel or deadline
 	case errors.Is(err, context.DeadlineExceeded):
-		e := docmill.Errorf(docmill.CodeInternal, "The conversion took longer than %s.", p.opts.Timeout)
+		e := docmill.Errorf(docmill.CodeProcessingTimeout, "The conversion took longer than %s.", p.opts.Timeout)
 		e.Err = err
 		return e
 	default:

@@ -11,8 +11,6 @@
 package poppler
 
 import (
-	"context"
-	"errors"
 	"strings"
 	"time"
 
@@ -57,48 +55,26 @@ const (
 	exitPermissions = 3 // the document's permissions forbid the operation
 )
 
-// engineError maps the error of an engine run to docmill's vocabulary:
-//   - a context error is passed on as it is, so cancel and timeout stay
-//     recognisable to the job runner;
-//   - sandbox.ErrUnavailable -> engine_unavailable;
-//   - exit status 1 -> invalid_document: "Incorrect password" on standard
-//     error means the file is encrypted, anything else that it is damaged
-//     or not a PDF;
-//   - exit status 3 -> invalid_document: the document's permissions forbid
-//     the operation (pdftotext honours the no-copy flag);
-//   - anything else (output errors, crashes, signals, sandbox failures) is
-//     internal, so the job is retried and then fails as internal.
-//
-// The engine's standard error is kept only in the wrapped error, for logs.
+// engineError classifies a poppler run's error (sandbox.Classify): exit
+// status 1 (exitOpenPDF) with "Incorrect password" on standard error is
+// an encrypted file, exit status 3 (exitPermissions) a document whose
+// permissions forbid doing (pdftotext honours the no-copy flag), and any
+// other refusal a damaged file or not a PDF. Standard error stays in the
+// wrapped error, for logs.
 func engineError(err error, doing string) error {
-	if err == nil {
-		return nil
-	}
-	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-		return err
-	}
-	if errors.Is(err, sandbox.ErrUnavailable) {
-		e := docmill.Errorf(docmill.CodeEngineUnavailable, "The %s engine is not available on this server; please retry later.", engineName)
-		e.Err = err
-		return e
-	}
-	var x *sandbox.ExitError
-	if !errors.As(err, &x) || x.Signal != "" {
-		return err
-	}
-	var e *docmill.Error
-	switch {
-	case x.Code == exitOpenPDF && strings.Contains(x.Stderr, "Incorrect password"):
-		e = docmill.Errorf(docmill.CodeInvalidDocument, "The file is password-protected; unlock it first.")
-	case x.Code == exitOpenPDF:
-		e = docmill.Errorf(docmill.CodeInvalidDocument, "The file could not be read as a PDF: it is damaged, truncated or not a PDF.")
-	case x.Code == exitPermissions:
-		e = docmill.Errorf(docmill.CodeInvalidDocument, "The document's permissions do not allow %s.", doing)
-	default:
-		return err
-	}
-	e.Err = err
-	return e
+	return sandbox.Classify(err, sandbox.Causes{
+		Engine:  "The " + engineName + " engine",
+		Refused: "The file could not be read as a PDF: it is damaged, truncated or not a PDF.",
+		Exit: func(x *sandbox.ExitError) *docmill.Error {
+			switch {
+			case x.Code == exitOpenPDF && strings.Contains(x.Stderr, "Incorrect password"):
+				return docmill.Errorf(docmill.CodeInvalidDocument, "The file is password-protected; unlock it first.")
+			case x.Code == exitPermissions:
+				return docmill.Errorf(docmill.CodeInvalidDocument, "The document's permissions do not allow %s.", doing)
+			}
+			return nil
+		},
+	})
 }
 
 // outputName names the result after the client's file (docmill.ResultName).

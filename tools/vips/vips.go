@@ -13,7 +13,6 @@ package vips
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"path/filepath"
 	"strconv"
@@ -101,36 +100,16 @@ func runVips(ctx context.Context, e *sandbox.Engine, dir string, args ...string)
 	return e.Run(ctx, sandbox.Cmd{Args: args, Dir: dir, Timeout: timeout, Env: []string{"VIPS_BLOCK_UNTRUSTED=1"}})
 }
 
-// engineError maps the error of an engine run to docmill's vocabulary:
-//   - a context error is passed on as it is, so cancel and timeout stay
-//     recognisable to the job runner;
-//   - sandbox.ErrUnavailable -> engine_unavailable;
-//   - a non-zero exit -> invalid_document: vips exits 1 for every failure,
-//     and with inputs, outputs and options all chosen by this package the
-//     input is what varies;
-//   - anything else (a kill by a signal, sandbox failures) is internal, so
-//     the job is retried and then fails as internal.
-//
-// The engine's standard error is kept only in the wrapped error, for logs.
+// engineError classifies a vips run's error (sandbox.Classify): vips
+// exits 1 for every failure, and with inputs, outputs and options all
+// chosen by this package the input is what varies, so a refusal is a
+// damaged or unsupported image. Standard error stays in the wrapped
+// error, for logs.
 func engineError(err error) error {
-	if err == nil {
-		return nil
-	}
-	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-		return err
-	}
-	if errors.Is(err, sandbox.ErrUnavailable) {
-		e := docmill.Errorf(docmill.CodeEngineUnavailable, "The %s engine is not available on this server; please retry later.", engineName)
-		e.Err = err
-		return e
-	}
-	var x *sandbox.ExitError
-	if !errors.As(err, &x) || x.Signal != "" {
-		return err
-	}
-	e := docmill.Errorf(docmill.CodeInvalidDocument, "The image could not be read: it is damaged, truncated or not a supported image.")
-	e.Err = err
-	return e
+	return sandbox.Classify(err, sandbox.Causes{
+		Engine:  "The " + engineName + " engine",
+		Refused: "The image could not be read: it is damaged, truncated or not a supported image.",
+	})
 }
 
 // saveOptions appends vips save options to path ("out.jpg[Q=80,strip]").

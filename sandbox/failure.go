@@ -1,0 +1,113 @@
+package sandbox
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"syscall"
+
+	"github.com/docmill/docmill"
+)
+
+// Causes is what one engine's failures mean, for Classify: the public
+// message of a refused input, and the exit codes or messages that mean
+// something more precise.
+type Causes struct {
+	// Engine names the engine in public messages ("The PDF engine").
+	Engine string
+	// Refused is the public message of an input the engine refused (a
+	// non-zero exit): "The file could not be read as a PDF: ...".
+	Refused string
+	// Exit, when set, gives the error of an exit with a meaning of its
+	// own (a password, a permission, a missing dependency), or nil to let
+	// Classify decide.
+	Exit func(x *ExitError) *docmill.Error
+}
+
+// Classify is the one classifier of engine failures, by cause. What the
+// input causes is a client error, failed at once, never retried and never
+// charged:
+//   - a non-zero exit: the engine refused the input (invalid_document with
+//     c.Refused, or c.Exit's error);
+//   - killed for the CPU time limit: processing_timeout;
+//   - killed for the file size limit, or for writing too much output: a
+//     processing limit (invalid_document);
+//   - killed by a crash signal (SIGSEGV, SIGABRT, SIGBUS, SIGFPE,
+//     SIGILL): the input crashed the engine (invalid_document); its
+//     standard error stays in the wrapped error, for the log.
+//
+// What the input does not cause stays internal, and the job is retried: a
+// jail that failed to start (bubblewrap, setpriv or prlimit complaining,
+// a program or library missing: exits 126 and 127), a kill by another
+// signal, any other error. A missing engine is engine_unavailable, and
+// the context's own errors (cancel, the tool's deadline) pass through for
+// the job runner, which fails a deadline as processing_timeout.
+func Classify(err error, c Causes) error {
+	var x *ExitError
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		return err
+	case errors.Is(err, ErrUnavailable):
+		e := docmill.Errorf(docmill.CodeEngineUnavailable, "%s is not available on this server; please retry later.", c.Engine)
+		e.Err = err
+		return e
+	case errors.Is(err, ErrOutputTooLarge):
+		return wrap(docmill.LimitExceeded("The result is larger than this server's limit for it"), err)
+	case !errors.As(err, &x):
+		return docmill.Internal(err)
+	case jailFailed(x):
+		return docmill.Internal(fmt.Errorf("sandbox: the jail of %s failed: %w", x.Engine, err))
+	}
+	switch signalOf(x) {
+	case "":
+		if c.Exit != nil {
+			if e := c.Exit(x); e != nil {
+				return wrap(e, err)
+			}
+		}
+		return wrap(docmill.Errorf(docmill.CodeInvalidDocument, "%s", c.Refused), err)
+	case "CPU time limit exceeded":
+		return wrap(docmill.Errorf(docmill.CodeProcessingTimeout, "Processing this file takes longer than this server allows."), err)
+	case "file size limit exceeded":
+		return wrap(docmill.LimitExceeded("The result is larger than this server's limit for it"), err)
+	case "segmentation fault", "aborted", "bus error", "floating point exception", "illegal instruction":
+		return wrap(docmill.Errorf(docmill.CodeInvalidDocument, "%s", c.Refused), err)
+	}
+	return docmill.Internal(err)
+}
+
+// signalOf is the signal that ended the engine: bubblewrap, whose child
+// it is, reports a child killed by signal N as exit status 128+N, as
+// shells do.
+func signalOf(x *ExitError) string {
+	if x.Signal != "" {
+		return x.Signal
+	}
+	if x.Code > 128 && x.Code < 128+65 {
+		return syscall.Signal(x.Code - 128).String()
+	}
+	return ""
+}
+
+// jailFailed reports an exit of the jail's own programs rather than the
+// engine's: they name themselves on standard error, and a program or
+// library that cannot be found exits 126 or 127.
+func jailFailed(x *ExitError) bool {
+	if x.Code == 126 || x.Code == 127 {
+		return true
+	}
+	for _, p := range []string{"bwrap: ", "setpriv: ", "prlimit: ", "unshare: "} {
+		if strings.HasPrefix(x.Stderr, p) || strings.Contains(x.Stderr, "\n"+p) {
+			return true
+		}
+	}
+	return false
+}
+
+func wrap(e *docmill.Error, err error) *docmill.Error {
+	e.Err = err
+	return e
+}
