@@ -107,5 +107,11 @@ func AsError(err error) *Error {
 	return Internal(err)
 }
 
+// ErrUnreadable marks, in an *Error's cause, a document its parser could
+// not read (damaged, truncated, a structure it does not support), as
+// opposed to one it read and refused (encrypted, over a limit): a repair
+// may make it readable.
+var ErrUnreadable = errors.New("docmill: the document could not be read")
+
 // ErrNotFound is returned by stores when a record does not exist.
 var ErrNotFound = &Error{Code: CodeNotFound, Message: "Not found."}

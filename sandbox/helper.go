@@ -82,6 +82,8 @@ type helperError struct {
 	Fields  []docmill.FieldError `json:"fields,omitempty"`
 	// Cause is the internal cause, for the server's log only.
 	Cause string `json:"cause,omitempty"`
+	// Unreadable says the cause is docmill.ErrUnreadable.
+	Unreadable bool `json:"unreadable,omitempty"`
 }
 
 // SelfEngine is docmill's own executable as an engine, for Helpers: found
@@ -316,7 +318,7 @@ func (h *Helpers) died(w *helper, cause error) error {
 		return e
 	}
 	e := docmill.Errorf(docmill.CodeInvalidDocument, "The document could not be processed: it is damaged or uses a structure this tool does not support.")
-	e.Err = err
+	e.Err = fmt.Errorf("%w: %w", docmill.ErrUnreadable, err)
 	return e
 }
 
@@ -327,6 +329,9 @@ func finish(r helperReply, stage, workDir string) (*docmill.RunOutput, error) {
 		e := &docmill.Error{Code: r.Error.Code, Message: r.Error.Message, Fields: r.Error.Fields}
 		if r.Error.Cause != "" {
 			e.Err = errors.New(r.Error.Cause)
+		}
+		if r.Error.Unreadable {
+			e.Err = errors.Join(docmill.ErrUnreadable, e.Err)
 		}
 		return nil, e
 	}
@@ -392,7 +397,7 @@ func ServeHelper(ctx context.Context, r io.Reader, w io.Writer, tools *docmill.R
 		reply := helperReply{Output: out}
 		if err != nil {
 			e := docmill.AsError(err)
-			reply = helperReply{Error: &helperError{Code: e.Code, Message: e.Message, Fields: e.Fields}}
+			reply = helperReply{Error: &helperError{Code: e.Code, Message: e.Message, Fields: e.Fields, Unreadable: errors.Is(err, docmill.ErrUnreadable)}}
 			if e.Err != nil {
 				reply.Error.Cause = e.Err.Error()
 			}

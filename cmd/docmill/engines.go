@@ -105,11 +105,18 @@ func toolset(e engineSet, o toolOptions) (tools []*docmill.Tool, close func(), e
 		helpers.Close()
 		return nil, nil, err
 	}
-	for _, t := range pdfops.Tools() {
-		tools = append(tools, helpers.Tool(t))
-	}
 	check := helpers.Tool(pdfops.StreamCheckTool()).Run
-	tools = append(tools, checkedPDFs(check, ghostscript.Tools(e.gs, e.qpdf))...)
+	gsTools := checkedPDFs(check, ghostscript.Tools(e.gs, e.qpdf))
+	var repair docmill.RunFunc
+	for _, t := range gsTools {
+		if t.Slug == "repair-pdf" {
+			repair = t.Run
+		}
+	}
+	for _, t := range pdfops.Tools() {
+		tools = append(tools, repairing(repair, helpers.Tool(t))...)
+	}
+	tools = append(tools, gsTools...)
 	tools = append(tools, checkedPDFs(check, poppler.Tools(e.pdftoppm, e.pdftotext, e.pdfinfo, o.limits))...)
 	tools = append(tools, checkedPDFs(check, ocr.Tools(e.ocrmypdf, e.tesseract, o.limits, ocr.Steps{Pages: selectPages, PrepareImage: helpers.Tool(ocr.PrepareImageTool()).Run}))...)
 	tools = append(tools, pool.Tools()...)

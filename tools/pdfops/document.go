@@ -93,7 +93,7 @@ func documentError(ctx context.Context, label string, err error) error {
 	if errors.Is(err, pdfcpu.ErrWrongPassword) || errors.Is(err, pdfcpu.ErrEncrypted) {
 		return invalidDocument(err, "%s is password-protected. Remove the password (unlock-pdf) and try again.", label)
 	}
-	return invalidDocument(err, "%s could not be read as a PDF: it is damaged, truncated or not a PDF.", label)
+	return invalidDocument(fmt.Errorf("%w: %w", docmill.ErrUnreadable, err), "%s could not be read as a PDF: it is damaged, truncated or not a PDF.", label)
 }
 
 func tooManyPages(label string, pages, limit int) error {
@@ -159,7 +159,7 @@ func writeDocument(doc *model.Context, path string) error {
 // than take the worker down. Run functions defer it with a named result.
 func recoverPanic(err *error) {
 	if r := recover(); r != nil {
-		*err = invalidDocument(fmt.Errorf("pdfcpu panic: %v\n%s", r, debug.Stack()),
+		*err = invalidDocument(fmt.Errorf("%w: pdfcpu panic: %v\n%s", docmill.ErrUnreadable, r, debug.Stack()),
 			"The document could not be processed: it is damaged or uses a structure this tool does not support.")
 	}
 }
