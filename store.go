@@ -72,6 +72,12 @@ type Store interface {
 	CreateJob(ctx context.Context, j *Job, adm Admission) (*Job, error)
 	// Job returns a job by id.
 	Job(ctx context.Context, id string) (*Job, error)
+	// JobByIdempotencyKey returns, as it stands now, the job that the
+	// account created with the Idempotency-Key key; keys are per account.
+	// No such job (an empty key included) is ErrNotFound. The process
+	// handler asks it first, so that a replay is answered before any limit
+	// is checked or charged.
+	JobByIdempotencyKey(ctx context.Context, accountID, key string) (*Job, error)
 	// StartJob moves a queued or processing job to processing and returns
 	// it; a job in a final status is returned unchanged.
 	StartJob(ctx context.Context, id string, now time.Time) (*Job, error)

@@ -64,16 +64,20 @@ func titleOf(code docmill.Code) string {
 }
 
 // writeError answers with err as problem+json. Internal errors are logged
-// with their cause and shown only as a generic message.
+// with their cause and shown only as a generic message; those caused by an
+// unreachable dependency are 503 service_unavailable (asOutage).
 func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	s.writeJobError(w, r, err, "")
 }
 
 func (s *Server) writeJobError(w http.ResponseWriter, r *http.Request, err error, jobID string) {
-	e := docmill.AsError(err)
+	e := asOutage(docmill.AsError(err))
 	status := StatusOf(e.Code)
-	if e.Code == docmill.CodeInternal && e.Err != nil {
+	switch {
+	case e.Code == docmill.CodeInternal && e.Err != nil:
 		s.log.Error("internal error", "request_id", requestID(r.Context()), "method", r.Method, "path", r.URL.Path, "err", e.Err)
+	case e.Code == docmill.CodeServiceUnavailable && e.Err != nil:
+		s.log.Warn("dependency unavailable", "request_id", requestID(r.Context()), "method", r.Method, "path", r.URL.Path, "err", e.Err)
 	}
 	h := w.Header()
 	h.Set("Content-Type", "application/problem+json")

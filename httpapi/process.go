@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -20,16 +21,17 @@ const maxIdempotencyKey = 255
 // handleProcess runs a tool: it streams the upload to storage, validates the
 // params, admits the job against the plan, and waits for it up to the sync
 // budget (200 with the finished job, else 202 with Location).
+//
+// A request whose Idempotency-Key the account already used is answered by
+// replay before anything else is checked: no rate limit, quota or
+// in-flight limit applies to it, and it is not charged. Only then is the
+// request rate-limited (scopeProcess) and admitted.
 func (s *Server) handleProcess(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	c := callerOf(ctx)
 	tool, ok := s.cfg.Registry.Lookup(r.PathValue("tool"))
 	if !ok {
 		s.writeError(w, r, docmill.Errorf(docmill.CodeUnknownTool, "There is no tool %q; GET /v1/tools lists them.", r.PathValue("tool")))
-		return
-	}
-	if !tool.IsAvailable() {
-		s.writeError(w, r, docmill.Errorf(docmill.CodeEngineUnavailable, "The engine of %s is not available on this server.", tool.Slug))
 		return
 	}
 	idemKey := strings.TrimSpace(r.Header.Get("Idempotency-Key"))
@@ -40,6 +42,34 @@ func (s *Server) handleProcess(w http.ResponseWriter, r *http.Request) {
 	wait, err := s.waitBudget(r, tool)
 	if err != nil {
 		s.writeError(w, r, err)
+		return
+	}
+	if idemKey != "" {
+		prev, err := s.cfg.Store.JobByIdempotencyKey(ctx, c.account.ID, idemKey)
+		if err == nil {
+			s.replay(w, r, tool, prev, wait)
+			return
+		}
+		if !errors.Is(err, docmill.ErrNotFound) {
+			s.writeError(w, r, docmill.Internal(err))
+			return
+		}
+	}
+	s.limited(scopeProcess, func(w http.ResponseWriter, r *http.Request) {
+		s.processNew(w, r, tool, idemKey, wait)
+	})(w, r)
+}
+
+// processNew runs a request that is not a replay, once the rate limit let
+// it through. CreateJob may still find the key used, by a concurrent
+// request with the same key: its job then stands and is the answer. (Such
+// a request, sent before the first one's job existed, is checked against
+// the account's limits like a new one; sent again, it is a replay.)
+func (s *Server) processNew(w http.ResponseWriter, r *http.Request, tool *docmill.Tool, idemKey string, wait time.Duration) {
+	ctx := r.Context()
+	c := callerOf(ctx)
+	if !tool.IsAvailable() {
+		s.writeError(w, r, docmill.Errorf(docmill.CodeEngineUnavailable, "The engine of %s is not available on this server.", tool.Slug))
 		return
 	}
 	now := s.cfg.Now()
@@ -53,7 +83,7 @@ func (s *Server) handleProcess(w http.ResponseWriter, r *http.Request) {
 	}
 
 	jobID := docmill.NewJobID()
-	up, err := s.readUpload(ctx, w, r, tool, jobID, s.fileLimit(c.plan))
+	up, err := s.readUpload(ctx, w, r, tool, jobID, s.fileLimit(c.plan), s.cfg.Blob)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -71,20 +101,72 @@ func (s *Server) handleProcess(w http.ResponseWriter, r *http.Request) {
 	}
 	stored, err := s.cfg.Store.CreateJob(ctx, job, adm)
 	if err != nil {
+		// The upload is not lost silently: its files go, and the client is
+		// told why (503 service_unavailable when the database is down).
 		s.deleteInputs(up.files)
 		s.writeError(w, r, s.admissionError(err, periodEnd))
 		return
 	}
-	if stored.ID != job.ID { // an Idempotency-Key replay: the earlier job stands
+	if stored.ID != job.ID { // a concurrent Idempotency-Key replay: the earlier job stands
 		s.deleteInputs(up.files)
 	}
-	if wait > 0 && !stored.Status.Finished() {
-		if stored, err = s.cfg.Queue.Wait(ctx, stored.ID, wait); err != nil {
-			s.writeError(w, r, docmill.Internal(err))
-			return
+	s.answerJob(w, r, stored, tool, wait)
+}
+
+// replay answers a request whose Idempotency-Key names an existing job of
+// the account. The key and the account come from the headers, but the
+// request's fingerprint (requestHash: tool, params and the files' SHA-256)
+// needs the body, so the upload is read as a new request's would be, with
+// the same checks and size limits, and stored nowhere. If the fingerprint
+// matches, the job is the answer, as it stands after the sync wait, with
+// no limit checked and nothing charged: the job was admitted when it was
+// created and is charged once, when done. A different request with the
+// key is not a replay: it spends the rate limit like any new request and
+// is refused with 409 idempotency_conflict.
+func (s *Server) replay(w http.ResponseWriter, r *http.Request, tool *docmill.Tool, prev *docmill.Job, wait time.Duration) {
+	hash, err := s.fingerprint(r.Context(), w, r, tool)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	if hash != prev.RequestHash {
+		s.limited(scopeProcess, func(w http.ResponseWriter, r *http.Request) {
+			s.writeError(w, r, docmill.ErrIdempotencyConflict)
+		})(w, r)
+		return
+	}
+	s.answerJob(w, r, prev, tool, wait)
+}
+
+// fingerprint reads a process request's upload without storing it and
+// returns its requestHash.
+func (s *Server) fingerprint(ctx context.Context, w http.ResponseWriter, r *http.Request, tool *docmill.Tool) (string, error) {
+	up, err := s.readUpload(ctx, w, r, tool, "", s.fileLimit(callerOf(ctx).plan), discard{})
+	if err != nil {
+		return "", err
+	}
+	params, err := tool.ParseParams(up.fields)
+	if err != nil {
+		return "", err
+	}
+	return requestHash(tool.Slug, params, up.hashes), nil
+}
+
+// answerJob waits up to wait for an unfinished job, then answers with it
+// (writeJobResult). The job is accepted whatever happens to the wait: if
+// the wait fails (the database went away meanwhile), the answer is the job
+// as it stood, 202 with its Location, rather than an error that would make
+// a client without an Idempotency-Key send it again.
+func (s *Server) answerJob(w http.ResponseWriter, r *http.Request, j *docmill.Job, tool *docmill.Tool, wait time.Duration) {
+	if wait > 0 && !j.Status.Finished() {
+		waited, err := s.cfg.Queue.Wait(r.Context(), j.ID, wait)
+		if err == nil {
+			j = waited
+		} else if r.Context().Err() == nil {
+			s.log.Warn("wait for job", "request_id", requestID(r.Context()), "job_id", j.ID, "err", err)
 		}
 	}
-	s.writeJobResult(w, r, stored, tool)
+	s.writeJobResult(w, r, j, tool)
 }
 
 // writeJobResult answers a process call with the job as it stands: 200

@@ -6,8 +6,9 @@ import "net/http"
 func (s *Server) routes() http.Handler {
 	mux := http.NewServeMux()
 
-	// Processing and jobs: an API key is required.
-	mux.Handle("POST /v1/{tool}/process", s.authed(s.limited(scopeProcess, s.handleProcess)))
+	// Processing and jobs: an API key is required. Process calls apply
+	// their rate limit themselves, after answering Idempotency-Key replays.
+	mux.Handle("POST /v1/{tool}/process", s.authed(s.handleProcess))
 	mux.Handle("GET /v1/jobs/{job_id}", s.authed(s.limited(scopeRead, s.handleGetJob)))
 	mux.Handle("DELETE /v1/jobs/{job_id}", s.authed(s.limited(scopeRead, s.handleDeleteJob)))
 	mux.Handle("GET /v1/account", s.authed(s.limited(scopeRead, s.handleAccount)))

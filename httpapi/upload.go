@@ -13,7 +13,6 @@ import (
 	"mime"
 	"mime/multipart"
 	"net/http"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -37,13 +36,32 @@ type upload struct {
 	fields map[string]string
 }
 
-// readUpload streams a multipart body: each "file" part goes straight to the
-// blob store, checked part by part for type (by its bytes) and size (while
-// it streams: perFile for each, the server's cap in total), and every other
-// part is a form field. Nothing is held in memory whole. An upload that
-// stalls for the idle timeout is dropped. On error every stored file is
-// removed again.
-func (s *Server) readUpload(ctx context.Context, w http.ResponseWriter, r *http.Request, tool *docmill.Tool, jobID string, perFile sizeLimit) (*upload, error) {
+// fileSink is where readUpload streams the files of an upload: the blob
+// store (docmill.BlobStore is one), or discard.
+type fileSink interface {
+	Put(ctx context.Context, key string, r io.Reader, contentType string) (int64, error)
+	Delete(ctx context.Context, key string) error
+}
+
+// discard is the fileSink of an Idempotency-Key replay: its files are read,
+// checked and hashed as a new request's are, and kept nowhere.
+type discard struct{}
+
+// Put reads r to its end.
+func (discard) Put(_ context.Context, _ string, r io.Reader, _ string) (int64, error) {
+	return io.Copy(io.Discard, r)
+}
+
+// Delete has nothing to delete.
+func (discard) Delete(context.Context, string) error { return nil }
+
+// readUpload streams a multipart body: each "file" part goes straight to
+// sink (under the input keys of jobID), checked part by part for type (by
+// its bytes) and size (while it streams: perFile for each, the server's cap
+// in total), and every other part is a form field. Nothing is held in
+// memory whole. An upload that stalls for the idle timeout is dropped. On
+// error every stored file is removed again.
+func (s *Server) readUpload(ctx context.Context, w http.ResponseWriter, r *http.Request, tool *docmill.Tool, jobID string, perFile sizeLimit, sink fileSink) (*upload, error) {
 	mt, params, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	if err != nil || mt != "multipart/form-data" || params["boundary"] == "" {
 		return nil, docmill.Errorf(docmill.CodeInvalidRequest, "The body must be multipart/form-data with a boundary.")
@@ -53,7 +71,7 @@ func (s *Server) readUpload(ctx context.Context, w http.ResponseWriter, r *http.
 	var total int64
 	up := &upload{fields: map[string]string{}}
 	fail := func(err error) (*upload, error) {
-		s.deleteInputs(up.files)
+		s.deleteFiles(sink, up.files)
 		return nil, err
 	}
 	for {
@@ -78,7 +96,7 @@ func (s *Server) readUpload(ctx context.Context, w http.ResponseWriter, r *http.
 			if left := s.cfg.MaxUploadBytes - total; left < limit {
 				limit, tooLarge = left, totalTooLarge(s.cfg.MaxUploadBytes)
 			}
-			f, sum, err := s.storePart(ctx, part, tool, jobID, len(up.files), limit, tooLarge)
+			f, sum, err := storePart(ctx, sink, part, tool, jobID, len(up.files), limit, tooLarge)
 			part.Close()
 			if err != nil {
 				return fail(err)
@@ -134,10 +152,16 @@ type limitedReader struct {
 	max int64
 	n   int64
 	h   hash.Hash
+	// err is the first error of r other than io.EOF: the request body
+	// failed (cut, truncated, malformed, stalled), not the storage.
+	err error
 }
 
 func (l *limitedReader) Read(p []byte) (int, error) {
 	n, err := l.r.Read(p)
+	if err != nil && err != io.EOF && l.err == nil {
+		l.err = err
+	}
 	l.n += int64(n)
 	if l.n > l.max {
 		return 0, errTooLarge
@@ -163,8 +187,11 @@ func totalTooLarge(limit int64) func(string) error {
 }
 
 // storePart sniffs the part's type from its first bytes, then streams it to
-// the blob store within limit bytes; past it, the error is tooLarge's.
-func (s *Server) storePart(ctx context.Context, part *multipart.Part, tool *docmill.Tool, jobID string, index int, limit int64, tooLarge func(string) error) (docmill.InputFile, string, error) {
+// sink within limit bytes; past it, the error is tooLarge's. A failure of
+// the request body is the client's (400, the upload was interrupted); any
+// other is the sink's, internal, which writeError answers with 503 when
+// the store is unreachable (isOutage).
+func storePart(ctx context.Context, sink fileSink, part *multipart.Part, tool *docmill.Tool, jobID string, index int, limit int64, tooLarge func(string) error) (docmill.InputFile, string, error) {
 	br := bufio.NewReaderSize(part, sniffLen)
 	head, err := br.Peek(sniffLen)
 	if err != nil && err != io.EOF && !errors.Is(err, bufio.ErrBufferFull) {
@@ -181,12 +208,12 @@ func (s *Server) storePart(ctx context.Context, part *multipart.Part, tool *docm
 	}
 	key := docmill.InputKey(jobID, index)
 	lr := &limitedReader{r: br, max: limit, h: sha256.New()}
-	n, err := s.cfg.Blob.Put(ctx, key, lr, ct)
+	n, err := sink.Put(ctx, key, lr, ct)
 	if errors.Is(err, errTooLarge) {
 		return docmill.InputFile{}, "", tooLarge(name)
 	}
 	if err != nil {
-		if ctx.Err() != nil || isClientReadError(err) {
+		if lr.err != nil || ctx.Err() != nil {
 			return docmill.InputFile{}, "", docmill.Errorf(docmill.CodeInvalidRequest, "The upload was interrupted.")
 		}
 		return docmill.InputFile{}, "", docmill.Internal(err)
@@ -212,16 +239,16 @@ func (g *stallGuard) Read(p []byte) (int, error) {
 	return g.r.Read(p)
 }
 
-// isClientReadError tells a broken request body from a storage failure.
-func isClientReadError(err error) bool {
-	return errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, os.ErrDeadlineExceeded) || strings.Contains(err.Error(), "multipart")
-}
+// deleteInputs removes a request's stored files when no job of its own
+// keeps them (refused, failed, or a concurrent replay's).
+func (s *Server) deleteInputs(files []docmill.InputFile) { s.deleteFiles(s.cfg.Blob, files) }
 
-func (s *Server) deleteInputs(files []docmill.InputFile) {
+// deleteFiles removes files from sink.
+func (s *Server) deleteFiles(sink fileSink, files []docmill.InputFile) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	for _, f := range files {
-		if err := s.cfg.Blob.Delete(ctx, f.Key); err != nil {
+		if err := sink.Delete(ctx, f.Key); err != nil {
 			s.log.Warn("delete input", "key", f.Key, "err", err)
 		}
 	}

@@ -213,6 +213,53 @@ func testIdempotency(t *testing.T, s docmill.Store) {
 	}
 }
 
+// testIdempotencyLookup: JobByIdempotencyKey finds a key's job as it now
+// stands, per account, whatever the account's limits, and nothing for an
+// unknown or empty key.
+func testIdempotencyLookup(t *testing.T, s docmill.Store) {
+	a, _, _ := newAccount(t, s, docmill.PlanFree)
+	b, _, _ := newAccount(t, s, docmill.PlanFree)
+	_, err := s.JobByIdempotencyKey(t.Context(), a.ID, "idem")
+	wantErr(t, "JobByIdempotencyKey(unused key)", err, docmill.ErrNotFound)
+
+	j := newJob(a)
+	j.IdempotencyKey, j.RequestHash = "idem", "h1"
+	first, err := s.CreateJob(t.Context(), j, docmill.Admission{Period: period, MaxInFlight: 1, MaxOperations: 1})
+	if err != nil {
+		t.Fatalf("CreateJob: %v", err)
+	}
+	if _, err := s.CreateJob(t.Context(), newJob(a), unlimited); err != nil { // without a key
+		t.Fatalf("CreateJob: %v", err)
+	}
+	got, err := s.JobByIdempotencyKey(t.Context(), a.ID, "idem")
+	if err != nil {
+		t.Fatalf("JobByIdempotencyKey: %v", err)
+	}
+	same(t, "JobByIdempotencyKey", got, first)
+
+	tests := []struct {
+		name, account, key string
+	}{
+		{"other account", b.ID, "idem"},
+		{"other key", a.ID, "idem2"},
+		{"key in another case", a.ID, "IDEM"},
+		{"empty key", a.ID, ""},
+		{"unknown account", "acct_none", "idem"},
+	}
+	for _, tc := range tests {
+		_, err := s.JobByIdempotencyKey(t.Context(), tc.account, tc.key)
+		wantErr(t, "JobByIdempotencyKey("+tc.name+")", err, docmill.ErrNotFound)
+	}
+
+	// The job is found as it now stands.
+	done := finish(t, s, first, docmill.StatusDone, t0.Add(time.Minute))
+	got, err = s.JobByIdempotencyKey(t.Context(), a.ID, "idem")
+	if err != nil {
+		t.Fatalf("JobByIdempotencyKey(done): %v", err)
+	}
+	same(t, "JobByIdempotencyKey(done)", got, done)
+}
+
 func testConcurrentIdempotency(t *testing.T, s docmill.Store) {
 	a, _, _ := newAccount(t, s, docmill.PlanFree)
 	jobs, errs := createConcurrently(t, s, a, 10, unlimited, func(j *docmill.Job) {

@@ -55,6 +55,7 @@ func Run(t *testing.T, open func(t *testing.T) docmill.Store) {
 		{"ConcurrentQuota", testConcurrentQuota},
 		{"Idempotency", testIdempotency},
 		{"ConcurrentIdempotency", testConcurrentIdempotency},
+		{"IdempotencyLookup", testIdempotencyLookup},
 		{"ExpiredResults", testExpiredResults},
 		{"StaleInputs", testStaleInputs},
 		{"DeleteJobsCreatedBefore", testDeleteJobsCreatedBefore},

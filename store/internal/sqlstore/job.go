@@ -109,6 +109,21 @@ func (s *Store) Job(ctx context.Context, id string) (*docmill.Job, error) {
 	return j, nil
 }
 
+// JobByIdempotencyKey returns the job that accountID created with the
+// Idempotency-Key key, as it stands now; none (an empty key included) is
+// docmill.ErrNotFound. It reads outside any transaction: CreateJob still
+// settles a concurrent first use of the key under the account's lock.
+func (s *Store) JobByIdempotencyKey(ctx context.Context, accountID, key string) (*docmill.Job, error) {
+	if key == "" {
+		return nil, docmill.ErrNotFound
+	}
+	j, err := scanJob(s.db.Read().QueryRow(ctx, sqltext.JobByIdemKey, accountID, key))
+	if err != nil {
+		return nil, s.errorf("job by idempotency key: %w", s.notFound(err))
+	}
+	return j, nil
+}
+
 // StartJob moves a queued or processing job to processing. started_at keeps
 // the first start: a retried job started when its first attempt did.
 func (s *Store) StartJob(ctx context.Context, id string, now time.Time) (*docmill.Job, error) {
