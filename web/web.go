@@ -3,13 +3,15 @@
 package web
 
 import (
-	"bytes"
 	"embed"
+	"encoding/json"
 	"io/fs"
 	"net/http"
 	"path"
+	"strconv"
 	"strings"
-	"time"
+
+	"github.com/docmill/docmill"
 )
 
 //go:embed index.html static
@@ -27,12 +29,15 @@ var contentTypes = map[string]string{
 	".svg":  "image/svg+xml",
 }
 
-// Handler serves index.html at "/" and the assets under "/static/".
+// Handler serves index.html at "/" and the assets under "/static/", whole:
+// the assets are small, so Range and conditional requests are not answered
+// (RFC 9110 lets a server ignore them) and no answer but 200 can come of
+// them. Its errors, a 404 and a 405, are problem+json like the API's.
 func Handler() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodGet && r.Method != http.MethodHead {
 			w.Header().Set("Allow", "GET, HEAD")
-			http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
+			writeProblem(w, http.StatusMethodNotAllowed, docmill.CodeMethodNotAllowed, "Method "+r.Method+" is not allowed here.")
 			return
 		}
 		name, cache := "", ""
@@ -47,7 +52,7 @@ func Handler() http.Handler {
 		ct := contentTypes[path.Ext(name)]
 		b, err := fs.ReadFile(files, name)
 		if name == "" || ct == "" || err != nil {
-			http.NotFound(w, r)
+			writeProblem(w, http.StatusNotFound, docmill.CodeNotFound, "No such file.")
 			return
 		}
 		h := w.Header()
@@ -56,6 +61,41 @@ func Handler() http.Handler {
 		h.Set("Content-Security-Policy", csp)
 		h.Set("X-Content-Type-Options", "nosniff")
 		h.Set("Referrer-Policy", "no-referrer")
-		http.ServeContent(w, r, name, time.Time{}, bytes.NewReader(b))
+		h.Set("Content-Length", strconv.Itoa(len(b)))
+		w.WriteHeader(http.StatusOK)
+		if r.Method != http.MethodHead {
+			_, _ = w.Write(b)
+		}
+	})
+}
+
+// problem is an RFC 9457 problem details body, of the same shape as the
+// API's (httpapi writes those; this package does not depend on it).
+type problem struct {
+	Type      string       `json:"type"`
+	Title     string       `json:"title"`
+	Status    int          `json:"status"`
+	Detail    string       `json:"detail"`
+	Code      docmill.Code `json:"code"`
+	RequestID string       `json:"request_id"`
+}
+
+// writeProblem answers status with a problem+json body. The request id is
+// the X-Request-Id that the API's middleware has set on the answer, if any.
+func writeProblem(w http.ResponseWriter, status int, code docmill.Code, detail string) {
+	h := w.Header()
+	h.Set("Content-Type", "application/problem+json")
+	h.Set("X-Content-Type-Options", "nosniff")
+	w.WriteHeader(status)
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	title := strings.ReplaceAll(string(code), "_", " ")
+	_ = enc.Encode(problem{
+		Type:      "https://docmill.dev/errors/" + string(code),
+		Title:     strings.ToUpper(title[:1]) + title[1:],
+		Status:    status,
+		Detail:    detail,
+		Code:      code,
+		RequestID: h.Get("X-Request-Id"),
 	})
 }

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -61,16 +62,80 @@ func TestAssets(t *testing.T) {
 	}
 }
 
-func TestNotFound(t *testing.T) {
-	for _, path := range []string{"/static/nope.js", "/static/", "/static/../web.go", "/index.html", "/other"} {
-		if res := get(t, path); res.StatusCode != http.StatusNotFound {
-			t.Errorf("%s: status %d, want 404", path, res.StatusCode)
-		}
+// TestErrors checks that every error is problem+json (RFC 9457), with the
+// request id the API's middleware sets, and that Range and conditional
+// headers, which assets do not answer, cause none.
+func TestErrors(t *testing.T) {
+	tests := []struct {
+		method, path string
+		hdr          []string
+		status       int
+		code         string
+	}{
+		{"GET", "/static/nope.js", nil, 404, "not_found"},
+		{"HEAD", "/static/nope.js", nil, 404, "not_found"},
+		{"GET", "/static/", nil, 404, "not_found"},
+		{"GET", "/static/../web.go", nil, 404, "not_found"},
+		{"GET", "/static/i18n", nil, 404, "not_found"},
+		{"GET", "/index.html", nil, 404, "not_found"},
+		{"GET", "/other", nil, 404, "not_found"},
+		{"POST", "/", nil, 405, "method_not_allowed"},
+		{"DELETE", "/static/app.js", nil, 405, "method_not_allowed"},
+		{"GET", "/static/app.js", []string{"Range", "bytes=99999999-"}, 200, ""},
+		{"GET", "/static/app.js", []string{"Range", "bytes=-0"}, 200, ""},
+		{"GET", "/static/app.js", []string{"Range", "bytes=0-1"}, 200, ""},
+		{"GET", "/static/app.js", []string{"If-Match", `"x"`}, 200, ""},
+		{"GET", "/static/app.js", []string{"If-None-Match", "*"}, 200, ""},
+		{"HEAD", "/static/app.js", nil, 200, ""},
+		{"HEAD", "/", nil, 200, ""},
 	}
-	rec := httptest.NewRecorder()
-	Handler().ServeHTTP(rec, httptest.NewRequest(http.MethodPost, "/", nil))
-	if rec.Code != http.StatusMethodNotAllowed {
-		t.Errorf("POST /: %d", rec.Code)
+	for _, tc := range tests {
+		t.Run(tc.method+" "+tc.path+" "+strings.Join(tc.hdr, ": "), func(t *testing.T) {
+			r := httptest.NewRequest(tc.method, tc.path, nil)
+			for i := 0; i+1 < len(tc.hdr); i += 2 {
+				r.Header.Set(tc.hdr[i], tc.hdr[i+1])
+			}
+			w := httptest.NewRecorder()
+			w.Header().Set("X-Request-Id", "req_test")
+			Handler().ServeHTTP(w, r)
+			if w.Code != tc.status {
+				t.Fatalf("status %d, want %d: %s", w.Code, tc.status, w.Body)
+			}
+			if tc.status == 200 {
+				want := w.Header().Get("Content-Length")
+				if tc.method == "HEAD" && (w.Body.Len() != 0 || want == "" || want == "0") {
+					t.Errorf("HEAD: %d body bytes, Content-Length %q", w.Body.Len(), want)
+				}
+				if tc.method == "GET" && want != strconv.Itoa(w.Body.Len()) {
+					t.Errorf("Content-Length %q, body %d bytes", want, w.Body.Len())
+				}
+				if w.Header().Get("Content-Range") != "" {
+					t.Errorf("Content-Range %q", w.Header().Get("Content-Range"))
+				}
+				return
+			}
+			if ct := w.Header().Get("Content-Type"); ct != "application/problem+json" {
+				t.Errorf("Content-Type %q, want application/problem+json", ct)
+			}
+			if tc.status == 405 && w.Header().Get("Allow") != "GET, HEAD" {
+				t.Errorf("Allow %q", w.Header().Get("Allow"))
+			}
+			if tc.method == "HEAD" {
+				return
+			}
+			var p struct {
+				Type, Title, Detail, Code string
+				Status                    int
+				RequestID                 string `json:"request_id"`
+			}
+			if err := json.Unmarshal(w.Body.Bytes(), &p); err != nil {
+				t.Fatalf("not JSON: %v: %s", err, w.Body)
+			}
+			if p.Code != tc.code || p.Status != tc.status || p.Type != "https://docmill.dev/errors/"+tc.code ||
+				p.Title == "" || p.Detail == "" || p.RequestID != "req_test" {
+				t.Errorf("problem %+v", p)
+			}
+		})
 	}
 }
 
