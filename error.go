@@ -35,6 +35,12 @@ const (
 	// CodeServiceUnavailable: a dependency of the server (database, file
 	// store, Redis) is down; the request may be retried later.
 	CodeServiceUnavailable Code = "service_unavailable"
+	// CodeRangeNotSatisfiable: no byte range a download asked for is
+	// inside the file.
+	CodeRangeNotSatisfiable Code = "range_not_satisfiable"
+	// CodePreconditionFailed: a conditional request's precondition
+	// (If-Match, If-Unmodified-Since) does not hold.
+	CodePreconditionFailed Code = "precondition_failed"
 )
 
 // FieldError names one invalid form field or parameter.

@@ -4,7 +4,6 @@ import (
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/base64"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -87,7 +86,7 @@ func (s *Server) handleFile(w http.ResponseWriter, r *http.Request) {
 	}
 	switch preconditions(r, modTime) {
 	case http.StatusPreconditionFailed:
-		s.writeFileError(w, r, http.StatusPreconditionFailed, docmill.Errorf(docmill.CodeInvalidRequest,
+		s.writeError(w, r, docmill.Errorf(docmill.CodePreconditionFailed,
 			"A precondition of the request (If-Match or If-Unmodified-Since) does not hold for this file."))
 		return
 	case http.StatusNotModified:
@@ -102,7 +101,7 @@ func (s *Server) handleFile(w http.ResponseWriter, r *http.Request) {
 		ranges, res = parseRange(rh[0], size)
 		if res == rangeUnsatisfiable {
 			h.Set("Content-Range", "bytes */"+strconv.FormatInt(size, 10))
-			s.writeFileError(w, r, http.StatusRequestedRangeNotSatisfiable, docmill.Errorf(docmill.CodeInvalidRequest,
+			s.writeError(w, r, docmill.Errorf(docmill.CodeRangeNotSatisfiable,
 				"No range asked for is satisfiable: the file is %d bytes.", size))
 			return
 		}
@@ -168,25 +167,6 @@ func (s *Server) handleFile(w http.ResponseWriter, r *http.Request) {
 		// The status line is sent: the client sees a short body.
 		s.log.Warn("download cut short", "request_id", requestID(r.Context()), "path", r.URL.Path, "err", werr)
 	}
-}
-
-// writeFileError answers err as problem+json with status, for the two
-// download answers whose status no error code maps to in statusOf: 412 and
-// 416. It writes the same body as writeError, with that status.
-func (s *Server) writeFileError(w http.ResponseWriter, r *http.Request, status int, err *docmill.Error) {
-	h := w.Header()
-	h.Set("Content-Type", "application/problem+json")
-	w.WriteHeader(status)
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
-	_ = enc.Encode(problem{
-		Type:      "https://docmill.dev/errors/" + string(err.Code),
-		Title:     titleOf(err.Code),
-		Status:    status,
-		Detail:    err.Message,
-		Code:      err.Code,
-		RequestID: requestID(r.Context()),
-	})
 }
 
 // writeByteranges answers 206 with a multipart/byteranges body of ranges

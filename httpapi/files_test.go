@@ -482,10 +482,10 @@ func TestDownloadRanges(t *testing.T) {
 		{name: "last byte", hdr: []string{"Range", "bytes=24577-24577"}, status: 206, contentRange: cr(size-1, size-1), body: part(size-1, size-1), opens: 1},
 		{name: "unsatisfiable dropped", hdr: []string{"Range", "bytes=0-9,99999-"}, status: 206, contentRange: cr(0, 9), body: part(0, 9), opens: 1},
 
-		{name: "start past the end", hdr: []string{"Range", "bytes=99999-"}, status: 416, contentRange: "bytes */24578", code: docmill.CodeInvalidRequest},
-		{name: "start at the end", hdr: []string{"Range", "bytes=24578-"}, status: 416, contentRange: "bytes */24578", code: docmill.CodeInvalidRequest},
-		{name: "empty suffix", hdr: []string{"Range", "bytes=-0"}, status: 416, contentRange: "bytes */24578", code: docmill.CodeInvalidRequest},
-		{name: "empty file", url: empty, hdr: []string{"Range", "bytes=0-"}, status: 416, contentRange: "bytes */0", code: docmill.CodeInvalidRequest},
+		{name: "start past the end", hdr: []string{"Range", "bytes=99999-"}, status: 416, contentRange: "bytes */24578", code: docmill.CodeRangeNotSatisfiable},
+		{name: "start at the end", hdr: []string{"Range", "bytes=24578-"}, status: 416, contentRange: "bytes */24578", code: docmill.CodeRangeNotSatisfiable},
+		{name: "empty suffix", hdr: []string{"Range", "bytes=-0"}, status: 416, contentRange: "bytes */24578", code: docmill.CodeRangeNotSatisfiable},
+		{name: "empty file", url: empty, hdr: []string{"Range", "bytes=0-"}, status: 416, contentRange: "bytes */0", code: docmill.CodeRangeNotSatisfiable},
 		{name: "HEAD unsatisfiable", method: "HEAD", hdr: []string{"Range", "bytes=99999-"}, status: 416, contentRange: "bytes */24578"},
 
 		{name: "last before first ignored", hdr: []string{"Range", "bytes=10-5"}, status: 200, body: whole, opens: 1},
@@ -517,10 +517,10 @@ func TestDownloadRanges(t *testing.T) {
 		{name: "If-None-Match star", hdr: []string{"If-None-Match", "*"}, status: 304},
 		{name: "If-None-Match tag", hdr: []string{"If-None-Match", `"abc"`, "If-Modified-Since", lastMod}, status: 200, body: whole, opens: 1},
 		{name: "If-Match star", hdr: []string{"If-Match", "*", "Range", "bytes=0-1"}, status: 206, contentRange: cr(0, 1), body: part(0, 1), opens: 1},
-		{name: "If-Match tag", hdr: []string{"If-Match", `"abc"`}, status: 412, code: docmill.CodeInvalidRequest},
-		{name: "If-Unmodified-Since older", hdr: []string{"If-Unmodified-Since", modTime.Add(-time.Second).Format(http.TimeFormat)}, status: 412, code: docmill.CodeInvalidRequest},
+		{name: "If-Match tag", hdr: []string{"If-Match", `"abc"`}, status: 412, code: docmill.CodePreconditionFailed},
+		{name: "If-Unmodified-Since older", hdr: []string{"If-Unmodified-Since", modTime.Add(-time.Second).Format(http.TimeFormat)}, status: 412, code: docmill.CodePreconditionFailed},
 		{name: "If-Unmodified-Since", hdr: []string{"If-Unmodified-Since", lastMod}, status: 200, body: whole, opens: 1},
-		{name: "precondition before range", hdr: []string{"If-Match", `"abc"`, "Range", "bytes=99999-"}, status: 412, code: docmill.CodeInvalidRequest},
+		{name: "precondition before range", hdr: []string{"If-Match", `"abc"`, "Range", "bytes=99999-"}, status: 412, code: docmill.CodePreconditionFailed},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

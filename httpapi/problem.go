@@ -32,6 +32,8 @@ var statusOf = map[docmill.Code]int{
 	docmill.CodeEngineUnavailable:   http.StatusServiceUnavailable,
 	docmill.CodeProcessingTimeout:   http.StatusUnprocessableEntity,
 	docmill.CodeServiceUnavailable:  http.StatusServiceUnavailable,
+	docmill.CodeRangeNotSatisfiable: http.StatusRequestedRangeNotSatisfiable,
+	docmill.CodePreconditionFailed:  http.StatusPreconditionFailed,
 }
 
 // StatusOf returns the HTTP status for an error code (500 if unknown).

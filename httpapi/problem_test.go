@@ -95,6 +95,8 @@ func TestStatusOf(t *testing.T) {
 		docmill.CodeEngineUnavailable:   503,
 		docmill.CodeProcessingTimeout:   422,
 		docmill.CodeServiceUnavailable:  503,
+		docmill.CodeRangeNotSatisfiable: 416,
+		docmill.CodePreconditionFailed:  412,
 	}
 	if len(want) != len(statusOf) {
 		t.Errorf("statusOf has %d entries, this test expects %d: update the test", len(statusOf), len(want))
