@@ -299,8 +299,8 @@ func TestClusterOutage(t *testing.T) {
 	})
 	_, _, err = c.Process(context.Background(), "rotate-pdf", []client.File{file(t, "pdf", "minimal-document.pdf")}, client.ProcessOptions{})
 	var e *client.Error
-	if !errors.As(err, &e) || e.StatusCode < 500 || e.Header.Get("Content-Type") != "application/problem+json" ||
-		strings.Contains(e.Detail, "127.0.0.1") {
+	if !errors.As(err, &e) || e.StatusCode != 503 || e.Code != "service_unavailable" || e.Header.Get("Retry-After") == "" ||
+		e.Header.Get("Content-Type") != "application/problem+json" || strings.Contains(e.Detail, "127.0.0.1") {
 		t.Fatalf("process with the bucket down: %v", err)
 	}
 
