@@ -22,6 +22,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 
 	docmill "github.com/docmill/docmill"
 )
@@ -179,15 +180,25 @@ const (
 	sigDirHeader    = 0x02014b50
 	endLen          = 22
 	dirHeaderLen    = 46
-	maxCommentLen   = 65535
 	zip64LocatorLen = 20
+	zip64EndLen     = 56
 	sigZip64Locator = 0x07064b50
 	sigZip64End     = 0x06064b50
+	// endSearch is how far from the end of the file archive/zip looks
+	// for the end record (a record, then a comment of up to 65,535
+	// bytes, then anything).
+	endSearch = 65 << 10
 )
 
 // countEntries counts the central directory's headers, reading them one
-// at a time from where the directory ends (the end record, found from the
-// end of the file), and stops past limit. A file with no end record counts
+// at a time, and stops past limit. It finds the directory as archive/zip
+// does: the last end record in the file's last 65 KiB, and the zip64 end
+// record a locator before it points to, say where the directory ends, its
+// size and its offset; archive/zip reads headers from the end less the
+// size, or from the offset when the two disagree and a header is there,
+// and on until one fails, past the directory's end if need be. Every
+// such start is counted, and the most found is the count, so that no
+// reading archive/zip makes holds more. A file with no end record counts
 // 0 and is left to archive/zip to refuse.
 func countEntries(f *os.File, limit int) (int, error) {
 	st, err := f.Stat()
@@ -195,7 +206,7 @@ func countEntries(f *os.File, limit int) (int, error) {
 		return 0, docmill.Internal(err)
 	}
 	size := st.Size()
-	tail := min(size, endLen+maxCommentLen)
+	tail := min(size, endSearch)
 	buf := make([]byte, tail)
 	if _, err := f.ReadAt(buf, size-tail); err != nil && err != io.EOF {
 		return 0, docmill.Internal(err)
@@ -211,30 +222,44 @@ func countEntries(f *os.File, limit int) (int, error) {
 		return 0, nil
 	}
 	endOffset := size - tail + int64(end)
-	dirEnd := endOffset
-	dirSize := int64(binary.LittleEndian.Uint32(buf[end+12:]))
-	if dirSize == 0xffffffff && endOffset >= zip64LocatorLen {
-		// zip64: the locator before the end record gives the zip64 end
-		// record, which the directory precedes and which holds its size.
+	// Where the directory ends, its size and its offset, as the end
+	// record declares them and as a zip64 end record does.
+	type directory struct{ end, size, offset int64 }
+	dirs := []directory{{endOffset, int64(binary.LittleEndian.Uint32(buf[end+12:])), int64(binary.LittleEndian.Uint32(buf[end+16:]))}}
+	if endOffset >= zip64LocatorLen {
 		loc := make([]byte, zip64LocatorLen)
 		if _, err := f.ReadAt(loc, endOffset-zip64LocatorLen); err == nil && binary.LittleEndian.Uint32(loc) == sigZip64Locator {
 			at := int64(binary.LittleEndian.Uint64(loc[8:]))
-			rec := make([]byte, 56)
-			if at >= 0 && at < endOffset {
+			rec := make([]byte, zip64EndLen)
+			if at >= 0 && at <= size-zip64EndLen {
 				if _, err := f.ReadAt(rec, at); err == nil && binary.LittleEndian.Uint32(rec) == sigZip64End {
-					dirEnd, dirSize = at, int64(binary.LittleEndian.Uint64(rec[40:]))
+					dirs = append(dirs, directory{at, int64(binary.LittleEndian.Uint64(rec[40:])), int64(binary.LittleEndian.Uint64(rec[48:]))})
 				}
 			}
 		}
 	}
-	// archive/zip reads the directory where it ends, at the end record,
-	// whatever offset the record declares (self-extracting archives).
-	start := dirEnd - dirSize
-	if dirSize < 0 || start < 0 {
-		start = 0
+	var starts []int64
+	for _, d := range dirs {
+		if d.size < 0 || d.offset < 0 { // past 2^63: archive/zip refuses
+			continue
+		}
+		for _, start := range []int64{d.end - d.size, d.offset} {
+			if start >= 0 && start < size && !slices.Contains(starts, start) {
+				starts = append(starts, start)
+			}
+		}
 	}
-	endOffset = dirEnd
-	r := bufio.NewReaderSize(io.NewSectionReader(f, start, endOffset-start), 64<<10)
+	n := 0
+	for _, start := range starts {
+		n = max(n, countHeaders(f, start, size, limit))
+	}
+	return n, nil
+}
+
+// countHeaders counts the directory headers that follow one another from
+// start, up to limit+1.
+func countHeaders(f *os.File, start, size int64, limit int) int {
+	r := bufio.NewReaderSize(io.NewSectionReader(f, start, size-start), 64<<10)
 	hdr := make([]byte, dirHeaderLen)
 	n := 0
 	for n <= limit {
@@ -250,5 +275,5 @@ func countEntries(f *os.File, limit int) (int, error) {
 			break
 		}
 	}
-	return n, nil
+	return n
 }
