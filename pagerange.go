@@ -71,10 +71,14 @@ func pageNumber(s string, empty int) (int, error) {
 // Pages resolves ranges against a document of pageCount pages and returns
 // the selected page numbers in order, duplicates kept. Nil ranges select
 // every page. A page past the end is an error that names the page count.
+// A selection whose repeats come to more than MaxPageNumber pages (or
+// pageCount, if more) is an error too, so that "1-,1-,..." cannot make a
+// huge page list.
 func Pages(ranges []PageRange, pageCount int) ([]int, error) {
 	if ranges == nil {
 		ranges = []PageRange{{From: 1, To: 0}}
 	}
+	limit := max(pageCount, MaxPageNumber)
 	var out []int
 	for _, r := range ranges {
 		to := r.To
@@ -83,6 +87,9 @@ func Pages(ranges []PageRange, pageCount int) ([]int, error) {
 		}
 		if r.From > pageCount || to > pageCount {
 			return nil, fmt.Errorf("selects page %d, but the document has %d page(s)", max(r.From, to), pageCount)
+		}
+		if to-r.From+1 > limit-len(out) {
+			return nil, fmt.Errorf("selects more than %d pages in all", limit)
 		}
 		for p := r.From; p <= to; p++ {
 			out = append(out, p)
