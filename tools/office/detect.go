@@ -99,7 +99,9 @@ func detect(path string, want family, limits docmill.Limits) (kind, error) {
 
 // detectZip tells OOXML and ODF documents apart by the parts every one of
 // them has: [Content_Types].xml names the main part's type, ODF's first
-// entry "mimetype" holds the document's MIME type.
+// entry "mimetype" holds the document's MIME type. Only the first entry
+// of each name is read: thousands of entries named [Content_Types].xml,
+// each inflating to maxPart, would otherwise cost gigabytes of inflating.
 func detectZip(path string, limits docmill.Limits) (kind, error) {
 	// A zip bomb is refused here, before its directory is loaded.
 	z, err := ziplimit.Open(path, limits)
@@ -107,10 +109,12 @@ func detectZip(path string, limits docmill.Limits) (kind, error) {
 		return kind{}, err
 	}
 	defer z.Close()
+	seen := map[string]bool{}
 	for _, zf := range z.File {
-		if zf.Name != "mimetype" && zf.Name != "[Content_Types].xml" {
+		if zf.Name != "mimetype" && zf.Name != "[Content_Types].xml" || seen[zf.Name] {
 			continue
 		}
+		seen[zf.Name] = true
 		rc, err := zf.Open()
 		if err != nil {
 			return kind{}, docmill.Errorf(docmill.CodeInvalidDocument, "The document's archive is damaged.")
