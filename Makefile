@@ -1,5 +1,7 @@
 # docmill: `make run` serves on :8080 with the embedded defaults (SQLite and
 # local files under ./data); `make test` runs every test.
+# `make fuzz` runs each fuzz target for FUZZTIME (default 60s), one after
+# another; `make test` runs only their seed corpora.
 
 GO        ?= go
 BIN       := bin/docmill
@@ -61,6 +63,25 @@ bench: test-deps
 	$(GO) test -run '^$$' -bench ClusterRotate -benchtime 400x ./cmd/docmill
 	DOCMILL_BENCH_CLIENTS=1 $(GO) test -run '^$$' -bench ClusterRotate -benchtime 200x ./cmd/docmill
 	$(GO) test -run '^$$' -bench ClusterUpload -benchtime 2x ./cmd/docmill
+
+# fuzz runs each fuzz target of our own parsers for $(FUZZTIME): page
+# selections and tool params, the upload sniffer and file names, Office
+# family detection, and zip limits. A failing input is saved under the
+# package's testdata/fuzz and replayed by `make test` once committed.
+# Each new input that finds new code is shrunk for at most FUZZMINTIME:
+# while it is, no worker fuzzes, and the targets that write a file per
+# input would spend Go's default of 60s on one.
+FUZZTIME    ?= 60s
+FUZZMINTIME ?= 3s
+.PHONY: fuzz
+fuzz:
+	$(GO) test -run '^$$' -fuzz '^FuzzParsePageRanges$$' -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMINTIME) .
+	$(GO) test -run '^$$' -fuzz '^FuzzParseParams$$' -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMINTIME) .
+	$(GO) test -run '^$$' -fuzz '^FuzzSniff$$' -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMINTIME) ./httpapi
+	$(GO) test -run '^$$' -fuzz '^FuzzCleanFilename$$' -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMINTIME) ./httpapi
+	$(GO) test -run '^$$' -fuzz '^FuzzDetect$$' -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMINTIME) ./tools/office
+	$(GO) test -run '^$$' -fuzz '^FuzzZip$$' -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMINTIME) ./tools/ziplimit
+	$(GO) test -run '^$$' -fuzz '^FuzzCheck$$' -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMINTIME) ./tools/ziplimit
 
 fmt:
 	gofmt -w $$(git ls-files '*.go')
