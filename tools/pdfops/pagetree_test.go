@@ -12,27 +12,15 @@ import (
 	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/types"
 
 	docmill "github.com/docmill/docmill"
+	"github.com/docmill/docmill/tools/toolstest"
 )
 
 // rawPDF writes a PDF whose objects 1, 2, ... are objects, object 1
 // being the catalog.
 func rawPDF(t *testing.T, objects ...string) string {
 	t.Helper()
-	var b strings.Builder
-	offsets := make([]int, len(objects))
-	b.WriteString("%PDF-1.4\n")
-	for i, o := range objects {
-		offsets[i] = b.Len()
-		fmt.Fprintf(&b, "%d 0 obj\n%s\nendobj\n", i+1, o)
-	}
-	xref := b.Len()
-	fmt.Fprintf(&b, "xref\n0 %d\n0000000000 65535 f \n", len(objects)+1)
-	for _, off := range offsets {
-		fmt.Fprintf(&b, "%010d 00000 n \n", off)
-	}
-	fmt.Fprintf(&b, "trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n", len(objects)+1, xref)
 	p := filepath.Join(t.TempDir(), "raw.pdf")
-	if err := os.WriteFile(p, []byte(b.String()), 0o600); err != nil {
+	if err := os.WriteFile(p, toolstest.PDF(objects...), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	return p
