@@ -26,7 +26,9 @@ const encryptedPDF = corpus + "libreoffice-writer-password.pdf"
 // before any test reads a PDF with pdfcpu directly.
 func TestMain(m *testing.M) {
 	pdfops.Tools()
-	os.Exit(m.Run())
+	code := m.Run()
+	pdfops.RemoveFonts() // the stamp font's directory, as the server does
+	os.Exit(code)
 }
 
 func tool(t testing.TB, slug string) *docmill.Tool {

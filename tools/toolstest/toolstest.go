@@ -46,16 +46,24 @@ func Main(m *testing.M, tools ...*docmill.Tool) {
 		}
 		os.Exit(0)
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	if started != nil {
+		started.Close() // its processes and its directory
+	}
+	os.Exit(code)
 }
 
+// started is the pool Helpers made, if any.
+var started *sandbox.Helpers
+
 // Helpers is a pool of jailed helpers of this test binary, serving the
-// tools given to Main; it lives as long as the test binary.
+// tools given to Main; it lives as long as the tests (Main closes it).
 var Helpers = sync.OnceValue(func() *sandbox.Helpers {
 	h, err := sandbox.NewHelpers(sandbox.SelfEngine("docmill-pdf", sandbox.Options{}), helperArgs, sandbox.HelperOptions{})
 	if err != nil {
 		panic(err)
 	}
+	started = h
 	return h
 })
 
