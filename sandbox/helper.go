@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/docmill/docmill"
 	"github.com/docmill/docmill/tools/filecopy"
@@ -28,15 +29,14 @@ import (
 // output is moved back. A helper that dies, overruns or hits its memory
 // cap is replaced; the job fails cleanly and the server is untouched.
 type Helpers struct {
-	engine  *Engine
-	args    []string
-	opts    HelperOptions
-	base    string
-	idle    chan *helper
-	closed  chan struct{}
-	close   sync.Once
-	starts  int64
-	startMu sync.Mutex
+	engine *Engine
+	args   []string
+	opts   HelperOptions
+	base   string
+	idle   chan *helper
+	closed chan struct{}
+	close  sync.Once
+	starts atomic.Int64
 }
 
 // HelperOptions size the pool.
@@ -138,11 +138,7 @@ func (h *Helpers) Status() []docmill.EngineStatus {
 }
 
 // Starts is how many helper processes the pool has started.
-func (h *Helpers) Starts() int64 {
-	h.startMu.Lock()
-	defer h.startMu.Unlock()
-	return h.starts
-}
+func (h *Helpers) Starts() int64 { return h.starts.Load() }
 
 // Tool returns a copy of t whose Run runs t in a helper: the helper's
 // registry must hold a tool with t's slug (the same declaration, built in
@@ -239,9 +235,7 @@ func (h *Helpers) start(w *helper) error {
 	if err != nil {
 		return err
 	}
-	h.startMu.Lock()
-	h.starts++
-	h.startMu.Unlock()
+	h.starts.Add(1)
 	w.proc = p
 	w.out = json.NewDecoder(p.Stdout())
 	w.out.UseNumber()
@@ -261,7 +255,7 @@ func (h *Helpers) call(ctx context.Context, w *helper, slug string, in *docmill.
 	req := helperRequest{Tool: slug, Params: in.Params, WorkDir: paths.InJail(stage), Limits: in.Limits}
 	for _, f := range in.Files {
 		staged := filepath.Join(stage, filepath.Base(f.Path))
-		if err := linkOrCopy(f.Path, staged); err != nil {
+		if err := filecopy.Link(f.Path, staged); err != nil {
 			return nil, docmill.Internal(err)
 		}
 		f.Path = paths.InJail(staged)
@@ -367,15 +361,6 @@ func (h *Helpers) Close() {
 		}
 		os.RemoveAll(h.base)
 	})
-}
-
-// linkOrCopy makes dst the file src is, hard-linked when the file system
-// allows it.
-func linkOrCopy(src, dst string) error {
-	if os.Link(src, dst) == nil {
-		return nil
-	}
-	return filecopy.Copy(src, dst)
 }
 
 // ServeHelper is the helper's side of Helpers: it reads requests from r,

@@ -16,7 +16,6 @@ import (
 
 	"github.com/docmill/docmill/blob/s3test"
 	"github.com/docmill/docmill/client"
-	"github.com/docmill/docmill/store/postgres/pgtest"
 )
 
 // TestIdempotencyBeforeLimits: a replay of a known Idempotency-Key is
@@ -118,15 +117,7 @@ func TestOutageDuringUpload(t *testing.T) {
 	})
 
 	t.Run("postgres", func(t *testing.T) {
-		u, err := url.Parse(pgtest.SchemaURL(t))
-		if err != nil {
-			t.Fatal(err)
-		}
-		p := newProxy(t, u.Host)
-		u.Host = p.addr
-		dir := t.TempDir()
-		databases.Store(dir, u.String())
-		t.Cleanup(func() { databases.Delete(dir) })
+		dir, p := proxiedPostgresDir(t)
 		s := startServer(t, dir)
 		defer p.up(t) // back before the server stops, for a quick shutdown
 		wantOutage(t, uploadDuring(t, s, "rotate-pdf", pdf, p.down))

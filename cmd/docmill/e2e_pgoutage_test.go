@@ -19,16 +19,7 @@ import (
 // processes jobs. The outage is made by a TCP proxy between the node and
 // the database, cut and restored on the same port.
 func TestPostgresOutage(t *testing.T) {
-	dbURL := pgtest.SchemaURL(t)
-	u, err := url.Parse(dbURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := newProxy(t, u.Host)
-	u.Host = p.addr
-	dir := t.TempDir()
-	databases.Store(dir, u.String())
-	t.Cleanup(func() { databases.Delete(dir) })
+	dir, p := proxiedPostgresDir(t)
 	s := startServer(t, dir)
 	c := s.client(s.DevKey)
 	if code, db := readyz(t, s.URL); code != 200 || db != "ok" {
@@ -92,6 +83,22 @@ func closedAddr(t *testing.T) string {
 
 // proxy forwards TCP connections from addr to target. down cuts every
 // connection and refuses new ones; up listens on addr again.
+// proxiedPostgresDir is a data directory whose metadata is in a fresh
+// PostgreSQL schema reached through p, a TCP proxy a test can cut.
+func proxiedPostgresDir(t *testing.T) (dir string, p *proxy) {
+	t.Helper()
+	u, err := url.Parse(pgtest.SchemaURL(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p = newProxy(t, u.Host)
+	u.Host = p.addr
+	dir = t.TempDir()
+	databases.Store(dir, u.String())
+	t.Cleanup(func() { databases.Delete(dir) })
+	return dir, p
+}
+
 type proxy struct {
 	target, addr string
 

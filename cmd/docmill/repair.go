@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 
 	"github.com/docmill/docmill"
+	"github.com/docmill/docmill/tools/filecopy"
 )
 
 // repairing makes each tool try once more on repaired inputs when its
@@ -59,7 +60,7 @@ func repairInputs(ctx context.Context, repair docmill.RunFunc, in *docmill.RunIn
 			return nil, false
 		}
 		src := filepath.Join(dir, "input-0.pdf")
-		if err := os.Link(f.Path, src); err != nil {
+		if err := filecopy.Link(f.Path, src); err != nil {
 			return nil, false
 		}
 		f.Path = src

@@ -20,7 +20,6 @@ import (
 	"github.com/docmill/docmill/jobs"
 	"github.com/docmill/docmill/ratelimit"
 	"github.com/docmill/docmill/sandbox"
-	"github.com/docmill/docmill/tools/pdfops"
 	"github.com/docmill/docmill/web"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
@@ -295,7 +294,6 @@ func (n *node) run(ctx context.Context, env *environment, ln net.Listener, baseU
 	defer cancel()
 	herr := n.srv.Shutdown(sctx)
 	qerr := n.q.Stop(sctx)
-	pdfops.RemoveFonts()
 	n.log.Info("stopped")
 	return errors.Join(herr, qerr)
 }

@@ -155,7 +155,7 @@ func (w *worker) convert(ctx context.Context, j job, jail *sandbox.Jail) error {
 	}
 	defer os.RemoveAll(stage)
 	in, out := filepath.Join(stage, filepath.Base(j.In)), filepath.Join(stage, filepath.Base(j.Out))
-	if err := linkOrCopy(j.In, in); err != nil {
+	if err := filecopy.Link(j.In, in); err != nil {
 		return err
 	}
 	if err := jail.Grant(stage); err != nil {
@@ -169,18 +169,6 @@ func (w *worker) convert(ctx context.Context, j job, jail *sandbox.Jail) error {
 		return filecopy.Copy(out, j.Out)
 	}
 	return nil
-}
-
-// linkOrCopy makes dst the file src is (or names, if a symbolic link),
-// hard-linked when the file system allows it.
-func linkOrCopy(src, dst string) error {
-	if real, err := filepath.EvalSymlinks(src); err == nil {
-		src = real
-	}
-	if os.Link(src, dst) == nil {
-		return nil
-	}
-	return filecopy.Copy(src, dst)
 }
 
 // run sends j to the converter and waits for its answer.

@@ -1,11 +1,15 @@
-// Package pdfops provides the PDF tools that run in-process on pdfcpu:
-// merge, split, rotate, extract, remove and organize pages, watermark, page
-// numbers, protect, unlock, and images to PDF.
+// Package pdfops provides the PDF tools built on pdfcpu: merge, split,
+// rotate, extract, remove and organize pages, watermark, page numbers,
+// protect, unlock, and images to PDF; and the steps other tools take on
+// PDFs (SelectPagesTool, StreamCheckTool).
 //
-// pdfcpu is a library, not a process, so the protections the sandbox gives
-// external engines do not apply here. This package makes up for it: inputs
-// are size- and page-capped before and while they are parsed, panics raised
-// by hostile input are recovered and reported as invalid_document, and
+// pdfcpu is a library: the server never calls it itself. Its tools run in
+// docmill's PDF helper processes (sandbox.Helpers), jailed like every
+// engine. Within a helper this package still bounds what a document may
+// cost: inputs are size- and page-capped before and while they are
+// parsed, streams are inflated into a counter against the run's decode
+// limits before pdfcpu decodes any (checkDecodedSize), panics raised by
+// hostile input are recovered and reported as invalid_document, and
 // pdfcpu's configuration directory is disabled so nothing is written
 // outside the job's work directory.
 package pdfops

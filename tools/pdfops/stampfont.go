@@ -43,8 +43,11 @@ var stampFont struct {
 // fresh directory made with os.MkdirTemp (mode 0700, unguessable name), so
 // no other user can plant a font there and processes on one host do not
 // share it. It is installed once per process and kept, since every run
-// reads it; the server removes it on exit (RemoveFonts). Should it vanish (a /tmp cleaner removing files unread for days),
-// or the first install fail, the next run installs it again.
+// reads it. In the server the tools run in PDF helpers, whose TMPDIR is
+// their own scratch directory, removed when the helper ends; other
+// processes (tests) remove it with RemoveFonts. Should it vanish (a /tmp
+// cleaner removing files unread for days), or the first install fail, the
+// next run installs it again.
 //
 // Concurrency: font.UserFontDir is a package variable that pdfcpu reads
 // without a lock. It is written only under stampFont's write lock, and
@@ -71,8 +74,8 @@ func acquireStampFont() (release func(), err error) {
 	return nil, errors.New("pdfops: stamp font keeps disappearing")
 }
 
-// RemoveFonts deletes the private font directory, if one was made; the
-// server calls it as it exits. A stamping run that starts after it
+// RemoveFonts deletes the private font directory, if one was made; a
+// process that stamps outside a helper calls it as it exits. A stamping run that starts after it
 // installs the font again.
 func RemoveFonts() {
 	stampFont.mu.Lock()
