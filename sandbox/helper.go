@@ -222,16 +222,25 @@ func (w *helper) kill() {
 	}
 }
 
-// start starts w's process. GOMEMLIMIT makes the helper's collector work
-// harder as it nears the jail's memory cap before the cap kills it.
+// start starts w's process.
+//
+// The helper enforces the engine's memory cap itself (watchMemory, told
+// the cap in helperMemoryEnv), and GOMEMLIMIT makes its collector work
+// harder as it nears it. The kernel's limit is set a quarter higher, as
+// the net under a helper whose heap outgrows the watch: the Go runtime,
+// refused memory at the kernel's limit, may die in its collector, well
+// below the limit and without saying why.
 func (h *Helpers) start(w *helper) error {
 	w.kill()
 	w.uses = 0
-	env := []string{"GOTRACEBACK=none"}
+	c := Cmd{Dir: w.dir, Args: h.args, Env: []string{"GOTRACEBACK=none"}}
 	if m := h.engine.memoryCap(); m > 0 {
-		env = append(env, "GOMEMLIMIT="+strconv.FormatInt(m/10*8, 10))
+		c.Env = append(c.Env, "GOMEMLIMIT="+strconv.FormatInt(m/10*9, 10), helperMemoryEnv+"="+strconv.FormatInt(m, 10))
+		l := h.engine.opts.Limits
+		l.Memory = m + m/4
+		c.Limits = &l
 	}
-	p, err := h.engine.Start(Cmd{Dir: w.dir, Args: h.args, Env: env})
+	p, err := h.engine.Start(c)
 	if err != nil {
 		return err
 	}
@@ -368,6 +377,7 @@ func (h *Helpers) Close() {
 // w, until r ends. A panic in a tool becomes the job's invalid_document
 // failure, not the helper's death.
 func ServeHelper(ctx context.Context, r io.Reader, w io.Writer, tools *docmill.Registry) error {
+	memCap, _ := strconv.ParseInt(os.Getenv(helperMemoryEnv), 10, 64)
 	in := json.NewDecoder(bufio.NewReader(r))
 	enc := json.NewEncoder(w)
 	for {
@@ -378,7 +388,9 @@ func ServeHelper(ctx context.Context, r io.Reader, w io.Writer, tools *docmill.R
 			}
 			return err
 		}
+		stopWatch := watchMemory(memCap, os.Stderr, exitProcess)
 		out, err := serveOne(ctx, tools, &req)
+		stopWatch()
 		reply := helperReply{Output: out}
 		if err != nil {
 			e := docmill.AsError(err)
