@@ -30,7 +30,16 @@ func readDocument(ctx context.Context, f docmill.LocalFile, conf *model.Configur
 
 	b := budgetOf(ctx)
 	conf.Limits.MaxDecodeBytes = b.l.StreamDecodedBytes
+	// pdfcpu refuses every encrypted file when merging. Read as an edit,
+	// an encrypted file must grant the permission to assemble or modify
+	// it, which is what merging needs; validation then runs as a merge,
+	// which gathers the named destinations that merging renames.
+	cmd := conf.Cmd
+	if cmd == model.MERGECREATE {
+		conf.Cmd = model.ADDWATERMARKS
+	}
 	doc, err := pdfcpu.ReadWithContext(ctx, file, conf)
+	conf.Cmd = cmd
 	if err != nil {
 		if errors.Is(err, filter.ErrDecodeLimitExceeded) {
 			return nil, docmill.LimitExceeded(fmt.Sprintf("%s holds a stream that expands to more than %d MB", label, b.l.StreamDecodedBytes>>20))
@@ -88,8 +97,6 @@ func documentError(ctx context.Context, label string, err error) error {
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
-	// Merging refuses every encrypted file (ErrEncrypted), even one that
-	// opens without a password; other commands ask for the user password.
 	if errors.Is(err, pdfcpu.ErrWrongPassword) || errors.Is(err, pdfcpu.ErrEncrypted) {
 		return invalidDocument(err, "%s is password-protected. Remove the password (unlock-pdf) and try again.", label)
 	}

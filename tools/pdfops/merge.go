@@ -28,7 +28,8 @@ func mergeTool() *docmill.Tool {
 }
 
 // runMerge appends the pages of every input to the first, in upload order.
-// Each input's outline (bookmarks) is kept as it is.
+// Each input's outline (bookmarks) is kept as it is. The merged document
+// keeps the encryption of the first input that has one (mergedEncryption).
 func runMerge(ctx context.Context, in *docmill.RunInput) (out *docmill.RunOutput, err error) {
 	defer recoverPanic(&err)
 	if len(in.Files) < 2 {
@@ -45,22 +46,31 @@ func runMerge(ctx context.Context, in *docmill.RunInput) (out *docmill.RunOutput
 	conf.CreateBookmarks = true
 	conf.MergeBookmarkMode = model.MergeBookmarkModePreserve
 
-	var dest *model.Context
+	srcs := make([]*model.Context, len(in.Files))
 	for i, f := range in.Files {
-		src, err := readDocument(ctx, f, conf, label(i))
-		if err != nil {
+		if srcs[i], err = readDocument(ctx, f, conf, label(i)); err != nil {
 			return nil, err
 		}
-		if dest == nil {
-			dest = src
-			if dest.XRefTable.Version() < model.V20 {
-				dest.EnsureVersionForWriting()
-			}
-			continue
-		}
-		if err := appendDocument(dest, src, i, label(i)); err != nil {
+	}
+	keep, err := mergedEncryption(srcs)
+	if err != nil {
+		return nil, err
+	}
+	dest := srcs[0]
+	if keep != nil && keep != dest {
+		// Before the merge, which renumbers keep's objects.
+		if err := carryEncryption(keep, dest); err != nil {
 			return nil, err
 		}
+	}
+	if dest.XRefTable.Version() < model.V20 {
+		dest.EnsureVersionForWriting()
+	}
+	for i, src := range srcs[1:] {
+		if err := appendDocument(dest, src, i+1, label(i+1)); err != nil {
+			return nil, err
+		}
+		srcs[i+1] = nil
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err

@@ -20,18 +20,12 @@ import (
 // with a "reduced feature set" that drops named destinations, which would
 // break the links inside each part. COLLECT asks of an encrypted file the
 // same permission as SPLIT (extracting content).
-//
-// An encrypted file that opens without a password (one that only
-// restricts printing, copying or changes) is refused like one that needs
-// a password: the copy is a new, unencrypted document, so going on would
-// silently drop the author's restrictions. unlock-pdf removes them openly.
+// An encrypted file that opens without a password is read; copyPages
+// gives the copy its encryption.
 func readSource(ctx context.Context, f docmill.LocalFile, label string) (*model.Context, error) {
 	doc, err := readDocument(ctx, f, newConfig(model.COLLECT), label)
 	if err != nil {
 		return nil, err
-	}
-	if doc.Encrypt != nil {
-		return nil, invalidDocument(nil, "%s is password-protected. Remove the password (unlock-pdf) and try again.", label)
 	}
 	preparePageTree(doc)
 	return doc, nil
@@ -47,6 +41,7 @@ func readSource(ctx context.Context, f docmill.LocalFile, label string) (*model.
 // named destinations that point at copied pages. Document-level parts that
 // describe the whole input (outline, page labels, attachments, metadata
 // stream) are not carried, as they would point at pages that are gone.
+// The encryption of doc, if any, is carried (carryEncryption).
 // A repeated page becomes a separate page object, so the page tree stays
 // valid; it shares its resources and annotations with its first copy.
 //
@@ -63,6 +58,9 @@ func copyPages(doc *model.Context, pages []int) (*model.Context, error) {
 	}
 	if err != nil {
 		return nil, invalidDocument(err, "The file's pages could not be copied: it is damaged or uses a structure this tool does not support.")
+	}
+	if err := carryEncryption(doc, out); err != nil {
+		return nil, err
 	}
 	return out, nil
 }

@@ -228,9 +228,7 @@ func selDests(t testing.TB, path string) (total, dangling int) {
 	return total, dangling
 }
 
-// selBadInputs returns badInputs with a PNG image named .pdf and a file
-// encrypted with only an owner password: it opens without a password but
-// forbids changes and copying.
+// selBadInputs returns badInputs with a PNG image named .pdf.
 func selBadInputs(t *testing.T) map[string]string {
 	t.Helper()
 	bad := badInputs(t)
@@ -243,17 +241,6 @@ func selBadInputs(t *testing.T) map[string]string {
 	bad["png"] = filepath.Join(dir, "image.pdf")
 	if err := os.WriteFile(bad["png"], img.Bytes(), 0o600); err != nil {
 		t.Fatal(err)
-	}
-
-	conf := model.NewDefaultConfiguration()
-	conf.OwnerPW = "owner-secret"
-	conf.Permissions = model.PermissionsNone
-	bad["owner-only"] = filepath.Join(dir, "owner-only.pdf")
-	if err := api.EncryptFile(corpus+"pdflatex-4-pages.pdf", bad["owner-only"], conf); err != nil {
-		t.Fatal(err)
-	}
-	if !regexp.MustCompile(`(?m)^Encrypted:\s+yes`).MatchString(selExec(t, "pdfinfo", bad["owner-only"])) {
-		t.Fatal("owner-only.pdf is not encrypted")
 	}
 	return bad
 }

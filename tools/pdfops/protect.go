@@ -120,8 +120,10 @@ type protection struct {
 	perms       model.PermissionFlags
 }
 
-// runProtect encrypts the input with AES-256. An input that is already
-// encrypted is refused as password-protected: it must be unlocked first.
+// runProtect encrypts the input with AES-256. An input already encrypted
+// that opens without a password gets the new protection in place of its
+// own, as unlocking and protecting it would; one that needs a password is
+// refused as password-protected.
 func runProtect(ctx context.Context, in *docmill.RunInput) (out *docmill.RunOutput, err error) {
 	defer recoverPanic(&err)
 	if len(in.Files) != 1 {
@@ -136,13 +138,10 @@ func runProtect(ctx context.Context, in *docmill.RunInput) (out *docmill.RunOutp
 		return nil, err
 	}
 
-	// ENCRYPT makes pdfcpu refuse an encrypted input (ErrEncrypted) and
-	// encrypt the document when it is written.
-	conf := newConfig(model.ENCRYPT)
-	conf.UserPW, conf.OwnerPW = p.user, p.owner
-	conf.EncryptUsingAES = true
-	conf.EncryptKeyLength = 256
-	conf.Permissions = p.perms
+	// Read as a check, an encrypted input that opens without a password
+	// is decrypted (one that needs a password is refused); ENCRYPT, set
+	// once it is read, makes the writer encrypt it anew.
+	conf := newConfig(model.VALIDATE)
 	doc, err := readDocument(ctx, in.Files[0], conf, label)
 	if err != nil {
 		return nil, err
@@ -150,6 +149,12 @@ func runProtect(ctx context.Context, in *docmill.RunInput) (out *docmill.RunOutp
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	conf.Cmd = model.ENCRYPT
+	conf.UserPW, conf.OwnerPW = p.user, p.owner
+	conf.EncryptUsingAES = true
+	conf.EncryptKeyLength = 256
+	conf.Permissions = p.perms
+	doc.Encrypt, doc.EncKey, doc.E = nil, nil, nil
 	declarePDF20(doc)
 
 	path := filepath.Join(in.WorkDir, "protected.pdf")
