@@ -106,6 +106,18 @@ type Store interface {
 	Usage(ctx context.Context, accountID, period string) (Usage, error)
 	// CountByStatus returns how many jobs are in each non-final status.
 	CountByStatus(ctx context.Context) (map[Status]int64, error)
+	// UnfinishedJobs returns up to limit queued or processing jobs created
+	// before t, oldest first, for the janitor to find jobs whose queue
+	// entry is gone.
+	UnfinishedJobs(ctx context.Context, t time.Time, limit int) ([]*Job, error)
+
+	// Heartbeat records that worker node id is alive at now.
+	Heartbeat(ctx context.Context, id string, now time.Time) error
+	// ClaimDeadNodes removes the nodes whose last heartbeat is before t and
+	// returns their ids; each dead node is returned to one caller only.
+	ClaimDeadNodes(ctx context.Context, t time.Time) ([]string, error)
+	// ForgetNode removes node id (a node that stops cleanly).
+	ForgetNode(ctx context.Context, id string) error
 
 	// Setting returns a server setting, creating it with value if absent, so
 	// that every node of a deployment agrees on it (the URL signing secret).

@@ -99,5 +99,18 @@ ORDER BY created_at, id LIMIT $2`
 	Usage = `SELECT
 	(SELECT COALESCE(MAX(operations), 0) FROM usage WHERE account_id = $1 AND period = $2),
 	(SELECT COUNT(*) FROM jobs WHERE account_id = $1 AND status IN ('queued', 'processing'))`
-	CountByStatus = `SELECT status, COUNT(*) FROM jobs WHERE status IN ('queued', 'processing') GROUP BY status`
+	CountByStatus  = `SELECT status, COUNT(*) FROM jobs WHERE status IN ('queued', 'processing') GROUP BY status`
+	UnfinishedJobs = `SELECT ` + JobColumns + ` FROM jobs
+WHERE status IN ('queued', 'processing') AND created_at < $1
+ORDER BY created_at, id LIMIT $2`
+)
+
+// Worker nodes.
+const (
+	NodeHeartbeat = `INSERT INTO nodes (id, started_at, heartbeat_at) VALUES ($1, $2, $2)
+ON CONFLICT (id) DO UPDATE SET heartbeat_at = $2`
+	// ClaimDeadNodes deletes and returns the nodes silent since $1: each
+	// dead node is returned to exactly one caller, however many ask.
+	ClaimDeadNodes = `DELETE FROM nodes WHERE heartbeat_at < $1 RETURNING id`
+	ForgetNode     = `DELETE FROM nodes WHERE id = $1`
 )

@@ -1,0 +1,98 @@
+package storetest
+
+import (
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/docmill/docmill"
+)
+
+func testUnfinishedJobs(t *testing.T, s docmill.Store) {
+	a, _, _ := newAccount(t, s, docmill.PlanFree)
+	queued := createAt(t, s, a, t0.Add(-2*time.Hour))
+	processing := createAt(t, s, a, t0.Add(-3*time.Hour))
+	if _, err := s.StartJob(t.Context(), processing.ID, t0); err != nil {
+		t.Fatalf("StartJob: %v", err)
+	}
+	createAt(t, s, a, t0) // not before t0
+	finish(t, s, createAt(t, s, a, t0.Add(-4*time.Hour)), docmill.StatusDone, t0)
+	if _, err := s.CancelJob(t.Context(), createAt(t, s, a, t0.Add(-5*time.Hour)).ID, t0); err != nil {
+		t.Fatalf("CancelJob: %v", err)
+	}
+
+	got, err := s.UnfinishedJobs(t.Context(), t0, 10)
+	if err != nil {
+		t.Fatalf("UnfinishedJobs: %v", err)
+	}
+	if want := []string{processing.ID, queued.ID}; !slices.Equal(ids(got), want) {
+		t.Errorf("UnfinishedJobs = %v, want %v (oldest first)", ids(got), want)
+	} else if got[0].Status != docmill.StatusProcessing {
+		t.Errorf("UnfinishedJobs[0] is %s, want processing", got[0].Status)
+	}
+	got, err = s.UnfinishedJobs(t.Context(), t0, 1)
+	if err != nil || !slices.Equal(ids(got), []string{processing.ID}) {
+		t.Errorf("UnfinishedJobs(limit 1) = %v, %v; want [%s]", ids(got), err, processing.ID)
+	}
+}
+
+func testNodes(t *testing.T, s docmill.Store) {
+	ctx := t.Context()
+	beat := func(id string, at time.Time) {
+		t.Helper()
+		if err := s.Heartbeat(ctx, id, at); err != nil {
+			t.Fatalf("Heartbeat(%s): %v", id, err)
+		}
+	}
+	beat("a", t0.Add(-time.Minute))
+	beat("b", t0.Add(-time.Minute))
+	beat("b", t0) // b is alive again
+	beat("c", t0.Add(-2*time.Minute))
+	beat("d", t0.Add(-time.Hour))
+	if err := s.ForgetNode(ctx, "d"); err != nil {
+		t.Fatalf("ForgetNode: %v", err)
+	}
+
+	got, err := s.ClaimDeadNodes(ctx, t0.Add(-time.Second))
+	slices.Sort(got)
+	if err != nil || !slices.Equal(got, []string{"a", "c"}) {
+		t.Fatalf("ClaimDeadNodes = %v, %v; want [a c]", got, err)
+	}
+	if got, err := s.ClaimDeadNodes(ctx, t0.Add(-time.Second)); err != nil || len(got) != 0 {
+		t.Errorf("second ClaimDeadNodes = %v, %v; want none: a dead node is claimed once", got, err)
+	}
+	if got, err := s.ClaimDeadNodes(ctx, t0.Add(time.Second)); err != nil || !slices.Equal(got, []string{"b"}) {
+		t.Errorf("ClaimDeadNodes after b's last beat = %v, %v; want [b]", got, err)
+	}
+}
+
+// testConcurrentClaims checks that nodes claiming at once each get a
+// different share of the dead nodes, and together all of them.
+func testConcurrentClaims(t *testing.T, s docmill.Store) {
+	const dead = 20
+	for i := range dead {
+		if err := s.Heartbeat(t.Context(), string(rune('A'+i)), t0.Add(-time.Hour)); err != nil {
+			t.Fatalf("Heartbeat: %v", err)
+		}
+	}
+	var mu sync.Mutex
+	var all []string
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Go(func() {
+			got, err := s.ClaimDeadNodes(t.Context(), t0)
+			if err != nil {
+				t.Errorf("ClaimDeadNodes: %v", err)
+			}
+			mu.Lock()
+			all = append(all, got...)
+			mu.Unlock()
+		})
+	}
+	wg.Wait()
+	slices.Sort(all)
+	if len(all) != dead || len(slices.Compact(slices.Clone(all))) != dead {
+		t.Errorf("claimed %d nodes (%v), want each of %d once", len(all), all, dead)
+	}
+}
