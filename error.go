@@ -35,6 +35,9 @@ const (
 	// CodeServiceUnavailable: a dependency of the server (database, file
 	// store, Redis) is down; the request may be retried later.
 	CodeServiceUnavailable Code = "service_unavailable"
+	// CodeWorkerLost: the node working a job died (or was cut off) on
+	// each of its attempts; the job failed uncharged and may be sent again.
+	CodeWorkerLost Code = "worker_lost"
 	// CodeRangeNotSatisfiable: no byte range a download asked for is
 	// inside the file.
 	CodeRangeNotSatisfiable Code = "range_not_satisfiable"

@@ -29,6 +29,7 @@ var statusOf = map[docmill.Code]int{
 	docmill.CodeRateLimited:         http.StatusTooManyRequests,
 	docmill.CodeQuotaExceeded:       http.StatusTooManyRequests,
 	docmill.CodeInternal:            http.StatusInternalServerError,
+	docmill.CodeWorkerLost:          http.StatusInternalServerError,
 	docmill.CodeEngineUnavailable:   http.StatusServiceUnavailable,
 	docmill.CodeProcessingTimeout:   http.StatusUnprocessableEntity,
 	docmill.CodeServiceUnavailable:  http.StatusServiceUnavailable,

@@ -92,6 +92,7 @@ func TestStatusOf(t *testing.T) {
 		docmill.CodeRateLimited:         429,
 		docmill.CodeQuotaExceeded:       429,
 		docmill.CodeInternal:            500,
+		docmill.CodeWorkerLost:          500,
 		docmill.CodeEngineUnavailable:   503,
 		docmill.CodeProcessingTimeout:   422,
 		docmill.CodeServiceUnavailable:  503,

@@ -29,9 +29,13 @@ func (w *janitorWorker[TTx]) Work(ctx context.Context, _ *river.Job[JanitorArgs]
 	return w.q.Sweep(ctx)
 }
 
-// Sweep removes expired results, leftover inputs and old job records once.
+// Sweep gives up the jobs whose queue entry is gone (settleOrphans), and
+// removes expired results, leftover inputs and old job records, once.
 func (q *Queue[TTx]) Sweep(ctx context.Context) error {
 	st, bl := q.cfg.Store, q.cfg.Blob
+	if err := q.settleOrphans(ctx); err != nil {
+		return err
+	}
 	for {
 		now := q.cfg.Now()
 		expired, err := st.ExpiredResults(ctx, now, janitorBatch)

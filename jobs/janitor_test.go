@@ -2,6 +2,7 @@ package jobs_test
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"strings"
 	"testing"
@@ -12,6 +13,7 @@ import (
 	"github.com/docmill/docmill/jobs"
 	"github.com/docmill/docmill/store/sqlite"
 	"github.com/riverqueue/river/riverdriver/riversqlite"
+	"github.com/riverqueue/river/rivermigrate"
 )
 
 // clock is a settable clock, the one fake the janitor test needs.
@@ -19,26 +21,49 @@ type clock struct{ t time.Time }
 
 func (c *clock) now() time.Time { return c.t }
 
-func TestSweep(t *testing.T) {
-	ctx := context.Background()
-	dir := t.TempDir()
-	st, err := sqlite.Open(ctx, dir+"/docmill.db", nil)
+// newQueue is an insert-only queue on st, with River's tables, enqueuing
+// the jobs st creates.
+func newQueue(t *testing.T, st *sqlite.Store, bucket docmill.BlobStore, clk *clock) *jobs.Queue[*sql.Tx] {
+	t.Helper()
+	m, err := rivermigrate.New(riversqlite.New(st.WriteDB()), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer st.Close()
-	bucket, err := blob.OpenDir(dir + "/blobs")
-	if err != nil {
+	if _, err := m.Migrate(t.Context(), rivermigrate.DirectionUp, nil); err != nil {
 		t.Fatal(err)
 	}
-	defer bucket.Close()
-	clk := &clock{t: time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)}
 	q, err := jobs.New(riversqlite.New(st.WriteDB()), jobs.Config{
 		Store: st, Blob: bucket, Registry: docmill.NewRegistry(), Now: clk.now,
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
+	st.SetEnqueue(q.InsertTx)
+	return q
+}
+
+// openData opens a store and a blob directory in a new directory.
+func openData(t *testing.T) (*sqlite.Store, *blob.Bucket) {
+	t.Helper()
+	dir := t.TempDir()
+	st, err := sqlite.Open(t.Context(), dir+"/docmill.db", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	bucket, err := blob.OpenDir(dir + "/blobs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { bucket.Close() })
+	return st, bucket
+}
+
+func TestSweep(t *testing.T) {
+	ctx := context.Background()
+	st, bucket := openData(t)
+	clk := &clock{t: time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)}
+	q := newQueue(t, st, bucket, clk)
 
 	acct := &docmill.Account{ID: "acct_1", Name: "a", Plan: docmill.PlanPro, CreatedAt: clk.t}
 	_, key := docmill.NewAPIKey(acct.ID, "k", clk.t)

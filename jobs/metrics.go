@@ -13,6 +13,9 @@ type metrics struct {
 	queueWait prometheus.Histogram
 	waitWakes *prometheus.CounterVec
 	listening prometheus.Gauge
+	// handedBack counts running jobs handed back to the queue because
+	// their worker node was lost.
+	handedBack prometheus.Counter
 }
 
 func newMetrics(reg prometheus.Registerer, st docmill.Store) *metrics {
@@ -35,9 +38,13 @@ func newMetrics(reg prometheus.Registerer, st docmill.Store) *metrics {
 			Name: "docmill_job_notifications_listening",
 			Help: "1 while this node hears every job finish of the cluster (PostgreSQL LISTEN), else 0.",
 		}),
+		handedBack: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "docmill_jobs_handed_back_total",
+			Help: "Running jobs this node handed back to the queue because their worker node died.",
+		}),
 	}
 	if reg != nil {
-		reg.MustRegister(m.duration, m.queueWait, m.waitWakes, m.listening, &depthCollector{store: st})
+		reg.MustRegister(m.duration, m.queueWait, m.waitWakes, m.listening, m.handedBack, &depthCollector{store: st})
 	}
 	return m
 }

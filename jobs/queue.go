@@ -59,6 +59,20 @@ type Config struct {
 	Registerer prometheus.Registerer
 	// Now is the clock (default time.Now); tests move it.
 	Now func() time.Time
+
+	// NodeID names this worker node in the store's heartbeats and as
+	// River's client (default: host name and a random suffix, new at each
+	// start).
+	NodeID string
+	// Heartbeat is how often a worker node proves it is alive and looks
+	// for dead nodes (default 2 s).
+	Heartbeat time.Duration
+	// NodeTimeout is how long a node may miss its heartbeat before it is
+	// taken for dead and its running jobs are handed back (default 8 s).
+	NodeTimeout time.Duration
+	// SoleWorker says this node is the only one working its database (the
+	// embedded server): at start it hands back every job left running.
+	SoleWorker bool
 }
 
 // Notifications is a source of the ids of jobs that reach a final status in
@@ -89,6 +103,10 @@ type Queue[TTx any] struct {
 	stopListen context.CancelFunc
 	listenDone chan struct{}
 
+	// stopNode stops the heartbeat, which closes nodeDone.
+	stopNode context.CancelFunc
+	nodeDone chan struct{}
+
 	mu      sync.Mutex
 	running map[string]context.CancelFunc
 }
@@ -106,11 +124,17 @@ func New[TTx any](driver riverdriver.Driver[TTx], cfg Config) (*Queue[TTx], erro
 	cfg.JobTimeout = orDefault(cfg.JobTimeout, 10*time.Minute)
 	cfg.RescueMargin = orDefault(cfg.RescueMargin, 30*time.Second)
 	cfg.JanitorInterval = orDefault(cfg.JanitorInterval, time.Minute)
+	cfg.Heartbeat = orDefault(cfg.Heartbeat, 2*time.Second)
+	cfg.NodeTimeout = orDefault(cfg.NodeTimeout, 8*time.Second)
+	if cfg.NodeID == "" {
+		cfg.NodeID = newNodeID()
+	}
 
 	q := &Queue[TTx]{cfg: cfg, notify: newNotifier(), running: map[string]context.CancelFunc{}}
 	q.metrics = newMetrics(cfg.Registerer, cfg.Store)
 
 	rc := &river.Config{
+		ID:                cfg.NodeID,
 		Logger:            riverLogger(cfg.Logger),
 		FetchPollInterval: cfg.PollInterval,
 		// River debounces fetches by this much; a worker that frees its slot
@@ -181,6 +205,9 @@ func (q *Queue[TTx]) Start(ctx context.Context) error {
 	if q.cfg.Workers == 0 {
 		return nil
 	}
+	if err := q.startNode(ctx); err != nil {
+		return fmt.Errorf("jobs: start node: %w", err)
+	}
 	return q.client.Start(ctx)
 }
 
@@ -203,10 +230,11 @@ func (q *Queue[TTx]) listenState(err error) {
 }
 
 // Stop stops fetching new jobs and waits for jobs in progress until ctx is
-// done; then it cancels them, and River retries them on the next start.
-// Last it stops listening for finished jobs.
+// done; then it cancels them, and they go back to the queue. Then the node
+// stops its heartbeat and, last, stops listening for finished jobs.
 func (q *Queue[TTx]) Stop(ctx context.Context) error {
 	err := q.stopWorkers(ctx)
+	q.stopNodeBeat()
 	if q.stopListen != nil {
 		q.stopListen()
 		<-q.listenDone

@@ -156,7 +156,7 @@ func (q *Queue[TTx]) fail(j *docmill.Job, err error, elapsed time.Duration) erro
 		// not retried, not charged.
 		e = docmill.Errorf(docmill.CodeProcessingTimeout, "Processing this file took longer than this tool's limit of %s.", q.toolTimeout(j.Tool))
 	}
-	if e.Code == docmill.CodeInternal {
+	if e.Code == docmill.CodeInternal || e.Code == docmill.CodeWorkerLost {
 		q.cfg.Logger.Error("job failed", "job_id", j.ID, "tool", j.Tool, "err", err)
 	} else {
 		// The input's fault: the cause, which may name paths, is for

@@ -128,6 +128,9 @@ func (s *sqliteDB) describe() string     { return "data in " + s.dir }
 func (s *sqliteDB) Close()               { s.st.Close() }
 
 func (s *sqliteDB) queue(cfg jobs.Config) (nodeQueue, error) {
+	// One server works an embedded database (it locks the data
+	// directory): jobs left running at its start were its own.
+	cfg.SoleWorker = true
 	q, err := jobs.New(riversqlite.New(s.st.WriteDB()), cfg)
 	if err != nil {
 		return nil, err
