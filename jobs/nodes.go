@@ -134,7 +134,9 @@ func (q *Queue[TTx]) handBack(ctx context.Context, lost func(*rivertype.JobRow) 
 		p.ID = append(p.ID, r.ID)
 		p.Error = append(p.Error, msg)
 		p.FinalizedAt = append(p.FinalizedAt, finalized)
-		p.ScheduledAt = append(p.ScheduledAt, now)
+		// Its first schedule keeps its place ahead of the jobs queued
+		// after it.
+		p.ScheduledAt = append(p.ScheduledAt, r.ScheduledAt)
 		p.State = append(p.State, string(state))
 	}
 	if len(p.ID) == 0 {

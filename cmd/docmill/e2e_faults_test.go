@@ -1,0 +1,152 @@
+package main
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/docmill/docmill/client"
+)
+
+// riverJob is how River sees a docmill job: its state and attempts.
+type riverJob struct {
+	state   string
+	attempt int
+}
+
+// riverJobs returns the River entries of the docmill jobs in dataDir's
+// embedded database, by docmill job id.
+func riverJobs(t *testing.T, dataDir string) map[string]riverJob {
+	t.Helper()
+	rows, err := openDB(t, dataDir).Query(`SELECT json_extract(json(args), '$.job_id'), state, attempt FROM river_job WHERE kind = 'docmill.process'`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	out := map[string]riverJob{}
+	for rows.Next() {
+		var id string
+		var r riverJob
+		if err := rows.Scan(&id, &r.state, &r.attempt); err != nil {
+			t.Fatal(err)
+		}
+		out[id] = r
+	}
+	return out
+}
+
+// awaitRiver waits until River runs job id on attempt n (or has finished
+// it after that attempt).
+func awaitRiver(t *testing.T, dataDir, id string, n int, timeout time.Duration) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for {
+		r := riverJobs(t, dataDir)[id]
+		if r.attempt >= n && r.state != "available" && r.state != "retryable" {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("job %s: River has %+v after %s, want attempt %d running", id, r, timeout, n)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// TestTripleKillGivesUp: a job whose server is killed with SIGKILL on each
+// of its three attempts ends failed with worker_lost as the server starts
+// again: uncharged, out of the account's jobs in flight, its input gone.
+func TestTripleKillGivesUp(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow")
+	}
+	dir := t.TempDir()
+	s := startChild(t, dir, "--workers", "1")
+	key := s.DevKey
+	ctx := context.Background()
+	j, _, err := s.client(key).Process(ctx, "merge-pdf", bigMerge(t), client.ProcessOptions{Prefer: "respond-async"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	awaitStatus(t, s.client(key), j.JobID, "processing")
+	for attempt := 1; attempt <= 3; attempt++ {
+		awaitRiver(t, dir, j.JobID, attempt, time.Minute)
+		s.kill(t)
+		if st := jobStatus(t, dir, j.JobID); st != "processing" {
+			t.Fatalf("attempt %d: killed too late: job is %s", attempt, st)
+		}
+		s = startChild(t, dir, "--workers", "1")
+	}
+	c := s.client(key)
+	got, err := c.Job(ctx, j.JobID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Status != "failed" || got.Error == nil || got.Error.Code != "worker_lost" {
+		t.Fatalf("after three kills and a restart: %s %+v, want failed worker_lost at once", got.Status, got.Error)
+	}
+	acct, err := c.Account(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u := acct["usage"].(map[string]any)
+	if u["operations_used"].(float64) != 0 || u["jobs_in_flight"].(float64) != 0 {
+		t.Errorf("usage %v, want nothing charged and nothing in flight", u)
+	}
+	assertNoInputs(t, dir)
+}
+
+// TestKillRecoversInSeconds: a server killed with SIGKILL while it works
+// through 20 async jobs runs the interrupted ones again within 10 s of its
+// restart (not after the job timeout), and every job ends done, charged
+// once.
+func TestKillRecoversInSeconds(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow")
+	}
+	dir := t.TempDir()
+	s := startChild(t, dir, "--workers", "2")
+	key := newKey(t, dir, "custom", "--rpm", "100000", "--in-flight", "100", "--ops", "1000000")
+	ctx := context.Background()
+	var ids []string
+	for i := 0; i < 20; i++ {
+		j, _, err := s.client(key).Process(ctx, "merge-pdf", bigMerge(t)[:6], client.ProcessOptions{Prefer: "respond-async"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, j.JobID)
+	}
+	awaitRiver(t, dir, ids[2], 1, time.Minute)
+	s.kill(t)
+	var interrupted []string
+	for id, r := range riverJobs(t, dir) {
+		if r.state == "running" {
+			interrupted = append(interrupted, id)
+		}
+	}
+	if len(interrupted) == 0 {
+		t.Fatal("no job was running at the kill")
+	}
+	s = startChild(t, dir, "--workers", "2")
+	restarted := time.Now()
+	for _, id := range interrupted {
+		awaitRiver(t, dir, id, 2, 10*time.Second)
+	}
+	t.Logf("%d interrupted jobs running again %s after the restart", len(interrupted), time.Since(restarted).Round(10*time.Millisecond))
+
+	c := s.client(key)
+	wctx, cancel := context.WithTimeout(ctx, 3*time.Minute)
+	defer cancel()
+	for _, id := range ids {
+		j, err := c.Wait(wctx, id, 250*time.Millisecond)
+		if err != nil || j.Status != "done" {
+			t.Fatalf("job %s: %+v %v", id, j, err)
+		}
+	}
+	acct, err := c.Account(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if u := acct["usage"].(map[string]any); u["operations_used"].(float64) != 20 {
+		t.Errorf("usage %v, want 20 operations: each job charged once", u)
+	}
+}
