@@ -191,6 +191,9 @@ func (q *Queue[TTx]) InsertTx(ctx context.Context, tx TTx, j *docmill.Job) error
 	return err
 }
 
+// NodeID names this node in heartbeats and as River's client.
+func (q *Queue[TTx]) NodeID() string { return q.cfg.NodeID }
+
 // Start begins listening for finished jobs (if Config.Notifications is
 // set) and working jobs (unless the queue is insert-only).
 func (q *Queue[TTx]) Start(ctx context.Context) error {

@@ -74,6 +74,7 @@ type nodeQueue interface {
 	docmill.Queue
 	Start(ctx context.Context) error
 	Stop(ctx context.Context) error
+	NodeID() string
 }
 
 // errNotMigrated says how to get out of an unmigrated database.

@@ -118,8 +118,8 @@ func TestCluster(t *testing.T) {
 	if testing.Short() {
 		t.Skip("cluster test in -short mode")
 	}
-	// Workers rescue a dead worker's jobs after --job-timeout plus
-	// --rescue-margin; short ones keep the test short.
+	// Node heartbeats hand back a dead worker's jobs within about 10 s;
+	// River's own rescue (--job-timeout plus --rescue-margin) is the net.
 	c := startCluster(t, 2, 2, "--job-timeout", "20s", "--rescue-margin", "2s", "--workers", "2")
 	key := c.key(t, "custom", "--rpm", "100000", "--in-flight", "1000", "--ops", "100000")
 	files := map[string][]byte{}

@@ -2,10 +2,12 @@ package main
 
 import (
 	"context"
+	"regexp"
 	"testing"
 	"time"
 
 	"github.com/docmill/docmill/client"
+	"github.com/jackc/pgx/v5"
 )
 
 // riverJob is how River sees a docmill job: its state and attempts.
@@ -148,5 +150,102 @@ func TestKillRecoversInSeconds(t *testing.T) {
 	}
 	if u := acct["usage"].(map[string]any); u["operations_used"].(float64) != 20 {
 		t.Errorf("usage %v, want 20 operations: each job charged once", u)
+	}
+}
+
+// nodeRE finds a node's id in its start-up line.
+var nodeRE = regexp.MustCompile(`serving on .*, node (\S+)$`)
+
+// nodeID is the node id that s printed when it started.
+func (s *testServer) nodeID(t *testing.T) string {
+	t.Helper()
+	s.out.mu.Lock()
+	defer s.out.mu.Unlock()
+	for _, l := range s.out.lines {
+		if m := nodeRE.FindStringSubmatch(l); m != nil {
+			return m[1]
+		}
+	}
+	t.Fatal("the node printed no id")
+	return ""
+}
+
+// TestClusterWorkerDeath: in a cluster, the jobs of a worker node killed
+// with SIGKILL run again on another node within 15 s of its death, with
+// no restart, and every job ends done, charged once.
+func TestClusterWorkerDeath(t *testing.T) {
+	if testing.Short() {
+		t.Skip("cluster test in -short mode")
+	}
+	c := startCluster(t, 1, 2, "--workers", "2")
+	key := c.key(t, "custom", "--rpm", "100000", "--in-flight", "100", "--ops", "100000")
+	ctx := context.Background()
+	db, err := pgx.Connect(ctx, c.dbURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close(ctx)
+	api := c.apis[0].client(key)
+	var ids []string
+	for i := 0; i < 6; i++ {
+		j, _, err := api.Process(ctx, "merge-pdf", bigMerge(t)[:9], client.ProcessOptions{Prefer: "respond-async"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, j.JobID)
+	}
+
+	// The jobs that worker 0 runs, once it runs any.
+	victim := c.workers[0].nodeID(t)
+	var lost []int64
+	deadline := time.Now().Add(time.Minute)
+	for len(lost) == 0 {
+		rows, err := db.Query(ctx, `SELECT id FROM river_job WHERE kind = 'docmill.process' AND state = 'running' AND attempted_by[array_length(attempted_by, 1)] = $1`, victim)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lost, err = pgx.CollectRows(rows, pgx.RowTo[int64])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("worker 0 ran no job within a minute")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	c.workers[0].kill(t)
+	killed := time.Now()
+	for _, id := range lost {
+		for {
+			var state string
+			var attempt int
+			if err := db.QueryRow(ctx, `SELECT state, attempt FROM river_job WHERE id = $1`, id).Scan(&state, &attempt); err != nil {
+				t.Fatal(err)
+			}
+			if attempt >= 2 && state != "available" {
+				break
+			}
+			if time.Since(killed) > 15*time.Second {
+				t.Fatalf("River job %d: %s, attempt %d, 15 s after its node died", id, state, attempt)
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
+	t.Logf("%d jobs of the dead node running again %s after its death", len(lost), time.Since(killed).Round(10*time.Millisecond))
+
+	wctx, cancel := context.WithTimeout(ctx, 3*time.Minute)
+	defer cancel()
+	for _, id := range ids {
+		j, err := api.Wait(wctx, id, 250*time.Millisecond)
+		if err != nil || j.Status != "done" {
+			t.Fatalf("job %s: %+v %v", id, j, err)
+		}
+	}
+	acct, err := api.Account(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if u := acct["usage"].(map[string]any); u["operations_used"].(float64) != float64(len(ids)) {
+		t.Errorf("usage %v, want %d operations: each job charged once", u, len(ids))
 	}
 }

@@ -279,7 +279,7 @@ func (n *node) run(ctx context.Context, env *environment, ln net.Listener, baseU
 	if listen != baseURL {
 		listen += " (public URL " + baseURL + ")"
 	}
-	fmt.Fprintf(env.stdout, "docmill: serving on %s, role %s, %s\n", listen, f.role, n.where)
+	fmt.Fprintf(env.stdout, "docmill: serving on %s, role %s, %s, node %s\n", listen, f.role, n.where, n.q.NodeID())
 	n.log.Info("serving", "addr", ln.Addr().String(), "base_url", baseURL, "role", f.role)
 
 	select {
