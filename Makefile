@@ -39,8 +39,7 @@ lint:
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	if [ -n "$$unformatted" ]; then echo "gofmt needed:"; echo "$$unformatted"; exit 1; fi
 	$(GO) vet ./...
-	@command -v staticcheck >/dev/null || $(GO) install honnef.co/go/tools/cmd/staticcheck@latest
-	$$( command -v staticcheck || echo $$($(GO) env GOPATH)/bin/staticcheck ) ./...
+	$(GO) tool staticcheck ./...
 
 # bench prints the figures the issues ask for (benchmarks, never pass/fail
 # on time): rotate-pdf in-process; rotate-pdf p50 run in this process

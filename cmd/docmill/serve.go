@@ -54,7 +54,7 @@ func (f *serveFlags) register(fs *flag.FlagSet) {
 	f.data.register(fs)
 	fs.StringVar(&f.addr, "addr", ":8080", "address to listen on")
 	fs.StringVar(&f.baseURL, "base-url", "", "public URL of the API, used in job links (default: http://localhost:<port>)")
-	fs.StringVar(&f.cdnURL, "cdn-url", "", "public URL that result files are downloaded from (default: --base-url)")
+	fs.StringVar(&f.cdnURL, "cdn-url", "", "public URL that result files are downloaded from (default: --base-url; with an s3:// --blob-url, presigned links to the bucket)")
 	fs.StringVar(&f.signup, "signup", "closed", "open: anyone may POST /v1/signup for a Free key; closed: keys come from `docmill keys`")
 	fs.StringVar(&f.role, "role", "all", "all: API and workers; api: API only; worker: workers only")
 	fs.IntVar(&f.workers, "workers", runtime.NumCPU(), "jobs worked at once by this process")

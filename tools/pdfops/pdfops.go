@@ -46,7 +46,7 @@ const (
 // so the stages in between check the context too.
 const timeout = 2 * time.Minute
 
-// pdfContentType is what both tools accept and produce.
+// pdfContentType is the type of the PDFs these tools read and write.
 const pdfContentType = "application/pdf"
 
 // disableConfigDir stops pdfcpu from creating and reading a configuration

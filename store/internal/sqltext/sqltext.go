@@ -1,10 +1,9 @@
-package sqltext
-
 // Package sqltext is the SQL of docmill's stores, in one place. Every
 // statement is portable: SQLite and PostgreSQL both accept it unchanged ($n
 // placeholders, BIGINT unix milliseconds, TEXT JSON, INSERT ... ON
 // CONFLICT), so store/sqlite and store/postgres run the same text. Status
 // literals match the docmill.Status constants.
+package sqltext
 
 const (
 	CreateMigrations = `CREATE TABLE IF NOT EXISTS schema_migrations (
