@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/docmill/docmill"
+	"github.com/docmill/docmill/diskspace"
 	"github.com/docmill/docmill/httpapi"
 	"github.com/docmill/docmill/jobs"
 	"github.com/docmill/docmill/ratelimit"
@@ -48,6 +49,7 @@ type serveFlags struct {
 	redisURL        string
 	devKey          bool
 	migrate         bool
+	minFree         diskspace.Threshold
 }
 
 func (f *serveFlags) register(fs *flag.FlagSet) {
@@ -84,6 +86,8 @@ func (f *serveFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.logLevel, "log-level", "info", "debug, info, warn or error")
 	fs.StringVar(&f.redisURL, "redis-url", "", "Redis URL (redis://host:6379/0) for rate limits shared by every API node; empty: limits kept in this process")
 	fs.BoolVar(&f.devKey, "dev-key", true, "on first start with no keys, create a Pro key named dev and print it")
+	f.minFree = diskspace.DefaultThreshold
+	fs.Var(&f.minFree, "min-free-space", "free space to keep on the local file store and scratch directory: a size (1GB, 512MB), a percentage of the file system (5%), or both (the smaller wins); below it /readyz is not ready and uploads that would not fit are refused with 507")
 }
 
 func (f *serveFlags) validate() error {
@@ -125,6 +129,13 @@ func serve(ctx context.Context, env *environment, args []string) error {
 	log, err := newLogger(env.stderr, f.logLevel)
 	if err != nil {
 		return err
+	}
+	if f.data.databaseURL == "" && f.role != "api" {
+		unlock, err := lockDataDir(f.data.dataDir)
+		if err != nil {
+			return err
+		}
+		defer unlock() // last: after the database and the queue closed
 	}
 	db, err := openDatabase(ctx, &f.data, f.migrate)
 	if err != nil {
@@ -196,7 +207,7 @@ func serve(ctx context.Context, env *environment, args []string) error {
 		Plans: docmill.DefaultPlans(), BaseURL: baseURL, CDNURL: f.cdnURL, SigningKey: []byte(secret),
 		Signup: f.signup == "open", SyncBudget: f.syncBudget, MaxUploadBytes: f.maxUploadMB << 20, UploadIdleTimeout: f.uploadIdle,
 		Limits: f.engines.limits, Ready: engineChecks(registry, jail), Logger: log, Registerer: reg, Gatherer: reg,
-		Web: web.Handler(),
+		Web: web.Handler(), Space: f.space(),
 	})
 	var handler http.Handler = api
 	if f.role == "worker" {
@@ -204,6 +215,24 @@ func serve(ctx context.Context, env *environment, args []string) error {
 	}
 	n.srv = &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
 	return n.run(ctx, env, ln, baseURL)
+}
+
+// space is the guard of this node's local areas, or nil when it writes to
+// none: the file store when it is a directory (uploads land there), and
+// the scratch directory on a node that works jobs. A bucket (S3) has no
+// free space to watch.
+func (f *serveFlags) space() docmill.SpaceGuard {
+	var areas []diskspace.Area
+	if f.data.blobURL == "" {
+		areas = append(areas, diskspace.Area{Name: "files", Path: f.data.blobDir(), Uploads: true})
+	}
+	if f.role != "api" {
+		areas = append(areas, diskspace.Area{Name: "scratch", Path: f.data.scratch()})
+	}
+	if len(areas) == 0 {
+		return nil
+	}
+	return &diskspace.Guard{Min: f.minFree, Areas: areas}
 }
 
 // closingLimiter is a rate limiter the node closes when it stops.
