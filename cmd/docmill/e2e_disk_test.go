@@ -240,8 +240,15 @@ func TestDiskFull(t *testing.T) {
 		t.Fatalf("charged %d operations for %d done jobs after the refusals", got, len(done))
 	}
 
-	// Free space through the API (deleting results) and remove the
-	// filler: ready again, and jobs run.
+	testSpaceFreed(t, s, c, dir, done)
+}
+
+// testSpaceFreed frees space through the API (deleting half the results)
+// and removes the filler: the server is ready again, and jobs run and are
+// charged.
+func testSpaceFreed(t *testing.T, s *testServer, c *client.Client, dir string, done []string) {
+	t.Helper()
+	ctx := context.Background()
 	for _, id := range done[:len(done)/2] {
 		if _, err := c.Cancel(ctx, id); err != nil {
 			t.Fatal(err)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -130,13 +131,11 @@ func serve(ctx context.Context, env *environment, args []string) error {
 	if err != nil {
 		return err
 	}
-	if f.data.databaseURL == "" && f.role != "api" {
-		unlock, err := lockDataDir(f.data.dataDir)
-		if err != nil {
-			return err
-		}
-		defer unlock() // last: after the database and the queue closed
+	unlock, err := f.lockData()
+	if err != nil {
+		return err
 	}
+	defer unlock() // last: after the database and the queue closed
 	db, err := openDatabase(ctx, &f.data, f.migrate)
 	if err != nil {
 		return err
@@ -150,12 +149,7 @@ func serve(ctx context.Context, env *environment, args []string) error {
 	defer bucket.Close()
 
 	jail := f.jail.jail()
-	if w := unsafeWarning(jail); w != "" && jail.Ready() {
-		log.Warn(w)
-		fmt.Fprintln(env.stderr, "docmill: WARNING:", w)
-	} else if !jail.Ready() {
-		log.Error("engines unavailable: their jail cannot be set up (start with --unsafe-no-sandbox on a development machine)", "why", jail.Why())
-	}
+	warnJail(jail, log, env)
 	f.engines.limits.EngineMemory = f.jail.memory
 	f.engines.scratch = f.data.scratch()
 	registry, closeTools, err := f.registry(jail)
@@ -179,24 +173,16 @@ func serve(ctx context.Context, env *environment, args []string) error {
 	if err := os.MkdirAll(f.data.scratch(), 0o700); err != nil {
 		return err
 	}
-	secret, err := st.Setting(ctx, "url_signing_key", randomHex(32))
+	secret, err := f.setUp(ctx, st, env)
 	if err != nil {
 		return err
-	}
-	if f.devKey && f.role != "worker" {
-		if err := createDevKey(ctx, st, env); err != nil {
-			return err
-		}
 	}
 
 	ln, err := net.Listen("tcp", f.addr)
 	if err != nil {
 		return err
 	}
-	baseURL := f.baseURL
-	if baseURL == "" {
-		baseURL = localURL(ln.Addr())
-	}
+	baseURL := cmp.Or(f.baseURL, localURL(ln.Addr()))
 	limiter, checks, err := f.limiter()
 	if err != nil {
 		return err
@@ -215,6 +201,42 @@ func serve(ctx context.Context, env *environment, args []string) error {
 	}
 	n.srv = &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
 	return n.run(ctx, env, ln, baseURL)
+}
+
+// setUp returns the deployment's URL signing key, made on the first start
+// of any node, and creates the development key (--dev-key) on a node that
+// serves the API.
+func (f *serveFlags) setUp(ctx context.Context, st docmill.Store, env *environment) (secret string, err error) {
+	secret, err = st.Setting(ctx, "url_signing_key", randomHex(32))
+	if err != nil {
+		return "", err
+	}
+	if f.devKey && f.role != "worker" {
+		if err := createDevKey(ctx, st, env); err != nil {
+			return "", err
+		}
+	}
+	return secret, nil
+}
+
+// warnJail says, at start-up, when engines run unconfined or not at all.
+func warnJail(jail *sandbox.Jail, log *slog.Logger, env *environment) {
+	if w := unsafeWarning(jail); w != "" && jail.Ready() {
+		log.Warn(w)
+		fmt.Fprintln(env.stderr, "docmill: WARNING:", w)
+	} else if !jail.Ready() {
+		log.Error("engines unavailable: their jail cannot be set up (start with --unsafe-no-sandbox on a development machine)", "why", jail.Why())
+	}
+}
+
+// lockData takes the data directory's lock (lockDataDir) on a node that
+// works the jobs of an embedded (SQLite) data directory; elsewhere unlock
+// does nothing.
+func (f *serveFlags) lockData() (unlock func(), err error) {
+	if f.data.databaseURL != "" || f.role == "api" {
+		return func() {}, nil
+	}
+	return lockDataDir(f.data.dataDir)
 }
 
 // space is the guard of this node's local areas, or nil when it writes to
