@@ -3,6 +3,7 @@ package docmill
 import (
 	"errors"
 	"fmt"
+	"syscall"
 )
 
 // Code is a machine-readable error code; clients switch on it.
@@ -44,6 +45,10 @@ const (
 	// CodePreconditionFailed: a conditional request's precondition
 	// (If-Match, If-Unmodified-Since) does not hold.
 	CodePreconditionFailed Code = "precondition_failed"
+	// CodeInsufficientStorage: the server has too little free disk space
+	// to take or finish the request right now; it is not the input's
+	// fault, and the request may be retried later (Retry-After).
+	CodeInsufficientStorage Code = "insufficient_storage"
 )
 
 // FieldError names one invalid form field or parameter.
@@ -94,24 +99,30 @@ func Internal(err error) *Error {
 	return &Error{Code: CodeInternal, Message: "An internal error occurred; please retry.", Err: err}
 }
 
-// ErrorCode returns the code of err: the Code of an *Error in its chain, or
-// CodeInternal for any other non-nil error.
+// ErrorCode returns the code of err: the Code of an *Error in its chain,
+// CodeInsufficientStorage for an internal or unknown error caused by a full
+// disk (IsNoSpace), or CodeInternal for any other non-nil error.
 func ErrorCode(err error) Code {
 	if err == nil {
 		return ""
 	}
-	var e *Error
-	if errors.As(err, &e) {
-		return e.Code
-	}
-	return CodeInternal
+	return AsError(err).Code
 }
 
 // AsError returns err as an *Error, wrapping unknown errors as internal.
+// An internal or unknown error caused by a full disk (IsNoSpace) is
+// insufficient_storage instead: a write that found no room is the
+// server's state, not a bug, and retrying it at once would fail again.
 func AsError(err error) *Error {
 	var e *Error
 	if errors.As(err, &e) {
+		if e.Code == CodeInternal && IsNoSpace(e.Err) {
+			return InsufficientStorage(e.Err)
+		}
 		return e
+	}
+	if IsNoSpace(err) {
+		return InsufficientStorage(err)
 	}
 	return Internal(err)
 }
@@ -124,3 +135,26 @@ var ErrUnreadable = errors.New("docmill: the document could not be read")
 
 // ErrNotFound is returned by stores when a record does not exist.
 var ErrNotFound = &Error{Code: CodeNotFound, Message: "Not found."}
+
+// StorageRetryAfter is the Retry-After, in seconds, of an
+// insufficient_storage answer: space comes back when the janitor removes
+// expired results or an operator frees it, not in a moment.
+const StorageRetryAfter = 60
+
+// InsufficientStorage wraps err, a write that found no free space, as an
+// insufficient_storage error whose public message reveals nothing of it
+// (no path, no device).
+func InsufficientStorage(err error) *Error {
+	return &Error{
+		Code:       CodeInsufficientStorage,
+		Message:    "The server is short of storage space for this request right now; please retry later.",
+		RetryAfter: StorageRetryAfter,
+		Err:        err,
+	}
+}
+
+// IsNoSpace reports whether err says that a file system had no room left
+// (ENOSPC anywhere in its chain). Stores whose engines report a full disk
+// otherwise (SQLite's SQLITE_FULL) wrap syscall.ENOSPC into their errors
+// so that this one test holds for every write.
+func IsNoSpace(err error) bool { return errors.Is(err, syscall.ENOSPC) }

@@ -3,8 +3,10 @@ package docmill
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -20,6 +22,9 @@ func TestErrorCode(t *testing.T) {
 		{"docmill error", ErrNotFound, CodeNotFound},
 		{"wrapped", fmt.Errorf("store: %w", ErrQuotaExceeded), CodeQuotaExceeded},
 		{"param", param, CodeInvalidParameter},
+		{"full disk", &fs.PathError{Op: "write", Path: "/data/tmp/x", Err: syscall.ENOSPC}, CodeInsufficientStorage},
+		{"internal, full disk", Internal(fmt.Errorf("put: %w", syscall.ENOSPC)), CodeInsufficientStorage},
+		{"client error, full disk", &Error{Code: CodeInvalidDocument, Err: syscall.ENOSPC}, CodeInvalidDocument},
 	}
 	for _, tt := range tests {
 		if got := ErrorCode(tt.err); got != tt.want {
@@ -39,6 +44,10 @@ func TestAsErrorHidesInternals(t *testing.T) {
 	}
 	if got := AsError(ErrNotFound); got != ErrNotFound {
 		t.Errorf("AsError(ErrNotFound) = %v", got)
+	}
+	full := AsError(&fs.PathError{Op: "write", Path: "/srv/docmill/blobs/x", Err: syscall.ENOSPC})
+	if full.Code != CodeInsufficientStorage || full.RetryAfter != StorageRetryAfter || strings.Contains(full.Message, "/srv") || !IsNoSpace(full) {
+		t.Errorf("AsError(ENOSPC) = %+v", full)
 	}
 }
 

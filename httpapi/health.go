@@ -12,8 +12,11 @@ func (s *Server) handleHealthz(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
 }
 
-// handleReadyz checks the database, the blob store and the engines; any
-// failure makes the node not ready (503).
+// handleReadyz checks the database, the blob store, the further checks
+// (Redis) and the free space of the local areas (Config.Space); any
+// failure, or an area below its minimum free space, makes the node not
+// ready (503). The engines are reported; a missing one only makes its
+// tools unavailable.
 func (s *Server) handleReadyz(w http.ResponseWriter, r *http.Request) {
 	ctx, cancel := context.WithTimeout(r.Context(), 3*time.Second)
 	defer cancel()
@@ -34,6 +37,18 @@ func (s *Server) handleReadyz(w http.ResponseWriter, r *http.Request) {
 			s.log.Warn("readyz: "+name, "err", err)
 		}
 	}
+	var disks map[string]docmill.DiskSpace
+	if s.cfg.Space != nil {
+		disks = map[string]docmill.DiskSpace{}
+		checks["disk"] = "ok"
+		for _, d := range s.cfg.Space.Check() {
+			disks[d.Name] = d
+			if !d.OK {
+				checks["disk"], ready = "low", false
+				s.log.Warn("readyz: disk space low", "area", d.Name, "free_bytes", d.FreeBytes, "min_free_bytes", d.MinFreeBytes)
+			}
+		}
+	}
 	engines := map[string]docmill.EngineStatus{}
 	if s.cfg.Ready != nil {
 		engines = s.cfg.Ready(ctx)
@@ -43,6 +58,9 @@ func (s *Server) handleReadyz(w http.ResponseWriter, r *http.Request) {
 		status = http.StatusServiceUnavailable
 	}
 	body := map[string]any{"status": "ready", "checks": checks, "engines": engines}
+	if disks != nil {
+		body["disk"] = disks
+	}
 	if !ready {
 		body["status"] = "not ready"
 	}

@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -96,6 +97,11 @@ func toolOperation(t *docmill.Tool) obj {
 		"responses": withErrors(obj{
 			"200": obj{"description": "Done within the sync budget.", "content": obj{"application/json": obj{"schema": ref("Job")}}},
 			"202": obj{"description": "Accepted; poll Location.", "content": obj{"application/json": obj{"schema": ref("Job")}}},
+			"507": obj{
+				"description": "insufficient_storage: the server is short of disk space for the upload or the job (refused before the body is read when Content-Length does not fit); not charged; retry after Retry-After seconds.",
+				"headers":     obj{"Retry-After": obj{"schema": obj{"type": "integer"}, "description": "seconds"}},
+				"content":     obj{"application/problem+json": obj{"schema": ref("Problem")}},
+			},
 		}),
 	}
 }
@@ -159,8 +165,19 @@ func jobSchema() obj {
 func problemSchema() obj {
 	return obj{"type": "object", "required": []string{"type", "title", "status", "code", "request_id"}, "properties": obj{
 		"type": obj{"type": "string"}, "title": obj{"type": "string"}, "status": obj{"type": "integer"},
-		"detail": obj{"type": "string"}, "code": obj{"type": "string"}, "request_id": obj{"type": "string"},
+		"detail": obj{"type": "string"}, "code": obj{"type": "string", "enum": errorCodes()}, "request_id": obj{"type": "string"},
 		"job_id": obj{"type": "string"},
 		"errors": obj{"type": "array", "items": obj{"type": "object", "properties": obj{"field": obj{"type": "string"}, "message": obj{"type": "string"}}}},
 	}}
+}
+
+// errorCodes lists every error code, from the one table of statuses, so
+// that the document names each code a client may meet.
+func errorCodes() []string {
+	codes := make([]string, 0, len(statusOf))
+	for c := range statusOf {
+		codes = append(codes, string(c))
+	}
+	slices.Sort(codes)
+	return codes
 }

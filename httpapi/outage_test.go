@@ -90,6 +90,8 @@ func TestWriteErrorOutage(t *testing.T) {
 		{"unwrapped error, dependency down", fmt.Errorf("blob: %w", refused), 503, docmill.CodeServiceUnavailable, "5"},
 		{"internal, other cause", docmill.Internal(errors.New("bug")), 500, docmill.CodeInternal, ""},
 		{"client error with a network cause", &docmill.Error{Code: docmill.CodeInvalidRequest, Message: "The upload was interrupted.", Err: refused}, 400, docmill.CodeInvalidRequest, ""},
+		{"internal, disk full", docmill.Internal(&fs.PathError{Op: "write", Path: "/" + secret, Err: syscall.ENOSPC}), 507, docmill.CodeInsufficientStorage, "60"},
+		{"failed job's record, disk full", &docmill.Error{Code: docmill.CodeInsufficientStorage, Message: "short of space"}, 507, docmill.CodeInsufficientStorage, "60"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -108,6 +110,9 @@ func TestWriteErrorOutage(t *testing.T) {
 			}
 			if got := w.Header().Get("Retry-After"); got != tc.retryAfter {
 				t.Errorf("Retry-After = %q, want %q", got, tc.retryAfter)
+			}
+			if strings.Contains(w.Body.String(), secret) {
+				t.Errorf("body shows the cause: %s", w.Body)
 			}
 			if tc.code != docmill.CodeServiceUnavailable {
 				return

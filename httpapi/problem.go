@@ -35,6 +35,7 @@ var statusOf = map[docmill.Code]int{
 	docmill.CodeServiceUnavailable:  http.StatusServiceUnavailable,
 	docmill.CodeRangeNotSatisfiable: http.StatusRequestedRangeNotSatisfiable,
 	docmill.CodePreconditionFailed:  http.StatusPreconditionFailed,
+	docmill.CodeInsufficientStorage: http.StatusInsufficientStorage,
 }
 
 // StatusOf returns the HTTP status for an error code (500 if unknown).
@@ -81,11 +82,18 @@ func (s *Server) writeJobError(w http.ResponseWriter, r *http.Request, err error
 		s.log.Error("internal error", "request_id", requestID(r.Context()), "method", r.Method, "path", r.URL.Path, "err", e.Err)
 	case e.Code == docmill.CodeServiceUnavailable && e.Err != nil:
 		s.log.Warn("dependency unavailable", "request_id", requestID(r.Context()), "method", r.Method, "path", r.URL.Path, "err", e.Err)
+	case e.Code == docmill.CodeInsufficientStorage && e.Err != nil:
+		s.log.Warn("insufficient storage", "request_id", requestID(r.Context()), "method", r.Method, "path", r.URL.Path, "err", e.Err)
 	}
 	h := w.Header()
 	h.Set("Content-Type", "application/problem+json")
-	if e.RetryAfter > 0 {
-		h.Set("Retry-After", strconv.Itoa(e.RetryAfter))
+	retryAfter := e.RetryAfter
+	if retryAfter <= 0 && e.Code == docmill.CodeInsufficientStorage {
+		// A failed job's record keeps no Retry-After; the wait is the code's.
+		retryAfter = docmill.StorageRetryAfter
+	}
+	if retryAfter > 0 {
+		h.Set("Retry-After", strconv.Itoa(retryAfter))
 	}
 	if status == http.StatusUnauthorized {
 		h.Set("WWW-Authenticate", `Bearer realm="docmill"`)

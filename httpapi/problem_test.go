@@ -12,6 +12,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -98,6 +99,7 @@ func TestStatusOf(t *testing.T) {
 		docmill.CodeServiceUnavailable:  503,
 		docmill.CodeRangeNotSatisfiable: 416,
 		docmill.CodePreconditionFailed:  412,
+		docmill.CodeInsufficientStorage: 507,
 	}
 	if len(want) != len(statusOf) {
 		t.Errorf("statusOf has %d entries, this test expects %d: update the test", len(statusOf), len(want))
@@ -261,5 +263,27 @@ func TestMuxProblems(t *testing.T) {
 		if tc.status == http.StatusMethodNotAllowed && w.Header().Get("Allow") == "" {
 			t.Errorf("%s %s: no Allow header", tc.method, tc.path)
 		}
+	}
+}
+
+// TestOpenAPIErrorCodes: the OpenAPI document's Problem schema names every
+// code of the status table, insufficient_storage included.
+func TestOpenAPIErrorCodes(t *testing.T) {
+	s := NewServer(Config{Registry: docmill.NewRegistry(), Logger: slog.New(slog.DiscardHandler)})
+	var doc struct {
+		Components struct {
+			Schemas map[string]struct {
+				Properties struct {
+					Code struct {
+						Enum []string `json:"enum"`
+					} `json:"code"`
+				} `json:"properties"`
+			} `json:"schemas"`
+		} `json:"components"`
+	}
+	get(t, s, "/v1/openapi.json", &doc)
+	codes := doc.Components.Schemas["Problem"].Properties.Code.Enum
+	if len(codes) != len(statusOf) || !slices.Contains(codes, string(docmill.CodeInsufficientStorage)) {
+		t.Errorf("Problem.code enum %v", codes)
 	}
 }

@@ -82,6 +82,14 @@ func (s *Server) processNew(w http.ResponseWriter, r *http.Request, tool *docmil
 		return
 	}
 
+	// Refuse, before reading the body, an upload the local file store has
+	// no room for (Content-Length, or -1 when the body is chunked).
+	if s.cfg.Space != nil {
+		if err := s.cfg.Space.Admit(r.ContentLength); err != nil {
+			s.writeError(w, r, err)
+			return
+		}
+	}
 	jobID := docmill.NewJobID()
 	up, err := s.readUpload(ctx, w, r, tool, jobID, s.fileLimit(c.plan), s.cfg.Blob)
 	if err != nil {

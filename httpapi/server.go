@@ -55,6 +55,12 @@ type Config struct {
 	// Checks are further dependencies whose failure makes the node not
 	// ready (Redis), by name.
 	Checks map[string]func(context.Context) error
+	// Space, when set, holds the node's local file systems (the embedded
+	// file store, the scratch directory) to a minimum of free space:
+	// /readyz reports them and is not ready while one is below it, and
+	// an upload that would not fit with the minimum to spare is refused
+	// with 507 before its body is read. nil: nothing local to watch.
+	Space docmill.SpaceGuard
 	// Web, when set, serves the web interface at "/" and "/static/".
 	Web http.Handler
 

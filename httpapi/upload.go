@@ -190,7 +190,8 @@ func totalTooLarge(limit int64) func(string) error {
 // sink within limit bytes; past it, the error is tooLarge's. A failure of
 // the request body is the client's (400, the upload was interrupted); any
 // other is the sink's, internal, which writeError answers with 503 when
-// the store is unreachable (isOutage).
+// the store is unreachable (isOutage) and with 507 insufficient_storage
+// when its disk is full (docmill.IsNoSpace).
 func storePart(ctx context.Context, sink fileSink, part *multipart.Part, tool *docmill.Tool, jobID string, index int, limit int64, tooLarge func(string) error) (docmill.InputFile, string, error) {
 	br := bufio.NewReaderSize(part, sniffLen)
 	head, err := br.Peek(sniffLen)

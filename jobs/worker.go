@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/docmill/docmill"
+	"github.com/docmill/docmill/diskspace"
 	"github.com/riverqueue/river"
 )
 
@@ -34,8 +35,9 @@ func (w *processWorker[TTx]) Timeout(rj *river.Job[ProcessArgs]) time.Duration {
 }
 
 // Work runs one attempt of a job. Failures caused by the input end the job
-// as failed at once; other failures are returned so River retries them, and
-// on the last attempt they end the job as failed with code internal. A job
+// as failed at once; so does a full disk (insufficient_storage, see
+// attempt); other failures are returned so River retries them, and on the
+// last attempt they end the job as failed with code internal. A job
 // stopped by a shutdown is snoozed, not charged an attempt.
 func (w *processWorker[TTx]) Work(ctx context.Context, rj *river.Job[ProcessArgs]) error {
 	q := w.q
@@ -59,6 +61,11 @@ func (w *processWorker[TTx]) Work(ctx context.Context, rj *river.Job[ProcessArgs
 		return nil
 	case errors.Is(ctx.Err(), context.Canceled) && !q.canceled(j.ID):
 		return river.JobSnooze(time.Second) // shutdown: run it again later
+	case docmill.IsNoSpace(err):
+		// A full disk (scratch directory, file store, database) is not
+		// fixed by retrying at once: fail as insufficient_storage, not
+		// charged, and let the client retry once space is back.
+		return q.fail(j, err, 0)
 	case rj.Attempt < rj.MaxAttempts:
 		q.cfg.Logger.Warn("job attempt failed; retrying", "job_id", j.ID, "tool", j.Tool, "attempt", rj.Attempt, "err", err)
 		return err
@@ -85,12 +92,32 @@ func (q *Queue[TTx]) attempt(ctx context.Context, j *docmill.Job) error {
 	out, err := q.run(ctx, j, dir)
 	elapsed := time.Since(started)
 	if err != nil {
+		if scratchFull(dir) {
+			// The engine ran out of room (its own error says only that it
+			// failed): the disk's fault, not the input's.
+			err = docmill.InsufficientStorage(fmt.Errorf("scratch file system full after: %w", err))
+		}
+		// Space goes back before the failure is recorded: on a full disk
+		// the record itself needs room.
+		_ = os.RemoveAll(dir)
 		if docmill.ErrorCode(err) != docmill.CodeInternal || errors.Is(err, context.DeadlineExceeded) || q.canceled(j.ID) {
 			return q.fail(j, err, elapsed)
 		}
 		return err
 	}
 	return q.succeed(j, out, elapsed)
+}
+
+// scratchFullBytes is the free space under which a scratch file system
+// counts as full when a tool fails: engines write in blocks of up to a
+// few hundred KB, so a write that found no room leaves less than this.
+const scratchFullBytes = 1 << 20
+
+// scratchFull reports whether the file system of dir is full, as it is
+// when a tool failed for want of room.
+func scratchFull(dir string) bool {
+	u, err := diskspace.Stat(dir)
+	return err == nil && u.Free < scratchFullBytes
 }
 
 // succeed uploads the output and records the job done.
@@ -156,9 +183,12 @@ func (q *Queue[TTx]) fail(j *docmill.Job, err error, elapsed time.Duration) erro
 		// not retried, not charged.
 		e = docmill.Errorf(docmill.CodeProcessingTimeout, "Processing this file took longer than this tool's limit of %s.", q.toolTimeout(j.Tool))
 	}
-	if e.Code == docmill.CodeInternal || e.Code == docmill.CodeWorkerLost {
+	switch e.Code {
+	case docmill.CodeInternal, docmill.CodeWorkerLost:
 		q.cfg.Logger.Error("job failed", "job_id", j.ID, "tool", j.Tool, "err", err)
-	} else {
+	case docmill.CodeInsufficientStorage:
+		q.cfg.Logger.Warn("job failed: insufficient storage", "job_id", j.ID, "tool", j.Tool, "err", err)
+	default:
 		// The input's fault: the cause, which may name paths, is for
 		// operators only.
 		q.cfg.Logger.Debug("job refused", "job_id", j.ID, "tool", j.Tool, "err", err)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -16,6 +17,7 @@ import (
 	"time"
 
 	"github.com/docmill/docmill"
+	"github.com/docmill/docmill/diskspace"
 	"github.com/docmill/docmill/httpapi"
 	"github.com/docmill/docmill/jobs"
 	"github.com/docmill/docmill/ratelimit"
@@ -48,6 +50,7 @@ type serveFlags struct {
 	redisURL        string
 	devKey          bool
 	migrate         bool
+	minFree         diskspace.Threshold
 }
 
 func (f *serveFlags) register(fs *flag.FlagSet) {
@@ -84,6 +87,8 @@ func (f *serveFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.logLevel, "log-level", "info", "debug, info, warn or error")
 	fs.StringVar(&f.redisURL, "redis-url", "", "Redis URL (redis://host:6379/0) for rate limits shared by every API node; empty: limits kept in this process")
 	fs.BoolVar(&f.devKey, "dev-key", true, "on first start with no keys, create a Pro key named dev and print it")
+	f.minFree = diskspace.DefaultThreshold
+	fs.Var(&f.minFree, "min-free-space", "free space to keep on the local file store and scratch directory: a size (1GB, 512MB), a percentage of the file system (5%), or both (the smaller wins); below it /readyz is not ready and uploads that would not fit are refused with 507")
 }
 
 func (f *serveFlags) validate() error {
@@ -126,6 +131,11 @@ func serve(ctx context.Context, env *environment, args []string) error {
 	if err != nil {
 		return err
 	}
+	unlock, err := f.lockData()
+	if err != nil {
+		return err
+	}
+	defer unlock() // last: after the database and the queue closed
 	db, err := openDatabase(ctx, &f.data, f.migrate)
 	if err != nil {
 		return err
@@ -139,12 +149,7 @@ func serve(ctx context.Context, env *environment, args []string) error {
 	defer bucket.Close()
 
 	jail := f.jail.jail()
-	if w := unsafeWarning(jail); w != "" && jail.Ready() {
-		log.Warn(w)
-		fmt.Fprintln(env.stderr, "docmill: WARNING:", w)
-	} else if !jail.Ready() {
-		log.Error("engines unavailable: their jail cannot be set up (start with --unsafe-no-sandbox on a development machine)", "why", jail.Why())
-	}
+	warnJail(jail, log, env)
 	f.engines.limits.EngineMemory = f.jail.memory
 	f.engines.scratch = f.data.scratch()
 	registry, closeTools, err := f.registry(jail)
@@ -168,24 +173,16 @@ func serve(ctx context.Context, env *environment, args []string) error {
 	if err := os.MkdirAll(f.data.scratch(), 0o700); err != nil {
 		return err
 	}
-	secret, err := st.Setting(ctx, "url_signing_key", randomHex(32))
+	secret, err := f.setUp(ctx, st, env)
 	if err != nil {
 		return err
-	}
-	if f.devKey && f.role != "worker" {
-		if err := createDevKey(ctx, st, env); err != nil {
-			return err
-		}
 	}
 
 	ln, err := net.Listen("tcp", f.addr)
 	if err != nil {
 		return err
 	}
-	baseURL := f.baseURL
-	if baseURL == "" {
-		baseURL = localURL(ln.Addr())
-	}
+	baseURL := cmp.Or(f.baseURL, localURL(ln.Addr()))
 	limiter, checks, err := f.limiter()
 	if err != nil {
 		return err
@@ -196,7 +193,7 @@ func serve(ctx context.Context, env *environment, args []string) error {
 		Plans: docmill.DefaultPlans(), BaseURL: baseURL, CDNURL: f.cdnURL, SigningKey: []byte(secret),
 		Signup: f.signup == "open", SyncBudget: f.syncBudget, MaxUploadBytes: f.maxUploadMB << 20, UploadIdleTimeout: f.uploadIdle,
 		Limits: f.engines.limits, Ready: engineChecks(registry, jail), Logger: log, Registerer: reg, Gatherer: reg,
-		Web: web.Handler(),
+		Web: web.Handler(), Space: f.space(),
 	})
 	var handler http.Handler = api
 	if f.role == "worker" {
@@ -204,6 +201,60 @@ func serve(ctx context.Context, env *environment, args []string) error {
 	}
 	n.srv = &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
 	return n.run(ctx, env, ln, baseURL)
+}
+
+// setUp returns the deployment's URL signing key, made on the first start
+// of any node, and creates the development key (--dev-key) on a node that
+// serves the API.
+func (f *serveFlags) setUp(ctx context.Context, st docmill.Store, env *environment) (secret string, err error) {
+	secret, err = st.Setting(ctx, "url_signing_key", randomHex(32))
+	if err != nil {
+		return "", err
+	}
+	if f.devKey && f.role != "worker" {
+		if err := createDevKey(ctx, st, env); err != nil {
+			return "", err
+		}
+	}
+	return secret, nil
+}
+
+// warnJail says, at start-up, when engines run unconfined or not at all.
+func warnJail(jail *sandbox.Jail, log *slog.Logger, env *environment) {
+	if w := unsafeWarning(jail); w != "" && jail.Ready() {
+		log.Warn(w)
+		fmt.Fprintln(env.stderr, "docmill: WARNING:", w)
+	} else if !jail.Ready() {
+		log.Error("engines unavailable: their jail cannot be set up (start with --unsafe-no-sandbox on a development machine)", "why", jail.Why())
+	}
+}
+
+// lockData takes the data directory's lock (lockDataDir) on a node that
+// works the jobs of an embedded (SQLite) data directory; elsewhere unlock
+// does nothing.
+func (f *serveFlags) lockData() (unlock func(), err error) {
+	if f.data.databaseURL != "" || f.role == "api" {
+		return func() {}, nil
+	}
+	return lockDataDir(f.data.dataDir)
+}
+
+// space is the guard of this node's local areas, or nil when it writes to
+// none: the file store when it is a directory (uploads land there), and
+// the scratch directory on a node that works jobs. A bucket (S3) has no
+// free space to watch.
+func (f *serveFlags) space() docmill.SpaceGuard {
+	var areas []diskspace.Area
+	if f.data.blobURL == "" {
+		areas = append(areas, diskspace.Area{Name: "files", Path: f.data.blobDir(), Uploads: true})
+	}
+	if f.role != "api" {
+		areas = append(areas, diskspace.Area{Name: "scratch", Path: f.data.scratch()})
+	}
+	if len(areas) == 0 {
+		return nil
+	}
+	return &diskspace.Guard{Min: f.minFree, Areas: areas}
 }
 
 // closingLimiter is a rate limiter the node closes when it stops.

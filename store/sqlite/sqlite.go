@@ -26,6 +26,7 @@ import (
 	"runtime"
 	"strings"
 	"sync/atomic"
+	"syscall"
 
 	"github.com/docmill/docmill"
 	"github.com/docmill/docmill/store/internal/sqlstore"
@@ -131,13 +132,28 @@ type db struct{ s *Store }
 func (d db) InTx(ctx context.Context, fn func(tx sqlstore.Tx) error) error {
 	tx, err := d.s.write.BeginTx(ctx, nil)
 	if err != nil {
-		return err
+		return diskFull(err)
 	}
 	if err := fn(sqlTx{q: tx, tx: tx}); err != nil {
 		_ = tx.Rollback() // fn's error is the one that matters
-		return err
+		return diskFull(err)
 	}
-	return tx.Commit()
+	return diskFull(tx.Commit())
+}
+
+// sqliteFull is SQLite's primary result code for a write that found the
+// disk full (SQLITE_FULL).
+const sqliteFull = 13
+
+// diskFull adds syscall.ENOSPC to an SQLITE_FULL error, so that a full
+// data directory is told apart from a bug the same way for every write
+// (docmill.IsNoSpace): insufficient_storage, not internal.
+func diskFull(err error) error {
+	var coded interface{ Code() int }
+	if errors.As(err, &coded) && coded.Code()&0xff == sqliteFull {
+		return fmt.Errorf("%w (%w)", err, syscall.ENOSPC)
+	}
+	return err
 }
 
 func (d db) Read() sqlstore.Tx { return sqlTx{q: d.s.read} }

@@ -206,3 +206,28 @@ func TestSecondProcess(t *testing.T) {
 		t.Errorf("Usage = %+v, %v; want %d in flight", u, err, jobs)
 	}
 }
+
+// TestFullDatabaseIsNoSpace: a write that SQLite refuses for want of room
+// (SQLITE_FULL) is a full disk to the rest of docmill (docmill.IsNoSpace:
+// 507 insufficient_storage, never a retried internal error). The database
+// is made full by SQLite itself: max_page_count at its current size, on
+// the write pool's one connection.
+func TestFullDatabaseIsNoSpace(t *testing.T) {
+	s := open(t, filepath.Join(t.TempDir(), "docmill.db"), nil)
+	a := newAccount(t, s)
+	db := s.WriteDB()
+	var pages int
+	if err := db.QueryRow("PRAGMA page_count").Scan(&pages); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec(fmt.Sprintf("PRAGMA max_page_count = %d", pages)); err != nil {
+		t.Fatal(err)
+	}
+	var err error
+	for i := 0; i < 200 && err == nil; i++ { // until a new page is needed
+		_, err = s.CreateJob(t.Context(), newJob(a), docmill.Admission{Period: "2026-01"})
+	}
+	if !docmill.IsNoSpace(err) || docmill.ErrorCode(err) != docmill.CodeInsufficientStorage {
+		t.Fatalf("CreateJob on a full database: %v (code %s)", err, docmill.ErrorCode(err))
+	}
+}
