@@ -2,6 +2,7 @@ package jobs
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/docmill/docmill"
@@ -13,6 +14,9 @@ type metrics struct {
 	queueWait prometheus.Histogram
 	waitWakes *prometheus.CounterVec
 	listening prometheus.Gauge
+	// engineFailures counts engines that died by a signal during a job
+	// (docmill.EngineFailure), by engine.
+	engineFailures *prometheus.CounterVec
 }
 
 func newMetrics(reg prometheus.Registerer, st docmill.Store) *metrics {
@@ -35,11 +39,23 @@ func newMetrics(reg prometheus.Registerer, st docmill.Store) *metrics {
 			Name: "docmill_job_notifications_listening",
 			Help: "1 while this node hears every job finish of the cluster (PostgreSQL LISTEN), else 0.",
 		}),
+		engineFailures: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "docmill_engine_failures_total",
+			Help: "Engine processes that died by a signal during a job attempt (killed from outside, or crashed), by engine; each such attempt is retried.",
+		}, []string{"engine"}),
 	}
 	if reg != nil {
-		reg.MustRegister(m.duration, m.queueWait, m.waitWakes, m.listening, &depthCollector{store: st})
+		reg.MustRegister(m.duration, m.queueWait, m.waitWakes, m.listening, m.engineFailures, &depthCollector{store: st})
 	}
 	return m
+}
+
+// countEngineFailure counts err if an engine died by a signal in it.
+func (m *metrics) countEngineFailure(err error) {
+	var f *docmill.EngineFailure
+	if errors.As(err, &f) {
+		m.engineFailures.WithLabelValues(f.Engine).Inc()
+	}
 }
 
 // depthCollector reports the queue depth from the store at scrape time, so

@@ -85,6 +85,7 @@ func (q *Queue[TTx]) attempt(ctx context.Context, j *docmill.Job) error {
 	out, err := q.run(ctx, j, dir)
 	elapsed := time.Since(started)
 	if err != nil {
+		q.metrics.countEngineFailure(err)
 		if docmill.ErrorCode(err) != docmill.CodeInternal || errors.Is(err, context.DeadlineExceeded) || q.canceled(j.ID) {
 			return q.fail(j, err, elapsed)
 		}
