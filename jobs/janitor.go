@@ -29,8 +29,10 @@ func (w *janitorWorker[TTx]) Work(ctx context.Context, _ *river.Job[JanitorArgs]
 	return w.q.Sweep(ctx)
 }
 
-// Sweep removes expired results, leftover inputs and old job records once.
+// Sweep removes scratch no job needs (sweepScratch), expired results,
+// leftover inputs and old job records once.
 func (q *Queue[TTx]) Sweep(ctx context.Context) error {
+	q.sweepScratch(ctx)
 	st, bl := q.cfg.Store, q.cfg.Blob
 	for {
 		now := q.cfg.Now()

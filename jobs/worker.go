@@ -75,7 +75,7 @@ func (q *Queue[TTx]) attempt(ctx context.Context, j *docmill.Job) error {
 	defer q.untrack(j.ID)
 	go q.watchCancel(ctx, j.ID, cancel)
 
-	dir, err := os.MkdirTemp(q.cfg.ScratchDir, "job-")
+	dir, err := os.MkdirTemp(q.cfg.ScratchDir, jobDirPattern(j.ID))
 	if err != nil {
 		return err
 	}
