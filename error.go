@@ -158,3 +158,26 @@ func InsufficientStorage(err error) *Error {
 // otherwise (SQLite's SQLITE_FULL) wrap syscall.ENOSPC into their errors
 // so that this one test holds for every write.
 func IsNoSpace(err error) bool { return errors.Is(err, syscall.ENOSPC) }
+
+// EngineFailure is an engine process that died by a signal instead of
+// exiting: killed from outside (the kernel's OOM killer, an operator) or
+// crashed. It says nothing about the input, so it travels as the cause of
+// an internal error: the job runner retries the job (on the last attempt
+// it fails as internal) and counts the failure by engine
+// (docmill_engine_failures_total). A tool never answers it with a second,
+// different route inside the same attempt.
+type EngineFailure struct {
+	// Engine is the program's name ("gs", "soffice").
+	Engine string
+	// Signal is the signal that ended it, as Go names it ("killed",
+	// "segmentation fault").
+	Signal string
+	// Err is the run's own error, for the log.
+	Err error
+}
+
+func (f *EngineFailure) Error() string {
+	return fmt.Sprintf("engine %s died: %s: %v", f.Engine, f.Signal, f.Err)
+}
+
+func (f *EngineFailure) Unwrap() error { return f.Err }

@@ -29,9 +29,11 @@ func (w *janitorWorker[TTx]) Work(ctx context.Context, _ *river.Job[JanitorArgs]
 	return w.q.Sweep(ctx)
 }
 
-// Sweep gives up the jobs whose queue entry is gone (settleOrphans), and
-// removes expired results, leftover inputs and old job records, once.
+// Sweep removes scratch no job needs (sweepScratch), gives up the jobs
+// whose queue entry is gone (settleOrphans), and removes expired results,
+// leftover inputs and old job records, once.
 func (q *Queue[TTx]) Sweep(ctx context.Context) error {
+	q.sweepScratch(ctx)
 	st, bl := q.cfg.Store, q.cfg.Blob
 	if err := q.settleOrphans(ctx); err != nil {
 		return err

@@ -2,6 +2,7 @@ package jobs
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/docmill/docmill"
@@ -16,6 +17,9 @@ type metrics struct {
 	// handedBack counts running jobs handed back to the queue because
 	// their worker node was lost.
 	handedBack prometheus.Counter
+	// engineFailures counts engines that died by a signal during a job
+	// (docmill.EngineFailure), by engine.
+	engineFailures *prometheus.CounterVec
 }
 
 func newMetrics(reg prometheus.Registerer, st docmill.Store) *metrics {
@@ -42,11 +46,23 @@ func newMetrics(reg prometheus.Registerer, st docmill.Store) *metrics {
 			Name: "docmill_jobs_handed_back_total",
 			Help: "Running jobs this node handed back to the queue because their worker node died.",
 		}),
+		engineFailures: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "docmill_engine_failures_total",
+			Help: "Engine processes that died by a signal during a job attempt (killed from outside, or crashed), by engine; each such attempt is retried.",
+		}, []string{"engine"}),
 	}
 	if reg != nil {
-		reg.MustRegister(m.duration, m.queueWait, m.waitWakes, m.listening, m.handedBack, &depthCollector{store: st})
+		reg.MustRegister(m.duration, m.queueWait, m.waitWakes, m.listening, m.handedBack, m.engineFailures, &depthCollector{store: st})
 	}
 	return m
+}
+
+// countEngineFailure counts err if an engine died by a signal in it.
+func (m *metrics) countEngineFailure(err error) {
+	var f *docmill.EngineFailure
+	if errors.As(err, &f) {
+		m.engineFailures.WithLabelValues(f.Engine).Inc()
+	}
 }
 
 // depthCollector reports the queue depth from the store at scrape time, so

@@ -49,7 +49,9 @@ type Config struct {
 	// canceled elsewhere stops at once. Without it, or while it is
 	// disconnected, both fall back to polling the store.
 	Notifications Notifications
-	// ScratchDir holds each job's working directory (default os.TempDir).
+	// ScratchDir holds each job's working directory, job-<jobID>-<random>
+	// (default os.TempDir): the node's own directory (ClaimScratch),
+	// whose root the janitor sweeps (sweepScratch).
 	ScratchDir string
 	// Limits are the node's processing limits, handed to every run.
 	Limits docmill.Limits

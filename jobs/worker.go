@@ -82,7 +82,7 @@ func (q *Queue[TTx]) attempt(ctx context.Context, j *docmill.Job) error {
 	defer q.untrack(j.ID)
 	go q.watchCancel(ctx, j.ID, cancel)
 
-	dir, err := os.MkdirTemp(q.cfg.ScratchDir, "job-")
+	dir, err := os.MkdirTemp(q.cfg.ScratchDir, jobDirPattern(j.ID))
 	if err != nil {
 		return err
 	}
@@ -100,6 +100,7 @@ func (q *Queue[TTx]) attempt(ctx context.Context, j *docmill.Job) error {
 		// Space goes back before the failure is recorded: on a full disk
 		// the record itself needs room.
 		_ = os.RemoveAll(dir)
+		q.metrics.countEngineFailure(err)
 		if docmill.ErrorCode(err) != docmill.CodeInternal || errors.Is(err, context.DeadlineExceeded) || q.canceled(j.ID) {
 			return q.fail(j, err, elapsed)
 		}

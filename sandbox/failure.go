@@ -33,16 +33,21 @@ type Causes struct {
 //   - killed for the CPU time limit: processing_timeout;
 //   - killed for the file size limit, or for writing too much output: a
 //     processing limit (invalid_document);
-//   - killed by a crash signal (SIGSEGV, SIGABRT, SIGBUS, SIGFPE,
-//     SIGILL): the input crashed the engine (invalid_document); its
-//     standard error stays in the wrapped error, for the log.
+//   - an abort for memory refused by the jail's memory cap (bad_alloc,
+//     "out of memory" on standard error): the input needs more than this
+//     server gives an engine (invalid_document).
 //
 // What the input does not cause stays internal, and the job is retried: a
 // jail that failed to start (bubblewrap, setpriv or prlimit complaining,
-// a program or library missing: exits 126 and 127), a kill by another
-// signal, any other error. A missing engine is engine_unavailable, and
-// the context's own errors (cancel, the tool's deadline) pass through for
-// the job runner, which fails a deadline as processing_timeout.
+// a program or library missing: exits 126 and 127), any other error, and
+// an engine that died by any other signal -- killed from outside (SIGKILL:
+// the OOM killer, an operator) or crashed (SIGSEGV, SIGBUS, SIGILL,
+// SIGFPE, SIGABRT): DESIGN.md section 5 retries a crash and then fails it
+// as internal. Such a death is a *docmill.EngineFailure in the internal
+// error's chain, which the job runner counts. A missing engine is
+// engine_unavailable, and the context's own errors (cancel, the tool's
+// deadline) pass through for the job runner, which fails a deadline as
+// processing_timeout.
 func Classify(err error, c Causes) error {
 	var x *ExitError
 	switch {
@@ -61,7 +66,7 @@ func Classify(err error, c Causes) error {
 	case jailFailed(x):
 		return docmill.Internal(fmt.Errorf("sandbox: the jail of %s failed: %w", x.Engine, err))
 	}
-	switch signalOf(x) {
+	switch sig := x.KilledBy(); sig {
 	case "":
 		if c.Exit != nil {
 			if e := c.Exit(x); e != nil {
@@ -73,11 +78,29 @@ func Classify(err error, c Causes) error {
 		return wrap(docmill.Errorf(docmill.CodeProcessingTimeout, "Processing this file takes longer than this server allows."), err)
 	case "file size limit exceeded":
 		return wrap(docmill.LimitExceeded("The result is larger than this server's limit for it"), err)
-	case "segmentation fault", "aborted", "bus error", "floating point exception", "illegal instruction":
-		return wrap(docmill.Errorf(docmill.CodeInvalidDocument, "%s", c.Refused), err)
+	case "aborted":
+		if refusedMemory(x.Stderr) {
+			return wrap(docmill.Errorf(docmill.CodeInvalidDocument, "%s", c.Refused), err)
+		}
+		fallthrough
+	default:
+		return docmill.Internal(&docmill.EngineFailure{Engine: x.Engine, Signal: sig, Err: err})
 	}
-	return docmill.Internal(err)
 }
+
+// refusedMemory reports whether an aborted engine said it was refused
+// memory: the jail's cap (RLIMIT_DATA) makes allocations fail, which C++
+// programs answer with std::bad_alloc, and others with the words
+// outOfMemory knows.
+func refusedMemory(stderr string) bool {
+	return strings.Contains(stderr, "bad_alloc") || outOfMemory(strings.ToLower(stderr))
+}
+
+// KilledBy is the signal that ended the engine, as Go names it ("killed",
+// "segmentation fault"), or "" when it exited. Bubblewrap, whose child the
+// engine is, reports a child killed by signal N as exit status 128+N, as
+// shells do; that counts as the signal.
+func (x *ExitError) KilledBy() string { return signalOf(x) }
 
 // signalOf is the signal that ended the engine: bubblewrap, whose child
 // it is, reports a child killed by signal N as exit status 128+N, as

@@ -31,8 +31,9 @@ func TestClassify(t *testing.T) {
 		{"own exit code", exit(3, ""), docmill.CodeInvalidDocument},
 		{"CPU limit", exit(128+24, ""), docmill.CodeProcessingTimeout},
 		{"file size limit", exit(128+25, ""), docmill.CodeInvalidDocument},
-		{"crash", exit(128+11, ""), docmill.CodeInvalidDocument},
-		{"abort", exit(128+6, "std::bad_alloc"), docmill.CodeInvalidDocument},
+		{"crash", exit(128+11, ""), docmill.CodeInternal},
+		{"abort", exit(128+6, "assertion failed"), docmill.CodeInternal},
+		{"abort for memory", exit(128+6, "std::bad_alloc"), docmill.CodeInvalidDocument},
 		{"killed", exit(128+9, ""), docmill.CodeInternal},
 		{"jail failed", exit(1, "bwrap: Can't mount proc"), docmill.CodeInternal},
 		{"library missing", exit(127, "error while loading shared libraries"), docmill.CodeInternal},
@@ -46,6 +47,14 @@ func TestClassify(t *testing.T) {
 				t.Errorf("code %s, want %s", got, c.code)
 			}
 		})
+	}
+	// A death by signal is counted by engine: the cause says which.
+	var f *docmill.EngineFailure
+	if err := sandbox.Classify(exit(128+9, ""), causes); !errors.As(err, &f) || f.Engine != "test" || f.Signal != "killed" {
+		t.Errorf("a kill: %v, want the EngineFailure of test, killed", err)
+	}
+	if err := sandbox.Classify(exit(1, ""), causes); errors.As(err, &f) {
+		t.Errorf("a refusal counted as an engine failure: %v", err)
 	}
 	for _, err := range []error{context.Canceled, context.DeadlineExceeded} {
 		if got := sandbox.Classify(err, causes); got != err {

@@ -58,6 +58,10 @@ type JailOptions struct {
 	// and private writable mappings, which unlike address space is not
 	// inflated by the reservations of V8, Go or LibreOffice). 0: none.
 	Memory int64
+	// Dir is where NewJail makes the directory it tries the jail in
+	// (default: the system's temporary directory); the server passes its
+	// node's scratch directory, so that nothing it makes is outside it.
+	Dir string
 }
 
 // NewJail finds bubblewrap and checks, once, that it can confine a
@@ -79,7 +83,7 @@ func NewJail(o JailOptions) *Jail {
 	if j.bwrap == "" {
 		j.bwrap, _ = lookPath("bwrap")
 	}
-	j.why = j.check()
+	j.why = j.check(o.Dir)
 	return j
 }
 
@@ -89,8 +93,9 @@ var defaultJail = sync.OnceValue(func() *Jail {
 	return NewJail(JailOptions{Memory: docmill.DefaultLimits().EngineMemory})
 })
 
-// check returns why the jail cannot confine programs, or "".
-func (j *Jail) check() string {
+// check returns why the jail cannot confine programs, or "", trying it
+// in a directory made in dir.
+func (j *Jail) check(dir string) string {
 	if j.bwrap == "" {
 		return "bubblewrap (bwrap) not found"
 	}
@@ -103,7 +108,7 @@ func (j *Jail) check() string {
 	if j.uid >= 0 && j.setpriv == "" {
 		return "setpriv (util-linux) not found"
 	}
-	d, err := os.MkdirTemp("", "docmill-jail-")
+	d, err := os.MkdirTemp(dir, "docmill-jail-")
 	if err != nil {
 		return "cannot make a directory to try the jail in: " + err.Error()
 	}

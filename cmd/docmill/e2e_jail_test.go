@@ -151,10 +151,10 @@ func (v jailView) engineOf(p jailProc) string {
 }
 
 // hostDir returns the directory under the data directory's tmp (at most
-// three levels down: tmp/job-*/run-*, tmp/docmill-helpers-*/helper-*/proc-*)
-// that is the file st, or "".
+// four levels down, in the node's directory: tmp/<node>/job-*/run-*,
+// tmp/<node>/docmill-helpers-*/helper-*/proc-*) that is the file st, or "".
 func (v jailView) hostDir(st os.FileInfo) string {
-	for _, pattern := range []string{"*", "*/*", "*/*/*", "*/*/*/*"} {
+	for _, pattern := range []string{"*", "*/*", "*/*/*", "*/*/*/*", "*/*/*/*/*"} {
 		matches, _ := filepath.Glob(filepath.Join(v.dataDir, "tmp", pattern))
 		for _, m := range matches {
 			if hs, err := os.Stat(m); err == nil && os.SameFile(st, hs) {
@@ -229,9 +229,9 @@ func (v jailView) inspect(p jailProc) (problems []string, ownDir string, ok bool
 	// is bound at a path of the jail's (/job), not at its host path.
 	absent(v.dataDir, "the data directory")
 	if strings.HasPrefix(p.exe, "/usr/lib/chromium/") {
-		// Chromium's profile is in the system's temporary directory, not
-		// the data directory's, and its helper processes (GPU, crash
-		// handler) have no HOME of their own: no own directory to check.
+		// Chromium's profile is no job's directory, and its helper
+		// processes (GPU, crash handler) have no HOME of their own: no
+		// own directory to check.
 		return v.stillThere(p, problems, home)
 	}
 	if !strings.HasPrefix(home, "/job") {
@@ -247,12 +247,19 @@ func (v jailView) inspect(p jailProc) (problems []string, ownDir string, ok bool
 		switch rel, _ := filepath.Rel(filepath.Join(v.dataDir, "tmp"), ownDir); {
 		case ownDir == "":
 			bad("its own directory %s is no directory of the data directory's tmp", home)
-		case jobEngines[v.engineOf(p)] && !strings.HasPrefix(rel, "job-"):
-			bad("works in %s, not in a job's own directory (%s/tmp/job-*)", ownDir, v.dataDir)
+		case jobEngines[v.engineOf(p)] && !inJobDir(rel):
+			bad("works in %s, not in a job's own directory (%s/tmp/<node>/job-*)", ownDir, v.dataDir)
 		}
 	}
 
 	return v.stillThere(p, problems, ownDir)
+}
+
+// inJobDir reports whether rel, a path under the data directory's tmp,
+// is in a job's directory: <node>/job-*.
+func inJobDir(rel string) bool {
+	parts := strings.Split(filepath.ToSlash(rel), "/")
+	return len(parts) >= 2 && strings.HasPrefix(parts[1], "job-")
 }
 
 // stillThere returns what inspect found of p if p is still the same

@@ -69,8 +69,11 @@ type toolOptions struct {
 	officePrestart bool
 	// limits are the node's processing limits (see registerLimits).
 	limits docmill.Limits
-	// scratch is where jobs' directories are: the warm engines stage
-	// documents next to them, so that a hard link replaces a copy.
+	// scratch is the node's own scratch directory, where jobs'
+	// directories are (jobs.ClaimScratch): the warm engines stage
+	// documents next to them, so that a hard link replaces a copy, and
+	// every directory the engines make is in it, so that what a killed
+	// server left is removed when it starts again.
 	scratch string
 }
 
@@ -118,10 +121,10 @@ func toolset(e engineSet, o toolOptions) (tools []*docmill.Tool, close func(), e
 	}
 	tools = append(tools, gsTools...)
 	tools = append(tools, checkedPDFs(check, poppler.Tools(e.pdftoppm, e.pdftotext, e.pdfinfo, o.limits))...)
-	tools = append(tools, checkedPDFs(check, ocr.Tools(e.ocrmypdf, e.tesseract, o.limits, ocr.Steps{Pages: selectPages, PrepareImage: helpers.Tool(ocr.PrepareImageTool()).Run}))...)
+	tools = append(tools, checkedPDFs(check, ocr.Tools(e.ocrmypdf, e.tesseract, o.limits, ocr.Steps{Pages: selectPages, PrepareImage: helpers.Tool(ocr.PrepareImageTool()).Run}, o.scratch))...)
 	tools = append(tools, pool.Tools()...)
-	tools = append(tools, vips.Tools(e.vips, e.vipsheader, o.limits)...)
-	browser := chromium.New(chromium.Options{Limits: o.limits, Jail: e.jail}) // starts on its first job
+	tools = append(tools, vips.Tools(e.vips, e.vipsheader, o.limits, o.scratch)...)
+	browser := chromium.New(chromium.Options{Limits: o.limits, Jail: e.jail, Dir: o.scratch}) // starts on its first job
 	tools = append(tools, browser.Tools()...)
 	return tools, func() {
 		pool.Close()

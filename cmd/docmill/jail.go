@@ -4,6 +4,9 @@ import (
 	"context"
 	"errors"
 	"flag"
+	"fmt"
+	"io"
+	"log/slog"
 	"strings"
 
 	"github.com/docmill/docmill"
@@ -26,9 +29,24 @@ func (f *jailFlags) register(fs *flag.FlagSet) {
 	fs.Var(limitVar(&f.memory, megabyte), "engine-memory", "memory cap of each engine process (gs, qpdf, poppler, libvips, tesseract, OCRmyPDF, LibreOffice, Chromium, the PDF helper), in `MB`")
 }
 
-// jail sets up the engines' jail from the flags.
-func (f *jailFlags) jail() *sandbox.Jail {
-	return sandbox.NewJail(sandbox.JailOptions{Bwrap: f.bwrap, Unsafe: f.unsafe, Memory: f.memory})
+// jail sets up the engines' jail from the flags, trying it in a
+// directory made in scratch.
+func (f *jailFlags) jail(scratch string) *sandbox.Jail {
+	return sandbox.NewJail(sandbox.JailOptions{Bwrap: f.bwrap, Unsafe: f.unsafe, Memory: f.memory, Dir: scratch})
+}
+
+// open sets up the engines' jail (jail) and says at start-up what is
+// wrong with it: a warning when engines run unconfined, an error when
+// they cannot run.
+func (f *jailFlags) open(scratch string, log *slog.Logger, stderr io.Writer) *sandbox.Jail {
+	jail := f.jail(scratch)
+	if w := unsafeWarning(jail); w != "" && jail.Ready() {
+		log.Warn(w)
+		fmt.Fprintln(stderr, "docmill: WARNING:", w)
+	} else if !jail.Ready() {
+		log.Error("engines unavailable: their jail cannot be set up (start with --unsafe-no-sandbox on a development machine)", "why", jail.Why())
+	}
+	return jail
 }
 
 // pdfHelperArgs start docmill as the PDF helper: `docmill engine pdf`.

@@ -11,7 +11,6 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"os"
 	"runtime"
 	"strings"
 	"time"
@@ -34,6 +33,7 @@ type serveFlags struct {
 	cdnURL          string
 	signup          string
 	role            string
+	nodeID          string
 	workers         int
 	syncBudget      time.Duration
 	jobTimeout      time.Duration
@@ -60,6 +60,7 @@ func (f *serveFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.cdnURL, "cdn-url", "", "public URL that result files are downloaded from (default: --base-url; with an s3:// --blob-url, presigned links to the bucket)")
 	fs.StringVar(&f.signup, "signup", "closed", "open: anyone may POST /v1/signup for a Free key; closed: keys come from `docmill keys`")
 	fs.StringVar(&f.role, "role", "all", "all: API and workers; api: API only; worker: workers only")
+	fs.StringVar(&f.nodeID, "node-id", "", "name of this server's own scratch directory, --data-dir/tmp/<node-id>, emptied at start-up (what a killed server left there) and locked while it runs; default: the host name, or host-2, host-3, ... when servers share --data-dir")
 	fs.IntVar(&f.workers, "workers", runtime.NumCPU(), "jobs worked at once by this process")
 	fs.DurationVar(&f.syncBudget, "sync-budget", 10*time.Second, "how long a process call waits for its job before answering 202")
 	fs.DurationVar(&f.jobTimeout, "job-timeout", 10*time.Minute, "limit of one job attempt for tools that set none")
@@ -148,10 +149,14 @@ func serve(ctx context.Context, env *environment, args []string) error {
 	}
 	defer bucket.Close()
 
-	jail := f.jail.jail()
-	warnJail(jail, log, env)
+	scratch, err := jobs.ClaimScratch(f.data.scratch(), f.nodeID)
+	if err != nil {
+		return err
+	}
+	defer scratch.Close() // last: after the engines and the queue stopped
+	jail := f.jail.open(scratch.Dir, log, env.stderr)
 	f.engines.limits.EngineMemory = f.jail.memory
-	f.engines.scratch = f.data.scratch()
+	f.engines.scratch = scratch.Dir
 	registry, closeTools, err := f.registry(jail)
 	if err != nil {
 		return err
@@ -163,16 +168,16 @@ func serve(ctx context.Context, env *environment, args []string) error {
 	q, err := db.queue(jobs.Config{
 		Store: st, Blob: bucket, Registry: registry, Logger: log, Workers: f.queueWorkers(),
 		JobTimeout: f.jobTimeout, RescueMargin: f.rescueMargin, PollInterval: f.pollInterval,
-		ScratchDir: f.data.scratch(), Limits: f.engines.limits, JanitorInterval: f.janitorInterval, Registerer: reg,
+		// Unique to this life of the node: its heartbeats and River's
+		// record of what it runs must not be taken for a previous life's.
+		NodeID:     scratch.ID + "_" + randomHex(6),
+		ScratchDir: scratch.Dir, Limits: f.engines.limits, JanitorInterval: f.janitorInterval, Registerer: reg,
 	})
 	if err != nil {
 		return err
 	}
 	n := &node{f: &f, log: log, q: q, where: db.describe()}
 
-	if err := os.MkdirAll(f.data.scratch(), 0o700); err != nil {
-		return err
-	}
 	secret, err := f.setUp(ctx, st, env)
 	if err != nil {
 		return err
@@ -217,16 +222,6 @@ func (f *serveFlags) setUp(ctx context.Context, st docmill.Store, env *environme
 		}
 	}
 	return secret, nil
-}
-
-// warnJail says, at start-up, when engines run unconfined or not at all.
-func warnJail(jail *sandbox.Jail, log *slog.Logger, env *environment) {
-	if w := unsafeWarning(jail); w != "" && jail.Ready() {
-		log.Warn(w)
-		fmt.Fprintln(env.stderr, "docmill: WARNING:", w)
-	} else if !jail.Ready() {
-		log.Error("engines unavailable: their jail cannot be set up (start with --unsafe-no-sandbox on a development machine)", "why", jail.Why())
-	}
 }
 
 // lockData takes the data directory's lock (lockDataDir) on a node that

@@ -87,7 +87,7 @@ const deadProxy = "http://127.0.0.1:9"
 // environment whose HOME is a fresh directory, and, where unshare works,
 // an empty network namespace (DevTools talks over a pipe, not a port).
 func (b *Browser) start() (*instance, error) {
-	dir, err := os.MkdirTemp("", "docmill-chromium-")
+	dir, err := os.MkdirTemp(b.opts.Dir, "docmill-chromium-")
 	if err != nil {
 		return nil, fmt.Errorf("chromium: profile dir: %w", err)
 	}

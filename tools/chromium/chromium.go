@@ -62,6 +62,11 @@ type Options struct {
 	// rlimits. Chromium's own sandbox stays off: as the jail's uid inside
 	// bubblewrap it could not make the namespaces it wants.
 	Jail *sandbox.Jail
+	// Dir is where the browser's profile directories are made (default:
+	// the system's temporary directory). The server passes its node's
+	// scratch directory: a profile holds what pages left in it, and one
+	// left by a killed server is removed when the node starts again.
+	Dir string
 
 	// noOSIsolation turns off the network namespace and the dead proxy,
 	// so that tests can show that request interception alone blocks the
@@ -108,7 +113,7 @@ func New(opts Options) *Browser {
 		}
 	}
 	if b.path != "" {
-		b.version = askVersion(b.path)
+		b.version = askVersion(b.path, opts.Dir)
 	}
 	return b
 }
@@ -132,11 +137,12 @@ func findExec() string {
 	return ""
 }
 
-// askVersion runs the binary with --version in a cleared environment.
-func askVersion(path string) string {
+// askVersion runs the binary with --version in a cleared environment,
+// its HOME a directory made in dir.
+func askVersion(path, dir string) string {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	home, err := os.MkdirTemp("", "docmill-chromium-version-")
+	home, err := os.MkdirTemp(dir, "docmill-chromium-version-")
 	if err != nil {
 		return ""
 	}

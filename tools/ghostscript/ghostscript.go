@@ -6,7 +6,9 @@
 // PostScript, so inputs are checked for a PDF header before it sees them.
 // Ghostscript 10.0 also "succeeds" (exit 0, a blank one-page output) on
 // files its new PDF interpreter cannot open; runGS recognises that and
-// retries with the legacy interpreter where it still exists.
+// retries with the legacy interpreter where it still exists. An engine
+// that dies by a signal is never retried that way: it is an engine
+// failure (docmill.EngineFailure), internal, retried by the job runner.
 package ghostscript
 
 import (
@@ -143,10 +145,10 @@ var gsBase = []string{"-dSAFER", "-dBATCH", "-dNOPAUSE", "-dQUIET", "-sDEVICE=pd
 var errNoPages = errors.New("ghostscript: no pages processed")
 
 // runGS runs Ghostscript's pdfwrite with args (options, then files, the
-// input last) writing to out. When the new PDF interpreter processes no
-// pages, the run is repeated with the legacy one (-dNEWPDF=false), which
-// opens files the new one of Ghostscript 10.0 refuses. A run in which
-// neither processed a page fails with errNoPages.
+// input last) writing to out. When the new PDF interpreter refuses the
+// input (see legacyMayOpen), the run is repeated with the legacy one
+// (-dNEWPDF=false), which opens files the new one of Ghostscript 10.0
+// refuses. A run in which neither processed a page fails with errNoPages.
 func (e *engines) runGS(ctx context.Context, dir, out string, args ...string) error {
 	var err error
 	for _, legacy := range []bool{false, true} {
@@ -162,11 +164,30 @@ func (e *engines) runGS(ctx context.Context, dir, out string, args ...string) er
 		if err == nil && noPages(res) {
 			err = errNoPages
 		}
-		if err == nil || ctx.Err() != nil || errors.Is(err, sandbox.ErrUnavailable) {
+		if err == nil || ctx.Err() != nil || !legacyMayOpen(err) {
 			return err
 		}
 	}
 	return err
+}
+
+// legacyMayOpen reports whether a failed run of the new interpreter is
+// one the legacy interpreter may succeed on: a clean refusal of this
+// input, namely no pages processed (Ghostscript 10.0's exit 0 on files it
+// cannot open) or a plain non-zero exit that Classify puts on the input.
+// Nothing else is: an engine that died by a signal (killed, crashed) is an
+// engine failure, reported as such and retried by the job runner, never
+// answered with a second, slower route that gives a different result; a
+// jail that failed or a missing engine would fail the same way again.
+func legacyMayOpen(err error) bool {
+	if errors.Is(err, errNoPages) {
+		return true
+	}
+	var x *sandbox.ExitError
+	if !errors.As(err, &x) || x.KilledBy() != "" {
+		return false
+	}
+	return docmill.ErrorCode(failure(err, msgDamaged)) == docmill.CodeInvalidDocument
 }
 
 // noPages reports whether Ghostscript said it processed no page.

@@ -11,6 +11,7 @@ package ocr
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -59,9 +60,10 @@ const pdfContentType = "application/pdf"
 // default).
 //
 // steps run the parts that read a user's file in Go out of the server's
-// process (see Steps).
-func Tools(ocrmypdf, tesseract *sandbox.Engine, limits docmill.Limits, steps Steps) []*docmill.Tool {
-	r := &runner{ocrmypdf: ocrmypdf, tesseract: tesseract, langsOK: hasLanguages(tesseract, Languages),
+// process (see Steps). The language check runs in a directory made in
+// scratch ("": the system's temporary directory).
+func Tools(ocrmypdf, tesseract *sandbox.Engine, limits docmill.Limits, steps Steps, scratch string) []*docmill.Tool {
+	r := &runner{ocrmypdf: ocrmypdf, tesseract: tesseract, langsOK: hasLanguages(tesseract, Languages, scratch),
 		maxImagePixels: limits.WithDefaults().ImagePixels, pages: steps.Pages, prepare: steps.PrepareImage}
 	return []*docmill.Tool{r.tool()}
 }
@@ -162,16 +164,22 @@ func (r *runner) engines() []docmill.EngineStatus {
 }
 
 // hasLanguages runs `tesseract --list-langs` and reports whether every one
-// of langs is listed. The run gets a scratch directory under the system
-// temporary directory, since there is no job yet. Any failure counts as
-// "no": the tool is then unavailable rather than failing each job.
-func hasLanguages(tesseract *sandbox.Engine, langs []string) bool {
+// of langs is listed. The run gets a directory of its own made in
+// scratch, since there is no job yet (a run is given its Cmd.Dir whole,
+// so never scratch itself). Any failure counts as "no": the tool is then
+// unavailable rather than failing each job.
+func hasLanguages(tesseract *sandbox.Engine, langs []string, scratch string) bool {
 	if !tesseract.Available() {
 		return false
 	}
+	dir, err := os.MkdirTemp(scratch, "docmill-ocr-langs-")
+	if err != nil {
+		return false
+	}
+	defer os.RemoveAll(dir)
 	ctx, cancel := context.WithTimeout(context.Background(), langCheckTimeout)
 	defer cancel()
-	res, err := tesseract.Run(ctx, sandbox.Cmd{Args: []string{"--list-langs"}})
+	res, err := tesseract.Run(ctx, sandbox.Cmd{Args: []string{"--list-langs"}, Dir: dir})
 	if err != nil {
 		return false
 	}

@@ -41,7 +41,7 @@ func buildTool(limits docmill.Limits) *docmill.Tool {
 	return ocr.Tools(
 		sandbox.Find("ocrmypdf", []string{"--version"}, opts),
 		sandbox.Find("tesseract", []string{"--version"}, opts),
-		limits, ocr.Steps{Pages: selectPages(), PrepareImage: prepareImage()},
+		limits, ocr.Steps{Pages: selectPages(), PrepareImage: prepareImage()}, "",
 	)[0]
 }
 
@@ -275,7 +275,7 @@ func TestEncryptedPDF(t *testing.T) {
 
 func TestMissingEngine(t *testing.T) {
 	missing := sandbox.Find("docmill-no-such-ocrmypdf", nil, sandbox.Options{})
-	tl := ocr.Tools(missing, sandbox.Find("tesseract", []string{"--version"}, sandbox.Options{View: sandbox.View{ReadOnly: ocr.DataPaths}}), docmill.Limits{}, ocr.Steps{})[0]
+	tl := ocr.Tools(missing, sandbox.Find("tesseract", []string{"--version"}, sandbox.Options{View: sandbox.View{ReadOnly: ocr.DataPaths}}), docmill.Limits{}, ocr.Steps{}, "")[0]
 	if tl.IsAvailable() {
 		t.Fatal("available without ocrmypdf")
 	}

@@ -94,14 +94,14 @@ func convert(ctx context.Context, vips, vipsheader *sandbox.Engine, maxPixels in
 //
 // The answer is kept per vips binary for the life of the process: what is
 // installed does not change while it runs, and the probe costs a few
-// hundred milliseconds.
-func saveableFormats(vips *sandbox.Engine) []string {
+// hundred milliseconds. The probes run in a directory made in scratch.
+func saveableFormats(vips *sandbox.Engine, scratch string) []string {
 	probed.Lock()
 	defer probed.Unlock()
 	if got, ok := probed.formats[vips.Path]; ok {
 		return got
 	}
-	got := probeFormats(vips)
+	got := probeFormats(vips, scratch)
 	probed.formats[vips.Path] = got
 	return got
 }
@@ -112,7 +112,7 @@ var probed = struct {
 	formats map[string][]string
 }{formats: map[string][]string{}}
 
-func probeFormats(vips *sandbox.Engine) []string {
+func probeFormats(vips *sandbox.Engine, scratch string) []string {
 	all := make([]string, len(formats))
 	for i, f := range formats {
 		all[i] = f.ext
@@ -120,7 +120,7 @@ func probeFormats(vips *sandbox.Engine) []string {
 	if !vips.Available() {
 		return all
 	}
-	dir, err := os.MkdirTemp("", "docmill-vips-probe-")
+	dir, err := os.MkdirTemp(scratch, "docmill-vips-probe-")
 	if err != nil {
 		return all
 	}

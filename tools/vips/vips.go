@@ -40,13 +40,14 @@ const (
 // takes its default).
 //
 // Tools runs vips a few times to learn which formats it can save (see
-// saveableFormats), so call it once at start-up.
-func Tools(vips, vipsheader *sandbox.Engine, limits docmill.Limits) []*docmill.Tool {
+// saveableFormats), in a directory made in scratch ("": the system's
+// temporary directory), so call it once at start-up.
+func Tools(vips, vipsheader *sandbox.Engine, limits docmill.Limits, scratch string) []*docmill.Tool {
 	maxPixels := limits.WithDefaults().ImagePixels
 	return []*docmill.Tool{
 		compressTool(vips, vipsheader, maxPixels),
 		resizeTool(vips, vipsheader, maxPixels),
-		convertTool(vips, vipsheader, saveableFormats(vips), maxPixels),
+		convertTool(vips, vipsheader, saveableFormats(vips, scratch), maxPixels),
 	}
 }
 

@@ -37,7 +37,7 @@ func limitedTools(limits docmill.Limits) ([]*docmill.Tool, error) {
 	if !vips.Available() || !vipsheader.Available() {
 		return nil, errors.New("libvips-tools is not installed")
 	}
-	return Tools(vips, vipsheader, limits), nil
+	return Tools(vips, vipsheader, limits, ""), nil
 }
 
 // testTool returns the tool with slug, built on the real engines.
@@ -225,7 +225,7 @@ func TestInvalidDocuments(t *testing.T) {
 func TestBombRefusedBeforeDecoding(t *testing.T) {
 	missing := sandbox.Find("no-such-program", nil, sandbox.Options{})
 	bomb := writeFile(t, "bomb.png", bombPNG(50000, 50000))
-	for _, tool := range Tools(missing, missing, docmill.Limits{}) {
+	for _, tool := range Tools(missing, missing, docmill.Limits{}, "") {
 		raw := map[string]string{"resize-image": "width=10", "convert-image": "format=jpg"}[tool.Slug]
 		params := map[string]string{}
 		if k, v, ok := strings.Cut(raw, "="); ok {
@@ -238,7 +238,7 @@ func TestBombRefusedBeforeDecoding(t *testing.T) {
 
 func TestMissingEngine(t *testing.T) {
 	missing := sandbox.Find("no-such-program", nil, sandbox.Options{})
-	for _, tool := range Tools(missing, missing, docmill.Limits{}) {
+	for _, tool := range Tools(missing, missing, docmill.Limits{}, "") {
 		t.Run(tool.Slug, func(t *testing.T) {
 			if tool.IsAvailable() {
 				t.Error("available with its engine missing")

@@ -1,0 +1,137 @@
+package main
+
+import (
+	"context"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/docmill/docmill/client"
+)
+
+// TestScratchSweptAfterKill: a server killed with SIGKILL mid-job leaves
+// its scratch behind -- the job's directory with its hard-linked inputs,
+// LibreOffice's and Chromium's profiles -- all in its own node directory
+// of the data directory's tmp; a server started next on the same data
+// directory (under another node id, as after a host-name change) has its
+// janitor remove all of it, and no job's file remains once the jobs are
+// finished (the killed ones canceled). Neither server makes anything in the system's temporary
+// directory: TMPDIR points both at a directory of the test's, which must
+// stay empty (the real /tmp is shared with other tests running at once).
+func TestScratchSweptAfterKill(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow")
+	}
+	dir, sysTmp := t.TempDir(), t.TempDir()
+	t.Setenv("TMPDIR", sysTmp) // inherited by the servers; no t.TempDir below
+	args := []string{"--log-level", "warn"}
+	s := startChild(t, dir, args...)
+	c := s.client(s.DevKey)
+	ctx := context.Background()
+	html := client.File{Name: "page.html", Body: strings.NewReader("<html><body><h1>Scratch</h1><p>owned and swept</p></body></html>")}
+	for tool, f := range map[string]client.File{"word-to-pdf": file(t, "office", "test.docx"), "html-to-pdf": html} {
+		j, _, err := c.Process(ctx, tool, []client.File{f}, client.ProcessOptions{})
+		if err == nil && !j.Finished() { // LibreOffice's first start may take a while
+			j, err = c.Wait(ctx, j.JobID, 250*time.Millisecond)
+		}
+		if err != nil || j.Status != "done" {
+			t.Fatalf("%s: %+v %+v %v", tool, j, j.Error, err)
+		}
+	}
+	// Killed mid-job: a merge, and a conversion with LibreOffice.
+	var ids []string
+	for _, r := range []struct {
+		tool  string
+		files []client.File
+	}{{"merge-pdf", bigMerge(t)}, {"word-to-pdf", []client.File{file(t, "office", "having-images.docx")}}} {
+		j, _, err := c.Process(ctx, r.tool, r.files, client.ProcessOptions{Prefer: "respond-async"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, j.JobID)
+	}
+	awaitStatus(t, c, ids[0], "processing")
+	s.kill(t)
+
+	// What the killed server left: its node directory, with a job's
+	// directory holding an input, and the engines' profiles.
+	nodes, _ := filepath.Glob(filepath.Join(dir, "tmp", "*"))
+	if len(nodes) != 1 {
+		t.Fatalf("node directories %v, want one", nodes)
+	}
+	left := scratchFiles(t, dir)
+	for _, want := range []string{"/job-*/input-0.pdf", "/docmill-office-*", "/docmill-chromium-*"} {
+		if !anyMatch(left, nodes[0]+want) {
+			t.Errorf("the killed server left no %s; its scratch:\n%s", want, strings.Join(left, "\n"))
+		}
+	}
+
+	s2 := startChild(t, dir, append(args, "--node-id", "second", "--janitor-interval", "1s")...)
+	c2 := s2.client(s.DevKey)
+	// The killed jobs wait for River's rescue (TestKillMidJob); canceled,
+	// they are finished now.
+	for _, id := range ids {
+		if j, err := c2.Cancel(ctx, id); err != nil || j.Status != "canceled" {
+			t.Fatalf("cancel %s: %+v %v", id, j, err)
+		}
+	}
+	// The janitor runs every second; what it must have removed: every
+	// job directory, and everything of the dead node.
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		var stale []string
+		for _, p := range scratchFiles(t, dir) {
+			if strings.Contains(p, "/job-") || strings.HasPrefix(p, nodes[0]+"/") && p != nodes[0]+"/.lock" {
+				stale = append(stale, p)
+			}
+		}
+		if len(stale) == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the janitor left:\n%s", strings.Join(stale, "\n"))
+		}
+		time.Sleep(250 * time.Millisecond)
+	}
+	s2.stop(t)
+	if made := scratchFilesIn(t, sysTmp); len(made) > 0 {
+		t.Errorf("the servers made files in the system's temporary directory:\n%s", strings.Join(made, "\n"))
+	}
+}
+
+// scratchFiles lists every file and directory under dataDir's tmp.
+func scratchFiles(t *testing.T, dataDir string) []string {
+	return scratchFilesIn(t, filepath.Join(dataDir, "tmp"))
+}
+
+// scratchFilesIn lists every file and directory under root.
+func scratchFilesIn(t *testing.T, root string) []string {
+	t.Helper()
+	var out []string
+	err := filepath.WalkDir(root, func(p string, _ fs.DirEntry, err error) error {
+		if err != nil && !os.IsNotExist(err) {
+			return err
+		}
+		if p != root {
+			out = append(out, p)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// anyMatch reports whether any of paths matches the glob pattern.
+func anyMatch(paths []string, pattern string) bool {
+	for _, p := range paths {
+		if ok, _ := filepath.Match(pattern, p); ok {
+			return true
+		}
+	}
+	return false
+}
