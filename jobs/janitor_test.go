@@ -59,17 +59,24 @@ func openData(t *testing.T) (*sqlite.Store, *blob.Bucket) {
 	return st, bucket
 }
 
+// newAccount stores a Pro account, acct_1.
+func newAccount(t *testing.T, st docmill.Store, clk *clock) *docmill.Account {
+	t.Helper()
+	acct := &docmill.Account{ID: "acct_1", Name: "a", Plan: docmill.PlanPro, CreatedAt: clk.t}
+	_, key := docmill.NewAPIKey(acct.ID, "k", clk.t)
+	if err := st.CreateAccount(t.Context(), acct, &key); err != nil {
+		t.Fatal(err)
+	}
+	return acct
+}
+
 func TestSweep(t *testing.T) {
 	ctx := context.Background()
 	st, bucket := openData(t)
 	clk := &clock{t: time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)}
 	q := newQueue(t, st, bucket, clk)
 
-	acct := &docmill.Account{ID: "acct_1", Name: "a", Plan: docmill.PlanPro, CreatedAt: clk.t}
-	_, key := docmill.NewAPIKey(acct.ID, "k", clk.t)
-	if err := st.CreateAccount(ctx, acct, &key); err != nil {
-		t.Fatal(err)
-	}
+	acct := newAccount(t, st, clk)
 	put := func(k string) {
 		if _, err := bucket.Put(ctx, k, strings.NewReader("%PDF-1.7"), "application/pdf"); err != nil {
 			t.Fatal(err)

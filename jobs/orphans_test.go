@@ -19,11 +19,7 @@ func TestSweepSettlesOrphans(t *testing.T) {
 	clk := &clock{t: time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)}
 	q := newQueue(t, st, bucket, clk)
 
-	acct := &docmill.Account{ID: "acct_1", Name: "a", Plan: docmill.PlanPro, CreatedAt: clk.t}
-	_, key := docmill.NewAPIKey(acct.ID, "k", clk.t)
-	if err := st.CreateAccount(ctx, acct, &key); err != nil {
-		t.Fatal(err)
-	}
+	acct := newAccount(t, st, clk)
 	newJob := func(id string) *docmill.Job {
 		k := "in/" + id + "/0"
 		if _, err := bucket.Put(ctx, k, strings.NewReader("%PDF-1.7"), "application/pdf"); err != nil {
