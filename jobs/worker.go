@@ -36,7 +36,8 @@ func (w *processWorker[TTx]) Timeout(rj *river.Job[ProcessArgs]) time.Duration {
 // Work runs one attempt of a job. Failures caused by the input end the job
 // as failed at once; other failures are returned so River retries them, and
 // on the last attempt they end the job as failed with code internal. A job
-// stopped by a shutdown is snoozed, not charged an attempt.
+// stopped by a shutdown is snoozed, not charged an attempt, and its record
+// is queued again.
 func (w *processWorker[TTx]) Work(ctx context.Context, rj *river.Job[ProcessArgs]) error {
 	q := w.q
 	j, err := q.cfg.Store.StartJob(ctx, rj.Args.JobID, q.cfg.Now())
@@ -58,6 +59,7 @@ func (w *processWorker[TTx]) Work(ctx context.Context, rj *river.Job[ProcessArgs
 	case err == nil:
 		return nil
 	case errors.Is(ctx.Err(), context.Canceled) && !q.canceled(j.ID):
+		q.requeue(j.ID)
 		return river.JobSnooze(time.Second) // shutdown: run it again later
 	case rj.Attempt < rj.MaxAttempts:
 		q.cfg.Logger.Warn("job attempt failed; retrying", "job_id", j.ID, "tool", j.Tool, "attempt", rj.Attempt, "err", err)
@@ -279,6 +281,17 @@ func (q *Queue[TTx]) deleteInputs(ctx context.Context, j *docmill.Job) {
 	}
 	if err := q.cfg.Store.MarkInputsDeleted(ctx, j.ID, q.cfg.Now()); err != nil {
 		q.cfg.Logger.Warn("mark inputs deleted", "job_id", j.ID, "err", err)
+	}
+}
+
+// requeue shows a job its worker hands back to the queue as queued again,
+// not processing, until a worker takes it up. It is best effort: a job
+// left processing is still run again and then charged once (FinishJob).
+func (q *Queue[TTx]) requeue(id string) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if _, err := q.cfg.Store.RequeueJob(ctx, id); err != nil {
+		q.cfg.Logger.Warn("requeue job", "job_id", id, "err", err)
 	}
 }
 

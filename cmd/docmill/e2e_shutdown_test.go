@@ -108,6 +108,65 @@ func TestShutdownAnswersWaitingRequests(t *testing.T) {
 	}
 }
 
+// TestShutdownHandsBackJobInProgress: a job still running at the shutdown
+// deadline is canceled and handed back to the queue (its record queued
+// again, not processing); its client got 202 at the drain point. After a
+// restart it runs again, and is charged once.
+func TestShutdownHandsBackJobInProgress(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow")
+	}
+	dir := t.TempDir()
+	// Drain at 1 s, deadline at 2 s: far less than this compress-pdf takes.
+	s := startChild(t, dir, "--shutdown-timeout", "2s", "--workers", "1")
+	c := s.client(s.DevKey)
+	got := make(chan answer, 1)
+	f := file(t, "pdf", "GeoTopo-komprimiert.pdf")
+	go func() {
+		j, resp, err := c.Process(context.Background(), "compress-pdf", []client.File{f}, client.ProcessOptions{})
+		got <- answer{j, resp, err, time.Now()}
+	}()
+	id := awaitProcessing(t, dir)
+	s.stop(t)
+	a := <-got
+	if a.err != nil || a.resp.StatusCode != 202 || a.job.JobID != id || a.job.Status != "processing" {
+		t.Fatalf("answer %+v %v, want 202 processing for %s", a.resp, a.err, id)
+	}
+	if st, river := jobStatus(t, dir, id), riverState(t, dir, id); st != "queued" || (river != "available" && river != "scheduled") {
+		t.Fatalf("after the stop the job is %s, its River job %s; want queued, back in the queue", st, river)
+	}
+
+	s2 := startChild(t, dir)
+	c2 := s2.client(s.DevKey)
+	wctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	if j, err := c2.Wait(wctx, id, 250*time.Millisecond); err != nil || j.Status != "done" {
+		t.Fatalf("after the restart: %+v %v", j, err)
+	}
+	if u := accountUsage(t, c2); u["operations_used"] != float64(1) {
+		t.Fatalf("usage %v, want 1 operation", u)
+	}
+}
+
+// awaitProcessing waits until a job of dataDir's server is processing and
+// returns its id.
+func awaitProcessing(t *testing.T, dataDir string) string {
+	t.Helper()
+	db := openDB(t, dataDir)
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		var id string
+		err := db.QueryRow(`SELECT id FROM jobs WHERE status = 'processing'`).Scan(&id)
+		if err == nil {
+			return id
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no job processing: %v", err)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
 // TestShutdownRefusesUnfinishedUpload: an upload still arriving when the
 // node drains is answered 503 service_unavailable with a Retry-After, not
 // dropped; nothing of it is kept or charged.
