@@ -20,6 +20,22 @@ import (
 // SIGTERM (drainAfter), and one worker, so most jobs are still queued then.
 var shutdownArgs = []string{"--shutdown-timeout", "5s", "--workers", "1"}
 
+func TestDrainAfter(t *testing.T) {
+	for _, tc := range []struct{ timeout, want time.Duration }{
+		{30 * time.Second, 24 * time.Second},
+		{5 * time.Second, 4 * time.Second},
+		{2 * time.Second, time.Second},
+		{time.Second, 0},
+		{500 * time.Millisecond, 0},
+		{0, 0},
+		{time.Minute, 48 * time.Second},
+	} {
+		if got := drainAfter(tc.timeout); got != tc.want {
+			t.Errorf("drainAfter(%v) = %v, want %v", tc.timeout, got, tc.want)
+		}
+	}
+}
+
 // answer is the outcome of one process call.
 type answer struct {
 	job  *client.Job
@@ -43,8 +59,15 @@ func TestShutdownAnswersWaitingRequests(t *testing.T) {
 	c := s.client(key)
 	ctx := context.Background()
 
-	// compress-pdf of the largest corpus PDF takes about two seconds here:
-	// with one worker, a few finish before the drain and most do not.
+	// The one worker is kept busy by an OCR of 117 pages (minutes), so
+	// that the sync calls are still waiting at the drain point however
+	// fast the machine: each compress-pdf of the largest corpus PDF takes
+	// from half a second to two.
+	blocker, _, err := c.Process(ctx, "ocr-pdf", []client.File{file(t, "pdf", "GeoTopo-komprimiert.pdf")}, client.ProcessOptions{Prefer: "respond-async"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	awaitStatus(t, c, blocker.JobID, "processing")
 	const n = 10
 	answers := make([]answer, n)
 	var wg sync.WaitGroup
@@ -55,13 +78,17 @@ func TestShutdownAnswersWaitingRequests(t *testing.T) {
 			answers[i] = answer{j, resp, err, time.Now()}
 		})
 	}
-	awaitInFlight(t, c, n) // every request is accepted and waits
+	awaitInFlight(t, c, n+1) // every request is accepted and waits
+	if st := jobStatus(t, dir, blocker.JobID); st != "processing" {
+		t.Fatalf("the OCR job is %s already, want processing", st)
+	}
 	sigterm := time.Now()
 	s.stop(t) // SIGTERM; the process must exit 0
 	exited := time.Now()
 	wg.Wait()
 	t.Logf("exited %v after SIGTERM", exited.Sub(sigterm).Round(10*time.Millisecond))
-	if exited.Sub(sigterm) > 5*time.Second+2*time.Second {
+	// The timeout, and some time to stop the engines after it.
+	if exited.Sub(sigterm) > 10*time.Second {
 		t.Errorf("the server took %v to stop; --shutdown-timeout is 5s", exited.Sub(sigterm))
 	}
 
@@ -85,7 +112,7 @@ func TestShutdownAnswersWaitingRequests(t *testing.T) {
 	}
 	// A 202'd job may have finished between the drain and the exit; the
 	// others are handed back to the queue, none left running.
-	for _, id := range accepted {
+	for _, id := range append(accepted, blocker.JobID) {
 		st, river := jobStatus(t, dir, id), riverState(t, dir, id)
 		if !(st == "done" && river == "completed") && river != "available" && river != "scheduled" {
 			t.Errorf("job %s after the stop: %s, its River job %s; want done, or back in the queue", id, st, river)
@@ -94,6 +121,9 @@ func TestShutdownAnswersWaitingRequests(t *testing.T) {
 
 	s2 := startChild(t, dir)
 	c2 := s2.client(key)
+	if _, err := c2.Cancel(ctx, blocker.JobID); err != nil { // not charged
+		t.Fatal(err)
+	}
 	wctx, cancel := context.WithTimeout(ctx, 3*time.Minute)
 	defer cancel()
 	for _, id := range accepted {

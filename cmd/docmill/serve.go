@@ -110,8 +110,9 @@ func newLogger(w interface{ Write([]byte) (int, error) }, level string) (*slog.L
 }
 
 // serve runs the API and the workers until ctx is canceled, then shuts down
-// gracefully: no new requests, jobs in progress get --shutdown-timeout to
-// finish, and anything still queued stays queued for the next start.
+// gracefully within --shutdown-timeout (node.shutdown): no new requests,
+// every request in progress answered, jobs in progress finished or handed
+// back, and anything still queued stays queued for the next start.
 func serve(ctx context.Context, env *environment, args []string) error {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	var f serveFlags
