@@ -34,7 +34,8 @@ const (
 	// limit; retrying the same input gives the same answer.
 	CodeProcessingTimeout Code = "processing_timeout"
 	// CodeServiceUnavailable: a dependency of the server (database, file
-	// store, Redis) is down; the request may be retried later.
+	// store, Redis) is down, or the server is shutting down; the request
+	// may be retried later.
 	CodeServiceUnavailable Code = "service_unavailable"
 	// CodeWorkerLost: the node working a job died (or was cut off) on
 	// each of its attempts; the job failed uncharged and may be sent again.

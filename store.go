@@ -81,6 +81,11 @@ type Store interface {
 	// StartJob moves a queued or processing job to processing and returns
 	// it; a job in a final status is returned unchanged.
 	StartJob(ctx context.Context, id string, now time.Time) (*Job, error)
+	// RequeueJob moves a processing job back to queued, for a worker that
+	// stopped before finishing it (its node shut down) and handed it back
+	// to the queue; StartedAt keeps the first start. A job in any other
+	// status is returned unchanged.
+	RequeueJob(ctx context.Context, id string) (*Job, error)
 	// FinishJob records the final status, result, meta, error and params
 	// (from which the caller removes secrets such as passwords) of a
 	// processing job and, when it is done, charges one operation to the

@@ -164,17 +164,40 @@ func (s *Server) fingerprint(ctx context.Context, w http.ResponseWriter, r *http
 // (writeJobResult). The job is accepted whatever happens to the wait: if
 // the wait fails (the database went away meanwhile), the answer is the job
 // as it stood, 202 with its Location, rather than an error that would make
-// a client without an Idempotency-Key send it again.
+// a client without an Idempotency-Key send it again. For the same reason
+// a node that shuts down ends the wait early (Drain): the client learns
+// its job's id, and polls it on another node or after the restart.
 func (s *Server) answerJob(w http.ResponseWriter, r *http.Request, j *docmill.Job, tool *docmill.Tool, wait time.Duration) {
 	if wait > 0 && !j.Status.Finished() {
-		waited, err := s.cfg.Queue.Wait(r.Context(), j.ID, wait)
-		if err == nil {
-			j = waited
-		} else if r.Context().Err() == nil {
-			s.log.Warn("wait for job", "request_id", requestID(r.Context()), "job_id", j.ID, "err", err)
-		}
+		j = s.waitJob(r, j, wait)
 	}
 	s.writeJobResult(w, r, j, tool)
+}
+
+// waitJob returns j once it is finished, wait has passed or the server
+// drains, whichever comes first; on a failure, j as it stood.
+func (s *Server) waitJob(r *http.Request, j *docmill.Job, wait time.Duration) *docmill.Job {
+	ctx, stop := s.untilDrain(r.Context())
+	defer stop()
+	waited, err := s.cfg.Queue.Wait(ctx, j.ID, wait)
+	switch {
+	case r.Context().Err() != nil: // the client is gone
+		return j
+	case ctx.Err() != nil:
+		// Drained: Wait's last look may be a moment old, or missing if
+		// the drain interrupted it; the answer is the job as it is now.
+		if now, err := s.cfg.Store.Job(r.Context(), j.ID); err == nil {
+			return now
+		}
+		if waited != nil {
+			return waited
+		}
+		return j
+	case err != nil:
+		s.log.Warn("wait for job", "request_id", requestID(r.Context()), "job_id", j.ID, "err", err)
+		return j
+	}
+	return waited
 }
 
 // writeJobResult answers a process call with the job as it stands: 200

@@ -78,6 +78,9 @@ type Server struct {
 	presigner docmill.BlobPresigner
 	handler   http.Handler
 	metrics   *httpMetrics
+	// draining is done once Drain is called.
+	draining context.Context
+	drain    context.CancelFunc
 }
 
 // NewServer returns the API's handler.
@@ -109,9 +112,28 @@ func NewServer(cfg Config) *Server {
 	}
 	cfg.CDNURL = strings.TrimRight(cfg.CDNURL, "/")
 	s := &Server{cfg: cfg, log: cfg.Logger, presigner: presigner}
+	s.draining, s.drain = context.WithCancel(context.Background())
 	s.metrics = newHTTPMetrics(cfg.Registerer)
 	s.handler = s.routes()
 	return s
+}
+
+// Drain tells the server that its node is shutting down, so that every
+// request it has accepted gets an answer before the node exits: process
+// calls waiting for their jobs stop waiting and answer with the job as it
+// stands (202 with its Location while unfinished, as an async call), and
+// uploads not yet received whole are cut short with 503
+// service_unavailable and a Retry-After (nothing of them is kept or
+// charged), as are those that start later. Call it some time before the
+// shutdown deadline, leaving time to write those answers; calling it
+// again does nothing.
+func (s *Server) Drain() { s.drain() }
+
+// untilDrain returns ctx, canceled as well when the server drains.
+func (s *Server) untilDrain(ctx context.Context) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancel(ctx)
+	stop := context.AfterFunc(s.draining, cancel)
+	return ctx, func() { stop(); cancel() }
 }
 
 // ServeHTTP serves one request.

@@ -15,6 +15,7 @@ import (
 	"net/http"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 	"unicode"
 	"unicode/utf8"
@@ -59,7 +60,8 @@ func (discard) Delete(context.Context, string) error { return nil }
 // sink (under the input keys of jobID), checked part by part for type (by
 // its bytes) and size (while it streams: perFile for each, the server's cap
 // in total), and every other part is a form field. Nothing is held in
-// memory whole. An upload that stalls for the idle timeout is dropped. On
+// memory whole. An upload that stalls for the idle timeout is dropped, and
+// one in progress when the server drains is refused (errShuttingDown). On
 // error every stored file is removed again.
 func (s *Server) readUpload(ctx context.Context, w http.ResponseWriter, r *http.Request, tool *docmill.Tool, jobID string, perFile sizeLimit, sink fileSink) (*upload, error) {
 	mt, params, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
@@ -67,13 +69,36 @@ func (s *Server) readUpload(ctx context.Context, w http.ResponseWriter, r *http.
 		return nil, docmill.Errorf(docmill.CodeInvalidRequest, "The body must be multipart/form-data with a boundary.")
 	}
 	body := &stallGuard{r: r.Body, rc: http.NewResponseController(w), idle: s.cfg.UploadIdleTimeout}
-	mr := multipart.NewReader(body, params["boundary"])
-	var total int64
-	up := &upload{fields: map[string]string{}}
-	fail := func(err error) (*upload, error) {
+	// A drain cuts the upload short, whatever it was doing; once it has
+	// begun, the upload is refused even if its last bytes came in (the
+	// connection's read deadline is then in the past).
+	stopCut := context.AfterFunc(s.draining, body.cut)
+	up, err := s.readParts(ctx, body, params["boundary"], tool, jobID, perFile, sink)
+	if cut := !stopCut(); cut {
+		err = errShuttingDown
+	}
+	if err != nil {
 		s.deleteFiles(sink, up.files)
 		return nil, err
 	}
+	return up, nil
+}
+
+// errShuttingDown answers an upload that a drain (Server.Drain) cut
+// short: nothing of it was kept, and the client may send it again.
+var errShuttingDown = &docmill.Error{
+	Code:       docmill.CodeServiceUnavailable,
+	Message:    "This server is shutting down and did not receive the whole upload; nothing was accepted. Please send the request again.",
+	RetryAfter: outageRetryAfter,
+}
+
+// readParts reads the parts of a multipart body for readUpload. On error,
+// the files it stored are in the upload it returns, for removal.
+func (s *Server) readParts(ctx context.Context, body io.Reader, boundary string, tool *docmill.Tool, jobID string, perFile sizeLimit, sink fileSink) (*upload, error) {
+	mr := multipart.NewReader(body, boundary)
+	var total int64
+	up := &upload{fields: map[string]string{}}
+	fail := func(err error) (*upload, error) { return up, err }
 	for {
 		part, err := mr.NextPart()
 		if err == io.EOF {
@@ -224,20 +249,41 @@ func storePart(ctx context.Context, sink fileSink, part *multipart.Part, tool *d
 
 // stallGuard drops an upload that sends nothing for idle: it pushes the
 // connection's read deadline forward as data arrives (at most once a
-// second, to keep the cost per read small).
+// second, to keep the cost per read small). cut ends the upload at once,
+// from any goroutine.
 type stallGuard struct {
 	r        io.Reader
 	rc       *http.ResponseController
 	idle     time.Duration
 	extended time.Time
+
+	// mu orders cut against the deadline's extension, so that no read
+	// after cut waits on a deadline pushed forward.
+	mu    sync.Mutex
+	isCut bool
 }
 
 func (g *stallGuard) Read(p []byte) (int, error) {
+	g.mu.Lock()
+	if g.isCut {
+		g.mu.Unlock()
+		return 0, errShuttingDown
+	}
 	if now := time.Now(); now.Sub(g.extended) > time.Second {
 		g.extended = now
 		_ = g.rc.SetReadDeadline(now.Add(g.idle)) // unsupported writers just keep no deadline
 	}
+	g.mu.Unlock()
 	return g.r.Read(p)
+}
+
+// cut fails the read in progress (the read deadline passes) and every
+// later one.
+func (g *stallGuard) cut() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.isCut = true
+	_ = g.rc.SetReadDeadline(time.Unix(1, 0))
 }
 
 // deleteInputs removes a request's stored files when no job of its own

@@ -38,7 +38,8 @@ func (w *processWorker[TTx]) Timeout(rj *river.Job[ProcessArgs]) time.Duration {
 // as failed at once; so does a full disk (insufficient_storage, see
 // attempt); other failures are returned so River retries them, and on the
 // last attempt they end the job as failed with code internal. A job
-// stopped by a shutdown is snoozed, not charged an attempt.
+// stopped by a shutdown is snoozed, not charged an attempt, and its record
+// is queued again.
 func (w *processWorker[TTx]) Work(ctx context.Context, rj *river.Job[ProcessArgs]) error {
 	q := w.q
 	j, err := q.cfg.Store.StartJob(ctx, rj.Args.JobID, q.cfg.Now())
@@ -60,6 +61,7 @@ func (w *processWorker[TTx]) Work(ctx context.Context, rj *river.Job[ProcessArgs
 	case err == nil:
 		return nil
 	case errors.Is(ctx.Err(), context.Canceled) && !q.canceled(j.ID):
+		q.requeue(j.ID)
 		return river.JobSnooze(time.Second) // shutdown: run it again later
 	case docmill.IsNoSpace(err):
 		// A full disk (scratch directory, file store, database) is not
@@ -310,6 +312,17 @@ func (q *Queue[TTx]) deleteInputs(ctx context.Context, j *docmill.Job) {
 	}
 	if err := q.cfg.Store.MarkInputsDeleted(ctx, j.ID, q.cfg.Now()); err != nil {
 		q.cfg.Logger.Warn("mark inputs deleted", "job_id", j.ID, "err", err)
+	}
+}
+
+// requeue shows a job its worker hands back to the queue as queued again,
+// not processing, until a worker takes it up. It is best effort: a job
+// left processing is still run again and then charged once (FinishJob).
+func (q *Queue[TTx]) requeue(id string) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if _, err := q.cfg.Store.RequeueJob(ctx, id); err != nil {
+		q.cfg.Logger.Warn("requeue job", "job_id", id, "err", err)
 	}
 }
 

@@ -68,7 +68,7 @@ func (f *serveFlags) register(fs *flag.FlagSet) {
 	fs.DurationVar(&f.pollInterval, "poll-interval", 10*time.Millisecond, "SQLite only: how often idle workers look for new jobs; SQLite cannot notify them, so this bounds queue pickup latency, at a CPU cost while idle (PostgreSQL notifies them)")
 	fs.BoolVar(&f.migrate, "migrate", false, "PostgreSQL: apply pending migrations at start-up (under an advisory lock, so nodes may start at once); without it an unmigrated database is refused (SQLite always migrates)")
 	fs.DurationVar(&f.janitorInterval, "janitor-interval", time.Minute, "how often expired results and old records are removed")
-	fs.DurationVar(&f.shutdownTimeout, "shutdown-timeout", 30*time.Second, "on SIGTERM, how long jobs in progress may take to finish")
+	fs.DurationVar(&f.shutdownTimeout, "shutdown-timeout", 30*time.Second, "on SIGTERM, how long the node may take to stop: requests waiting for their jobs are answered (202 with the job) a fifth of it, and at least 1s, before the end; jobs still running then go back to the queue")
 	fs.Int64Var(&f.maxUploadMB, "max-upload-mb", 4096, "hard cap in MB on the files of one request, each and in total, whatever the plan allows")
 	f.toolTimeouts = map[string]time.Duration{}
 	fs.Func("tool-timeout", "limit of one run of a tool, as slug=duration (repeatable; within --job-timeout), e.g. ocr-pdf=20m", func(v string) error {
@@ -116,8 +116,9 @@ func newLogger(w interface{ Write([]byte) (int, error) }, level string) (*slog.L
 }
 
 // serve runs the API and the workers until ctx is canceled, then shuts down
-// gracefully: no new requests, jobs in progress get --shutdown-timeout to
-// finish, and anything still queued stays queued for the next start.
+// gracefully within --shutdown-timeout (node.shutdown): no new requests,
+// every request in progress answered, jobs in progress finished or handed
+// back, and anything still queued stays queued for the next start.
 func serve(ctx context.Context, env *environment, args []string) error {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	var f serveFlags
@@ -200,6 +201,7 @@ func serve(ctx context.Context, env *environment, args []string) error {
 		Limits: f.engines.limits, Ready: engineChecks(registry, jail), Logger: log, Registerer: reg, Gatherer: reg,
 		Web: web.Handler(), Space: f.space(),
 	})
+	n.drain = api.Drain
 	var handler http.Handler = api
 	if f.role == "worker" {
 		handler = opsOnly(api)
@@ -306,12 +308,14 @@ type node struct {
 	log *slog.Logger
 	srv *http.Server
 	q   nodeQueue
+	// drain makes the API answer every request it holds (httpapi's
+	// Server.Drain).
+	drain func()
 	// where says where the data is, for the start-up line.
 	where string
 }
 
-// run serves on ln until ctx is done, then stops gracefully: no new
-// requests, jobs in progress get --shutdown-timeout to finish.
+// run serves on ln until ctx is done, then stops gracefully (shutdown).
 func (n *node) run(ctx context.Context, env *environment, ln net.Listener, baseURL string) error {
 	f := n.f
 	// An API node's queue works no jobs; it starts only to hear of jobs
@@ -335,13 +339,57 @@ func (n *node) run(ctx context.Context, env *environment, ln net.Listener, baseU
 			return err
 		}
 	}
-	n.log.Info("shutting down", "timeout", f.shutdownTimeout)
-	sctx, cancel := context.WithTimeout(context.Background(), f.shutdownTimeout)
+	return n.shutdown()
+}
+
+// shutdown stops the node within --shutdown-timeout, answering every
+// request it accepted:
+//
+//   - at once, the listener closes (no new connections) and idle
+//     connections with it; requests in progress go on, and workers go on
+//     working jobs, the queued ones too, so that sync calls waiting for
+//     them may still get their 200;
+//   - at the drain point (drainAfter), or as soon as no request is left,
+//     the API drains (every sync wait answers 202 with its job, uploads
+//     still arriving get 503) and the workers stop taking jobs;
+//   - at the deadline, jobs still running are canceled and go back to the
+//     queue (River snoozes them; they run again, and are charged once, on
+//     the next start).
+//
+// The HTTP server gets the whole timeout, so the answers written at the
+// drain point reach their clients before the process exits.
+func (n *node) shutdown() error {
+	timeout := n.f.shutdownTimeout
+	n.log.Info("shutting down", "timeout", timeout, "drain_after", drainAfter(timeout))
+	sctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
-	herr := n.srv.Shutdown(sctx)
+	httpDone := make(chan error, 1)
+	go func() { httpDone <- n.srv.Shutdown(sctx) }()
+	drain := time.NewTimer(drainAfter(timeout))
+	defer drain.Stop()
+	var herr error
+	answered := false
+	select {
+	case herr = <-httpDone:
+		answered = true
+	case <-drain.C:
+		n.log.Info("draining: waiting requests are answered with their jobs")
+	}
+	n.drain()
 	qerr := n.q.Stop(sctx)
+	if !answered {
+		herr = <-httpDone
+	}
 	n.log.Info("stopped")
 	return errors.Join(herr, qerr)
+}
+
+// drainAfter is how long after SIGTERM the API stops waiting for jobs (the
+// drain point): the shutdown timeout less a fifth of it, and less at
+// least a second, so that the answers are written and the jobs in
+// progress get the rest to finish.
+func drainAfter(timeout time.Duration) time.Duration {
+	return max(0, timeout-max(time.Second, timeout/5))
 }
 
 // setTimeouts applies --tool-timeout to the tools it names.

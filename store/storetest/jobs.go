@@ -163,6 +163,42 @@ func testStartJob(t *testing.T, s docmill.Store) {
 	}
 }
 
+func testRequeueJob(t *testing.T, s docmill.Store) {
+	a, _, _ := newAccount(t, s, docmill.PlanFree)
+	j := create(t, s, a)
+	queued := mustJob(t, s, j.ID)
+	got, err := s.RequeueJob(t.Context(), j.ID)
+	if err != nil {
+		t.Fatalf("RequeueJob(queued): %v", err)
+	}
+	same(t, "RequeueJob of a queued job", got, queued)
+	started, err := s.StartJob(t.Context(), j.ID, t0.Add(time.Second))
+	if err != nil {
+		t.Fatalf("StartJob: %v", err)
+	}
+	want := *started
+	want.Status = docmill.StatusQueued
+	if got, err = s.RequeueJob(t.Context(), j.ID); err != nil {
+		t.Fatalf("RequeueJob: %v", err)
+	}
+	same(t, "RequeueJob of a processing job", got, &want)
+	if u := mustUsage(t, s, a.ID, period); u.Operations != 0 || u.InFlight != 1 {
+		t.Errorf("Usage = %+v, want a job in flight, nothing charged", u)
+	}
+	// Started again, it keeps its first start.
+	if got, err = s.StartJob(t.Context(), j.ID, t0.Add(time.Hour)); err != nil {
+		t.Fatalf("StartJob(again): %v", err)
+	}
+	same(t, "StartJob after RequeueJob", got, started)
+	done := finish(t, s, got, docmill.StatusDone, t0.Add(2*time.Hour))
+	if got, err = s.RequeueJob(t.Context(), j.ID); err != nil {
+		t.Fatalf("RequeueJob(done): %v", err)
+	}
+	same(t, "RequeueJob of a done job", got, done)
+	_, err = s.RequeueJob(t.Context(), "job_missing")
+	wantErr(t, "RequeueJob of a missing job", err, docmill.ErrNotFound)
+}
+
 func testCancelJob(t *testing.T, s docmill.Store) {
 	a, _, _ := newAccount(t, s, docmill.PlanFree)
 	queued := create(t, s, a)

@@ -14,7 +14,8 @@
 //   - RevokeKey and SetPlan accept any non-empty prefix of a key's display
 //     prefix (case-sensitive) or the whole key; revoking a revoked key
 //     returns it unchanged;
-//   - StartJob of a processing job (a retry) keeps its first StartedAt;
+//   - StartJob of a processing job (a retry) keeps its first StartedAt, and
+//     so do RequeueJob and the StartJob after it;
 //   - an idempotent replay is answered before admission, so a replay is not
 //     refused for the quota its own job used.
 package storetest
@@ -46,6 +47,7 @@ func Run(t *testing.T, open func(t *testing.T) docmill.Store) {
 		{"JobFailed", testJobFailed},
 		{"JobNotFound", testJobNotFound},
 		{"StartJob", testStartJob},
+		{"RequeueJob", testRequeueJob},
 		{"CancelJob", testCancelJob},
 		{"FinishAfterCancel", testFinishAfterCancel},
 		{"AdmissionInFlight", testAdmissionInFlight},

@@ -130,6 +130,12 @@ func (s *Store) StartJob(ctx context.Context, id string, now time.Time) (*docmil
 	return s.updateJob(ctx, "start job", id, sqltext.StartJob, false, millis(now))
 }
 
+// RequeueJob moves a processing job back to queued; started_at keeps the
+// first start.
+func (s *Store) RequeueJob(ctx context.Context, id string) (*docmill.Job, error) {
+	return s.updateJob(ctx, "requeue job", id, sqltext.RequeueJob, false)
+}
+
 // CancelJob moves a queued or processing job to canceled, finished at now;
 // a job in a final status is returned unchanged.
 func (s *Store) CancelJob(ctx context.Context, id string, now time.Time) (*docmill.Job, error) {

@@ -72,7 +72,8 @@ VALUES ($1, $2, $3, 'queued', $4, $5, $6, $7, $8, $9, $10, $11, $12)`
 
 	StartJob = `UPDATE jobs SET status = 'processing', started_at = COALESCE(started_at, $2)
 WHERE id = $1 AND status IN ('queued', 'processing')`
-	FinishJob = `UPDATE jobs SET status = $2, finished_at = $3, result_key = $4, result_filename = $5,
+	RequeueJob = `UPDATE jobs SET status = 'queued' WHERE id = $1 AND status = 'processing'`
+	FinishJob  = `UPDATE jobs SET status = $2, finished_at = $3, result_key = $4, result_filename = $5,
 	result_content_type = $6, result_size = $7, result_expires_at = $8, meta = $9,
 	error_code = $10, error_message = $11, error_fields = $12, params = $13
 WHERE id = $1 AND status = 'processing'`

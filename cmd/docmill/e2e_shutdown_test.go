@@ -1,0 +1,289 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/docmill/docmill/client"
+)
+
+// The shutdown tests run the server as a child process and stop it with
+// SIGTERM: a process that exits drops the connections it has not answered,
+// which an in-process server, whose handlers outlive run, would hide.
+
+// shutdownArgs: a 5 s shutdown, so sync waits are answered 4 s after
+// SIGTERM (drainAfter), and one worker, so most jobs are still queued then.
+var shutdownArgs = []string{"--shutdown-timeout", "5s", "--workers", "1"}
+
+func TestDrainAfter(t *testing.T) {
+	for _, tc := range []struct{ timeout, want time.Duration }{
+		{30 * time.Second, 24 * time.Second},
+		{5 * time.Second, 4 * time.Second},
+		{2 * time.Second, time.Second},
+		{time.Second, 0},
+		{500 * time.Millisecond, 0},
+		{0, 0},
+		{time.Minute, 48 * time.Second},
+	} {
+		if got := drainAfter(tc.timeout); got != tc.want {
+			t.Errorf("drainAfter(%v) = %v, want %v", tc.timeout, got, tc.want)
+		}
+	}
+}
+
+// answer is the outcome of one process call.
+type answer struct {
+	job  *client.Job
+	resp *client.Response
+	err  error
+	at   time.Time
+}
+
+// TestShutdownAnswersWaitingRequests: a node stopped while sync process
+// calls wait for their jobs answers every one of them before it exits, 200
+// with the finished job or 202 with the job's id and Location; none gets
+// a connection error or an empty reply. After a restart on the same data
+// every 202'd job is done, and each of the jobs is charged exactly once.
+func TestShutdownAnswersWaitingRequests(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow")
+	}
+	dir := t.TempDir()
+	s := startChild(t, dir, shutdownArgs...)
+	key := newKey(t, dir, "custom", "--rpm", "1000", "--in-flight", "100")
+	c := s.client(key)
+	ctx := context.Background()
+
+	// The one worker is kept busy by an OCR of 117 pages (minutes), so
+	// that the sync calls are still waiting at the drain point however
+	// fast the machine: each compress-pdf of the largest corpus PDF takes
+	// from half a second to two.
+	blocker, _, err := c.Process(ctx, "ocr-pdf", []client.File{file(t, "pdf", "GeoTopo-komprimiert.pdf")}, client.ProcessOptions{Prefer: "respond-async"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	awaitStatus(t, c, blocker.JobID, "processing")
+	const n = 10
+	answers := make([]answer, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		f := file(t, "pdf", "base64image.pdf")
+		wg.Go(func() {
+			j, resp, err := c.Process(ctx, "compress-pdf", []client.File{f}, client.ProcessOptions{})
+			answers[i] = answer{j, resp, err, time.Now()}
+		})
+	}
+	awaitInFlight(t, c, n+1) // every request is accepted and waits
+	if st := jobStatus(t, dir, blocker.JobID); st != "processing" {
+		t.Fatalf("the OCR job is %s already, want processing", st)
+	}
+	sigterm := time.Now()
+	s.stop(t) // SIGTERM; the process must exit 0
+	exited := time.Now()
+	wg.Wait()
+	t.Logf("exited %v after SIGTERM", exited.Sub(sigterm).Round(10*time.Millisecond))
+	// The timeout, and some time to stop the engines after it.
+	if exited.Sub(sigterm) > 10*time.Second {
+		t.Errorf("the server took %v to stop; --shutdown-timeout is 5s", exited.Sub(sigterm))
+	}
+
+	var accepted []string
+	for i, a := range answers {
+		if a.err != nil {
+			t.Fatalf("request %d: %v", i, a.err)
+		}
+		t.Logf("request %d: %d %s after %v", i, a.resp.StatusCode, a.job.Status, a.at.Sub(sigterm).Round(10*time.Millisecond))
+		switch {
+		case a.resp.StatusCode == 200 && a.job.Status == "done" && a.job.Result != nil:
+		case a.resp.StatusCode == 202 && (a.job.Status == "queued" || a.job.Status == "processing") &&
+			a.job.JobID != "" && a.resp.Header.Get("Location") == "/v1/jobs/"+a.job.JobID && a.resp.Header.Get("Retry-After") != "":
+			accepted = append(accepted, a.job.JobID)
+		default:
+			t.Fatalf("request %d: %d %+v, want 200 done or 202 with the job", i, a.resp.StatusCode, a.job)
+		}
+	}
+	if len(accepted) == 0 {
+		t.Fatal("every job finished before the drain: the test shows nothing")
+	}
+	// A 202'd job may have finished between the drain and the exit; the
+	// others are handed back to the queue, none left running.
+	for _, id := range append(accepted, blocker.JobID) {
+		st, river := jobStatus(t, dir, id), riverState(t, dir, id)
+		if !(st == "done" && river == "completed") && river != "available" && river != "scheduled" {
+			t.Errorf("job %s after the stop: %s, its River job %s; want done, or back in the queue", id, st, river)
+		}
+	}
+
+	s2 := startChild(t, dir)
+	c2 := s2.client(key)
+	if _, err := c2.Cancel(ctx, blocker.JobID); err != nil { // not charged
+		t.Fatal(err)
+	}
+	wctx, cancel := context.WithTimeout(ctx, 3*time.Minute)
+	defer cancel()
+	for _, id := range accepted {
+		j, err := c2.Wait(wctx, id, 250*time.Millisecond)
+		if err != nil || j.Status != "done" {
+			t.Fatalf("job %s after the restart: %+v %v", id, j, err)
+		}
+	}
+	usage := accountUsage(t, c2)
+	if usage["operations_used"] != float64(n) || usage["jobs_in_flight"] != float64(0) {
+		t.Fatalf("usage %v, want %d operations and none in flight", usage, n)
+	}
+}
+
+// TestShutdownHandsBackJobInProgress: a job still running at the shutdown
+// deadline is canceled and handed back to the queue (its record queued
+// again, not processing); its client got 202 at the drain point. After a
+// restart it runs again, and is charged once.
+func TestShutdownHandsBackJobInProgress(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow")
+	}
+	dir := t.TempDir()
+	// Drain at 1 s, deadline at 2 s: far less than this compress-pdf takes.
+	s := startChild(t, dir, "--shutdown-timeout", "2s", "--workers", "1")
+	c := s.client(s.DevKey)
+	got := make(chan answer, 1)
+	f := file(t, "pdf", "GeoTopo-komprimiert.pdf")
+	go func() {
+		j, resp, err := c.Process(context.Background(), "compress-pdf", []client.File{f}, client.ProcessOptions{})
+		got <- answer{j, resp, err, time.Now()}
+	}()
+	id := awaitProcessing(t, dir)
+	s.stop(t)
+	a := <-got
+	if a.err != nil || a.resp.StatusCode != 202 || a.job.JobID != id || a.job.Status != "processing" {
+		t.Fatalf("answer %+v %v, want 202 processing for %s", a.resp, a.err, id)
+	}
+	if st, river := jobStatus(t, dir, id), riverState(t, dir, id); st != "queued" || (river != "available" && river != "scheduled") {
+		t.Fatalf("after the stop the job is %s, its River job %s; want queued, back in the queue", st, river)
+	}
+
+	s2 := startChild(t, dir)
+	c2 := s2.client(s.DevKey)
+	wctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	if j, err := c2.Wait(wctx, id, 250*time.Millisecond); err != nil || j.Status != "done" {
+		t.Fatalf("after the restart: %+v %v", j, err)
+	}
+	if u := accountUsage(t, c2); u["operations_used"] != float64(1) {
+		t.Fatalf("usage %v, want 1 operation", u)
+	}
+}
+
+// awaitProcessing waits until a job of dataDir's server is processing and
+// returns its id.
+func awaitProcessing(t *testing.T, dataDir string) string {
+	t.Helper()
+	db := openDB(t, dataDir)
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		var id string
+		err := db.QueryRow(`SELECT id FROM jobs WHERE status = 'processing'`).Scan(&id)
+		if err == nil {
+			return id
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no job processing: %v", err)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// TestShutdownRefusesUnfinishedUpload: an upload still arriving when the
+// node drains is answered 503 service_unavailable with a Retry-After, not
+// dropped; nothing of it is kept or charged.
+func TestShutdownRefusesUnfinishedUpload(t *testing.T) {
+	dir := t.TempDir()
+	s := startChild(t, dir, shutdownArgs...)
+	c := s.client(s.DevKey)
+	pr, pw := io.Pipe()
+	defer pw.Close()
+	go trickleUpload(pw)
+	got := make(chan answer, 1)
+	go func() {
+		j, resp, err := c.Process(context.Background(), "rotate-pdf", []client.File{{Name: "slow.pdf", Body: pr}}, client.ProcessOptions{})
+		got <- answer{j, resp, err, time.Now()}
+	}()
+	time.Sleep(500 * time.Millisecond) // the upload is under way
+	s.stop(t)
+	a := <-got
+	pw.Close()
+	e := apiError(t, a.err, 503, "service_unavailable")
+	if e.Header.Get("Retry-After") == "" {
+		t.Errorf("no Retry-After: %v", e.Header)
+	}
+	assertNoInputs(t, dir)
+	if st := countJobs(t, dir); st != 0 {
+		t.Fatalf("%d jobs recorded, want none", st)
+	}
+}
+
+// trickleUpload writes the start of a PDF, then a byte every 50 ms until
+// the pipe is closed.
+func trickleUpload(pw *io.PipeWriter) {
+	if _, err := fmt.Fprintf(pw, "%%PDF-1.7\n%s", strings.Repeat("%", 4096)); err != nil {
+		return
+	}
+	for {
+		time.Sleep(50 * time.Millisecond)
+		if _, err := pw.Write([]byte("%")); err != nil {
+			return
+		}
+	}
+}
+
+// awaitInFlight waits until the account has n jobs in flight.
+func awaitInFlight(t *testing.T, c *client.Client, n int) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		u := accountUsage(t, c)
+		if u["jobs_in_flight"] == float64(n) {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("usage %v, want %d jobs in flight", u, n)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// accountUsage is the usage part of the caller's account document.
+func accountUsage(t *testing.T, c *client.Client) map[string]any {
+	t.Helper()
+	a, err := c.Account(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	u, _ := a["usage"].(map[string]any)
+	return u
+}
+
+// riverState is the state of the River job that works docmill job id.
+func riverState(t *testing.T, dataDir, id string) string {
+	t.Helper()
+	var st string
+	err := openDB(t, dataDir).QueryRow(`SELECT state FROM river_job WHERE kind = 'docmill.process' AND json_extract(args, '$.job_id') = $1`, id).Scan(&st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st
+}
+
+// countJobs counts the job records.
+func countJobs(t *testing.T, dataDir string) int {
+	t.Helper()
+	var n int
+	if err := openDB(t, dataDir).QueryRow(`SELECT count(*) FROM jobs`).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
