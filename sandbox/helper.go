@@ -8,12 +8,15 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime/debug"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
+	"time"
 
 	"github.com/docmill/docmill"
 	"github.com/docmill/docmill/tools/filecopy"
@@ -310,11 +313,27 @@ func (h *Helpers) call(ctx context.Context, w *helper, slug string, in *docmill.
 // job fails as the input's fault, since only the document it was working
 // on can make our own code die (a memory cap, a stack exhausted by
 // nesting). Its standard error goes to the log only.
+//
+// A helper killed by a signal was killed from outside (the kernel's OOM
+// killer, an operator): Go code that crashes exits with status 2. That is
+// an engine failure, retried as internal, not the input's fault.
 func (h *Helpers) died(w *helper, cause error) error {
 	p := w.proc
+	// Its own exit status first: killing its group before the jail's
+	// launcher has reported it would make every death look like a kill.
+	select {
+	case <-p.Done():
+	case <-time.After(2 * time.Second):
+	}
 	w.kill()
 	stderr := p.Stderr()
 	err := fmt.Errorf("sandbox: helper died: %v: %v: %s", cause, p.Err(), stderr)
+	if sig := killedBy(p.Err()); sig != "" && !outOfMemory(stderr) {
+		if sig == syscall.SIGXCPU.String() {
+			return wrap(docmill.Errorf(docmill.CodeProcessingTimeout, "Processing this file takes longer than this server allows."), err)
+		}
+		return docmill.Internal(&docmill.EngineFailure{Engine: h.engine.Name, Signal: sig, Err: err})
+	}
 	if outOfMemory(stderr) {
 		e := docmill.LimitExceeded(fmt.Sprintf("Processing the document needed more than %d MB of memory", h.engine.memoryCap()>>20))
 		e.Err = err
@@ -446,4 +465,21 @@ func outOfMemory(stderr string) bool {
 		}
 	}
 	return false
+}
+
+// killedBy is the signal that ended a process whose Wait returned err, or
+// "": bubblewrap, the helper's parent in the jail, reports a child killed
+// by signal N as exit status 128+N.
+func killedBy(err error) string {
+	var x *exec.ExitError
+	if !errors.As(err, &x) {
+		return ""
+	}
+	if ws, ok := x.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		return ws.Signal().String()
+	}
+	if c := x.ExitCode(); c > 128 && c < 128+65 {
+		return syscall.Signal(c - 128).String()
+	}
+	return ""
 }

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -63,6 +64,12 @@ func helperTools() []*docmill.Tool {
 		}),
 		tool("exit", func(context.Context, *docmill.RunInput) (*docmill.RunOutput, error) {
 			os.Exit(3)
+			return nil, nil
+		}),
+		// killed dies as the kernel's OOM killer or an operator kills it.
+		tool("killed", func(context.Context, *docmill.RunInput) (*docmill.RunOutput, error) {
+			_ = syscall.Kill(os.Getpid(), syscall.SIGKILL)
+			time.Sleep(time.Minute)
 			return nil, nil
 		}),
 		// hog holds ever more memory, as a decompression bomb does.
@@ -175,6 +182,7 @@ func TestHelperFailures(t *testing.T) {
 		{tool: "panic", code: docmill.CodeInvalidDocument, message: "could not be processed"},
 		{tool: "exit", code: docmill.CodeInvalidDocument, message: "could not be processed"},
 		{tool: "hog", code: docmill.CodeInvalidDocument, message: "processing limit"},
+		{tool: "killed", code: docmill.CodeInternal, message: "internal error"},
 		{tool: "hang", timeout: 500 * time.Millisecond, ctxErr: true},
 	}
 	for _, c := range cases {
