@@ -120,16 +120,7 @@ func newLogger(w interface{ Write([]byte) (int, error) }, level string) (*slog.L
 // every request in progress answered, jobs in progress finished or handed
 // back, and anything still queued stays queued for the next start.
 func serve(ctx context.Context, env *environment, args []string) error {
-	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
-	var f serveFlags
-	f.register(fs)
-	if err := env.parse(fs, args); err != nil {
-		return err
-	}
-	if err := f.validate(); err != nil {
-		return err
-	}
-	log, err := newLogger(env.stderr, f.logLevel)
+	f, log, err := parseServe(env, args)
 	if err != nil {
 		return err
 	}
@@ -177,7 +168,7 @@ func serve(ctx context.Context, env *environment, args []string) error {
 	if err != nil {
 		return err
 	}
-	n := &node{f: &f, log: log, q: q, where: db.describe()}
+	n := &node{f: f, log: log, q: q, where: db.describe()}
 
 	secret, err := f.setUp(ctx, st, env)
 	if err != nil {
@@ -252,6 +243,24 @@ func (f *serveFlags) space() docmill.SpaceGuard {
 		return nil
 	}
 	return &diskspace.Guard{Min: f.minFree, Areas: areas}
+}
+
+// parseServe reads serve's flags and makes the logger they ask for.
+func parseServe(env *environment, args []string) (*serveFlags, *slog.Logger, error) {
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	f := &serveFlags{}
+	f.register(fs)
+	if err := env.parse(fs, args); err != nil {
+		return nil, nil, err
+	}
+	if err := f.validate(); err != nil {
+		return nil, nil, err
+	}
+	log, err := newLogger(env.stderr, f.logLevel)
+	if err != nil {
+		return nil, nil, err
+	}
+	return f, log, nil
 }
 
 // closingLimiter is a rate limiter the node closes when it stops.
