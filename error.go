@@ -94,6 +94,15 @@ func ParamError(field, format string, args ...any) *Error {
 	}
 }
 
+// InvalidDocument returns an invalid_document error: the input is damaged
+// or is not what it claims to be. The public message is built from format;
+// err, which may be nil, is the internal cause (logged, never shown).
+func InvalidDocument(err error, format string, args ...any) *Error {
+	e := Errorf(CodeInvalidDocument, format, args...)
+	e.Err = err
+	return e
+}
+
 // Internal wraps err as an internal error whose public message reveals
 // nothing about it.
 func Internal(err error) *Error {

@@ -1,6 +1,7 @@
 package docmill
 
 import (
+	"context"
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
@@ -70,4 +71,19 @@ func WellFormedKey(key string) bool {
 		}
 	}
 	return true
+}
+
+// CreateAccount stores a as a new account, created at now under a fresh
+// ID, together with its first API key, named keyName. The caller fills in
+// a's name, email, plan and limits. It returns the key itself, shown to
+// the client once and never stored, and the key's stored form. An email
+// already used is ErrEmailTaken (Store.CreateAccount).
+func CreateAccount(ctx context.Context, st Store, a *Account, keyName string, now time.Time) (key string, stored APIKey, err error) {
+	a.ID = NewID("acct_")
+	a.CreatedAt = now
+	key, stored = NewAPIKey(a.ID, keyName, now)
+	if err := st.CreateAccount(ctx, a, &stored); err != nil {
+		return "", APIKey{}, err
+	}
+	return key, stored, nil
 }

@@ -162,6 +162,23 @@ type BlobPresigner interface {
 	PresignGet(ctx context.Context, key, downloadName string, expiry time.Duration) (url string, ok bool, err error)
 }
 
+// LocalBlobStore is a BlobStore whose files may be on this machine's disk
+// (a local directory), so that a worker moves files in and out by hard
+// links instead of copies. Both methods answer for one key at a time: a
+// store may hold some keys where it cannot link them.
+type LocalBlobStore interface {
+	BlobStore
+	// LocalPath returns the file that holds key; ok is false when key is
+	// not kept as a plain file on this machine. The caller must not change
+	// the file.
+	LocalPath(key string) (path string, ok bool)
+	// LinkFile stores the local file at path under key by hard-linking it;
+	// it reports false, having stored nothing, when it cannot (the store is
+	// not local, or path is on another file system), and the caller then
+	// writes the file with Put. The file must not change afterwards.
+	LinkFile(key, path string) bool
+}
+
 // LimitResult is the outcome of one rate-limit check.
 type LimitResult struct {
 	Allowed   bool

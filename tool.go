@@ -53,6 +53,18 @@ type RunInput struct {
 	Limits Limits
 }
 
+// OneFile returns the single input of a run, or a missing_file error
+// naming what the tool takes ("PDF file", "image") when there is not
+// exactly one. The HTTP edge already holds a request to the tool's
+// MinFiles and MaxFiles; this guards direct callers (the PDF helper,
+// tests) of a tool that takes one file.
+func (in *RunInput) OneFile(what string) (LocalFile, error) {
+	if len(in.Files) != 1 {
+		return LocalFile{}, Errorf(CodeMissingFile, "This tool takes exactly one %s.", what)
+	}
+	return in.Files[0], nil
+}
+
 // LocalFile is an input file copied to local disk.
 type LocalFile struct {
 	Path        string

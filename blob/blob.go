@@ -35,14 +35,15 @@ const (
 	UploadConcurrency = 2
 )
 
-// Bucket is a docmill.BlobStore over a gocloud.dev bucket.
+// Bucket is a docmill.BlobStore over a gocloud.dev bucket; a local
+// directory bucket also links files (docmill.LocalBlobStore).
 type Bucket struct {
 	b *blob.Bucket
 	// dir is the local directory of a bucket opened with OpenDir.
 	dir string
 }
 
-var _ docmill.BlobStore = (*Bucket)(nil)
+var _ docmill.LocalBlobStore = (*Bucket)(nil)
 
 // OpenDir opens a bucket kept in the local directory dir, creating it.
 // Writes go to a temporary file in the same directory and are renamed into

@@ -91,13 +91,12 @@ func (s *Server) handleSignup(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, docmill.ParamError("email", "must be an email address"))
 		return
 	}
-	now := s.cfg.Now()
-	acct := &docmill.Account{ID: docmill.NewID("acct_"), Name: strings.TrimSpace(body.Name), Email: email, Plan: docmill.PlanFree, CreatedAt: now}
+	acct := &docmill.Account{Name: strings.TrimSpace(body.Name), Email: email, Plan: docmill.PlanFree}
 	if acct.Name == "" {
 		acct.Name = email
 	}
-	key, stored := docmill.NewAPIKey(acct.ID, "signup", now)
-	if err := s.cfg.Store.CreateAccount(r.Context(), acct, &stored); err != nil {
+	key, stored, err := docmill.CreateAccount(r.Context(), s.cfg.Store, acct, "signup", s.cfg.Now())
+	if err != nil {
 		if errors.Is(err, docmill.ErrEmailTaken) {
 			s.writeError(w, r, docmill.Errorf(docmill.CodeConflict, "An account with this email already exists."))
 			return

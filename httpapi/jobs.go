@@ -30,13 +30,22 @@ func (s *Server) handleGetJob(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if !j.Status.Finished() {
-		retry := 1
-		if t, ok := s.cfg.Registry.Lookup(j.Tool); ok && t.Long {
-			retry = 5
-		}
-		w.Header().Set("Retry-After", strconv.Itoa(retry))
+		t, _ := s.cfg.Registry.Lookup(j.Tool)
+		setPollHint(w.Header(), t)
 	}
 	writeJSON(w, http.StatusOK, s.renderJob(r.Context(), j))
+}
+
+// setPollHint sets the Retry-After of an answer about an unfinished job:
+// the seconds a client should wait before polling it again, 5 for a long
+// tool (t.Long), 1 for any other (and for a tool this node does not serve,
+// nil).
+func setPollHint(h http.Header, t *docmill.Tool) {
+	retry := 1
+	if t != nil && t.Long {
+		retry = 5
+	}
+	h.Set("Retry-After", strconv.Itoa(retry))
 }
 
 // handleDeleteJob cancels a queued or processing job, or deletes a finished

@@ -211,11 +211,7 @@ func (s *Server) writeJobResult(w http.ResponseWriter, r *http.Request, j *docmi
 		s.writeJobError(w, r, &docmill.Error{Code: j.Error.Code, Message: j.Error.Message, Fields: j.Error.Fields}, j.ID)
 	default:
 		w.Header().Set("Location", "/v1/jobs/"+j.ID)
-		retry := 1
-		if tool.Long {
-			retry = 5
-		}
-		w.Header().Set("Retry-After", strconv.Itoa(retry))
+		setPollHint(w.Header(), tool)
 		writeJSON(w, http.StatusAccepted, s.renderJob(r.Context(), j))
 	}
 }

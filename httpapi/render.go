@@ -37,12 +37,16 @@ func (s *Server) renderJob(ctx context.Context, j *docmill.Job) jobBody {
 		Status:    j.Status,
 		Tool:      j.Tool,
 		CreatedAt: timestamp(j.CreatedAt),
-		Meta:      map[string]any{"input_size": j.InputSize()},
+		Meta:      map[string]any{},
 		Error:     j.Error,
 	}
 	for k, v := range j.Meta {
 		b.Meta[k] = v
 	}
+	// input_size is the job's, known from its record whatever its status,
+	// and is set here only: a tool's own figure of the same name (and the
+	// copy older records kept in their meta) gives way to it.
+	b.Meta["input_size"] = j.InputSize()
 	if j.FinishedAt != nil {
 		f := timestamp(*j.FinishedAt)
 		b.FinishedAt = &f

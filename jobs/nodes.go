@@ -200,7 +200,8 @@ func (q *Queue[TTx]) settleLost(ctx context.Context, id string) error {
 		return nil
 	}
 	e := docmill.Errorf(docmill.CodeWorkerLost, "The server working on this job stopped before it finished, on each attempt; the job was given up and not charged. Sending it again is safe.")
-	return q.fail(j, e, 0)
+	tool, _ := q.cfg.Registry.Lookup(j.Tool)
+	return q.fail(j, tool, e, 0)
 }
 
 // orphanAge is how old an unfinished job must be before the janitor asks

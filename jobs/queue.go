@@ -167,10 +167,11 @@ func New[TTx any](driver riverdriver.Driver[TTx], cfg Config) (*Queue[TTx], erro
 	return q, nil
 }
 
-// toolTimeout is the limit of one attempt of slug's jobs: the tool's own,
-// within JobTimeout.
-func (q *Queue[TTx]) toolTimeout(slug string) time.Duration {
-	if t, ok := q.cfg.Registry.Lookup(slug); ok && t.Timeout > 0 {
+// toolTimeout is the limit of one attempt of t's jobs: the tool's own,
+// within JobTimeout; JobTimeout alone for a tool this node does not serve
+// (nil).
+func (q *Queue[TTx]) toolTimeout(t *docmill.Tool) time.Duration {
+	if t != nil && t.Timeout > 0 {
 		return min(t.Timeout, q.cfg.JobTimeout)
 	}
 	return q.cfg.JobTimeout

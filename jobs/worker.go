@@ -31,7 +31,8 @@ type processWorker[TTx any] struct {
 
 // Timeout is the tool's own limit for one attempt.
 func (w *processWorker[TTx]) Timeout(rj *river.Job[ProcessArgs]) time.Duration {
-	return w.q.toolTimeout(rj.Args.Tool)
+	tool, _ := w.q.cfg.Registry.Lookup(rj.Args.Tool)
+	return w.q.toolTimeout(tool)
 }
 
 // Work runs one attempt of a job. Failures caused by the input end the job
@@ -56,7 +57,10 @@ func (w *processWorker[TTx]) Work(ctx context.Context, rj *river.Job[ProcessArgs
 	if j.StartedAt != nil {
 		q.metrics.queueWait.Observe(j.StartedAt.Sub(j.CreatedAt).Seconds())
 	}
-	err = q.attempt(ctx, j)
+	// The tool is resolved once per attempt and passed along; nil when
+	// this node does not serve it (run fails the job as unknown_tool).
+	tool, _ := q.cfg.Registry.Lookup(j.Tool)
+	err = q.attempt(ctx, j, tool)
 	switch {
 	case err == nil:
 		return nil
@@ -67,17 +71,17 @@ func (w *processWorker[TTx]) Work(ctx context.Context, rj *river.Job[ProcessArgs
 		// A full disk (scratch directory, file store, database) is not
 		// fixed by retrying at once: fail as insufficient_storage, not
 		// charged, and let the client retry once space is back.
-		return q.fail(j, err, 0)
+		return q.fail(j, tool, err, 0)
 	case rj.Attempt < rj.MaxAttempts:
 		q.cfg.Logger.Warn("job attempt failed; retrying", "job_id", j.ID, "tool", j.Tool, "attempt", rj.Attempt, "err", err)
 		return err
 	}
-	return q.fail(j, err, 0)
+	return q.fail(j, tool, err, 0)
 }
 
 // attempt runs the tool and records the outcome. It returns an error only
 // for failures that are not the input's fault and may pass on a retry.
-func (q *Queue[TTx]) attempt(ctx context.Context, j *docmill.Job) error {
+func (q *Queue[TTx]) attempt(ctx context.Context, j *docmill.Job, tool *docmill.Tool) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	q.track(j.ID, cancel)
@@ -91,7 +95,7 @@ func (q *Queue[TTx]) attempt(ctx context.Context, j *docmill.Job) error {
 	defer os.RemoveAll(dir)
 
 	started := time.Now()
-	out, err := q.run(ctx, j, dir)
+	out, err := q.run(ctx, j, tool, dir)
 	elapsed := time.Since(started)
 	if err != nil {
 		if scratchFull(dir) {
@@ -104,11 +108,11 @@ func (q *Queue[TTx]) attempt(ctx context.Context, j *docmill.Job) error {
 		_ = os.RemoveAll(dir)
 		q.metrics.countEngineFailure(err)
 		if docmill.ErrorCode(err) != docmill.CodeInternal || errors.Is(err, context.DeadlineExceeded) || q.canceled(j.ID) {
-			return q.fail(j, err, elapsed)
+			return q.fail(j, tool, err, elapsed)
 		}
 		return err
 	}
-	return q.succeed(j, out, elapsed)
+	return q.succeed(j, tool, out, elapsed)
 }
 
 // scratchFullBytes is the free space under which a scratch file system
@@ -124,7 +128,7 @@ func scratchFull(dir string) bool {
 }
 
 // succeed uploads the output and records the job done.
-func (q *Queue[TTx]) succeed(j *docmill.Job, out *docmill.RunOutput, elapsed time.Duration) error {
+func (q *Queue[TTx]) succeed(j *docmill.Job, tool *docmill.Tool, out *docmill.RunOutput, elapsed time.Duration) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 
@@ -138,14 +142,14 @@ func (q *Queue[TTx]) succeed(j *docmill.Job, out *docmill.RunOutput, elapsed tim
 	j.FinishedAt = &now
 	j.Result = &docmill.Result{Key: key, Filename: out.Filename, ContentType: out.ContentType, Size: size, ExpiresAt: now.Add(j.ResultTTL)}
 	j.Meta = q.meta(j, out.Meta, elapsed)
-	return q.finish(ctx, j, elapsed)
+	return q.finish(ctx, j, tool, elapsed)
 }
 
-// withoutSecrets returns j's params without those its tool declares
-// secret (passwords), which must not outlive the job in its record.
-func (q *Queue[TTx]) withoutSecrets(j *docmill.Job) docmill.Params {
-	tool, ok := q.cfg.Registry.Lookup(j.Tool)
-	if !ok {
+// withoutSecrets returns j's params without those tool, j's tool, declares
+// secret (passwords), which must not outlive the job in its record. A job
+// whose tool this node does not serve (nil) keeps its params.
+func withoutSecrets(j *docmill.Job, tool *docmill.Tool) docmill.Params {
+	if tool == nil {
 		return j.Params
 	}
 	out := docmill.Params{}
@@ -165,7 +169,7 @@ func (q *Queue[TTx]) storeResult(ctx context.Context, key string, out *docmill.R
 	if err != nil {
 		return 0, err
 	}
-	if lb, ok := q.cfg.Blob.(localBlob); ok && lb.LinkFile(key, out.Path) {
+	if lb, ok := q.cfg.Blob.(docmill.LocalBlobStore); ok && lb.LinkFile(key, out.Path) {
 		return fi.Size(), nil
 	}
 	f, err := os.Open(out.Path)
@@ -176,15 +180,16 @@ func (q *Queue[TTx]) storeResult(ctx context.Context, key string, out *docmill.R
 	return q.cfg.Blob.Put(ctx, key, f, out.ContentType)
 }
 
-// fail records the job failed with err's code and public message.
-func (q *Queue[TTx]) fail(j *docmill.Job, err error, elapsed time.Duration) error {
+// fail records the job failed with err's code and public message; tool is
+// j's tool, nil when this node does not serve it.
+func (q *Queue[TTx]) fail(j *docmill.Job, tool *docmill.Tool, err error, elapsed time.Duration) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	e := docmill.AsError(err)
 	if errors.Is(err, context.DeadlineExceeded) {
 		// The same input would take as long again: the input's cause,
 		// not retried, not charged.
-		e = docmill.Errorf(docmill.CodeProcessingTimeout, "Processing this file took longer than this tool's limit of %s.", q.toolTimeout(j.Tool))
+		e = docmill.Errorf(docmill.CodeProcessingTimeout, "Processing this file took longer than this tool's limit of %s.", q.toolTimeout(tool))
 	}
 	switch e.Code {
 	case docmill.CodeInternal, docmill.CodeWorkerLost:
@@ -201,11 +206,11 @@ func (q *Queue[TTx]) fail(j *docmill.Job, err error, elapsed time.Duration) erro
 	j.FinishedAt = &now
 	j.Error = &docmill.JobError{Code: e.Code, Message: e.Message, Fields: e.Fields}
 	j.Meta = q.meta(j, nil, elapsed)
-	return q.finish(ctx, j, elapsed)
+	return q.finish(ctx, j, tool, elapsed)
 }
 
-func (q *Queue[TTx]) finish(ctx context.Context, j *docmill.Job, elapsed time.Duration) error {
-	j.Params = q.withoutSecrets(j)
+func (q *Queue[TTx]) finish(ctx context.Context, j *docmill.Job, tool *docmill.Tool, elapsed time.Duration) error {
+	j.Params = withoutSecrets(j, tool)
 	ok, err := q.cfg.Store.FinishJob(ctx, j)
 	if err != nil {
 		return err
@@ -229,7 +234,6 @@ func (q *Queue[TTx]) meta(j *docmill.Job, toolMeta map[string]any, elapsed time.
 		m[k] = v
 	}
 	m["duration_ms"] = elapsed.Milliseconds()
-	m["input_size"] = j.InputSize()
 	if j.StartedAt != nil {
 		m["queued_ms"] = j.StartedAt.Sub(j.CreatedAt).Milliseconds()
 	}
@@ -238,9 +242,8 @@ func (q *Queue[TTx]) meta(j *docmill.Job, toolMeta map[string]any, elapsed time.
 
 // run copies the inputs to a scratch directory and runs the tool there. A
 // panic in a tool becomes an internal error, never a crash.
-func (q *Queue[TTx]) run(ctx context.Context, j *docmill.Job, dir string) (out *docmill.RunOutput, err error) {
-	tool, ok := q.cfg.Registry.Lookup(j.Tool)
-	if !ok {
+func (q *Queue[TTx]) run(ctx context.Context, j *docmill.Job, tool *docmill.Tool, dir string) (out *docmill.RunOutput, err error) {
+	if tool == nil {
 		return nil, docmill.Errorf(docmill.CodeUnknownTool, "Tool %q is not served by this node.", j.Tool)
 	}
 	if !tool.IsAvailable() {
@@ -271,18 +274,11 @@ func (q *Queue[TTx]) run(ctx context.Context, j *docmill.Job, dir string) (out *
 	return out, nil
 }
 
-// localBlob is a blob store whose files are on this machine's disk, so
-// that files move in and out by hard links instead of copies.
-type localBlob interface {
-	LocalPath(key string) (string, bool)
-	LinkFile(key, path string) bool
-}
-
 // download puts an input at path: a hard link when the blob store is a
 // local directory on the same disk (inputs are never modified, and the
 // link outlives the input's deletion), else a copy.
 func (q *Queue[TTx]) download(ctx context.Context, key, path string) error {
-	if lb, ok := q.cfg.Blob.(localBlob); ok {
+	if lb, ok := q.cfg.Blob.(docmill.LocalBlobStore); ok {
 		if src, ok := lb.LocalPath(key); ok && os.Link(src, path) == nil {
 			return nil
 		}

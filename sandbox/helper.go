@@ -339,9 +339,7 @@ func (h *Helpers) died(w *helper, cause error) error {
 		e.Err = err
 		return e
 	}
-	e := docmill.Errorf(docmill.CodeInvalidDocument, "The document could not be processed: it is damaged or uses a structure this tool does not support.")
-	e.Err = fmt.Errorf("%w: %w", docmill.ErrUnreadable, err)
-	return e
+	return docmill.InvalidDocument(fmt.Errorf("%w: %w", docmill.ErrUnreadable, err), "The document could not be processed: it is damaged or uses a structure this tool does not support.")
 }
 
 // finish turns a reply into the tool's result, its output moved from the
@@ -437,9 +435,7 @@ func serveOne(ctx context.Context, tools *docmill.Registry, req *helperRequest) 
 	}
 	defer func() {
 		if r := recover(); r != nil {
-			e := docmill.Errorf(docmill.CodeInvalidDocument, "The document could not be processed: it is damaged or uses a structure this tool does not support.")
-			e.Err = fmt.Errorf("panic in %s: %v\n%s", req.Tool, r, debug.Stack())
-			out, err = nil, e
+			out, err = nil, docmill.InvalidDocument(fmt.Errorf("panic in %s: %v\n%s", req.Tool, r, debug.Stack()), "The document could not be processed: it is damaged or uses a structure this tool does not support.")
 		}
 	}()
 	return t.Run(ctx, &docmill.RunInput{Files: req.Files, Params: req.Params, WorkDir: req.WorkDir, Limits: req.Limits})

@@ -137,10 +137,9 @@ func keys(ctx context.Context, env *environment, args []string) error {
 }
 
 func createKey(ctx context.Context, st docmill.Store, env *environment, plan, name, email string, limits *docmill.Plan) error {
-	now := time.Now()
-	acct := &docmill.Account{ID: docmill.NewID("acct_"), Name: name, Email: email, Plan: plan, Limits: limits, CreatedAt: now}
-	key, stored := docmill.NewAPIKey(acct.ID, name, now)
-	if err := st.CreateAccount(ctx, acct, &stored); err != nil {
+	acct := &docmill.Account{Name: name, Email: email, Plan: plan, Limits: limits}
+	key, _, err := docmill.CreateAccount(ctx, st, acct, name, time.Now())
+	if err != nil {
 		return fmt.Errorf("keys create: %w", err)
 	}
 	fmt.Fprintf(env.stdout, "created account %s (%s) on the %s plan\n", acct.ID, name, plan)

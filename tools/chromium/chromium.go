@@ -252,9 +252,3 @@ var (
 	// margins are in inches; small is Chromium's own default.
 	margins = map[string]float64{"none": 0, "small": 0.4, "normal": 0.8}
 )
-
-// outputName names the PDF after the client's file, whatever its
-// extension (docmill.ResultName).
-func outputName(filename string) string {
-	return docmill.ResultName(filename, "", ".pdf")
-}

@@ -38,7 +38,7 @@ var markdown = goldmark.New(
 
 // runMarkdown renders a Markdown file to a page and prints it.
 func (b *Browser) runMarkdown(ctx context.Context, in *docmill.RunInput) (*docmill.RunOutput, error) {
-	file, s, err := oneFile(in)
+	file, s, err := fileAndSettings(in)
 	if err != nil {
 		return nil, err
 	}
@@ -52,7 +52,7 @@ func (b *Browser) runMarkdown(ctx context.Context, in *docmill.RunInput) (*docmi
 	if len(src) > maxMarkdownBytes {
 		return nil, docmill.Errorf(docmill.CodeFileTooLarge, "The Markdown file is larger than %d MB.", maxMarkdownBytes>>20)
 	}
-	page, err := renderMarkdown(src, strings.TrimSuffix(outputName(file.Filename), ".pdf"))
+	page, err := renderMarkdown(src, strings.TrimSuffix(docmill.ResultName(file.Filename, "", ".pdf"), ".pdf"))
 	if err != nil {
 		return nil, err
 	}

@@ -82,9 +82,7 @@ func (b *Browser) render(ctx context.Context, root, dst string, s printSettings)
 	}
 	var le *chromedp.LoadError
 	if errors.As(err, &le) {
-		e := docmill.Errorf(docmill.CodeInvalidDocument, "The page could not be loaded: %s.", le.ErrorText)
-		e.Err = err
-		return 0, e
+		return 0, docmill.InvalidDocument(err, "The page could not be loaded: %s.", le.ErrorText)
 	}
 	var de *docmill.Error
 	if errors.As(err, &de) {

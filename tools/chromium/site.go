@@ -18,7 +18,7 @@ import (
 
 // runHTML prints an HTML file or a zipped site.
 func (b *Browser) runHTML(ctx context.Context, in *docmill.RunInput) (*docmill.RunOutput, error) {
-	file, s, err := oneFile(in)
+	file, s, err := fileAndSettings(in)
 	if err != nil {
 		return nil, err
 	}
@@ -45,19 +45,20 @@ func (b *Browser) printSite(ctx context.Context, in *docmill.RunInput, file docm
 	}
 	return &docmill.RunOutput{
 		Path:        dst,
-		Filename:    outputName(file.Filename),
+		Filename:    docmill.ResultName(file.Filename, "", ".pdf"),
 		ContentType: "application/pdf",
 		Meta:        map[string]any{"blocked_requests": blocked},
 	}, nil
 }
 
-// oneFile returns the single input of a run and its print settings.
-func oneFile(in *docmill.RunInput) (docmill.LocalFile, printSettings, error) {
-	if len(in.Files) != 1 {
-		return docmill.LocalFile{}, printSettings{}, docmill.Errorf(docmill.CodeMissingFile, "This tool takes exactly one file.")
+// fileAndSettings returns the single input of a run and its print settings.
+func fileAndSettings(in *docmill.RunInput) (docmill.LocalFile, printSettings, error) {
+	f, err := in.OneFile("file")
+	if err != nil {
+		return f, printSettings{}, err
 	}
 	s, err := settingsFrom(in.Params)
-	return in.Files[0], s, err
+	return f, s, err
 }
 
 // badZip returns an invalid_document error about a zipped site.

@@ -136,8 +136,8 @@ func TestOutputName(t *testing.T) {
 		"report.html": "report.pdf", "site.zip": "site.pdf", "notes.md": "notes.pdf",
 		"README": "README.pdf", `C:\x\page.htm`: "page.pdf", ".md": "document.pdf",
 	} {
-		if got := outputName(in); got != want {
-			t.Errorf("outputName(%q) = %q, want %q", in, got, want)
+		if got := docmill.ResultName(in, "", ".pdf"); got != want {
+			t.Errorf("ResultName(%q) = %q, want %q", in, got, want)
 		}
 	}
 }

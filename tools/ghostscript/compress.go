@@ -70,10 +70,11 @@ func (e *engines) compressTool() *docmill.Tool {
 // and recompress every Flate stream at level 9. When the result is not
 // smaller than the input, the input is returned unchanged (saved_bytes 0).
 func (e *engines) runCompress(ctx context.Context, in *docmill.RunInput) (*docmill.RunOutput, error) {
-	if len(in.Files) != 1 {
-		return nil, docmill.Errorf(docmill.CodeMissingFile, "Compression takes exactly one PDF file.")
+	f, err := in.OneFile("PDF file")
+	if err != nil {
+		return nil, err
 	}
-	src, err := e.checkInput(ctx, in.Files[0], in.WorkDir)
+	src, err := e.checkInput(ctx, f, in.WorkDir)
 	if err != nil {
 		return nil, err
 	}
@@ -115,7 +116,7 @@ func (e *engines) runCompress(ctx context.Context, in *docmill.RunInput) (*docmi
 	}
 	return &docmill.RunOutput{
 		Path:        out,
-		Filename:    outputName(in.Files[0].Filename, "-compressed.pdf"),
+		Filename:    docmill.ResultName(in.Files[0].Filename, ".pdf", "-compressed.pdf"),
 		ContentType: pdfContentType,
 		Meta: map[string]any{
 			"input_size":  inSize,

@@ -73,12 +73,6 @@ func failure(err error, public string) error {
 	return sandbox.Classify(err, sandbox.Causes{Engine: "The PDF engine", Refused: public})
 }
 
-func invalidDocument(err error, public string) *docmill.Error {
-	e := docmill.Errorf(docmill.CodeInvalidDocument, "%s", public)
-	e.Err = err
-	return e
-}
-
 // checkInput refuses what Ghostscript must not see: a file without a PDF
 // header in its first KiB (Ghostscript would run it as PostScript) and an
 // encrypted file that needs a password. It returns the absolute path of
@@ -203,14 +197,9 @@ func noPages(res *sandbox.Result) bool {
 // gsFailure maps a runGS error: an empty run is a damaged input.
 func gsFailure(err error, public string) error {
 	if errors.Is(err, errNoPages) {
-		return invalidDocument(err, public)
+		return docmill.InvalidDocument(err, "%s", public)
 	}
 	return failure(err, public)
-}
-
-// outputName names the result after the client's file (docmill.ResultName).
-func outputName(filename, suffix string) string {
-	return docmill.ResultName(filename, ".pdf", suffix)
 }
 
 // fileSize returns the size of the file at path.

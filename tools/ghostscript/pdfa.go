@@ -59,8 +59,8 @@ func (e *engines) pdfaTool() *docmill.Tool {
 // -dPDFACompatibilityPolicy=1 drops what PDF/A forbids (transparency in
 // 1b, JavaScript, ...) rather than failing.
 func (e *engines) runPDFA(ctx context.Context, in *docmill.RunInput) (*docmill.RunOutput, error) {
-	if len(in.Files) != 1 {
-		return nil, docmill.Errorf(docmill.CodeMissingFile, "PDF/A conversion takes exactly one PDF file.")
+	if _, err := in.OneFile("PDF file"); err != nil {
+		return nil, err
 	}
 	icc := srgbProfile()
 	if icc == "" {
@@ -98,7 +98,7 @@ func (e *engines) runPDFA(ctx context.Context, in *docmill.RunInput) (*docmill.R
 	}
 	return &docmill.RunOutput{
 		Path:        out,
-		Filename:    outputName(in.Files[0].Filename, "-pdfa.pdf"),
+		Filename:    docmill.ResultName(in.Files[0].Filename, ".pdf", "-pdfa.pdf"),
 		ContentType: pdfContentType,
 		Meta:        map[string]any{"conformance": level, "pages": pages},
 	}, nil

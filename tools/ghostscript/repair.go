@@ -33,10 +33,11 @@ func (e *engines) repairTool() *docmill.Tool {
 // recovering files without a trailer). When neither can, the input is
 // invalid_document.
 func (e *engines) runRepair(ctx context.Context, in *docmill.RunInput) (*docmill.RunOutput, error) {
-	if len(in.Files) != 1 {
-		return nil, docmill.Errorf(docmill.CodeMissingFile, "Repair takes exactly one PDF file.")
+	f, err := in.OneFile("PDF file")
+	if err != nil {
+		return nil, err
 	}
-	src, err := e.checkInput(ctx, in.Files[0], in.WorkDir)
+	src, err := e.checkInput(ctx, f, in.WorkDir)
 	if err != nil {
 		return nil, err
 	}
@@ -53,12 +54,12 @@ func (e *engines) runRepair(ctx context.Context, in *docmill.RunInput) (*docmill
 			return nil, gsFailure(err, "The file is too damaged to be repaired.")
 		}
 		if pages, err = e.pageCount(ctx, out, in.WorkDir); err != nil || pages < 1 {
-			return nil, invalidDocument(err, "The file is too damaged to be repaired.")
+			return nil, docmill.InvalidDocument(err, "%s", "The file is too damaged to be repaired.")
 		}
 	}
 	return &docmill.RunOutput{
 		Path:        out,
-		Filename:    outputName(in.Files[0].Filename, "-repaired.pdf"),
+		Filename:    docmill.ResultName(in.Files[0].Filename, ".pdf", "-repaired.pdf"),
 		ContentType: pdfContentType,
 		Meta:        map[string]any{"engine": engine, "pages": pages},
 	}, nil

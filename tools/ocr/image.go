@@ -55,10 +55,10 @@ func prepareImage(f docmill.LocalFile, path, workDir string, maxPixels int64) (*
 	defer file.Close()
 	cfg, format, err := image.DecodeConfig(file)
 	if err != nil {
-		return nil, invalidDocument(err, "The file could not be read as an image; it may be damaged.")
+		return nil, docmill.InvalidDocument(err, "The file could not be read as an image; it may be damaged.")
 	}
 	if px := int64(cfg.Width) * int64(cfg.Height); px <= 0 || px > maxPixels {
-		return nil, invalidDocument(nil, "The image is %d x %d pixels; at most %s megapixels are allowed.",
+		return nil, docmill.InvalidDocument(nil, "The image is %d x %d pixels; at most %s megapixels are allowed.",
 			cfg.Width, cfg.Height, strconv.FormatFloat(math.Round(float64(maxPixels)/1e5)/10, 'f', -1, 64))
 	}
 	out := &preparedImage{path: path, dpi: imageDPI(file, format, max(cfg.Width, cfg.Height))}
@@ -77,7 +77,7 @@ func prepareImage(f docmill.LocalFile, path, workDir string, maxPixels int64) (*
 	}
 	img, _, err := image.Decode(file)
 	if err != nil {
-		return nil, invalidDocument(err, "The file could not be read as an image; it may be damaged.")
+		return nil, docmill.InvalidDocument(err, "The file could not be read as an image; it may be damaged.")
 	}
 	out.path = filepath.Join(workDir, "ocr-image."+convert)
 	if err := writeOpaque(img, out.path, convert); err != nil {

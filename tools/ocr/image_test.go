@@ -247,8 +247,8 @@ func TestOutputName(t *testing.T) {
 		"":                "document-ocr.pdf",
 		"archive.v2.scan": "archive.v2-ocr.pdf",
 	} {
-		if got := outputName(in, "-ocr.pdf"); got != want {
-			t.Errorf("outputName(%q) = %q, want %q", in, got, want)
+		if got := docmill.ResultName(in, "", "-ocr.pdf"); got != want {
+			t.Errorf("ResultName(%q) = %q, want %q", in, got, want)
 		}
 	}
 }

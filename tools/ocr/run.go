@@ -22,8 +22,8 @@ const (
 
 // run OCRs the one input into ocr-output.pdf in the work directory.
 func (r *runner) run(ctx context.Context, in *docmill.RunInput) (*docmill.RunOutput, error) {
-	if len(in.Files) != 1 {
-		return nil, docmill.Errorf(docmill.CodeMissingFile, "OCR needs exactly one PDF or image file.")
+	if _, err := in.OneFile("PDF or image file"); err != nil {
+		return nil, err
 	}
 	if !r.available() {
 		return nil, unavailable(nil)
@@ -74,7 +74,7 @@ func (r *runner) run(ctx context.Context, in *docmill.RunInput) (*docmill.RunOut
 	}
 	return &docmill.RunOutput{
 		Path:        output,
-		Filename:    outputName(f.Filename, "-ocr.pdf"),
+		Filename:    docmill.ResultName(f.Filename, "", "-ocr.pdf"),
 		ContentType: pdfContentType,
 		Meta:        meta,
 	}, nil
@@ -119,12 +119,6 @@ func unavailable(err error) *docmill.Error {
 	return &docmill.Error{Code: docmill.CodeEngineUnavailable, Message: "The OCR engine is not available on this server.", Err: err}
 }
 
-func invalidDocument(err error, format string, args ...any) *docmill.Error {
-	e := docmill.Errorf(docmill.CodeInvalidDocument, format, args...)
-	e.Err = err
-	return e
-}
-
 // prepareImage runs PrepareImageTool on the image at path, in the PDF
 // helper when the server gave one.
 func (r *runner) prepareImage(ctx context.Context, f docmill.LocalFile, path, workDir string) (*preparedImage, error) {
@@ -161,10 +155,4 @@ func (r *runner) pageCount(ctx context.Context, path, workDir string) (int, bool
 	}
 	n, err := strconv.Atoi(fmt.Sprint(out.Meta["pages"]))
 	return n, err == nil
-}
-
-// outputName names the result after the client's file, whatever its
-// extension (docmill.ResultName).
-func outputName(filename, suffix string) string {
-	return docmill.ResultName(filename, "", suffix)
 }

@@ -49,10 +49,10 @@ func (p *Pool) run(ctx context.Context, in *docmill.RunInput, f family, export s
 	if !p.ok {
 		return nil, unavailable(p.whyNot)
 	}
-	if len(in.Files) != 1 {
-		return nil, docmill.Errorf(docmill.CodeMissingFile, "This tool takes exactly one document.")
+	file, err := in.OneFile("document")
+	if err != nil {
+		return nil, err
 	}
-	file := in.Files[0]
 	if _, err := docmill.ParsePageRanges(in.Params.String("pages")); err != nil {
 		return nil, docmill.ParamError("pages", "%s", err.Error())
 	}
@@ -84,7 +84,7 @@ func (p *Pool) run(ctx context.Context, in *docmill.RunInput, f family, export s
 		return nil, err
 	}
 	return &docmill.RunOutput{
-		Path: out, Filename: outputName(file.Filename), ContentType: "application/pdf",
+		Path: out, Filename: docmill.ResultName(file.Filename, "", ".pdf"), ContentType: "application/pdf",
 		Meta: map[string]any{"pages": pages, "engine": engineName, "engine_version": p.version, "input_format": k.ext},
 	}, nil
 }
@@ -128,9 +128,7 @@ func (p *Pool) convert(ctx context.Context, j job) error {
 	case err == nil:
 		return nil
 	case errors.As(err, &le):
-		e := docmill.Errorf(docmill.CodeInvalidDocument, "LibreOffice could not open the document: it is damaged, password-protected or not the format it claims to be.")
-		e.Err = err
-		return e
+		return docmill.InvalidDocument(err, "LibreOffice could not open the document: it is damaged, password-protected or not the format it claims to be.")
 	case ctx.Err() != nil:
 		return ctx.Err() // the job's own cancel or deadline
 	case errors.Is(err, context.DeadlineExceeded):
@@ -200,10 +198,4 @@ func (p *Pool) selectPages(ctx context.Context, workDir, path, pages string) (st
 	}
 	n, _ := strconv.Atoi(fmt.Sprint(out.Meta["pages"]))
 	return out.Path, n, nil
-}
-
-// outputName names the PDF after the client's file, whatever its
-// extension (docmill.ResultName).
-func outputName(filename string) string {
-	return docmill.ResultName(filename, "", ".pdf")
 }

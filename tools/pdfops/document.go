@@ -65,7 +65,7 @@ func readDocument(ctx context.Context, f docmill.LocalFile, conf *model.Configur
 		return nil, tooManyPages(label, doc.PageCount, b.l.PDFPages)
 	}
 	if doc.PageCount < 1 {
-		return nil, invalidDocument(nil, "%s has no pages.", label)
+		return nil, docmill.InvalidDocument(nil, "%s has no pages.", label)
 	}
 	dropMisplacedInfo(doc)
 	return doc, nil
@@ -98,21 +98,13 @@ func documentError(ctx context.Context, label string, err error) error {
 		return ctx.Err()
 	}
 	if errors.Is(err, pdfcpu.ErrWrongPassword) || errors.Is(err, pdfcpu.ErrEncrypted) {
-		return invalidDocument(err, "%s is password-protected. Remove the password (unlock-pdf) and try again.", label)
+		return docmill.InvalidDocument(err, "%s is password-protected. Remove the password (unlock-pdf) and try again.", label)
 	}
-	return invalidDocument(fmt.Errorf("%w: %w", docmill.ErrUnreadable, err), "%s could not be read as a PDF: it is damaged, truncated or not a PDF.", label)
+	return docmill.InvalidDocument(fmt.Errorf("%w: %w", docmill.ErrUnreadable, err), "%s could not be read as a PDF: it is damaged, truncated or not a PDF.", label)
 }
 
 func tooManyPages(label string, pages, limit int) error {
-	return invalidDocument(nil, "%s has %d pages; this tool handles documents of up to %d pages.", label, pages, limit)
-}
-
-// invalidDocument returns an invalid_document error whose internal cause
-// is err.
-func invalidDocument(err error, format string, args ...any) *docmill.Error {
-	e := docmill.Errorf(docmill.CodeInvalidDocument, format, args...)
-	e.Err = err
-	return e
+	return docmill.InvalidDocument(nil, "%s has %d pages; this tool handles documents of up to %d pages.", label, pages, limit)
 }
 
 // checkSizes refuses inputs over MaxInputBytes, each and together, before
@@ -166,12 +158,7 @@ func writeDocument(doc *model.Context, path string) error {
 // than take the worker down. Run functions defer it with a named result.
 func recoverPanic(err *error) {
 	if r := recover(); r != nil {
-		*err = invalidDocument(fmt.Errorf("%w: pdfcpu panic: %v\n%s", docmill.ErrUnreadable, r, debug.Stack()),
+		*err = docmill.InvalidDocument(fmt.Errorf("%w: pdfcpu panic: %v\n%s", docmill.ErrUnreadable, r, debug.Stack()),
 			"The document could not be processed: it is damaged or uses a structure this tool does not support.")
 	}
-}
-
-// outputName names the result after the client's file (docmill.ResultName).
-func outputName(filename, suffix string) string {
-	return docmill.ResultName(filename, ".pdf", suffix)
 }

@@ -3,6 +3,8 @@ package pdfops
 import (
 	"slices"
 
+	"github.com/docmill/docmill"
+
 	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/model"
 	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/types"
 )
@@ -30,11 +32,11 @@ func carryEncryption(from, to *model.Context) error {
 	}
 	d, err := from.EncryptDict()
 	if err != nil {
-		return invalidDocument(err, "The file's encryption could not be read: it is damaged.")
+		return docmill.InvalidDocument(err, "The file's encryption could not be read: it is damaged.")
 	}
 	ref, err := to.IndRefForNewObject(d.Clone())
 	if err != nil {
-		return invalidDocument(err, "The file's encryption could not be kept.")
+		return docmill.InvalidDocument(err, "The file's encryption could not be kept.")
 	}
 	e := *from.E
 	to.Encrypt = ref
@@ -73,7 +75,7 @@ func mergedEncryption(docs []*model.Context) (*model.Context, error) {
 			continue
 		}
 		if d.E.P != first.E.P {
-			return nil, invalidDocument(nil, "The files restrict printing, copying or changes differently, and one merged document can keep only one set of restrictions. Remove them (unlock-pdf) from the files first.")
+			return nil, docmill.InvalidDocument(nil, "The files restrict printing, copying or changes differently, and one merged document can keep only one set of restrictions. Remove them (unlock-pdf) from the files first.")
 		}
 	}
 	return first, nil

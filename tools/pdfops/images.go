@@ -234,13 +234,13 @@ func probeImages(ctx context.Context, files []docmill.LocalFile, label func(int)
 			decoded += pixels
 		}
 		if pixels > limit {
-			return nil, invalidDocument(nil, "%s is %d x %d pixels; this tool handles %s images of up to %d megapixels.",
+			return nil, docmill.InvalidDocument(nil, "%s is %d x %d pixels; this tool handles %s images of up to %d megapixels.",
 				label(i), p.width, p.height, imageFormats[p.format], limit/1_000_000)
 		}
 		probes[i] = p
 	}
 	if decoded > l.DecodedImagePixelsTotal {
-		return nil, invalidDocument(nil, "The PNG, GIF, TIFF and WebP images total %d megapixels; this tool handles up to %d megapixels of them at once (JPEGs do not count). Send them in smaller batches.",
+		return nil, docmill.InvalidDocument(nil, "The PNG, GIF, TIFF and WebP images total %d megapixels; this tool handles up to %d megapixels of them at once (JPEGs do not count). Send them in smaller batches.",
 			decoded/1_000_000, l.DecodedImagePixelsTotal/1_000_000)
 	}
 	return probes, nil
@@ -258,10 +258,10 @@ func probeImage(path, label string) (p imageProbe, err error) {
 	var head [12]byte
 	n, _ := io.ReadFull(f, head[:])
 	if n == 0 {
-		return p, invalidDocument(nil, "%s is empty.", label)
+		return p, docmill.InvalidDocument(nil, "%s is empty.", label)
 	}
 	if p.format = sniffImage(head[:n]); p.format == "" {
-		return p, invalidDocument(nil, "%s is not a JPEG, PNG, GIF, TIFF or WebP image.", label)
+		return p, docmill.InvalidDocument(nil, "%s is not a JPEG, PNG, GIF, TIFF or WebP image.", label)
 	}
 	r := bufio.NewReader(io.NewSectionReader(f, 0, 1<<62))
 	var cfg image.Config
@@ -307,7 +307,7 @@ func sniffImage(head []byte) string {
 // unreadableImage is the invalid_document error for an image its decoder
 // refuses; err, the decoder's reason, stays internal.
 func unreadableImage(err error, label, format string) error {
-	return invalidDocument(err, "%s could not be read as a %s image: it is damaged, truncated or uses a variant this tool does not support.",
+	return docmill.InvalidDocument(err, "%s could not be read as a %s image: it is damaged, truncated or uses a variant this tool does not support.",
 		label, imageFormats[format])
 }
 
@@ -316,7 +316,7 @@ func unreadableImage(err error, label, format string) error {
 // it. Functions defer it with a named result.
 func recoverImagePanic(err *error, label string) {
 	if r := recover(); r != nil {
-		*err = invalidDocument(fmt.Errorf("image panic: %v\n%s", r, debug.Stack()),
+		*err = docmill.InvalidDocument(fmt.Errorf("image panic: %v\n%s", r, debug.Stack()),
 			"%s could not be read as an image: it is damaged or uses a variant this tool does not support.", label)
 	}
 }
@@ -338,5 +338,5 @@ func imagesOutputName(files []docmill.LocalFile) string {
 	if ext := filepath.Ext(name); imageExtensions[strings.ToLower(ext)] {
 		name = strings.TrimSuffix(name, ext)
 	}
-	return outputName(name, ".pdf")
+	return docmill.ResultName(name, ".pdf", ".pdf")
 }

@@ -77,7 +77,7 @@ func runMerge(ctx context.Context, in *docmill.RunInput) (out *docmill.RunOutput
 	}
 	if conf.OptimizeBeforeWriting {
 		if err := api.OptimizeContext(dest); err != nil {
-			return nil, invalidDocument(err, "The merged document could not be built: one of the files is damaged.")
+			return nil, docmill.InvalidDocument(err, "The merged document could not be built: one of the files is damaged.")
 		}
 	}
 
@@ -96,13 +96,13 @@ func runMerge(ctx context.Context, in *docmill.RunInput) (out *docmill.RunOutput
 // appendDocument appends src, the input at index i, to dest.
 func appendDocument(dest, src *model.Context, i int, label string) error {
 	if total := dest.PageCount + src.PageCount; total > MaxPages {
-		return invalidDocument(nil, "The merged document would have %d pages; this tool makes documents of up to %d pages.", total, MaxPages)
+		return docmill.InvalidDocument(nil, "The merged document would have %d pages; this tool makes documents of up to %d pages.", total, MaxPages)
 	}
 	if dest.XRefTable.Version() < model.V20 && src.XRefTable.Version() == model.V20 {
-		return invalidDocument(nil, "%s is a PDF 2.0 file, which cannot be appended to an older PDF; upload it first.", label)
+		return docmill.InvalidDocument(nil, "%s is a PDF 2.0 file, which cannot be appended to an older PDF; upload it first.", label)
 	}
 	if err := pdfcpu.MergeXRefTables(strconv.Itoa(i), src, dest, false, false); err != nil {
-		return invalidDocument(err, "%s could not be merged: it is damaged or uses a structure this tool does not support.", label)
+		return docmill.InvalidDocument(err, "%s could not be merged: it is damaged or uses a structure this tool does not support.", label)
 	}
 	return nil
 }

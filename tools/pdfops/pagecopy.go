@@ -57,7 +57,7 @@ func copyPages(doc *model.Context, pages []int) (*model.Context, error) {
 		out, err = pdfcpu.ExtractPages(doc, pages, false)
 	}
 	if err != nil {
-		return nil, invalidDocument(err, "The file's pages could not be copied: it is damaged or uses a structure this tool does not support.")
+		return nil, docmill.InvalidDocument(err, "The file's pages could not be copied: it is damaged or uses a structure this tool does not support.")
 	}
 	if err := carryEncryption(doc, out); err != nil {
 		return nil, err

@@ -91,8 +91,8 @@ type pageNumbering struct {
 // on "12 / 12" whatever start and pages are.
 func runPageNumbers(ctx context.Context, in *docmill.RunInput) (out *docmill.RunOutput, err error) {
 	defer recoverPanic(&err)
-	if len(in.Files) != 1 {
-		return nil, docmill.Errorf(docmill.CodeMissingFile, "Numbering pages needs exactly one PDF file.")
+	if _, err := in.OneFile("PDF file"); err != nil {
+		return nil, err
 	}
 	release, err := acquireStampFont()
 	if err != nil {

@@ -92,8 +92,8 @@ func newPageTool(pt pageTool) *docmill.Tool {
 // chosen pages into a new document and writes it.
 func (pt pageTool) run(ctx context.Context, in *docmill.RunInput) (out *docmill.RunOutput, err error) {
 	defer recoverPanic(&err)
-	if len(in.Files) != 1 {
-		return nil, docmill.Errorf(docmill.CodeMissingFile, "%s needs exactly one PDF file.", pt.verb)
+	if _, err := in.OneFile("PDF file"); err != nil {
+		return nil, err
 	}
 	// The registry marks the field required; a direct caller may still
 	// leave it out, and an empty selection must not mean "all pages".
@@ -135,7 +135,7 @@ func (pt pageTool) run(ctx context.Context, in *docmill.RunInput) (out *docmill.
 	}
 	return &docmill.RunOutput{
 		Path:        path,
-		Filename:    outputName(in.Files[0].Filename, pt.suffix),
+		Filename:    docmill.ResultName(in.Files[0].Filename, ".pdf", pt.suffix),
 		ContentType: pdfContentType,
 		Meta:        map[string]any{"pages": len(pages), "input_pages": doc.PageCount},
 	}, nil

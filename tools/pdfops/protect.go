@@ -126,8 +126,8 @@ type protection struct {
 // refused as password-protected.
 func runProtect(ctx context.Context, in *docmill.RunInput) (out *docmill.RunOutput, err error) {
 	defer recoverPanic(&err)
-	if len(in.Files) != 1 {
-		return nil, docmill.Errorf(docmill.CodeMissingFile, "Protecting needs exactly one PDF file.")
+	if _, err := in.OneFile("PDF file"); err != nil {
+		return nil, err
 	}
 	p, err := protectOptions(in.Params)
 	if err != nil {
@@ -163,7 +163,7 @@ func runProtect(ctx context.Context, in *docmill.RunInput) (out *docmill.RunOutp
 	}
 	return &docmill.RunOutput{
 		Path:        path,
-		Filename:    outputName(in.Files[0].Filename, "-protected.pdf"),
+		Filename:    docmill.ResultName(in.Files[0].Filename, ".pdf", "-protected.pdf"),
 		ContentType: pdfContentType,
 		Meta: map[string]any{
 			"pages":          doc.PageCount,

@@ -44,8 +44,8 @@ func rotateTool() *docmill.Tool {
 // shown at 90 degrees and rotated by 90 ends at 180.
 func runRotate(ctx context.Context, in *docmill.RunInput) (out *docmill.RunOutput, err error) {
 	defer recoverPanic(&err)
-	if len(in.Files) != 1 {
-		return nil, docmill.Errorf(docmill.CodeMissingFile, "Rotating needs exactly one PDF file.")
+	if _, err := in.OneFile("PDF file"); err != nil {
+		return nil, err
 	}
 	angle := in.Params.Int("angle")
 	if angle != 90 && angle != 180 && angle != 270 {
@@ -73,7 +73,7 @@ func runRotate(ctx context.Context, in *docmill.RunInput) (out *docmill.RunOutpu
 		selected[p] = true
 	}
 	if err := pdfcpu.RotatePages(doc, selected, angle); err != nil {
-		return nil, invalidDocument(err, "The file's pages could not be rotated: it is damaged or uses a structure this tool does not support.")
+		return nil, docmill.InvalidDocument(err, "The file's pages could not be rotated: it is damaged or uses a structure this tool does not support.")
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -85,7 +85,7 @@ func runRotate(ctx context.Context, in *docmill.RunInput) (out *docmill.RunOutpu
 	}
 	return &docmill.RunOutput{
 		Path:        path,
-		Filename:    outputName(in.Files[0].Filename, "-rotated.pdf"),
+		Filename:    docmill.ResultName(in.Files[0].Filename, ".pdf", "-rotated.pdf"),
 		ContentType: pdfContentType,
 		Meta:        map[string]any{"pages": doc.PageCount, "rotated_pages": len(selected)},
 	}, nil

@@ -71,8 +71,8 @@ func splitTool() *docmill.Tool {
 // archive, so that only one part is held in memory at once.
 func runSplit(ctx context.Context, in *docmill.RunInput) (out *docmill.RunOutput, err error) {
 	defer recoverPanic(&err)
-	if len(in.Files) != 1 {
-		return nil, docmill.Errorf(docmill.CodeMissingFile, "Splitting needs exactly one PDF file.")
+	if _, err := in.OneFile("PDF file"); err != nil {
+		return nil, err
 	}
 	if in.Params.Has("ranges") && in.Params.Has("every") {
 		return nil, docmill.ParamError("every", "cannot be combined with ranges; give one or the other")
@@ -117,7 +117,7 @@ func runSplit(ctx context.Context, in *docmill.RunInput) (out *docmill.RunOutput
 	}
 	return &docmill.RunOutput{
 		Path:        path,
-		Filename:    outputName(name, "-split.zip"),
+		Filename:    docmill.ResultName(name, ".pdf", "-split.zip"),
 		ContentType: "application/zip",
 		Meta:        meta,
 	}, nil
@@ -176,7 +176,7 @@ func splitSingle(ctx context.Context, doc *model.Context, part span, name, workD
 	}
 	return &docmill.RunOutput{
 		Path:        path,
-		Filename:    outputName(name, "-"+part.label()+".pdf"),
+		Filename:    docmill.ResultName(name, ".pdf", "-"+part.label()+".pdf"),
 		ContentType: pdfContentType,
 		Meta:        meta,
 	}, nil
@@ -209,7 +209,7 @@ func writeSplitParts(ctx context.Context, zw *ziparchive.Writer, doc *model.Cont
 		if err != nil {
 			return err
 		}
-		w, err := zw.Add(outputName(name, "-"+part.label()+".pdf"), true)
+		w, err := zw.Add(docmill.ResultName(name, ".pdf", "-"+part.label()+".pdf"), true)
 		if err != nil {
 			return zipError(err)
 		}

@@ -190,11 +190,11 @@ func (j stampJob) run(ctx context.Context, in *docmill.RunInput) (*docmill.RunOu
 	slices.Sort(pages)
 	pages = slices.Compact(pages)
 	if err := balanceStampPageTree(doc); err != nil {
-		return nil, invalidDocument(err, "The file's page tree could not be read: it is damaged.")
+		return nil, docmill.InvalidDocument(err, "The file's page tree could not be read: it is damaged.")
 	}
 	sizes, err := stampPageSizes(doc)
 	if err != nil {
-		return nil, invalidDocument(err, "The file's page sizes could not be read: it is damaged.")
+		return nil, docmill.InvalidDocument(err, "The file's page sizes could not be read: it is damaged.")
 	}
 	m, err := j.plan(pages, sizes)
 	if err != nil {
@@ -205,12 +205,12 @@ func (j stampJob) run(ctx context.Context, in *docmill.RunInput) (*docmill.RunOu
 	}
 	undo, err := prepareStampPages(doc, pages)
 	if err != nil {
-		return nil, invalidDocument(err, "The file's pages could not be read: it is damaged.")
+		return nil, docmill.InvalidDocument(err, "The file's pages could not be read: it is damaged.")
 	}
 	err = pdfcpu.AddWatermarksMap(doc, m)
 	undo()
 	if err != nil {
-		return nil, invalidDocument(err, "The file's pages could not be stamped: it is damaged or uses a structure this tool does not support.")
+		return nil, docmill.InvalidDocument(err, "The file's pages could not be stamped: it is damaged or uses a structure this tool does not support.")
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -221,7 +221,7 @@ func (j stampJob) run(ctx context.Context, in *docmill.RunInput) (*docmill.RunOu
 	}
 	return &docmill.RunOutput{
 		Path:        path,
-		Filename:    outputName(in.Files[0].Filename, j.suffix),
+		Filename:    docmill.ResultName(in.Files[0].Filename, ".pdf", j.suffix),
 		ContentType: pdfContentType,
 		Meta:        map[string]any{"pages": doc.PageCount, j.metaKey: len(pages)},
 	}, nil

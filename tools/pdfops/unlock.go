@@ -51,8 +51,8 @@ func unlockTool() *docmill.Tool {
 // is unlocked" succeeds on any valid PDF.
 func runUnlock(ctx context.Context, in *docmill.RunInput) (out *docmill.RunOutput, err error) {
 	defer recoverPanic(&err)
-	if len(in.Files) != 1 {
-		return nil, docmill.Errorf(docmill.CodeMissingFile, "Unlocking needs exactly one PDF file.")
+	if _, err := in.OneFile("PDF file"); err != nil {
+		return nil, err
 	}
 	const label = "The file"
 	if err := checkSizes(ctx, in.Files, "PDFs", func(int) string { return label }); err != nil {
@@ -82,7 +82,7 @@ func runUnlock(ctx context.Context, in *docmill.RunInput) (out *docmill.RunOutpu
 	}
 	return &docmill.RunOutput{
 		Path:        path,
-		Filename:    outputName(in.Files[0].Filename, "-unlocked.pdf"),
+		Filename:    docmill.ResultName(in.Files[0].Filename, ".pdf", "-unlocked.pdf"),
 		ContentType: pdfContentType,
 		Meta:        meta,
 	}, nil
@@ -107,7 +107,7 @@ func readLocked(ctx context.Context, f docmill.LocalFile, pw, label string) (*mo
 	case errors.Is(err, pdfcpu.ErrWrongPassword):
 		return nil, docmill.ParamError("password", "is wrong")
 	case errors.Is(err, pdfcpu.ErrUnsupportedEncryptionFeature):
-		return nil, invalidDocument(err, "%s uses an encryption method this tool does not support.", label)
+		return nil, docmill.InvalidDocument(err, "%s uses an encryption method this tool does not support.", label)
 	case pw != "" && !checkablePassword(pw) && docmill.ErrorCode(err) == docmill.CodeInvalidDocument:
 		return retryWithoutPassword(ctx, f, label, err)
 	}

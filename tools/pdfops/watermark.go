@@ -95,8 +95,8 @@ func watermarkTool() *docmill.Tool {
 // fits it (see textStamp.autoFontSize).
 func runWatermark(ctx context.Context, in *docmill.RunInput) (out *docmill.RunOutput, err error) {
 	defer recoverPanic(&err)
-	if len(in.Files) != 1 {
-		return nil, docmill.Errorf(docmill.CodeMissingFile, "Watermarking needs exactly one PDF file.")
+	if _, err := in.OneFile("PDF file"); err != nil {
+		return nil, err
 	}
 	release, err := acquireStampFont()
 	if err != nil {

@@ -76,16 +76,3 @@ func engineError(err error, doing string) error {
 		},
 	})
 }
-
-// outputName names the result after the client's file (docmill.ResultName).
-func outputName(filename, suffix string) string {
-	return docmill.ResultName(filename, ".pdf", suffix)
-}
-
-// oneFile returns the single input of a run.
-func oneFile(in *docmill.RunInput) (docmill.LocalFile, error) {
-	if len(in.Files) != 1 {
-		return docmill.LocalFile{}, docmill.Errorf(docmill.CodeMissingFile, "This tool takes exactly one PDF file.")
-	}
-	return in.Files[0], nil
-}

@@ -182,8 +182,8 @@ func TestOutputName(t *testing.T) {
 	for in, want := range map[string]string{
 		"report.pdf": "report-1.jpg", "a/b\\Report.PDF": "Report-1.jpg", ".pdf": "document-1.jpg", "x": "x-1.jpg",
 	} {
-		if got := outputName(in, "-1.jpg"); got != want {
-			t.Errorf("outputName(%q) = %q, want %q", in, got, want)
+		if got := docmill.ResultName(in, ".pdf", "-1.jpg"); got != want {
+			t.Errorf("ResultName(%q) = %q, want %q", in, got, want)
 		}
 	}
 }

@@ -102,7 +102,7 @@ func renderTool(f imageFormat, pdftoppm, pdfinfo *sandbox.Engine, limits docmill
 // runRender renders the selected pages with pdftoppm, in parallel runs, and
 // returns one image, or a zip archive of several.
 func runRender(ctx context.Context, f imageFormat, pdftoppm, pdfinfo *sandbox.Engine, limits docmill.Limits, in *docmill.RunInput) (*docmill.RunOutput, error) {
-	file, err := oneFile(in)
+	file, err := in.OneFile("PDF file")
 	if err != nil {
 		return nil, err
 	}
@@ -156,7 +156,7 @@ func packImages(ctx context.Context, f imageFormat, filename, workDir string, co
 		}
 		return &docmill.RunOutput{
 			Path:        images[pages[0]],
-			Filename:    outputName(filename, fmt.Sprintf("-%d.%s", pages[0], f.ext)),
+			Filename:    docmill.ResultName(filename, ".pdf", fmt.Sprintf("-%d.%s", pages[0], f.ext)),
 			ContentType: f.contentType,
 			Meta:        meta,
 		}, nil
@@ -164,7 +164,7 @@ func packImages(ctx context.Context, f imageFormat, filename, workDir string, co
 	width := len(strconv.Itoa(count))
 	entries := make([]zipEntry, len(pages))
 	for i, p := range pages {
-		entries[i] = zipEntry{name: outputName(filename, fmt.Sprintf("-%0*d.%s", width, p, f.ext)), path: images[p]}
+		entries[i] = zipEntry{name: docmill.ResultName(filename, ".pdf", fmt.Sprintf("-%0*d.%s", width, p, f.ext)), path: images[p]}
 	}
 	path := filepath.Join(workDir, "images.zip")
 	if err := writeZip(ctx, path, entries); err != nil {
@@ -172,7 +172,7 @@ func packImages(ctx context.Context, f imageFormat, filename, workDir string, co
 	}
 	return &docmill.RunOutput{
 		Path:        path,
-		Filename:    outputName(filename, "-images.zip"),
+		Filename:    docmill.ResultName(filename, ".pdf", "-images.zip"),
 		ContentType: "application/zip",
 		Meta:        meta,
 	}, nil

@@ -51,7 +51,7 @@ func textTool(pdftotext *sandbox.Engine) *docmill.Tool {
 // runText runs pdftotext with its text on standard output, streamed into
 // the result file, so that the sandbox's output bound (MaxOutput) caps it.
 func runText(ctx context.Context, pdftotext *sandbox.Engine, in *docmill.RunInput) (*docmill.RunOutput, error) {
-	file, err := oneFile(in)
+	file, err := in.OneFile("PDF file")
 	if err != nil {
 		return nil, err
 	}
@@ -93,7 +93,7 @@ func runText(ctx context.Context, pdftotext *sandbox.Engine, in *docmill.RunInpu
 	}
 	return &docmill.RunOutput{
 		Path:        path,
-		Filename:    outputName(file.Filename, ".txt"),
+		Filename:    docmill.ResultName(file.Filename, ".pdf", ".txt"),
 		ContentType: textContentType,
 		Meta:        map[string]any{"text_bytes": st.Size()},
 	}, nil

@@ -51,7 +51,7 @@ func compress(ctx context.Context, vips, vipsheader *sandbox.Engine, maxPixels i
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	f, fm, err := oneFile(in)
+	f, fm, err := oneImage(in)
 	if err != nil {
 		return nil, err
 	}

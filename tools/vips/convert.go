@@ -50,7 +50,7 @@ func convert(ctx context.Context, vips, vipsheader *sandbox.Engine, maxPixels in
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	f, _, err := oneFile(in)
+	f, _, err := oneImage(in)
 	if err != nil {
 		return nil, err
 	}

@@ -60,7 +60,7 @@ func resize(ctx context.Context, vips, vipsheader *sandbox.Engine, maxPixels int
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	f, fm, err := oneFile(in)
+	f, fm, err := oneImage(in)
 	if err != nil {
 		return nil, err
 	}

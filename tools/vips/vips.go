@@ -186,12 +186,12 @@ func baseName(filename string) string {
 	return base
 }
 
-// oneFile returns the single input of a run with its format.
-func oneFile(in *docmill.RunInput) (docmill.LocalFile, format, error) {
-	if len(in.Files) != 1 {
-		return docmill.LocalFile{}, format{}, docmill.Errorf(docmill.CodeMissingFile, "This tool takes exactly one image.")
+// oneImage returns the single input of a run with its format.
+func oneImage(in *docmill.RunInput) (docmill.LocalFile, format, error) {
+	f, err := in.OneFile("image")
+	if err != nil {
+		return f, format{}, err
 	}
-	f := in.Files[0]
 	fm, ok := formatOf(f.ContentType)
 	if !ok {
 		return f, fm, docmill.Errorf(docmill.CodeUnsupportedFileType, "This tool does not take %s files.", f.ContentType)

@@ -110,9 +110,7 @@ func NewBudget(l docmill.Limits) *Budget {
 func (b *Budget) Open(f *zip.File) (io.ReadCloser, error) {
 	rc, err := f.Open()
 	if err != nil {
-		e := docmill.Errorf(docmill.CodeInvalidDocument, "A part of the archive cannot be read.")
-		e.Err = err
-		return nil, e
+		return nil, docmill.InvalidDocument(err, "A part of the archive cannot be read.")
 	}
 	return &countingReader{rc: rc, b: b}, nil
 }
@@ -167,9 +165,7 @@ func Open(path string, l docmill.Limits) (*zip.ReadCloser, error) {
 	}
 	zr, err := zip.OpenReader(path)
 	if err != nil {
-		e := docmill.Errorf(docmill.CodeInvalidDocument, "The file is a damaged or truncated archive.")
-		e.Err = err
-		return nil, e
+		return nil, docmill.InvalidDocument(err, "The file is a damaged or truncated archive.")
 	}
 	return zr, nil
 }
