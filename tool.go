@@ -45,6 +45,23 @@ type RunFunc func(ctx context.Context, in *RunInput) (*RunOutput, error)
 // not modify: they may be links to the stored upload), validated params and
 // a scratch directory, removed after the run, that also holds the inputs
 // (named "input-N.ext"; tools must not write names starting "input-").
+//
+// What a tool may rely on, because the HTTP edge and the job runner check
+// it before Run is called:
+//   - len(Files) is within the tool's MinFiles and MaxFiles;
+//   - each file's ContentType was sniffed from its bytes and is one of the
+//     tool's Accepts; its Size is the stored size, within the account's
+//     plan and the node's upload cap;
+//   - Params went through the tool's ParseParams: every key is a declared
+//     param, required ones are present, absent ones with a Default hold
+//     it, every value has its declared type, bounds and enum and passed
+//     its Check, in canonical form (integers in decimal, booleans "true"
+//     or "false", page selections as ParsePageRanges reads them);
+//   - Limits are filled in (WithDefaults).
+//
+// What it may not: that a file's bytes are well formed beyond its magic
+// number (every document is hostile), or that a page selection fits the
+// document (the page count is known only once the file is read).
 type RunInput struct {
 	Files   []LocalFile
 	Params  Params
