@@ -74,3 +74,15 @@ func Corpus(t testing.TB, parts ...string) string {
 	}
 	return filepath.Join(append([]string{dir}, parts...)...)
 }
+
+// CorpusIfPresent returns the path of a file of the shared corpus and
+// true, or "" and false when the corpus is absent; it never skips nor
+// fails, for uses that are extras to a test that runs anyway (a fuzz
+// target's seed).
+func CorpusIfPresent(parts ...string) (string, bool) {
+	dir, _ := corpusDir()
+	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+		return "", false
+	}
+	return filepath.Join(append([]string{dir}, parts...)...), true
+}
