@@ -17,7 +17,7 @@ import (
 // machine. It reports jobs/s, the sync path's p50 and p99, and the queue pickup's
 // p50 (upload end to job start).
 func BenchmarkClusterRotate(b *testing.B) {
-	pdf, err := os.ReadFile(corpus("pdf", "minimal-document.pdf"))
+	pdf, err := os.ReadFile(corpus(b, "pdf", "minimal-document.pdf"))
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -19,7 +19,7 @@ import (
 // helper process, as it does now (helper). The difference of the p50s is
 // what moving document parsing out of the server costs a sync call.
 func BenchmarkRotateHelper(b *testing.B) {
-	pdf, err := os.ReadFile(corpus("pdf", "minimal-document.pdf"))
+	pdf, err := os.ReadFile(corpus(b, "pdf", "minimal-document.pdf"))
 	if err != nil {
 		b.Fatal(err)
 	}

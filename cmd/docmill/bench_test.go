@@ -20,7 +20,7 @@ import (
 // per second, p50/p99 latency, and the queue pickup latency (upload end to
 // job start) from the jobs' meta.queued_ms.
 func BenchmarkRotateSync(b *testing.B) {
-	pdf, err := os.ReadFile(corpus("pdf", "minimal-document.pdf"))
+	pdf, err := os.ReadFile(corpus(b, "pdf", "minimal-document.pdf"))
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -125,7 +125,7 @@ func TestCluster(t *testing.T) {
 	files := map[string][]byte{}
 	for _, m := range clusterMix {
 		for _, f := range m.files {
-			b, err := os.ReadFile(corpus("pdf", f))
+			b, err := os.ReadFile(corpus(t, "pdf", f))
 			if err != nil {
 				t.Fatal(err)
 			}

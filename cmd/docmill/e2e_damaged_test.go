@@ -97,7 +97,7 @@ func TestDamagedPDFs(t *testing.T) {
 	dir := t.TempDir()
 	files := map[string][]byte{"page tree loop": pageTreeLoop()}
 	for _, base := range []string{"minimal-document.pdf", "pdflatex-4-pages.pdf", "google-doc-document.pdf"} {
-		b, err := os.ReadFile(corpus("pdf", base))
+		b, err := os.ReadFile(corpus(t, "pdf", base))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -140,7 +140,7 @@ func TestDamagedPDFs(t *testing.T) {
 		{"extract-pages", map[string]string{"pages": "1"}},
 		{"protect-pdf", map[string]string{"password": "s3cret-pass"}},
 	}
-	minimal, _ := os.ReadFile(corpus("pdf", "minimal-document.pdf"))
+	minimal, _ := os.ReadFile(corpus(t, "pdf", "minimal-document.pdf"))
 	var report strings.Builder
 	fmt.Fprintf(&report, "damaged files: %d; qpdf --rotate=+90 accepts %d (%d of them encrypted with an empty user password)\n", len(files), qpdfOK, qpdfEncrypted)
 	for _, tl := range tools {

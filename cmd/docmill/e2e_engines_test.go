@@ -18,7 +18,7 @@ func TestCompressPDF(t *testing.T) {
 	s := startServer(t, "")
 	c := s.client(s.DevKey)
 	for _, name := range []string{"base64image.pdf", "GeoTopo-komprimiert.pdf", "cmyk-image.pdf"} {
-		in, _ := os.ReadFile(corpus("pdf", name))
+		in, _ := os.ReadFile(corpus(t, "pdf", name))
 		j, data := runTool(t, c, "compress-pdf", []client.File{file(t, "pdf", name)}, map[string]string{"preset": "recommended"})
 		saved, _ := j.Meta["saved_bytes"].(float64)
 		if len(data) >= len(in) || saved != float64(len(in)-len(data)) || j.Result.Filename != strings.TrimSuffix(name, ".pdf")+"-compressed.pdf" {
@@ -29,7 +29,7 @@ func TestCompressPDF(t *testing.T) {
 		}
 	}
 	// Never larger: cmyk-image.pdf at preset low comes back unchanged.
-	in, _ := os.ReadFile(corpus("pdf", "cmyk-image.pdf"))
+	in, _ := os.ReadFile(corpus(t, "pdf", "cmyk-image.pdf"))
 	j, data := runTool(t, c, "compress-pdf", []client.File{file(t, "pdf", "cmyk-image.pdf")}, map[string]string{"preset": "low"})
 	if !bytes.Equal(in, data) || j.Meta["saved_bytes"].(float64) != 0 {
 		t.Fatalf("low: %d -> %d, meta %v", len(in), len(data), j.Meta)
@@ -43,7 +43,7 @@ func TestCompressPDF(t *testing.T) {
 func TestRepairAndPDFA(t *testing.T) {
 	s := startServer(t, "")
 	c := s.client(s.DevKey)
-	whole, _ := os.ReadFile(corpus("pdf", "google-doc-document.pdf"))
+	whole, _ := os.ReadFile(corpus(t, "pdf", "google-doc-document.pdf"))
 	cut := whole[:len(whole)*7/10]
 	_, data := runTool(t, c, "repair-pdf", []client.File{{Name: "cut.pdf", Body: bytes.NewReader(cut)}}, nil)
 	if out, err := exec.Command("qpdf", "--check", writeTemp(t, "r.pdf", data)).CombinedOutput(); err != nil && exitCode(err) != 3 {
@@ -72,7 +72,7 @@ func TestOCRIsLong(t *testing.T) {
 	s := startServer(t, "")
 	c := s.client(s.DevKey)
 	dir := t.TempDir()
-	if out, err := exec.Command("pdftoppm", "-f", "1", "-l", "1", "-r", "150", "-png", "-singlefile", corpus("pdf", fourPages), filepath.Join(dir, "scan")).CombinedOutput(); err != nil {
+	if out, err := exec.Command("pdftoppm", "-f", "1", "-l", "1", "-r", "150", "-png", "-singlefile", corpus(t, "pdf", fourPages), filepath.Join(dir, "scan")).CombinedOutput(); err != nil {
 		t.Fatalf("pdftoppm: %v %s", err, out)
 	}
 	f, err := os.Open(filepath.Join(dir, "scan.png"))
@@ -108,7 +108,7 @@ func TestPDFToImagesAndText(t *testing.T) {
 		t.Fatalf("single page: %+v", j.Result)
 	}
 	_, data = runTool(t, c, "pdf-to-text", []client.File{file(t, "pdf", fourPages)}, nil)
-	want, _ := exec.Command("pdftotext", "-enc", "UTF-8", corpus("pdf", fourPages), "-").Output()
+	want, _ := exec.Command("pdftotext", "-enc", "UTF-8", corpus(t, "pdf", fourPages), "-").Output()
 	if !bytes.Equal(data, want) {
 		t.Fatal("text differs from pdftotext's")
 	}

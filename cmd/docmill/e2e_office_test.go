@@ -59,7 +59,7 @@ func TestOfficeToPDF(t *testing.T) {
 func TestImageTools(t *testing.T) {
 	s := startServer(t, "")
 	c := s.client(s.DevKey)
-	in, _ := os.ReadFile(corpus("image", "phone-photo.jpg"))
+	in, _ := os.ReadFile(corpus(t, "image", "phone-photo.jpg"))
 	j, data := runTool(t, c, "compress-image", []client.File{file(t, "image", "phone-photo.jpg")}, nil)
 	if len(data) >= len(in) || j.Result.ContentType != "image/jpeg" {
 		t.Fatalf("compress: %d -> %d %s", len(in), len(data), j.Result.ContentType)

@@ -143,7 +143,7 @@ func TestKeysCLI(t *testing.T) {
 func TestProcessCLI(t *testing.T) {
 	s := startServer(t, "")
 	out := filepath.Join(t.TempDir(), "r.pdf")
-	runCLI(t, "process", "--url", s.URL, "--key", s.DevKey, "--out", out, "-p", "angle=180", "rotate-pdf", corpus("pdf", "minimal-document.pdf"))
+	runCLI(t, "process", "--url", s.URL, "--key", s.DevKey, "--out", out, "-p", "angle=180", "rotate-pdf", corpus(t, "pdf", "minimal-document.pdf"))
 	b, err := os.ReadFile(out)
 	if err != nil {
 		t.Fatal(err)

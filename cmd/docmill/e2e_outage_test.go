@@ -94,7 +94,7 @@ func testIdempotencyBeforeLimits(t *testing.T, newDir dataDirFunc) {
 // another) failing the job's insert after the upload. Each outage starts
 // once the server has admitted the request and is reading its body.
 func TestOutageDuringUpload(t *testing.T) {
-	pdf, err := os.ReadFile(corpus("pdf", "minimal-document.pdf"))
+	pdf, err := os.ReadFile(corpus(t, "pdf", "minimal-document.pdf"))
 	if err != nil {
 		t.Fatal(err)
 	}

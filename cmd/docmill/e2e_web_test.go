@@ -257,7 +257,7 @@ func webCompress(b *browser) {
 	// compress-pdf: upload (throttled, so that the progress shows), wait,
 	// download a smaller PDF with the same pages.
 	b.openTool("compress-pdf")
-	b.choose(corpus("pdf", "base64image.pdf"))
+	b.choose(corpus(b.t, "pdf", "base64image.pdf"))
 	b.wait(`document.querySelectorAll("#file-list li").length === 1`, 5*time.Second)
 	if got := b.eval(`document.querySelector("#file-list li").textContent`); !strings.Contains(got, "base64image.pdf") || !strings.Contains(got, "2.2") {
 		t.Errorf("file item %q", got)
@@ -281,7 +281,7 @@ func webCompress(b *browser) {
 		t.Errorf("expiry %q", got)
 	}
 	out := b.download()
-	in, _ := os.ReadFile(corpus("pdf", "base64image.pdf"))
+	in, _ := os.ReadFile(corpus(b.t, "pdf", "base64image.pdf"))
 	if !strings.HasPrefix(string(out), "%PDF-") || len(out) >= len(in) {
 		t.Errorf("compressed result: %d bytes from %d", len(out), len(in))
 	}
@@ -299,7 +299,7 @@ func webMerge(b *browser) {
 	// first, then the pages of the result are in the new order.
 	b.run(chromedp.Click(chromedp.ID("again")))
 	b.openTool("merge-pdf")
-	b.choose(corpus("pdf", "pdflatex-4-pages.pdf"), corpus("pdf", "minimal-document.pdf"))
+	b.choose(corpus(b.t, "pdf", "pdflatex-4-pages.pdf"), corpus(b.t, "pdf", "minimal-document.pdf"))
 	b.wait(`document.querySelectorAll("#file-list li").length === 2`, 5*time.Second)
 	b.eval(`(() => {
 		const items = document.querySelectorAll("#file-list li");
@@ -346,7 +346,7 @@ func webFieldError(b *browser) {
 	// A 400 about one parameter shows the API's detail next to its control.
 	b.run(chromedp.Click(chromedp.ID("again")))
 	b.openTool("watermark-pdf")
-	b.choose(corpus("pdf", "minimal-document.pdf"))
+	b.choose(corpus(b.t, "pdf", "minimal-document.pdf"))
 	b.run(chromedp.SendKeys(chromedp.ID("p-text"), "DRAFT"),
 		chromedp.SetValue(chromedp.ID("p-color"), "reddish"),
 		chromedp.Click(chromedp.ID("start")))

@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/docmill/docmill/client"
+	"github.com/docmill/docmill/tools/toolstest"
 )
 
 // childArgsEnv carries the arguments of `run` when the test binary is
@@ -55,9 +56,13 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// corpus is the shared test corpus, relative to this package.
-func corpus(parts ...string) string {
-	return filepath.Join(append([]string{"..", "..", "..", "shared", "corpus"}, parts...)...)
+// corpus returns the path of a file of the shared corpus of real-world
+// files (../shared/corpus from the module's root, or DOCMILL_CORPUS),
+// skipping t when the corpus is absent and failing it under CI
+// (toolstest.Corpus).
+func corpus(t testing.TB, parts ...string) string {
+	t.Helper()
+	return toolstest.Corpus(t, parts...)
 }
 
 // testServer is a docmill server started for a test, in-process or as a
@@ -287,7 +292,7 @@ func (w testWriter) Write(p []byte) (int, error) {
 // file opens a corpus file for upload.
 func file(t testing.TB, parts ...string) client.File {
 	t.Helper()
-	f, err := os.Open(corpus(parts...))
+	f, err := os.Open(corpus(t, parts...))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -38,7 +38,7 @@ func pdfPages(t testing.TB, data []byte) []int {
 // corpusPages returns the page rotations of a corpus PDF.
 func corpusPages(t testing.TB, name string) []int {
 	t.Helper()
-	b, err := os.ReadFile(corpus("pdf", name))
+	b, err := os.ReadFile(corpus(t, "pdf", name))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,7 +70,7 @@ func pageText(t testing.TB, data []byte, n int, extra ...string) string {
 // corpusPageText is pageText of a corpus PDF.
 func corpusPageText(t testing.TB, name string, n int) string {
 	t.Helper()
-	b, err := os.ReadFile(corpus("pdf", name))
+	b, err := os.ReadFile(corpus(t, "pdf", name))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,7 +13,7 @@ import (
 // ns/op and out-bytes of a preset with the gs-ebook line of the same file.
 func BenchmarkCompress(b *testing.B) {
 	for _, f := range imageHeavy {
-		path := corpus + f
+		path := corpusPDF(b, f)
 		st, err := os.Stat(path)
 		if err != nil {
 			b.Fatal(err)

@@ -15,14 +15,14 @@ func TestCompress(t *testing.T) {
 	for _, f := range imageHeavy {
 		t.Run(f, func(t *testing.T) {
 			t.Parallel()
-			in, err := os.ReadFile(corpus + f)
+			in, err := os.ReadFile(corpusPDF(t, f))
 			if err != nil {
 				t.Fatal(err)
 			}
-			wantWords := firstWords(text(t, corpus+f), 5)
+			wantWords := firstWords(text(t, corpusPDF(t, f)), 5)
 			sizes := map[string]int64{}
 			for _, preset := range []string{"low", "recommended", "extreme"} {
-				out, err := run(t, "compress-pdf", map[string]string{"preset": preset}, corpus+f)
+				out, err := run(t, "compress-pdf", map[string]string{"preset": preset}, corpusPDF(t, f))
 				if err != nil {
 					t.Fatalf("%s: %v", preset, err)
 				}
@@ -73,11 +73,11 @@ func TestCompressNeverLarger(t *testing.T) {
 		{"cmyk-image.pdf", "low", true},
 	}
 	for _, tt := range tests {
-		in, err := os.ReadFile(corpus + tt.file)
+		in, err := os.ReadFile(corpusPDF(t, tt.file))
 		if err != nil {
 			t.Fatal(err)
 		}
-		out, err := run(t, "compress-pdf", map[string]string{"preset": tt.preset}, corpus+tt.file)
+		out, err := run(t, "compress-pdf", map[string]string{"preset": tt.preset}, corpusPDF(t, tt.file))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -98,7 +98,7 @@ func TestCompressNeverLarger(t *testing.T) {
 
 func TestCompressQuality(t *testing.T) {
 	size := func(q string) int64 {
-		out, err := run(t, "compress-pdf", map[string]string{"quality": q}, corpus+"base64image.pdf")
+		out, err := run(t, "compress-pdf", map[string]string{"quality": q}, corpusPDF(t, "base64image.pdf"))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -114,14 +114,19 @@ func TestCompressQuality(t *testing.T) {
 func TestCompressBadInput(t *testing.T) {
 	tests := []struct {
 		name, path string
+		corpus     string // instead of path: a corpus file, read only by its subtest
 	}{
-		{"encrypted", corpus + "libreoffice-writer-password.pdf"},
-		{"not a pdf", writeTemp(t, "notes.pdf", []byte("hello (world) show showpage\n"))},
-		{"header only", writeTemp(t, "empty.pdf", []byte("%PDF-1.7\n%%EOF\n"))},
+		{"encrypted", "", "libreoffice-writer-password.pdf"},
+		{"not a pdf", writeTemp(t, "notes.pdf", []byte("hello (world) show showpage\n")), ""},
+		{"header only", writeTemp(t, "empty.pdf", []byte("%PDF-1.7\n%%EOF\n")), ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := run(t, "compress-pdf", nil, tt.path)
+			path := tt.path
+			if tt.corpus != "" {
+				path = corpusPDF(t, tt.corpus)
+			}
+			_, err := run(t, "compress-pdf", nil, path)
 			wantCode(t, err, docmill.CodeInvalidDocument)
 			if msg := docmill.AsError(err).Message; strings.Contains(msg, "/") {
 				t.Errorf("message leaks a path: %q", msg)

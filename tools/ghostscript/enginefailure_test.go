@@ -27,7 +27,7 @@ func TestKilledGhostscriptIsAnEngineFailure(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	in := &docmill.RunInput{Params: p, WorkDir: dir, Files: []docmill.LocalFile{inputFile(t, dir, corpus+"base64image.pdf")}}
+	in := &docmill.RunInput{Params: p, WorkDir: dir, Files: []docmill.LocalFile{inputFile(t, dir, corpusPDF(t, "base64image.pdf"))}}
 
 	ctx, stop := context.WithCancel(context.Background())
 	seen := make(chan []int, 1)

@@ -14,7 +14,12 @@ import (
 	"github.com/docmill/docmill/tools/toolstest"
 )
 
-const corpus = "../../../shared/corpus/pdf/"
+// corpusPDF returns the path of a PDF of the shared corpus, skipping t
+// when the corpus is absent (toolstest.Corpus).
+func corpusPDF(t testing.TB, name string) string {
+	t.Helper()
+	return toolstest.Corpus(t, "pdf", name)
+}
 
 var (
 	gsEngine   = sandbox.Find("gs", []string{"--version"}, sandbox.Options{View: sandbox.View{ReadOnly: ghostscript.DataPaths}})
@@ -94,13 +99,14 @@ func writeTemp(t *testing.T, name string, b []byte) string {
 
 func TestUnavailable(t *testing.T) {
 	missing := sandbox.Find("no-such-engine-docmill", nil, sandbox.Options{})
+	healthy := writeTemp(t, "healthy.pdf", toolstest.TextPDF("Healthy"))
 	for _, tl := range ghostscript.Tools(missing, qpdfEngine) {
 		if tl.IsAvailable() {
 			t.Errorf("%s available without gs", tl.Slug)
 		}
 		dir := t.TempDir()
 		in := &docmill.RunInput{Params: docmill.Params{}, WorkDir: dir, Files: []docmill.LocalFile{
-			inputFile(t, dir, corpus+"minimal-document.pdf"),
+			inputFile(t, dir, healthy),
 		}}
 		_, err := tl.Run(context.Background(), in)
 		if tl.Slug != "repair-pdf" || err != nil {

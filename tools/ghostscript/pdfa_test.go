@@ -26,7 +26,7 @@ func TestPDFA(t *testing.T) {
 			if tt.conformance != "" {
 				params["conformance"] = tt.conformance
 			}
-			out, err := run(t, "pdf-to-pdfa", params, corpus+tt.file)
+			out, err := run(t, "pdf-to-pdfa", params, corpusPDF(t, tt.file))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -49,6 +49,6 @@ func TestPDFA(t *testing.T) {
 }
 
 func TestPDFABadInput(t *testing.T) {
-	_, err := run(t, "pdf-to-pdfa", nil, corpus+"libreoffice-writer-password.pdf")
+	_, err := run(t, "pdf-to-pdfa", nil, corpusPDF(t, "libreoffice-writer-password.pdf"))
 	wantCode(t, err, docmill.CodeInvalidDocument)
 }

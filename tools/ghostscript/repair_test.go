@@ -10,11 +10,11 @@ import (
 )
 
 func TestRepair(t *testing.T) {
-	gdoc, err := os.ReadFile(corpus + "google-doc-document.pdf")
+	gdoc, err := os.ReadFile(corpusPDF(t, "google-doc-document.pdf"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	writer, err := os.ReadFile(corpus + "002-trivial-libre-office-writer.pdf")
+	writer, err := os.ReadFile(corpusPDF(t, "002-trivial-libre-office-writer.pdf"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -24,7 +24,7 @@ func TestRepair(t *testing.T) {
 		name, path, engine string
 		pages              int
 	}{
-		{"healthy", corpus + "pdflatex-4-pages.pdf", "qpdf", 4},
+		{"healthy", corpusPDF(t, "pdflatex-4-pages.pdf"), "qpdf", 4},
 		{"broken startxref", writeTemp(t, "xref.pdf", badXref), "qpdf", 1},
 		// Cut at 70%: the trailer is gone and qpdf gives up; Ghostscript
 		// finds the page objects by scanning.
@@ -51,7 +51,7 @@ func TestRepair(t *testing.T) {
 }
 
 func TestRepairBadInput(t *testing.T) {
-	latex, err := os.ReadFile(corpus + "pdflatex-4-pages.pdf")
+	latex, err := os.ReadFile(corpusPDF(t, "pdflatex-4-pages.pdf"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,7 +60,7 @@ func TestRepairBadInput(t *testing.T) {
 		// pdflatex keeps its catalog and pages in an object stream near
 		// the end: cut at 70%, no engine can rebuild a page.
 		{"truncated object streams", writeTemp(t, "cut.pdf", latex[:len(latex)*7/10])},
-		{"encrypted", corpus + "libreoffice-writer-password.pdf"},
+		{"encrypted", corpusPDF(t, "libreoffice-writer-password.pdf")},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -1,6 +1,7 @@
 package ocr_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"image"
@@ -24,12 +25,20 @@ import (
 	"github.com/docmill/docmill/tools/toolstest"
 )
 
-// corpus is the shared corpus of real documents, relative to this package.
-const corpus = "../../../shared/corpus/pdf/"
+// corpusPDF returns the path of a PDF of the shared corpus, skipping t
+// when the corpus is absent (toolstest.Corpus).
+func corpusPDF(t testing.TB, name string) string {
+	t.Helper()
+	return toolstest.Corpus(t, "pdf", name)
+}
 
-// textPDF is a born-digital PDF whose first page starts "Hello, here is
-// some text without a meaning. This text should show what a printed text".
-const textPDF = corpus + "pdflatex-4-pages.pdf"
+// textPDF returns a born-digital PDF of the corpus whose first page starts
+// "Hello, here is some text without a meaning. This text should show what
+// a printed text".
+func textPDF(t testing.TB) string {
+	t.Helper()
+	return corpusPDF(t, "pdflatex-4-pages.pdf")
+}
 
 // ocrTool builds ocr-pdf on the real engines once; tests that need them
 // skip when ocrmypdf or tesseract is not installed.
@@ -99,7 +108,7 @@ func pdfText(t *testing.T, path string) string {
 func scannedPage(t *testing.T) string {
 	t.Helper()
 	prefix := filepath.Join(t.TempDir(), "scan")
-	command(t, "pdftoppm", "-r", "200", "-png", "-f", "1", "-l", "1", "-singlefile", textPDF, prefix)
+	command(t, "pdftoppm", "-r", "200", "-png", "-f", "1", "-l", "1", "-singlefile", textPDF(t), prefix)
 	return prefix + ".png"
 }
 
@@ -164,7 +173,7 @@ func TestImageEnglish(t *testing.T) {
 func TestImageOnlyPDF(t *testing.T) {
 	tl := realTool(t)
 	in := filepath.Join(t.TempDir(), "scanned.pdf")
-	command(t, "gs", "-q", "-dSAFER", "-sDEVICE=pdfimage24", "-r150", "-dFirstPage=1", "-dLastPage=1", "-o", in, textPDF)
+	command(t, "gs", "-q", "-dSAFER", "-sDEVICE=pdfimage24", "-r150", "-dFirstPage=1", "-dLastPage=1", "-o", in, textPDF(t))
 	if text := strings.TrimSpace(pdfText(t, in)); text != "" {
 		t.Fatalf("fixture already has text: %q", text)
 	}
@@ -230,11 +239,11 @@ func TestImageRussian(t *testing.T) {
 // exactly, and no page is OCRed (which is why it is quick).
 func TestTextPagesKept(t *testing.T) {
 	tl := realTool(t)
-	out, err := run(t, tl, nil, textPDF, "application/pdf")
+	out, err := run(t, tl, nil, textPDF(t), "application/pdf")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := pdfText(t, out.Path), pdfText(t, textPDF); got != want {
+	if got, want := pdfText(t, out.Path), pdfText(t, textPDF(t)); got != want {
 		t.Errorf("text changed:\n got %q\nwant %q", got, want)
 	}
 	if out.Meta["pages"] != 4 {
@@ -244,10 +253,7 @@ func TestTextPagesKept(t *testing.T) {
 
 func TestDamagedInput(t *testing.T) {
 	tl := realTool(t)
-	src, err := os.ReadFile(corpus + "minimal-document.pdf")
-	if err != nil {
-		t.Fatal(err)
-	}
+	src := toolstest.TextPDF("Hello")
 	dir := t.TempDir()
 	cases := []struct{ name, contentType string }{
 		{"truncated.pdf", "application/pdf"},
@@ -267,7 +273,7 @@ func TestDamagedInput(t *testing.T) {
 
 func TestEncryptedPDF(t *testing.T) {
 	tl := realTool(t)
-	_, err := run(t, tl, nil, corpus+"libreoffice-writer-password.pdf", "application/pdf")
+	_, err := run(t, tl, nil, corpusPDF(t, "libreoffice-writer-password.pdf"), "application/pdf")
 	if e := wantCode(t, err, docmill.CodeInvalidDocument); !strings.Contains(e.Message, "password-protected") {
 		t.Errorf("message = %q", e.Message)
 	}
@@ -282,7 +288,7 @@ func TestMissingEngine(t *testing.T) {
 	if st := tl.Engines(); len(st) != 2 || st[0].Available || st[0].Name != "docmill-no-such-ocrmypdf" {
 		t.Errorf("engines = %+v", st)
 	}
-	_, err := run(t, tl, nil, textPDF, "application/pdf")
+	_, err := run(t, tl, nil, toolstest.WriteTemp(t, "generated.pdf", toolstest.TextPDF("Hello")), "application/pdf")
 	wantCode(t, err, docmill.CodeEngineUnavailable)
 }
 
@@ -290,7 +296,7 @@ func TestMissingEngine(t *testing.T) {
 // OCRmyPDF alone refuses.
 func TestImageWithAlpha(t *testing.T) {
 	tl := realTool(t)
-	out, err := run(t, tl, map[string]string{"lang": "eng"}, "../../../shared/corpus/image/scan.png", "image/png")
+	out, err := run(t, tl, map[string]string{"lang": "eng"}, toolstest.Corpus(t, "image", "scan.png"), "image/png")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -298,12 +304,16 @@ func TestImageWithAlpha(t *testing.T) {
 }
 
 // TestImagePixelsLimit builds ocr-pdf with a lowered pixel cap: an image
-// over it is refused as invalid_document before OCRmyPDF runs, and the
-// same image passes the default cap (TestImageWithAlpha).
+// over it is refused as invalid_document before OCRmyPDF runs (images
+// within the default cap pass: TestImageWithAlpha).
 func TestImagePixelsLimit(t *testing.T) {
 	tl := available(t, buildTool(docmill.Limits{ImagePixels: 100_000}))
-	// scan.png is 781 x 627, 0.49 MP.
-	_, err := run(t, tl, nil, "../../../shared/corpus/image/scan.png", "image/png")
+	// 781 x 627, 0.49 MP, with alpha, as the corpus's scan.png.
+	var b bytes.Buffer
+	if err := png.Encode(&b, image.NewNRGBA(image.Rect(0, 0, 781, 627))); err != nil {
+		t.Fatal(err)
+	}
+	_, err := run(t, tl, nil, toolstest.WriteTemp(t, "scan.png", b.Bytes()), "image/png")
 	if e := wantCode(t, err, docmill.CodeInvalidDocument); !strings.Contains(e.Message, "at most 0.1 megapixels") {
 		t.Errorf("message = %q", e.Message)
 	}

@@ -19,7 +19,7 @@ import (
 func BenchmarkWordToPDF(b *testing.B) {
 	p := newPool(b, office.Options{})
 	word := toolOf(b, p, "word-to-pdf")
-	doc := filepath.Join(corpus, "having-images.docx")
+	doc := corpusFile(b, "having-images.docx")
 	if _, err := run(b, word, doc, nil); err != nil { // wait for the workers
 		b.Fatal(err)
 	}
@@ -66,7 +66,7 @@ func BenchmarkColdSoffice(b *testing.B) {
 	if err != nil {
 		b.Skip("no soffice")
 	}
-	doc, _ := filepath.Abs(filepath.Join(corpus, "having-images.docx"))
+	doc, _ := filepath.Abs(corpusFile(b, "having-images.docx"))
 	for i := 0; i < b.N; i++ {
 		dir := b.TempDir()
 		cmd := exec.Command(bin, "--headless", "-env:UserInstallation=file://"+dir+"/profile", "--convert-to", "pdf", "--outdir", dir, doc)

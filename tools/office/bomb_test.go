@@ -137,7 +137,7 @@ func refuseBombs(t *testing.T, limits docmill.Limits, bombs []bomb) {
 			}
 		})
 	}
-	out, err := run(t, toolOf(t, p, "word-to-pdf"), corpus+"/test.docx", nil)
+	out, err := run(t, toolOf(t, p, "word-to-pdf"), corpusFile(t, "test.docx"), nil)
 	if err != nil {
 		t.Fatalf("a real document under the same limits: %v", err)
 	}

@@ -82,7 +82,7 @@ func TestInputs(t *testing.T) {
 		t.Errorf("rtf: %v", err)
 	}
 
-	pptx := filepath.Join(corpus, "ph-populated-placeholders.pptx")
+	pptx := corpusFile(t, "ph-populated-placeholders.pptx")
 	out, err = run(t, toolOf(t, p, "powerpoint-to-pdf"), pptx, docmill.Params{"pages": "5,2-3"})
 	if err != nil || out.Meta["pages"] != 3 {
 		t.Fatalf("pages: %v %v", err, out)
@@ -94,13 +94,13 @@ func TestInputs(t *testing.T) {
 		t.Errorf("page past the end: %v", err)
 	}
 
-	if _, err = run(t, word, filepath.Join(corpus, "embedded.xlsx"), nil); code(err) != docmill.CodeUnsupportedFileType || !strings.Contains(err.Error(), "excel-to-pdf") {
+	if _, err = run(t, word, corpusFile(t, "embedded.xlsx"), nil); code(err) != docmill.CodeUnsupportedFileType || !strings.Contains(err.Error(), "excel-to-pdf") {
 		t.Errorf("xlsx to word-to-pdf: %v", err)
 	}
-	if _, err = run(t, excel, filepath.Join(corpus, "test.docx"), nil); code(err) != docmill.CodeUnsupportedFileType {
+	if _, err = run(t, excel, corpusFile(t, "test.docx"), nil); code(err) != docmill.CodeUnsupportedFileType {
 		t.Errorf("docx to excel-to-pdf: %v", err)
 	}
-	b, _ := os.ReadFile(filepath.Join(corpus, "test.docx"))
+	b, _ := os.ReadFile(corpusFile(t, "test.docx"))
 	if _, err = run(t, word, writeFile(t, "broken.docx", string(b[:len(b)/2])), nil); code(err) != docmill.CodeInvalidDocument {
 		t.Errorf("truncated docx: %v", err)
 	}
@@ -114,7 +114,7 @@ func TestInputs(t *testing.T) {
 func TestCrashRecovery(t *testing.T) {
 	p := newPool(t, office.Options{Workers: 1})
 	word := toolOf(t, p, "word-to-pdf")
-	doc := filepath.Join(corpus, "test.docx")
+	doc := writeDocx(t, "Before the crash.")
 	if _, err := run(t, word, doc, nil); err != nil {
 		t.Fatal(err)
 	}
@@ -133,7 +133,7 @@ func TestCrashRecovery(t *testing.T) {
 func TestHang(t *testing.T) {
 	p := newPool(t, office.Options{Workers: 1})
 	word := toolOf(t, p, "word-to-pdf")
-	doc := filepath.Join(corpus, "having-images.docx")
+	doc := corpusFile(t, "having-images.docx")
 	if _, err := run(t, word, doc, nil); err != nil { // warm
 		t.Fatal(err)
 	}
@@ -162,8 +162,9 @@ func TestHang(t *testing.T) {
 func TestMaxConversions(t *testing.T) {
 	p := newPool(t, office.Options{Workers: 1, MaxConversions: 2})
 	word := toolOf(t, p, "word-to-pdf")
+	doc := writeDocx(t, "One of three conversions.")
 	for i := 0; i < 3; i++ {
-		if _, err := run(t, word, filepath.Join(corpus, "test.docx"), nil); err != nil {
+		if _, err := run(t, word, doc, nil); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -11,9 +11,15 @@ import (
 	docmill "github.com/docmill/docmill"
 	"github.com/docmill/docmill/sandbox"
 	"github.com/docmill/docmill/tools/office"
+	"github.com/docmill/docmill/tools/toolstest"
 )
 
-const corpus = "../../../shared/corpus/office"
+// corpusFile returns the path of an Office document of the shared corpus,
+// skipping t when the corpus is absent (toolstest.Corpus).
+func corpusFile(t testing.TB, name string) string {
+	t.Helper()
+	return toolstest.Corpus(t, "office", name)
+}
 
 // newPool starts a pool of real LibreOffice workers, or skips the test
 // when LibreOffice or python3-uno is missing.
@@ -96,7 +102,7 @@ func TestConvertCorpus(t *testing.T) {
 		{"powerpoint-to-pdf", "dml-fill.pptx", 2, "autoshape with"},
 		{"powerpoint-to-pdf", "ph-populated-placeholders.pptx", 9, "Title Text"},
 	} {
-		out, err := run(t, toolOf(t, p, c.slug), filepath.Join(corpus, c.file), nil)
+		out, err := run(t, toolOf(t, p, c.slug), corpusFile(t, c.file), nil)
 		if err != nil {
 			t.Errorf("%s: %v", c.file, err)
 			continue
@@ -123,7 +129,7 @@ func TestLazyPool(t *testing.T) {
 	if n := p.Starts(); n != 0 {
 		t.Fatalf("%d starts before any conversion", n)
 	}
-	if _, err := run(t, toolOf(t, p, "word-to-pdf"), corpus+"/test.docx", nil); err != nil {
+	if _, err := run(t, toolOf(t, p, "word-to-pdf"), writeDocx(t, "Lazy."), nil); err != nil {
 		t.Fatal(err)
 	}
 	if n := p.Starts(); n != 1 {

@@ -11,10 +11,9 @@ import (
 
 	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu"
 	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/types"
-)
 
-// exifCorpus is the shared corpus's image folder, from this package.
-const exifCorpus = "../../../shared/corpus/image/"
+	"github.com/docmill/docmill/tools/toolstest"
+)
 
 func TestScanJPEGCorpus(t *testing.T) {
 	tests := []struct {
@@ -29,7 +28,7 @@ func TestScanJPEGCorpus(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {
-			b, err := os.ReadFile(exifCorpus + tt.file)
+			b, err := os.ReadFile(toolstest.Corpus(t, "image", tt.file))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -43,7 +42,7 @@ func TestScanJPEGCorpus(t *testing.T) {
 			}
 		})
 	}
-	b, err := os.ReadFile(exifCorpus + "corrupted.jpg")
+	b, err := os.ReadFile(toolstest.Corpus(t, "image", "corrupted.jpg"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -196,7 +195,11 @@ func TestICCColorSpace(t *testing.T) {
 // panic or loop; "go test" runs the seeds.
 func FuzzScanJPEG(f *testing.F) {
 	f.Add(smallJPEG(f))
-	if b, err := os.ReadFile(exifCorpus + "photo.jpg"); err == nil {
+	if path, ok := toolstest.CorpusIfPresent("image", "photo.jpg"); ok {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			f.Fatal(err)
+		}
 		f.Add(b)
 	}
 	f.Add(tiffBlock(binary.BigEndian, orientationEntry(3)))

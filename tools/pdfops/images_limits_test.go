@@ -34,7 +34,7 @@ func imgJPEGHeader(w, h uint16) []byte {
 }
 
 func TestImagesToPDFBadInput(t *testing.T) {
-	c := imageCorpus
+	c := imageCorpus(t)
 	half := func(path, name string) string {
 		b := imgReadFile(t, path)
 		return imgWriteTemp(t, name, b[:len(b)/2])
@@ -70,7 +70,7 @@ func TestImagesToPDFBadInput(t *testing.T) {
 		{"truncated WebP", []string{half(imageTestdata+"blue-purple-pink.lossy.webp", "pink.webp")}, docmill.CodeInvalidDocument, []string{"WebP"}},
 		{"truncated GIF", []string{imgWriteTemp(t, "g.gif", gifBuf.Bytes()[:gifBuf.Len()/2])}, docmill.CodeInvalidDocument, []string{"GIF"}},
 		{"text", []string{imgWriteTemp(t, "notes.png", []byte("not an image\n"))}, docmill.CodeInvalidDocument, []string{`"notes.png"`, "not a JPEG, PNG, GIF, TIFF or WebP image"}},
-		{"PDF", []string{c + "photo.jpg", corpus + "minimal-document.pdf"}, docmill.CodeInvalidDocument, []string{"File 2", "not a JPEG"}},
+		{"PDF", []string{c + "photo.jpg", pdfCorpus(t) + "minimal-document.pdf"}, docmill.CodeInvalidDocument, []string{"File 2", "not a JPEG"}},
 		{"PNG bomb", []string{imgWriteTemp(t, "bomb.png", imgPNGHeader(50000, 50000))}, docmill.CodeInvalidDocument, []string{"50000 x 50000 pixels", "PNG images of up to 50 megapixels"}},
 		{"JPEG bomb", []string{imgWriteTemp(t, "bomb.jpg", imgJPEGHeader(65000, 65000))}, docmill.CodeInvalidDocument, []string{"65000 x 65000 pixels", "JPEG images of up to 200 megapixels"}},
 		// 7 images of 49 megapixels: each is allowed, together they are
@@ -100,7 +100,7 @@ func TestImagesToPDFLimitsAdmit(t *testing.T) {
 		t.Parallel()
 		files := make([]string, 200)
 		for i := range files {
-			files[i] = imageCorpus + []string{"smile.png", "photo.jpg"}[i%2]
+			files[i] = imageCorpus(t) + []string{"smile.png", "photo.jpg"}[i%2]
 		}
 		out, err := runImages(t, map[string]string{"page_size": "a4"}, files...)
 		if err != nil {

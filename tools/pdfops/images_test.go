@@ -20,12 +20,9 @@ import (
 	"github.com/docmill/docmill/tools/pdfops"
 )
 
-// imageCorpus holds the shared corpus's images; imageTestdata the
-// formats it lacks.
-const (
-	imageCorpus   = "../../../shared/corpus/image/"
-	imageTestdata = "testdata/images/"
-)
+// imageTestdata holds the image formats the shared corpus lacks
+// (imageCorpus).
+const imageTestdata = "testdata/images/"
 
 // imagesTool returns the registered tool jpg-to-pdf.
 func imagesTool(t testing.TB) *docmill.Tool {
@@ -153,7 +150,7 @@ func imgReadFile(t testing.TB, path string) []byte {
 }
 
 func TestImagesToPDFPages(t *testing.T) {
-	c, d := imageCorpus, imageTestdata
+	c, d := imageCorpus(t), imageTestdata
 	a4, a4l := [2]float64{595.28, 841.89}, [2]float64{841.89, 595.28}
 	tests := []struct {
 		name     string
@@ -207,11 +204,11 @@ func TestImagesToPDFPages(t *testing.T) {
 // TestImagesToPDFJPEGUnchanged checks that every JPEG's bytes are the
 // image stream, as poppler extracts it.
 func TestImagesToPDFJPEGUnchanged(t *testing.T) {
-	rotated := imgWithOrientation(t, imgReadFile(t, imageCorpus+"phone-photo.jpg"), 6)
+	rotated := imgWithOrientation(t, imgReadFile(t, imageCorpus(t)+"phone-photo.jpg"), 6)
 	gray := imgJPEGWithEXIF(t, image.NewGray(image.Rect(0, 0, 40, 30)), 3) // one component
 	// The progressive JPEG lacks its last scans but is whole in structure
 	// (it ends with EOI): readers show it at a lower quality.
-	files := []string{imageCorpus + "photo.jpg", imageCorpus + "phone-photo.jpg", imageCorpus + "iphone-photo.jpg",
+	files := []string{imageCorpus(t) + "photo.jpg", imageCorpus(t) + "phone-photo.jpg", imageCorpus(t) + "iphone-photo.jpg",
 		imgWriteTemp(t, "rotated.jpg", rotated), imgWriteTemp(t, "gray.jpg", gray), imageTestdata + "video-001.progressive.truncated.jpeg"}
 	out, err := runImages(t, map[string]string{"page_size": "a4", "margin": "small"}, files...)
 	if err != nil {
@@ -231,7 +228,7 @@ func TestImagesToPDFJPEGUnchanged(t *testing.T) {
 }
 
 func TestImagesToPDFAlpha(t *testing.T) {
-	out, err := runImages(t, nil, imageCorpus+"map.png", imageCorpus+"scan.png", imageTestdata+"gopher-doc.with-alpha.lossless.webp")
+	out, err := runImages(t, nil, imageCorpus(t)+"map.png", imageCorpus(t)+"scan.png", imageTestdata+"gopher-doc.with-alpha.lossless.webp")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -278,15 +275,15 @@ func imgFileOrientation(t testing.TB, path string) int {
 // upright shape, the orientation read by the tool's parser agrees with
 // file(1), and poppler renders the page in that shape.
 func TestImagesToPDFPhoneOrientation(t *testing.T) {
-	phone := imgReadFile(t, imageCorpus+"phone-photo.jpg")
+	phone := imgReadFile(t, imageCorpus(t)+"phone-photo.jpg")
 	tests := []struct {
 		name   string
 		path   string
 		orient int
 		size   [2]float64 // page size in points
 	}{
-		{"phone-photo.jpg", imageCorpus + "phone-photo.jpg", 1, [2]float64{4608, 1976}},
-		{"iphone-photo.jpg", imageCorpus + "iphone-photo.jpg", 1, [2]float64{3264, 2448}},
+		{"phone-photo.jpg", imageCorpus(t) + "phone-photo.jpg", 1, [2]float64{4608, 1976}},
+		{"iphone-photo.jpg", imageCorpus(t) + "iphone-photo.jpg", 1, [2]float64{3264, 2448}},
 		{"phone photo rotated 90", imgWriteTemp(t, "rot6.jpg", imgWithOrientation(t, phone, 6)), 6, [2]float64{1976, 4608}},
 		{"phone photo rotated 270", imgWriteTemp(t, "rot8.jpg", imgWithOrientation(t, phone, 8)), 8, [2]float64{1976, 4608}},
 		{"phone photo mirrored", imgWriteTemp(t, "rot2.jpg", imgWithOrientation(t, phone, 2)), 2, [2]float64{4608, 1976}},
@@ -320,7 +317,7 @@ func TestImagesToPDFPhoneOrientation(t *testing.T) {
 func TestImagesToPDFCanceled(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	_, err := runImagesContext(ctx, t, nil, imageCorpus+"photo.jpg")
+	_, err := runImagesContext(ctx, t, nil, imageCorpus(t)+"photo.jpg")
 	if !errors.Is(err, context.Canceled) {
 		t.Errorf("error = %v, want context.Canceled", err)
 	}

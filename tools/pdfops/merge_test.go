@@ -27,8 +27,8 @@ func TestMerge(t *testing.T) {
 			var paths []string
 			var want []int // effective rotation of every input page, in order
 			for _, f := range tt.files {
-				paths = append(paths, corpus+f)
-				want = append(want, rotations(t, readBack(t, corpus+f))...)
+				paths = append(paths, pdfCorpus(t)+f)
+				want = append(want, rotations(t, readBack(t, pdfCorpus(t)+f))...)
 			}
 			out, err := run(t, "merge-pdf", nil, paths...)
 			if err != nil {
@@ -53,7 +53,7 @@ func TestMerge(t *testing.T) {
 
 func TestMergeBadInput(t *testing.T) {
 	bad := badInputs(t)
-	good := corpus + "minimal-document.pdf"
+	good := pdfCorpus(t) + "minimal-document.pdf"
 	tests := []struct {
 		name     string
 		files    []string

@@ -40,8 +40,8 @@ func TestPageNumbers(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			before := pageTexts(t, corpus+tt.file)
-			out, err := runStamp(t, "page-numbers", tt.params, corpus+tt.file)
+			before := pageTexts(t, pdfCorpus(t)+tt.file)
+			out, err := runStamp(t, "page-numbers", tt.params, pdfCorpus(t)+tt.file)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -89,7 +89,7 @@ func TestPageNumbersPosition(t *testing.T) {
 		for _, pos := range []string{"top-left", "top-center", "top-right", "bottom-left", "bottom-center", "bottom-right"} {
 			t.Run(file+"/"+pos, func(t *testing.T) {
 				t.Parallel()
-				out, err := runStamp(t, "page-numbers", map[string]string{"format": "N{n}", "position": pos}, corpus+file)
+				out, err := runStamp(t, "page-numbers", map[string]string{"format": "N{n}", "position": pos}, pdfCorpus(t)+file)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -107,7 +107,7 @@ func TestPageNumbersPosition(t *testing.T) {
 }
 
 func TestPageNumbersBadParams(t *testing.T) {
-	file := corpus + "pdflatex-4-pages.pdf"
+	file := pdfCorpus(t) + "pdflatex-4-pages.pdf"
 	tests := []struct {
 		name   string
 		params map[string]string

@@ -52,9 +52,9 @@ func TestPageToolsDeclarations(t *testing.T) {
 
 func TestPageTools(t *testing.T) {
 	selPoppler(t)
-	const four = corpus + "pdflatex-4-pages.pdf"
-	const rotated = corpus + "habibi-rotated.pdf" // pages at 90, 180, 270, 0
-	const long = corpus + "GeoTopo-komprimiert.pdf"
+	four := pdfCorpus(t) + "pdflatex-4-pages.pdf"
+	rotated := pdfCorpus(t) + "habibi-rotated.pdf" // pages at 90, 180, 270, 0
+	long := pdfCorpus(t) + "GeoTopo-komprimiert.pdf"
 	inherited := selPDF(t, "inherited.pdf", "/Rotate -90 /CropBox [10 10 190 290]", "", "/Rotate 180", "/CropBox [0 0 100 100]")
 	flat := selFlatPDF(t)
 	for _, f := range []string{four, inherited, flat} {
@@ -134,8 +134,8 @@ func TestPageToolsKeepAnnotations(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.slug+" "+tt.file, func(t *testing.T) {
 			t.Parallel()
-			inAnnots, inForm := selAnnots(t, corpus+tt.file)
-			out, err := selRun(t, tt.slug, map[string]string{tt.field: tt.sel}, corpus+tt.file)
+			inAnnots, inForm := selAnnots(t, pdfCorpus(t)+tt.file)
+			out, err := selRun(t, tt.slug, map[string]string{tt.field: tt.sel}, pdfCorpus(t)+tt.file)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -157,7 +157,7 @@ func TestPageToolsKeepAnnotations(t *testing.T) {
 	}
 	// GeoTopo's links go through named destinations; those of the kept
 	// pages must survive.
-	out, err := selRun(t, "extract-pages", map[string]string{"pages": "1-20"}, corpus+"GeoTopo-komprimiert.pdf")
+	out, err := selRun(t, "extract-pages", map[string]string{"pages": "1-20"}, pdfCorpus(t)+"GeoTopo-komprimiert.pdf")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -167,7 +167,7 @@ func TestPageToolsKeepAnnotations(t *testing.T) {
 }
 
 func TestPageToolsBadParams(t *testing.T) {
-	const four = corpus + "pdflatex-4-pages.pdf"
+	four := pdfCorpus(t) + "pdflatex-4-pages.pdf"
 	big := manyPagesPDF(t, pdfops.MaxPages/2+1)
 	tests := []struct {
 		slug, field, sel string
@@ -180,7 +180,7 @@ func TestPageToolsBadParams(t *testing.T) {
 		{"remove-pages", "pages", "1-4", four, []string{"would remove every page"}},
 		{"remove-pages", "pages", "all", four, []string{"would remove every page"}},
 		{"remove-pages", "pages", "3-,1-2", four, []string{"would remove every page"}},
-		{"remove-pages", "pages", "1", corpus + "minimal-document.pdf", []string{"would remove every page"}},
+		{"remove-pages", "pages", "1", pdfCorpus(t) + "minimal-document.pdf", []string{"would remove every page"}},
 		{"organize-pdf", "order", "1-,1-", big, []string{"lists 10002 pages", "10000"}},
 		{"extract-pages", "pages", "", four, []string{"required"}},
 		{"organize-pdf", "order", "", four, []string{"required"}},
@@ -208,7 +208,7 @@ func TestPageToolsBadParams(t *testing.T) {
 func TestPageToolsRequireSelection(t *testing.T) {
 	for _, slug := range []string{"extract-pages", "remove-pages", "organize-pdf"} {
 		_, err := selTool(t, slug).Run(context.Background(), &docmill.RunInput{
-			Files:   []docmill.LocalFile{{Path: corpus + "pdflatex-4-pages.pdf", Filename: "a.pdf"}},
+			Files:   []docmill.LocalFile{{Path: pdfCorpus(t) + "pdflatex-4-pages.pdf", Filename: "a.pdf"}},
 			Params:  docmill.Params{},
 			WorkDir: t.TempDir(),
 		})
@@ -278,7 +278,7 @@ func TestPageToolsCanceled(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
 		cancel()
 		_, err = tl.Run(ctx, &docmill.RunInput{
-			Files:   []docmill.LocalFile{{Path: corpus + "pdflatex-4-pages.pdf", Filename: "a.pdf"}},
+			Files:   []docmill.LocalFile{{Path: pdfCorpus(t) + "pdflatex-4-pages.pdf", Filename: "a.pdf"}},
 			Params:  p,
 			WorkDir: t.TempDir(),
 		})
@@ -294,7 +294,7 @@ func TestPageToolsCanceled(t *testing.T) {
 // `go test -fuzz FuzzPageTools` to explore beyond the seeds.
 func FuzzPageTools(f *testing.F) {
 	for _, name := range []string{"minimal-document.pdf", "habibi-rotated.pdf", "annotated_pdf.pdf", "pdflatex-forms.pdf"} {
-		b, err := os.ReadFile(corpus + name)
+		b, err := os.ReadFile(pdfCorpus(f) + name)
 		if err != nil {
 			f.Fatal(err)
 		}

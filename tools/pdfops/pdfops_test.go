@@ -14,13 +14,29 @@ import (
 
 	docmill "github.com/docmill/docmill"
 	"github.com/docmill/docmill/tools/pdfops"
+	"github.com/docmill/docmill/tools/toolstest"
 )
 
-// corpus is the shared corpus of real PDFs, relative to this package.
-const corpus = "../../../shared/corpus/pdf/"
+// pdfCorpus returns the folder of real PDFs of the shared corpus, with a
+// trailing slash, skipping t when the corpus is absent (toolstest.Corpus).
+func pdfCorpus(t testing.TB) string {
+	t.Helper()
+	return toolstest.Corpus(t, "pdf") + "/"
+}
 
-// encryptedPDF needs the user password "openpassword".
-const encryptedPDF = corpus + "libreoffice-writer-password.pdf"
+// imageCorpus returns the folder of real images of the shared corpus, as
+// pdfCorpus does.
+func imageCorpus(t testing.TB) string {
+	t.Helper()
+	return toolstest.Corpus(t, "image") + "/"
+}
+
+// encryptedPDF returns the corpus's encrypted PDF, whose user password is
+// "openpassword" and owner password "permissionpassword".
+func encryptedPDF(t testing.TB) string {
+	t.Helper()
+	return pdfCorpus(t) + "libreoffice-writer-password.pdf"
+}
 
 // TestMain disables pdfcpu's configuration directory (through Tools)
 // before any test reads a PDF with pdfcpu directly.
@@ -92,7 +108,7 @@ func rotations(t *testing.T, doc *model.Context) []int {
 func badInputs(t *testing.T) map[string]string {
 	t.Helper()
 	dir := t.TempDir()
-	good, err := os.ReadFile(corpus + "pdflatex-4-pages.pdf")
+	good, err := os.ReadFile(pdfCorpus(t) + "pdflatex-4-pages.pdf")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,7 +118,7 @@ func badInputs(t *testing.T) map[string]string {
 		"truncated.pdf":   good[:len(good)/2],
 		"header-only.pdf": []byte("%PDF-1.7\n%\xe2\xe3\xcf\xd3\n"),
 	}
-	out := map[string]string{"encrypted": encryptedPDF}
+	out := map[string]string{"encrypted": encryptedPDF(t)}
 	for name, b := range files {
 		p := filepath.Join(dir, name)
 		if err := os.WriteFile(p, b, 0o600); err != nil {
@@ -209,7 +225,7 @@ func TestNoConfigDirWritten(t *testing.T) {
 	home := t.TempDir()
 	t.Setenv("HOME", home)
 	t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
-	if _, err := run(t, "rotate-pdf", nil, corpus+"minimal-document.pdf"); err != nil {
+	if _, err := run(t, "rotate-pdf", nil, toolstest.WriteTemp(t, "generated.pdf", toolstest.TextPDF("Hello"))); err != nil {
 		t.Fatal(err)
 	}
 	entries, err := os.ReadDir(home)

@@ -142,14 +142,14 @@ func TestProtect(t *testing.T) {
 				tt.perms = []string{"print", "copy", "modify", "annotate", "fill-forms"}
 			}
 			password := tt.params["password"]
-			out, err := runTool(t, tool(t, "protect-pdf"), tt.params, corpus+tt.file)
+			out, err := runTool(t, tool(t, "protect-pdf"), tt.params, pdfCorpus(t)+tt.file)
 			if err != nil {
 				t.Fatal(err)
 			}
 			if want := strings.TrimSuffix(tt.file, ".pdf") + "-protected.pdf"; out.Filename != want || out.ContentType != "application/pdf" {
 				t.Errorf("output = %q %q, want %q", out.Filename, out.ContentType, want)
 			}
-			pages := readBack(t, corpus+tt.file).PageCount
+			pages := readBack(t, pdfCorpus(t)+tt.file).PageCount
 			if out.Meta["encryption"] != "AES-256" || out.Meta["pages"] != pages || out.Meta["owner_password"] != tt.owner ||
 				!slices.Equal(out.Meta["permissions"].([]string), tt.perms) {
 				t.Errorf("meta = %v, want AES-256, %d pages, owner %s, permissions %v", out.Meta, pages, tt.owner, tt.perms)
@@ -157,7 +157,7 @@ func TestProtect(t *testing.T) {
 			checkEncryption(t, out.Path, password, "user", tt.perms)
 			if owner := tt.params["owner_password"]; owner != "" && owner != password {
 				checkEncryption(t, out.Path, owner, "owner", tt.perms)
-				if got, want := text(t, out.Path, "-opw", owner), text(t, corpus+tt.file); got != want {
+				if got, want := text(t, out.Path, "-opw", owner), text(t, pdfCorpus(t)+tt.file); got != want {
 					t.Errorf("text with the owner password differs from the input's")
 				}
 			}
@@ -169,7 +169,7 @@ func TestProtect(t *testing.T) {
 			}
 			// poppler's programs cut passwords at 32 bytes.
 			if len(password) <= 32 {
-				if got, want := text(t, out.Path, "-upw", password), text(t, corpus+tt.file); got != want {
+				if got, want := text(t, out.Path, "-upw", password), text(t, pdfCorpus(t)+tt.file); got != want {
 					t.Errorf("text with the password differs from the input's")
 				}
 				if _, code := program(t, "pdftotext", "-upw", password+"x", out.Path, "-"); code == 0 {
@@ -184,7 +184,7 @@ func TestProtect(t *testing.T) {
 // normalized form readers use opens the output in qpdf.
 func TestProtectUnicodePassword(t *testing.T) {
 	const password = "Пароль2024ü"
-	out, err := runTool(t, tool(t, "protect-pdf"), map[string]string{"password": password}, corpus+"minimal-document.pdf")
+	out, err := runTool(t, tool(t, "protect-pdf"), map[string]string{"password": password}, pdfCorpus(t)+"minimal-document.pdf")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -198,7 +198,7 @@ func TestProtectUnicodePassword(t *testing.T) {
 }
 
 func TestProtectBadParams(t *testing.T) {
-	file := corpus + "minimal-document.pdf"
+	file := pdfCorpus(t) + "minimal-document.pdf"
 	tests := []struct {
 		name     string
 		params   map[string]string
@@ -302,13 +302,13 @@ func TestProtectBadInput(t *testing.T) {
 // their input without a password, refuse protect-pdf's output as
 // password-protected, and that protect-pdf refuses it too.
 func TestProtectedRefusedByOtherTools(t *testing.T) {
-	out, err := runTool(t, tool(t, "protect-pdf"), map[string]string{"password": "secret"}, corpus+"pdflatex-4-pages.pdf")
+	out, err := runTool(t, tool(t, "protect-pdf"), map[string]string{"password": "secret"}, pdfCorpus(t)+"pdflatex-4-pages.pdf")
 	if err != nil {
 		t.Fatal(err)
 	}
 	_, err = run(t, "rotate-pdf", nil, out.Path)
 	wantCode(t, err, docmill.CodeInvalidDocument, "The file is password-protected", "unlock-pdf")
-	_, err = run(t, "merge-pdf", nil, corpus+"minimal-document.pdf", out.Path)
+	_, err = run(t, "merge-pdf", nil, pdfCorpus(t)+"minimal-document.pdf", out.Path)
 	wantCode(t, err, docmill.CodeInvalidDocument, "File 2", "password-protected")
 	_, err = runTool(t, tool(t, "protect-pdf"), map[string]string{"password": "secret"}, out.Path)
 	wantCode(t, err, docmill.CodeInvalidDocument, "password-protected")
@@ -323,7 +323,7 @@ func TestProtectCanceled(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	_, err = tl.Run(ctx, &docmill.RunInput{
-		Files:   []docmill.LocalFile{{Path: corpus + "pdflatex-4-pages.pdf", Filename: "a.pdf"}},
+		Files:   []docmill.LocalFile{{Path: pdfCorpus(t) + "pdflatex-4-pages.pdf", Filename: "a.pdf"}},
 		Params:  p,
 		WorkDir: t.TempDir(),
 	})
@@ -376,7 +376,7 @@ func TestProtectUnlockDeclarations(t *testing.T) {
 // anything but success or invalid_document.
 func FuzzProtect(f *testing.F) {
 	for _, name := range []string{"minimal-document.pdf", "pdflatex-forms.pdf", "libreoffice-writer-password.pdf"} {
-		b, err := os.ReadFile(corpus + name)
+		b, err := os.ReadFile(pdfCorpus(f) + name)
 		if err != nil {
 			f.Fatal(err)
 		}

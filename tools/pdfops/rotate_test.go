@@ -38,8 +38,8 @@ func TestRotate(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			in := readBack(t, corpus+tt.file)
-			out, err := run(t, "rotate-pdf", tt.params, corpus+tt.file)
+			in := readBack(t, pdfCorpus(t)+tt.file)
+			out, err := run(t, "rotate-pdf", tt.params, pdfCorpus(t)+tt.file)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -79,8 +79,8 @@ func TestRotateBadInput(t *testing.T) {
 		{"truncated", bad["truncated"], nil, docmill.CodeInvalidDocument, []string{"damaged"}},
 		{"header only", bad["header-only"], nil, docmill.CodeInvalidDocument, nil},
 		{"encrypted", bad["encrypted"], nil, docmill.CodeInvalidDocument, []string{"The file is password-protected"}},
-		{"page past the end", corpus + "pdflatex-4-pages.pdf", map[string]string{"pages": "2,5"}, docmill.CodeInvalidParameter, []string{"pages", "5", "4 page"}},
-		{"open range past the end", corpus + "pdflatex-4-pages.pdf", map[string]string{"pages": "9-"}, docmill.CodeInvalidParameter, []string{"4 page"}},
+		{"page past the end", pdfCorpus(t) + "pdflatex-4-pages.pdf", map[string]string{"pages": "2,5"}, docmill.CodeInvalidParameter, []string{"pages", "5", "4 page"}},
+		{"open range past the end", pdfCorpus(t) + "pdflatex-4-pages.pdf", map[string]string{"pages": "9-"}, docmill.CodeInvalidParameter, []string{"4 page"}},
 		{"too large", sparseFile(t, pdfops.MaxInputBytes+1), nil, docmill.CodeFileTooLarge, []string{"512 MB"}},
 		{"too many pages", manyPagesPDF(t, pdfops.MaxPages+1), nil, docmill.CodeInvalidDocument, []string{"10001 pages", "10000"}},
 	}
@@ -120,7 +120,7 @@ func TestRotateCanceled(t *testing.T) {
 	cancel()
 	p, _ := tl.ParseParams(nil)
 	_, err := tl.Run(ctx, &docmill.RunInput{
-		Files:   []docmill.LocalFile{{Path: corpus + "pdflatex-4-pages.pdf", Filename: "a.pdf"}},
+		Files:   []docmill.LocalFile{{Path: pdfCorpus(t) + "pdflatex-4-pages.pdf", Filename: "a.pdf"}},
 		Params:  p,
 		WorkDir: t.TempDir(),
 	})
@@ -134,7 +134,7 @@ func TestRotateCanceled(t *testing.T) {
 // and their truncations; run `go test -fuzz FuzzRotate` to explore.
 func FuzzRotate(f *testing.F) {
 	for _, name := range []string{"minimal-document.pdf", "habibi-rotated.pdf", "annotated_pdf.pdf", "pdflatex-4-pages.pdf"} {
-		b, err := os.ReadFile(corpus + name)
+		b, err := os.ReadFile(pdfCorpus(f) + name)
 		if err != nil {
 			f.Fatal(err)
 		}
@@ -160,7 +160,7 @@ func BenchmarkRotate(b *testing.B) {
 		b.Fatal(err)
 	}
 	in := &docmill.RunInput{
-		Files:   []docmill.LocalFile{{Path: corpus + "minimal-document.pdf", Filename: "minimal-document.pdf"}},
+		Files:   []docmill.LocalFile{{Path: pdfCorpus(b) + "minimal-document.pdf", Filename: "minimal-document.pdf"}},
 		Params:  p,
 		WorkDir: b.TempDir(),
 	}

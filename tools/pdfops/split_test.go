@@ -56,7 +56,7 @@ type selPart struct {
 
 func TestSplit(t *testing.T) {
 	selPoppler(t)
-	const four = corpus + "pdflatex-4-pages.pdf"
+	four := pdfCorpus(t) + "pdflatex-4-pages.pdf"
 	flat := selFlatPDF(t)
 	// A single part means the output is that PDF, not an archive.
 	tests := []struct {
@@ -76,7 +76,7 @@ func TestSplit(t *testing.T) {
 			{"pdflatex-4-pages-1-4.pdf", []int{1, 2, 3, 4}}}},
 		{"every past the end", four, map[string]string{"every": "50"}, []selPart{
 			{"pdflatex-4-pages-1-4.pdf", []int{1, 2, 3, 4}}}},
-		{"ranges", corpus + "GeoTopo-komprimiert.pdf", map[string]string{"ranges": "1-3,5,8-"}, []selPart{
+		{"ranges", pdfCorpus(t) + "GeoTopo-komprimiert.pdf", map[string]string{"ranges": "1-3,5,8-"}, []selPart{
 			{"GeoTopo-komprimiert-1-3.pdf", []int{1, 2, 3}}, {"GeoTopo-komprimiert-5.pdf", []int{5}},
 			{"GeoTopo-komprimiert-8-117.pdf", selSeq(8, 117)}}},
 		{"ranges in their order", four, map[string]string{"ranges": "3-4, 1"}, []selPart{
@@ -85,7 +85,7 @@ func TestSplit(t *testing.T) {
 			{"pdflatex-4-pages-1-2.pdf", []int{1, 2}}, {"pdflatex-4-pages-3-4.pdf", []int{3, 4}}}},
 		{"overlapping ranges", four, map[string]string{"ranges": "1-3,2-4"}, []selPart{
 			{"pdflatex-4-pages-1-3.pdf", []int{1, 2, 3}}, {"pdflatex-4-pages-2-4.pdf", []int{2, 3, 4}}}},
-		{"rotated pages", corpus + "habibi-rotated.pdf", map[string]string{"ranges": "4,1-2"}, []selPart{
+		{"rotated pages", pdfCorpus(t) + "habibi-rotated.pdf", map[string]string{"ranges": "4,1-2"}, []selPart{
 			{"habibi-rotated-4.pdf", []int{4}}, {"habibi-rotated-1-2.pdf", []int{1, 2}}}},
 		{"flat page tree", flat, map[string]string{"ranges": "150-,1-2,70"}, []selPart{
 			{"flat-150-200.pdf", selSeq(150, 200)}, {"flat-1-2.pdf", []int{1, 2}}, {"flat-70.pdf", []int{70}}}},
@@ -95,7 +95,7 @@ func TestSplit(t *testing.T) {
 			{"pdflatex-4-pages-3-4.pdf", []int{3, 4}}}},
 		{"all", four, map[string]string{"ranges": "all"}, []selPart{
 			{"pdflatex-4-pages-1-4.pdf", []int{1, 2, 3, 4}}}},
-		{"one-page document", corpus + "minimal-document.pdf", nil, []selPart{
+		{"one-page document", pdfCorpus(t) + "minimal-document.pdf", nil, []selPart{
 			{"minimal-document-1.pdf", []int{1}}}},
 	}
 	for _, tt := range tests {
@@ -147,7 +147,7 @@ func selWantSplit(t *testing.T, out *docmill.RunOutput, file string, parts []sel
 // no others: pdfcpu rewrites the source's destinations while copying, so
 // a careless second part would get the first part's leftovers.
 func TestSplitKeepsLinks(t *testing.T) {
-	const geo = corpus + "GeoTopo-komprimiert.pdf"
+	geo := pdfCorpus(t) + "GeoTopo-komprimiert.pdf"
 	out, err := selRun(t, "split-pdf", map[string]string{"ranges": "1-10,11-20,50"}, geo)
 	if err != nil {
 		t.Fatal(err)
@@ -171,7 +171,7 @@ func TestSplitKeepsLinks(t *testing.T) {
 }
 
 func TestSplitBadParams(t *testing.T) {
-	const four = corpus + "pdflatex-4-pages.pdf"
+	four := pdfCorpus(t) + "pdflatex-4-pages.pdf"
 	many := manyPagesPDF(t, 4000)
 	tests := []struct {
 		name     string

@@ -204,7 +204,7 @@ func TestStampConcurrent(t *testing.T) {
 	for round := range 2 {
 		for i, j := range jobs {
 			wg.Go(func() {
-				out, err := runStamp(t, j.slug, j.params, corpus+j.file)
+				out, err := runStamp(t, j.slug, j.params, pdfCorpus(t)+j.file)
 				if err != nil {
 					t.Errorf("round %d job %d: %v", round, i, err)
 					return
@@ -225,10 +225,10 @@ func TestStampNoConfigDirWritten(t *testing.T) {
 	home := t.TempDir()
 	t.Setenv("HOME", home)
 	t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
-	if _, err := runStamp(t, "watermark-pdf", map[string]string{"text": "x"}, corpus+"minimal-document.pdf"); err != nil {
+	if _, err := runStamp(t, "watermark-pdf", map[string]string{"text": "x"}, pdfCorpus(t)+"minimal-document.pdf"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := runStamp(t, "page-numbers", nil, corpus+"minimal-document.pdf"); err != nil {
+	if _, err := runStamp(t, "page-numbers", nil, pdfCorpus(t)+"minimal-document.pdf"); err != nil {
 		t.Fatal(err)
 	}
 	entries, err := os.ReadDir(home)
@@ -254,7 +254,7 @@ func TestStampCanceled(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
 		cancel()
 		_, err = tl.Run(ctx, &docmill.RunInput{
-			Files:   []docmill.LocalFile{{Path: corpus + "pdflatex-4-pages.pdf", Filename: "a.pdf"}},
+			Files:   []docmill.LocalFile{{Path: pdfCorpus(t) + "pdflatex-4-pages.pdf", Filename: "a.pdf"}},
 			Params:  p,
 			WorkDir: t.TempDir(),
 		})
@@ -342,7 +342,7 @@ func TestStampPageTrees(t *testing.T) {
 // might, and checks that the next run installs it again.
 func TestStampFontReinstalled(t *testing.T) {
 	needPoppler(t)
-	if _, err := runStamp(t, "page-numbers", nil, corpus+"minimal-document.pdf"); err != nil {
+	if _, err := runStamp(t, "page-numbers", nil, pdfCorpus(t)+"minimal-document.pdf"); err != nil {
 		t.Fatal(err)
 	}
 	dir := pdfops.StampFontDir()
@@ -352,7 +352,7 @@ func TestStampFontReinstalled(t *testing.T) {
 	if err := os.RemoveAll(dir); err != nil {
 		t.Fatal(err)
 	}
-	out, err := runStamp(t, "page-numbers", map[string]string{"format": "Стр. {n}"}, corpus+"minimal-document.pdf")
+	out, err := runStamp(t, "page-numbers", map[string]string{"format": "Стр. {n}"}, pdfCorpus(t)+"minimal-document.pdf")
 	if err != nil {
 		t.Fatal(err)
 	}

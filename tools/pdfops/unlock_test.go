@@ -20,7 +20,7 @@ func qpdfEncrypt(t *testing.T, name string, args ...string) string {
 	t.Helper()
 	out := filepath.Join(t.TempDir(), "qpdf-"+name)
 	cmd := append([]string{"--allow-weak-crypto", "--encrypt"}, args...)
-	cmd = append(cmd, "--", corpus+name, out)
+	cmd = append(cmd, "--", pdfCorpus(t)+name, out)
 	if o, code := program(t, "qpdf", cmd...); code != 0 {
 		t.Fatalf("qpdf %v: exit %d: %s", cmd, code, o)
 	}
@@ -30,7 +30,7 @@ func qpdfEncrypt(t *testing.T, name string, args ...string) string {
 // protect runs protect-pdf on the corpus file name and returns the output.
 func protect(t *testing.T, name string, params map[string]string) string {
 	t.Helper()
-	out, err := runTool(t, tool(t, "protect-pdf"), params, corpus+name)
+	out, err := runTool(t, tool(t, "protect-pdf"), params, pdfCorpus(t)+name)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -45,8 +45,8 @@ func TestUnlock(t *testing.T) {
 		plain      string // the corpus file whose text the output must have
 		encryption string
 	}{
-		{"corpus, user password", fixed(encryptedPDF), "openpassword", "", "RC4-128"},
-		{"corpus, owner password", fixed(encryptedPDF), "permissionpassword", "", "RC4-128"},
+		{"corpus, user password", fixed(encryptedPDF(t)), "openpassword", "", "RC4-128"},
+		{"corpus, owner password", fixed(encryptedPDF(t)), "permissionpassword", "", "RC4-128"},
 		{"qpdf AES-256, owner only, no password", func(t *testing.T) string {
 			return qpdfEncrypt(t, "pdflatex-4-pages.pdf", "", "boss", "256", "--print=none", "--modify=none", "--extract=n")
 		}, "", "pdflatex-4-pages.pdf", "AES-256"},
@@ -86,7 +86,7 @@ func TestUnlock(t *testing.T) {
 			// the encrypted input as poppler reads it with the password.
 			var want string
 			if tt.plain != "" {
-				want = text(t, corpus+tt.plain)
+				want = text(t, pdfCorpus(t)+tt.plain)
 			} else {
 				want = text(t, in, "-opw", tt.password, "-upw", tt.password)
 			}
@@ -122,7 +122,7 @@ func fixed(path string) func(*testing.T) string {
 // back unchanged, whether or not a password is given.
 func TestUnlockNotEncrypted(t *testing.T) {
 	for _, params := range []map[string]string{nil, {"password": "anything at all"}} {
-		out, err := runTool(t, tool(t, "unlock-pdf"), params, corpus+"pdflatex-4-pages.pdf")
+		out, err := runTool(t, tool(t, "unlock-pdf"), params, pdfCorpus(t)+"pdflatex-4-pages.pdf")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -130,7 +130,7 @@ func TestUnlockNotEncrypted(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want, err := os.ReadFile(corpus + "pdflatex-4-pages.pdf")
+		want, err := os.ReadFile(pdfCorpus(t) + "pdflatex-4-pages.pdf")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -154,9 +154,9 @@ func TestUnlockBadPassword(t *testing.T) {
 		password string
 		contains []string
 	}{
-		{"corpus, none", encryptedPDF, "", []string{"is required", "password-protected"}},
-		{"corpus, wrong", encryptedPDF, "openpassword2", []string{"is wrong"}},
-		{"corpus, case differs", encryptedPDF, "OpenPassword", []string{"is wrong"}},
+		{"corpus, none", encryptedPDF(t), "", []string{"is required", "password-protected"}},
+		{"corpus, wrong", encryptedPDF(t), "openpassword2", []string{"is wrong"}},
+		{"corpus, case differs", encryptedPDF(t), "OpenPassword", []string{"is wrong"}},
 		{"protected, none", protected, "", []string{"is required"}},
 		{"protected, wrong", protected, "usr", []string{"is wrong"}},
 		{"protected, wrong with a space", protected, "us er", []string{"spaces"}},
@@ -207,7 +207,7 @@ func TestUnlockBadInput(t *testing.T) {
 		})
 	}
 	// A truncated encrypted file: the password is right, the file is not.
-	b, err := os.ReadFile(encryptedPDF)
+	b, err := os.ReadFile(encryptedPDF(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -230,7 +230,7 @@ func TestUnlockCanceled(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	_, err = tl.Run(ctx, &docmill.RunInput{
-		Files:   []docmill.LocalFile{{Path: encryptedPDF, Filename: "a.pdf"}},
+		Files:   []docmill.LocalFile{{Path: encryptedPDF(t), Filename: "a.pdf"}},
 		Params:  p,
 		WorkDir: t.TempDir(),
 	})
@@ -244,7 +244,7 @@ func TestUnlockCanceled(t *testing.T) {
 // invalid_parameter (a wrong password).
 func FuzzUnlock(f *testing.F) {
 	for _, name := range []string{"minimal-document.pdf", "libreoffice-writer-password.pdf"} {
-		b, err := os.ReadFile(corpus + name)
+		b, err := os.ReadFile(pdfCorpus(f) + name)
 		if err != nil {
 			f.Fatal(err)
 		}

@@ -54,8 +54,8 @@ func TestWatermark(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			before := pageTexts(t, corpus+tt.file)
-			out, err := runStamp(t, "watermark-pdf", tt.params, corpus+tt.file)
+			before := pageTexts(t, pdfCorpus(t)+tt.file)
+			out, err := runStamp(t, "watermark-pdf", tt.params, pdfCorpus(t)+tt.file)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -112,7 +112,7 @@ func TestWatermarkPosition(t *testing.T) {
 			for _, size := range []string{"24", ""} {
 				t.Run(file+"/"+pos+"/"+size, func(t *testing.T) {
 					t.Parallel()
-					out, err := runStamp(t, "watermark-pdf", map[string]string{"text": "Zyx", "rotation": "0", "position": pos, "font_size": size}, corpus+file)
+					out, err := runStamp(t, "watermark-pdf", map[string]string{"text": "Zyx", "rotation": "0", "position": pos, "font_size": size}, pdfCorpus(t)+file)
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -138,7 +138,7 @@ func TestWatermarkPosition(t *testing.T) {
 // subset must not break the first.
 func TestWatermarkTwice(t *testing.T) {
 	needPoppler(t)
-	first, err := runStamp(t, "watermark-pdf", map[string]string{"text": "Первый"}, corpus+"pdflatex-4-pages.pdf")
+	first, err := runStamp(t, "watermark-pdf", map[string]string{"text": "Первый"}, pdfCorpus(t)+"pdflatex-4-pages.pdf")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -154,7 +154,7 @@ func TestWatermarkTwice(t *testing.T) {
 }
 
 func TestWatermarkBadParams(t *testing.T) {
-	file := corpus + "pdflatex-4-pages.pdf"
+	file := pdfCorpus(t) + "pdflatex-4-pages.pdf"
 	tests := []struct {
 		name   string
 		params map[string]string
@@ -230,7 +230,7 @@ func FuzzWatermarkText(f *testing.F) {
 	for _, s := range []string{"DRAFT", "%", "%%", "%p1", "50%", `a\nb`, `\`, "(", ")", "a,b:c", "Ёж", "\x00", "{total}"} {
 		f.Add(s)
 	}
-	file := corpus + "minimal-document.pdf"
+	file := pdfCorpus(f) + "minimal-document.pdf"
 	needPoppler(f)
 	f.Fuzz(func(t *testing.T, s string) {
 		out, err := runStamp(t, "watermark-pdf", map[string]string{"text": s, "rotation": "0"}, file)

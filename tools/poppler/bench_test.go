@@ -11,7 +11,7 @@ import (
 // zip), next to one plain pdftoppm run over the whole file, and reports
 // pages per second for both.
 func BenchmarkPDFToJPG(b *testing.B) {
-	const file = corpus + "GeoTopo-komprimiert.pdf"
+	file := corpusPDF(b, "GeoTopo-komprimiert.pdf")
 	const pages = 117
 	tool := testTool(b, "pdf-to-jpg")
 	b.Run("tool", func(b *testing.B) {

@@ -12,8 +12,19 @@ import (
 	"github.com/docmill/docmill/tools/toolstest"
 )
 
-// corpus is the shared test corpus, from the package directory.
-const corpus = "../../../shared/corpus/pdf/"
+// corpusPDF returns the path of a PDF of the shared corpus, skipping t
+// when the corpus is absent (toolstest.Corpus).
+func corpusPDF(t testing.TB, name string) string {
+	t.Helper()
+	return toolstest.Corpus(t, "pdf", name)
+}
+
+// generatedPDF writes a valid 4-page A4 PDF for tests that need some
+// document, not a real-world one.
+func generatedPDF(t testing.TB) string {
+	t.Helper()
+	return toolstest.WriteTemp(t, "generated.pdf", toolstest.TextPDF("One", "Two", "Three", "Four"))
+}
 
 // testEngines finds the real engines once per test, skipping the test when
 // one is missing.
@@ -91,7 +102,7 @@ func wantCode(t *testing.T, err error, code docmill.Code, field string) *docmill
 func badInputs(t *testing.T) map[string]string {
 	t.Helper()
 	dir := t.TempDir()
-	whole, err := os.ReadFile(corpus + "pdflatex-4-pages.pdf")
+	whole, err := os.ReadFile(corpusPDF(t, "pdflatex-4-pages.pdf"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -100,7 +111,7 @@ func badInputs(t *testing.T) map[string]string {
 		"truncated.pdf": whole[:len(whole)/3],
 		"not-a-pdf.pdf": []byte("hello, this is not a PDF\n"),
 	}
-	out := map[string]string{"encrypted": corpus + "libreoffice-writer-password.pdf"}
+	out := map[string]string{"encrypted": corpusPDF(t, "libreoffice-writer-password.pdf")}
 	for name, b := range files {
 		p := filepath.Join(dir, name)
 		if err := os.WriteFile(p, b, 0o600); err != nil {
@@ -141,7 +152,7 @@ func TestMissingEngine(t *testing.T) {
 					t.Errorf("engine %s reported available", st.Name)
 				}
 			}
-			_, err := runTool(t, tool, corpus+"pdflatex-4-pages.pdf", nil)
+			_, err := runTool(t, tool, generatedPDF(t), nil)
 			wantCode(t, err, docmill.CodeEngineUnavailable, "")
 		})
 	}
@@ -169,7 +180,7 @@ func TestCanceled(t *testing.T) {
 		params, _ := tool.ParseParams(nil)
 		dir := t.TempDir()
 		in := &docmill.RunInput{
-			Files:  []docmill.LocalFile{inputFile(t, dir, corpus+"pdflatex-4-pages.pdf")},
+			Files:  []docmill.LocalFile{inputFile(t, dir, generatedPDF(t))},
 			Params: params, WorkDir: dir,
 		}
 		if _, err := tool.Run(ctx, in); !errors.Is(err, context.Canceled) {

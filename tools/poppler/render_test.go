@@ -61,7 +61,7 @@ func zipEntries(t *testing.T, path string, fn func(f *zip.File)) []string {
 
 func TestRenderZip(t *testing.T) {
 	tool := testTool(t, "pdf-to-jpg")
-	out, err := runTool(t, tool, corpus+"GeoTopo-komprimiert.pdf", map[string]string{"pages": "5,1-3,2", "dpi": "100"})
+	out, err := runTool(t, tool, corpusPDF(t, "GeoTopo-komprimiert.pdf"), map[string]string{"pages": "5,1-3,2", "dpi": "100"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,7 +93,7 @@ func TestRenderWholeDocument(t *testing.T) {
 		t.Skip("renders 117 pages")
 	}
 	tool := testTool(t, "pdf-to-jpg")
-	out, err := runTool(t, tool, corpus+"GeoTopo-komprimiert.pdf", map[string]string{"dpi": "72"})
+	out, err := runTool(t, tool, corpusPDF(t, "GeoTopo-komprimiert.pdf"), map[string]string{"dpi": "72"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -124,7 +124,7 @@ func TestRenderWholeDocument(t *testing.T) {
 
 func TestRenderSinglePage(t *testing.T) {
 	tool := testTool(t, "pdf-to-png")
-	out, err := runTool(t, tool, corpus+"pdflatex-4-pages.pdf", map[string]string{"pages": "2", "dpi": "96"})
+	out, err := runTool(t, tool, corpusPDF(t, "pdflatex-4-pages.pdf"), map[string]string{"pages": "2", "dpi": "96"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -141,7 +141,7 @@ func TestRenderSinglePage(t *testing.T) {
 
 func TestRenderRotatedPages(t *testing.T) {
 	tool := testTool(t, "pdf-to-jpg")
-	out, err := runTool(t, tool, corpus+"habibi-rotated.pdf", map[string]string{"dpi": "72"})
+	out, err := runTool(t, tool, corpusPDF(t, "habibi-rotated.pdf"), map[string]string{"dpi": "72"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -164,7 +164,7 @@ func TestRenderRotatedPages(t *testing.T) {
 func TestRenderQuality(t *testing.T) {
 	tool := testTool(t, "pdf-to-jpg")
 	size := func(q string) int64 {
-		out, err := runTool(t, tool, corpus+"pdflatex-image.pdf", map[string]string{"pages": "1", "quality": q})
+		out, err := runTool(t, tool, corpusPDF(t, "pdflatex-image.pdf"), map[string]string{"pages": "1", "quality": q})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -196,7 +196,7 @@ func TestRenderParamErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := runTool(t, tool, corpus+"pdflatex-4-pages.pdf", tt.raw)
+			_, err := runTool(t, tool, generatedPDF(t), tt.raw)
 			wantCode(t, err, docmill.CodeInvalidParameter, tt.field)
 		})
 	}
@@ -284,7 +284,7 @@ func TestPixelCount(t *testing.T) {
 // each cap refuses a request over it before anything is rendered, that a
 // request within them renders, and that the catalogue states them.
 func TestRenderLimits(t *testing.T) {
-	const doc = corpus + "pdflatex-4-pages.pdf" // 4 A4 pages
+	doc := generatedPDF(t) // 4 A4 pages
 	tests := []struct {
 		name   string
 		limits docmill.Limits

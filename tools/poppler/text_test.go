@@ -28,7 +28,7 @@ func pdftotextDirect(t *testing.T, path string, args ...string) []byte {
 func TestText(t *testing.T) {
 	tool := testTool(t, "pdf-to-text")
 	for _, name := range []string{"pdflatex-4-pages.pdf", "habibi-rotated.pdf", "GeoTopo-komprimiert.pdf"} {
-		path := corpus + name
+		path := corpusPDF(t, name)
 		read := func(layout string) []byte {
 			out, err := runTool(t, tool, path, map[string]string{"layout": layout})
 			if err != nil {

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 
@@ -85,4 +86,34 @@ func PDF(objects ...string) []byte {
 	}
 	fmt.Fprintf(&b, "trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n", len(objects)+1, xref)
 	return b.Bytes()
+}
+
+// TextPDF returns a well-formed PDF of A4 pages, one per element of
+// texts, each showing its text in Helvetica (ASCII without parentheses or
+// backslashes, as no escaping is done): a generated stand-in for tests
+// that need some valid PDF, not a real-world one from the corpus.
+func TextPDF(texts ...string) []byte {
+	kids := make([]string, len(texts))
+	objects := []string{"<< /Type /Catalog /Pages 2 0 R >>", "", "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>"}
+	for i, text := range texts {
+		page := len(objects) + 1
+		kids[i] = fmt.Sprintf("%d 0 R", page)
+		content := fmt.Sprintf("BT /F1 24 Tf 72 720 Td (%s) Tj ET", text)
+		objects = append(objects,
+			fmt.Sprintf("<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] /Resources << /Font << /F1 3 0 R >> >> /Contents %d 0 R >>", page+1),
+			fmt.Sprintf("<< /Length %d >>\nstream\n%s\nendstream", len(content), content))
+	}
+	objects[1] = fmt.Sprintf("<< /Type /Pages /Kids [%s] /Count %d >>", strings.Join(kids, " "), len(texts))
+	return PDF(objects...)
+}
+
+// WriteTemp writes b to a file named name in a new temporary directory of
+// t and returns its path.
+func WriteTemp(t testing.TB, name string, b []byte) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(p, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
 }

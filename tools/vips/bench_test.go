@@ -14,7 +14,7 @@ import (
 // one loop so that both meet the same load on a shared machine, and
 // reports the median of each (tool-p50-ms, vipsthumbnail-p50-ms).
 func BenchmarkResize(b *testing.B) {
-	const file = corpus + "phone-photo.jpg"
+	file := corpusImage(b, "phone-photo.jpg")
 	tool := testTool(b, "resize-image")
 	if _, err := exec.LookPath("vipsthumbnail"); err != nil {
 		b.Skip("vipsthumbnail is not installed")

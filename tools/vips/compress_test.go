@@ -9,14 +9,14 @@ import (
 func TestCompressShrinks(t *testing.T) {
 	tool := testTool(t, "compress-image")
 	for _, name := range []string{"phone-photo.jpg", "map.png", "photo.jpg"} {
-		st, err := os.Stat(corpus + name)
+		st, err := os.Stat(corpusImage(t, name))
 		if err != nil {
 			t.Fatal(err)
 		}
 		sizes := map[string]int64{}
 		for _, preset := range []string{"low", "recommended", "extreme"} {
 			t.Run(name+"/"+preset, func(t *testing.T) {
-				out, err := runTool(t, tool, corpus+name, map[string]string{"preset": preset})
+				out, err := runTool(t, tool, corpusImage(t, name), map[string]string{"preset": preset})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -36,7 +36,7 @@ func TestCompressShrinks(t *testing.T) {
 					t.Errorf("output %q %s", out.Filename, out.ContentType)
 				}
 				ow, oh := decodeSize(t, out)
-				iw, ih, _ := goSize(fileOf(corpus + name))
+				iw, ih, _ := goSize(fileOf(corpusImage(t, name)))
 				if ow != iw || oh != ih {
 					t.Errorf("size %dx%d, input %dx%d", ow, oh, iw, ih)
 				}
@@ -51,7 +51,7 @@ func TestCompressShrinks(t *testing.T) {
 }
 
 func TestCompressStripsMetadata(t *testing.T) {
-	out, err := runTool(t, testTool(t, "compress-image"), corpus+"phone-photo.jpg", nil)
+	out, err := runTool(t, testTool(t, "compress-image"), corpusImage(t, "phone-photo.jpg"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,11 +81,11 @@ func TestCompressOrientation(t *testing.T) {
 
 func TestCompressNeverLarger(t *testing.T) {
 	// A 16x16 PNG of 579 bytes: no re-encoding beats it.
-	in, err := os.ReadFile(corpus + "smile.png")
+	in, err := os.ReadFile(corpusImage(t, "smile.png"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, err := runTool(t, testTool(t, "compress-image"), corpus+"smile.png", map[string]string{"preset": "low"})
+	out, err := runTool(t, testTool(t, "compress-image"), corpusImage(t, "smile.png"), map[string]string{"preset": "low"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -107,7 +107,7 @@ func TestCompressParams(t *testing.T) {
 		"preset":  {"preset": "max"},
 		"quality": {"quality": "0"},
 	} {
-		_, err := runTool(t, tool, corpus+"photo.jpg", raw)
+		_, err := runTool(t, tool, generatedJPEG(t), raw)
 		wantCode(t, err, "invalid_parameter", field)
 	}
 }

@@ -18,7 +18,7 @@ func TestConvert(t *testing.T) {
 	for _, file := range []string{"photo.jpg", "map.png", "smile.tiff"} {
 		for _, to := range p.Enum {
 			t.Run(file+"/"+to, func(t *testing.T) {
-				out, err := runTool(t, tool, corpus+file, map[string]string{"format": to})
+				out, err := runTool(t, tool, corpusImage(t, file), map[string]string{"format": to})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -26,7 +26,7 @@ func TestConvert(t *testing.T) {
 				if out.ContentType != fm.contentType || out.Filename != baseName(file)+"."+to {
 					t.Errorf("output %q %s", out.Filename, out.ContentType)
 				}
-				iw, ih, _ := goSize(fileOf(corpus + file))
+				iw, ih, _ := goSize(fileOf(corpusImage(t, file)))
 				if to == "avif" {
 					b, err := os.ReadFile(out.Path)
 					if err != nil {
@@ -65,9 +65,9 @@ func TestConvertParams(t *testing.T) {
 		"format":  {"format": "bmp"},
 		"quality": {"format": "jpg", "quality": "-1"},
 	} {
-		_, err := runTool(t, tool, corpus+"photo.jpg", raw)
+		_, err := runTool(t, tool, generatedJPEG(t), raw)
 		wantCode(t, err, "invalid_parameter", field)
 	}
-	_, err := runTool(t, tool, corpus+"photo.jpg", nil)
+	_, err := runTool(t, tool, generatedJPEG(t), nil)
 	wantCode(t, err, "invalid_parameter", "format")
 }

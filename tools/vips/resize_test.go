@@ -27,7 +27,7 @@ func TestResize(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.file+"/"+paramString(tt.raw), func(t *testing.T) {
-			out, err := runTool(t, tool, corpus+tt.file, tt.raw)
+			out, err := runTool(t, tool, corpusImage(t, tt.file), tt.raw)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -87,7 +87,7 @@ func TestResizeParams(t *testing.T) {
 		{map[string]string{"width": "20000", "height": "20000", "fit": "fill"}, "width"},
 	} {
 		t.Run(paramString(tt.raw), func(t *testing.T) {
-			_, err := runTool(t, tool, corpus+"phone-photo.jpg", tt.raw)
+			_, err := runTool(t, tool, corpusImage(t, "phone-photo.jpg"), tt.raw)
 			wantCode(t, err, "invalid_parameter", tt.field)
 		})
 	}

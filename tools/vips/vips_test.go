@@ -20,8 +20,19 @@ import (
 	"github.com/docmill/docmill/tools/toolstest"
 )
 
-// corpus is the shared image corpus, from the package directory.
-const corpus = "../../../shared/corpus/image/"
+// corpusImage returns the path of an image of the shared corpus, skipping
+// t when the corpus is absent (toolstest.Corpus).
+func corpusImage(t testing.TB, name string) string {
+	t.Helper()
+	return toolstest.Corpus(t, "image", name)
+}
+
+// generatedJPEG writes a 300x200 JPEG (orientation 1) for tests that need
+// some photo, not a real-world one.
+func generatedJPEG(t *testing.T) string {
+	t.Helper()
+	return writeFile(t, "photo.jpg", orientedJPEG(t, 300, 200, 1))
+}
 
 // toolsOnce builds the tools with the default limits once for the whole
 // test binary: Tools probes the savable formats with a few vips runs.
@@ -184,12 +195,12 @@ func orientedJPEG(t *testing.T, w, h int, orient uint16) []byte {
 // badInputs writes inputs every tool must refuse as invalid_document.
 func badInputs(t *testing.T) map[string]string {
 	t.Helper()
-	whole, err := os.ReadFile(corpus + "map.png")
+	whole, err := os.ReadFile(corpusImage(t, "map.png"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	return map[string]string{
-		"corrupted":    corpus + "corrupted.jpg",
+		"corrupted":    corpusImage(t, "corrupted.jpg"),
 		"zero-byte":    writeFile(t, "zero.jpg", nil),
 		"bomb":         writeFile(t, "bomb.png", bombPNG(50000, 50000)),
 		"truncated":    writeFile(t, "truncated.png", whole[:len(whole)/3]),
@@ -255,7 +266,7 @@ func TestMissingEngine(t *testing.T) {
 			case "convert-image":
 				raw["format"] = "png"
 			}
-			_, err := runTool(t, tool, corpus+"photo.jpg", raw)
+			_, err := runTool(t, tool, generatedJPEG(t), raw)
 			wantCode(t, err, docmill.CodeEngineUnavailable, "")
 		})
 	}
@@ -291,7 +302,7 @@ func TestCanceled(t *testing.T) {
 		}
 		dir := t.TempDir()
 		in := &docmill.RunInput{
-			Files:  []docmill.LocalFile{inputFile(t, dir, corpus+"photo.jpg")},
+			Files:  []docmill.LocalFile{inputFile(t, dir, generatedJPEG(t))},
 			Params: params, WorkDir: dir,
 		}
 		if _, err := tool.Run(ctx, in); !errors.Is(err, context.Canceled) {
@@ -369,13 +380,13 @@ func TestImagePixelsLimit(t *testing.T) {
 	for _, tool := range tools {
 		t.Run(tool.Slug, func(t *testing.T) {
 			// phone-photo.jpg is 4608x1976, 9.1 MP.
-			_, err := runTool(t, tool, corpus+"phone-photo.jpg", params[tool.Slug])
+			_, err := runTool(t, tool, corpusImage(t, "phone-photo.jpg"), params[tool.Slug])
 			e := wantCode(t, err, docmill.CodeInvalidDocument, "")
 			if !strings.Contains(e.Message, "(9.1 MP); the limit is 1 MP") {
 				t.Errorf("message = %q", e.Message)
 			}
 			// photo.jpg is 300x200.
-			if _, err := runTool(t, tool, corpus+"photo.jpg", params[tool.Slug]); err != nil {
+			if _, err := runTool(t, tool, corpusImage(t, "photo.jpg"), params[tool.Slug]); err != nil {
 				t.Fatal(err)
 			}
 			if tool.Slug != "resize-image" {
@@ -384,9 +395,9 @@ func TestImagePixelsLimit(t *testing.T) {
 			// The cap holds for either EXIF orientation: 2000 wide is
 			// 2000x1333 or 2000x3000, over it; 800 wide is 800x533 or
 			// 800x1200 (0.96 MP), within it.
-			_, err = runTool(t, tool, corpus+"photo.jpg", map[string]string{"width": "2000"})
+			_, err = runTool(t, tool, corpusImage(t, "photo.jpg"), map[string]string{"width": "2000"})
 			wantCode(t, err, docmill.CodeInvalidParameter, "width")
-			if _, err := runTool(t, tool, corpus+"photo.jpg", map[string]string{"width": "800"}); err != nil {
+			if _, err := runTool(t, tool, corpusImage(t, "photo.jpg"), map[string]string{"width": "800"}); err != nil {
 				t.Fatal(err)
 			}
 		})
