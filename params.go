@@ -68,6 +68,18 @@ func (p Params) Float(name string) float64 {
 	return f
 }
 
+// PageRanges returns the named page-selection parameter (TypePages),
+// parsed; nil when it is absent, which tools read as every page. The value
+// passed ParseParams, so it parses: a value that does not is a caller
+// that skipped ParseParams, and PageRanges panics rather than guess.
+func (p Params) PageRanges(name string) []PageRange {
+	r, err := ParsePageRanges(p[name])
+	if err != nil {
+		panic(fmt.Sprintf("docmill: parameter %q was not validated: %v", name, err))
+	}
+	return r
+}
+
 // Bool returns the named parameter as a boolean.
 func (p Params) Bool(name string) bool { return p[name] == "true" }
 

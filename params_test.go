@@ -170,3 +170,21 @@ func TestParseParamsCheck(t *testing.T) {
 		t.Fatalf("internal failure: %v", err)
 	}
 }
+
+func TestParamsPageRanges(t *testing.T) {
+	p := Params{"pages": "1-3,5,8-"}
+	got := p.PageRanges("pages")
+	want, _ := ParsePageRanges("1-3,5,8-")
+	if len(got) != len(want) || len(got) != 3 {
+		t.Errorf("PageRanges = %v, want %v", got, want)
+	}
+	if got := p.PageRanges("absent"); got != nil {
+		t.Errorf("PageRanges of an absent param = %v, want nil (every page)", got)
+	}
+	defer func() {
+		if recover() == nil {
+			t.Error("PageRanges of a value that never passed ParseParams did not panic")
+		}
+	}()
+	Params{"pages": "3-1"}.PageRanges("pages")
+}

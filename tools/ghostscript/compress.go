@@ -79,10 +79,7 @@ func (e *engines) runCompress(ctx context.Context, in *docmill.RunInput) (*docmi
 		return nil, err
 	}
 	name := in.Params.String("preset")
-	p, ok := presets[name]
-	if !ok {
-		name, p = "recommended", presets["recommended"]
-	}
+	p := presets[name] // the param's enum is presets' keys (TestPresetsMatchEnum)
 	if q := in.Params.Int("quality"); q >= 1 && q <= 100 {
 		p.quality = q
 	}

@@ -53,9 +53,6 @@ func (p *Pool) run(ctx context.Context, in *docmill.RunInput, f family, export s
 	if err != nil {
 		return nil, err
 	}
-	if _, err := docmill.ParsePageRanges(in.Params.String("pages")); err != nil {
-		return nil, docmill.ParamError("pages", "%s", err.Error())
-	}
 	k, err := detect(file.Path, f, p.opts.Limits)
 	if err != nil {
 		return nil, err

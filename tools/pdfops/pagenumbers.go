@@ -103,10 +103,7 @@ func runPageNumbers(ctx context.Context, in *docmill.RunInput) (out *docmill.Run
 	if err != nil {
 		return nil, err
 	}
-	ranges, err := docmill.ParsePageRanges(in.Params.String("pages"))
-	if err != nil {
-		return nil, docmill.ParamError("pages", "%s", err)
-	}
+	ranges := in.Params.PageRanges("pages")
 	job := stampJob{
 		ranges:  ranges,
 		outFile: "numbered.pdf",

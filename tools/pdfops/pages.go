@@ -100,10 +100,7 @@ func (pt pageTool) run(ctx context.Context, in *docmill.RunInput) (out *docmill.
 	if !in.Params.Has(pt.field) {
 		return nil, docmill.ParamError(pt.field, "is required")
 	}
-	ranges, err := docmill.ParsePageRanges(in.Params.String(pt.field))
-	if err != nil {
-		return nil, docmill.ParamError(pt.field, "%s", err)
-	}
+	ranges := in.Params.PageRanges(pt.field)
 	const label = "The file"
 	if err := checkSizes(ctx, in.Files, "PDFs", func(int) string { return label }); err != nil {
 		return nil, err

@@ -47,14 +47,7 @@ func runRotate(ctx context.Context, in *docmill.RunInput) (out *docmill.RunOutpu
 	if _, err := in.OneFile("PDF file"); err != nil {
 		return nil, err
 	}
-	angle := in.Params.Int("angle")
-	if angle != 90 && angle != 180 && angle != 270 {
-		return nil, docmill.ParamError("angle", "must be one of 90, 180, 270")
-	}
-	ranges, err := docmill.ParsePageRanges(in.Params.String("pages"))
-	if err != nil {
-		return nil, docmill.ParamError("pages", "%s", err)
-	}
+	angle, ranges := in.Params.Int("angle"), in.Params.PageRanges("pages")
 	const label = "The file"
 	if err := checkSizes(ctx, in.Files, "PDFs", func(int) string { return label }); err != nil {
 		return nil, err

@@ -77,15 +77,10 @@ func runSplit(ctx context.Context, in *docmill.RunInput) (out *docmill.RunOutput
 	if in.Params.Has("ranges") && in.Params.Has("every") {
 		return nil, docmill.ParamError("every", "cannot be combined with ranges; give one or the other")
 	}
-	ranges, err := docmill.ParsePageRanges(in.Params.String("ranges"))
-	if err != nil {
-		return nil, docmill.ParamError("ranges", "%s", err)
-	}
+	ranges := in.Params.PageRanges("ranges")
 	every := 1
 	if in.Params.Has("every") {
-		if every = in.Params.Int("every"); every < 1 {
-			return nil, docmill.ParamError("every", "must be at least 1")
-		}
+		every = in.Params.Int("every")
 	}
 	const label = "The file"
 	if err := checkSizes(ctx, in.Files, "PDFs", func(int) string { return label }); err != nil {

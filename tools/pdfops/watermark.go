@@ -107,10 +107,7 @@ func runWatermark(ctx context.Context, in *docmill.RunInput) (out *docmill.RunOu
 	if err != nil {
 		return nil, err
 	}
-	ranges, err := docmill.ParsePageRanges(in.Params.String("pages"))
-	if err != nil {
-		return nil, docmill.ParamError("pages", "%s", err)
-	}
+	ranges := in.Params.PageRanges("pages")
 	fontSize := in.Params.Int("font_size") // 0: automatic
 	job := stampJob{
 		ranges:  ranges,

@@ -106,10 +106,7 @@ func runRender(ctx context.Context, f imageFormat, pdftoppm, pdfinfo *sandbox.En
 	if err != nil {
 		return nil, err
 	}
-	ranges, err := docmill.ParsePageRanges(in.Params.String("pages"))
-	if err != nil {
-		return nil, docmill.ParamError("pages", "%s", err)
-	}
+	ranges := in.Params.PageRanges("pages")
 	dpi, quality := in.Params.Int("dpi"), in.Params.Int("quality")
 	if dpi == 0 {
 		dpi = defaultDPI
