@@ -1,0 +1,243 @@
+package main
+
+import (
+	"archive/zip"
+	"bytes"
+	"image"
+	"image/color"
+	"image/gif"
+	"image/jpeg"
+	"image/png"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/docmill/docmill"
+	"github.com/docmill/docmill/sandbox"
+	"github.com/docmill/docmill/tools/toolstest"
+)
+
+// TestToolConformance runs toolstest's conformance suite over the real
+// registry, built as serve builds it: the engines found in the jail, the
+// PDF helpers, the LibreOffice pool and Chromium, with a scratch
+// directory of the test's. A tool whose engine is missing is skipped,
+// or fails under CI.
+func TestToolConformance(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs every engine")
+	}
+	start := time.Now()
+	scratch := t.TempDir()
+	limits := docmill.DefaultLimits()
+	jail := sandbox.NewJail(sandbox.JailOptions{Memory: limits.EngineMemory, Dir: scratch})
+	tools, closeTools, err := toolset(findEngines(jail), toolOptions{officeWorkers: 1, limits: limits, scratch: scratch})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		closeTools()
+		t.Logf("conformance of %d tools: %v", len(tools), time.Since(start).Round(time.Second))
+	})
+	toolstest.Conformance(t, toolstest.Suite{
+		Registry: docmill.NewRegistry(tools...),
+		Sample:   conformSample,
+		Dir:      scratch,
+		Limits:   limits,
+		Params:   conformParams,
+		NoEffect: conformNoEffect,
+		Known:    conformKnown,
+		NoPages:  conformNoPages,
+		Unavailable: func(t *testing.T, tool *docmill.Tool) {
+			if os.Getenv("CI") != "" {
+				t.Fatalf("%s: engine %s unavailable (CI is set: a missing engine fails the run)", tool.Slug, tool.Engine)
+			}
+		},
+		// One LibreOffice worker: its tools run one at a time.
+		Serial: map[string]bool{"word-to-pdf": true, "excel-to-pdf": true, "powerpoint-to-pdf": true},
+	})
+}
+
+// conformParams are base params beyond the derived ones.
+var conformParams = map[string]map[string]string{
+	// It needs a size or a percent; a box larger than the 96x64 sample
+	// gives fit and enlarge something to change.
+	"resize-image": {"width": "200", "height": "200"},
+	// With page_size fit the page is the image, and orientation has
+	// nothing to turn.
+	"jpg-to-pdf": {"page_size": "a4"},
+}
+
+// conformNoEffect lists the params that change nothing on the suite's
+// samples, and why.
+var conformNoEffect = map[string]string{
+	// The sample is not encrypted: there is nothing to open with it.
+	"unlock-pdf/password": "a password only opens an encrypted input",
+}
+
+// conformKnown are the checks tools are known to fail (see Suite.Known).
+var conformKnown = map[string]string{
+	// Two runs differ after Fingerprint's normalization: not yet found
+	// what (a random byte the volatile patterns miss).
+	"split-pdf/Params":         "output not reproducible after normalization (under investigation)",
+	"remove-pages/Params":      "output not reproducible after normalization (under investigation)",
+	"organize-pdf/Params":      "output not reproducible after normalization (under investigation)",
+	"merge-pdf/Params":         "output not reproducible after normalization (under investigation)",
+	"protect-pdf/Params":       "output not reproducible after normalization (under investigation)",
+	"powerpoint-to-pdf/Params": "output not reproducible after normalization (under investigation)",
+	"markdown-to-pdf/Params":   "print_background=false changes nothing (under investigation)",
+	// Chromium returns 0.2-0.9 s late on a 2-core machine under the
+	// suite's load: closing the tab after the cancellation waits on the
+	// browser.
+	"html-to-pdf/Cancel":     "returns up to 1.9 s after its context is canceled",
+	"markdown-to-pdf/Cancel": "returns up to 1.3 s after its context is canceled",
+}
+
+// conformNoPages are the PDF-making tools without meta pages.
+var conformNoPages = map[string]string{
+	"html-to-pdf":     "Chromium's print does not count pages; meta has blocked_requests",
+	"markdown-to-pdf": "Chromium's print does not count pages; meta has blocked_requests",
+	"compress-pdf":    "meta has input_size, output_size and the ratio instead",
+}
+
+// conformSample makes the suite's inputs: small generated files, and a
+// few from the shared corpus where generating one is not worth it.
+func conformSample(t *testing.T, tool *docmill.Tool, contentType string) string {
+	dir := t.TempDir()
+	write := func(name string, b []byte) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	switch contentType {
+	case "application/pdf":
+		switch tool.Slug {
+		case "compress-pdf": // its params act on images
+			return corpus(t, "pdf", "imagemagick-images.pdf")
+		case "ocr-pdf":
+			return write("conform-sample.pdf", toolstest.TextPDF("Conformance of every tool"))
+		}
+		return write("conform-sample.pdf", toolstest.TextPDF("Conformance page one", "Conformance page two", "Conformance page three"))
+	case "image/png", "image/jpeg", "image/gif", "image/tiff", "image/webp":
+		return sampleImage(t, dir, contentType)
+	case "text/html":
+		return write("conform-sample.html", []byte(sampleHTML))
+	case "text/markdown":
+		return write("conform-sample.md", []byte(sampleMarkdown))
+	case "text/rtf", "application/rtf":
+		if tool.Slug != "word-to-pdf" { // RTF is a text document: word-to-pdf's
+			return ""
+		}
+		return write("conform-sample.rtf", []byte(`{\rtf1\ansi Conformance of every tool.\par}`))
+	case "text/plain":
+		switch tool.Slug {
+		case "excel-to-pdf":
+			return write("conform-sample.csv", []byte("tool,passes\nrotate-pdf,1\nmerge-pdf,1\n"))
+		case "markdown-to-pdf":
+			return write("conform-sample.md", []byte(sampleMarkdown))
+		}
+		return write("conform-sample.txt", []byte("Conformance of every tool.\n"))
+	case "application/zip":
+		switch tool.Slug {
+		case "word-to-pdf":
+			return write("conform-sample.docx", zipOf(t, sampleDocx))
+		case "excel-to-pdf":
+			return corpus(t, "office", "embedded.xlsx")
+		case "powerpoint-to-pdf":
+			return corpus(t, "office", "ph-populated-placeholders.pptx")
+		case "html-to-pdf":
+			return write("conform-sample.zip", zipOf(t, map[string]string{"index.html": sampleHTML}))
+		}
+	}
+	return "" // application/octet-stream (legacy Office binaries): not generated
+}
+
+// sampleMarkdown has a code block, whose shading print_background keeps
+// or drops.
+const sampleMarkdown = "# Conformance\n\nEvery *tool* passes.\n\n    go test ./...\n"
+
+const sampleHTML = `<!doctype html><html><head><style>body{background:#fed}</style></head>` +
+	`<body><h1>Conformance</h1><p>Every tool passes.</p></body></html>`
+
+// sampleDocx is a minimal .docx of one paragraph.
+var sampleDocx = map[string]string{
+	"[Content_Types].xml": `<?xml version="1.0" encoding="UTF-8"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/><Default Extension="xml" ContentType="application/xml"/><Override PartName="/word/document.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml"/></Types>`,
+	"_rels/.rels":         `<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument" Target="word/document.xml"/></Relationships>`,
+	"word/document.xml":   `<?xml version="1.0" encoding="UTF-8"?><w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><w:body><w:p><w:r><w:t>Conformance of every tool.</w:t></w:r></w:p></w:body></w:document>`,
+}
+
+// zipOf returns a zip of files, [Content_Types].xml first (as Office
+// writes it; the family detection reads the first entries).
+func zipOf(t *testing.T, files map[string]string) []byte {
+	var b bytes.Buffer
+	z := zip.NewWriter(&b)
+	names := []string{"[Content_Types].xml"}
+	for name := range files {
+		if name != names[0] {
+			names = append(names, name)
+		}
+	}
+	for _, name := range names {
+		body, ok := files[name]
+		if !ok {
+			continue
+		}
+		w, err := z.Create(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w.Write([]byte(body))
+	}
+	if err := z.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+// sampleImage writes a 96x64 picture with dark text-like bars (so that
+// OCR has something to look at) in contentType; TIFF and WebP are made
+// from the PNG by vips.
+func sampleImage(t *testing.T, dir, contentType string) string {
+	img := image.NewRGBA(image.Rect(0, 0, 96, 64))
+	for y := 0; y < 64; y++ {
+		for x := 0; x < 96; x++ {
+			c := color.RGBA{uint8(x * 2), uint8(y * 3), 180, 255}
+			if y%16 < 4 && x > 8 && x < 88 {
+				c = color.RGBA{10, 10, 10, 255}
+			}
+			img.Set(x, y, c)
+		}
+	}
+	var b bytes.Buffer
+	var err error
+	ext := map[string]string{"image/png": ".png", "image/jpeg": ".jpg", "image/gif": ".gif", "image/tiff": ".tif", "image/webp": ".webp"}[contentType]
+	switch contentType {
+	case "image/jpeg":
+		err = jpeg.Encode(&b, img, &jpeg.Options{Quality: 90})
+	case "image/gif":
+		err = gif.Encode(&b, img, nil)
+	default:
+		err = png.Encode(&b, img)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(dir, "conform-sample"+ext)
+	if ext == ".png" || ext == ".jpg" || ext == ".gif" {
+		if err := os.WriteFile(p, b.Bytes(), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	src := filepath.Join(dir, "src.png")
+	if err := os.WriteFile(src, b.Bytes(), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command("vips", "copy", src, p).CombinedOutput(); err != nil {
+		t.Fatalf("vips copy to %s: %v\n%s", ext, err, out)
+	}
+	return p
+}

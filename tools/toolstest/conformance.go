@@ -1,0 +1,340 @@
+package toolstest
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	docmill "github.com/docmill/docmill"
+)
+
+// Suite configures Conformance, the suite every registered tool passes,
+// as storetest's is for stores. Only Registry and Sample are required.
+//
+// For each available tool of Registry, Conformance checks, calling
+// ParseParams and Run directly (no HTTP, no queue), each in a fresh work
+// directory made alone in a directory of its own:
+//   - Declaration: a slug, a title, 1 <= MinFiles <= MaxFiles, accepted
+//     types, a timeout, and a Default and Enum that ParseParams accepts;
+//   - FileCount: a run with fewer files than MinFiles, or (for one-file
+//     tools) with two, is a client error, never internal nor a panic;
+//   - Output: for a sample of each accepted type the sampler makes, the
+//     result is a non-empty regular file inside the work directory, named
+//     after the client's file (it starts with ResultName's base, without a
+//     path) with an extension that fits its non-empty content type; a PDF
+//     starts with %PDF; the inputs are left unchanged, no new "input-"
+//     name is written, and nothing is written beside the work directory;
+//     a tool that makes a PDF reports meta "pages" > 0 (unless NoPages
+//     lists it), and pages, input_pages, input_size and output_size, when
+//     reported, are numbers > 0. A tool that takes several files (merge)
+//     may name its result as it likes;
+//   - Params: every declared param reaches the tool: a second valid value
+//     derived from the declaration (another enum value, a bound, the
+//     flipped boolean, another page) changes the output's Fingerprint or
+//     the meta, or is refused by the tool as invalid_parameter naming it
+//     (a combination it does not take, which it had to read to refuse);
+//   - BadInput: the sample cut to its first bytes (its magic number and
+//     little more, nothing a repair can recover), for binary types, gives
+//     a client error (never internal, never a panic); an encrypted PDF
+//     gives invalid_document (invalid_parameter too for a tool that takes
+//     a password). An empty file is not tried: the HTTP edge refuses it
+//     (invalid_document) before any tool, and a tool may rely on its
+//     input's sniffed magic number. A file cut in half is not tried
+//     either: the PDF tools repair such a file by design;
+//   - Cancel: a run whose context is canceled 100 ms after its start
+//     returns within a second of the cancellation.
+//
+// A new tool gets all of this by being registered.
+type Suite struct {
+	Registry *docmill.Registry
+	// Sample writes a small valid input of contentType for tool and
+	// returns its path, named as a client would name it (the extension
+	// matters to some tools); "" when it cannot make one of that type
+	// (the type is then not tried). The first accepted type it makes is
+	// the one the params, bad-input and cancel checks use.
+	Sample func(t *testing.T, tool *docmill.Tool, contentType string) string
+	// Dir is where the runs' directories are made (the node's scratch
+	// directory, where the warm engines stage files); "" is a temporary
+	// directory of the test.
+	Dir string
+	// Limits are given to every run (zero: DefaultLimits).
+	Limits docmill.Limits
+	// Params are raw base params by tool slug, merged over the derived
+	// ones (a required param gets the first valid value Values offers).
+	Params map[string]map[string]string
+	// NoEffect lists params ("slug/param") that legitimately change
+	// nothing on the sample, with the reason; the params check skips
+	// them, and fails a listed param that does change the output, so
+	// that the list stays true.
+	NoEffect map[string]string
+	// Unavailable is called for a tool whose engine is missing on this
+	// machine; nil skips its subtest.
+	Unavailable func(t *testing.T, tool *docmill.Tool)
+	// Known lists checks ("slug/Check", such as "html-to-pdf/Cancel")
+	// that a tool is known to fail, with the reason; they are skipped,
+	// with the reason shown, until the tool is fixed.
+	Known map[string]string
+	// NoPages lists tools that make a PDF but do not report meta "pages",
+	// with the reason.
+	NoPages map[string]string
+	// Serial names tools that must not run beside each other (an engine
+	// pool smaller than the suite's parallelism); all other tools run in
+	// parallel.
+	Serial map[string]bool
+}
+
+// clientCodes are the codes that mean the request was at fault (a 4xx).
+var clientCodes = map[docmill.Code]bool{
+	docmill.CodeInvalidDocument: true, docmill.CodeUnsupportedFileType: true,
+	docmill.CodeInvalidParameter: true, docmill.CodeMissingFile: true,
+	docmill.CodeFileTooLarge: true, docmill.CodeTooManyFiles: true,
+}
+
+// Conformance runs the suite over every tool of s.Registry, one subtest
+// per tool and one sub-subtest per check.
+func Conformance(t *testing.T, s Suite) {
+	if s.Dir == "" {
+		s.Dir = t.TempDir()
+	}
+	s.Limits = s.Limits.WithDefaults()
+	for _, tool := range s.Registry.All() {
+		t.Run(tool.Slug, func(t *testing.T) {
+			if !s.Serial[tool.Slug] {
+				t.Parallel()
+			}
+			if !tool.IsAvailable() {
+				if s.Unavailable != nil {
+					s.Unavailable(t, tool)
+				}
+				t.Skipf("%s: engine %s unavailable here", tool.Slug, tool.Engine)
+			}
+			s.runTool(t, tool)
+		})
+	}
+}
+
+// runTool runs the checks of one tool, in order: a failed declaration
+// stops the rest, which all rely on it.
+func (s *Suite) runTool(t *testing.T, tool *docmill.Tool) {
+	if !t.Run("Declaration", func(t *testing.T) { checkDeclaration(t, tool) }) {
+		return
+	}
+	samples := s.samples(t, tool)
+	if len(samples) == 0 {
+		t.Fatalf("the sampler makes none of the accepted types %v", tool.Accepts)
+	}
+	checks := []struct {
+		name string
+		fn   func(t *testing.T, tool *docmill.Tool, smp sample)
+	}{
+		{"FileCount", s.checkFileCount},
+		{"Output", func(t *testing.T, tool *docmill.Tool, _ sample) {
+			for _, smp := range samples {
+				s.checkOutput(t, tool, smp)
+			}
+		}},
+		{"Params", s.checkParams},
+		{"BadInput", s.checkBadInput},
+		{"Cancel", s.checkCancel},
+	}
+	for _, c := range checks {
+		t.Run(c.name, func(t *testing.T) {
+			if why, ok := s.Known[tool.Slug+"/"+c.name]; ok {
+				t.Skip("known failure: " + why)
+			}
+			c.fn(t, tool, samples[0])
+		})
+	}
+}
+
+// sample is an input the sampler made.
+type sample struct {
+	path, contentType string
+}
+
+func (s *Suite) samples(t *testing.T, tool *docmill.Tool) []sample {
+	var out []sample
+	for _, ct := range tool.Accepts {
+		if p := s.Sample(t, tool, ct); p != "" {
+			out = append(out, sample{p, ct})
+		}
+	}
+	return out
+}
+
+func checkDeclaration(t *testing.T, tool *docmill.Tool) {
+	if tool.Slug == "" || tool.Title == "" || tool.Engine == "" || tool.Run == nil {
+		t.Errorf("slug %q, title %q, engine %q, run set %v: all are required", tool.Slug, tool.Title, tool.Engine, tool.Run != nil)
+	}
+	if tool.MinFiles < 1 || tool.MaxFiles < tool.MinFiles || len(tool.Accepts) == 0 || tool.Timeout <= 0 {
+		t.Errorf("files %d-%d, accepts %v, timeout %v", tool.MinFiles, tool.MaxFiles, tool.Accepts, tool.Timeout)
+	}
+	for _, p := range tool.Params {
+		if p.Default != "" {
+			if _, err := tool.ParseParams(map[string]string{p.Name: p.Default}); err != nil && !onlyRequired(err, tool) {
+				t.Errorf("param %s: its default %q is refused: %v", p.Name, p.Default, err)
+			}
+		}
+		for _, e := range p.Enum {
+			if _, err := tool.ParseParams(map[string]string{p.Name: e}); err != nil && !onlyRequired(err, tool) {
+				t.Errorf("param %s: its enum value %q is refused: %v", p.Name, e, err)
+			}
+		}
+	}
+}
+
+// onlyRequired reports whether err only says that required params are
+// missing (which a check of one param on its own may cause).
+func onlyRequired(err error, tool *docmill.Tool) bool {
+	var e *docmill.Error
+	if !errors.As(err, &e) || len(e.Fields) == 0 {
+		return false
+	}
+	for _, f := range e.Fields {
+		p, ok := tool.Param(f.Field)
+		if !ok || !p.Required || f.Message != "is required" {
+			return false
+		}
+	}
+	return true
+}
+
+func (s *Suite) checkFileCount(t *testing.T, tool *docmill.Tool, smp sample) {
+	counts := []int{0}
+	if tool.MinFiles > 1 {
+		counts = append(counts, tool.MinFiles-1)
+	}
+	if tool.MaxFiles == 1 {
+		counts = append(counts, 2)
+	}
+	for _, n := range counts {
+		r := s.run(t, context.Background(), tool, s.baseParams(t, tool), repeat(smp, n))
+		if r.err == nil {
+			t.Errorf("%d files (declared %d-%d): it succeeded", n, tool.MinFiles, tool.MaxFiles)
+		} else if !isClientError(r.err) {
+			t.Errorf("%d files (declared %d-%d): %v, want a client error", n, tool.MinFiles, tool.MaxFiles, r.err)
+		}
+	}
+}
+
+func repeat(smp sample, n int) []sample {
+	out := make([]sample, n)
+	for i := range out {
+		out[i] = smp
+	}
+	return out
+}
+
+// files is the sample the runs of tool use: its MinFiles copies of smp.
+func files(tool *docmill.Tool, smp sample) []sample { return repeat(smp, tool.MinFiles) }
+
+func (s *Suite) checkOutput(t *testing.T, tool *docmill.Tool, smp sample) {
+	r := s.run(t, context.Background(), tool, s.baseParams(t, tool), files(tool, smp))
+	if r.err != nil {
+		t.Errorf("%s sample %s: %v", smp.contentType, filepath.Base(smp.path), r.err)
+		return
+	}
+	out := r.out
+	base := docmill.ResultName(filepath.Base(smp.path), "", "")
+	if tool.MinFiles > 1 { // named for no one file of several ("merged.pdf")
+		base = ""
+	}
+	if !strings.HasPrefix(out.Filename, base) || strings.ContainsAny(out.Filename, `/\`) || out.Filename == "" {
+		t.Errorf("%s: result named %q, want a name starting %q (ResultName's base of the client's file)", smp.contentType, out.Filename, base)
+	}
+	if !extensionFits(out.Filename, out.ContentType) {
+		t.Errorf("%s: result %q has content type %q", smp.contentType, out.Filename, out.ContentType)
+	}
+	if _, ok := s.NoPages[tool.Slug]; producesPDF(out) && !ok && !positive(out.Meta["pages"]) {
+		t.Errorf("%s: meta %v has no pages > 0, though the tool makes a PDF", smp.contentType, out.Meta)
+	}
+	for _, k := range []string{"pages", "input_pages", "input_size", "output_size"} {
+		if v, ok := out.Meta[k]; ok && !positive(v) {
+			t.Errorf("%s: meta %s = %v (%T), want a number > 0", smp.contentType, k, v, v)
+		}
+	}
+	if producesPDF(out) && !bytes.HasPrefix(r.data, []byte("%PDF-")) {
+		t.Errorf("%s: a %s result that does not start with %%PDF-: %.20q", smp.contentType, out.ContentType, r.data)
+	}
+}
+
+func producesPDF(out *docmill.RunOutput) bool { return out.ContentType == "application/pdf" }
+
+// positive reports whether a meta value is a number above zero (an int
+// from a tool run in-process, a json.Number from one run in a helper).
+func positive(v any) bool {
+	switch v.(type) {
+	case int, int64, float64, json.Number:
+		f, err := strconv.ParseFloat(fmt.Sprint(v), 64)
+		return err == nil && f > 0
+	}
+	return false
+}
+
+// extensions are the result extensions that fit each content type.
+var extensions = map[string][]string{
+	"application/pdf": {".pdf"}, "application/zip": {".zip"}, "text/plain": {".txt"},
+	"image/jpeg": {".jpg", ".jpeg"}, "image/png": {".png"}, "image/webp": {".webp"},
+	"image/avif": {".avif"}, "image/tiff": {".tif", ".tiff"}, "image/gif": {".gif"},
+}
+
+func extensionFits(name, contentType string) bool {
+	ct, _, _ := strings.Cut(contentType, ";")
+	for _, e := range extensions[strings.TrimSpace(ct)] {
+		if strings.EqualFold(filepath.Ext(name), e) {
+			return true
+		}
+	}
+	return false
+}
+
+func (s *Suite) checkCancel(t *testing.T, tool *docmill.Tool, smp sample) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	canceled := make(chan time.Time, 1)
+	timer := time.AfterFunc(100*time.Millisecond, func() { canceled <- time.Now(); cancel() })
+	r := s.run(t, ctx, tool, s.baseParams(t, tool), files(tool, smp))
+	if timer.Stop() {
+		return // it finished first
+	}
+	if late := r.ended.Sub(<-canceled); late > time.Second {
+		t.Errorf("returned %v after its context was canceled (err %v), want under 1s", late.Round(time.Millisecond), r.err)
+	}
+}
+
+func isClientError(err error) bool {
+	var e *docmill.Error
+	return errors.As(err, &e) && clientCodes[e.Code]
+}
+
+// sameResult reports whether two runs gave the same fingerprint and meta.
+func sameResult(a, b *result) bool {
+	return bytes.Equal(a.print, b.print) && reflect.DeepEqual(a.out.Meta, b.out.Meta)
+}
+
+// fileState is a file's content, for the check that inputs stay as they
+// were.
+func fileState(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if strings.HasPrefix(e.Name(), "input-") {
+			b, _ := os.ReadFile(filepath.Join(dir, e.Name()))
+			out[e.Name()] = string(b)
+		}
+	}
+	return out
+}

@@ -1,0 +1,274 @@
+package toolstest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	docmill "github.com/docmill/docmill"
+)
+
+// result is one run of a tool: its output (nil on error), the result's
+// bytes and Fingerprint, and when Run returned.
+type result struct {
+	out   *docmill.RunOutput
+	err   error
+	data  []byte
+	print []byte
+	ended time.Time
+}
+
+// run runs tool on copies of samples with the raw params in a fresh work
+// directory, alone in a directory of its own, and checks what every run
+// must keep to, success or not: no panic, nothing written beside the work
+// directory, the inputs unchanged and no new "input-" name; on success,
+// a non-empty regular result file inside the work directory.
+func (s *Suite) run(t *testing.T, ctx context.Context, tool *docmill.Tool, raw map[string]string, samples []sample) *result {
+	t.Helper()
+	params, err := tool.ParseParams(raw)
+	if err != nil {
+		t.Fatalf("params %v: %v", raw, err)
+	}
+	parent, err := os.MkdirTemp(s.Dir, "conform-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(parent)
+	work := filepath.Join(parent, "work")
+	if err := os.Mkdir(work, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	in := &docmill.RunInput{Params: params, WorkDir: work, Limits: s.Limits}
+	for i, smp := range samples {
+		b, err := os.ReadFile(smp.path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := filepath.Join(work, fmt.Sprintf("input-%d%s", i, filepath.Ext(smp.path)))
+		if err := os.WriteFile(p, b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		in.Files = append(in.Files, docmill.LocalFile{Path: p, Filename: filepath.Base(smp.path), ContentType: smp.contentType, Size: int64(len(b))})
+	}
+	inputs := fileState(t, work)
+	r := &result{}
+	r.out, r.err = runSafely(ctx, tool, in)
+	r.ended = time.Now()
+	if entries, _ := os.ReadDir(parent); len(entries) != 1 {
+		t.Errorf("the run wrote beside its work directory: %v", entries)
+	}
+	if after := fileState(t, work); !maps.Equal(inputs, after) {
+		t.Errorf("the run changed its inputs or wrote an input- name: %v, then %v", slices.Sorted(maps.Keys(inputs)), slices.Sorted(maps.Keys(after)))
+	}
+	if r.err != nil {
+		return r
+	}
+	if rel, err := filepath.Rel(work, r.out.Path); err != nil || strings.HasPrefix(rel, "..") || rel == "." {
+		t.Fatalf("result %s is not inside the work directory %s", r.out.Path, work)
+	}
+	if st, err := os.Lstat(r.out.Path); err != nil || !st.Mode().IsRegular() || st.Size() == 0 {
+		t.Fatalf("result %s is missing, not a regular file or empty: %v", r.out.Path, err)
+	}
+	if r.data, err = os.ReadFile(r.out.Path); err != nil {
+		t.Fatal(err)
+	}
+	r.print = Fingerprint(t, r.out.Path)
+	return r
+}
+
+// runSafely runs tool, turning a panic into an error.
+func runSafely(ctx context.Context, tool *docmill.Tool, in *docmill.RunInput) (out *docmill.RunOutput, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			out, err = nil, fmt.Errorf("panic: %v", p)
+		}
+	}()
+	return tool.Run(ctx, in)
+}
+
+// baseParams are the raw params of the suite's runs of tool: a value for
+// each required param (the first that Values offers and ParseParams
+// takes), then the caller's Params.
+func (s *Suite) baseParams(t *testing.T, tool *docmill.Tool) map[string]string {
+	raw := map[string]string{}
+	for _, p := range tool.Params {
+		if !p.Required {
+			continue
+		}
+		for _, v := range Values(p) {
+			if _, err := tool.ParseParams(map[string]string{p.Name: v}); err == nil || onlyRequired(err, tool) {
+				raw[p.Name] = v
+				break
+			}
+		}
+	}
+	maps.Copy(raw, s.Params[tool.Slug])
+	return raw
+}
+
+// Values are the candidate values of p the suite tries, derived from its
+// declaration: its enum; both booleans; a few page selections; its
+// bounds and small numbers; a few short strings (a word, a page-number
+// format, a permission list, a colour).
+func Values(p docmill.Param) []string {
+	if len(p.Enum) > 0 {
+		return p.Enum
+	}
+	switch p.Type {
+	case docmill.TypeBoolean:
+		return []string{"true", "false"}
+	case docmill.TypePages:
+		return []string{"1", "2", "1-2"}
+	case docmill.TypeInteger, docmill.TypeNumber:
+		var out []string
+		if p.Min != nil {
+			out = append(out, fmtNum(*p.Min))
+		}
+		if p.Max != nil {
+			out = append(out, fmtNum(*p.Max))
+		}
+		return append(out, "2", "1", "50")
+	}
+	return []string{"conform", "Page {n}", "none", "#ff0000", "print"}
+}
+
+func fmtNum(f float64) string { return fmt.Sprint(f) }
+
+// variant returns a value of p other than the one in params (the base
+// run's) that ParseParams takes beside the base raw params.
+func variant(tool *docmill.Tool, p docmill.Param, base map[string]string, params docmill.Params) (string, bool) {
+	for _, v := range Values(p) {
+		raw := maps.Clone(base)
+		raw[p.Name] = v
+		got, err := tool.ParseParams(raw)
+		if err == nil && got[p.Name] != params[p.Name] {
+			return v, true
+		}
+	}
+	return "", false
+}
+
+func (s *Suite) checkParams(t *testing.T, tool *docmill.Tool, smp sample) {
+	raw := s.baseParams(t, tool)
+	params, _ := tool.ParseParams(raw)
+	base := s.run(t, context.Background(), tool, raw, files(tool, smp))
+	if base.err != nil {
+		t.Fatalf("base run %v: %v", raw, base.err)
+	}
+	if again := s.run(t, context.Background(), tool, raw, files(tool, smp)); again.err != nil || !sameResult(base, again) {
+		t.Fatalf("two runs of the same input and params differ (err %v, meta %v then %v): the fingerprint must be reproducible for params to be judged", again.err, base.out.Meta, metaOf(again))
+	}
+	for _, p := range tool.Params {
+		key := tool.Slug + "/" + p.Name
+		v, ok := variant(tool, p, raw, params)
+		if !ok {
+			t.Errorf("param %s: no second valid value derivable from its declaration", p.Name)
+			continue
+		}
+		with := maps.Clone(raw)
+		with[p.Name] = v
+		r := s.run(t, context.Background(), tool, with, files(tool, smp))
+		_, listed := s.NoEffect[key]
+		switch {
+		case r.err != nil && namesField(r.err, p.Name):
+			t.Logf("param %s=%q: refused beside %v: %v (the tool reads it)", p.Name, v, raw, r.err)
+		case r.err != nil:
+			t.Errorf("param %s=%q: %v", p.Name, v, r.err)
+		case sameResult(base, r) && !listed:
+			t.Errorf("param %s=%q (base %q) changes neither the output nor the meta %v", p.Name, v, params[p.Name], base.out.Meta)
+		case !sameResult(base, r) && listed:
+			t.Errorf("param %s=%q is listed as making no difference (%s), but it does: drop it from the list", p.Name, v, s.NoEffect[key])
+		}
+	}
+}
+
+func metaOf(r *result) any {
+	if r.out == nil {
+		return nil
+	}
+	return r.out.Meta
+}
+
+// namesField reports whether err is an invalid_parameter error about
+// field.
+func namesField(err error, field string) bool {
+	var e *docmill.Error
+	if !errors.As(err, &e) || e.Code != docmill.CodeInvalidParameter {
+		return false
+	}
+	for _, f := range e.Fields {
+		if f.Field == field {
+			return true
+		}
+	}
+	return strings.Contains(e.Message, field)
+}
+
+func (s *Suite) checkBadInput(t *testing.T, tool *docmill.Tool, smp sample) {
+	b, err := os.ReadFile(smp.path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	write := func(label string, data []byte) sample {
+		p := filepath.Join(dir, label, filepath.Base(smp.path))
+		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return sample{p, smp.contentType}
+	}
+	bad := map[string]sample{}
+	if !strings.HasPrefix(smp.contentType, "text/") { // cut text is still text
+		bad["truncated"] = write("truncated", b[:min(len(b)/2, truncatedSize)])
+	}
+	if smp.contentType == "application/pdf" {
+		bad["encrypted"] = write("encrypted", Encrypt(t, smp.path))
+	}
+	for _, label := range slices.Sorted(maps.Keys(bad)) {
+		r := s.run(t, context.Background(), tool, s.baseParams(t, tool), files(tool, bad[label]))
+		switch {
+		case r.err == nil:
+			t.Errorf("%s %s: it succeeded (%s, meta %v)", label, smp.contentType, r.out.Filename, r.out.Meta)
+		case !isClientError(r.err):
+			t.Errorf("%s %s: %v, want a client error", label, smp.contentType, r.err)
+		case label == "encrypted" && docmill.ErrorCode(r.err) != docmill.CodeInvalidDocument && !takesPassword(tool):
+			t.Errorf("encrypted PDF: %v, want invalid_document", r.err)
+		}
+	}
+}
+
+// truncatedSize is how much of a sample the truncated input keeps: the
+// magic number and a little more, so that no repair can recover a page.
+const truncatedSize = 64
+
+// takesPassword reports whether tool has a secret param, and so may
+// answer an encrypted input with invalid_parameter (a wrong password).
+func takesPassword(tool *docmill.Tool) bool {
+	return slices.ContainsFunc(tool.Params, func(p docmill.Param) bool { return p.Secret })
+}
+
+// Encrypt returns the PDF at path encrypted by qpdf with AES-256, user
+// password "user" and owner password "owner".
+func Encrypt(t testing.TB, path string) []byte {
+	t.Helper()
+	out := filepath.Join(t.TempDir(), "encrypted.pdf")
+	if b, err := exec.Command("qpdf", "--encrypt", "user", "owner", "256", "--", path, out).CombinedOutput(); err != nil {
+		t.Fatalf("qpdf --encrypt: %v\n%s", err, b)
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
