@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -316,9 +317,22 @@ func isClientError(err error) bool {
 	return errors.As(err, &e) && clientCodes[e.Code]
 }
 
-// sameResult reports whether two runs gave the same fingerprint and meta.
+// sameResult reports whether two runs gave the same fingerprint and meta,
+// leaving out the meta that follows the result's size (which the
+// fingerprint compares without the volatile bytes).
 func sameResult(a, b *result) bool {
-	return bytes.Equal(a.print, b.print) && reflect.DeepEqual(a.out.Meta, b.out.Meta)
+	return bytes.Equal(a.print, b.print) && reflect.DeepEqual(stableMeta(a.out.Meta), stableMeta(b.out.Meta))
+}
+
+// sizeMeta are the meta keys that follow the result's size.
+var sizeMeta = []string{"output_size", "saved_bytes", "ratio"}
+
+func stableMeta(m map[string]any) map[string]any {
+	out := maps.Clone(m)
+	for _, k := range sizeMeta {
+		delete(out, k)
+	}
+	return out
 }
 
 // fileState is a file's content, for the check that inputs stay as they

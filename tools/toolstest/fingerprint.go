@@ -15,11 +15,12 @@ import (
 
 // volatile matches what differs between two runs of the same PDF tool on
 // the same input (dates, document IDs, XMP UUIDs, the random tags of
-// font subsets) and what moves with it
+// font subsets, the order of objects, which pdfcpu writes as its maps
+// iterate and qpdf's QDF form notes) and what moves with it
 // (stream lengths and the cross-reference offsets).
 var volatile = regexp.MustCompile(`(?s)/(CreationDate|ModDate)\s*(\([^)]*\)|<[^>]*>)` +
 	`|<xmp:\w*Date>[^<]*<|xmp:\w*Date="[^"]*"|uuid:[0-9a-fA-F-]+|/ID\s*\[[^\]]*\]` +
-	`|/[A-Z]{6}\+|/Length \d+|\d{10} \d{5} [nf]|startxref\s+\d+`)
+	`|/[A-Z]{6}\+|%% Original object ID: \d+ \d+|/Length \d+|\d{10} \d{5} [nf]|startxref\s+\d+`)
 
 // Fingerprint returns what two results of a tool are compared by: a
 // PDF's objects, uncompressed by qpdf (with a fixed ID), without dates
