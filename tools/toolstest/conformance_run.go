@@ -222,13 +222,6 @@ func (s *Suite) checkParam(t *testing.T, tool *docmill.Tool, smp sample, p docmi
 	}
 }
 
-func metaOf(r *result) any {
-	if r.out == nil {
-		return nil
-	}
-	return r.out.Meta
-}
-
 // namesField reports whether err is an invalid_parameter error about
 // field.
 func namesField(err error, field string) bool {
