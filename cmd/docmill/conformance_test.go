@@ -87,11 +87,6 @@ var conformKnown = map[string]string{
 	// two runs even after Fingerprint's normalization (seen in 2 of 4
 	// runs); the cause is not yet found.
 	"powerpoint-to-pdf/Params": "output not always reproducible after normalization (under investigation)",
-	// Chromium returns 0.2-0.9 s late on a 2-core machine under the
-	// suite's load: closing the tab after the cancellation waits on the
-	// browser.
-	"html-to-pdf/Cancel":     "returns up to 1.9 s after its context is canceled",
-	"markdown-to-pdf/Cancel": "returns up to 1.3 s after its context is canceled",
 }
 
 // conformNoPages are the PDF-making tools without meta pages.

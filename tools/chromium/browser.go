@@ -241,6 +241,32 @@ type tab struct {
 	close context.CancelFunc
 }
 
+// openTabFor is openTab for a job that may be canceled meanwhile: the job
+// gets ctx's error at once, and the tab, once open, is closed in the
+// background.
+func (i *instance) openTabFor(ctx context.Context) (*tab, error) {
+	type opened struct {
+		t   *tab
+		err error
+	}
+	ch := make(chan opened, 1)
+	go func() {
+		t, err := i.openTab()
+		ch <- opened{t, err}
+	}()
+	select {
+	case o := <-ch:
+		return o.t, o.err
+	case <-ctx.Done():
+		go func() {
+			if o := <-ch; o.err == nil {
+				o.t.close()
+			}
+		}()
+		return nil, ctx.Err()
+	}
+}
+
 // openTab opens a tab in a new browser context. (Tabs opened ahead of
 // jobs were tried: on a two-core node the background opening slowed the
 // running jobs more than it saved; p50 went from 480 to 610 ms.)

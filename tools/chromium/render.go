@@ -117,11 +117,20 @@ func (inst *instance) print(ctx context.Context, root, dst string, s printSettin
 	// The tab was opened with no deadline (a deadline on a context's
 	// first Run would bind the tab's life to it); every step of the job
 	// is bounded by ctx.
-	t, err := inst.openTab()
+	t, err := inst.openTabFor(ctx)
 	if err != nil {
 		return 0, err
 	}
-	defer t.close()
+	defer func() {
+		// Closing a tab waits for the browser to dispose of its context,
+		// which takes a second on a busy node: a canceled job returns at
+		// once and leaves the closing to the background.
+		if ctx.Err() != nil {
+			go t.close()
+			return
+		}
+		t.close()
+	}()
 	job, cancel := context.WithCancel(t.ctx)
 	defer cancel()
 	stop := context.AfterFunc(ctx, cancel)
