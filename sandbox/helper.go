@@ -8,14 +8,12 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime/debug"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"github.com/docmill/docmill"
@@ -328,18 +326,16 @@ func (h *Helpers) died(w *helper, cause error) error {
 	w.kill()
 	stderr := p.Stderr()
 	err := fmt.Errorf("sandbox: helper died: %v: %v: %s", cause, p.Err(), stderr)
-	if sig := killedBy(p.Err()); sig != "" && !outOfMemory(stderr) {
-		if sig == syscall.SIGXCPU.String() {
-			return wrap(docmill.Errorf(docmill.CodeProcessingTimeout, "Processing this file takes longer than this server allows."), err)
-		}
-		return docmill.Internal(&docmill.EngineFailure{Engine: h.engine.Name, Signal: sig, Err: err})
-	}
 	if outOfMemory(stderr) {
 		e := docmill.LimitExceeded(fmt.Sprintf("Processing the document needed more than %d MB of memory", h.engine.memoryCap()>>20))
 		e.Err = err
 		return e
 	}
-	return docmill.InvalidDocument(fmt.Errorf("%w: %w", docmill.ErrUnreadable, err), "The document could not be processed: it is damaged or uses a structure this tool does not support.")
+	const damaged = "The document could not be processed: it is damaged or uses a structure this tool does not support."
+	if x := exitError(h.engine.Name, p.Err(), stderr); x != nil && x.KilledBy() != "" {
+		return Classify(x, Causes{Engine: h.engine.Name, Refused: damaged})
+	}
+	return docmill.InvalidDocument(fmt.Errorf("%w: %w", docmill.ErrUnreadable, err), damaged)
 }
 
 // finish turns a reply into the tool's result, its output moved from the
@@ -461,21 +457,4 @@ func outOfMemory(stderr string) bool {
 		}
 	}
 	return false
-}
-
-// killedBy is the signal that ended a process whose Wait returned err, or
-// "": bubblewrap, the helper's parent in the jail, reports a child killed
-// by signal N as exit status 128+N.
-func killedBy(err error) string {
-	var x *exec.ExitError
-	if !errors.As(err, &x) {
-		return ""
-	}
-	if ws, ok := x.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-		return ws.Signal().String()
-	}
-	if c := x.ExitCode(); c > 128 && c < 128+65 {
-		return syscall.Signal(c - 128).String()
-	}
-	return ""
 }

@@ -280,18 +280,28 @@ func (e *Engine) result(err error, stdout *bytes.Buffer, streamed bool, stderr *
 	if !streamed {
 		res.Stdout = stdout.Bytes()
 	}
-	var ee *exec.ExitError
-	if errors.As(err, &ee) {
-		x := &ExitError{Engine: e.Name, Code: ee.ExitCode(), Stderr: string(res.Stderr)}
-		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-			x.Signal = ws.Signal().String()
-		}
+	if x := exitError(e.Name, err, string(res.Stderr)); x != nil {
 		return res, x
 	}
 	if err != nil {
 		return res, fmt.Errorf("sandbox: %s: %w", e.Name, err)
 	}
 	return res, nil
+}
+
+// exitError describes err, a Wait error of engine's program, as an
+// ExitError, or is nil when the program did not run to an exit or a
+// signal.
+func exitError(engine string, err error, stderr string) *ExitError {
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) {
+		return nil
+	}
+	x := &ExitError{Engine: engine, Code: ee.ExitCode(), Stderr: stderr}
+	if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		x.Signal = ws.Signal().String()
+	}
+	return x
 }
 
 // argv is the confined command line of c, run in scratch, and the map of
