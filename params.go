@@ -1,8 +1,10 @@
 package docmill
 
 import (
+	"encoding/hex"
 	"errors"
 	"fmt"
+	"image/color"
 	"math"
 	"sort"
 	"strconv"
@@ -20,6 +22,9 @@ const (
 	TypeBoolean ParamType = "boolean"
 	// TypePages is a page selection such as "1-3,5,8-" (see ParsePageRanges).
 	TypePages ParamType = "pages"
+	// TypeColor is an RGB colour written "#rrggbb" (the '#' may be left
+	// out); its canonical form is lower case with the '#'.
+	TypeColor ParamType = "color"
 )
 
 // Param declares one tool parameter. Values arrive as multipart form fields
@@ -56,16 +61,57 @@ type Params map[string]string
 // String returns the named parameter.
 func (p Params) String(name string) string { return p[name] }
 
-// Int returns the named parameter as an integer (0 if absent).
+// Int returns the named integer parameter; 0 when it is absent (a param
+// with no default that was not given: check Has when 0 is a valid value).
+// A present value passed ParseParams, so it parses; one that does not is a
+// caller that skipped ParseParams, and Int panics rather than guess.
 func (p Params) Int(name string) int {
-	n, _ := strconv.Atoi(p[name])
+	v, ok := p[name]
+	if !ok {
+		return 0
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil {
+		panic(fmt.Sprintf("docmill: parameter %q was not validated: %v", name, err))
+	}
 	return n
 }
 
-// Float returns the named parameter as a number (0 if absent).
+// Float returns the named number parameter, as Int does an integer.
 func (p Params) Float(name string) float64 {
-	f, _ := strconv.ParseFloat(p[name], 64)
+	v, ok := p[name]
+	if !ok {
+		return 0
+	}
+	f, err := strconv.ParseFloat(v, 64)
+	if err != nil {
+		panic(fmt.Sprintf("docmill: parameter %q was not validated: %v", name, err))
+	}
 	return f
+}
+
+// Color returns the named colour parameter (TypeColor), opaque; black when
+// it is absent. Like Int, it panics on a value that skipped ParseParams.
+func (p Params) Color(name string) color.RGBA {
+	v, ok := p[name]
+	if !ok {
+		return color.RGBA{A: 0xff}
+	}
+	c, ok := parseColor(v)
+	if !ok {
+		panic(fmt.Sprintf("docmill: parameter %q was not validated: %q is not #rrggbb", name, v))
+	}
+	return c
+}
+
+// parseColor reads "#rrggbb" or "rrggbb", in either case.
+func parseColor(s string) (color.RGBA, bool) {
+	s = strings.TrimPrefix(s, "#")
+	b, err := hex.DecodeString(s)
+	if err != nil || len(b) != 3 {
+		return color.RGBA{}, false
+	}
+	return color.RGBA{R: b[0], G: b[1], B: b[2], A: 0xff}, true
 }
 
 // PageRanges returns the named page-selection parameter (TypePages),
@@ -195,6 +241,12 @@ func (p Param) check(v string) (string, string) {
 			return "", "must be true or false"
 		}
 		return strconv.FormatBool(b), ""
+	case TypeColor:
+		c, ok := parseColor(v)
+		if !ok {
+			return "", "must be a colour written #rrggbb, such as #ff0000 for red"
+		}
+		return fmt.Sprintf("#%02x%02x%02x", c.R, c.G, c.B), ""
 	case TypePages:
 		if _, err := ParsePageRanges(v); err != nil {
 			return "", err.Error()

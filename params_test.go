@@ -2,6 +2,7 @@ package docmill
 
 import (
 	"errors"
+	"image/color"
 	"maps"
 	"slices"
 	"strings"
@@ -21,6 +22,7 @@ var paramTool = &Tool{
 		{Name: "landscape", Type: TypeBoolean},
 		{Name: "pages", Type: TypePages, Default: "all"},
 		{Name: "text", Type: TypeString, Min: Bound(1), Max: Bound(5)},
+		{Name: "color", Type: TypeColor},
 	},
 }
 
@@ -50,6 +52,8 @@ func TestParseParams(t *testing.T) {
 		{"boolean true", map[string]string{"password": "pw", "landscape": "TRUE"}, with("landscape", "true")},
 		{"boolean 0", map[string]string{"password": "pw", "landscape": "0"}, with("landscape", "false")},
 		{"pages spaces removed", map[string]string{"password": "pw", "pages": " 1 - 3, 5 "}, with("pages", "1-3,5")},
+		{"colour canonical", map[string]string{"password": "pw", "color": "FF00aA"}, with("color", "#ff00aa")},
+		{"colour with #", map[string]string{"password": "pw", "color": "#0a0B0c"}, with("color", "#0a0b0c")},
 		{"string length in runes", map[string]string{"password": "pw", "text": "ééééé"}, with("text", "ééééé")},
 		{"strings trimmed, secrets kept verbatim", map[string]string{"password": " p w ", "text": " a b "}, with("password", " p w ", "text", "a b")},
 	}
@@ -88,6 +92,9 @@ func TestParseParamsErrors(t *testing.T) {
 		{"boolean", map[string]string{"password": "pw", "landscape": "yes"}, []FieldError{{"landscape", "must be true or false"}}},
 		{"pages backwards", map[string]string{"password": "pw", "pages": "3-1"}, []FieldError{{"pages", `has a backwards range "3-1"`}}},
 		{"pages garbage", map[string]string{"password": "pw", "pages": "one"}, []FieldError{{"pages", `has "one" where a page number (1 or more) belongs`}}},
+		{"colour short", map[string]string{"password": "pw", "color": "#fff"}, []FieldError{{"color", "must be a colour written #rrggbb, such as #ff0000 for red"}}},
+		{"colour not hex", map[string]string{"password": "pw", "color": "#gg0000"}, []FieldError{{"color", "must be a colour written #rrggbb, such as #ff0000 for red"}}},
+		{"colour name", map[string]string{"password": "pw", "color": "red"}, []FieldError{{"color", "must be a colour written #rrggbb, such as #ff0000 for red"}}},
 		{"string too long", map[string]string{"password": "pw", "text": "abcdef"}, []FieldError{{"text", "length must be between 1 and 5"}}},
 		{"all reported together", map[string]string{"zzz": "1", "foo": "1", "quality": "0", "preset": "max", "landscape": "maybe"}, []FieldError{
 			{"foo", "is not a parameter of test-tool"},
@@ -124,8 +131,8 @@ func TestParseParamsErrors(t *testing.T) {
 }
 
 func TestParamsAccessors(t *testing.T) {
-	p := Params{"n": "42", "f": "0.25", "b": "true", "s": "x", "bad": "x"}
-	if p.Int("n") != 42 || p.Int("missing") != 0 || p.Int("bad") != 0 {
+	p := Params{"n": "42", "f": "0.25", "b": "true", "s": "x", "c": "#ff8000"}
+	if p.Int("n") != 42 || p.Int("missing") != 0 {
 		t.Error("Int")
 	}
 	if p.Float("f") != 0.25 || p.Float("missing") != 0 {
@@ -137,8 +144,33 @@ func TestParamsAccessors(t *testing.T) {
 	if p.String("s") != "x" || p.String("missing") != "" {
 		t.Error("String")
 	}
+	if c := p.Color("c"); c != (color.RGBA{R: 0xff, G: 0x80, A: 0xff}) {
+		t.Errorf("Color = %v", c)
+	}
 	if !p.Has("s") || p.Has("missing") {
 		t.Error("Has")
+	}
+}
+
+// TestParamsAccessorsPanicUnvalidated: a typed accessor cannot fail on a
+// value that went through ParseParams, so a value that did not is a
+// programming error, not a zero.
+func TestParamsAccessorsPanicUnvalidated(t *testing.T) {
+	p := Params{"x": "not a value"}
+	for name, read := range map[string]func(){
+		"Int":        func() { p.Int("x") },
+		"Float":      func() { p.Float("x") },
+		"Color":      func() { p.Color("x") },
+		"PageRanges": func() { p.PageRanges("x") },
+	} {
+		t.Run(name, func(t *testing.T) {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("%s of an unvalidated value did not panic", name)
+				}
+			}()
+			read()
+		})
 	}
 }
 

@@ -48,7 +48,8 @@ type RunFunc func(ctx context.Context, in *RunInput) (*RunOutput, error)
 //
 // What a tool may rely on, because the HTTP edge and the job runner check
 // it before Run is called:
-//   - len(Files) is within the tool's MinFiles and MaxFiles;
+//   - len(Files) is within the tool's MinFiles and MaxFiles (Invoke is
+//     the only caller of Run), so a one-file tool reads Files[0];
 //   - each file's ContentType was sniffed from its bytes and is one of the
 //     tool's Accepts; its Size is the stored size, within the account's
 //     plan and the node's upload cap;
@@ -70,16 +71,28 @@ type RunInput struct {
 	Limits Limits
 }
 
-// OneFile returns the single input of a run, or a missing_file error
-// naming what the tool takes ("PDF file", "image") when there is not
-// exactly one. The HTTP edge already holds a request to the tool's
-// MinFiles and MaxFiles; this guards direct callers (the PDF helper,
-// tests) of a tool that takes one file.
-func (in *RunInput) OneFile(what string) (LocalFile, error) {
-	if len(in.Files) != 1 {
-		return LocalFile{}, Errorf(CodeMissingFile, "This tool takes exactly one %s.", what)
+// CheckFileCount holds n inputs to the tool's MinFiles and MaxFiles: a
+// missing_file or too_many_files error naming the bounds, or nil. It is the
+// one owner of the file-count rule: the HTTP edge applies it while the
+// upload streams in, Invoke before every run.
+func (t *Tool) CheckFileCount(n int) error {
+	switch {
+	case n < t.MinFiles:
+		return Errorf(CodeMissingFile, "%s needs at least %d files; got %d.", t.Slug, t.MinFiles, n)
+	case n > t.MaxFiles:
+		return Errorf(CodeTooManyFiles, "%s takes at most %d file(s).", t.Slug, t.MaxFiles)
 	}
-	return in.Files[0], nil
+	return nil
+}
+
+// Invoke runs the tool on in after CheckFileCount, so that no path (the
+// job runner, the PDF helper, tests) reaches Run with a file count the
+// declaration does not allow, and tools never check it themselves.
+func (t *Tool) Invoke(ctx context.Context, in *RunInput) (*RunOutput, error) {
+	if err := t.CheckFileCount(len(in.Files)); err != nil {
+		return nil, err
+	}
+	return t.Run(ctx, in)
 }
 
 // LocalFile is an input file copied to local disk.

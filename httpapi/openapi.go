@@ -111,6 +111,8 @@ func paramSchema(p docmill.Param) obj {
 	switch p.Type {
 	case docmill.TypeInteger, docmill.TypeNumber, docmill.TypeBoolean:
 		sc["type"] = string(p.Type)
+	case docmill.TypeColor:
+		sc["type"], sc["pattern"] = "string", "^#?[0-9a-fA-F]{6}$"
 	default:
 		sc["type"] = "string"
 	}

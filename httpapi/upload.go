@@ -113,9 +113,9 @@ func (s *Server) readParts(ctx context.Context, body io.Reader, boundary string,
 				part.Close()
 				return fail(docmill.Errorf(docmill.CodeInvalidRequest, "Files go in the field named \"file\", not %q.", name))
 			}
-			if len(up.files) >= tool.MaxFiles {
+			if len(up.files) == tool.MaxFiles { // one more is one too many
 				part.Close()
-				return fail(docmill.Errorf(docmill.CodeTooManyFiles, "%s takes at most %d file(s).", tool.Slug, tool.MaxFiles))
+				return fail(tool.CheckFileCount(len(up.files) + 1))
 			}
 			limit, tooLarge := perFile.bytes, perFile.fileTooLarge
 			if left := s.cfg.MaxUploadBytes - total; left < limit {
@@ -140,8 +140,8 @@ func (s *Server) readParts(ctx context.Context, body io.Reader, boundary string,
 	if len(up.files) == 0 {
 		return fail(docmill.Errorf(docmill.CodeMissingFile, "No file: send one in the multipart field \"file\"."))
 	}
-	if len(up.files) < tool.MinFiles {
-		return fail(docmill.Errorf(docmill.CodeMissingFile, "%s needs at least %d files; got %d.", tool.Slug, tool.MinFiles, len(up.files)))
+	if err := tool.CheckFileCount(len(up.files)); err != nil {
+		return fail(err)
 	}
 	return up, nil
 }

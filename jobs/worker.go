@@ -264,7 +264,7 @@ func (q *Queue[TTx]) run(ctx context.Context, j *docmill.Job, tool *docmill.Tool
 		}
 		in.Files = append(in.Files, docmill.LocalFile{Path: path, Filename: f.Filename, ContentType: f.ContentType, Size: f.Size})
 	}
-	out, err = tool.Run(ctx, in)
+	out, err = tool.Invoke(ctx, in)
 	if err != nil {
 		return nil, err
 	}

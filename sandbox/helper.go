@@ -434,7 +434,7 @@ func serveOne(ctx context.Context, tools *docmill.Registry, req *helperRequest) 
 			out, err = nil, docmill.InvalidDocument(fmt.Errorf("panic in %s: %v\n%s", req.Tool, r, debug.Stack()), "The document could not be processed: it is damaged or uses a structure this tool does not support.")
 		}
 	}()
-	return t.Run(ctx, &docmill.RunInput{Files: req.Files, Params: req.Params, WorkDir: req.WorkDir, Limits: req.Limits})
+	return t.Invoke(ctx, &docmill.RunInput{Files: req.Files, Params: req.Params, WorkDir: req.WorkDir, Limits: req.Limits})
 }
 
 func inputBytes(files []docmill.LocalFile) int64 {

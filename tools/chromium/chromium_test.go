@@ -86,7 +86,7 @@ func run(t testing.TB, tl *docmill.Tool, name, ct string, data []byte, raw map[s
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), tl.Timeout)
 	defer cancel()
-	return tl.Run(ctx, in)
+	return tl.Invoke(ctx, in)
 }
 
 // mustRun is run that fails the test on an error.
@@ -372,7 +372,7 @@ func TestCanceled(t *testing.T) {
 	os.WriteFile(path, []byte(`<script>for(;;){}</script>`), 0o600)
 	ctx, cancel := context.WithTimeout(context.Background(), 2e9)
 	defer cancel()
-	_, err := tl.Run(ctx, &docmill.RunInput{Files: []docmill.LocalFile{{Path: path, Filename: "a.html", ContentType: "text/html"}}, Params: params, WorkDir: dir})
+	_, err := tl.Invoke(ctx, &docmill.RunInput{Files: []docmill.LocalFile{{Path: path, Filename: "a.html", ContentType: "text/html"}}, Params: params, WorkDir: dir})
 	if !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("a page that never loads: got %v, want the deadline", err)
 	}

@@ -53,10 +53,7 @@ func (b *Browser) printSite(ctx context.Context, in *docmill.RunInput, file docm
 
 // fileAndSettings returns the single input of a run and its print settings.
 func fileAndSettings(in *docmill.RunInput) (docmill.LocalFile, printSettings, error) {
-	f, err := in.OneFile("file")
-	if err != nil {
-		return f, printSettings{}, err
-	}
+	f := in.Files[0]
 	s, err := settingsFrom(in.Params)
 	return f, s, err
 }

@@ -70,18 +70,15 @@ func (e *engines) compressTool() *docmill.Tool {
 // and recompress every Flate stream at level 9. When the result is not
 // smaller than the input, the input is returned unchanged (saved_bytes 0).
 func (e *engines) runCompress(ctx context.Context, in *docmill.RunInput) (*docmill.RunOutput, error) {
-	f, err := in.OneFile("PDF file")
-	if err != nil {
-		return nil, err
-	}
+	f := in.Files[0]
 	src, err := e.checkInput(ctx, f, in.WorkDir)
 	if err != nil {
 		return nil, err
 	}
 	name := in.Params.String("preset")
-	p := presets[name] // the param's enum is presets' keys (TestPresetsMatchEnum)
-	if q := in.Params.Int("quality"); q >= 1 && q <= 100 {
-		p.quality = q
+	p := presets[name] // the param's enum is presets' keys (TestEnumsMatchTables)
+	if in.Params.Has("quality") {
+		p.quality = in.Params.Int("quality")
 	}
 	inSize, err := fileSize(src)
 	if err != nil {

@@ -40,7 +40,7 @@ func TestKilledGhostscriptIsAnEngineFailure(t *testing.T) {
 		seen <- sighting{pids, err}
 	}()
 	started := time.Now()
-	_, runErr := tl.Run(context.Background(), in)
+	_, runErr := tl.Invoke(context.Background(), in)
 	elapsed := time.Since(started)
 	stop()
 	saw := <-seen

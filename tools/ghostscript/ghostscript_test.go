@@ -52,7 +52,7 @@ func run(t testing.TB, slug string, params map[string]string, path string) (*doc
 	}
 	dir := t.TempDir()
 	in := &docmill.RunInput{Params: p, WorkDir: dir, Files: []docmill.LocalFile{inputFile(t, dir, path)}}
-	return tl.Run(context.Background(), in)
+	return tl.Invoke(context.Background(), in)
 }
 
 // inputFile places the PDF at path in workDir (toolstest.Input).
@@ -108,7 +108,7 @@ func TestUnavailable(t *testing.T) {
 		in := &docmill.RunInput{Params: docmill.Params{}, WorkDir: dir, Files: []docmill.LocalFile{
 			inputFile(t, dir, healthy),
 		}}
-		_, err := tl.Run(context.Background(), in)
+		_, err := tl.Invoke(context.Background(), in)
 		if tl.Slug != "repair-pdf" || err != nil {
 			// repair-pdf succeeds on a healthy file with qpdf alone.
 			wantCode(t, err, docmill.CodeEngineUnavailable)

@@ -59,9 +59,6 @@ func (e *engines) pdfaTool() *docmill.Tool {
 // -dPDFACompatibilityPolicy=1 drops what PDF/A forbids (transparency in
 // 1b, JavaScript, ...) rather than failing.
 func (e *engines) runPDFA(ctx context.Context, in *docmill.RunInput) (*docmill.RunOutput, error) {
-	if _, err := in.OneFile("PDF file"); err != nil {
-		return nil, err
-	}
 	icc := srgbProfile()
 	if icc == "" {
 		return nil, docmill.Errorf(docmill.CodeEngineUnavailable, "PDF/A conversion is not available on this server.")
@@ -71,10 +68,7 @@ func (e *engines) runPDFA(ctx context.Context, in *docmill.RunInput) (*docmill.R
 		return nil, err
 	}
 	level := in.Params.String("conformance")
-	part, ok := conformances[level]
-	if !ok {
-		level, part = "2b", "2"
-	}
+	part := conformances[level] // the param's enum is conformances' keys (TestEnumsMatchTables)
 	def := filepath.Join(in.WorkDir, "pdfa-def.ps")
 	if err := os.WriteFile(def, []byte(pdfaDef(icc)), 0o600); err != nil {
 		return nil, docmill.Internal(err)

@@ -33,10 +33,7 @@ func (e *engines) repairTool() *docmill.Tool {
 // recovering files without a trailer). When neither can, the input is
 // invalid_document.
 func (e *engines) runRepair(ctx context.Context, in *docmill.RunInput) (*docmill.RunOutput, error) {
-	f, err := in.OneFile("PDF file")
-	if err != nil {
-		return nil, err
-	}
+	f := in.Files[0]
 	src, err := e.checkInput(ctx, f, in.WorkDir)
 	if err != nil {
 		return nil, err

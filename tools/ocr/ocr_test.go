@@ -77,7 +77,7 @@ func run(t *testing.T, tl *docmill.Tool, params map[string]string, path, content
 	}
 	dir := t.TempDir()
 	in := &docmill.RunInput{Params: p, WorkDir: dir, Files: []docmill.LocalFile{inputFile(t, dir, path, contentType)}}
-	return tl.Run(context.Background(), in)
+	return tl.Invoke(context.Background(), in)
 }
 
 // inputFile places the file at path in workDir (toolstest.Input).

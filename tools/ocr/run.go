@@ -22,9 +22,6 @@ const (
 
 // run OCRs the one input into ocr-output.pdf in the work directory.
 func (r *runner) run(ctx context.Context, in *docmill.RunInput) (*docmill.RunOutput, error) {
-	if _, err := in.OneFile("PDF or image file"); err != nil {
-		return nil, err
-	}
 	if !r.available() {
 		return nil, unavailable(nil)
 	}

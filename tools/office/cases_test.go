@@ -152,7 +152,7 @@ func TestHang(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	dir := t.TempDir()
-	_, err = word.Run(ctx, &docmill.RunInput{Files: []docmill.LocalFile{{Path: doc}}, WorkDir: dir})
+	_, err = word.Invoke(ctx, &docmill.RunInput{Files: []docmill.LocalFile{{Path: doc}}, WorkDir: dir})
 	if !errors.Is(err, context.Canceled) {
 		t.Errorf("canceled job: %v", err)
 	}

@@ -64,7 +64,7 @@ func run(t testing.TB, tl *docmill.Tool, src string, params docmill.Params) (*do
 	if params == nil {
 		params = docmill.Params{}
 	}
-	return tl.Run(context.Background(), &docmill.RunInput{
+	return tl.Invoke(context.Background(), &docmill.RunInput{
 		Files:   []docmill.LocalFile{{Path: in, Filename: filepath.Base(src), Size: int64(len(b))}},
 		Params:  params,
 		WorkDir: dir,

@@ -49,10 +49,7 @@ func (p *Pool) run(ctx context.Context, in *docmill.RunInput, f family, export s
 	if !p.ok {
 		return nil, unavailable(p.whyNot)
 	}
-	file, err := in.OneFile("document")
-	if err != nil {
-		return nil, err
-	}
+	file := in.Files[0]
 	k, err := detect(file.Path, f, p.opts.Limits)
 	if err != nil {
 		return nil, err

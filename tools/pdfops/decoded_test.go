@@ -86,9 +86,9 @@ func TestDecodeCaps(t *testing.T) {
 				return &docmill.RunInput{WorkDir: t.TempDir(), Limits: c.limits, Params: docmill.Params{"angle": "90"},
 					Files: []docmill.LocalFile{{Path: c.path, Filename: "bomb.pdf", ContentType: "application/pdf"}}}
 			}
-			_, err := check.Run(context.Background(), in())
+			_, err := check.Invoke(context.Background(), in())
 			assertRefused(t, "stream check", err, c.refused)
-			_, err = tool(t, "rotate-pdf").Run(context.Background(), in())
+			_, err = tool(t, "rotate-pdf").Invoke(context.Background(), in())
 			assertRefused(t, "rotate-pdf", err, c.refused)
 		})
 	}
@@ -109,12 +109,12 @@ func TestLimitsFromInput(t *testing.T) {
 	p, _ := tl.ParseParams(nil)
 	in := &docmill.RunInput{WorkDir: t.TempDir(), Params: p, Limits: docmill.Limits{PDFPages: 2},
 		Files: []docmill.LocalFile{{Path: pdfCorpus(t) + "pdflatex-4-pages.pdf", Filename: "a.pdf", ContentType: "application/pdf"}}}
-	_, err := tl.Run(context.Background(), in)
+	_, err := tl.Invoke(context.Background(), in)
 	if docmill.ErrorCode(err) != docmill.CodeInvalidDocument || !strings.Contains(err.Error(), "up to 2 pages") {
 		t.Errorf("4 pages under a 2-page limit: %v", err)
 	}
 	in.Limits = docmill.Limits{PDFBytes: 1000}
-	if _, err := tl.Run(context.Background(), in); docmill.ErrorCode(err) != docmill.CodeFileTooLarge {
+	if _, err := tl.Invoke(context.Background(), in); docmill.ErrorCode(err) != docmill.CodeFileTooLarge {
 		t.Errorf("over PDFBytes: %v", err)
 	}
 }

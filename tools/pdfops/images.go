@@ -52,7 +52,7 @@ const (
 	MaxTotalDecodedPixels = 300_000_000
 )
 
-// maxImageFiles is the tool's MaxFiles, checked again by Run.
+// maxImageFiles is the tool's MaxFiles.
 const maxImageFiles = 200
 
 // Page geometry, in points (1/72 inch).
@@ -116,21 +116,16 @@ func imagesToPDFTool() *docmill.Tool {
 // in turn, so at most one decoded image is in memory at a time.
 func runImagesToPDF(ctx context.Context, in *docmill.RunInput) (out *docmill.RunOutput, err error) {
 	defer recoverPanic(&err)
-	switch n := len(in.Files); {
-	case n == 0:
-		return nil, docmill.Errorf(docmill.CodeMissingFile, "Converting needs at least one image.")
-	case n > maxImageFiles:
-		return nil, docmill.Errorf(docmill.CodeTooManyFiles, "%d images were sent; this tool converts up to %d at once.", n, maxImageFiles)
-	}
 	lay, err := imageLayoutParams(in.Params)
 	if err != nil {
 		return nil, err
 	}
+	files := in.Files
 	label := func(i int) string {
-		if len(in.Files) == 1 {
-			return fmt.Sprintf("The file (%q)", in.Files[i].Filename)
+		if len(files) == 1 {
+			return fmt.Sprintf("The file (%q)", files[i].Filename)
 		}
-		return fmt.Sprintf("File %d (%q)", i+1, in.Files[i].Filename)
+		return fmt.Sprintf("File %d (%q)", i+1, files[i].Filename)
 	}
 	if err := checkSizes(ctx, in.Files, "images", label); err != nil {
 		return nil, err

@@ -51,7 +51,7 @@ func runImagesContext(ctx context.Context, t testing.TB, params map[string]strin
 		}
 		in.Files = append(in.Files, docmill.LocalFile{Path: path, Filename: filepath.Base(path), Size: st.Size()})
 	}
-	return tl.Run(ctx, in)
+	return tl.Invoke(ctx, in)
 }
 
 // imgNeedCommand skips the test when a poppler program is missing.

@@ -32,13 +32,11 @@ func mergeTool() *docmill.Tool {
 // keeps the encryption of the first input that has one (mergedEncryption).
 func runMerge(ctx context.Context, in *docmill.RunInput) (out *docmill.RunOutput, err error) {
 	defer recoverPanic(&err)
-	if len(in.Files) < 2 {
-		return nil, docmill.Errorf(docmill.CodeMissingFile, "Merging needs at least 2 PDF files.")
-	}
+	files := in.Files
 	label := func(i int) string {
-		return fmt.Sprintf("File %d (%q)", i+1, in.Files[i].Filename)
+		return fmt.Sprintf("File %d (%q)", i+1, files[i].Filename)
 	}
-	if err := checkSizes(ctx, in.Files, "PDFs", label); err != nil {
+	if err := checkSizes(ctx, files, "PDFs", label); err != nil {
 		return nil, err
 	}
 
@@ -46,8 +44,8 @@ func runMerge(ctx context.Context, in *docmill.RunInput) (out *docmill.RunOutput
 	conf.CreateBookmarks = true
 	conf.MergeBookmarkMode = model.MergeBookmarkModePreserve
 
-	srcs := make([]*model.Context, len(in.Files))
-	for i, f := range in.Files {
+	srcs := make([]*model.Context, len(files))
+	for i, f := range files {
 		if srcs[i], err = readDocument(ctx, f, conf, label(i)); err != nil {
 			return nil, err
 		}
@@ -89,7 +87,7 @@ func runMerge(ctx context.Context, in *docmill.RunInput) (out *docmill.RunOutput
 		Path:        path,
 		Filename:    "merged.pdf",
 		ContentType: pdfContentType,
-		Meta:        map[string]any{"pages": dest.PageCount, "files": len(in.Files)},
+		Meta:        map[string]any{"pages": dest.PageCount, "files": len(files)},
 	}, nil
 }
 

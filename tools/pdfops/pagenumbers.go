@@ -91,18 +91,12 @@ type pageNumbering struct {
 // on "12 / 12" whatever start and pages are.
 func runPageNumbers(ctx context.Context, in *docmill.RunInput) (out *docmill.RunOutput, err error) {
 	defer recoverPanic(&err)
-	if _, err := in.OneFile("PDF file"); err != nil {
-		return nil, err
-	}
 	release, err := acquireStampFont()
 	if err != nil {
 		return nil, err
 	}
 	defer release()
-	pn, err := pageNumberSettings(in.Params)
-	if err != nil {
-		return nil, err
-	}
+	pn := pageNumberSettings(in.Params)
 	ranges := in.Params.PageRanges("pages")
 	job := stampJob{
 		ranges:  ranges,
@@ -122,24 +116,15 @@ func requirePageNumber(format string) error {
 	return nil
 }
 
-// pageNumberSettings validates the parameters the declaration cannot.
-func pageNumberSettings(p docmill.Params) (pageNumbering, error) {
-	pn := pageNumbering{start: p.Int("start"), fontSize: p.Int("font_size")}
-	format, err := checkStampText("format", p.String("format"))
-	if err == nil {
-		err = requirePageNumber(format)
-	}
-	if err != nil {
-		return pn, err
-	}
-	pn.format = format
-	if pn.stamp.spot, err = parseStampSpot("position", p.String("position")); err != nil {
-		return pn, err
-	}
+// pageNumberSettings reads the validated params: the format's Check
+// already ran the font and placeholder checks.
+func pageNumberSettings(p docmill.Params) pageNumbering {
+	pn := pageNumbering{start: p.Int("start"), fontSize: p.Int("font_size"), format: stampLineBreaks(p.String("format"))}
+	pn.stamp.spot = stampSpotNamed(p.String("position"))
 	pn.stamp.color = color.Black
 	pn.stamp.opacity = 1
 	pn.stamp.onTop = true
-	return pn, nil
+	return pn
 }
 
 // text returns what page p shows, first and last being the first and last

@@ -92,9 +92,6 @@ func newPageTool(pt pageTool) *docmill.Tool {
 // chosen pages into a new document and writes it.
 func (pt pageTool) run(ctx context.Context, in *docmill.RunInput) (out *docmill.RunOutput, err error) {
 	defer recoverPanic(&err)
-	if _, err := in.OneFile("PDF file"); err != nil {
-		return nil, err
-	}
 	// The registry marks the field required; a direct caller may still
 	// leave it out, and an empty selection must not mean "all pages".
 	if !in.Params.Has(pt.field) {

@@ -207,7 +207,7 @@ func TestPageToolsBadParams(t *testing.T) {
 // all, bypassing the declaration, fails rather than taking every page.
 func TestPageToolsRequireSelection(t *testing.T) {
 	for _, slug := range []string{"extract-pages", "remove-pages", "organize-pdf"} {
-		_, err := selTool(t, slug).Run(context.Background(), &docmill.RunInput{
+		_, err := selTool(t, slug).Invoke(context.Background(), &docmill.RunInput{
 			Files:   []docmill.LocalFile{{Path: pdfCorpus(t) + "pdflatex-4-pages.pdf", Filename: "a.pdf"}},
 			Params:  docmill.Params{},
 			WorkDir: t.TempDir(),
@@ -277,7 +277,7 @@ func TestPageToolsCanceled(t *testing.T) {
 		}
 		ctx, cancel := context.WithCancel(context.Background())
 		cancel()
-		_, err = tl.Run(ctx, &docmill.RunInput{
+		_, err = tl.Invoke(ctx, &docmill.RunInput{
 			Files:   []docmill.LocalFile{{Path: pdfCorpus(t) + "pdflatex-4-pages.pdf", Filename: "a.pdf"}},
 			Params:  p,
 			WorkDir: t.TempDir(),

@@ -44,7 +44,7 @@ func selRun(t testing.TB, slug string, params map[string]string, path string) (*
 	if err != nil {
 		return nil, err
 	}
-	return tl.Run(context.Background(), &docmill.RunInput{
+	return tl.Invoke(context.Background(), &docmill.RunInput{
 		Files:   []docmill.LocalFile{{Path: path, Filename: filepath.Base(path), ContentType: "application/pdf"}},
 		Params:  p,
 		WorkDir: t.TempDir(),

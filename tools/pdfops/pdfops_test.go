@@ -76,7 +76,7 @@ func run(t testing.TB, slug string, params map[string]string, paths ...string) (
 			Path: path, Filename: filepath.Base(path), ContentType: "application/pdf", Size: st.Size(),
 		})
 	}
-	return tl.Run(context.Background(), in)
+	return tl.Invoke(context.Background(), in)
 }
 
 // readBack parses and validates a tool's output.

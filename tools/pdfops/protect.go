@@ -126,9 +126,6 @@ type protection struct {
 // refused as password-protected.
 func runProtect(ctx context.Context, in *docmill.RunInput) (out *docmill.RunOutput, err error) {
 	defer recoverPanic(&err)
-	if _, err := in.OneFile("PDF file"); err != nil {
-		return nil, err
-	}
 	p, err := protectOptions(in.Params)
 	if err != nil {
 		return nil, err

@@ -25,7 +25,7 @@ func runTool(t testing.TB, tl *docmill.Tool, params map[string]string, paths ...
 	for _, path := range paths {
 		in.Files = append(in.Files, docmill.LocalFile{Path: path, Filename: filepath.Base(path), ContentType: "application/pdf"})
 	}
-	return tl.Run(context.Background(), in)
+	return tl.Invoke(context.Background(), in)
 }
 
 // program runs an installed program that checks the tools' output
@@ -322,7 +322,7 @@ func TestProtectCanceled(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	_, err = tl.Run(ctx, &docmill.RunInput{
+	_, err = tl.Invoke(ctx, &docmill.RunInput{
 		Files:   []docmill.LocalFile{{Path: pdfCorpus(t) + "pdflatex-4-pages.pdf", Filename: "a.pdf"}},
 		Params:  p,
 		WorkDir: t.TempDir(),

@@ -44,9 +44,6 @@ func rotateTool() *docmill.Tool {
 // shown at 90 degrees and rotated by 90 ends at 180.
 func runRotate(ctx context.Context, in *docmill.RunInput) (out *docmill.RunOutput, err error) {
 	defer recoverPanic(&err)
-	if _, err := in.OneFile("PDF file"); err != nil {
-		return nil, err
-	}
 	angle, ranges := in.Params.Int("angle"), in.Params.PageRanges("pages")
 	const label = "The file"
 	if err := checkSizes(ctx, in.Files, "PDFs", func(int) string { return label }); err != nil {

@@ -119,7 +119,7 @@ func TestRotateCanceled(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	p, _ := tl.ParseParams(nil)
-	_, err := tl.Run(ctx, &docmill.RunInput{
+	_, err := tl.Invoke(ctx, &docmill.RunInput{
 		Files:   []docmill.LocalFile{{Path: pdfCorpus(t) + "pdflatex-4-pages.pdf", Filename: "a.pdf"}},
 		Params:  p,
 		WorkDir: t.TempDir(),
@@ -166,7 +166,7 @@ func BenchmarkRotate(b *testing.B) {
 	}
 	ctx := context.Background()
 	for b.Loop() {
-		if _, err := tl.Run(ctx, in); err != nil {
+		if _, err := tl.Invoke(ctx, in); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -35,10 +35,7 @@ func SelectPagesTool() *docmill.Tool {
 func runSelectPages(ctx context.Context, in *docmill.RunInput) (out *docmill.RunOutput, err error) {
 	defer recoverPanic(&err)
 	f := in.Files[0]
-	ranges, err := docmill.ParsePageRanges(in.Params.String("pages"))
-	if err != nil {
-		return nil, docmill.ParamError("pages", "%s", err.Error())
-	}
+	ranges := in.Params.PageRanges("pages")
 	doc, err := readSource(ctx, f, "The converted document")
 	if err != nil {
 		return nil, err

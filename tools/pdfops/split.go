@@ -71,9 +71,6 @@ func splitTool() *docmill.Tool {
 // archive, so that only one part is held in memory at once.
 func runSplit(ctx context.Context, in *docmill.RunInput) (out *docmill.RunOutput, err error) {
 	defer recoverPanic(&err)
-	if _, err := in.OneFile("PDF file"); err != nil {
-		return nil, err
-	}
 	if in.Params.Has("ranges") && in.Params.Has("every") {
 		return nil, docmill.ParamError("every", "cannot be combined with ranges; give one or the other")
 	}

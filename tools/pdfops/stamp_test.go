@@ -40,7 +40,7 @@ func runStamp(t testing.TB, slug string, params map[string]string, path string) 
 	if err != nil {
 		t.Fatal(err)
 	}
-	return tl.Run(context.Background(), &docmill.RunInput{
+	return tl.Invoke(context.Background(), &docmill.RunInput{
 		Files:   []docmill.LocalFile{{Path: path, Filename: filepath.Base(path), ContentType: "application/pdf", Size: st.Size()}},
 		Params:  p,
 		WorkDir: t.TempDir(),
@@ -253,7 +253,7 @@ func TestStampCanceled(t *testing.T) {
 		}
 		ctx, cancel := context.WithCancel(context.Background())
 		cancel()
-		_, err = tl.Run(ctx, &docmill.RunInput{
+		_, err = tl.Invoke(ctx, &docmill.RunInput{
 			Files:   []docmill.LocalFile{{Path: pdfCorpus(t) + "pdflatex-4-pages.pdf", Filename: "a.pdf"}},
 			Params:  p,
 			WorkDir: t.TempDir(),

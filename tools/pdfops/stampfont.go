@@ -171,6 +171,11 @@ func checkStampParam(field, s string, more func(string) error) error {
 	return err
 }
 
+// stampLineBreaks writes every line break of s as "\n".
+func stampLineBreaks(s string) string {
+	return strings.ReplaceAll(strings.ReplaceAll(s, "\r\n", "\n"), "\r", "\n")
+}
+
 // checkStampText validates user text that will be drawn with the stamp
 // font and returns it with line breaks normalised to "\n". It fails with
 // an invalid_parameter error naming field when the text has characters the
@@ -181,8 +186,7 @@ func checkStampText(field, s string) (string, error) {
 	if !utf8.ValidString(s) {
 		return "", docmill.ParamError(field, "is not valid UTF-8 text")
 	}
-	s = strings.ReplaceAll(s, "\r\n", "\n")
-	s = strings.ReplaceAll(s, "\r", "\n")
+	s = stampLineBreaks(s)
 	bad, err := undrawableRunes(s)
 	if err != nil {
 		return "", err

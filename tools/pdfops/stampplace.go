@@ -3,12 +3,9 @@ package pdfops
 import (
 	"fmt"
 	"math"
-	"strings"
 
 	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/model"
 	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/types"
-
-	docmill "github.com/docmill/docmill"
 )
 
 // This file places stamps: where on a page the stamping tools' positions
@@ -48,15 +45,16 @@ func stampPositionNames(headerFooterOnly bool) []string {
 	return out
 }
 
-// parseStampSpot returns the spot for a position name, which the tool's
-// enum has normally validated already.
-func parseStampSpot(field, name string) (stampSpot, error) {
+// stampSpotNamed returns the spot for a position name. The name passed
+// the tool's enum (stampPositionNames), so it is found; one that is not
+// is a caller that skipped ParseParams.
+func stampSpotNamed(name string) stampSpot {
 	for _, p := range stampPositions {
 		if p.name == name {
-			return p.spot, nil
+			return p.spot
 		}
 	}
-	return stampSpot{}, docmill.ParamError(field, "must be one of %s", strings.Join(stampPositionNames(false), ", "))
+	panic(fmt.Sprintf("pdfops: position %q was not validated", name))
 }
 
 // anchor returns pdfcpu's anchor for s.

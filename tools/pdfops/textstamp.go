@@ -2,10 +2,9 @@ package pdfops
 
 import (
 	"context"
+	stdcolor "image/color"
 	"path/filepath"
-	"regexp"
 	"slices"
-	"strconv"
 
 	"github.com/pdfcpu/pdfcpu/pkg/font"
 	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu"
@@ -135,20 +134,9 @@ func (s textStamp) watermark(pl stampPlacement) *model.Watermark {
 	return wm
 }
 
-var hexColor = regexp.MustCompile(`^#?([0-9a-fA-F]{2})([0-9a-fA-F]{2})([0-9a-fA-F]{2})$`)
-
-// parseHexColor parses "#rrggbb" (the '#' may be left out).
-func parseHexColor(field, s string) (color.SimpleColor, error) {
-	m := hexColor.FindStringSubmatch(s)
-	if m == nil {
-		return color.SimpleColor{}, docmill.ParamError(field, "must be a colour written #rrggbb, such as #ff0000 for red")
-	}
-	var c [3]float32
-	for i := range c {
-		v, _ := strconv.ParseUint(m[i+1], 16, 8) // two hex digits: cannot fail
-		c[i] = float32(v) / 255
-	}
-	return color.SimpleColor{R: c[0], G: c[1], B: c[2]}, nil
+// stampColor is c as pdfcpu draws it.
+func stampColor(c stdcolor.RGBA) color.SimpleColor {
+	return color.SimpleColor{R: float32(c.R) / 255, G: float32(c.G) / 255, B: float32(c.B) / 255}
 }
 
 // newStampConfig returns the configuration for a stamping run. Its empty

@@ -229,7 +229,7 @@ func TestUnlockCanceled(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	_, err = tl.Run(ctx, &docmill.RunInput{
+	_, err = tl.Invoke(ctx, &docmill.RunInput{
 		Files:   []docmill.LocalFile{{Path: encryptedPDF(t), Filename: "a.pdf"}},
 		Params:  p,
 		WorkDir: t.TempDir(),

@@ -26,7 +26,7 @@ func watermarkTool() *docmill.Tool {
 				Required: true,
 				Min:      docmill.Bound(1),
 				Max:      docmill.Bound(200),
-				Check:    func(v string) error { return checkStampParam("text", v, nil) },
+				Check:    func(v string) error { return checkStampParam("text", v, requireInk) },
 			},
 			{
 				Name:        "opacity",
@@ -54,13 +54,9 @@ func watermarkTool() *docmill.Tool {
 			},
 			{
 				Name:        "color",
-				Type:        docmill.TypeString,
+				Type:        docmill.TypeColor,
 				Description: "Text colour as #rrggbb.",
 				Default:     "#808080",
-				Check: func(v string) error {
-					_, err := parseHexColor("color", v)
-					return err
-				},
 			},
 			{
 				Name:        "position",
@@ -95,18 +91,12 @@ func watermarkTool() *docmill.Tool {
 // fits it (see textStamp.autoFontSize).
 func runWatermark(ctx context.Context, in *docmill.RunInput) (out *docmill.RunOutput, err error) {
 	defer recoverPanic(&err)
-	if _, err := in.OneFile("PDF file"); err != nil {
-		return nil, err
-	}
 	release, err := acquireStampFont()
 	if err != nil {
 		return nil, err
 	}
 	defer release()
-	st, err := watermarkSettings(in.Params)
-	if err != nil {
-		return nil, err
-	}
+	st := watermarkSettings(in.Params)
 	ranges := in.Params.PageRanges("pages")
 	fontSize := in.Params.Int("font_size") // 0: automatic
 	job := stampJob{
@@ -121,27 +111,25 @@ func runWatermark(ctx context.Context, in *docmill.RunInput) (out *docmill.RunOu
 	return job.run(ctx, in)
 }
 
-// watermarkSettings validates the parameters the declaration cannot.
-func watermarkSettings(p docmill.Params) (textStamp, error) {
-	var st textStamp
-	text, err := checkStampText("text", p.String("text"))
-	if err != nil {
-		return st, err
+// requireInk refuses a text whose every line is blank.
+func requireInk(text string) error {
+	if strings.TrimSpace(strings.Join(textStamp{text: text}.lines(), "")) == "" {
+		return docmill.ParamError("text", "has nothing to draw")
 	}
-	st.text = text
-	if strings.TrimSpace(strings.Join(st.lines(), "")) == "" {
-		return st, docmill.ParamError("text", "has nothing to draw")
+	return nil
+}
+
+// watermarkSettings reads the validated params: the declaration's Checks
+// already ran the font and ink checks.
+func watermarkSettings(p docmill.Params) textStamp {
+	return textStamp{
+		text:     stampLineBreaks(p.String("text")),
+		color:    stampColor(p.Color("color")),
+		spot:     stampSpotNamed(p.String("position")),
+		opacity:  p.Float("opacity"),
+		rotation: p.Float("rotation"),
+		onTop:    p.String("layer") != "under",
 	}
-	if st.color, err = parseHexColor("color", p.String("color")); err != nil {
-		return st, err
-	}
-	if st.spot, err = parseStampSpot("position", p.String("position")); err != nil {
-		return st, err
-	}
-	st.opacity = p.Float("opacity")
-	st.rotation = p.Float("rotation")
-	st.onTop = p.String("layer") != "under"
-	return st, nil
 }
 
 // planWatermark gives each page its stamp. Pages on which it is placed

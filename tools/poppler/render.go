@@ -102,21 +102,9 @@ func renderTool(f imageFormat, pdftoppm, pdfinfo *sandbox.Engine, limits docmill
 // runRender renders the selected pages with pdftoppm, in parallel runs, and
 // returns one image, or a zip archive of several.
 func runRender(ctx context.Context, f imageFormat, pdftoppm, pdfinfo *sandbox.Engine, limits docmill.Limits, in *docmill.RunInput) (*docmill.RunOutput, error) {
-	file, err := in.OneFile("PDF file")
-	if err != nil {
-		return nil, err
-	}
+	file := in.Files[0]
 	ranges := in.Params.PageRanges("pages")
 	dpi, quality := in.Params.Int("dpi"), in.Params.Int("quality")
-	if dpi == 0 {
-		dpi = defaultDPI
-	}
-	if quality == 0 {
-		quality = defaultQuality
-	}
-	if dpi < minDPI || dpi > maxDPI {
-		return nil, docmill.ParamError("dpi", "must be between %d and %d", minDPI, maxDPI)
-	}
 	if !pdftoppm.Available() {
 		return nil, engineError(sandbox.ErrUnavailable, "")
 	}

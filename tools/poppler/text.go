@@ -51,10 +51,7 @@ func textTool(pdftotext *sandbox.Engine) *docmill.Tool {
 // runText runs pdftotext with its text on standard output, streamed into
 // the result file, so that the sandbox's output bound (MaxOutput) caps it.
 func runText(ctx context.Context, pdftotext *sandbox.Engine, in *docmill.RunInput) (*docmill.RunOutput, error) {
-	file, err := in.OneFile("PDF file")
-	if err != nil {
-		return nil, err
-	}
+	file := in.Files[0]
 	src, err := filepath.Abs(file.Path)
 	if err != nil {
 		return nil, fmt.Errorf("poppler: input path: %w", err)

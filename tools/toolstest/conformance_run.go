@@ -91,7 +91,7 @@ func runSafely(ctx context.Context, tool *docmill.Tool, in *docmill.RunInput) (o
 			out, err = nil, fmt.Errorf("panic: %v", p)
 		}
 	}()
-	return tool.Run(ctx, in)
+	return tool.Invoke(ctx, in)
 }
 
 // baseParams are the raw params of the suite's runs of tool: a value for

@@ -54,10 +54,7 @@ func convert(ctx context.Context, vips, vipsheader *sandbox.Engine, maxPixels in
 	if err != nil {
 		return nil, err
 	}
-	to, ok := formatByExt(in.Params.String("format"))
-	if !ok {
-		return nil, docmill.ParamError("format", "is required")
-	}
+	to, _ := formatByExt(in.Params.String("format")) // the required enum is saveableFormats, a subset of formats
 	if _, _, err := imageSize(ctx, vipsheader, in.WorkDir, f, maxPixels); err != nil {
 		return nil, err
 	}

@@ -188,10 +188,7 @@ func baseName(filename string) string {
 
 // oneImage returns the single input of a run with its format.
 func oneImage(in *docmill.RunInput) (docmill.LocalFile, format, error) {
-	f, err := in.OneFile("image")
-	if err != nil {
-		return f, format{}, err
-	}
+	f := in.Files[0]
 	fm, ok := formatOf(f.ContentType)
 	if !ok {
 		return f, fm, docmill.Errorf(docmill.CodeUnsupportedFileType, "This tool does not take %s files.", f.ContentType)

@@ -2,7 +2,8 @@
 // catalogue: enums as segmented buttons (few values) or selects, bounded
 // numbers as sliders with their value shown (number fields when the range
 // is too wide to pick a value by dragging, such as pixel sizes), booleans as
-// switches, page selections as text checked as they are typed.
+// switches, colours as colour pickers, page selections as text checked as
+// they are typed.
 
 import { $, el } from "./dom.js";
 import { t, tOr } from "./i18n.js";
@@ -55,6 +56,9 @@ function control(tool, p, id) {
     if (auto) auto.addEventListener("click", () => { r.dataset.unset = "1"; show(); r.focus(); });
     show();
     return el("span", { class: "slider" }, r, out, auto);
+  }
+  if (p.type === "color") {
+    return el("input", { id, name: p.name, type: "color", value: hasDefault ? p.default : "#000000" });
   }
   if (p.type === "integer" || p.type === "number") {
     return el("input", { id, name: p.name, type: "number", inputmode: "numeric", min: p.min, max: p.max,
