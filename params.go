@@ -175,6 +175,18 @@ func (t *Tool) ParseParams(raw map[string]string) (Params, error) {
 		}
 		out[p.Name] = canon
 	}
+	if len(fields) == 0 && t.CheckParams != nil {
+		if err := t.CheckParams(out); err != nil {
+			var e *Error
+			if !errors.As(err, &e) || e.Code != CodeInvalidParameter {
+				return nil, err
+			}
+			fields = e.Fields
+			if len(fields) == 0 {
+				return nil, e
+			}
+		}
+	}
 	if len(fields) > 0 {
 		parts := make([]string, len(fields))
 		for i, f := range fields {

@@ -220,3 +220,33 @@ func TestParamsPageRanges(t *testing.T) {
 	}()
 	Params{"pages": "3-1"}.PageRanges("pages")
 }
+
+// TestParseParamsCheckParams: a tool's rule across params runs on values
+// that passed their own checks, canonical and defaulted, and its refusal
+// is an invalid_parameter error naming the field.
+func TestParseParamsCheckParams(t *testing.T) {
+	tool := &Tool{
+		Slug:   "split",
+		Params: []Param{{Name: "every", Type: TypeInteger, Min: Bound(1)}, {Name: "ranges", Type: TypePages}},
+		CheckParams: func(p Params) error {
+			if p.Has("every") && p.Has("ranges") {
+				return ParamError("every", "cannot be combined with ranges")
+			}
+			return nil
+		},
+	}
+	if p, err := tool.ParseParams(map[string]string{"every": " 02 "}); err != nil || p["every"] != "2" {
+		t.Fatalf("one param: %v, %v", p, err)
+	}
+	_, err := tool.ParseParams(map[string]string{"every": "2", "ranges": "1-3"})
+	var e *Error
+	if !errors.As(err, &e) || e.Code != CodeInvalidParameter || !slices.Equal(e.Fields, []FieldError{{"every", "cannot be combined with ranges"}}) ||
+		!strings.Contains(e.Message, `"every" cannot be combined with ranges`) {
+		t.Fatalf("both params: %v", err)
+	}
+	// A param's own error comes first: the rule never sees invalid values.
+	_, err = tool.ParseParams(map[string]string{"every": "0", "ranges": "1-3"})
+	if !errors.As(err, &e) || !slices.Equal(e.Fields, []FieldError{{"every", "must be at least 1"}}) {
+		t.Fatalf("invalid and combined: %v", err)
+	}
+}

@@ -19,6 +19,11 @@ type Tool struct {
 	MinFiles int
 	MaxFiles int
 	Params   []Param
+	// CheckParams, when set, validates rules that tie params together
+	// ("every" excludes "ranges"), on values that passed each Param's own
+	// checks, canonical and defaulted. Like Param.Check it returns a
+	// ParamError, so a bad combination is refused before a job is made.
+	CheckParams func(Params) error
 	// Long tools answer 202 at once unless the client asks to wait.
 	Long bool
 	// Engine names what does the work ("pdfcpu", "ghostscript", ...).

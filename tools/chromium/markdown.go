@@ -38,10 +38,7 @@ var markdown = goldmark.New(
 
 // runMarkdown renders a Markdown file to a page and prints it.
 func (b *Browser) runMarkdown(ctx context.Context, in *docmill.RunInput) (*docmill.RunOutput, error) {
-	file, s, err := fileAndSettings(in)
-	if err != nil {
-		return nil, err
-	}
+	file, s := in.Files[0], settingsFrom(in.Params)
 	if file.Size > maxMarkdownBytes {
 		return nil, docmill.Errorf(docmill.CodeFileTooLarge, "The Markdown file is larger than %d MB.", maxMarkdownBytes>>20)
 	}

@@ -30,16 +30,11 @@ type printSettings struct {
 	background bool
 }
 
-func settingsFrom(p docmill.Params) (printSettings, error) {
-	pp, ok := papers[p.String("page_size")]
-	if !ok {
-		return printSettings{}, docmill.ParamError("page_size", "must be one of a4, letter, legal, a3, a5")
-	}
-	m, ok := margins[p.String("margin")]
-	if !ok {
-		return printSettings{}, docmill.ParamError("margin", "must be one of none, small, normal")
-	}
-	return printSettings{paper: pp, landscape: p.Bool("landscape"), margin: m, background: p.Bool("print_background")}, nil
+// settingsFrom reads the validated params; page_size and margin are enums
+// of papers' and margins' keys (TestEnumsMatchTables).
+func settingsFrom(p docmill.Params) printSettings {
+	return printSettings{paper: papers[p.String("page_size")], landscape: p.Bool("landscape"),
+		margin: margins[p.String("margin")], background: p.Bool("print_background")}
 }
 
 // render prints the site in root (index.html and its files) to dst. It

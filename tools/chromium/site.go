@@ -18,15 +18,13 @@ import (
 
 // runHTML prints an HTML file or a zipped site.
 func (b *Browser) runHTML(ctx context.Context, in *docmill.RunInput) (*docmill.RunOutput, error) {
-	file, s, err := fileAndSettings(in)
-	if err != nil {
-		return nil, err
-	}
+	file, s := in.Files[0], settingsFrom(in.Params)
 	root := filepath.Join(in.WorkDir, "site")
 	if err := os.Mkdir(root, 0o700); err != nil {
 		return nil, fmt.Errorf("chromium: site dir: %w", err)
 	}
 	if file.ContentType == "application/zip" {
+		var err error
 		if root, err = extractSite(file.Path, root, b.opts.Limits); err != nil {
 			return nil, err
 		}
@@ -49,13 +47,6 @@ func (b *Browser) printSite(ctx context.Context, in *docmill.RunInput, file docm
 		ContentType: "application/pdf",
 		Meta:        map[string]any{"blocked_requests": blocked},
 	}, nil
-}
-
-// fileAndSettings returns the single input of a run and its print settings.
-func fileAndSettings(in *docmill.RunInput) (docmill.LocalFile, printSettings, error) {
-	f := in.Files[0]
-	s, err := settingsFrom(in.Params)
-	return f, s, err
 }
 
 // badZip returns an invalid_document error about a zipped site.

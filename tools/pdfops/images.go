@@ -116,10 +116,7 @@ func imagesToPDFTool() *docmill.Tool {
 // in turn, so at most one decoded image is in memory at a time.
 func runImagesToPDF(ctx context.Context, in *docmill.RunInput) (out *docmill.RunOutput, err error) {
 	defer recoverPanic(&err)
-	lay, err := imageLayoutParams(in.Params)
-	if err != nil {
-		return nil, err
-	}
+	lay := imageLayoutParams(in.Params)
 	files := in.Files
 	label := func(i int) string {
 		if len(files) == 1 {
@@ -182,28 +179,12 @@ func newImageDocument() (*model.Context, types.IndirectRef, types.Dict, error) {
 	return doc, *ref, pages, nil
 }
 
-// imageLayoutParams reads the page layout from validated params; absent
-// values take the declared defaults.
-func imageLayoutParams(p docmill.Params) (imageLayout, error) {
-	get := func(name, def string) string {
-		if v := p.String(name); v != "" {
-			return v
-		}
-		return def
-	}
-	lay := imageLayout{pageSize: get("page_size", "fit"), orientation: get("orientation", "auto")}
-	if _, ok := imagePageSizes[lay.pageSize]; !ok && lay.pageSize != "fit" {
-		return lay, docmill.ParamError("page_size", "must be one of fit, a4, letter")
-	}
-	if lay.orientation != "auto" && lay.orientation != "portrait" && lay.orientation != "landscape" {
-		return lay, docmill.ParamError("orientation", "must be one of auto, portrait, landscape")
-	}
-	m, ok := imageMargins[get("margin", "none")]
-	if !ok {
-		return lay, docmill.ParamError("margin", "must be one of none, small, big")
-	}
-	lay.margin = m
-	return lay, nil
+// imageLayoutParams reads the page layout from validated params: each is
+// an enum with a default, page_size and margin of imagePageSizes' (and
+// "fit") and imageMargins' keys (TestImageEnumsMatchTables).
+func imageLayoutParams(p docmill.Params) imageLayout {
+	return imageLayout{pageSize: p.String("page_size"), orientation: p.String("orientation"),
+		margin: imageMargins[p.String("margin")]}
 }
 
 // imageProbe is what the header of an input declares.

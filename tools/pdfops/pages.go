@@ -92,11 +92,6 @@ func newPageTool(pt pageTool) *docmill.Tool {
 // chosen pages into a new document and writes it.
 func (pt pageTool) run(ctx context.Context, in *docmill.RunInput) (out *docmill.RunOutput, err error) {
 	defer recoverPanic(&err)
-	// The registry marks the field required; a direct caller may still
-	// leave it out, and an empty selection must not mean "all pages".
-	if !in.Params.Has(pt.field) {
-		return nil, docmill.ParamError(pt.field, "is required")
-	}
 	ranges := in.Params.PageRanges(pt.field)
 	const label = "The file"
 	if err := checkSizes(ctx, in.Files, "PDFs", func(int) string { return label }); err != nil {

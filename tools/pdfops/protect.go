@@ -105,9 +105,10 @@ func protectTool() *docmill.Tool {
 				},
 			},
 		},
-		Engine:  "pdfcpu",
-		Timeout: timeout,
-		Run:     runProtect,
+		CheckParams: checkOwnerPassword,
+		Engine:      "pdfcpu",
+		Timeout:     timeout,
+		Run:         runProtect,
 	}
 }
 
@@ -183,32 +184,29 @@ func declarePDF20(doc *model.Context) {
 	doc.RootDict.Delete("Version")
 }
 
-// protectOptions validates the params of protect-pdf and settles the owner
-// password: the given one; the open password when nothing is restricted;
-// or, when something is, a random one, since an owner password equal to
-// the open password would lift the restrictions for everyone who opens the
-// document.
+// checkOwnerPassword is protect-pdf's rule across params: an owner
+// password equal to the open password would lift the restrictions for
+// everyone who opens the document.
+func checkOwnerPassword(p docmill.Params) error {
+	perms, _ := parsePermissions(p.String("permissions")) // its Check passed
+	if p.Has("owner_password") && p.String("owner_password") == p.String("password") && perms != permissionsAll {
+		return docmill.ParamError("owner_password",
+			"must differ from password when permissions are restricted, or opening the document would lift the restrictions")
+	}
+	return nil
+}
+
+// protectOptions reads the validated params of protect-pdf (their Checks
+// and checkOwnerPassword ran) and settles the owner password: the given
+// one; the open password when nothing is restricted; or, when something
+// is, a random one.
 func protectOptions(params docmill.Params) (protection, error) {
 	p := protection{user: params.String("password"), owner: params.String("owner_password")}
-	if err := checkPassword("password", p.user); err != nil {
-		return p, err
-	}
-	perms, err := parsePermissions(params.String("permissions"))
-	if err != nil {
-		return p, err
-	}
-	p.perms = perms
+	p.perms, _ = parsePermissions(params.String("permissions")) // its Check passed
 	switch {
 	case p.owner != "":
-		if err := checkPassword("owner_password", p.owner); err != nil {
-			return p, err
-		}
-		if p.owner == p.user && perms != permissionsAll {
-			return p, docmill.ParamError("owner_password",
-				"must differ from password when permissions are restricted, or opening the document would lift the restrictions")
-		}
 		p.ownerSource = "provided"
-	case perms == permissionsAll:
+	case p.perms == permissionsAll:
 		p.owner, p.ownerSource = p.user, "same_as_password"
 	default:
 		b := make([]byte, 32)

@@ -62,7 +62,13 @@ func splitTool() *docmill.Tool {
 		},
 		Engine:  "pdfcpu",
 		Timeout: timeout,
-		Run:     runSplit,
+		CheckParams: func(p docmill.Params) error {
+			if p.Has("ranges") && p.Has("every") {
+				return docmill.ParamError("every", "cannot be combined with ranges; give one or the other")
+			}
+			return nil
+		},
+		Run: runSplit,
 	}
 }
 
@@ -71,9 +77,6 @@ func splitTool() *docmill.Tool {
 // archive, so that only one part is held in memory at once.
 func runSplit(ctx context.Context, in *docmill.RunInput) (out *docmill.RunOutput, err error) {
 	defer recoverPanic(&err)
-	if in.Params.Has("ranges") && in.Params.Has("every") {
-		return nil, docmill.ParamError("every", "cannot be combined with ranges; give one or the other")
-	}
 	ranges := in.Params.PageRanges("ranges")
 	every := 1
 	if in.Params.Has("every") {

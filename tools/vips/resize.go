@@ -43,10 +43,11 @@ func resizeTool(vips, vipsheader *sandbox.Engine, maxPixels int64) *docmill.Tool
 				Description: "Whether an image smaller than the box may be enlarged to it."},
 			qualityParam("JPEG/WebP quality 1-100 of the output (default 85)."),
 		},
-		Engine:    engineName,
-		Timeout:   timeout,
-		Available: sandbox.AllAvailable(vips, vipsheader),
-		Engines:   sandbox.Statuses(vips, vipsheader),
+		CheckParams: checkResizeBox,
+		Engine:      engineName,
+		Timeout:     timeout,
+		Available:   sandbox.AllAvailable(vips, vipsheader),
+		Engines:     sandbox.Statuses(vips, vipsheader),
 		Run: func(ctx context.Context, in *docmill.RunInput) (*docmill.RunOutput, error) {
 			return resize(ctx, vips, vipsheader, maxPixels, in)
 		},
@@ -64,10 +65,7 @@ func resize(ctx context.Context, vips, vipsheader *sandbox.Engine, maxPixels int
 	if err != nil {
 		return nil, err
 	}
-	box, err := resizeBoxFor(in.Params)
-	if err != nil {
-		return nil, err
-	}
+	box := resizeBoxFor(in.Params)
 	w, h, err := imageSize(ctx, vipsheader, in.WorkDir, f, maxPixels)
 	if err != nil {
 		return nil, err
@@ -107,21 +105,22 @@ type resizeBox struct {
 	enlarge                bool
 }
 
-// resizeBoxFor reads and cross-checks the params: one of width, height or
-// percent is needed, and percent excludes the other two.
-func resizeBoxFor(p docmill.Params) (resizeBox, error) {
-	b := resizeBox{width: p.Int("width"), height: p.Int("height"), percent: p.Int("percent"),
-		fit: p.String("fit"), enlarge: p.Bool("enlarge")}
-	if b.fit == "" {
-		b.fit = "inside"
-	}
+// checkResizeBox is resize-image's rule across params: one of width,
+// height or percent is needed, and percent excludes the other two.
+func checkResizeBox(p docmill.Params) error {
 	switch {
-	case b.width == 0 && b.height == 0 && b.percent == 0:
-		return b, docmill.ParamError("width", "is required, or height or percent")
-	case b.percent > 0 && (b.width > 0 || b.height > 0):
-		return b, docmill.ParamError("percent", "cannot be combined with width or height")
+	case !p.Has("width") && !p.Has("height") && !p.Has("percent"):
+		return docmill.ParamError("width", "is required, or height or percent")
+	case p.Has("percent") && (p.Has("width") || p.Has("height")):
+		return docmill.ParamError("percent", "cannot be combined with width or height")
 	}
-	return b, nil
+	return nil
+}
+
+// resizeBoxFor reads the validated params (checkResizeBox ran on them).
+func resizeBoxFor(p docmill.Params) resizeBox {
+	return resizeBox{width: p.Int("width"), height: p.Int("height"), percent: p.Int("percent"),
+		fit: p.String("fit"), enlarge: p.Bool("enlarge")}
 }
 
 // thumbnailArgs returns vips thumbnail's size arguments for an image of

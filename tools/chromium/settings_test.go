@@ -1,0 +1,16 @@
+package chromium
+
+import (
+	"testing"
+
+	"github.com/docmill/docmill/tools/toolstest"
+)
+
+// TestEnumsMatchTables: settingsFrom looks page_size and margin up
+// without a check.
+func TestEnumsMatchTables(t *testing.T) {
+	for _, tool := range (&Browser{}).Tools() {
+		toolstest.EnumMatchesTable(t, tool, "page_size", papers)
+		toolstest.EnumMatchesTable(t, tool, "margin", margins)
+	}
+}
