@@ -126,7 +126,7 @@ func Conformance(t *testing.T, s Suite) {
 // runTool runs the checks of one tool, in order: a failed declaration
 // stops the rest, which all rely on it.
 func (s *Suite) runTool(t *testing.T, tool *docmill.Tool) {
-	if !t.Run("Declaration", func(t *testing.T) { checkDeclaration(t, tool) }) {
+	if !t.Run("Declaration", func(t *testing.T) { s.checkDeclaration(t, tool) }) {
 		return
 	}
 	samples := s.samples(t, tool)
@@ -172,21 +172,28 @@ func (s *Suite) samples(t *testing.T, tool *docmill.Tool) []sample {
 	return out
 }
 
-func checkDeclaration(t *testing.T, tool *docmill.Tool) {
+func (s *Suite) checkDeclaration(t *testing.T, tool *docmill.Tool) {
 	if tool.Slug == "" || tool.Title == "" || tool.Engine == "" || tool.Run == nil {
 		t.Errorf("slug %q, title %q, engine %q, run set %v: all are required", tool.Slug, tool.Title, tool.Engine, tool.Run != nil)
 	}
 	if tool.MinFiles < 1 || tool.MaxFiles < tool.MinFiles || len(tool.Accepts) == 0 || tool.Timeout <= 0 {
 		t.Errorf("files %d-%d, accepts %v, timeout %v", tool.MinFiles, tool.MaxFiles, tool.Accepts, tool.Timeout)
 	}
+	// Each value goes with the base params, which satisfy the tool's
+	// rules across params (CheckParams).
+	with := func(name, v string) map[string]string {
+		raw := maps.Clone(s.baseParams(t, tool))
+		raw[name] = v
+		return raw
+	}
 	for _, p := range tool.Params {
 		if p.Default != "" {
-			if _, err := tool.ParseParams(map[string]string{p.Name: p.Default}); err != nil && !onlyRequired(err, tool) {
+			if _, err := tool.ParseParams(with(p.Name, p.Default)); err != nil && !onlyRequired(err, tool) {
 				t.Errorf("param %s: its default %q is refused: %v", p.Name, p.Default, err)
 			}
 		}
 		for _, e := range p.Enum {
-			if _, err := tool.ParseParams(map[string]string{p.Name: e}); err != nil && !onlyRequired(err, tool) {
+			if _, err := tool.ParseParams(with(p.Name, e)); err != nil && !onlyRequired(err, tool) {
 				t.Errorf("param %s: its enum value %q is refused: %v", p.Name, e, err)
 			}
 		}

@@ -195,6 +195,10 @@ func (s *Suite) reproducible(t *testing.T, tool *docmill.Tool, raw map[string]st
 func (s *Suite) checkParam(t *testing.T, tool *docmill.Tool, smp sample, p docmill.Param, raw map[string]string, params docmill.Params, base *result) {
 	vs := variants(tool, p, raw, params)
 	if len(vs) == 0 {
+		if v, ok := refusedBeside(tool, p, raw); ok {
+			t.Logf("param %s=%q: valid alone, refused beside %v by the tool's rule across params (it is read)", p.Name, v, raw)
+			return
+		}
 		t.Errorf("param %s: no second valid value derivable from its declaration", p.Name)
 		return
 	}
@@ -220,6 +224,22 @@ func (s *Suite) checkParam(t *testing.T, tool *docmill.Tool, smp sample, p docmi
 	if !listed {
 		t.Errorf("param %s: none of %q (base %q) changes the output or the meta %v", p.Name, vs, params[p.Name], base.out.Meta)
 	}
+}
+
+// refusedBeside finds a value of p that is valid on its own but refused,
+// naming p, beside raw: the tool's CheckParams reads p (percent excludes
+// width and height).
+func refusedBeside(tool *docmill.Tool, p docmill.Param, raw map[string]string) (string, bool) {
+	for _, v := range Values(p) {
+		_, alone := tool.ParseParams(map[string]string{p.Name: v})
+		with := maps.Clone(raw)
+		with[p.Name] = v
+		_, beside := tool.ParseParams(with)
+		if (alone == nil || onlyRequired(alone, tool)) && beside != nil && namesField(beside, p.Name) {
+			return v, true
+		}
+	}
+	return "", false
 }
 
 // namesField reports whether err is an invalid_parameter error about
