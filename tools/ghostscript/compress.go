@@ -71,8 +71,11 @@ func (e *engines) compressTool() *docmill.Tool {
 
 // runCompress rewrites the input with Ghostscript's pdfwrite under the
 // preset's image settings, then lets qpdf pack objects into object streams
-// and recompress every Flate stream at level 9. When the result is not
-// smaller than the input, the input is returned unchanged (saved_bytes 0).
+// (Ghostscript 10.0 writes none), compressed at level 9: 8-20% off
+// pdfwrite's output on the corpus. qpdf does not recompress pdfwrite's
+// Flate streams (--recompress-flate): that doubled its time on a 117-page
+// file for 0.6% of size. When the result is not smaller than the input,
+// the input is returned unchanged (saved_bytes 0).
 //
 // Only the PDF header is checked before Ghostscript runs; whether the file
 // needs a password is asked of qpdf only when Ghostscript failed, to pick
@@ -102,8 +105,7 @@ func (e *engines) runCompress(ctx context.Context, in *docmill.RunInput) (*docmi
 	}
 	out := filepath.Join(in.WorkDir, "compressed.pdf")
 	_, err = e.qpdf.Run(ctx, sandbox.Cmd{Dir: in.WorkDir, Args: []string{
-		"--object-streams=generate", "--compress-streams=y", "--recompress-flate",
-		"--compression-level=9", gsOut, out,
+		"--object-streams=generate", "--compression-level=9", gsOut, out,
 	}})
 	if err = qpdfOK(err); err != nil {
 		return nil, failure(err, msgDamaged)
