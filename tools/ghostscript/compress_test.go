@@ -143,3 +143,34 @@ func TestCompressParams(t *testing.T) {
 		}
 	}
 }
+
+// TestCompressKeepsCIDFonts: the embedded CID TrueType fonts of a Google
+// Docs export survive the jailed Ghostscript run. Their Identity-H CMap is
+// a link into /usr/share/poppler on Debian; outside the jail's view, gs
+// substituted a font and the text came out garbled.
+func TestCompressKeepsCIDFonts(t *testing.T) {
+	path := corpusPDF(t, "google-doc-document.pdf")
+	want := firstWords(text(t, path), 6)
+	out, err := run(t, "compress-pdf", nil, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := text(t, out.Path); !strings.Contains(got, want) {
+		t.Errorf("text %.80q lost the first words %q", got, want)
+	}
+}
+
+// TestCompressKeepsOrientation: a page with /Rotate 90 and sideways text
+// displays the same way round after compression (pdfwrite's default
+// AutoRotatePages turned it to make the text upright).
+func TestCompressKeepsOrientation(t *testing.T) {
+	path := corpusPDF(t, "habibi-rotated.pdf")
+	out, err := run(t, "compress-pdf", nil, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, got := renderFirstPage(t, path, 20).Bounds().Size(), renderFirstPage(t, out.Path, 20).Bounds().Size()
+	if got != want {
+		t.Errorf("page 1 renders %v, the original %v", got, want)
+	}
+}

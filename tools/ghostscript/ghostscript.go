@@ -30,7 +30,11 @@ import (
 // DataPaths are the read-only system paths this package's engines need
 // beyond the sandbox jail's base view (programs, libraries, fonts): their
 // own data files. Paths missing on a machine are skipped.
-var DataPaths = []string{"/usr/share/ghostscript", "/var/lib/ghostscript", "/etc/ghostscript", "/usr/share/color"}
+// /usr/share/poppler is there for its CMaps: Debian's Ghostscript links its
+// CMap resources (Identity-H among them) into it, and without them every
+// embedded CID font (Google Docs, Word) is replaced by a substitute whose
+// glyphs come out garbled.
+var DataPaths = []string{"/usr/share/ghostscript", "/var/lib/ghostscript", "/etc/ghostscript", "/usr/share/color", "/usr/share/poppler"}
 
 // pdfContentType is what every tool here accepts and produces.
 const pdfContentType = "application/pdf"
@@ -74,10 +78,24 @@ func failure(err error, public string) error {
 }
 
 // checkInput refuses what Ghostscript must not see: a file without a PDF
-// header in its first KiB (Ghostscript would run it as PostScript) and an
-// encrypted file that needs a password. It returns the absolute path of
-// the input, since engines run in a scratch directory of their own.
+// header (checkHeader) and an encrypted file that needs a password
+// (checkEncryption). It returns the absolute path of the input, since
+// engines run in a scratch directory of their own.
 func (e *engines) checkInput(ctx context.Context, f docmill.LocalFile, dir string) (string, error) {
+	path, err := checkHeader(f)
+	if err != nil {
+		return "", err
+	}
+	if err := e.checkEncryption(ctx, path, dir); err != nil {
+		return "", err
+	}
+	return path, nil
+}
+
+// checkHeader refuses a file without a PDF header in its first KiB, which
+// Ghostscript would run as PostScript, and returns the file's absolute
+// path.
+func checkHeader(f docmill.LocalFile) (string, error) {
 	path, err := filepath.Abs(f.Path)
 	if err != nil {
 		return "", docmill.Internal(err)
@@ -92,18 +110,24 @@ func (e *engines) checkInput(ctx context.Context, f docmill.LocalFile, dir strin
 	if !bytes.Contains(head[:n], []byte("%PDF-")) {
 		return "", docmill.Errorf(docmill.CodeInvalidDocument, msgNotPDF)
 	}
+	return path, nil
+}
+
+// checkEncryption refuses, as invalid_document, a PDF that needs a
+// password to open; a file encrypted with an empty user password passes.
+func (e *engines) checkEncryption(ctx context.Context, path, dir string) error {
 	// qpdf --requires-password exits 0 when a password is needed, 2 when
 	// the file is not encrypted (or unreadable), 3 when it is encrypted
 	// with an empty user password.
-	_, err = e.qpdf.Run(ctx, sandbox.Cmd{Args: []string{"--requires-password", path}, Dir: dir, Timeout: time.Minute})
+	_, err := e.qpdf.Run(ctx, sandbox.Cmd{Args: []string{"--requires-password", path}, Dir: dir, Timeout: time.Minute})
 	var ee *sandbox.ExitError
 	switch {
 	case err == nil:
-		return "", docmill.Errorf(docmill.CodeInvalidDocument, msgEncrypted)
+		return docmill.Errorf(docmill.CodeInvalidDocument, msgEncrypted)
 	case errors.As(err, &ee) && ee.Signal == "":
-		return path, nil
+		return nil
 	default:
-		return "", failure(err, msgDamaged)
+		return failure(err, msgDamaged)
 	}
 }
 

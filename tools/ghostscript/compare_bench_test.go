@@ -1,0 +1,245 @@
+package ghostscript_test
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"image"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	docmill "github.com/docmill/docmill"
+	"github.com/docmill/docmill/sandbox"
+	"github.com/docmill/docmill/tools/toolstest"
+)
+
+// Targets of issue 15 for compress-pdf's recommended preset against
+// `gs -dPDFSETTINGS=/ebook`, on every corpus PDF where gs succeeds.
+const (
+	targetSizeRatio = 1.0  // ours/ebook bytes, at most
+	targetSSIMSlack = 0.01 // ours' SSIM at least ebook's minus this
+	targetTimeRatio = 1.0  // ours/raw gs wall time, at most
+	ssimDPI         = 100  // page 1 is rendered at this resolution
+)
+
+// comparison is one corpus PDF's figures.
+type comparison struct {
+	file                string
+	gsOK, oursOK        bool
+	sizeRatio           float64
+	ssimOurs, ssimEbook float64
+	ours, gs, jailedGS  time.Duration // medians
+}
+
+func (c comparison) timeRatio() float64 { return float64(c.ours) / float64(c.gs) }
+
+func (c comparison) meets() (size, ssim, tm bool) {
+	return c.sizeRatio <= targetSizeRatio, c.ssimOurs >= c.ssimEbook-targetSSIMSlack, c.timeRatio() <= targetTimeRatio
+}
+
+// BenchmarkCompressVsGhostscript runs compress-pdf (recommended) on every
+// corpus PDF next to Ghostscript alone with -dPDFSETTINGS=/ebook, and
+// prints per file: the size ratio ours/ebook, the SSIM against the
+// original of page 1 of both outputs (grey, rendered at 100 dpi by
+// pdftoppm), and the time ratio ours/raw gs, each with its target; then
+// a summary line. Raw gs is a direct, unjailed exec; the same command run
+// jailed (sandbox) is timed too, to show the sandbox's own overhead,
+// which ours pays and raw gs does not. Times are medians of the
+// iterations; ns/op is ours' median. A file on which raw gs fails (exit
+// status, or no pages processed) is reported and left out of the
+// targets.
+func BenchmarkCompressVsGhostscript(b *testing.B) {
+	paths, err := filepath.Glob(toolstest.Corpus(b, "pdf", "*.pdf"))
+	if err != nil || len(paths) == 0 {
+		b.Fatalf("no corpus PDFs: %v", err)
+	}
+	tl := tool(b, "compress-pdf")
+	var rows []comparison
+	for _, path := range paths {
+		b.Run(filepath.Base(path), func(b *testing.B) {
+			c := compareWithGS(b, tl, path)
+			rows = append(rows, c)
+		})
+	}
+	b.Run("summary", func(b *testing.B) {
+		for b.Loop() {
+		}
+		b.Log(summarize(rows))
+	})
+}
+
+// compareWithGS measures one file; see BenchmarkCompressVsGhostscript.
+func compareWithGS(b *testing.B, tl *docmill.Tool, path string) comparison {
+	c := comparison{file: filepath.Base(path)}
+	params, err := tl.ParseParams(map[string]string{"preset": "recommended"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	var ours, raw, jailed []time.Duration
+	var oursOut *docmill.RunOutput
+	var oursErr error
+	ebook := filepath.Join(b.TempDir(), "ebook.pdf")
+	for b.Loop() {
+		dir := b.TempDir()
+		in := &docmill.RunInput{Params: params, WorkDir: dir, Files: []docmill.LocalFile{inputFile(b, dir, path)}}
+		t0 := time.Now()
+		oursOut, oursErr = tl.Run(context.Background(), in)
+		ours = append(ours, time.Since(t0))
+		t0 = time.Now()
+		c.gsOK = rawEbook(path, ebook)
+		raw = append(raw, time.Since(t0))
+		jailed = append(jailed, jailedEbook(b, path))
+	}
+	c.ours, c.gs, c.jailedGS = median(ours), median(raw), median(jailed)
+	c.oursOK = oursErr == nil
+	b.ReportMetric(float64(c.ours.Nanoseconds()), "ns/op")
+	b.ReportMetric(c.timeRatio(), "time/gs")
+	timing := fmt.Sprintf("time ours/raw gs %.2f (target <= %.1f; ours %s, raw gs %s, jailed gs %s: sandbox %+.0f ms)",
+		c.timeRatio(), targetTimeRatio, ms(c.ours), ms(c.gs), ms(c.jailedGS), float64(c.jailedGS-c.gs)/1e6)
+	switch {
+	case !c.gsOK:
+		b.Logf("raw gs fails on this file: left out of the targets; ours: %v; %s", errOrOK(oursErr), timing)
+		return c
+	case !c.oursOK:
+		b.Logf("ours fails where raw gs succeeds: %v", oursErr)
+		return c
+	}
+	c.sizeRatio = float64(sizeOf(b, oursOut.Path)) / float64(sizeOf(b, ebook))
+	dpi, orig := renderOriginal(b, path)
+	var notes []string
+	c.ssimOurs, notes = ssimOf(b, orig, oursOut.Path, dpi, "ours", notes)
+	c.ssimEbook, notes = ssimOf(b, orig, ebook, dpi, "ebook", notes)
+	b.ReportMetric(c.sizeRatio, "size/ebook")
+	b.ReportMetric(c.ssimOurs, "ssim-ours")
+	b.ReportMetric(c.ssimEbook, "ssim-ebook")
+	b.Logf("size ours/ebook %.3f (target <= %.1f) | SSIM at %d dpi ours %.4f, ebook %.4f (target ours >= ebook - %.2f) | %s%s",
+		c.sizeRatio, targetSizeRatio, dpi, c.ssimOurs, c.ssimEbook, targetSSIMSlack, timing, strings.Join(notes, ""))
+	return c
+}
+
+// minSSIMSide is the shorter side, in pixels, below which a page rendered
+// at ssimDPI is rendered again at a higher resolution (a tiny page would
+// leave SSIM's window nothing to slide over).
+const minSSIMSide = 64
+
+// renderOriginal renders page 1 of the original at ssimDPI, or at the
+// resolution that gives its shorter side minSSIMSide pixels if that is
+// more, and returns the resolution with the image.
+func renderOriginal(b *testing.B, path string) (int, image.Image) {
+	img := renderFirstPage(b, path, ssimDPI)
+	side := min(img.Bounds().Dx(), img.Bounds().Dy())
+	if side >= minSSIMSide {
+		return ssimDPI, img
+	}
+	dpi := ssimDPI*minSSIMSide/max(side, 1) + 1
+	return dpi, renderFirstPage(b, path, dpi)
+}
+
+// ssimOf renders page 1 of the PDF at path at dpi and returns its SSIM
+// against orig. An output that cannot be compared (its page turned, so
+// the sizes differ) scores 0, and notes says why.
+func ssimOf(b *testing.B, orig image.Image, path string, dpi int, who string, notes []string) (float64, []string) {
+	s, err := ssim(orig, renderFirstPage(b, path, dpi))
+	if err != nil {
+		return 0, append(notes, fmt.Sprintf("; %s: %v (scored 0)", who, err))
+	}
+	return s, notes
+}
+
+// ebookArgs is Ghostscript's own /ebook compression, writing out.
+func ebookArgs(in, out string) []string {
+	return []string{"-sDEVICE=pdfwrite", "-dPDFSETTINGS=/ebook", "-dSAFER", "-dBATCH", "-dNOPAUSE", "-dQUIET",
+		"-sOutputFile=" + out, in}
+}
+
+// rawEbook runs gs /ebook directly (no jail) and reports whether it
+// succeeded: exit status 0 and some page processed.
+func rawEbook(in, out string) bool {
+	res, err := exec.Command("gs", ebookArgs(in, out)...).CombinedOutput()
+	return err == nil && !bytes.Contains(res, []byte("No pages will be processed"))
+}
+
+// jailedEbook runs the same gs /ebook in the sandbox, as the tool runs
+// its engines, and returns its wall time.
+func jailedEbook(b *testing.B, path string) time.Duration {
+	dir := b.TempDir()
+	in := inputFile(b, dir, path).Path
+	t0 := time.Now()
+	// Its failures are raw gs's, reported by rawEbook.
+	_, _ = gsEngine.Run(context.Background(), sandbox.Cmd{Dir: dir, Args: ebookArgs(in, filepath.Join(dir, "ebook.pdf"))})
+	return time.Since(t0)
+}
+
+// summarize is the closing line: how many files meet each target, the
+// worst figure of each, and the total time ratio.
+func summarize(rows []comparison) string {
+	var n, okSize, okSSIM, okTime int
+	var worstSize, worstSSIM, worstTime float64
+	var ours, gs time.Duration
+	var left []string
+	for _, c := range rows {
+		if !c.gsOK {
+			left = append(left, c.file)
+			continue
+		}
+		n++
+		ours += c.ours
+		gs += c.gs
+		if !c.oursOK {
+			continue
+		}
+		size, ssim, tm := c.meets()
+		okSize, okSSIM, okTime = okSize+b2i(size), okSSIM+b2i(ssim), okTime+b2i(tm)
+		worstSize = max(worstSize, c.sizeRatio)
+		worstSSIM = min(worstSSIM, c.ssimOurs-c.ssimEbook)
+		worstTime = max(worstTime, c.timeRatio())
+	}
+	return fmt.Sprintf("summary over %d PDFs where raw gs succeeds (left out: %v): "+
+		"size <= ebook on %d/%d (worst %.3f, target <= %.1f on each); "+
+		"SSIM within %.2f of ebook on %d/%d (worst %+.4f); "+
+		"time <= raw gs on %d/%d (worst %.2f, total %.2f = %s / %s, target <= %.1f)",
+		n, left, okSize, n, worstSize, targetSizeRatio, targetSSIMSlack, okSSIM, n, worstSSIM,
+		okTime, n, worstTime, float64(ours)/float64(max(gs, 1)), ms(ours), ms(gs), targetTimeRatio)
+}
+
+func b2i(v bool) int {
+	if v {
+		return 1
+	}
+	return 0
+}
+
+// median returns the median of ds (the lower middle of an even count).
+func median(ds []time.Duration) time.Duration {
+	if len(ds) == 0 {
+		return 0
+	}
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	return s[(len(s)-1)/2]
+}
+
+// ms formats d in milliseconds.
+func ms(d time.Duration) string { return fmt.Sprintf("%.0f ms", float64(d)/1e6) }
+
+// errOrOK is err, or "ok".
+func errOrOK(err error) string {
+	if err != nil {
+		return err.Error()
+	}
+	return "ok"
+}
+
+// sizeOf returns the size of the file at path.
+func sizeOf(b *testing.B, path string) int64 {
+	st, err := os.Stat(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return st.Size()
+}
