@@ -83,10 +83,6 @@ var conformKnown = map[string]string{
 	// so the suite cannot judge its params (tools/pdfops's protect tests
 	// check each of them).
 	"protect-pdf/Params": "result encrypted with a random key: not reproducible",
-	// LibreOffice's PDF of the corpus .pptx differs now and then between
-	// two runs even after Fingerprint's normalization (seen in 2 of 4
-	// runs); the cause is not yet found.
-	"powerpoint-to-pdf/Params": "output not always reproducible after normalization (under investigation)",
 }
 
 // conformNoPages are the PDF-making tools without meta pages.

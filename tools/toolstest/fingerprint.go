@@ -14,12 +14,13 @@ import (
 )
 
 // volatile matches what differs between two runs of the same PDF tool on
-// the same input (dates, document IDs, XMP UUIDs, the random tags of
+// the same input (dates, document IDs, LibreOffice's checksum of the
+// document with its date (/DocChecksum), XMP UUIDs, the random tags of
 // font subsets, the order of objects, which pdfcpu writes as its maps
 // iterate and qpdf's QDF form notes) and what moves with it
 // (stream lengths and the cross-reference offsets).
 var volatile = regexp.MustCompile(`(?s)/(CreationDate|ModDate)\s*(\([^)]*\)|<[^>]*>)` +
-	`|<xmp:\w*Date>[^<]*<|xmp:\w*Date="[^"]*"|uuid:[0-9a-fA-F-]+|/ID\s*\[[^\]]*\]` +
+	`|<xmp:\w*Date>[^<]*<|xmp:\w*Date="[^"]*"|uuid:[0-9a-fA-F-]+|/ID\s*\[[^\]]*\]|/DocChecksum\s*/[0-9A-Fa-f]+` +
 	`|/[A-Z]{6}\+|%% Original object ID: \d+ \d+|/Length \d+|\d{10} \d{5} [nf]|startxref\s+\d+`)
 
 // Fingerprint returns what two results of a tool are compared by: a
