@@ -73,7 +73,8 @@ type Config struct {
 	// taken for dead and its running jobs are handed back (default 8 s).
 	NodeTimeout time.Duration
 	// SoleWorker says this node is the only one working its database (the
-	// embedded server): at start it hands back every job left running.
+	// embedded server): at start it hands back every job left running, and
+	// it has no heartbeat (Heartbeat and NodeTimeout do not apply).
 	SoleWorker bool
 }
 
