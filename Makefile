@@ -58,6 +58,7 @@ bench: test-deps
 	$(GO) test -run '^$$' -bench BenchmarkTools -benchtime 2x ./cmd/docmill
 	$(GO) test -run '^$$' -bench RotateHelper -benchtime 1000x ./cmd/docmill
 	$(GO) test -run '^$$' -bench RotateSync -benchtime 1000x ./cmd/docmill
+	$(GO) test -run '^$$' -bench IdleCPU -benchtime 3x ./cmd/docmill
 	$(GO) test -run '^$$' -bench UploadGigabyte -benchtime 2x ./cmd/docmill
 	$(GO) test -run '^$$' -bench ClusterRotate -benchtime 400x ./cmd/docmill
 	DOCMILL_BENCH_CLIENTS=1 $(GO) test -run '^$$' -bench ClusterRotate -benchtime 200x ./cmd/docmill

@@ -22,8 +22,9 @@ import (
 // whichever live node claims it first, rather than after River's rescue
 // window (the job timeout plus a margin, ten minutes by default). A node
 // that is the only worker of its database (SoleWorker: the embedded
-// server, which locks its data directory) hands back, when it starts,
-// every job left running: they were its own, from a previous life.
+// server, which locks its data directory) has no heartbeat; it hands
+// back, when it starts, every job left running: they were its own, from a
+// previous life.
 //
 // A job handed back counts as an attempt. One whose worker was lost on its
 // last attempt fails with worker_lost, uncharged, its slot freed and its
@@ -41,16 +42,18 @@ func newNodeID() string {
 	return host + "_" + hex.EncodeToString(b)
 }
 
-// startNode registers this node, hands back the jobs of its previous life
-// when it is the sole worker, and starts the heartbeat.
+// startNode hands back the jobs of its previous life when it is the sole
+// worker; else it registers this node and starts the heartbeat. A sole
+// worker neither registers nor beats: no other node reads its beats, and
+// the only node whose death could leave its jobs running is itself, which
+// hands them back when it starts again. (Its beat, two writes every 2 s,
+// was most of an idle embedded server's CPU after River's own polls.)
 func (q *Queue[TTx]) startNode(ctx context.Context) error {
+	if q.cfg.SoleWorker {
+		return q.handBack(ctx, func(*rivertype.JobRow) bool { return true })
+	}
 	if err := q.cfg.Store.Heartbeat(ctx, q.cfg.NodeID, q.cfg.Now()); err != nil {
 		return err
-	}
-	if q.cfg.SoleWorker {
-		if err := q.handBack(ctx, func(*rivertype.JobRow) bool { return true }); err != nil {
-			return err
-		}
 	}
 	nctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	q.stopNode, q.nodeDone = cancel, make(chan struct{})
@@ -92,8 +95,8 @@ func (q *Queue[TTx]) heartbeat(ctx context.Context) {
 	}
 }
 
-// stopNodeBeat stops the heartbeat and removes the node's record: a node
-// that stops cleanly has handed back its jobs already.
+// stopNodeBeat stops the heartbeat, if any, and removes the node's record:
+// a node that stops cleanly has handed back its jobs already.
 func (q *Queue[TTx]) stopNodeBeat() {
 	if q.stopNode == nil {
 		return

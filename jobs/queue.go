@@ -37,12 +37,12 @@ type Config struct {
 	// RescueMargin (default 30 s) is added to the longest timeout before
 	// River considers a running job abandoned and retries it.
 	RescueMargin time.Duration
-	// PollInterval is how often idle workers look for new jobs. Zero keeps
-	// River's default (1 s), right for a driver that notifies workers of
-	// new jobs (riverpgxv5's LISTEN/NOTIFY), where polling is only a safety
-	// net. SQLite cannot notify, so there it bounds pickup latency: at
-	// 10 ms, with River's jitter of up to 10 ms, pickup takes about 10 ms
-	// on average, and each poll costs about 1 ms of CPU.
+	// PollInterval is how often idle workers look for jobs (zero: River's
+	// default, 1 s). It is a safety net: riverpgxv5 notifies every node's
+	// workers of a new job (LISTEN/NOTIFY), and on SQLite, which cannot,
+	// the store's commit of a job wakes this node's workers (Enqueued).
+	// It bounds only the pickup of jobs made available otherwise (a retry
+	// due, a job handed back), and each poll costs CPU while idle.
 	PollInterval time.Duration
 	// Notifications, if set, reports jobs finished by any process, so that
 	// Wait wakes at once for a job worked elsewhere and a running job
@@ -73,7 +73,8 @@ type Config struct {
 	// taken for dead and its running jobs are handed back (default 8 s).
 	NodeTimeout time.Duration
 	// SoleWorker says this node is the only one working its database (the
-	// embedded server): at start it hands back every job left running.
+	// embedded server): at start it hands back every job left running, and
+	// it has no heartbeat (Heartbeat and NodeTimeout do not apply).
 	SoleWorker bool
 }
 
@@ -97,6 +98,7 @@ const maxAttempts = 3
 type Queue[TTx any] struct {
 	cfg     Config
 	client  *river.Client[TTx]
+	wake    *wakePilot
 	notify  *notifier
 	metrics *metrics
 	// listening is true while Notifications hears every finish; Wait then
@@ -132,7 +134,7 @@ func New[TTx any](driver riverdriver.Driver[TTx], cfg Config) (*Queue[TTx], erro
 		cfg.NodeID = newNodeID()
 	}
 
-	q := &Queue[TTx]{cfg: cfg, notify: newNotifier(), running: map[string]context.CancelFunc{}}
+	q := &Queue[TTx]{cfg: cfg, wake: &wakePilot{}, notify: newNotifier(), running: map[string]context.CancelFunc{}}
 	q.metrics = newMetrics(cfg.Registerer, cfg.Store)
 
 	rc := &river.Config{
@@ -159,7 +161,7 @@ func New[TTx any](driver riverdriver.Driver[TTx], cfg Config) (*Queue[TTx], erro
 			&river.PeriodicJobOpts{RunOnStart: true},
 		)}
 	}
-	client, err := river.NewClient(driver, rc)
+	client, err := river.NewClient[TTx](&wakeDriver[TTx]{Driver: driver, pilot: q.wake}, rc)
 	if err != nil {
 		return nil, fmt.Errorf("jobs: river client: %w", err)
 	}

@@ -137,6 +137,9 @@ func (s *sqliteDB) queue(cfg jobs.Config) (nodeQueue, error) {
 		return nil, err
 	}
 	s.st.SetEnqueue(q.InsertTx)
+	// SQLite cannot notify workers: the server wakes its own at each
+	// commit of a new job, and they poll only as a safety net.
+	s.st.SetEnqueued(q.Enqueued)
 	return q, nil
 }
 

@@ -65,7 +65,7 @@ func (f *serveFlags) register(fs *flag.FlagSet) {
 	fs.DurationVar(&f.syncBudget, "sync-budget", 10*time.Second, "how long a process call waits for its job before answering 202")
 	fs.DurationVar(&f.jobTimeout, "job-timeout", 10*time.Minute, "limit of one job attempt for tools that set none")
 	fs.DurationVar(&f.rescueMargin, "rescue-margin", 30*time.Second, "a running job older than its timeout plus this margin has lost its worker and is retried")
-	fs.DurationVar(&f.pollInterval, "poll-interval", 10*time.Millisecond, "SQLite only: how often idle workers look for new jobs; SQLite cannot notify them, so this bounds queue pickup latency, at a CPU cost while idle (PostgreSQL notifies them)")
+	fs.DurationVar(&f.pollInterval, "poll-interval", time.Second, "SQLite only: how often idle workers look for jobs as a safety net; a job sent to this server wakes them at once, so this bounds only the pickup of jobs made available otherwise (retries, jobs handed back); each poll costs CPU while idle (PostgreSQL notifies workers; the flag does not apply)")
 	fs.BoolVar(&f.migrate, "migrate", false, "PostgreSQL: apply pending migrations at start-up (under an advisory lock, so nodes may start at once); without it an unmigrated database is refused (SQLite always migrates)")
 	fs.DurationVar(&f.janitorInterval, "janitor-interval", time.Minute, "how often expired results and old records are removed")
 	fs.DurationVar(&f.shutdownTimeout, "shutdown-timeout", 30*time.Second, "on SIGTERM, how long the node may take to stop: requests waiting for their jobs are answered (202 with the job) a fifth of it, and at least 1s, before the end; jobs still running then go back to the queue")

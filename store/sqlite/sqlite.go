@@ -45,6 +45,8 @@ type Store struct {
 	write   *sql.DB
 	read    *sql.DB
 	enqueue atomic.Pointer[EnqueueFunc]
+	// enqueued is called after the commit of an enqueue (SetEnqueued).
+	enqueued atomic.Pointer[func(*docmill.Job)]
 }
 
 // core is the shared logic; the alias keeps the embedded field unexported.
@@ -71,7 +73,7 @@ func Open(ctx context.Context, path string, enqueue EnqueueFunc) (*Store, error)
 	// SQLite driver needs a single-connection pool.
 	write.SetMaxOpenConns(1)
 	s := &Store{write: write}
-	s.core = sqlstore.New(db{s}, sqlstore.Config{Name: "sqlite", IsNoRows: isNoRows, Enqueue: s.enqueueTx})
+	s.core = sqlstore.New(db{s}, sqlstore.Config{Name: "sqlite", IsNoRows: isNoRows, Enqueue: s.enqueueTx, Enqueued: s.afterEnqueue})
 	s.SetEnqueue(enqueue)
 	if err := sqlstore.Migrate(ctx, s.core); err != nil {
 		write.Close()
@@ -98,6 +100,19 @@ func (s *Store) SetEnqueue(f EnqueueFunc) {
 		return
 	}
 	s.enqueue.Store(&f)
+}
+
+// SetEnqueued sets the function CreateJob calls, with the job, once the
+// transaction that inserted its queue entry (EnqueueFunc) has committed;
+// nil means none. SQLite cannot notify workers of a new job, so the
+// server that works jobs wakes its own with it (jobs.Queue.Enqueued)
+// rather than have them poll the file.
+func (s *Store) SetEnqueued(f func(j *docmill.Job)) {
+	if f == nil {
+		s.enqueued.Store(nil)
+		return
+	}
+	s.enqueued.Store(&f)
 }
 
 // WriteDB returns the single-connection write pool, for River's SQLite
@@ -207,6 +222,13 @@ func (s *Store) enqueueTx(ctx context.Context, tx sqlstore.Tx, j *docmill.Job) e
 		return errors.New("not in a transaction")
 	}
 	return (*enqueue)(ctx, t.tx, j)
+}
+
+// afterEnqueue calls the function of SetEnqueued, if any.
+func (s *Store) afterEnqueue(j *docmill.Job) {
+	if f := s.enqueued.Load(); f != nil {
+		(*f)(j)
+	}
 }
 
 func isNoRows(err error) bool { return errors.Is(err, sql.ErrNoRows) }

@@ -12,7 +12,8 @@ import (
 )
 
 // CreateJob admits and inserts j as a queued job charged to adm.Period, and
-// calls Config.Enqueue in the same transaction. An empty j.ID gets a fresh
+// calls Config.Enqueue in the same transaction (and Config.Enqueued once it
+// has committed). An empty j.ID gets a fresh
 // id and a zero j.CreatedAt the current time; j itself is not modified. The
 // returned job is read back from the transaction, so it equals what Job
 // returns later. An unknown account is docmill.ErrNotFound.
@@ -37,6 +38,7 @@ func (s *Store) CreateJob(ctx context.Context, j *docmill.Job, adm docmill.Admis
 		created = time.Now()
 	}
 	var out *docmill.Job
+	enqueued := false
 	err = s.db.InTx(ctx, func(tx Tx) error {
 		if err := lockAccount(ctx, tx, j.AccountID); err != nil {
 			return err
@@ -69,11 +71,15 @@ func (s *Store) CreateJob(ctx context.Context, j *docmill.Job, adm docmill.Admis
 			if err := s.cfg.Enqueue(ctx, tx, out); err != nil {
 				return fmt.Errorf("enqueue: %w", err)
 			}
+			enqueued = true
 		}
 		return nil
 	})
 	if err != nil {
 		return nil, s.errorf("create job: %w", err)
+	}
+	if enqueued && s.cfg.Enqueued != nil {
+		s.cfg.Enqueued(out)
 	}
 	return out, nil
 }

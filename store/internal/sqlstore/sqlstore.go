@@ -64,6 +64,11 @@ type Config struct {
 	// Enqueue inserts the queue entry of a new job in tx, the adapter's
 	// transaction of CreateJob. It may be nil.
 	Enqueue func(ctx context.Context, tx Tx, j *docmill.Job) error
+	// Enqueued, if set, is called with the job after a transaction of
+	// CreateJob that called Enqueue has committed: its queue entry is now
+	// visible to workers. store/sqlite has its server wake its own
+	// workers with it, since SQLite cannot notify them.
+	Enqueued func(j *docmill.Job)
 	// JobFinished, if set, is run with the job's id as $1 in the
 	// transaction that moves a job to a final status (FinishJob, CancelJob),
 	// so that it takes effect only if that commits: store/postgres sends a
