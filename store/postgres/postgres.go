@@ -17,7 +17,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync/atomic"
 
 	"github.com/docmill/docmill"
 	"github.com/docmill/docmill/store/internal/sqlstore"
@@ -36,7 +35,7 @@ type EnqueueFunc func(ctx context.Context, tx pgx.Tx, j *docmill.Job) error
 type Store struct {
 	*core
 	pool    *pgxpool.Pool
-	enqueue atomic.Pointer[EnqueueFunc]
+	enqueue sqlstore.Hook[EnqueueFunc]
 }
 
 // core is the shared logic; the alias keeps the embedded field unexported.
@@ -75,13 +74,7 @@ func Open(ctx context.Context, url string, enqueue EnqueueFunc) (*Store, error) 
 // SetEnqueue sets the function CreateJob calls to insert a job's queue
 // entry; nil means none. The queue is built after the store (it needs
 // Pool), hence a setter.
-func (s *Store) SetEnqueue(f EnqueueFunc) {
-	if f == nil {
-		s.enqueue.Store(nil)
-		return
-	}
-	s.enqueue.Store(&f)
-}
+func (s *Store) SetEnqueue(f EnqueueFunc) { s.enqueue.Set(f) }
 
 // Pool returns the connection pool, for River's riverpgxv5 driver.
 func (s *Store) Pool() *pgxpool.Pool { return s.pool }
@@ -157,7 +150,7 @@ func (s *Store) enqueueTx(ctx context.Context, tx sqlstore.Tx, j *docmill.Job) e
 	if !ok || t.tx == nil {
 		return errors.New("not in a transaction")
 	}
-	return (*enqueue)(ctx, t.tx, j)
+	return enqueue(ctx, t.tx, j)
 }
 
 func isNoRows(err error) bool { return errors.Is(err, pgx.ErrNoRows) }

@@ -25,7 +25,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
-	"sync/atomic"
 	"syscall"
 
 	"github.com/docmill/docmill"
@@ -44,9 +43,9 @@ type Store struct {
 	*core
 	write   *sql.DB
 	read    *sql.DB
-	enqueue atomic.Pointer[EnqueueFunc]
+	enqueue sqlstore.Hook[EnqueueFunc]
 	// enqueued is called after the commit of an enqueue (SetEnqueued).
-	enqueued atomic.Pointer[func(*docmill.Job)]
+	enqueued sqlstore.Hook[func(*docmill.Job)]
 }
 
 // core is the shared logic; the alias keeps the embedded field unexported.
@@ -94,26 +93,14 @@ func Open(ctx context.Context, path string, enqueue EnqueueFunc) (*Store, error)
 // SetEnqueue sets the function CreateJob calls to insert a job's queue
 // entry; nil means none. The queue is built after the store (it needs
 // WriteDB), hence a setter.
-func (s *Store) SetEnqueue(f EnqueueFunc) {
-	if f == nil {
-		s.enqueue.Store(nil)
-		return
-	}
-	s.enqueue.Store(&f)
-}
+func (s *Store) SetEnqueue(f EnqueueFunc) { s.enqueue.Set(f) }
 
 // SetEnqueued sets the function CreateJob calls, with the job, once the
 // transaction that inserted its queue entry (EnqueueFunc) has committed;
 // nil means none. SQLite cannot notify workers of a new job, so the
 // server that works jobs wakes its own with it (jobs.Queue.Enqueued)
 // rather than have them poll the file.
-func (s *Store) SetEnqueued(f func(j *docmill.Job)) {
-	if f == nil {
-		s.enqueued.Store(nil)
-		return
-	}
-	s.enqueued.Store(&f)
-}
+func (s *Store) SetEnqueued(f func(j *docmill.Job)) { s.enqueued.Set(f) }
 
 // WriteDB returns the single-connection write pool, for River's SQLite
 // driver. Whoever uses it must not hold its connection while calling the
@@ -221,13 +208,13 @@ func (s *Store) enqueueTx(ctx context.Context, tx sqlstore.Tx, j *docmill.Job) e
 	if !ok || t.tx == nil {
 		return errors.New("not in a transaction")
 	}
-	return (*enqueue)(ctx, t.tx, j)
+	return enqueue(ctx, t.tx, j)
 }
 
 // afterEnqueue calls the function of SetEnqueued, if any.
 func (s *Store) afterEnqueue(j *docmill.Job) {
 	if f := s.enqueued.Load(); f != nil {
-		(*f)(j)
+		f(j)
 	}
 }
 
