@@ -22,8 +22,9 @@ type instance struct {
 	ctx         context.Context // the browser's chromedp context; done when it dies
 	cancel      context.CancelFunc
 	allocCancel context.CancelFunc
-	dir         string // profile, HOME and TMPDIR; removed at shutdown
-	pid         int    // leader of the browser's process group
+	dir         string        // profile, HOME and TMPDIR; removed at shutdown
+	paths       sandbox.Paths // host paths as the jailed browser sees them (zero outside the jail)
+	pid         int           // leader of the browser's process group
 
 	// Guarded by Browser.mu.
 	jobs    int // jobs started on it
@@ -104,6 +105,7 @@ func (b *Browser) start() (*instance, error) {
 	}
 	var cmd *exec.Cmd
 	var jailErr error
+	var jailPaths sandbox.Paths
 	opts = append(opts, chromedp.ModifyCmdFunc(func(c *exec.Cmd) {
 		c.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 		// Set here, not with chromedp.Env (applied after this function):
@@ -116,7 +118,7 @@ func (b *Browser) start() (*instance, error) {
 				jailErr = err
 				argv = []string{"/bin/false"}
 			}
-			c.Path, c.Args = argv[0], argv
+			c.Path, c.Args, jailPaths = argv[0], argv, paths
 			for i, v := range c.Env {
 				c.Env[i] = paths.InJail(v)
 			}
@@ -138,6 +140,7 @@ func (b *Browser) start() (*instance, error) {
 	if cmd != nil && cmd.Process != nil {
 		inst.pid = cmd.Process.Pid
 	}
+	inst.paths = jailPaths
 	if err == nil {
 		err = jailErr
 	}

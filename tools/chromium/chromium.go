@@ -235,6 +235,11 @@ func printParams() []docmill.Param {
 			Name: "print_background", Type: docmill.TypeBoolean, Default: "true",
 			Description: "Print background colours and images, as on screen.",
 		},
+		{
+			Name: "tagged", Type: docmill.TypeBoolean, Default: "false",
+			Description: "Make a tagged (accessible) PDF: the page's structure (headings, paragraphs, lists, tables, " +
+				"image descriptions) for screen readers and reflow. Slower, and often several times larger.",
+		},
 	}
 }
 

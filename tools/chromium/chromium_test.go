@@ -169,6 +169,30 @@ func TestHTMLToPDF(t *testing.T) {
 	}
 }
 
+// TestTagged checks the tagged param: by default the PDF has no structure
+// tree; tagged=true gives a tagged PDF (pdfinfo's "Tagged: yes") whose
+// text is the same.
+func TestTagged(t *testing.T) {
+	b := testBrowser(t)
+	tl := tool(t, b, "html-to-pdf")
+	for _, tc := range []struct {
+		raw  map[string]string
+		want string
+	}{
+		{nil, "no"},
+		{map[string]string{"tagged": "false"}, "no"},
+		{map[string]string{"tagged": "true"}, "yes"},
+	} {
+		out := mustRun(t, tl, "report.html", "text/html", []byte(twoPages), tc.raw)
+		if got := pdfInfo(t, out.Path)["Tagged"]; got != tc.want {
+			t.Errorf("%v: Tagged %q, want %q", tc.raw, got, tc.want)
+		}
+		if text := pdfText(t, out.Path); !strings.Contains(text, "The second page says goodbye.") {
+			t.Errorf("%v: text %q lacks the second page", tc.raw, text)
+		}
+	}
+}
+
 func TestPageSizeAndOrientation(t *testing.T) {
 	b := testBrowser(t)
 	tl := tool(t, b, "html-to-pdf")
