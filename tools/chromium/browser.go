@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -31,6 +32,10 @@ type instance struct {
 	active  int // jobs running on it
 	retired bool
 
+	tabsMu sync.Mutex
+	idle   []*tab       // tabs reset after a clean job, waiting for the next one
+	opened atomic.Int64 // tabs opened on it, so tests can see reuse
+
 	once sync.Once
 }
 
@@ -40,7 +45,8 @@ const startTimeout = 30 * time.Second
 // flags are Chromium's switches: headless, no background traffic, no
 // first-run or component updates, and every frame in the page's own
 // process (site isolation off), so that the tab's request interception
-// sees the requests of cross-site iframes too.
+// sees the requests of cross-site iframes too. The back-forward cache is
+// off: a reused tab must never bring an earlier job's page back.
 var flags = map[string]any{
 	"headless":                               true,
 	"no-sandbox":                             true, // runs as root in containers; the walls are the netns and interception
@@ -64,7 +70,7 @@ var flags = map[string]any{
 	"hide-scrollbars":                        true,
 	"password-store":                         "basic",
 	"disable-site-isolation-trials":          true,
-	"disable-features":                       "IsolateOrigins,site-per-process,Translate,MediaRouter,OptimizationHints,InterestFeedContentSuggestions",
+	"disable-features":                       "IsolateOrigins,site-per-process,Translate,MediaRouter,OptimizationHints,InterestFeedContentSuggestions,BackForwardCache",
 	"webrtc-ip-handling-policy":              "disable_non_proxied_udp",
 	"force-webrtc-ip-handling-policy":        true,
 	"dns-prefetch-disable":                   true,
@@ -234,50 +240,4 @@ func (b *Browser) killForTest() int {
 	}
 	_ = syscall.Kill(-b.cur.pid, syscall.SIGKILL)
 	return b.cur.pid
-}
-
-// tab is one job's tab, in a browser context of its own (like an
-// incognito window): cookies, storage and cache live in memory and are
-// thrown away with the tab, so no job sees what an earlier one left.
-type tab struct {
-	ctx   context.Context
-	close context.CancelFunc
-}
-
-// openTabFor is openTab for a job that may be canceled meanwhile: the job
-// gets ctx's error at once, and the tab, once open, is closed in the
-// background.
-func (i *instance) openTabFor(ctx context.Context) (*tab, error) {
-	type opened struct {
-		t   *tab
-		err error
-	}
-	ch := make(chan opened, 1)
-	go func() {
-		t, err := i.openTab()
-		ch <- opened{t, err}
-	}()
-	select {
-	case o := <-ch:
-		return o.t, o.err
-	case <-ctx.Done():
-		go func() {
-			if o := <-ch; o.err == nil {
-				o.t.close()
-			}
-		}()
-		return nil, ctx.Err()
-	}
-}
-
-// openTab opens a tab in a new browser context. (Tabs opened ahead of
-// jobs were tried: on a two-core node the background opening slowed the
-// running jobs more than it saved; p50 went from 480 to 610 ms.)
-func (i *instance) openTab() (*tab, error) {
-	ctx, cancel := chromedp.NewContext(i.ctx, chromedp.WithNewBrowserContext())
-	if err := chromedp.Do(ctx); err != nil {
-		cancel()
-		return nil, err
-	}
-	return &tab{ctx: ctx, close: cancel}, nil
 }

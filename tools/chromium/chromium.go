@@ -7,15 +7,17 @@
 // job's own files. Chromium runs in an empty network namespace where Linux
 // allows it, with a dead proxy for every scheme as a second wall, and each
 // tab intercepts every request it makes (Fetch domain): the job's files are
-// served from a virtual origin (http://docmill.invalid/) out of the job's
-// directory, and every other request (http, https, file://, ws) is failed
-// as blocked by the client. The page itself is never loaded from file://,
-// so it has no file-system privileges at all.
+// served from a virtual origin of the job's own
+// (http://docmill-<random>.invalid/) out of the job's directory, and every
+// other request (http, https, file://, ws) is failed as blocked by the
+// client. The page itself is never loaded from file://, so it has no
+// file-system privileges at all.
 //
 // Life cycle: one browser process, started on the first job, serves up to
-// MaxTabs jobs at once, one tab each. It is replaced after RestartAfter
-// jobs (a long-lived browser leaks memory) and at once when it dies (a
-// crash, an OOM kill). A job caught by a crash fails as internal, so the
+// MaxTabs jobs at once, one tab each. A tab, in a browser context of its
+// own, prints job after job (see tab for what keeps them apart). The
+// browser is replaced after RestartAfter jobs (a long-lived browser leaks
+// memory) and at once when it dies (a crash, an OOM kill). A job caught by a crash fails as internal, so the
 // job runner retries it on the new browser.
 package chromium
 

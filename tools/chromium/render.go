@@ -7,10 +7,8 @@ import (
 	"fmt"
 	"iter"
 	"os"
-	"sync/atomic"
 	"time"
 
-	"github.com/chromedp/cdproto/fetch"
 	"github.com/chromedp/cdproto/io"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
@@ -115,27 +113,36 @@ func (b *Browser) printOnce(ctx context.Context, root, dst string, s printSettin
 	return blocked, err
 }
 
-// print runs one job in a new tab of inst: intercept every request, load
-// index.html from the virtual origin, wait for the load event and the
-// fonts, print. The tab is closed when it returns.
+// print runs one job in a tab of inst (an idle one, or a new one): load
+// index.html from the job's own host, wait for the load event and the
+// fonts, print. A tab whose job succeeded is reset for the next job; any
+// other is closed.
 func (inst *instance) print(ctx context.Context, root, dst string, s printSettings) (int64, error) {
-	// The tab was opened with no deadline (a deadline on a context's
-	// first Run would bind the tab's life to it); every step of the job
-	// is bounded by ctx.
-	t, err := inst.openTabFor(ctx)
+	t, err := inst.takeTab(ctx)
 	if err != nil {
 		return 0, err
 	}
-	defer func() {
+	st := newSite(root)
+	t.site.Store(st)
+	if err := printIn(ctx, t, st, dst, s); err != nil {
+		t.site.Store(nil)
 		// Closing a tab waits for the browser to dispose of its context,
 		// which takes a second on a busy node: a canceled job returns at
 		// once and leaves the closing to the background.
 		if ctx.Err() != nil {
 			go t.close()
-			return
+		} else {
+			t.close()
 		}
-		t.close()
-	}()
+		return 0, err
+	}
+	inst.putBack(t, st)
+	return st.blocked.Load(), nil
+}
+
+// printIn loads site st in tab t and prints it to dst, every step bounded
+// by ctx.
+func printIn(ctx context.Context, t *tab, st *site, dst string, s printSettings) error {
 	job, cancel := context.WithCancel(t.ctx)
 	defer cancel()
 	stop := context.AfterFunc(ctx, cancel)
@@ -145,26 +152,13 @@ func (inst *instance) print(ctx context.Context, root, dst string, s printSettin
 		job, c2 = context.WithDeadline(job, d)
 		defer c2()
 	}
-
-	var blocked atomic.Int64
-	paused := chromedp.Events(job, fetch.RequestPaused)
-	dialogs := chromedp.Events(job, page.JavascriptDialogOpening)
-	go serveRequests(job, paused, root, &blocked)
-	go dismissDialogs(job, dialogs)
-	enable := fetch.EnableParams{Patterns: []*fetch.RequestPattern{{URLPattern: "*"}}}
-	if _, err := chromedp.Call(job, fetch.Enable, enable); err != nil {
-		return 0, err
-	}
-	if err := chromedp.Do(job, chromedp.Navigate(origin+"index.html")); err != nil {
-		return 0, err
+	if err := chromedp.Do(job, chromedp.Navigate(st.url("index.html"))); err != nil {
+		return err
 	}
 	if _, err := chromedp.Run(job, chromedp.Evaluate[bool]("document.fonts.ready.then(() => true)", chromedp.EvalAwaitPromise)); err != nil {
-		return 0, err
+		return err
 	}
-	if err := printPDF(job, dst, s); err != nil {
-		return 0, err
-	}
-	return blocked.Load(), nil
+	return printPDF(job, dst, s)
 }
 
 // dismissDialogs answers alert, confirm, prompt and beforeunload, which
