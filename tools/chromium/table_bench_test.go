@@ -1,8 +1,6 @@
 package chromium
 
 import (
-	"bytes"
-	"fmt"
 	"os"
 	"path/filepath"
 	"sync"
@@ -11,41 +9,14 @@ import (
 
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
+
+	"github.com/docmill/docmill/tools/toolstest"
 )
 
-// tablePage returns the page of issue 15: a plain HTML table of rows rows
-// and six columns of text, with no script, image or web font. 200 rows
-// print on 7 A4 pages at html-to-pdf's default settings.
-func tablePage(rows int) []byte {
-	names := []string{"Ada Lovelace", "Grace Hopper", "Alan Turing", "Edsger Dijkstra", "Barbara Liskov", "Donald Knuth", "Frances Allen"}
-	cities := []string{"London", "Arlington", "Manchester", "Rotterdam", "Los Angeles", "Milwaukee", "Peru, New York"}
-	products := []string{"Ledger binder", "Fountain pen", "Desk lamp", "Paper, 500 sheets", "Stapler", "Archive box", "Notebook"}
-	var buf bytes.Buffer
-	buf.WriteString(`<!DOCTYPE html><html><head><meta charset="utf-8"><title>Orders</title>
-<style>body { font-family: sans-serif; font-size: 11pt; } table { border-collapse: collapse; width: 100%; }
-th, td { border: 1px solid #999; padding: 7px 6px; text-align: left; } th { background: #eee; }</style>
-</head><body><h1>Orders, first half of 2026</h1>
-<table><thead><tr><th>#</th><th>Customer</th><th>City</th><th>Product</th><th>Qty</th><th>Amount</th></tr></thead><tbody>
-`)
-	for i := range rows {
-		fmt.Fprintf(&buf, "<tr><td>%d</td><td>%s</td><td>%s</td><td>%s</td><td>%d</td><td>%d.%02d EUR</td></tr>\n",
-			i+1, names[i%len(names)], cities[i%len(cities)], products[(i*3)%len(products)], 1+i%9, 10+(i*37)%990, (i*13)%100)
-	}
-	buf.WriteString("</tbody></table></body></html>\n")
-	return buf.Bytes()
-}
-
-// Issue 15's targets for the table page, and Gotenberg's figures for it,
-// measured elsewhere (Gotenberg 8.36 on a 2-core machine), printed as a
-// reference only.
+// Issue 15's targets relative to the bare loop.
 const (
-	targetDocsPerSec1   = 4.0
-	targetDocsPerSec4   = 5.5
-	targetBareRatio     = 1.2 // tool time per document over the bare loop's
-	targetSizeRatio     = 1.2 // tool PDF size over an untagged bare print's
-	gotenbergReference1 = 2.6
-	gotenbergReference4 = 3.7
-	gotenbergSizeKB     = 24
+	targetBareRatio = 1.2 // tool time per document over the bare loop's
+	targetSizeRatio = 1.2 // tool PDF size over an untagged bare print's
 )
 
 // BenchmarkHTMLToPDFTable measures html-to-pdf on the table page of issue
@@ -60,7 +31,7 @@ func BenchmarkHTMLToPDFTable(b *testing.B) {
 	br := New(Options{})
 	defer br.Close()
 	tl := tool(b, br, "html-to-pdf")
-	html := tablePage(200)
+	html := toolstest.TablePage(200)
 	out := mustRun(b, tl, "orders.html", "text/html", html, nil) // starts the browser
 	if n := pages(b, out.Path); n != 7 {
 		b.Fatalf("the table page printed on %d pages, want 7", n)
@@ -114,13 +85,13 @@ func BenchmarkHTMLToPDFTable(b *testing.B) {
 	kb := func(n int64) float64 { return float64(n) / 1024 }
 	b.Logf("html-to-pdf, 200-row table page (7 A4 pages), %d documents per figure:", b.N)
 	b.Logf("  1 client:  %5.2f docs/s (target >= %.1f); bare Chromium loop %5.2f docs/s; time per doc %.2fx the bare loop's (target <= %.1fx)",
-		rates[0][0], targetDocsPerSec1, rates[0][1], rates[0][1]/rates[0][0], targetBareRatio)
+		rates[0][0], toolstest.TableTargetDocsPerSec1, rates[0][1], rates[0][1]/rates[0][0], targetBareRatio)
 	b.Logf("  4 clients: %5.2f docs/s (target >= %.1f); bare Chromium loop %5.2f docs/s; time per doc %.2fx the bare loop's (target <= %.1fx)",
-		rates[1][0], targetDocsPerSec4, rates[1][1], rates[1][1]/rates[1][0], targetBareRatio)
+		rates[1][0], toolstest.TableTargetDocsPerSec4, rates[1][1], rates[1][1]/rates[1][0], targetBareRatio)
 	b.Logf("  size: %.0f KB (tagged=true: %.0f KB); bare untagged print %.0f KB, ratio %.2fx (target <= %.1fx); bare tagged print %.0f KB",
 		kb(toolSize), kb(taggedToolSize), kb(bareSize), float64(toolSize)/float64(bareSize), targetSizeRatio, kb(taggedBareSize))
 	b.Logf("  reference, not measured here: Gotenberg 8.36 on the same page, 2 cores: %.1f / %.1f docs/s, %d KB",
-		gotenbergReference1, gotenbergReference4, gotenbergSizeKB)
+		toolstest.TableGotenberg1, toolstest.TableGotenberg4, toolstest.TableGotenbergKB)
 }
 
 // docsPerSecond makes n documents with doc from clients goroutines and
