@@ -172,9 +172,7 @@ func TestTabWithWindowNotReused(t *testing.T) {
 	b.mu.Lock()
 	inst := b.cur
 	b.mu.Unlock()
-	inst.tabsMu.Lock()
-	idle := inst.idle[0]
-	inst.tabsMu.Unlock()
+	idle := idleTab(t, inst)
 	newWindow := true
 	if _, err := chromedp.CallBrowser(inst.ctx, target.CreateTarget, target.CreateTargetParams{
 		URL: "about:blank", BrowserContextID: idle.contextID, NewWindow: &newWindow,
@@ -187,6 +185,24 @@ func TestTabWithWindowNotReused(t *testing.T) {
 	if n := openedTabs(b); n != 2 {
 		t.Errorf("%d tabs opened, want 2: one closed after the window, one reused", n)
 	}
+}
+
+// idleTab waits until inst has an idle tab (the reset after a job runs
+// in the background) and returns it.
+func idleTab(t *testing.T, inst *instance) *tab {
+	deadline := time.Now().Add(resetTimeout + 5*time.Second)
+	for time.Now().Before(deadline) {
+		inst.tabsMu.Lock()
+		if len(inst.idle) > 0 {
+			idle := inst.idle[0]
+			inst.tabsMu.Unlock()
+			return idle
+		}
+		inst.tabsMu.Unlock()
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatal("no idle tab after a job")
+	return nil
 }
 
 // openedTabs returns how many tabs b's current browser opened.

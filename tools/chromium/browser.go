@@ -32,9 +32,15 @@ type instance struct {
 	active  int // jobs running on it
 	retired bool
 
-	tabsMu sync.Mutex
-	idle   []*tab       // tabs reset after a clean job, waiting for the next one
-	opened atomic.Int64 // tabs opened on it, so tests can see reuse
+	// Guarded by tabsMu: the tabs open (printing, resetting or idle),
+	// those being reset, the idle ones, and a channel closed (and
+	// replaced) when a reset ends.
+	tabsMu    sync.Mutex
+	tabs      int
+	resetting int
+	idle      []*tab
+	resetDone chan struct{}
+	opened    atomic.Int64 // tabs ever opened, so tests can see reuse
 
 	once sync.Once
 }
@@ -133,7 +139,7 @@ func (b *Browser) start() (*instance, error) {
 	}))
 	allocCtx, allocCancel := chromedp.NewExecAllocator(context.Background(), opts...)
 	ctx, cancel := chromedp.NewContext(allocCtx)
-	inst := &instance{ctx: ctx, cancel: cancel, allocCancel: allocCancel, dir: dir}
+	inst := &instance{ctx: ctx, cancel: cancel, allocCancel: allocCancel, dir: dir, resetDone: make(chan struct{})}
 	// The first Run starts the browser and binds its life to ctx, which
 	// has no deadline; the start itself is bounded from outside.
 	started := make(chan error, 1)

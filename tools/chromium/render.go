@@ -105,7 +105,7 @@ func (b *Browser) printOnce(ctx context.Context, root, dst string, s printSettin
 		return 0, docmill.Internal(err)
 	}
 	defer b.release(inst)
-	blocked, err := inst.print(ctx, root, dst, s)
+	blocked, err := inst.print(ctx, root, dst, s, b.opts.MaxTabs)
 	if err != nil && ctx.Err() == nil && inst.dead() {
 		b.retire(inst)
 		return 0, fmt.Errorf("%w: %w", errBrowserDied, err)
@@ -115,25 +115,22 @@ func (b *Browser) printOnce(ctx context.Context, root, dst string, s printSettin
 
 // print runs one job in a tab of inst (an idle one, or a new one): load
 // index.html from the job's own host, wait for the load event and the
-// fonts, print. A tab whose job succeeded is reset for the next job; any
-// other is closed.
-func (inst *instance) print(ctx context.Context, root, dst string, s printSettings) (int64, error) {
-	t, err := inst.takeTab(ctx)
+// fonts, print. A tab whose job succeeded is reset for the next job in
+// the background, after the job returns; any other is closed.
+func (inst *instance) print(ctx context.Context, root, dst string, s printSettings, maxTabs int) (int64, error) {
+	t, err := inst.takeTab(ctx, maxTabs)
 	if err != nil {
 		return 0, err
 	}
 	st := newSite(root)
 	t.site.Store(st)
-	if err := printIn(ctx, t, st, dst, s); err != nil {
-		t.site.Store(nil)
+	err = printIn(ctx, t, st, dst, s)
+	t.site.Store(nil)
+	if err != nil {
 		// Closing a tab waits for the browser to dispose of its context,
 		// which takes a second on a busy node: a canceled job returns at
 		// once and leaves the closing to the background.
-		if ctx.Err() != nil {
-			go t.close()
-		} else {
-			t.close()
-		}
+		inst.dropTab(t, ctx.Err() != nil)
 		return 0, err
 	}
 	inst.putBack(t, st)

@@ -67,20 +67,42 @@ func (s *site) url(name string) string { return "http://" + s.host + "/" + name 
 // resetTimeout bounds the reset of a tab between jobs.
 const resetTimeout = 5 * time.Second
 
-// takeTab returns an idle tab of inst, or opens one. A job canceled while
-// its tab opens gets ctx's error at once, and the tab, once open, is
-// closed in the background.
-func (i *instance) takeTab(ctx context.Context) (*tab, error) {
-	i.tabsMu.Lock()
-	for len(i.idle) > 0 {
-		t := i.idle[len(i.idle)-1]
-		i.idle = i.idle[:len(i.idle)-1]
-		if t.ctx.Err() == nil {
+// takeTab returns a tab for a job: an idle one; else a new one while
+// fewer than maxTabs are open; else the next one whose reset ends (a
+// reset takes a fraction of a tab's opening). A job canceled meanwhile
+// gets ctx's error at once; a tab it was opening is closed in the
+// background once open.
+func (i *instance) takeTab(ctx context.Context, maxTabs int) (*tab, error) {
+	for {
+		i.tabsMu.Lock()
+		if n := len(i.idle); n > 0 {
+			t := i.idle[n-1]
+			i.idle = i.idle[:n-1]
 			i.tabsMu.Unlock()
-			return t, nil
+			if t.ctx.Err() == nil {
+				return t, nil
+			}
+			i.dropTab(t, true)
+			continue
+		}
+		if i.tabs < maxTabs || i.resetting == 0 {
+			i.tabs++
+			i.tabsMu.Unlock()
+			return i.openTabFor(ctx)
+		}
+		done := i.resetDone
+		i.tabsMu.Unlock()
+		select {
+		case <-done:
+		case <-ctx.Done():
+			return nil, ctx.Err()
 		}
 	}
-	i.tabsMu.Unlock()
+}
+
+// openTabFor opens a tab counted in i.tabs, uncounting it if the opening
+// fails or ctx ends first.
+func (i *instance) openTabFor(ctx context.Context) (*tab, error) {
 	type opened struct {
 		t   *tab
 		err error
@@ -92,14 +114,36 @@ func (i *instance) takeTab(ctx context.Context) (*tab, error) {
 	}()
 	select {
 	case o := <-ch:
+		if o.err != nil {
+			i.uncount()
+		}
 		return o.t, o.err
 	case <-ctx.Done():
 		go func() {
 			if o := <-ch; o.err == nil {
-				o.t.close()
+				i.dropTab(o.t, false)
+			} else {
+				i.uncount()
 			}
 		}()
 		return nil, ctx.Err()
+	}
+}
+
+// uncount forgets a tab in i.tabs.
+func (i *instance) uncount() {
+	i.tabsMu.Lock()
+	i.tabs--
+	i.tabsMu.Unlock()
+}
+
+// dropTab closes t, in the background or not.
+func (i *instance) dropTab(t *tab, background bool) {
+	i.uncount()
+	if background {
+		go t.close()
+	} else {
+		t.close()
 	}
 }
 
@@ -133,18 +177,27 @@ func (i *instance) openTab() (*tab, error) {
 	return t, nil
 }
 
-// putBack ends job s on t: a tab that resets cleanly goes back to inst's
-// idle tabs; any other is closed in the background.
+// putBack starts the reset of t after job s, in the background: a tab
+// that resets cleanly joins inst's idle tabs; any other is closed.
 func (i *instance) putBack(t *tab, s *site) {
-	err := t.reset(s)
-	t.site.Store(nil)
-	if err != nil || i.dead() {
-		go t.close()
-		return
-	}
 	i.tabsMu.Lock()
-	i.idle = append(i.idle, t)
+	i.resetting++
 	i.tabsMu.Unlock()
+	go func() {
+		err := t.reset(s)
+		i.tabsMu.Lock()
+		i.resetting--
+		ok := err == nil && !i.dead()
+		if ok {
+			i.idle = append(i.idle, t)
+		}
+		close(i.resetDone)
+		i.resetDone = make(chan struct{})
+		i.tabsMu.Unlock()
+		if !ok {
+			i.dropTab(t, false)
+		}
+	}()
 }
 
 // errOtherTarget reports a tab whose browser context holds a target
