@@ -164,6 +164,13 @@ func TestHTMLToPDF(t *testing.T) {
 			t.Errorf("text %q lacks %q", text, want)
 		}
 	}
+	if title := pdfInfo(t, out.Path)["Title"]; title != "t" {
+		t.Errorf("Title %q, want the page's own, t", title)
+	}
+	untitled := mustRun(t, tool(t, b, "html-to-pdf"), "report.html", "text/html", []byte(`<!DOCTYPE html><p>No title.</p>`), nil)
+	if title := pdfInfo(t, untitled.Path)["Title"]; title != "report" {
+		t.Errorf("Title %q of an untitled page, want the file's name, report", title)
+	}
 	if info := pdfInfo(t, out.Path); !strings.HasPrefix(info["Page size"], "595") {
 		t.Errorf("default page size %q, want A4 (595 x 842 pts)", info["Page size"])
 	}

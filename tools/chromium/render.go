@@ -3,6 +3,7 @@ package chromium
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"iter"
@@ -31,6 +32,16 @@ type printSettings struct {
 	// printing about twice as slow and the PDF nine times larger, and
 	// Chromium before 154 and Gotenberg print untagged by default too.
 	tagged bool
+	// title is the PDF's title when the page has none: the upload's name
+	// without its extension.
+	title string
+}
+
+// jsString returns s as a JavaScript string literal (JSON's escaping,
+// which also escapes <, > and & and so cannot close a script).
+func jsString(s string) string {
+	b, _ := json.Marshal(s) // a string always marshals
+	return string(b)
 }
 
 func settingsFrom(p docmill.Params) (printSettings, error) {
@@ -152,7 +163,10 @@ func printIn(ctx context.Context, t *tab, st *site, dst string, s printSettings)
 	if err := chromedp.Do(job, chromedp.Navigate(st.url("index.html"))); err != nil {
 		return err
 	}
-	if _, err := chromedp.Run(job, chromedp.Evaluate[bool]("document.fonts.ready.then(() => true)", chromedp.EvalAwaitPromise)); err != nil {
+	// Wait for the fonts; a page without a title gets s.title, or
+	// Chromium would title the PDF with the job's random address.
+	ready := fmt.Sprintf("document.fonts.ready.then(() => { if (!document.title.trim()) document.title = %s; return true; })", jsString(s.title))
+	if _, err := chromedp.Run(job, chromedp.Evaluate[bool](ready, chromedp.EvalAwaitPromise)); err != nil {
 		return err
 	}
 	return printPDF(job, dst, s)
