@@ -50,7 +50,9 @@ type Options struct {
 	// tools unavailable.
 	ExecPath string
 	// MaxTabs bounds the jobs rendered at once (default: the number of
-	// CPUs); more wait for a free tab.
+	// CPUs); more wait for a free tab. It also bounds the tabs kept open
+	// between jobs (each holds a renderer process), beyond which a job
+	// waits for a tab's reset rather than open another.
 	MaxTabs int
 	// RestartAfter is how many jobs one browser process serves before it
 	// is replaced (default 500).
