@@ -50,6 +50,8 @@ lint:
 # rotate-pdf embedded vs a cluster of 2 API and 1 or 2 worker nodes on
 # PostgreSQL, versitygw and Redis (jobs/s, sync p50); a 512 MB upload
 # through an API node to the bucket (MB/s, the node's peak RSS).
+# html-to-pdf on issue 15's 200-row table page: the tool next to a bare
+# Chromium print loop on the same browser (./tools/chromium, 20x), and over HTTP.
 bench: test-deps
 	$(GO) test -run '^$$' -bench . -benchtime 2s ./tools/pdfops/
 	$(GO) test -run '^$$' -bench . -benchtime 3x ./tools/ghostscript/ ./tools/poppler/
@@ -63,6 +65,7 @@ bench: test-deps
 	$(GO) test -run '^$$' -bench ClusterRotate -benchtime 400x ./cmd/docmill
 	DOCMILL_BENCH_CLIENTS=1 $(GO) test -run '^$$' -bench ClusterRotate -benchtime 200x ./cmd/docmill
 	$(GO) test -run '^$$' -bench ClusterUpload -benchtime 2x ./cmd/docmill
+	$(GO) test -run '^$$' -bench HTMLTable -benchtime 8x ./cmd/docmill
 
 # fuzz runs each fuzz target of our own parsers for $(FUZZTIME): page
 # selections and tool params, the upload sniffer and file names, Office

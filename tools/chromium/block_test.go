@@ -8,6 +8,9 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/chromedp/cdproto/target"
+	"github.com/chromedp/chromedp"
 )
 
 // hostilePage tries every way a page can reach beyond its own files: the
@@ -94,6 +97,12 @@ func TestNetworkBlocked(t *testing.T) {
 	}
 }
 
+// testHost is a job's host for TestLookup.
+const (
+	testHost   = "docmill-0123456789abcdef.invalid"
+	testOrigin = "http://" + testHost + "/"
+)
+
 func TestLookup(t *testing.T) {
 	root := t.TempDir()
 	for _, tc := range []struct {
@@ -101,35 +110,107 @@ func TestLookup(t *testing.T) {
 		ok          bool
 		status      int64
 	}{
-		{"GET", origin + "index.html", true, 404},
-		{"GET", origin + "../../etc/passwd", true, 404},
-		{"GET", origin + "%2e%2e/%2e%2e/etc/passwd", true, 404},
+		{"GET", testOrigin + "index.html", true, 404},
+		{"GET", testOrigin + "../../etc/passwd", true, 404},
+		{"GET", testOrigin + "%2e%2e/%2e%2e/etc/passwd", true, 404},
 		{"GET", "http://127.0.0.1/", false, 0},
 		{"GET", "file:///etc/passwd", false, 0},
-		{"GET", "https://" + originHost + "/index.html", false, 0},
-		{"GET", "http://user@" + originHost + "/index.html", false, 0},
-		{"POST", origin + "index.html", false, 0},
+		{"GET", "https://" + testHost + "/index.html", false, 0},
+		{"GET", "http://user@" + testHost + "/index.html", false, 0},
+		{"POST", testOrigin + "index.html", false, 0},
+		{"GET", "http://docmill-fedcba9876543210.invalid/index.html", false, 0}, // another job's host
 	} {
-		res, ok := lookup(root, tc.method, tc.url)
+		res, ok := lookup(root, testHost, tc.method, tc.url)
 		if ok != tc.ok || res.status != tc.status {
 			t.Errorf("%s %s: ok %v status %d, want %v %d", tc.method, tc.url, ok, res.status, tc.ok, tc.status)
 		}
 	}
 }
 
-// TestJobsIsolated checks that a job sees no cookie or stored value that
-// an earlier job left: each tab has a browser context of its own.
+// TestJobsIsolated checks that a job sees nothing an earlier job of the
+// same tab left: no cookie, localStorage, sessionStorage or window.name,
+// and no history entry of its page. The browser has one tab, so the jobs
+// share it; the test also checks that they did (the tab was reused).
 func TestJobsIsolated(t *testing.T) {
-	b := testBrowser(t)
+	testBrowser(t)
+	b := New(Options{MaxTabs: 1})
+	defer b.Close()
 	tl := tool(t, b, "html-to-pdf")
 	page := `<!DOCTYPE html><html><body><p id="o">x</p><script>
-document.getElementById("o").textContent = "SEEN[" + (localStorage.getItem("k") || "") + "|" + document.cookie + "]";
-localStorage.setItem("k", "LEFTOVER"); document.cookie = "c=CRUMB; max-age=3600";
+document.getElementById("o").textContent = "SEEN[" + (localStorage.getItem("k") || "") + "|" +
+  (sessionStorage.getItem("k") || "") + "|" + document.cookie + "|" + window.name + "|" + history.length + "]";
+localStorage.setItem("k", "LEFTOVER"); sessionStorage.setItem("k", "SESSION");
+document.cookie = "c=CRUMB; max-age=3600"; window.name = "NAME";
 </script></body></html>`
-	for range 2 {
+	for i := range 3 {
 		out := mustRun(t, tl, "a.html", "text/html", []byte(page), nil)
-		if text := pdfText(t, out.Path); !strings.Contains(text, "SEEN[|]") {
-			t.Fatalf("a job saw state of an earlier one: %q", text)
+		text := pdfText(t, out.Path)
+		if !strings.Contains(text, "SEEN[||||") {
+			t.Fatalf("job %d saw state of an earlier one: %q", i, text)
+		}
+		if strings.Contains(text, "|3]") || strings.Contains(text, "|4]") {
+			t.Fatalf("job %d has the history of an earlier one: %q", i, text)
 		}
 	}
+	if n := openedTabs(b); n != 1 {
+		t.Errorf("%d tabs opened for 3 jobs in a row, want 1 (reused)", n)
+	}
+}
+
+// TestTabWithWindowNotReused checks that a tab whose browser context
+// holds another window after a job is closed, not reused: the window
+// would live on next to the next job's page. (Chromium's popup blocker
+// stops window.open without a user gesture, so the test opens the window
+// over the DevTools protocol, as a page that got one would.)
+func TestTabWithWindowNotReused(t *testing.T) {
+	testBrowser(t)
+	b := New(Options{MaxTabs: 1})
+	defer b.Close()
+	tl := tool(t, b, "html-to-pdf")
+	plain := []byte(`<!DOCTYPE html><html><body><p>plain</p></body></html>`)
+	mustRun(t, tl, "a.html", "text/html", plain, nil)
+	b.mu.Lock()
+	inst := b.cur
+	b.mu.Unlock()
+	idle := idleTab(t, inst)
+	newWindow := true
+	if _, err := chromedp.CallBrowser(inst.ctx, target.CreateTarget, target.CreateTargetParams{
+		URL: "about:blank", BrowserContextID: idle.contextID, NewWindow: &newWindow,
+	}); err != nil {
+		t.Fatal(err)
+	}
+	mustRun(t, tl, "b.html", "text/html", plain, nil) // in the idle tab, which is then closed
+	mustRun(t, tl, "c.html", "text/html", plain, nil) // in a new tab
+	mustRun(t, tl, "d.html", "text/html", plain, nil) // in the same new tab
+	if n := openedTabs(b); n != 2 {
+		t.Errorf("%d tabs opened, want 2: one closed after the window, one reused", n)
+	}
+}
+
+// idleTab waits until inst has an idle tab (the reset after a job runs
+// in the background) and returns it.
+func idleTab(t *testing.T, inst *instance) *tab {
+	deadline := time.Now().Add(resetTimeout + 5*time.Second)
+	for time.Now().Before(deadline) {
+		inst.tabsMu.Lock()
+		if len(inst.idle) > 0 {
+			idle := inst.idle[0]
+			inst.tabsMu.Unlock()
+			return idle
+		}
+		inst.tabsMu.Unlock()
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatal("no idle tab after a job")
+	return nil
+}
+
+// openedTabs returns how many tabs b's current browser opened.
+func openedTabs(b *Browser) int64 {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.cur == nil {
+		return 0
+	}
+	return b.cur.opened.Load()
 }

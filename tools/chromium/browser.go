@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -22,13 +23,24 @@ type instance struct {
 	ctx         context.Context // the browser's chromedp context; done when it dies
 	cancel      context.CancelFunc
 	allocCancel context.CancelFunc
-	dir         string // profile, HOME and TMPDIR; removed at shutdown
-	pid         int    // leader of the browser's process group
+	dir         string        // profile, HOME and TMPDIR; removed at shutdown
+	paths       sandbox.Paths // host paths as the jailed browser sees them (zero outside the jail)
+	pid         int           // leader of the browser's process group
 
 	// Guarded by Browser.mu.
 	jobs    int // jobs started on it
 	active  int // jobs running on it
 	retired bool
+
+	// Guarded by tabsMu: the tabs open (printing, resetting or idle),
+	// those being reset, the idle ones, and a channel closed (and
+	// replaced) when a reset ends.
+	tabsMu    sync.Mutex
+	tabs      int
+	resetting int
+	idle      []*tab
+	resetDone chan struct{}
+	opened    atomic.Int64 // tabs ever opened, so tests can see reuse
 
 	once sync.Once
 }
@@ -39,7 +51,8 @@ const startTimeout = 30 * time.Second
 // flags are Chromium's switches: headless, no background traffic, no
 // first-run or component updates, and every frame in the page's own
 // process (site isolation off), so that the tab's request interception
-// sees the requests of cross-site iframes too.
+// sees the requests of cross-site iframes too. The back-forward cache is
+// off: a reused tab must never bring an earlier job's page back.
 var flags = map[string]any{
 	"headless":                               true,
 	"no-sandbox":                             true, // runs as root in containers; the walls are the netns and interception
@@ -63,7 +76,7 @@ var flags = map[string]any{
 	"hide-scrollbars":                        true,
 	"password-store":                         "basic",
 	"disable-site-isolation-trials":          true,
-	"disable-features":                       "IsolateOrigins,site-per-process,Translate,MediaRouter,OptimizationHints,InterestFeedContentSuggestions",
+	"disable-features":                       "IsolateOrigins,site-per-process,Translate,MediaRouter,OptimizationHints,InterestFeedContentSuggestions,BackForwardCache",
 	"webrtc-ip-handling-policy":              "disable_non_proxied_udp",
 	"force-webrtc-ip-handling-policy":        true,
 	"dns-prefetch-disable":                   true,
@@ -104,6 +117,7 @@ func (b *Browser) start() (*instance, error) {
 	}
 	var cmd *exec.Cmd
 	var jailErr error
+	var jailPaths sandbox.Paths
 	opts = append(opts, chromedp.ModifyCmdFunc(func(c *exec.Cmd) {
 		c.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 		// Set here, not with chromedp.Env (applied after this function):
@@ -116,7 +130,7 @@ func (b *Browser) start() (*instance, error) {
 				jailErr = err
 				argv = []string{"/bin/false"}
 			}
-			c.Path, c.Args = argv[0], argv
+			c.Path, c.Args, jailPaths = argv[0], argv, paths
 			for i, v := range c.Env {
 				c.Env[i] = paths.InJail(v)
 			}
@@ -125,7 +139,7 @@ func (b *Browser) start() (*instance, error) {
 	}))
 	allocCtx, allocCancel := chromedp.NewExecAllocator(context.Background(), opts...)
 	ctx, cancel := chromedp.NewContext(allocCtx)
-	inst := &instance{ctx: ctx, cancel: cancel, allocCancel: allocCancel, dir: dir}
+	inst := &instance{ctx: ctx, cancel: cancel, allocCancel: allocCancel, dir: dir, resetDone: make(chan struct{})}
 	// The first Run starts the browser and binds its life to ctx, which
 	// has no deadline; the start itself is bounded from outside.
 	started := make(chan error, 1)
@@ -138,6 +152,7 @@ func (b *Browser) start() (*instance, error) {
 	if cmd != nil && cmd.Process != nil {
 		inst.pid = cmd.Process.Pid
 	}
+	inst.paths = jailPaths
 	if err == nil {
 		err = jailErr
 	}
@@ -231,50 +246,4 @@ func (b *Browser) killForTest() int {
 	}
 	_ = syscall.Kill(-b.cur.pid, syscall.SIGKILL)
 	return b.cur.pid
-}
-
-// tab is one job's tab, in a browser context of its own (like an
-// incognito window): cookies, storage and cache live in memory and are
-// thrown away with the tab, so no job sees what an earlier one left.
-type tab struct {
-	ctx   context.Context
-	close context.CancelFunc
-}
-
-// openTabFor is openTab for a job that may be canceled meanwhile: the job
-// gets ctx's error at once, and the tab, once open, is closed in the
-// background.
-func (i *instance) openTabFor(ctx context.Context) (*tab, error) {
-	type opened struct {
-		t   *tab
-		err error
-	}
-	ch := make(chan opened, 1)
-	go func() {
-		t, err := i.openTab()
-		ch <- opened{t, err}
-	}()
-	select {
-	case o := <-ch:
-		return o.t, o.err
-	case <-ctx.Done():
-		go func() {
-			if o := <-ch; o.err == nil {
-				o.t.close()
-			}
-		}()
-		return nil, ctx.Err()
-	}
-}
-
-// openTab opens a tab in a new browser context. (Tabs opened ahead of
-// jobs were tried: on a two-core node the background opening slowed the
-// running jobs more than it saved; p50 went from 480 to 610 ms.)
-func (i *instance) openTab() (*tab, error) {
-	ctx, cancel := chromedp.NewContext(i.ctx, chromedp.WithNewBrowserContext())
-	if err := chromedp.Do(ctx); err != nil {
-		cancel()
-		return nil, err
-	}
-	return &tab{ctx: ctx, close: cancel}, nil
 }

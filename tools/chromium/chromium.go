@@ -7,15 +7,17 @@
 // job's own files. Chromium runs in an empty network namespace where Linux
 // allows it, with a dead proxy for every scheme as a second wall, and each
 // tab intercepts every request it makes (Fetch domain): the job's files are
-// served from a virtual origin (http://docmill.invalid/) out of the job's
-// directory, and every other request (http, https, file://, ws) is failed
-// as blocked by the client. The page itself is never loaded from file://,
-// so it has no file-system privileges at all.
+// served from a virtual origin of the job's own
+// (http://docmill-<random>.invalid/) out of the job's directory, and every
+// other request (http, https, file://, ws) is failed as blocked by the
+// client. The page itself is never loaded from file://, so it has no
+// file-system privileges at all.
 //
 // Life cycle: one browser process, started on the first job, serves up to
-// MaxTabs jobs at once, one tab each. It is replaced after RestartAfter
-// jobs (a long-lived browser leaks memory) and at once when it dies (a
-// crash, an OOM kill). A job caught by a crash fails as internal, so the
+// MaxTabs jobs at once, one tab each. A tab, in a browser context of its
+// own, prints job after job (see tab for what keeps them apart). The
+// browser is replaced after RestartAfter jobs (a long-lived browser leaks
+// memory) and at once when it dies (a crash, an OOM kill). A job caught by a crash fails as internal, so the
 // job runner retries it on the new browser.
 package chromium
 
@@ -48,7 +50,9 @@ type Options struct {
 	// tools unavailable.
 	ExecPath string
 	// MaxTabs bounds the jobs rendered at once (default: the number of
-	// CPUs); more wait for a free tab.
+	// CPUs); more wait for a free tab. It also bounds the tabs kept open
+	// between jobs (each holds a renderer process), beyond which a job
+	// waits for a tab's reset rather than open another.
 	MaxTabs int
 	// RestartAfter is how many jobs one browser process serves before it
 	// is replaced (default 500).
@@ -234,6 +238,11 @@ func printParams() []docmill.Param {
 		{
 			Name: "print_background", Type: docmill.TypeBoolean, Default: "true",
 			Description: "Print background colours and images, as on screen.",
+		},
+		{
+			Name: "tagged", Type: docmill.TypeBoolean, Default: "false",
+			Description: "Make a tagged (accessible) PDF: the page's structure (headings, paragraphs, lists, tables, " +
+				"image descriptions) for screen readers and reflow. Slower, and often several times larger.",
 		},
 	}
 }

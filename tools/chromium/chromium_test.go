@@ -164,8 +164,39 @@ func TestHTMLToPDF(t *testing.T) {
 			t.Errorf("text %q lacks %q", text, want)
 		}
 	}
+	if title := pdfInfo(t, out.Path)["Title"]; title != "t" {
+		t.Errorf("Title %q, want the page's own, t", title)
+	}
+	untitled := mustRun(t, tool(t, b, "html-to-pdf"), "report.html", "text/html", []byte(`<!DOCTYPE html><p>No title.</p>`), nil)
+	if title := pdfInfo(t, untitled.Path)["Title"]; title != "report" {
+		t.Errorf("Title %q of an untitled page, want the file's name, report", title)
+	}
 	if info := pdfInfo(t, out.Path); !strings.HasPrefix(info["Page size"], "595") {
 		t.Errorf("default page size %q, want A4 (595 x 842 pts)", info["Page size"])
+	}
+}
+
+// TestTagged checks the tagged param: by default the PDF has no structure
+// tree; tagged=true gives a tagged PDF (pdfinfo's "Tagged: yes") whose
+// text is the same.
+func TestTagged(t *testing.T) {
+	b := testBrowser(t)
+	tl := tool(t, b, "html-to-pdf")
+	for _, tc := range []struct {
+		raw  map[string]string
+		want string
+	}{
+		{nil, "no"},
+		{map[string]string{"tagged": "false"}, "no"},
+		{map[string]string{"tagged": "true"}, "yes"},
+	} {
+		out := mustRun(t, tl, "report.html", "text/html", []byte(twoPages), tc.raw)
+		if got := pdfInfo(t, out.Path)["Tagged"]; got != tc.want {
+			t.Errorf("%v: Tagged %q, want %q", tc.raw, got, tc.want)
+		}
+		if text := pdfText(t, out.Path); !strings.Contains(text, "The second page says goodbye.") {
+			t.Errorf("%v: text %q lacks the second page", tc.raw, text)
+		}
 	}
 }
 

@@ -1,7 +1,6 @@
 package chromium
 
 import (
-	"context"
 	"iter"
 	"mime"
 	"net/url"
@@ -9,39 +8,38 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
-	"sync/atomic"
 
 	"github.com/chromedp/cdproto/fetch"
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
 )
 
-const (
-	// originHost is the virtual host the job's files are served from. The
-	// .invalid top-level domain never resolves (RFC 2606), so if a
-	// request for it ever escaped interception it would go nowhere.
-	originHost = "docmill.invalid"
-	// origin is the page's address prefix: index.html is origin+"index.html".
-	origin = "http://" + originHost + "/"
-	// maxServedFile bounds one file served to the page (it travels base64
-	// over the DevTools pipe); a larger one is answered 404.
-	maxServedFile = 64 << 20
-)
+// maxServedFile bounds one file served to the page (it travels base64
+// over the DevTools pipe); a larger one is answered 404.
+const maxServedFile = 64 << 20
 
-// serveRequests answers every request the tab makes, until ctx ends: a GET
-// for a file under root on the virtual origin is fulfilled from disk, a
-// missing one gets 404, and anything else (another host, another scheme
-// such as file:// or https, a POST) fails as blocked by the client (or
-// aborted, for a navigation) and is counted in blocked. data: and blob: URLs never reach here: they are
-// inline, not requests.
-func serveRequests(ctx context.Context, events iter.Seq2[fetch.EventRequestPaused, error], root string, blocked *atomic.Int64) {
+// serveRequests answers every request the tab makes, until the tab
+// closes: a GET for a file under the current job's root on the job's own
+// host (site) is fulfilled from disk, a missing one gets 404, and anything
+// else (another host, another scheme such as file:// or https, a POST, any
+// request between jobs) fails as blocked by the client (or aborted, for a
+// navigation) and is counted in the job's blocked requests. data: and
+// blob: URLs never reach here: they are inline, not requests.
+func (t *tab) serveRequests(events iter.Seq2[fetch.EventRequestPaused, error]) {
 	for ev, err := range events {
 		if err != nil {
 			return
 		}
-		res, ok := lookup(root, ev.Request.Method, ev.Request.URL)
+		s := t.site.Load()
+		var res response
+		ok := false
+		if s != nil {
+			res, ok = lookup(s.root, s.host, ev.Request.Method, ev.Request.URL)
+		}
 		if !ok {
-			blocked.Add(1)
+			if s != nil {
+				s.blocked.Add(1)
+			}
 			// A blocked navigation (a form, a script setting location, an
 			// iframe) is aborted: Chromium then keeps the page it had
 			// instead of committing an error page that would be printed.
@@ -49,10 +47,10 @@ func serveRequests(ctx context.Context, events iter.Seq2[fetch.EventRequestPause
 			if ev.ResourceType == network.ResourceTypeDocument {
 				reason = network.ErrorReasonAborted
 			}
-			_, _ = chromedp.Call(ctx, fetch.FailRequest, fetch.FailRequestParams{RequestID: ev.RequestID, ErrorReason: reason})
+			_, _ = chromedp.Call(t.ctx, fetch.FailRequest, fetch.FailRequestParams{RequestID: ev.RequestID, ErrorReason: reason})
 			continue
 		}
-		_, _ = chromedp.Call(ctx, fetch.FulfillRequest, fetch.FulfillRequestParams{
+		_, _ = chromedp.Call(t.ctx, fetch.FulfillRequest, fetch.FulfillRequestParams{
 			RequestID:    ev.RequestID,
 			ResponseCode: res.status,
 			ResponseHeaders: []*fetch.HeaderEntry{
@@ -72,12 +70,12 @@ type response struct {
 }
 
 // lookup maps a request to a file under root. ok is false when the request
-// must be blocked: not a GET or HEAD, or not on the virtual origin. A path
+// must be blocked: not a GET or HEAD, or not on http://host/. A path
 // that leaves root, names a directory or a symbolic link, or is too big
 // gets 404, as a missing file does.
-func lookup(root, method, raw string) (response, bool) {
+func lookup(root, host, method, raw string) (response, bool) {
 	u, err := url.Parse(raw)
-	if err != nil || u.Scheme != "http" || u.Host != originHost || u.User != nil {
+	if err != nil || u.Scheme != "http" || u.Host != host || u.User != nil {
 		return response{}, false
 	}
 	if method != "GET" && method != "HEAD" {

@@ -37,13 +37,15 @@ func (b *Browser) runHTML(ctx context.Context, in *docmill.RunInput) (*docmill.R
 // printSite prints root/index.html to the job's result.
 func (b *Browser) printSite(ctx context.Context, in *docmill.RunInput, file docmill.LocalFile, root string, s printSettings) (*docmill.RunOutput, error) {
 	dst := filepath.Join(in.WorkDir, "result.pdf")
+	name := docmill.ResultName(file.Filename, "", ".pdf")
+	s.title = strings.TrimSuffix(name, ".pdf")
 	blocked, err := b.render(ctx, root, dst, s)
 	if err != nil {
 		return nil, err
 	}
 	return &docmill.RunOutput{
 		Path:        dst,
-		Filename:    docmill.ResultName(file.Filename, "", ".pdf"),
+		Filename:    name,
 		ContentType: "application/pdf",
 		Meta:        map[string]any{"blocked_requests": blocked},
 	}, nil
