@@ -13,34 +13,107 @@ import (
 	"github.com/docmill/docmill/sandbox"
 )
 
-// pageRun is a contiguous range of pages, first to last inclusive, that
-// one pdftoppm process renders.
-type pageRun struct{ first, last int }
+// parity is which pages of its range a run renders: pdftoppm's -o (odd
+// pages only) and -e (even pages only) skip the others without drawing
+// them.
+type parity int
 
-// splitRuns cuts pages (sorted, without repeats) into contiguous runs for
-// slots processes at once: about len(pages)/slots pages each, and a new run
-// at every gap, since pdftoppm renders only ranges (-f/-l). A run per slot
-// keeps every core busy while paying for the parse of the document once
-// per core; gaps in a selection cost an extra process each, which the
-// engine's slots queue up.
+const (
+	everyPage parity = iota
+	oddPages
+	evenPages
+)
+
+// pageRun is a range of pages, first to last inclusive, of which one
+// pdftoppm process renders every page, or only the odd or the even ones.
+// first and last are themselves rendered pages.
+type pageRun struct {
+	first, last int
+	parity      parity
+}
+
+// pages returns the pages r renders, in order.
+func (r pageRun) pages() []int {
+	step := 1
+	if r.parity != everyPage {
+		step = 2
+	}
+	var ps []int
+	for p := r.first; p <= r.last; p += step {
+		ps = append(ps, p)
+	}
+	return ps
+}
+
+// args returns pdftoppm's options selecting r's pages.
+func (r pageRun) args() []string {
+	args := []string{"-f", strconv.Itoa(r.first), "-l", strconv.Itoa(r.last)}
+	switch r.parity {
+	case oddPages:
+		args = append(args, "-o")
+	case evenPages:
+		args = append(args, "-e")
+	}
+	return args
+}
+
+// splitRuns cuts pages (sorted, without repeats) into runs for slots
+// processes at once. pdftoppm renders only ranges (-f/-l), so a gap in
+// the selection starts a new range. The ranges are cut into slots/2 pieces
+// of about equal page counts, and each piece of two pages or more is drawn
+// by two processes, one for its odd pages and one for its even ones.
+// Interleaving balances the cores to the end: neighbouring pages cost
+// about the same to draw, so both halves of a piece finish together,
+// where equal consecutive ranges leave a core idle while the other draws
+// the heavier range. And every process pays for parsing the document, so
+// two runs per piece are cheaper than many small chunks handed out one by
+// one. With one slot, each range is one run; an odd slot count leaves one
+// slot unused.
 func splitRuns(pages []int, slots int) []pageRun {
 	if len(pages) == 0 {
 		return nil
 	}
 	slots = max(1, slots)
-	size := (len(pages) + slots - 1) / slots
+	pieces := max(1, slots/2)
 	var runs []pageRun
-	cur := pageRun{pages[0], pages[0]}
+	for _, r := range splitRanges(pages, pieces) {
+		if slots < 2 || r.first == r.last {
+			runs = append(runs, r)
+			continue
+		}
+		odd, even := pageRun{r.first, r.last, oddPages}, pageRun{r.first, r.last, evenPages}
+		if r.first%2 == 0 {
+			odd.first++
+		} else {
+			even.first++
+		}
+		if r.last%2 == 0 {
+			odd.last--
+		} else {
+			even.last--
+		}
+		runs = append(runs, odd, even)
+	}
+	return runs
+}
+
+// splitRanges cuts pages (sorted, without repeats) into contiguous ranges
+// of every page: about len(pages)/pieces pages each, and a new range at
+// every gap.
+func splitRanges(pages []int, pieces int) []pageRun {
+	size := (len(pages) + pieces - 1) / pieces
+	var ranges []pageRun
+	cur := pageRun{first: pages[0], last: pages[0]}
 	n := 1
 	for _, p := range pages[1:] {
 		if p != cur.last+1 || n == size {
-			runs = append(runs, cur)
-			cur, n = pageRun{p, p}, 0
+			ranges = append(ranges, cur)
+			cur, n = pageRun{first: p, last: p}, 0
 		}
 		cur.last = p
 		n++
 	}
-	return append(runs, cur)
+	return append(ranges, cur)
 }
 
 // renderer runs pdftoppm on one document with the same options.
@@ -91,7 +164,7 @@ func (r renderer) render(ctx context.Context, i int, run pageRun) (map[int]strin
 	if err := os.Mkdir(out, 0o700); err != nil {
 		return nil, fmt.Errorf("poppler: render dir: %w", err)
 	}
-	args := append([]string{"-f", strconv.Itoa(run.first), "-l", strconv.Itoa(run.last)}, r.args...)
+	args := append(run.args(), r.args...)
 	args = append(args, r.src, filepath.Join(out, "p"))
 	if _, err := r.engine.Run(ctx, sandbox.Cmd{Args: args, Dir: r.dir}); err != nil {
 		return nil, engineError(err, "rendering it")
@@ -100,7 +173,7 @@ func (r renderer) render(ctx context.Context, i int, run pageRun) (map[int]strin
 	if err != nil {
 		return nil, err
 	}
-	for p := run.first; p <= run.last; p++ {
+	for _, p := range run.pages() {
 		if _, ok := images[p]; !ok {
 			return nil, fmt.Errorf("poppler: pdftoppm made no image of page %d", p)
 		}
