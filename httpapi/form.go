@@ -132,18 +132,18 @@ func (fr *formReader) skipPreamble() (last bool, err error) {
 		if errors.Is(err, bufio.ErrBufferFull) {
 			continue // part of a long line: not a delimiter
 		}
-		if err == io.EOF {
-			return false, errMalformed
-		}
-		if err != nil {
+		if err != nil && err != io.EOF {
 			return false, err
 		}
 		rest, ok := bytes.CutPrefix(line, dash)
+		if atStart && ok && bytes.HasPrefix(rest, []byte("--")) && closeLineEnds(rest[2:], "\r\n") {
+			return true, nil // the close delimiter: a body without parts
+		}
+		if err == io.EOF {
+			return false, errMalformed
+		}
 		if !atStart || !ok {
 			continue
-		}
-		if bytes.HasPrefix(rest, []byte("--")) {
-			return true, nil
 		}
 		if end := bytes.TrimLeft(rest, " \t"); string(end) == "\r\n" || string(end) == "\n" {
 			fr.delim = append([]byte(string(end[:len(end)-1])+"\n"), dash...)
@@ -155,10 +155,16 @@ func (fr *formReader) skipPreamble() (last bool, err error) {
 // endDelimiterLine reads the rest of a delimiter's line: "--" for the
 // close delimiter (reporting true), else white space and the line end.
 func (fr *formReader) endDelimiterLine() (last bool, err error) {
-	if next, _ := fr.br.Peek(2); bytes.Equal(next, []byte("--")) {
+	next, _ := fr.br.Peek(2)
+	closing := bytes.Equal(next, []byte("--"))
+	line, err := fr.br.ReadSlice('\n')
+	if closing && (err == nil || err == io.EOF) {
+		nl := fr.delim[:len(fr.delim)-len(fr.boundary)-2]
+		if !closeLineEnds(line[2:], string(nl)) {
+			return false, errMalformed
+		}
 		return true, nil
 	}
-	line, err := fr.br.ReadSlice('\n')
 	if err != nil {
 		if err == io.EOF || errors.Is(err, bufio.ErrBufferFull) {
 			return false, errMalformed
@@ -171,41 +177,39 @@ func (fr *formReader) endDelimiterLine() (last bool, err error) {
 	return false, nil
 }
 
+// closeLineEnds reports whether rest, what follows the close delimiter on
+// its line, is white space and the line end nl, or nothing (the end of
+// the body).
+func closeLineEnds(rest []byte, nl string) bool {
+	rest = bytes.TrimLeft(rest, " \t")
+	return len(rest) == 0 || string(rest) == nl
+}
+
 // readHeader reads a part's header lines up to the empty line, within
-// maxPartHeaderBytes.
+// maxPartHeaderBytes, and parses them as net/textproto does.
 func (fr *formReader) readHeader() (textproto.MIMEHeader, error) {
-	header := textproto.MIMEHeader{}
-	var key string
-	size := 0
+	var block []byte
 	for {
 		line, err := fr.br.ReadSlice('\n')
-		size += len(line)
 		if err == io.EOF {
 			return nil, errHeaderCut
 		}
-		if size > maxPartHeaderBytes || errors.Is(err, bufio.ErrBufferFull) {
+		if len(block)+len(line) > maxPartHeaderBytes || errors.Is(err, bufio.ErrBufferFull) {
 			return nil, errMalformed
 		}
 		if err != nil {
 			return nil, err
 		}
-		line = bytes.TrimRight(line, "\r\n")
-		if len(line) == 0 {
-			return header, nil
+		block = append(block, line...)
+		if string(line) == "\r\n" || string(line) == "\n" {
+			break
 		}
-		if (line[0] == ' ' || line[0] == '\t') && key != "" {
-			// An obsolete folded line continues the previous value.
-			vs := header[key]
-			vs[len(vs)-1] += " " + string(bytes.TrimSpace(line))
-			continue
-		}
-		k, v, ok := bytes.Cut(line, []byte(":"))
-		if !ok || len(k) == 0 || bytes.ContainsAny(k, " \t") {
-			return nil, errMalformed
-		}
-		key = textproto.CanonicalMIMEHeaderKey(string(k))
-		header.Add(key, string(bytes.TrimSpace(v)))
 	}
+	header, err := textproto.NewReader(bufio.NewReader(bytes.NewReader(block))).ReadMIMEHeader()
+	if err != nil {
+		return nil, errMalformed
+	}
+	return header, nil
 }
 
 // FormName is the name of the part's form field: the name parameter of
@@ -245,19 +249,27 @@ func (p *formPart) Close() error {
 	return err
 }
 
-// Read reads the part's data as sent. A body that ends before the next
-// delimiter fails with io.ErrUnexpectedEOF, a failing body with its own
-// error.
+// Read reads the part's data as sent, filling b unless the data ends
+// first, so that a large b (the blob store's 1 MB) is written to disk in
+// as few writes. A body that ends before the next delimiter fails with
+// io.ErrUnexpectedEOF, a failing body with its own error.
 func (d *partData) Read(b []byte) (int, error) {
-	if d.n == 0 && d.err == nil {
-		d.scan()
+	n := 0
+	for n < len(b) {
+		if d.n == 0 && d.err == nil {
+			d.scan()
+		}
+		if d.n == 0 {
+			if n > 0 {
+				return n, nil // d.err comes with the next call
+			}
+			return 0, d.err
+		}
+		k, _ := d.fr.br.Read(b[n : n+min(len(b)-n, d.n)])
+		d.n -= k
+		n += k
+		d.read = true
 	}
-	if d.n == 0 {
-		return 0, d.err
-	}
-	n, _ := d.fr.br.Read(b[:min(len(b), d.n)])
-	d.n -= n
-	d.read = true
 	return n, nil
 }
 
