@@ -135,7 +135,7 @@ func runRender(ctx context.Context, f imageFormat, pdftoppm, pdfinfo *sandbox.En
 		return nil, err
 	}
 	r := renderer{engine: pdftoppm, src: src, dir: workDir, args: renderArgs(f, dpi, quality)}
-	images, err := r.renderAll(ctx, splitRuns(pages, pdftoppm.Slots()))
+	images, err := r.renderAll(ctx, splitRuns(pages, pdftoppm.Slots()), pdftoppm.Slots())
 	if err != nil {
 		return nil, err
 	}

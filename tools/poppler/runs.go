@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -13,107 +14,48 @@ import (
 	"github.com/docmill/docmill/sandbox"
 )
 
-// parity is which pages of its range a run renders: pdftoppm's -o (odd
-// pages only) and -e (even pages only) skip the others without drawing
-// them.
-type parity int
+// pageRun is a contiguous range of pages, first to last inclusive, that
+// one pdftoppm process renders.
+type pageRun struct{ first, last int }
 
-const (
-	everyPage parity = iota
-	oddPages
-	evenPages
-)
-
-// pageRun is a range of pages, first to last inclusive, of which one
-// pdftoppm process renders every page, or only the odd or the even ones.
-// first and last are themselves rendered pages.
-type pageRun struct {
-	first, last int
-	parity      parity
-}
-
-// pages returns the pages r renders, in order.
-func (r pageRun) pages() []int {
-	step := 1
-	if r.parity != everyPage {
-		step = 2
-	}
-	var ps []int
-	for p := r.first; p <= r.last; p += step {
-		ps = append(ps, p)
-	}
-	return ps
-}
-
-// args returns pdftoppm's options selecting r's pages.
-func (r pageRun) args() []string {
-	args := []string{"-f", strconv.Itoa(r.first), "-l", strconv.Itoa(r.last)}
-	switch r.parity {
-	case oddPages:
-		args = append(args, "-o")
-	case evenPages:
-		args = append(args, "-e")
-	}
-	return args
-}
+// minRunPages is the smallest run splitRuns makes, but for a range that
+// is shorter: a pdftoppm process costs about 20 ms to start and parse a
+// document, a page at 150 dpi 10 to 80 ms to draw.
+const minRunPages = 4
 
 // splitRuns cuts pages (sorted, without repeats) into runs for slots
-// processes at once. pdftoppm renders only ranges (-f/-l), so a gap in
-// the selection starts a new range. The ranges are cut into slots/2 pieces
-// of about equal page counts, and each piece of two pages or more is drawn
-// by two processes, one for its odd pages and one for its even ones.
-// Interleaving balances the cores to the end: neighbouring pages cost
-// about the same to draw, so both halves of a piece finish together,
-// where equal consecutive ranges leave a core idle while the other draws
-// the heavier range. And every process pays for parsing the document, so
-// two runs per piece are cheaper than many small chunks handed out one by
-// one. With one slot, each range is one run; an odd slot count leaves one
-// slot unused.
+// processes at once, in the order to hand them out. pdftoppm renders only
+// ranges (-f/-l), so a gap in the selection starts a new run. With more
+// than one slot the runs shrink as the work left does (guided
+// scheduling): each takes a 2*slots-th of the pages left, at least
+// minRunPages (fewer when the selection is too short to fill every slot
+// with runs that long). Handed out in order to whichever process is free, the
+// large first runs keep the number of processes small, and the small last
+// ones let every slot finish at about the same time, whatever the pages
+// cost to draw: in a book, a few pages of figures cost ten times a page
+// of text, and equal fixed ranges leave a core idle while another draws
+// them.
 func splitRuns(pages []int, slots int) []pageRun {
 	if len(pages) == 0 {
 		return nil
 	}
 	slots = max(1, slots)
-	pieces := max(1, slots/2)
+	// A short selection is still spread over every slot.
+	least := min(minRunPages, (len(pages)+slots-1)/slots)
 	var runs []pageRun
-	for _, r := range splitRanges(pages, pieces) {
-		if slots < 2 || r.first == r.last {
-			runs = append(runs, r)
-			continue
+	for i := 0; i < len(pages); {
+		size := len(pages) // one slot: one run per range
+		if slots > 1 {
+			left := len(pages) - i
+			size = max(least, (left+2*slots-1)/(2*slots))
 		}
-		odd, even := pageRun{r.first, r.last, oddPages}, pageRun{r.first, r.last, evenPages}
-		if r.first%2 == 0 {
-			odd.first++
-		} else {
-			even.first++
+		run := pageRun{pages[i], pages[i]}
+		for i++; i < len(pages) && pages[i] == run.last+1 && run.last-run.first+1 < size; i++ {
+			run.last = pages[i]
 		}
-		if r.last%2 == 0 {
-			odd.last--
-		} else {
-			even.last--
-		}
-		runs = append(runs, odd, even)
+		runs = append(runs, run)
 	}
 	return runs
-}
-
-// splitRanges cuts pages (sorted, without repeats) into contiguous ranges
-// of every page: about len(pages)/pieces pages each, and a new range at
-// every gap.
-func splitRanges(pages []int, pieces int) []pageRun {
-	size := (len(pages) + pieces - 1) / pieces
-	var ranges []pageRun
-	cur := pageRun{first: pages[0], last: pages[0]}
-	n := 1
-	for _, p := range pages[1:] {
-		if p != cur.last+1 || n == size {
-			ranges = append(ranges, cur)
-			cur, n = pageRun{first: p, last: p}, 0
-		}
-		cur.last = p
-		n++
-	}
-	return append(ranges, cur)
 }
 
 // renderer runs pdftoppm on one document with the same options.
@@ -124,28 +66,39 @@ type renderer struct {
 	args   []string // resolution and format options
 }
 
-// renderAll renders every run at once (the engine's slots bound how many
-// processes really run) and returns the image of each page by number. The
-// first run to fail cancels the others; its error is the one returned.
-func (r renderer) renderAll(ctx context.Context, runs []pageRun) (map[int]string, error) {
+// renderAll renders runs with at most slots pdftoppm processes at once,
+// each taking the next run in order when it is free, and returns the
+// image of each page by number. The first run to fail stops the others;
+// its error is the one returned.
+func (r renderer) renderAll(ctx context.Context, runs []pageRun, slots int) (map[int]string, error) {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	var (
 		mu     sync.Mutex
 		images = map[int]string{}
+		next   int // index of the next run to take, under mu
 		wg     sync.WaitGroup
 	)
-	for i, run := range runs {
+	take := func() (int, bool) {
+		mu.Lock()
+		defer mu.Unlock()
+		if next == len(runs) || ctx.Err() != nil {
+			return 0, false
+		}
+		next++
+		return next - 1, true
+	}
+	for range min(max(1, slots), len(runs)) {
 		wg.Go(func() {
-			got, err := r.render(ctx, i, run)
-			if err != nil {
-				cancel(err)
-				return
-			}
-			mu.Lock()
-			defer mu.Unlock()
-			for p, path := range got {
-				images[p] = path
+			for i, ok := take(); ok; i, ok = take() {
+				got, err := r.render(ctx, i, runs[i])
+				if err != nil {
+					cancel(err)
+					return
+				}
+				mu.Lock()
+				maps.Copy(images, got)
+				mu.Unlock()
 			}
 		})
 	}
@@ -164,7 +117,7 @@ func (r renderer) render(ctx context.Context, i int, run pageRun) (map[int]strin
 	if err := os.Mkdir(out, 0o700); err != nil {
 		return nil, fmt.Errorf("poppler: render dir: %w", err)
 	}
-	args := append(run.args(), r.args...)
+	args := append([]string{"-f", strconv.Itoa(run.first), "-l", strconv.Itoa(run.last)}, r.args...)
 	args = append(args, r.src, filepath.Join(out, "p"))
 	if _, err := r.engine.Run(ctx, sandbox.Cmd{Args: args, Dir: r.dir}); err != nil {
 		return nil, engineError(err, "rendering it")
@@ -173,7 +126,7 @@ func (r renderer) render(ctx context.Context, i int, run pageRun) (map[int]strin
 	if err != nil {
 		return nil, err
 	}
-	for _, p := range run.pages() {
+	for p := run.first; p <= run.last; p++ {
 		if _, ok := images[p]; !ok {
 			return nil, fmt.Errorf("poppler: pdftoppm made no image of page %d", p)
 		}
