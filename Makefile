@@ -83,6 +83,7 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzSniff$$' -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMINTIME) ./httpapi
 	$(GO) test -run '^$$' -fuzz '^FuzzCleanFilename$$' -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMINTIME) ./httpapi
 	$(GO) test -run '^$$' -fuzz '^FuzzParseRange$$' -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMINTIME) ./httpapi
+	$(GO) test -run '^$$' -fuzz '^FuzzFormReader$$' -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMINTIME) ./httpapi
 	$(GO) test -run '^$$' -fuzz '^FuzzDetect$$' -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMINTIME) ./tools/office
 	$(GO) test -run '^$$' -fuzz '^FuzzZip$$' -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMINTIME) ./tools/ziplimit
 	$(GO) test -run '^$$' -fuzz '^FuzzCheck$$' -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMINTIME) ./tools/ziplimit

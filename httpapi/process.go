@@ -91,7 +91,7 @@ func (s *Server) processNew(w http.ResponseWriter, r *http.Request, tool *docmil
 		}
 	}
 	jobID := docmill.NewJobID()
-	up, err := s.readUpload(ctx, w, r, tool, jobID, s.fileLimit(c.plan), s.cfg.Blob)
+	up, err := s.readUpload(ctx, w, r, tool, jobID, s.fileLimit(c.plan), s.cfg.Blob, idemKey != "")
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -105,7 +105,12 @@ func (s *Server) processNew(w http.ResponseWriter, r *http.Request, tool *docmil
 	job := &docmill.Job{
 		ID: jobID, AccountID: c.account.ID, Tool: tool.Slug, Status: docmill.StatusQueued,
 		Params: params, Inputs: up.files, Priority: c.plan.Priority, ResultTTL: c.plan.ResultTTL,
-		IdempotencyKey: idemKey, RequestHash: requestHash(tool.Slug, params, up.hashes), CreatedAt: now,
+		IdempotencyKey: idemKey, CreatedAt: now,
+	}
+	// Only a request with an Idempotency-Key is ever matched against
+	// another, so only its files were hashed.
+	if idemKey != "" {
+		job.RequestHash = requestHash(tool.Slug, params, up.hashes)
 	}
 	stored, err := s.cfg.Store.CreateJob(ctx, job, adm)
 	if err != nil {
@@ -149,7 +154,7 @@ func (s *Server) replay(w http.ResponseWriter, r *http.Request, tool *docmill.To
 // fingerprint reads a process request's upload without storing it and
 // returns its requestHash.
 func (s *Server) fingerprint(ctx context.Context, w http.ResponseWriter, r *http.Request, tool *docmill.Tool) (string, error) {
-	up, err := s.readUpload(ctx, w, r, tool, "", s.fileLimit(callerOf(ctx).plan), discard{})
+	up, err := s.readUpload(ctx, w, r, tool, "", s.fileLimit(callerOf(ctx).plan), discard{}, true)
 	if err != nil {
 		return "", err
 	}

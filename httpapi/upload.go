@@ -11,7 +11,6 @@ import (
 	"hash"
 	"io"
 	"mime"
-	"mime/multipart"
 	"net/http"
 	"path/filepath"
 	"strings"
@@ -29,10 +28,16 @@ const maxFieldBytes = 64 << 10
 // maxFields bounds the number of non-file form fields.
 const maxFields = 64
 
+// maxBoundary bounds the multipart boundary, in bytes (RFC 2046 allows 70;
+// a longer one is tolerated, not one that could fill formReader's buffer).
+const maxBoundary = 256
+
 // upload is a parsed process request: the files already in the blob store
 // and the form fields.
 type upload struct {
-	files  []docmill.InputFile
+	files []docmill.InputFile
+	// hashes are the files' SHA-256, hex, when the upload was read with
+	// hashing on (readUpload).
 	hashes []string
 	fields map[string]string
 }
@@ -59,13 +64,15 @@ func (discard) Delete(context.Context, string) error { return nil }
 // readUpload streams a multipart body: each "file" part goes straight to
 // sink (under the input keys of jobID), checked part by part for type (by
 // its bytes) and size (while it streams: perFile for each, the server's cap
-// in total), and every other part is a form field. Nothing is held in
+// in total), and hashed when hashFiles (the SHA-256 is only needed to
+// match an Idempotency-Key request, and costs about half a second a
+// gigabyte), and every other part is a form field. Nothing is held in
 // memory whole. An upload that stalls for the idle timeout is dropped, and
 // one in progress when the server drains is refused (errShuttingDown). On
 // error every stored file is removed again.
-func (s *Server) readUpload(ctx context.Context, w http.ResponseWriter, r *http.Request, tool *docmill.Tool, jobID string, perFile sizeLimit, sink fileSink) (*upload, error) {
+func (s *Server) readUpload(ctx context.Context, w http.ResponseWriter, r *http.Request, tool *docmill.Tool, jobID string, perFile sizeLimit, sink fileSink, hashFiles bool) (*upload, error) {
 	mt, params, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
-	if err != nil || mt != "multipart/form-data" || params["boundary"] == "" {
+	if err != nil || mt != "multipart/form-data" || params["boundary"] == "" || len(params["boundary"]) > maxBoundary {
 		return nil, docmill.Errorf(docmill.CodeInvalidRequest, "The body must be multipart/form-data with a boundary.")
 	}
 	body := &stallGuard{r: r.Body, rc: http.NewResponseController(w), idle: s.cfg.UploadIdleTimeout}
@@ -73,7 +80,7 @@ func (s *Server) readUpload(ctx context.Context, w http.ResponseWriter, r *http.
 	// begun, the upload is refused even if its last bytes came in (the
 	// connection's read deadline is then in the past).
 	stopCut := context.AfterFunc(s.draining, body.cut)
-	up, err := s.readParts(ctx, body, params["boundary"], tool, jobID, perFile, sink)
+	up, err := s.readParts(ctx, body, params["boundary"], tool, jobID, perFile, sink, hashFiles)
 	if cut := !stopCut(); cut {
 		err = errShuttingDown
 	}
@@ -94,8 +101,8 @@ var errShuttingDown = &docmill.Error{
 
 // readParts reads the parts of a multipart body for readUpload. On error,
 // the files it stored are in the upload it returns, for removal.
-func (s *Server) readParts(ctx context.Context, body io.Reader, boundary string, tool *docmill.Tool, jobID string, perFile sizeLimit, sink fileSink) (*upload, error) {
-	mr := multipart.NewReader(body, boundary)
+func (s *Server) readParts(ctx context.Context, body io.Reader, boundary string, tool *docmill.Tool, jobID string, perFile sizeLimit, sink fileSink, hashFiles bool) (*upload, error) {
+	mr := newFormReader(body, boundary)
 	var total int64
 	up := &upload{fields: map[string]string{}}
 	fail := func(err error) (*upload, error) { return up, err }
@@ -121,7 +128,7 @@ func (s *Server) readParts(ctx context.Context, body io.Reader, boundary string,
 			if left := s.cfg.MaxUploadBytes - total; left < limit {
 				limit, tooLarge = left, totalTooLarge(s.cfg.MaxUploadBytes)
 			}
-			f, sum, err := storePart(ctx, sink, part, tool, jobID, len(up.files), limit, tooLarge)
+			f, sum, err := storePart(ctx, sink, part, tool, jobID, len(up.files), limit, tooLarge, hashFiles)
 			part.Close()
 			if err != nil {
 				return fail(err)
@@ -146,7 +153,7 @@ func (s *Server) readParts(ctx context.Context, body io.Reader, boundary string,
 	return up, nil
 }
 
-func (up *upload) readField(name string, part *multipart.Part) error {
+func (up *upload) readField(name string, part *formPart) error {
 	if name == "" {
 		return docmill.Errorf(docmill.CodeInvalidRequest, "A form part has no name.")
 	}
@@ -171,7 +178,8 @@ func (up *upload) readField(name string, part *multipart.Part) error {
 var errTooLarge = errors.New("file too large")
 
 // limitedReader fails with errTooLarge once more than max bytes are read,
-// and hashes what passes through (for Idempotency-Key request matching).
+// and hashes what passes through into h, if set (for Idempotency-Key
+// request matching).
 type limitedReader struct {
 	r   io.Reader
 	max int64
@@ -191,7 +199,9 @@ func (l *limitedReader) Read(p []byte) (int, error) {
 	if l.n > l.max {
 		return 0, errTooLarge
 	}
-	l.h.Write(p[:n])
+	if l.h != nil {
+		l.h.Write(p[:n])
+	}
 	return n, err
 }
 
@@ -212,12 +222,13 @@ func totalTooLarge(limit int64) func(string) error {
 }
 
 // storePart sniffs the part's type from its first bytes, then streams it to
-// sink within limit bytes; past it, the error is tooLarge's. A failure of
+// sink within limit bytes, returning its SHA-256 (hex) when hashFile;
+// past limit, the error is tooLarge's. A failure of
 // the request body is the client's (400, the upload was interrupted); any
 // other is the sink's, internal, which writeError answers with 503 when
 // the store is unreachable (isOutage) and with 507 insufficient_storage
 // when its disk is full (docmill.IsNoSpace).
-func storePart(ctx context.Context, sink fileSink, part *multipart.Part, tool *docmill.Tool, jobID string, index int, limit int64, tooLarge func(string) error) (docmill.InputFile, string, error) {
+func storePart(ctx context.Context, sink fileSink, part *formPart, tool *docmill.Tool, jobID string, index int, limit int64, tooLarge func(string) error, hashFile bool) (docmill.InputFile, string, error) {
 	br := bufio.NewReaderSize(part, sniffLen)
 	head, err := br.Peek(sniffLen)
 	if err != nil && err != io.EOF && !errors.Is(err, bufio.ErrBufferFull) {
@@ -233,7 +244,10 @@ func storePart(ctx context.Context, sink fileSink, part *multipart.Part, tool *d
 			"The file %q is %s; %s accepts %s.", name, describeType(ct), tool.Slug, strings.Join(tool.Accepts, ", "))
 	}
 	key := docmill.InputKey(jobID, index)
-	lr := &limitedReader{r: br, max: limit, h: sha256.New()}
+	lr := &limitedReader{r: br, max: limit}
+	if hashFile {
+		lr.h = sha256.New()
+	}
 	n, err := sink.Put(ctx, key, lr, ct)
 	if errors.Is(err, errTooLarge) {
 		return docmill.InputFile{}, "", tooLarge(name)
@@ -244,7 +258,11 @@ func storePart(ctx context.Context, sink fileSink, part *multipart.Part, tool *d
 		}
 		return docmill.InputFile{}, "", docmill.Internal(err)
 	}
-	return docmill.InputFile{Key: key, Filename: name, ContentType: ct, Size: n}, hex.EncodeToString(lr.h.Sum(nil)), nil
+	f := docmill.InputFile{Key: key, Filename: name, ContentType: ct, Size: n}
+	if lr.h == nil {
+		return f, "", nil
+	}
+	return f, hex.EncodeToString(lr.h.Sum(nil)), nil
 }
 
 // stallGuard drops an upload that sends nothing for idle: it pushes the

@@ -35,31 +35,43 @@ func (s pageSize) pixels(dpi int) (w, h int64) {
 	return w, h
 }
 
-// pageCount asks pdfinfo for the number of pages of the PDF at src. A
-// document pdfinfo cannot open, or one without pages, is invalid_document.
-func pageCount(ctx context.Context, pdfinfo *sandbox.Engine, src, dir string) (int, error) {
-	res, err := pdfinfo.Run(ctx, sandbox.Cmd{Args: []string{src}, Dir: dir, MaxOutput: maxInfoOutput})
+// pageInfo asks pdfinfo, in one run, for the number of pages of the PDF
+// at src and the sizes of its pages 1 to last (pdfinfo stops at the
+// document's last page). A document pdfinfo cannot open, or one without
+// pages, is invalid_document.
+func pageInfo(ctx context.Context, pdfinfo *sandbox.Engine, src, dir string, last int) (int, map[int]pageSize, error) {
+	out, err := runPdfinfo(ctx, pdfinfo, src, dir, 1, last)
 	if err != nil {
-		return 0, engineError(err, "reading it")
+		return 0, nil, err
 	}
-	n, ok := parsePageCount(res.Stdout)
+	n, ok := parsePageCount(out)
 	if !ok {
-		return 0, fmt.Errorf("poppler: pdfinfo printed no page count")
+		return 0, nil, fmt.Errorf("poppler: pdfinfo printed no page count")
 	}
 	if n < 1 {
-		return 0, docmill.Errorf(docmill.CodeInvalidDocument, "The document has no pages.")
+		return 0, nil, docmill.Errorf(docmill.CodeInvalidDocument, "The document has no pages.")
 	}
-	return n, nil
+	return n, parsePageSizes(out), nil
 }
 
 // pageSizes asks pdfinfo for the sizes of pages first to last.
 func pageSizes(ctx context.Context, pdfinfo *sandbox.Engine, src, dir string, first, last int) (map[int]pageSize, error) {
+	out, err := runPdfinfo(ctx, pdfinfo, src, dir, first, last)
+	if err != nil {
+		return nil, err
+	}
+	return parsePageSizes(out), nil
+}
+
+// runPdfinfo returns what pdfinfo prints of the PDF at src with the sizes
+// of pages first to last.
+func runPdfinfo(ctx context.Context, pdfinfo *sandbox.Engine, src, dir string, first, last int) ([]byte, error) {
 	args := []string{"-f", strconv.Itoa(first), "-l", strconv.Itoa(last), src}
 	res, err := pdfinfo.Run(ctx, sandbox.Cmd{Args: args, Dir: dir, MaxOutput: maxInfoOutput})
 	if err != nil {
 		return nil, engineError(err, "reading it")
 	}
-	return parsePageSizes(res.Stdout), nil
+	return res.Stdout, nil
 }
 
 // parsePageCount returns the number on pdfinfo's "Pages:" line. pdfinfo

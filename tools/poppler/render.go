@@ -123,7 +123,7 @@ func runRender(ctx context.Context, f imageFormat, pdftoppm, pdfinfo *sandbox.En
 		return nil, err
 	}
 	r := renderer{engine: pdftoppm, src: src, dir: workDir, args: renderArgs(f, dpi, quality)}
-	images, err := r.renderAll(ctx, splitRuns(pages, pdftoppm.Slots()))
+	images, err := r.renderAll(ctx, splitRuns(pages, pdftoppm.Slots()), pdftoppm.Slots())
 	if err != nil {
 		return nil, err
 	}
@@ -172,9 +172,11 @@ func renderArgs(f imageFormat, dpi, quality int) []string {
 // selectPages reads the document's page count and resolves ranges against
 // it: the pages to render, once each and in order, checked against the
 // caps of limits at dpi. A page past the end or a cap exceeded is
-// invalid_parameter.
+// invalid_parameter. One pdfinfo run gives the count and the sizes of the
+// first limits.RenderPages pages, which hold every selection of a
+// document that short; a selection further in takes a second run.
 func selectPages(ctx context.Context, pdfinfo *sandbox.Engine, src, dir string, ranges []docmill.PageRange, dpi int, limits docmill.Limits) (int, []int, error) {
-	count, err := pageCount(ctx, pdfinfo, src, dir)
+	count, sizes, err := pageInfo(ctx, pdfinfo, src, dir, limits.RenderPages)
 	if err != nil {
 		return 0, nil, err
 	}
@@ -187,9 +189,10 @@ func selectPages(ctx context.Context, pdfinfo *sandbox.Engine, src, dir string, 
 	if len(pages) > limits.RenderPages {
 		return 0, nil, docmill.ParamError("pages", "selects %d pages; at most %d pages can be converted at once", len(pages), limits.RenderPages)
 	}
-	sizes, err := pageSizes(ctx, pdfinfo, src, dir, pages[0], pages[len(pages)-1])
-	if err != nil {
-		return 0, nil, err
+	if last := pages[len(pages)-1]; last > limits.RenderPages {
+		if sizes, err = pageSizes(ctx, pdfinfo, src, dir, pages[0], last); err != nil {
+			return 0, nil, err
+		}
 	}
 	if err := checkPixels(limits, pages, sizes, dpi); err != nil {
 		return 0, nil, err
