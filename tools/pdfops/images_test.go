@@ -38,20 +38,10 @@ func runImages(t testing.TB, params map[string]string, paths ...string) (*docmil
 
 func runImagesContext(ctx context.Context, t testing.TB, params map[string]string, paths ...string) (*docmill.RunOutput, error) {
 	t.Helper()
-	tl := imagesTool(t)
-	p, err := tl.ParseParams(params)
-	if err != nil {
+	if _, err := imagesTool(t).ParseParams(params); err != nil {
 		t.Fatalf("ParseParams(%v): %v", params, err)
 	}
-	in := &docmill.RunInput{Params: p, WorkDir: t.TempDir()}
-	for _, path := range paths {
-		st, err := os.Stat(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		in.Files = append(in.Files, docmill.LocalFile{Path: path, Filename: filepath.Base(path), Size: st.Size()})
-	}
-	return tl.Invoke(ctx, in)
+	return invoke(ctx, t, "jpg-to-pdf", params, "", paths...)
 }
 
 // imgNeedCommand skips the test when a poppler program is missing.

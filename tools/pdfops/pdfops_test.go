@@ -58,13 +58,32 @@ func tool(t testing.TB, slug string) *docmill.Tool {
 	return nil
 }
 
-// run validates params the way the API does and runs the tool on paths.
+// run validates params the way the API does, failing t if they are
+// refused, and runs the tool on paths, sent as PDFs.
 func run(t testing.TB, slug string, params map[string]string, paths ...string) (*docmill.RunOutput, error) {
+	t.Helper()
+	if _, err := tool(t, slug).ParseParams(params); err != nil {
+		t.Fatalf("ParseParams(%v): %v", params, err)
+	}
+	return invoke(context.Background(), t, slug, params, "application/pdf", paths...)
+}
+
+// runValidated is run for tests of validation: a refusal of params is its
+// error, as the API's answer would be.
+func runValidated(t testing.TB, slug string, params map[string]string, paths ...string) (*docmill.RunOutput, error) {
+	t.Helper()
+	return invoke(context.Background(), t, slug, params, "application/pdf", paths...)
+}
+
+// invoke validates params the way the API does (bad params never reach
+// Invoke: their refusal is the error) and runs tool slug under ctx on
+// paths, each sent with contentType and its size.
+func invoke(ctx context.Context, t testing.TB, slug string, params map[string]string, contentType string, paths ...string) (*docmill.RunOutput, error) {
 	t.Helper()
 	tl := tool(t, slug)
 	p, err := tl.ParseParams(params)
 	if err != nil {
-		t.Fatalf("ParseParams(%v): %v", params, err)
+		return nil, err
 	}
 	in := &docmill.RunInput{Params: p, WorkDir: t.TempDir()}
 	for _, path := range paths {
@@ -73,10 +92,79 @@ func run(t testing.TB, slug string, params map[string]string, paths ...string) (
 			t.Fatal(err)
 		}
 		in.Files = append(in.Files, docmill.LocalFile{
-			Path: path, Filename: filepath.Base(path), ContentType: "application/pdf", Size: st.Size(),
+			Path: path, Filename: filepath.Base(path), ContentType: contentType, Size: st.Size(),
 		})
 	}
-	return tl.Invoke(context.Background(), in)
+	return tl.Invoke(ctx, in)
+}
+
+// corpusPDFs returns the contents of the corpus PDFs named, as fuzz seeds.
+func corpusPDFs(f *testing.F, names ...string) [][]byte {
+	f.Helper()
+	seeds := make([][]byte, len(names))
+	for i, name := range names {
+		b, err := os.ReadFile(pdfCorpus(f) + name)
+		if err != nil {
+			f.Fatal(err)
+		}
+		seeds[i] = b
+	}
+	return seeds
+}
+
+// writeFuzzInput writes a fuzz input to in.pdf in a new temporary
+// directory and returns its path.
+func writeFuzzInput(t *testing.T, b []byte) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "in.pdf")
+	if err := os.WriteFile(p, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// pdfWriter builds a PDF file object by object, for inputs the corpus
+// lacks. Object 1 must be the catalog.
+type pdfWriter struct {
+	b       strings.Builder
+	offsets []int
+}
+
+func newPDFWriter() *pdfWriter {
+	w := &pdfWriter{}
+	w.b.WriteString("%PDF-1.4\n")
+	return w
+}
+
+// obj appends the next object; objects are numbered from 1 in the order
+// written.
+func (w *pdfWriter) obj(body string) {
+	w.offsets = append(w.offsets, w.b.Len())
+	fmt.Fprintf(&w.b, "%d 0 obj\n%s\nendobj\n", len(w.offsets), body)
+}
+
+// write ends the file with its cross-reference table and trailer, writes
+// it to name in a new temporary directory of t and returns its path.
+func (w *pdfWriter) write(t testing.TB, name string) string {
+	t.Helper()
+	xref := w.b.Len()
+	fmt.Fprintf(&w.b, "xref\n0 %d\n0000000000 65535 f \n", len(w.offsets)+1)
+	for _, off := range w.offsets {
+		fmt.Fprintf(&w.b, "%010d 00000 n \n", off)
+	}
+	fmt.Fprintf(&w.b, "trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n", len(w.offsets)+1, xref)
+	p := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(p, []byte(w.b.String()), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// canceledContext returns a context that is already canceled.
+func canceledContext() context.Context {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	return ctx
 }
 
 // readBack parses and validates a tool's output.
@@ -177,6 +265,24 @@ func manyPagesPDF(t *testing.T, n int) string {
 	return treePDF(t, n, "/MediaBox [0 0 100 100]")
 }
 
+// wantPDFTool fails t unless tl takes minFiles to maxFiles PDFs (and
+// nothing else) and is a complete, available pdfcpu tool.
+func wantPDFTool(t *testing.T, tl *docmill.Tool, minFiles, maxFiles int) {
+	t.Helper()
+	if tl.MinFiles != minFiles || tl.MaxFiles != maxFiles {
+		t.Errorf("files = %d..%d, want %d..%d", tl.MinFiles, tl.MaxFiles, minFiles, maxFiles)
+	}
+	if !tl.AcceptsType("application/pdf") || len(tl.Accepts) != 1 {
+		t.Errorf("Accepts = %v", tl.Accepts)
+	}
+	if tl.Engine != "pdfcpu" || tl.Timeout <= 0 || tl.Run == nil || tl.Title == "" || tl.Description == "" {
+		t.Errorf("incomplete declaration: %+v", tl)
+	}
+	if !tl.IsAvailable() {
+		t.Error("in-process tool reports unavailable")
+	}
+}
+
 func TestToolsDeclarations(t *testing.T) {
 	tests := []struct {
 		slug               string
@@ -197,18 +303,7 @@ func TestToolsDeclarations(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.slug, func(t *testing.T) {
 			tl := tool(t, tt.slug)
-			if tl.MinFiles != tt.minFiles || tl.MaxFiles != tt.maxFiles {
-				t.Errorf("files = %d..%d, want %d..%d", tl.MinFiles, tl.MaxFiles, tt.minFiles, tt.maxFiles)
-			}
-			if !tl.AcceptsType("application/pdf") || len(tl.Accepts) != 1 {
-				t.Errorf("Accepts = %v", tl.Accepts)
-			}
-			if tl.Engine != "pdfcpu" || tl.Timeout <= 0 || tl.Run == nil || tl.Title == "" || tl.Description == "" {
-				t.Errorf("incomplete declaration: %+v", tl)
-			}
-			if !tl.IsAvailable() {
-				t.Error("in-process tool reports unavailable")
-			}
+			wantPDFTool(t, tl, tt.minFiles, tt.maxFiles)
 			var names []string
 			for _, p := range tl.Params {
 				names = append(names, p.Name)

@@ -30,7 +30,7 @@ func qpdfEncrypt(t *testing.T, name string, args ...string) string {
 // protect runs protect-pdf on the corpus file name and returns the output.
 func protect(t *testing.T, name string, params map[string]string) string {
 	t.Helper()
-	out, err := runTool(t, tool(t, "protect-pdf"), params, pdfCorpus(t)+name)
+	out, err := runValidated(t, "protect-pdf", params, pdfCorpus(t)+name)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,7 +90,7 @@ func TestUnlock(t *testing.T) {
 			} else {
 				want = text(t, in, "-opw", tt.password, "-upw", tt.password)
 			}
-			out, err := runTool(t, tool(t, "unlock-pdf"), map[string]string{"password": tt.password}, in)
+			out, err := runValidated(t, "unlock-pdf", map[string]string{"password": tt.password}, in)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -122,7 +122,7 @@ func fixed(path string) func(*testing.T) string {
 // back unchanged, whether or not a password is given.
 func TestUnlockNotEncrypted(t *testing.T) {
 	for _, params := range []map[string]string{nil, {"password": "anything at all"}} {
-		out, err := runTool(t, tool(t, "unlock-pdf"), params, pdfCorpus(t)+"pdflatex-4-pages.pdf")
+		out, err := runValidated(t, "unlock-pdf", params, pdfCorpus(t)+"pdflatex-4-pages.pdf")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -166,7 +166,7 @@ func TestUnlockBadPassword(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			out, err := runTool(t, tool(t, "unlock-pdf"), map[string]string{"password": tt.password}, tt.file)
+			out, err := runValidated(t, "unlock-pdf", map[string]string{"password": tt.password}, tt.file)
 			if err == nil {
 				t.Fatalf("unlocked into %v, want error", out)
 			}
@@ -199,7 +199,7 @@ func TestUnlockBadInput(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			out, err := runTool(t, tool(t, "unlock-pdf"), map[string]string{"password": tt.password}, tt.file)
+			out, err := runValidated(t, "unlock-pdf", map[string]string{"password": tt.password}, tt.file)
 			if err == nil {
 				t.Fatalf("unlocked into %v, want error", out)
 			}
@@ -215,25 +215,14 @@ func TestUnlockBadInput(t *testing.T) {
 	if err := os.WriteFile(truncated, b[:len(b)/2], 0o600); err != nil {
 		t.Fatal(err)
 	}
-	_, err = runTool(t, tool(t, "unlock-pdf"), map[string]string{"password": "openpassword"}, truncated)
+	_, err = runValidated(t, "unlock-pdf", map[string]string{"password": "openpassword"}, truncated)
 	wantCode(t, err, docmill.CodeInvalidDocument, "damaged")
-	_, err = runTool(t, tool(t, "unlock-pdf"), nil, sparseFile(t, pdfops.MaxInputBytes+1))
+	_, err = runValidated(t, "unlock-pdf", nil, sparseFile(t, pdfops.MaxInputBytes+1))
 	wantCode(t, err, docmill.CodeFileTooLarge)
 }
 
 func TestUnlockCanceled(t *testing.T) {
-	tl := tool(t, "unlock-pdf")
-	p, err := tl.ParseParams(map[string]string{"password": "openpassword"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	cancel()
-	_, err = tl.Invoke(ctx, &docmill.RunInput{
-		Files:   []docmill.LocalFile{{Path: encryptedPDF(t), Filename: "a.pdf"}},
-		Params:  p,
-		WorkDir: t.TempDir(),
-	})
+	_, err := invoke(canceledContext(), t, "unlock-pdf", map[string]string{"password": "openpassword"}, "application/pdf", encryptedPDF(t))
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("err = %v, want the context's error", err)
 	}
@@ -243,11 +232,7 @@ func TestUnlockCanceled(t *testing.T) {
 // anything but success, invalid_document or, for encrypted inputs,
 // invalid_parameter (a wrong password).
 func FuzzUnlock(f *testing.F) {
-	for _, name := range []string{"minimal-document.pdf", "libreoffice-writer-password.pdf"} {
-		b, err := os.ReadFile(pdfCorpus(f) + name)
-		if err != nil {
-			f.Fatal(err)
-		}
+	for _, b := range corpusPDFs(f, "minimal-document.pdf", "libreoffice-writer-password.pdf") {
 		f.Add(b, "openpassword")
 		f.Add(b[:len(b)*3/4], "")
 	}
@@ -255,11 +240,8 @@ func FuzzUnlock(f *testing.F) {
 		if len(password) > 1024 {
 			return
 		}
-		p := filepath.Join(t.TempDir(), "in.pdf")
-		if err := os.WriteFile(p, b, 0o600); err != nil {
-			t.Fatal(err)
-		}
-		_, err := runTool(t, tool(t, "unlock-pdf"), map[string]string{"password": password}, p)
+		p := writeFuzzInput(t, b)
+		_, err := runValidated(t, "unlock-pdf", map[string]string{"password": password}, p)
 		switch docmill.ErrorCode(err) {
 		case "", docmill.CodeInvalidDocument, docmill.CodeInvalidParameter:
 		default:
