@@ -107,6 +107,14 @@ func tooManyPages(label string, pages, limit int) error {
 	return docmill.InvalidDocument(nil, "%s has %d pages; this tool handles documents of up to %d pages.", label, pages, limit)
 }
 
+// theFile names the input of a one-file tool in messages.
+const theFile = "The file"
+
+// checkSize is checkSizes for a one-file tool.
+func checkSize(ctx context.Context, files []docmill.LocalFile) error {
+	return checkSizes(ctx, files, "PDFs", func(int) string { return theFile })
+}
+
 // checkSizes refuses inputs over MaxInputBytes, each and together, before
 // anything is parsed: pdfcpu holds a whole document, and jpg-to-pdf every
 // embedded image, in memory until the output is written. Sizes are taken

@@ -15,12 +15,11 @@ import (
 	"runtime/debug"
 	"strings"
 
-	"golang.org/x/image/tiff"
-	"golang.org/x/image/webp"
-
 	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu"
 	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/model"
 	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/types"
+	"golang.org/x/image/tiff"
+	"golang.org/x/image/webp"
 
 	docmill "github.com/docmill/docmill"
 )

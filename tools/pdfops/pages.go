@@ -69,23 +69,18 @@ type pageTool struct {
 }
 
 func newPageTool(pt pageTool) *docmill.Tool {
-	return &docmill.Tool{
+	return onePDFTool(docmill.Tool{
 		Slug:        pt.slug,
 		Title:       pt.title,
 		Description: pt.description,
-		Accepts:     []string{pdfContentType},
-		MinFiles:    1,
-		MaxFiles:    1,
 		Params: []docmill.Param{{
 			Name:        pt.field,
 			Type:        docmill.TypePages,
 			Description: pt.fieldDoc,
 			Required:    true,
 		}},
-		Engine:  "pdfcpu",
-		Timeout: timeout,
-		Run:     pt.run,
-	}
+		Run: pt.run,
+	})
 }
 
 // run reads the input, resolves the selection against it, copies the
@@ -93,12 +88,11 @@ func newPageTool(pt pageTool) *docmill.Tool {
 func (pt pageTool) run(ctx context.Context, in *docmill.RunInput) (out *docmill.RunOutput, err error) {
 	defer recoverPanic(&err)
 	ranges := in.Params.PageRanges(pt.field)
-	const label = "The file"
-	if err := checkSizes(ctx, in.Files, "PDFs", func(int) string { return label }); err != nil {
+	if err := checkSize(ctx, in.Files); err != nil {
 		return nil, err
 	}
 
-	doc, err := readSource(ctx, in.Files[0], label)
+	doc, err := readSource(ctx, in.Files[0], theFile)
 	if err != nil {
 		return nil, err
 	}

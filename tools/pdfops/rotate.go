@@ -12,13 +12,10 @@ import (
 )
 
 func rotateTool() *docmill.Tool {
-	return &docmill.Tool{
+	return onePDFTool(docmill.Tool{
 		Slug:        "rotate-pdf",
 		Title:       "Rotate PDF",
 		Description: "Rotate all or some pages of a PDF clockwise by 90, 180 or 270 degrees.",
-		Accepts:     []string{pdfContentType},
-		MinFiles:    1,
-		MaxFiles:    1,
 		Params: []docmill.Param{
 			{
 				Name:        "angle",
@@ -34,10 +31,8 @@ func rotateTool() *docmill.Tool {
 				Default:     "all",
 			},
 		},
-		Engine:  "pdfcpu",
-		Timeout: timeout,
-		Run:     runRotate,
-	}
+		Run: runRotate,
+	})
 }
 
 // runRotate adds the angle to the rotation of each selected page, so a page
@@ -45,12 +40,11 @@ func rotateTool() *docmill.Tool {
 func runRotate(ctx context.Context, in *docmill.RunInput) (out *docmill.RunOutput, err error) {
 	defer recoverPanic(&err)
 	angle, ranges := in.Params.Int("angle"), in.Params.PageRanges("pages")
-	const label = "The file"
-	if err := checkSizes(ctx, in.Files, "PDFs", func(int) string { return label }); err != nil {
+	if err := checkSize(ctx, in.Files); err != nil {
 		return nil, err
 	}
 
-	doc, err := readDocument(ctx, in.Files[0], newConfig(model.ROTATE), label)
+	doc, err := readDocument(ctx, in.Files[0], newConfig(model.ROTATE), theFile)
 	if err != nil {
 		return nil, err
 	}

@@ -163,11 +163,10 @@ type stampJob struct {
 
 // run reads the input, stamps the selected pages and writes the result.
 func (j stampJob) run(ctx context.Context, in *docmill.RunInput) (*docmill.RunOutput, error) {
-	const label = "The file"
-	if err := checkSizes(ctx, in.Files, "PDFs", func(int) string { return label }); err != nil {
+	if err := checkSize(ctx, in.Files); err != nil {
 		return nil, err
 	}
-	doc, err := readDocument(ctx, in.Files[0], newStampConfig(), label)
+	doc, err := readDocument(ctx, in.Files[0], newStampConfig(), theFile)
 	if err != nil {
 		return nil, err
 	}
