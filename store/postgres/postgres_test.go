@@ -9,11 +9,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/docmill/docmill"
 	"github.com/docmill/docmill/store/postgres"
 	"github.com/docmill/docmill/store/postgres/pgtest"
 	"github.com/docmill/docmill/store/storetest"
-	"github.com/jackc/pgx/v5"
 )
 
 // open opens and migrates the store at dbURL.
