@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"runtime/debug"
 
 	"github.com/pdfcpu/pdfcpu/pkg/api"
@@ -142,6 +143,16 @@ func checkSizes(ctx context.Context, files []docmill.LocalFile, kind string, lab
 
 func megabytes(n int64) string {
 	return fmt.Sprintf("%d MB", (n+(1<<20)-1)>>20)
+}
+
+// writeOutput writes doc to workName in workDir and returns it as a run's
+// PDF output, offered to the client as filename, with meta.
+func writeOutput(doc *model.Context, workDir, workName, filename string, meta map[string]any) (*docmill.RunOutput, error) {
+	path := filepath.Join(workDir, workName)
+	if err := writeDocument(doc, path); err != nil {
+		return nil, err
+	}
+	return &docmill.RunOutput{Path: path, Filename: filename, ContentType: pdfContentType, Meta: meta}, nil
 }
 
 // writeDocument writes doc to path. Its failures are internal: the

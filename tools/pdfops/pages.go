@@ -2,7 +2,6 @@ package pdfops
 
 import (
 	"context"
-	"path/filepath"
 
 	docmill "github.com/docmill/docmill"
 )
@@ -112,16 +111,7 @@ func (pt pageTool) run(ctx context.Context, in *docmill.RunInput) (out *docmill.
 		return nil, err
 	}
 
-	path := filepath.Join(in.WorkDir, pt.workName)
-	if err := writeDocument(result, path); err != nil {
-		return nil, err
-	}
-	return &docmill.RunOutput{
-		Path:        path,
-		Filename:    docmill.ResultName(in.Files[0].Filename, ".pdf", pt.suffix),
-		ContentType: pdfContentType,
-		Meta:        map[string]any{"pages": len(pages), "input_pages": doc.PageCount},
-	}, nil
+	return writeOutput(result, in.WorkDir, pt.workName, docmill.ResultName(in.Files[0].Filename, ".pdf", pt.suffix), map[string]any{"pages": len(pages), "input_pages": doc.PageCount})
 }
 
 // chooseExtract keeps the selected pages in document order, each once,

@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"path/filepath"
 	"strings"
 
 	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/model"
@@ -149,21 +148,12 @@ func runProtect(ctx context.Context, in *docmill.RunInput) (out *docmill.RunOutp
 	doc.Encrypt, doc.EncKey, doc.E = nil, nil, nil
 	declarePDF20(doc)
 
-	path := filepath.Join(in.WorkDir, "protected.pdf")
-	if err := writeDocument(doc, path); err != nil {
-		return nil, err
-	}
-	return &docmill.RunOutput{
-		Path:        path,
-		Filename:    docmill.ResultName(in.Files[0].Filename, ".pdf", "-protected.pdf"),
-		ContentType: pdfContentType,
-		Meta: map[string]any{
-			"pages":          doc.PageCount,
-			"encryption":     "AES-256",
-			"permissions":    permissionList(p.perms),
-			"owner_password": p.ownerSource,
-		},
-	}, nil
+	return writeOutput(doc, in.WorkDir, "protected.pdf", docmill.ResultName(in.Files[0].Filename, ".pdf", "-protected.pdf"), map[string]any{
+		"pages":          doc.PageCount,
+		"encryption":     "AES-256",
+		"permissions":    permissionList(p.perms),
+		"owner_password": p.ownerSource,
+	})
 }
 
 // declarePDF20 makes doc a PDF 2.0 document. pdfcpu writes AES-256 with

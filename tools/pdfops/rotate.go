@@ -2,7 +2,6 @@ package pdfops
 
 import (
 	"context"
-	"path/filepath"
 
 	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu"
 	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/model"
@@ -63,14 +62,5 @@ func runRotate(ctx context.Context, in *docmill.RunInput) (out *docmill.RunOutpu
 		return nil, err
 	}
 
-	path := filepath.Join(in.WorkDir, "rotated.pdf")
-	if err := writeDocument(doc, path); err != nil {
-		return nil, err
-	}
-	return &docmill.RunOutput{
-		Path:        path,
-		Filename:    docmill.ResultName(in.Files[0].Filename, ".pdf", "-rotated.pdf"),
-		ContentType: pdfContentType,
-		Meta:        map[string]any{"pages": doc.PageCount, "rotated_pages": len(selected)},
-	}, nil
+	return writeOutput(doc, in.WorkDir, "rotated.pdf", docmill.ResultName(in.Files[0].Filename, ".pdf", "-rotated.pdf"), map[string]any{"pages": doc.PageCount, "rotated_pages": len(selected)})
 }

@@ -159,16 +159,7 @@ func splitSingle(ctx context.Context, doc *model.Context, part span, name, workD
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	path := filepath.Join(workDir, "split.pdf")
-	if err := writeDocument(result, path); err != nil {
-		return nil, err
-	}
-	return &docmill.RunOutput{
-		Path:        path,
-		Filename:    docmill.ResultName(name, ".pdf", "-"+part.label()+".pdf"),
-		ContentType: pdfContentType,
-		Meta:        meta,
-	}, nil
+	return writeOutput(result, workDir, "split.pdf", docmill.ResultName(name, ".pdf", "-"+part.label()+".pdf"), meta)
 }
 
 // writeSplitZip writes each part of doc as an entry of a zip archive at

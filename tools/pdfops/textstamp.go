@@ -3,7 +3,6 @@ package pdfops
 import (
 	"context"
 	stdcolor "image/color"
-	"path/filepath"
 	"slices"
 
 	"github.com/pdfcpu/pdfcpu/pkg/font"
@@ -202,14 +201,5 @@ func (j stampJob) run(ctx context.Context, in *docmill.RunInput) (*docmill.RunOu
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	path := filepath.Join(in.WorkDir, j.outFile)
-	if err := writeDocument(doc, path); err != nil {
-		return nil, err
-	}
-	return &docmill.RunOutput{
-		Path:        path,
-		Filename:    docmill.ResultName(in.Files[0].Filename, ".pdf", j.suffix),
-		ContentType: pdfContentType,
-		Meta:        map[string]any{"pages": doc.PageCount, j.metaKey: len(pages)},
-	}, nil
+	return writeOutput(doc, in.WorkDir, j.outFile, docmill.ResultName(in.Files[0].Filename, ".pdf", j.suffix), map[string]any{"pages": doc.PageCount, j.metaKey: len(pages)})
 }
