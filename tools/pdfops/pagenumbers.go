@@ -86,15 +86,8 @@ type pageNumbering struct {
 // on "12 / 12" whatever start and pages are.
 func runPageNumbers(ctx context.Context, in *docmill.RunInput) (out *docmill.RunOutput, err error) {
 	defer recoverPanic(&err)
-	release, err := acquireStampFont()
-	if err != nil {
-		return nil, err
-	}
-	defer release()
 	pn := pageNumberSettings(in.Params)
-	ranges := in.Params.PageRanges("pages")
 	job := stampJob{
-		ranges:  ranges,
 		outFile: "numbered.pdf",
 		suffix:  "-numbered.pdf",
 		metaKey: "numbered_pages",

@@ -150,18 +150,23 @@ func newStampConfig() *model.Configuration {
 // stampJob is one run of a stamping tool on its single input, after the
 // tool has validated its own parameters.
 type stampJob struct {
-	ranges  []docmill.PageRange // the "pages" parameter
-	outFile string              // name in the work directory
-	suffix  string              // replaces ".pdf" in the client's filename
-	metaKey string              // meta figure counting the stamped pages
+	outFile string // name in the work directory
+	suffix  string // replaces ".pdf" in the client's filename
+	metaKey string // meta figure counting the stamped pages
 	// plan returns the stamp for each selected page (ascending, no
 	// duplicates); pages may share a *model.Watermark, which lets pdfcpu
 	// share one drawing between them.
 	plan func(pages []int, sizes []stampPage) (map[int]*model.Watermark, error)
 }
 
-// run reads the input, stamps the selected pages and writes the result.
+// run reads the input, stamps the pages its "pages" parameter selects and
+// writes the result, holding the stamp font (acquireStampFont) throughout.
 func (j stampJob) run(ctx context.Context, in *docmill.RunInput) (*docmill.RunOutput, error) {
+	release, err := acquireStampFont()
+	if err != nil {
+		return nil, err
+	}
+	defer release()
 	if err := checkSize(ctx, in.Files); err != nil {
 		return nil, err
 	}
@@ -169,7 +174,7 @@ func (j stampJob) run(ctx context.Context, in *docmill.RunInput) (*docmill.RunOu
 	if err != nil {
 		return nil, err
 	}
-	pages, err := docmill.Pages(j.ranges, doc.PageCount)
+	pages, err := docmill.Pages(in.Params.PageRanges("pages"), doc.PageCount)
 	if err != nil {
 		return nil, docmill.ParamError("pages", "%s", err)
 	}

@@ -86,16 +86,9 @@ func watermarkTool() *docmill.Tool {
 // fits it (see textStamp.autoFontSize).
 func runWatermark(ctx context.Context, in *docmill.RunInput) (out *docmill.RunOutput, err error) {
 	defer recoverPanic(&err)
-	release, err := acquireStampFont()
-	if err != nil {
-		return nil, err
-	}
-	defer release()
 	st := watermarkSettings(in.Params)
-	ranges := in.Params.PageRanges("pages")
 	fontSize := in.Params.Int("font_size") // 0: automatic
 	job := stampJob{
-		ranges:  ranges,
 		outFile: "watermarked.pdf",
 		suffix:  "-watermarked.pdf",
 		metaKey: "watermarked_pages",
