@@ -11,6 +11,7 @@ import (
 
 	docmill "github.com/docmill/docmill"
 	"github.com/docmill/docmill/tools/pdfops"
+	"github.com/docmill/docmill/tools/toolstest"
 )
 
 func TestPageToolsDeclarations(t *testing.T) {
@@ -281,7 +282,7 @@ func FuzzPageTools(f *testing.F) {
 		f.Add(b[:len(b)*3/4], true)
 	}
 	f.Fuzz(func(t *testing.T, b []byte, split bool) {
-		p := writeFuzzInput(t, b)
+		p := toolstest.WriteTemp(t, "in.pdf", b)
 		var err error
 		if split {
 			_, err = runValidated(t, "split-pdf", nil, p)

@@ -18,6 +18,8 @@ import (
 	"github.com/pdfcpu/pdfcpu/pkg/api"
 	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/model"
 	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/types"
+
+	"github.com/docmill/docmill/tools/toolstest"
 )
 
 // Helpers of the split and page tools' tests (split-pdf, extract-pages,
@@ -225,23 +227,22 @@ func selBadInputs(t *testing.T) map[string]string {
 // i+1, so a test can give pages inherited or own rotations and crop boxes.
 func selPDF(t testing.TB, name, pagesAttrs string, pageAttrs ...string) string {
 	t.Helper()
-	w := newPDFWriter()
 	n := len(pageAttrs)
-	w.obj("<< /Type /Catalog /Pages 2 0 R >>")
+	objects := []string{"<< /Type /Catalog /Pages 2 0 R >>"}
 	var kids strings.Builder
 	for i := range n {
 		fmt.Fprintf(&kids, "%d 0 R ", i+4)
 	}
-	w.obj(fmt.Sprintf("<< /Type /Pages /Count %d /Kids [%s] /Resources << /Font << /F1 3 0 R >> >> %s >>", n, kids.String(), pagesAttrs))
-	w.obj("<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>")
+	objects = append(objects, fmt.Sprintf("<< /Type /Pages /Count %d /Kids [%s] /Resources << /Font << /F1 3 0 R >> >> %s >>", n, kids.String(), pagesAttrs))
+	objects = append(objects, "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>")
 	for i, attrs := range pageAttrs {
-		w.obj(fmt.Sprintf("<< /Type /Page /Parent 2 0 R /MediaBox [0 0 200 300] /Contents %d 0 R %s >>", 4+n+i, attrs))
+		objects = append(objects, fmt.Sprintf("<< /Type /Page /Parent 2 0 R /MediaBox [0 0 200 300] /Contents %d 0 R %s >>", 4+n+i, attrs))
 	}
 	for i := range n {
 		s := fmt.Sprintf("BT /F1 12 Tf 30 150 Td (Page %d) Tj ET", i+1)
-		w.obj(fmt.Sprintf("<< /Length %d >>\nstream\n%s\nendstream", len(s), s))
+		objects = append(objects, fmt.Sprintf("<< /Length %d >>\nstream\n%s\nendstream", len(s), s))
 	}
-	return w.write(t, name)
+	return toolstest.WriteTemp(t, name, toolstest.PDF(objects...))
 }
 
 // selFlatPDF writes flat.pdf: 200 pages in one flat page tree, which the

@@ -112,54 +112,6 @@ func corpusPDFs(f *testing.F, names ...string) [][]byte {
 	return seeds
 }
 
-// writeFuzzInput writes a fuzz input to in.pdf in a new temporary
-// directory and returns its path.
-func writeFuzzInput(t *testing.T, b []byte) string {
-	t.Helper()
-	p := filepath.Join(t.TempDir(), "in.pdf")
-	if err := os.WriteFile(p, b, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return p
-}
-
-// pdfWriter builds a PDF file object by object, for inputs the corpus
-// lacks. Object 1 must be the catalog.
-type pdfWriter struct {
-	b       strings.Builder
-	offsets []int
-}
-
-func newPDFWriter() *pdfWriter {
-	w := &pdfWriter{}
-	w.b.WriteString("%PDF-1.4\n")
-	return w
-}
-
-// obj appends the next object; objects are numbered from 1 in the order
-// written.
-func (w *pdfWriter) obj(body string) {
-	w.offsets = append(w.offsets, w.b.Len())
-	fmt.Fprintf(&w.b, "%d 0 obj\n%s\nendobj\n", len(w.offsets), body)
-}
-
-// write ends the file with its cross-reference table and trailer, writes
-// it to name in a new temporary directory of t and returns its path.
-func (w *pdfWriter) write(t testing.TB, name string) string {
-	t.Helper()
-	xref := w.b.Len()
-	fmt.Fprintf(&w.b, "xref\n0 %d\n0000000000 65535 f \n", len(w.offsets)+1)
-	for _, off := range w.offsets {
-		fmt.Fprintf(&w.b, "%010d 00000 n \n", off)
-	}
-	fmt.Fprintf(&w.b, "trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n", len(w.offsets)+1, xref)
-	p := filepath.Join(t.TempDir(), name)
-	if err := os.WriteFile(p, []byte(w.b.String()), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return p
-}
-
 // canceledContext returns a context that is already canceled.
 func canceledContext() context.Context {
 	ctx, cancel := context.WithCancel(context.Background())

@@ -11,6 +11,7 @@ import (
 
 	docmill "github.com/docmill/docmill"
 	"github.com/docmill/docmill/tools/pdfops"
+	"github.com/docmill/docmill/tools/toolstest"
 )
 
 // program runs an installed program that checks the tools' output
@@ -352,7 +353,7 @@ func FuzzProtect(f *testing.F) {
 		f.Add(b[:len(b)*3/4])
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
-		p := writeFuzzInput(t, b)
+		p := toolstest.WriteTemp(t, "in.pdf", b)
 		_, err := runValidated(t, "protect-pdf", map[string]string{"password": "secret", "permissions": "print"}, p)
 		if code := docmill.ErrorCode(err); code != "" && code != docmill.CodeInvalidDocument {
 			t.Fatalf("error %v, want none or invalid_document", err)

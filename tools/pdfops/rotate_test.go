@@ -8,6 +8,7 @@ import (
 
 	docmill "github.com/docmill/docmill"
 	"github.com/docmill/docmill/tools/pdfops"
+	"github.com/docmill/docmill/tools/toolstest"
 )
 
 func TestRotate(t *testing.T) {
@@ -129,7 +130,7 @@ func FuzzRotate(f *testing.F) {
 		f.Add(b[:len(b)*3/4])
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
-		p := writeFuzzInput(t, b)
+		p := toolstest.WriteTemp(t, "in.pdf", b)
 		_, err := run(t, "rotate-pdf", nil, p)
 		if code := docmill.ErrorCode(err); code != "" && code != docmill.CodeInvalidDocument {
 			t.Fatalf("error %v, want none or invalid_document", err)

@@ -14,6 +14,7 @@ import (
 
 	docmill "github.com/docmill/docmill"
 	"github.com/docmill/docmill/tools/pdfops"
+	"github.com/docmill/docmill/tools/toolstest"
 )
 
 // This file holds the helpers and tests that watermark-pdf and
@@ -254,17 +255,16 @@ func TestStampCanceled(t *testing.T) {
 // node (a flat tree) that carries rootAttrs for them to inherit.
 func treePDF(t testing.TB, n int, rootAttrs string) string {
 	t.Helper()
-	w := newPDFWriter()
-	w.obj("<< /Type /Catalog /Pages 2 0 R >>")
+	objects := []string{"<< /Type /Catalog /Pages 2 0 R >>"}
 	var kids strings.Builder
 	for i := range n {
 		fmt.Fprintf(&kids, "%d 0 R ", i+3)
 	}
-	w.obj(fmt.Sprintf("<< /Type /Pages /Count %d /Kids [%s] %s >>", n, kids.String(), rootAttrs))
+	objects = append(objects, fmt.Sprintf("<< /Type /Pages /Count %d /Kids [%s] %s >>", n, kids.String(), rootAttrs))
 	for range n {
-		w.obj("<< /Type /Page /Parent 2 0 R >>")
+		objects = append(objects, "<< /Type /Page /Parent 2 0 R >>")
 	}
-	return w.write(t, "tree.pdf")
+	return toolstest.WriteTemp(t, "tree.pdf", toolstest.PDF(objects...))
 }
 
 // TestStampPageTrees numbers pages of a large flat page tree, which the

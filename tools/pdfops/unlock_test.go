@@ -11,6 +11,7 @@ import (
 
 	docmill "github.com/docmill/docmill"
 	"github.com/docmill/docmill/tools/pdfops"
+	"github.com/docmill/docmill/tools/toolstest"
 )
 
 // qpdfEncrypt encrypts the corpus file name with qpdf, independently of
@@ -47,36 +48,16 @@ func TestUnlock(t *testing.T) {
 	}{
 		{"corpus, user password", fixed(encryptedPDF(t)), "openpassword", "", "RC4-128"},
 		{"corpus, owner password", fixed(encryptedPDF(t)), "permissionpassword", "", "RC4-128"},
-		{"qpdf AES-256, owner only, no password", func(t *testing.T) string {
-			return qpdfEncrypt(t, "pdflatex-4-pages.pdf", "", "boss", "256", "--print=none", "--modify=none", "--extract=n")
-		}, "", "pdflatex-4-pages.pdf", "AES-256"},
-		{"qpdf AES-256, owner only, owner password", func(t *testing.T) string {
-			return qpdfEncrypt(t, "pdflatex-4-pages.pdf", "", "boss", "256", "--print=none")
-		}, "boss", "pdflatex-4-pages.pdf", "AES-256"},
-		{"qpdf AES-256, owner only, owner password with a space", func(t *testing.T) string {
-			return qpdfEncrypt(t, "pdflatex-4-pages.pdf", "", "the boss", "256", "--print=none")
-		}, "the boss", "pdflatex-4-pages.pdf", "AES-256"},
-		{"qpdf AES-256, user password", func(t *testing.T) string {
-			return qpdfEncrypt(t, "pdflatex-outline.pdf", "user", "owner", "256")
-		}, "user", "pdflatex-outline.pdf", "AES-256"},
-		{"qpdf AES-128, user password with a space", func(t *testing.T) string {
-			return qpdfEncrypt(t, "pdflatex-forms.pdf", "open sesame", "owner", "128", "--use-aes=y")
-		}, "open sesame", "pdflatex-forms.pdf", "AES-128"},
-		{"qpdf RC4-40", func(t *testing.T) string {
-			return qpdfEncrypt(t, "minimal-document.pdf", "user", "owner", "40")
-		}, "owner", "minimal-document.pdf", "RC4-40"},
-		{"round trip, user password", func(t *testing.T) string {
-			return protect(t, "pdflatex-4-pages.pdf", map[string]string{"password": "user", "owner_password": "owner", "permissions": "print"})
-		}, "user", "pdflatex-4-pages.pdf", "AES-256"},
-		{"round trip, owner password", func(t *testing.T) string {
-			return protect(t, "with-attachment.pdf", map[string]string{"password": "user", "owner_password": "owner", "permissions": "none"})
-		}, "owner", "with-attachment.pdf", "AES-256"},
-		{"round trip, generated owner password", func(t *testing.T) string {
-			return protect(t, "annotated_pdf.pdf", map[string]string{"password": "Пароль", "permissions": "copy"})
-		}, "Пароль", "annotated_pdf.pdf", "AES-256"},
-		{"round trip, many pages", func(t *testing.T) string {
-			return protect(t, "GeoTopo-komprimiert.pdf", map[string]string{"password": "user"})
-		}, "user", "GeoTopo-komprimiert.pdf", "AES-256"},
+		{"qpdf AES-256, owner only, no password", qpdfEncrypted("pdflatex-4-pages.pdf", "", "boss", "256", "--print=none", "--modify=none", "--extract=n"), "", "pdflatex-4-pages.pdf", "AES-256"},
+		{"qpdf AES-256, owner only, owner password", qpdfEncrypted("pdflatex-4-pages.pdf", "", "boss", "256", "--print=none"), "boss", "pdflatex-4-pages.pdf", "AES-256"},
+		{"qpdf AES-256, owner only, owner password with a space", qpdfEncrypted("pdflatex-4-pages.pdf", "", "the boss", "256", "--print=none"), "the boss", "pdflatex-4-pages.pdf", "AES-256"},
+		{"qpdf AES-256, user password", qpdfEncrypted("pdflatex-outline.pdf", "user", "owner", "256"), "user", "pdflatex-outline.pdf", "AES-256"},
+		{"qpdf AES-128, user password with a space", qpdfEncrypted("pdflatex-forms.pdf", "open sesame", "owner", "128", "--use-aes=y"), "open sesame", "pdflatex-forms.pdf", "AES-128"},
+		{"qpdf RC4-40", qpdfEncrypted("minimal-document.pdf", "user", "owner", "40"), "owner", "minimal-document.pdf", "RC4-40"},
+		{"round trip, user password", protected("pdflatex-4-pages.pdf", map[string]string{"password": "user", "owner_password": "owner", "permissions": "print"}), "user", "pdflatex-4-pages.pdf", "AES-256"},
+		{"round trip, owner password", protected("with-attachment.pdf", map[string]string{"password": "user", "owner_password": "owner", "permissions": "none"}), "owner", "with-attachment.pdf", "AES-256"},
+		{"round trip, generated owner password", protected("annotated_pdf.pdf", map[string]string{"password": "Пароль", "permissions": "copy"}), "Пароль", "annotated_pdf.pdf", "AES-256"},
+		{"round trip, many pages", protected("GeoTopo-komprimiert.pdf", map[string]string{"password": "user"}), "user", "GeoTopo-komprimiert.pdf", "AES-256"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -116,6 +97,18 @@ func TestUnlock(t *testing.T) {
 
 func fixed(path string) func(*testing.T) string {
 	return func(*testing.T) string { return path }
+}
+
+// qpdfEncrypted returns the input of a TestUnlock case: the corpus file
+// name encrypted by qpdfEncrypt with args.
+func qpdfEncrypted(name string, args ...string) func(*testing.T) string {
+	return func(t *testing.T) string { return qpdfEncrypt(t, name, args...) }
+}
+
+// protected returns the input of a TestUnlock case: the corpus file name
+// protected by protect-pdf with params.
+func protected(name string, params map[string]string) func(*testing.T) string {
+	return func(t *testing.T) string { return protect(t, name, params) }
 }
 
 // TestUnlockNotEncrypted checks that an input that is not encrypted comes
@@ -240,7 +233,7 @@ func FuzzUnlock(f *testing.F) {
 		if len(password) > 1024 {
 			return
 		}
-		p := writeFuzzInput(t, b)
+		p := toolstest.WriteTemp(t, "in.pdf", b)
 		_, err := runValidated(t, "unlock-pdf", map[string]string{"password": password}, p)
 		switch docmill.ErrorCode(err) {
 		case "", docmill.CodeInvalidDocument, docmill.CodeInvalidParameter:
