@@ -17,11 +17,12 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
-	"github.com/docmill/docmill"
 	"gocloud.dev/blob"
 	"gocloud.dev/blob/fileblob"
 	_ "gocloud.dev/blob/s3blob" // registers s3:// for OpenURL
 	"gocloud.dev/gcerrors"
+
+	"github.com/docmill/docmill"
 )
 
 // Uploads are streamed: an S3 upload sends parts of UploadPartSize bytes,

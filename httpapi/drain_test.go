@@ -12,10 +12,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/docmill/docmill"
-	"github.com/docmill/docmill/jobs"
 	"github.com/riverqueue/river/riverdriver/riversqlite"
 	"github.com/riverqueue/river/rivermigrate"
+
+	"github.com/docmill/docmill"
+	"github.com/docmill/docmill/jobs"
 )
 
 // drainReply is one HTTP answer of the drain test.

@@ -64,12 +64,8 @@ func (s *Server) handleFile(w http.ResponseWriter, r *http.Request) {
 	}
 	key := docmill.ResultKey(jobID, filename)
 	attrs, err := s.cfg.Blob.Attributes(r.Context(), key)
-	if errors.Is(err, docmill.ErrNotFound) {
-		s.writeError(w, r, docmill.Errorf(docmill.CodeGone, "The file has been deleted."))
-		return
-	}
 	if err != nil {
-		s.writeError(w, r, docmill.Internal(err))
+		s.writeError(w, r, resultReadError(err))
 		return
 	}
 	size := attrs.Size
@@ -116,12 +112,8 @@ func (s *Server) handleFile(w http.ResponseWriter, r *http.Request) {
 			span = byteRange{ranges[0].first, ranges[len(ranges)-1].last}
 		}
 		rc, err := s.cfg.Blob.NewRangeReader(r.Context(), key, span.first, span.length())
-		if errors.Is(err, docmill.ErrNotFound) {
-			s.writeError(w, r, docmill.Errorf(docmill.CodeGone, "The file has been deleted."))
-			return
-		}
 		if err != nil {
-			s.writeError(w, r, docmill.Internal(err))
+			s.writeError(w, r, resultReadError(err))
 			return
 		}
 		defer rc.Close()
@@ -167,6 +159,16 @@ func (s *Server) handleFile(w http.ResponseWriter, r *http.Request) {
 		// The status line is sent: the client sees a short body.
 		s.log.Warn("download cut short", "request_id", requestID(r.Context()), "path", r.URL.Path, "err", werr)
 	}
+}
+
+// resultReadError is the answer to a failed read of a result file: gone
+// when the file is no longer stored (deleted at its expiry), internal
+// otherwise.
+func resultReadError(err error) error {
+	if errors.Is(err, docmill.ErrNotFound) {
+		return docmill.Errorf(docmill.CodeGone, "The file has been deleted.")
+	}
+	return docmill.Internal(err)
 }
 
 // writeByteranges answers 206 with a multipart/byteranges body of ranges

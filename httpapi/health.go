@@ -2,10 +2,10 @@ package httpapi
 
 import (
 	"context"
-
-	"github.com/docmill/docmill"
 	"net/http"
 	"time"
+
+	"github.com/docmill/docmill"
 )
 
 func (s *Server) handleHealthz(w http.ResponseWriter, r *http.Request) {

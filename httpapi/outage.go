@@ -11,8 +11,9 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/docmill/docmill"
 	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/docmill/docmill"
 )
 
 // outageRetryAfter is the Retry-After, in seconds, of a 503

@@ -1,17 +1,14 @@
 package httpapi
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
-	"log/slog"
 	"net"
 	"net/http"
-	"net/http/httptest"
 	"net/url"
 	"os"
 	"strings"
@@ -19,8 +16,9 @@ import (
 	"testing"
 
 	smithyhttp "github.com/aws/smithy-go/transport/http"
-	"github.com/docmill/docmill"
 	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/docmill/docmill"
 )
 
 func TestIsOutage(t *testing.T) {
@@ -95,12 +93,7 @@ func TestWriteErrorOutage(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			var logs bytes.Buffer
-			s := NewServer(Config{Logger: slog.New(slog.NewTextHandler(&logs, nil))})
-			r := httptest.NewRequest("POST", "/v1/rotate-pdf/process", nil)
-			r = r.WithContext(context.WithValue(r.Context(), ctxRequestID, "req_test"))
-			w := httptest.NewRecorder()
-			s.writeError(w, r, tc.err)
+			w, logs := recordError("POST", "/v1/rotate-pdf/process", tc.err)
 			var p problem
 			if err := json.Unmarshal(w.Body.Bytes(), &p); err != nil {
 				t.Fatalf("body: %v\n%s", err, w.Body)

@@ -131,6 +131,18 @@ func TestTitleOf(t *testing.T) {
 	}
 }
 
+// recordError answers a request (method, target) of id req_test with err,
+// as writeError does on a server that logs to the returned buffer.
+func recordError(method, target string, err error) (*httptest.ResponseRecorder, *bytes.Buffer) {
+	var logs bytes.Buffer
+	s := NewServer(Config{Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+	r := httptest.NewRequest(method, target, nil)
+	r = r.WithContext(context.WithValue(r.Context(), ctxRequestID, "req_test"))
+	w := httptest.NewRecorder()
+	s.writeError(w, r, err)
+	return w, &logs
+}
+
 func TestWriteError(t *testing.T) {
 	const secret = "/var/secret/x"
 	limited := docmill.Errorf(docmill.CodeRateLimited, "Slow down.")
@@ -159,12 +171,7 @@ func TestWriteError(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			var logs bytes.Buffer
-			s := NewServer(Config{Logger: slog.New(slog.NewTextHandler(&logs, nil))})
-			r := httptest.NewRequest("GET", "/v1/jobs/job_x", nil)
-			r = r.WithContext(context.WithValue(r.Context(), ctxRequestID, "req_test"))
-			w := httptest.NewRecorder()
-			s.writeError(w, r, tc.err)
+			w, logs := recordError("GET", "/v1/jobs/job_x", tc.err)
 
 			if w.Code != tc.status {
 				t.Errorf("status = %d, want %d", w.Code, tc.status)

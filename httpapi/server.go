@@ -10,8 +10,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/docmill/docmill"
 	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/docmill/docmill"
 )
 
 // Config is everything the HTTP API needs; cmd/docmill builds it once.

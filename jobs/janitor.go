@@ -4,8 +4,9 @@ import (
 	"context"
 	"time"
 
-	"github.com/docmill/docmill"
 	"github.com/riverqueue/river"
+
+	"github.com/docmill/docmill"
 )
 
 // JanitorArgs is the periodic River job that removes files and records past

@@ -8,12 +8,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/riverqueue/river/riverdriver/riversqlite"
+	"github.com/riverqueue/river/rivermigrate"
+
 	"github.com/docmill/docmill"
 	"github.com/docmill/docmill/blob"
 	"github.com/docmill/docmill/jobs"
 	"github.com/docmill/docmill/store/sqlite"
-	"github.com/riverqueue/river/riverdriver/riversqlite"
-	"github.com/riverqueue/river/rivermigrate"
 )
 
 // clock is a settable clock, the one fake the janitor test needs.

@@ -5,8 +5,9 @@ import (
 	"errors"
 	"time"
 
-	"github.com/docmill/docmill"
 	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/docmill/docmill"
 )
 
 type metrics struct {

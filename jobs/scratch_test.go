@@ -7,11 +7,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/riverqueue/river/riverdriver/riversqlite"
+
 	"github.com/docmill/docmill"
 	"github.com/docmill/docmill/blob"
 	"github.com/docmill/docmill/jobs"
 	"github.com/docmill/docmill/store/sqlite"
-	"github.com/riverqueue/river/riverdriver/riversqlite"
 )
 
 // TestClaimScratch: a node's directory is its own while it lives, and

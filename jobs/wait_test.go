@@ -5,12 +5,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/riverqueue/river/riverdriver/riverpgxv5"
+
 	"github.com/docmill/docmill"
 	"github.com/docmill/docmill/jobs"
 	"github.com/docmill/docmill/store/postgres"
 	"github.com/docmill/docmill/store/postgres/pgtest"
-	"github.com/prometheus/client_golang/prometheus"
-	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 )
 
 // TestWaitNotified: on PostgreSQL, an insert-only queue's Wait is woken by

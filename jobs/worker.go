@@ -10,9 +10,10 @@ import (
 	"runtime/debug"
 	"time"
 
+	"github.com/riverqueue/river"
+
 	"github.com/docmill/docmill"
 	"github.com/docmill/docmill/diskspace"
-	"github.com/riverqueue/river"
 )
 
 // ProcessArgs is the River job that runs one docmill job.

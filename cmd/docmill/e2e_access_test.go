@@ -93,11 +93,7 @@ func testQuota(t *testing.T, newDir dataDirFunc) {
 	if d := time.Duration(ra)*time.Second - time.Until(reset); d < -time.Minute || d > time.Minute {
 		t.Fatalf("Retry-After %d s, want about %s", ra, time.Until(reset))
 	}
-	acct, err := c.Account(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	u := acct["usage"].(map[string]any)
+	u := accountUsage(ctx, t, c)
 	if u["operations_used"].(float64) != 2 || u["operations_limit"].(float64) != 2 {
 		t.Fatalf("usage %v", u)
 	}

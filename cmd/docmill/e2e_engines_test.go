@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/docmill/docmill/client"
+	"github.com/docmill/docmill/tools/toolstest"
 )
 
 func TestCompressPDF(t *testing.T) {
@@ -35,9 +36,7 @@ func TestCompressPDF(t *testing.T) {
 		t.Fatalf("low: %d -> %d, meta %v", len(in), len(data), j.Meta)
 	}
 	_, _, err := c.Process(context.Background(), "compress-pdf", []client.File{file(t, "pdf", "libreoffice-writer-password.pdf")}, client.ProcessOptions{})
-	if e := apiError(t, err, 400, "invalid_document"); !strings.Contains(e.Detail, "password") {
-		t.Fatalf("detail %q", e.Detail)
-	}
+	apiErrorDetail(t, err, 400, "invalid_document", "password")
 }
 
 func TestRepairAndPDFA(t *testing.T) {
@@ -46,7 +45,7 @@ func TestRepairAndPDFA(t *testing.T) {
 	whole, _ := os.ReadFile(corpus(t, "pdf", "google-doc-document.pdf"))
 	cut := whole[:len(whole)*7/10]
 	_, data := runTool(t, c, "repair-pdf", []client.File{{Name: "cut.pdf", Body: bytes.NewReader(cut)}}, nil)
-	if out, err := exec.Command("qpdf", "--check", writeTemp(t, "r.pdf", data)).CombinedOutput(); err != nil && exitCode(err) != 3 {
+	if out, err := exec.Command("qpdf", "--check", toolstest.WriteTemp(t, "r.pdf", data)).CombinedOutput(); err != nil && exitCode(err) != 3 {
 		t.Fatalf("qpdf --check of the repaired file: %v\n%s", err, out)
 	}
 	_, _, err := c.Process(context.Background(), "repair-pdf", []client.File{{Name: "x.pdf", Body: strings.NewReader("%PDF-1.4\nnot a pdf at all")}}, client.ProcessOptions{})
@@ -54,7 +53,7 @@ func TestRepairAndPDFA(t *testing.T) {
 
 	_, data = runTool(t, c, "pdf-to-pdfa", []client.File{file(t, "pdf", fourPages)}, nil)
 	qdf := filepath.Join(t.TempDir(), "q.pdf")
-	if out, err := exec.Command("qpdf", "--qdf", "--object-streams=disable", writeTemp(t, "a.pdf", data), qdf).CombinedOutput(); err != nil && exitCode(err) != 3 {
+	if out, err := exec.Command("qpdf", "--qdf", "--object-streams=disable", toolstest.WriteTemp(t, "a.pdf", data), qdf).CombinedOutput(); err != nil && exitCode(err) != 3 {
 		t.Fatalf("qpdf --qdf: %v %s", err, out)
 	}
 	b, _ := os.ReadFile(qdf)

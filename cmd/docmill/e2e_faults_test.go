@@ -6,8 +6,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/docmill/docmill/client"
 	"github.com/jackc/pgx/v5"
+
+	"github.com/docmill/docmill/client"
 )
 
 // riverJob is how River sees a docmill job: its state and attempts.
@@ -86,11 +87,7 @@ func TestTripleKillGivesUp(t *testing.T) {
 	if got.Status != "failed" || got.Error == nil || got.Error.Code != "worker_lost" {
 		t.Fatalf("after three kills and a restart: %s %+v, want failed worker_lost at once", got.Status, got.Error)
 	}
-	acct, err := c.Account(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	u := acct["usage"].(map[string]any)
+	u := accountUsage(ctx, t, c)
 	if u["operations_used"].(float64) != 0 || u["jobs_in_flight"].(float64) != 0 {
 		t.Errorf("usage %v, want nothing charged and nothing in flight", u)
 	}
@@ -150,11 +147,7 @@ func allDoneChargedOnce(t *testing.T, c *client.Client, ids []string) {
 			t.Fatalf("job %s: %+v %v", id, j, err)
 		}
 	}
-	acct, err := c.Account(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if u := acct["usage"].(map[string]any); u["operations_used"].(float64) != float64(len(ids)) {
+	if u := accountUsage(ctx, t, c); u["operations_used"].(float64) != float64(len(ids)) {
 		t.Errorf("usage %v, want %d operations: each job charged once", u, len(ids))
 	}
 }

@@ -8,7 +8,6 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"net/url"
 	"path/filepath"
@@ -16,8 +15,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/docmill/docmill/client"
 	_ "modernc.org/sqlite"
+
+	"github.com/docmill/docmill/client"
 )
 
 func TestDownloadRangeHeadAndSignatures(t *testing.T) {
@@ -30,12 +30,7 @@ func TestDownloadRangeHeadAndSignatures(t *testing.T) {
 
 	req, _ := http.NewRequest(http.MethodGet, j.Result.URL, nil)
 	req.Header.Set("Range", "bytes=5-14")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	part, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
+	resp, part := send(t, req)
 	if resp.StatusCode != http.StatusPartialContent || string(part) != string(full[5:15]) {
 		t.Fatalf("range: %d %q", resp.StatusCode, part)
 	}

@@ -51,9 +51,7 @@ func TestOfficeToPDF(t *testing.T) {
 	}
 	// A spreadsheet sent to word-to-pdf is refused, naming the right tool.
 	_, _, err := c.Process(context.Background(), "word-to-pdf", []client.File{file(t, "office", "embedded.xlsx")}, client.ProcessOptions{})
-	if e := apiError(t, err, 400, "unsupported_file_type"); !strings.Contains(e.Detail, "excel-to-pdf") {
-		t.Fatalf("detail %q", e.Detail)
-	}
+	apiErrorDetail(t, err, 400, "unsupported_file_type", "excel-to-pdf")
 }
 
 func TestImageTools(t *testing.T) {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"io"
 	"net/http"
 	"os"
 	"strings"
@@ -180,12 +179,7 @@ func TestProcessErrors(t *testing.T) {
 		req, _ := http.NewRequest(http.MethodPost, s.URL+"/v1/rotate-pdf/process", strings.NewReader(`{"file":"x"}`))
 		req.Header.Set("Authorization", "Bearer "+s.DevKey)
 		req.Header.Set("Content-Type", "application/json")
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		body, _ := io.ReadAll(resp.Body)
-		resp.Body.Close()
+		resp, body := send(t, req)
 		if resp.StatusCode != 400 || !strings.Contains(string(body), `"invalid_request"`) {
 			t.Fatalf("%d %s", resp.StatusCode, body)
 		}
@@ -236,11 +230,7 @@ func testIdempotencyKey(t *testing.T, newDir dataDirFunc) {
 	opts.Params["angle"] = "90"
 	_, _, err = c.Process(ctx, "rotate-pdf", []client.File{file(t, "pdf", "minimal-document.pdf")}, opts)
 	apiError(t, err, 409, "idempotency_conflict")
-	acct, err := c.Account(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if used := acct["usage"].(map[string]any)["operations_used"].(float64); used != 1 {
+	if used := accountUsage(ctx, t, c)["operations_used"].(float64); used != 1 {
 		t.Fatalf("charged %v operations, want 1", used)
 	}
 }

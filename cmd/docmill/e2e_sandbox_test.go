@@ -12,6 +12,12 @@ import (
 	"github.com/docmill/docmill/client"
 )
 
+// toolParams is a tool to run and its params.
+type toolParams struct {
+	tool   string
+	params map[string]string
+}
+
 // TestJailUnavailableFailsClosed: with bubblewrap missing (its path
 // pointed at nothing), no engine runs unconfined: every tool is
 // unavailable in the catalogue, answers 503 engine_unavailable, and
@@ -25,10 +31,7 @@ func TestJailUnavailableFailsClosed(t *testing.T) {
 		}
 	}
 	c := s.client(s.DevKey)
-	for _, tc := range []struct {
-		tool   string
-		params map[string]string
-	}{
+	for _, tc := range []toolParams{
 		{"rotate-pdf", map[string]string{"angle": "90"}},
 		{"compress-pdf", nil},
 		{"pdf-to-text", nil},
@@ -51,10 +54,7 @@ func TestJailUnavailableFailsClosed(t *testing.T) {
 func TestUnsafeNoSandbox(t *testing.T) {
 	s := startServer(t, "", "--bwrap", "/nonexistent/bwrap", "--unsafe-no-sandbox")
 	c := s.client(s.DevKey)
-	for _, tc := range []struct {
-		tool   string
-		params map[string]string
-	}{
+	for _, tc := range []toolParams{
 		{"rotate-pdf", map[string]string{"angle": "90"}},
 		{"pdf-to-text", nil},
 	} {

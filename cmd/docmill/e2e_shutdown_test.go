@@ -132,7 +132,7 @@ func TestShutdownAnswersWaitingRequests(t *testing.T) {
 			t.Fatalf("job %s after the restart: %+v %v", id, j, err)
 		}
 	}
-	usage := accountUsage(t, c2)
+	usage := accountUsage(context.Background(), t, c2)
 	if usage["operations_used"] != float64(n) || usage["jobs_in_flight"] != float64(0) {
 		t.Fatalf("usage %v, want %d operations and none in flight", usage, n)
 	}
@@ -173,7 +173,7 @@ func TestShutdownHandsBackJobInProgress(t *testing.T) {
 	if j, err := c2.Wait(wctx, id, 250*time.Millisecond); err != nil || j.Status != "done" {
 		t.Fatalf("after the restart: %+v %v", j, err)
 	}
-	if u := accountUsage(t, c2); u["operations_used"] != float64(1) {
+	if u := accountUsage(context.Background(), t, c2); u["operations_used"] != float64(1) {
 		t.Fatalf("usage %v, want 1 operation", u)
 	}
 }
@@ -245,7 +245,7 @@ func awaitInFlight(t *testing.T, c *client.Client, n int) {
 	t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
 	for {
-		u := accountUsage(t, c)
+		u := accountUsage(context.Background(), t, c)
 		if u["jobs_in_flight"] == float64(n) {
 			return
 		}
@@ -254,17 +254,6 @@ func awaitInFlight(t *testing.T, c *client.Client, n int) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-}
-
-// accountUsage is the usage part of the caller's account document.
-func accountUsage(t *testing.T, c *client.Client) map[string]any {
-	t.Helper()
-	a, err := c.Account(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	u, _ := a["usage"].(map[string]any)
-	return u
 }
 
 // riverState is the state of the River job that works docmill job id.

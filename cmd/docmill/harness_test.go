@@ -300,6 +300,19 @@ func file(t testing.TB, parts ...string) client.File {
 	return client.File{Name: filepath.Base(f.Name()), Body: f}
 }
 
+// send sends req with the default client and returns the response with
+// its body, read and closed.
+func send(t testing.TB, req *http.Request) (*http.Response, []byte) {
+	t.Helper()
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body) // a short body fails the caller's check
+	return resp, b
+}
+
 // download fetches a result URL and returns its bytes.
 func download(t testing.TB, url string) []byte {
 	t.Helper()
@@ -313,6 +326,29 @@ func download(t testing.TB, url string) []byte {
 		t.Fatalf("download %s: %d %s", url, resp.StatusCode, b)
 	}
 	return b
+}
+
+// accountUsage returns the usage part of c's account document (nil if it
+// has none).
+func accountUsage(ctx context.Context, t testing.TB, c *client.Client) map[string]any {
+	t.Helper()
+	acct, err := c.Account(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u, _ := acct["usage"].(map[string]any)
+	return u
+}
+
+// apiErrorDetail asserts what apiError does, and that the error's detail
+// contains part.
+func apiErrorDetail(t testing.TB, err error, status int, code, part string) *client.Error {
+	t.Helper()
+	e := apiError(t, err, status, code)
+	if !strings.Contains(e.Detail, part) {
+		t.Fatalf("detail %q, want it to contain %q", e.Detail, part)
+	}
+	return e
 }
 
 // apiError asserts err is a docmill error with status and code.

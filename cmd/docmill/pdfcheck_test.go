@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/docmill/docmill/tools/toolstest"
 )
 
 var pageRotRE = regexp.MustCompile(`(?m)^Page\s+(\d+)\s+rot:\s+(\d+)`)
@@ -45,21 +47,11 @@ func corpusPages(t testing.TB, name string) []int {
 	return pdfPages(t, b)
 }
 
-// writeTemp stores data in a test file and returns its path.
-func writeTemp(t testing.TB, name string, data []byte) string {
-	t.Helper()
-	path := filepath.Join(t.TempDir(), name)
-	if err := os.WriteFile(path, data, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return path
-}
-
 // pageText extracts page n's text with poppler's pdftotext; extra options
 // (such as "-upw", password) come first.
 func pageText(t testing.TB, data []byte, n int, extra ...string) string {
 	t.Helper()
-	args := append(extra, "-f", strconv.Itoa(n), "-l", strconv.Itoa(n), writeTemp(t, "in.pdf", data), "-")
+	args := append(extra, "-f", strconv.Itoa(n), "-l", strconv.Itoa(n), toolstest.WriteTemp(t, "in.pdf", data), "-")
 	out, err := exec.Command("pdftotext", args...).CombinedOutput()
 	if err != nil {
 		t.Fatalf("pdftotext: %v\n%s", err, out)

@@ -9,12 +9,13 @@ import (
 	"strings"
 	"time"
 
-	"github.com/docmill/docmill"
-	"github.com/docmill/docmill/jobs"
-	"github.com/docmill/docmill/store/postgres"
 	"github.com/jackc/pgx/v5"
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 	"github.com/riverqueue/river/rivermigrate"
+
+	"github.com/docmill/docmill"
+	"github.com/docmill/docmill/jobs"
+	"github.com/docmill/docmill/store/postgres"
 )
 
 // postgresDB is the distributed database: PostgreSQL with riverpgxv5 on

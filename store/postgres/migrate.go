@@ -5,8 +5,9 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/docmill/docmill/store/internal/sqlstore"
 	"github.com/jackc/pgx/v5"
+
+	"github.com/docmill/docmill/store/internal/sqlstore"
 )
 
 // ErrNotMigrated is wrapped by Migrated's error when the schema lacks some

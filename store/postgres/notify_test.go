@@ -7,6 +7,7 @@ import (
 
 	"github.com/docmill/docmill"
 	"github.com/docmill/docmill/store/postgres/pgtest"
+	"github.com/docmill/docmill/store/storetest"
 )
 
 // TestListen checks that finishing and canceling a job notify a listener
@@ -32,7 +33,7 @@ func TestListen(t *testing.T) {
 
 	a := newAccount(t, s)
 	adm := docmill.Admission{Period: "2026-11"}
-	done := newJob(a)
+	done := storetest.NewJob(a)
 	if _, err := s.CreateJob(t.Context(), done, adm); err != nil {
 		t.Fatal(err)
 	}
@@ -46,7 +47,7 @@ func TestListen(t *testing.T) {
 	}
 	expect(t, ids, done.ID)
 
-	canceled := newJob(a)
+	canceled := storetest.NewJob(a)
 	if _, err := s.CreateJob(t.Context(), canceled, adm); err != nil {
 		t.Fatal(err)
 	}

@@ -3,18 +3,18 @@ package postgres_test
 import (
 	"context"
 	"errors"
-	"fmt"
 	"net"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/docmill/docmill"
 	"github.com/docmill/docmill/store/postgres"
 	"github.com/docmill/docmill/store/postgres/pgtest"
 	"github.com/docmill/docmill/store/storetest"
-	"github.com/jackc/pgx/v5"
 )
 
 // open opens and migrates the store at dbURL.
@@ -37,89 +37,50 @@ func TestStore(t *testing.T) {
 	})
 }
 
-func newAccount(t *testing.T, s docmill.Store) *docmill.Account {
-	t.Helper()
-	a := &docmill.Account{ID: docmill.NewID("acct_"), Name: "acme", Plan: docmill.PlanFree, CreatedAt: time.Now()}
-	_, k := docmill.NewAPIKey(a.ID, "default", time.Now())
-	if err := s.CreateAccount(t.Context(), a, &k); err != nil {
-		t.Fatalf("CreateAccount: %v", err)
-	}
-	return a
-}
-
-func newJob(a *docmill.Account) *docmill.Job {
-	return &docmill.Job{ID: docmill.NewJobID(), AccountID: a.ID, Tool: "compress-pdf", CreatedAt: time.Now()}
-}
-
-// TestEnqueue checks that the queue entry is written in CreateJob's
-// transaction: it sees the job row, nobody else does until the commit, and
-// its failure rolls the job back.
+// TestEnqueue runs storetest.Enqueue: the queue entry is written in
+// CreateJob's transaction.
 func TestEnqueue(t *testing.T) {
 	s := open(t, pgtest.SchemaURL(t), nil)
-	if _, err := s.Pool().Exec(t.Context(), `CREATE TABLE queue (job_id TEXT NOT NULL)`); err != nil {
-		t.Fatal(err)
-	}
-	boom := errors.New("queue is down")
-	var fail bool
-	var calls int
-	s.SetEnqueue(func(ctx context.Context, tx pgx.Tx, j *docmill.Job) error {
-		calls++
-		var status string
-		if err := tx.QueryRow(ctx, `SELECT status FROM jobs WHERE id = $1`, j.ID).Scan(&status); err != nil {
-			return fmt.Errorf("job row not visible in the transaction: %w", err)
-		}
-		if status != string(docmill.StatusQueued) || j.Status != docmill.StatusQueued {
-			return fmt.Errorf("status %q, job %q; want queued", status, j.Status)
-		}
-		if _, err := s.Job(ctx, j.ID); !errors.Is(err, docmill.ErrNotFound) {
-			return fmt.Errorf("job visible outside the transaction before commit: %v", err)
-		}
-		if _, err := tx.Exec(ctx, `INSERT INTO queue (job_id) VALUES ($1)`, j.ID); err != nil {
+	storetest.Enqueue(t, storetest.EnqueueStore{
+		Store: s,
+		Exec: func(ctx context.Context, query string) error {
+			_, err := s.Pool().Exec(ctx, query)
 			return err
-		}
-		if fail {
-			return boom
-		}
-		return nil
+		},
+		Queued: func(ctx context.Context) ([]string, error) {
+			rows, err := s.Pool().Query(ctx, `SELECT job_id FROM queue`)
+			if err != nil {
+				return nil, err
+			}
+			return pgx.CollectRows(rows, pgx.RowTo[string])
+		},
+		SetEnqueue: func(hook storetest.EnqueueHook) {
+			s.SetEnqueue(func(ctx context.Context, tx pgx.Tx, j *docmill.Job) error {
+				return hook(ctx, pgxTx{tx}, j)
+			})
+		},
 	})
-	a := newAccount(t, s)
-	adm := docmill.Admission{Period: "2026-11", MaxInFlight: 1}
+}
 
-	ok := newJob(a)
-	ok.IdempotencyKey, ok.RequestHash = "k", "h"
-	if _, err := s.CreateJob(t.Context(), ok, adm); err != nil {
-		t.Fatalf("CreateJob: %v", err)
-	}
-	// Neither a replay nor a refused job is enqueued.
-	if _, err := s.CreateJob(t.Context(), ok, adm); err != nil {
-		t.Fatalf("CreateJob(replay): %v", err)
-	}
-	if _, err := s.CreateJob(t.Context(), newJob(a), adm); !errors.Is(err, docmill.ErrTooManyInFlight) {
-		t.Fatalf("CreateJob over the limit: %v", err)
-	}
-	if calls != 1 {
-		t.Errorf("enqueue called %d times, want 1", calls)
-	}
+// pgxTx is a pgx transaction as a storetest.Tx.
+type pgxTx struct{ tx pgx.Tx }
 
-	fail = true
-	bad := newJob(a)
-	if _, err := s.CreateJob(t.Context(), bad, docmill.Admission{Period: "2026-11"}); !errors.Is(err, boom) {
-		t.Fatalf("CreateJob with a failing enqueue: %v, want %v", err, boom)
-	}
-	if _, err := s.Job(t.Context(), bad.ID); !errors.Is(err, docmill.ErrNotFound) {
-		t.Errorf("job of a failed enqueue: %v, want ErrNotFound", err)
-	}
-	rows, err := s.Pool().Query(t.Context(), `SELECT job_id FROM queue`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	queued, err := pgx.CollectRows(rows, pgx.RowTo[string])
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(queued) != 1 || queued[0] != ok.ID {
-		t.Errorf("queue = %v, want [%s]", queued, ok.ID)
-	}
+func (t pgxTx) Exec(ctx context.Context, query string, args ...any) error {
+	_, err := t.tx.Exec(ctx, query, args...)
+	return err
+}
+
+func (t pgxTx) QueryString(ctx context.Context, query string, args ...any) (string, error) {
+	var v string
+	err := t.tx.QueryRow(ctx, query, args...).Scan(&v)
+	return v, err
+}
+
+// newAccount stores an account on the free plan and its first key.
+func newAccount(t *testing.T, s docmill.Store) *docmill.Account {
+	t.Helper()
+	a, _, _ := storetest.NewAccount(t, s, docmill.PlanFree)
+	return a
 }
 
 // TestMigrateConcurrently checks that stores migrating one new schema at

@@ -3,7 +3,6 @@ package sqlite_test
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -38,94 +37,59 @@ func TestStore(t *testing.T) {
 	})
 }
 
-func newAccount(t *testing.T, s docmill.Store) *docmill.Account {
-	t.Helper()
-	a := &docmill.Account{ID: docmill.NewID("acct_"), Name: "acme", Plan: docmill.PlanFree, CreatedAt: time.Now()}
-	_, k := docmill.NewAPIKey(a.ID, "default", time.Now())
-	if err := s.CreateAccount(t.Context(), a, &k); err != nil {
-		t.Fatalf("CreateAccount: %v", err)
-	}
-	return a
-}
-
-func newJob(a *docmill.Account) *docmill.Job {
-	return &docmill.Job{ID: docmill.NewJobID(), AccountID: a.ID, Tool: "compress-pdf", CreatedAt: time.Now()}
-}
-
-// TestEnqueue checks that the queue entry is written in CreateJob's
-// transaction: it sees the job row, nobody else does until the commit, and
-// its failure rolls the job back.
+// TestEnqueue runs storetest.Enqueue: the queue entry is written in
+// CreateJob's transaction.
 func TestEnqueue(t *testing.T) {
 	s := open(t, filepath.Join(t.TempDir(), "docmill.db"), nil)
-	if _, err := s.WriteDB().ExecContext(t.Context(), `CREATE TABLE queue (job_id TEXT NOT NULL)`); err != nil {
-		t.Fatal(err)
-	}
-	boom := errors.New("queue is down")
-	var fail bool
-	var calls int
-	s.SetEnqueue(func(ctx context.Context, tx *sql.Tx, j *docmill.Job) error {
-		calls++
-		var status string
-		if err := tx.QueryRowContext(ctx, `SELECT status FROM jobs WHERE id = $1`, j.ID).Scan(&status); err != nil {
-			return fmt.Errorf("job row not visible in the transaction: %w", err)
-		}
-		if status != string(docmill.StatusQueued) || j.Status != docmill.StatusQueued {
-			return fmt.Errorf("status %q, job %q; want queued", status, j.Status)
-		}
-		if _, err := s.Job(ctx, j.ID); !errors.Is(err, docmill.ErrNotFound) {
-			return fmt.Errorf("job visible outside the transaction before commit: %v", err)
-		}
-		if _, err := tx.ExecContext(ctx, `INSERT INTO queue (job_id) VALUES ($1)`, j.ID); err != nil {
+	storetest.Enqueue(t, storetest.EnqueueStore{
+		Store: s,
+		Exec: func(ctx context.Context, query string) error {
+			_, err := s.WriteDB().ExecContext(ctx, query)
 			return err
-		}
-		if fail {
-			return boom
-		}
-		return nil
+		},
+		Queued: func(ctx context.Context) ([]string, error) {
+			rows, err := s.WriteDB().QueryContext(ctx, `SELECT job_id FROM queue`)
+			if err != nil {
+				return nil, err
+			}
+			defer rows.Close()
+			var ids []string
+			for rows.Next() {
+				var id string
+				if err := rows.Scan(&id); err != nil {
+					return nil, err
+				}
+				ids = append(ids, id)
+			}
+			return ids, rows.Err()
+		},
+		SetEnqueue: func(hook storetest.EnqueueHook) {
+			s.SetEnqueue(func(ctx context.Context, tx *sql.Tx, j *docmill.Job) error {
+				return hook(ctx, sqlTx{tx}, j)
+			})
+		},
 	})
-	a := newAccount(t, s)
-	adm := docmill.Admission{Period: "2026-11", MaxInFlight: 1}
+}
 
-	ok := newJob(a)
-	ok.IdempotencyKey, ok.RequestHash = "k", "h"
-	if _, err := s.CreateJob(t.Context(), ok, adm); err != nil {
-		t.Fatalf("CreateJob: %v", err)
-	}
-	// Neither a replay nor a refused job is enqueued.
-	if _, err := s.CreateJob(t.Context(), ok, adm); err != nil {
-		t.Fatalf("CreateJob(replay): %v", err)
-	}
-	if _, err := s.CreateJob(t.Context(), newJob(a), adm); !errors.Is(err, docmill.ErrTooManyInFlight) {
-		t.Fatalf("CreateJob over the limit: %v", err)
-	}
-	if calls != 1 {
-		t.Errorf("enqueue called %d times, want 1", calls)
-	}
+// sqlTx is a database/sql transaction as a storetest.Tx.
+type sqlTx struct{ tx *sql.Tx }
 
-	fail = true
-	bad := newJob(a)
-	if _, err := s.CreateJob(t.Context(), bad, docmill.Admission{Period: "2026-11"}); !errors.Is(err, boom) {
-		t.Fatalf("CreateJob with a failing enqueue: %v, want %v", err, boom)
-	}
-	if _, err := s.Job(t.Context(), bad.ID); !errors.Is(err, docmill.ErrNotFound) {
-		t.Errorf("job of a failed enqueue: %v, want ErrNotFound", err)
-	}
-	var queued []string
-	rows, err := s.WriteDB().QueryContext(t.Context(), `SELECT job_id FROM queue`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var id string
-		if err := rows.Scan(&id); err != nil {
-			t.Fatal(err)
-		}
-		queued = append(queued, id)
-	}
-	if len(queued) != 1 || queued[0] != ok.ID {
-		t.Errorf("queue = %v, want [%s]", queued, ok.ID)
-	}
+func (t sqlTx) Exec(ctx context.Context, query string, args ...any) error {
+	_, err := t.tx.ExecContext(ctx, query, args...)
+	return err
+}
+
+func (t sqlTx) QueryString(ctx context.Context, query string, args ...any) (string, error) {
+	var v string
+	err := t.tx.QueryRowContext(ctx, query, args...).Scan(&v)
+	return v, err
+}
+
+// newAccount stores an account on the free plan and its first key.
+func newAccount(t *testing.T, s docmill.Store) *docmill.Account {
+	t.Helper()
+	a, _, _ := storetest.NewAccount(t, s, docmill.PlanFree)
+	return a
 }
 
 // TestOpen checks the file Open leaves: its directory is created, it is in
@@ -187,7 +151,7 @@ func TestSecondProcess(t *testing.T) {
 	var wg sync.WaitGroup
 	wg.Go(func() { out, cmdErr = cmd.CombinedOutput() })
 	for i := range jobs {
-		if _, err := s.CreateJob(t.Context(), newJob(a), docmill.Admission{Period: "2026-11"}); err != nil {
+		if _, err := s.CreateJob(t.Context(), storetest.NewJob(a), docmill.Admission{Period: "2026-11"}); err != nil {
 			t.Fatalf("CreateJob #%d: %v", i, err)
 		}
 	}
@@ -225,7 +189,7 @@ func TestFullDatabaseIsNoSpace(t *testing.T) {
 	}
 	var err error
 	for i := 0; i < 200 && err == nil; i++ { // until a new page is needed
-		_, err = s.CreateJob(t.Context(), newJob(a), docmill.Admission{Period: "2026-01"})
+		_, err = s.CreateJob(t.Context(), storetest.NewJob(a), docmill.Admission{Period: "2026-01"})
 	}
 	if !docmill.IsNoSpace(err) || docmill.ErrorCode(err) != docmill.CodeInsufficientStorage {
 		t.Fatalf("CreateJob on a full database: %v (code %s)", err, docmill.ErrorCode(err))

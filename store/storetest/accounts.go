@@ -50,8 +50,8 @@ func testAccountEmailUnique(t *testing.T, s docmill.Store) {
 }
 
 func testKeys(t *testing.T, s docmill.Store) {
-	a, first, key := newAccount(t, s, docmill.PlanPro)
-	b, _, _ := newAccount(t, s, docmill.PlanFree)
+	a, first, key := NewAccount(t, s, docmill.PlanPro)
+	b, _, _ := NewAccount(t, s, docmill.PlanFree)
 	_, second := docmill.NewAPIKey(a.ID, "second", t0.Add(time.Minute))
 	if err := s.CreateKey(t.Context(), &second); err != nil {
 		t.Fatalf("CreateKey: %v", err)
@@ -151,7 +151,7 @@ func testRevokeKey(t *testing.T, s docmill.Store) {
 	if err != nil || got.Hash != keys["dm_live_AAAB"].Hash || got.RevokedAt == nil {
 		t.Errorf("RevokeKey(dm_live_AAAB) = %+v, %v", got, err)
 	}
-	a, _, key := newAccount(t, s, docmill.PlanFree)
+	a, _, key := NewAccount(t, s, docmill.PlanFree)
 	got, err = s.RevokeKey(t.Context(), key, now)
 	if err != nil || got.AccountID != a.ID || got.RevokedAt == nil {
 		t.Errorf("RevokeKey(whole key) = %+v, %v", got, err)
@@ -162,8 +162,8 @@ func testRevokeKey(t *testing.T, s docmill.Store) {
 }
 
 func testSetPlan(t *testing.T, s docmill.Store) {
-	a, k, _ := newAccount(t, s, docmill.PlanFree)
-	other, _, _ := newAccount(t, s, docmill.PlanFree)
+	a, k, _ := NewAccount(t, s, docmill.PlanFree)
+	other, _, _ := NewAccount(t, s, docmill.PlanFree)
 	limits := &docmill.Plan{Name: "ignored", OperationsPerMonth: 5_000_000, MaxFileBytes: 1 << 33,
 		RequestsPerMinute: 1000, JobsInFlight: 100, Priority: 1, ResultTTL: 72 * time.Hour}
 

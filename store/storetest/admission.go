@@ -10,12 +10,12 @@ import (
 )
 
 func testAdmissionInFlight(t *testing.T, s docmill.Store) {
-	a, _, _ := newAccount(t, s, docmill.PlanFree)
-	b, _, _ := newAccount(t, s, docmill.PlanFree)
+	a, _, _ := NewAccount(t, s, docmill.PlanFree)
+	b, _, _ := NewAccount(t, s, docmill.PlanFree)
 	adm := docmill.Admission{Period: period, MaxInFlight: 2}
 	var jobs []*docmill.Job
 	for i := range 2 {
-		j, err := s.CreateJob(t.Context(), newJob(a), adm)
+		j, err := s.CreateJob(t.Context(), NewJob(a), adm)
 		if err != nil {
 			t.Fatalf("CreateJob #%d: %v", i, err)
 		}
@@ -24,23 +24,23 @@ func testAdmissionInFlight(t *testing.T, s docmill.Store) {
 	if _, err := s.StartJob(t.Context(), jobs[0].ID, t0); err != nil {
 		t.Fatalf("StartJob: %v", err)
 	}
-	refused := newJob(a)
+	refused := NewJob(a)
 	_, err := s.CreateJob(t.Context(), refused, adm)
 	wantErr(t, "CreateJob over MaxInFlight", err, docmill.ErrTooManyInFlight)
 	_, err = s.Job(t.Context(), refused.ID)
 	wantErr(t, "Job of a refused job", err, docmill.ErrNotFound)
 
 	// Another account has its own jobs in flight.
-	if _, err := s.CreateJob(t.Context(), newJob(b), adm); err != nil {
+	if _, err := s.CreateJob(t.Context(), NewJob(b), adm); err != nil {
 		t.Errorf("CreateJob of another account: %v", err)
 	}
 	// A finished job frees its place, whatever its status.
 	finish(t, s, jobs[0], docmill.StatusFailed, t0.Add(time.Minute))
-	if _, err := s.CreateJob(t.Context(), newJob(a), adm); err != nil {
+	if _, err := s.CreateJob(t.Context(), NewJob(a), adm); err != nil {
 		t.Errorf("CreateJob after a job finished: %v", err)
 	}
 	// MaxInFlight 0 means no limit.
-	if _, err := s.CreateJob(t.Context(), newJob(a), unlimited); err != nil {
+	if _, err := s.CreateJob(t.Context(), NewJob(a), unlimited); err != nil {
 		t.Errorf("CreateJob without limits: %v", err)
 	}
 	if u := mustUsage(t, s, a.ID, period); u.InFlight != 3 {
@@ -49,9 +49,9 @@ func testAdmissionInFlight(t *testing.T, s docmill.Store) {
 }
 
 func testAdmissionQuota(t *testing.T, s docmill.Store) {
-	a, _, _ := newAccount(t, s, docmill.PlanFree)
+	a, _, _ := NewAccount(t, s, docmill.PlanFree)
 	adm := docmill.Admission{Period: period, MaxOperations: 3}
-	try := func() (*docmill.Job, error) { return s.CreateJob(t.Context(), newJob(a), adm) }
+	try := func() (*docmill.Job, error) { return s.CreateJob(t.Context(), NewJob(a), adm) }
 	var jobs []*docmill.Job
 	for i := range 3 {
 		j, err := try()
@@ -84,14 +84,14 @@ func testAdmissionQuota(t *testing.T, s docmill.Store) {
 	_, err = try()
 	wantErr(t, "CreateJob with 2 done and 1 in flight", err, docmill.ErrQuotaExceeded)
 	// Another period has its own quota.
-	if _, err := s.CreateJob(t.Context(), newJob(a), docmill.Admission{Period: "2026-12", MaxOperations: 3, MaxInFlight: 0}); err != nil {
+	if _, err := s.CreateJob(t.Context(), NewJob(a), docmill.Admission{Period: "2026-12", MaxOperations: 3, MaxInFlight: 0}); err != nil {
 		t.Errorf("CreateJob in the next period: %v", err)
 	}
 }
 
 func testChargedPeriod(t *testing.T, s docmill.Store) {
-	a, _, _ := newAccount(t, s, docmill.PlanFree)
-	j, err := s.CreateJob(t.Context(), newJob(a), docmill.Admission{Period: "2026-10"})
+	a, _, _ := NewAccount(t, s, docmill.PlanFree)
+	j, err := s.CreateJob(t.Context(), NewJob(a), docmill.Admission{Period: "2026-10"})
 	if err != nil {
 		t.Fatalf("CreateJob: %v", err)
 	}
@@ -118,7 +118,7 @@ func createConcurrently(t *testing.T, s docmill.Store, a *docmill.Account, n int
 	)
 	for range n {
 		wg.Go(func() {
-			j := newJob(a)
+			j := NewJob(a)
 			if prepare != nil {
 				prepare(j)
 			}
@@ -139,7 +139,7 @@ func createConcurrently(t *testing.T, s docmill.Store, a *docmill.Account, n int
 }
 
 func testConcurrentInFlight(t *testing.T, s docmill.Store) {
-	a, _, _ := newAccount(t, s, docmill.PlanFree)
+	a, _, _ := NewAccount(t, s, docmill.PlanFree)
 	jobs, errs := createConcurrently(t, s, a, 20, docmill.Admission{Period: period, MaxInFlight: 5}, nil)
 	if len(jobs) != 5 || len(errs) != 15 {
 		t.Errorf("admitted %d jobs and refused %d, want 5 and 15", len(jobs), len(errs))
@@ -155,7 +155,7 @@ func testConcurrentInFlight(t *testing.T, s docmill.Store) {
 }
 
 func testConcurrentQuota(t *testing.T, s docmill.Store) {
-	a, _, _ := newAccount(t, s, docmill.PlanFree)
+	a, _, _ := NewAccount(t, s, docmill.PlanFree)
 	finish(t, s, create(t, s, a), docmill.StatusDone, t0)
 	jobs, errs := createConcurrently(t, s, a, 20, docmill.Admission{Period: period, MaxOperations: 8}, nil)
 	if len(jobs) != 7 || len(errs) != 13 {
@@ -169,11 +169,11 @@ func testConcurrentQuota(t *testing.T, s docmill.Store) {
 }
 
 func testIdempotency(t *testing.T, s docmill.Store) {
-	a, _, _ := newAccount(t, s, docmill.PlanFree)
-	b, _, _ := newAccount(t, s, docmill.PlanFree)
+	a, _, _ := NewAccount(t, s, docmill.PlanFree)
+	b, _, _ := NewAccount(t, s, docmill.PlanFree)
 	adm := docmill.Admission{Period: period, MaxInFlight: 1, MaxOperations: 1}
 	keyed := func(acc *docmill.Account, hash string) *docmill.Job {
-		j := newJob(acc)
+		j := NewJob(acc)
 		j.IdempotencyKey, j.RequestHash = "idem", hash
 		return j
 	}
@@ -207,7 +207,7 @@ func testIdempotency(t *testing.T, s docmill.Store) {
 	same(t, "replay of a done job", replay, done)
 	// Jobs without a key are never replays.
 	for range 2 {
-		if _, err := s.CreateJob(t.Context(), newJob(b), unlimited); err != nil {
+		if _, err := s.CreateJob(t.Context(), NewJob(b), unlimited); err != nil {
 			t.Errorf("CreateJob without key: %v", err)
 		}
 	}
@@ -217,18 +217,18 @@ func testIdempotency(t *testing.T, s docmill.Store) {
 // stands, per account, whatever the account's limits, and nothing for an
 // unknown or empty key.
 func testIdempotencyLookup(t *testing.T, s docmill.Store) {
-	a, _, _ := newAccount(t, s, docmill.PlanFree)
-	b, _, _ := newAccount(t, s, docmill.PlanFree)
+	a, _, _ := NewAccount(t, s, docmill.PlanFree)
+	b, _, _ := NewAccount(t, s, docmill.PlanFree)
 	_, err := s.JobByIdempotencyKey(t.Context(), a.ID, "idem")
 	wantErr(t, "JobByIdempotencyKey(unused key)", err, docmill.ErrNotFound)
 
-	j := newJob(a)
+	j := NewJob(a)
 	j.IdempotencyKey, j.RequestHash = "idem", "h1"
 	first, err := s.CreateJob(t.Context(), j, docmill.Admission{Period: period, MaxInFlight: 1, MaxOperations: 1})
 	if err != nil {
 		t.Fatalf("CreateJob: %v", err)
 	}
-	if _, err := s.CreateJob(t.Context(), newJob(a), unlimited); err != nil { // without a key
+	if _, err := s.CreateJob(t.Context(), NewJob(a), unlimited); err != nil { // without a key
 		t.Fatalf("CreateJob: %v", err)
 	}
 	got, err := s.JobByIdempotencyKey(t.Context(), a.ID, "idem")
@@ -261,7 +261,7 @@ func testIdempotencyLookup(t *testing.T, s docmill.Store) {
 }
 
 func testConcurrentIdempotency(t *testing.T, s docmill.Store) {
-	a, _, _ := newAccount(t, s, docmill.PlanFree)
+	a, _, _ := NewAccount(t, s, docmill.PlanFree)
 	jobs, errs := createConcurrently(t, s, a, 10, unlimited, func(j *docmill.Job) {
 		j.IdempotencyKey, j.RequestHash = "idem", "h"
 	})

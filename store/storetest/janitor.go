@@ -14,7 +14,7 @@ import (
 // createAt stores a new job of a created at at.
 func createAt(t *testing.T, s docmill.Store, a *docmill.Account, at time.Time) *docmill.Job {
 	t.Helper()
-	j := newJob(a)
+	j := NewJob(a)
 	j.CreatedAt = at
 	got, err := s.CreateJob(t.Context(), j, unlimited)
 	if err != nil {
@@ -24,7 +24,7 @@ func createAt(t *testing.T, s docmill.Store, a *docmill.Account, at time.Time) *
 }
 
 func testExpiredResults(t *testing.T, s docmill.Store) {
-	a, _, _ := newAccount(t, s, docmill.PlanFree)
+	a, _, _ := NewAccount(t, s, docmill.PlanFree)
 	// finish gives results an hour to live.
 	doneAt := func(d time.Duration) *docmill.Job {
 		return finish(t, s, create(t, s, a), docmill.StatusDone, t0.Add(d))
@@ -56,7 +56,7 @@ func testExpiredResults(t *testing.T, s docmill.Store) {
 }
 
 func testStaleInputs(t *testing.T, s docmill.Store) {
-	a, _, _ := newAccount(t, s, docmill.PlanFree)
+	a, _, _ := NewAccount(t, s, docmill.PlanFree)
 	create(t, s, a)
 	processing := create(t, s, a)
 	if _, err := s.StartJob(t.Context(), processing.ID, t0); err != nil {
@@ -89,7 +89,7 @@ func testStaleInputs(t *testing.T, s docmill.Store) {
 }
 
 func testDeleteJobsCreatedBefore(t *testing.T, s docmill.Store) {
-	a, _, _ := newAccount(t, s, docmill.PlanFree)
+	a, _, _ := NewAccount(t, s, docmill.PlanFree)
 	cutoff := t0.Add(-docmill.RecordRetention)
 	oldest := finish(t, s, createAt(t, s, a, cutoff.Add(-10*24*time.Hour)), docmill.StatusDone, t0)
 	old := finish(t, s, createAt(t, s, a, cutoff.Add(-time.Millisecond)), docmill.StatusFailed, t0)
@@ -126,7 +126,7 @@ func testDeleteJobsCreatedBefore(t *testing.T, s docmill.Store) {
 }
 
 func testUsage(t *testing.T, s docmill.Store) {
-	a, _, _ := newAccount(t, s, docmill.PlanFree)
+	a, _, _ := NewAccount(t, s, docmill.PlanFree)
 	if u, err := s.Usage(t.Context(), a.ID, period); err != nil || u != (docmill.Usage{Period: period}) {
 		t.Errorf("Usage of a new account = %+v, %v; want zero", u, err)
 	}
@@ -156,8 +156,8 @@ func testCountByStatus(t *testing.T, s docmill.Store) {
 		}
 	}
 	check("of an empty store")
-	a, _, _ := newAccount(t, s, docmill.PlanFree)
-	b, _, _ := newAccount(t, s, docmill.PlanFree)
+	a, _, _ := NewAccount(t, s, docmill.PlanFree)
+	b, _, _ := NewAccount(t, s, docmill.PlanFree)
 	create(t, s, a)
 	create(t, s, b)
 	if _, err := s.StartJob(t.Context(), create(t, s, b).ID, t0); err != nil {

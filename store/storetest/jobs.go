@@ -9,8 +9,8 @@ import (
 )
 
 func testJobRoundTrip(t *testing.T, s docmill.Store) {
-	a, _, _ := newAccount(t, s, docmill.PlanPro)
-	in := newJob(a)
+	a, _, _ := NewAccount(t, s, docmill.PlanPro)
+	in := NewJob(a)
 	in.Params = docmill.Params{"preset": "extreme", "quality": "70", "pages": "1-3,5"}
 	in.Inputs = []docmill.InputFile{
 		{Key: "in/a", Filename: "a b.pdf", ContentType: "application/pdf", Size: 2931102},
@@ -77,9 +77,9 @@ func testJobRoundTrip(t *testing.T, s docmill.Store) {
 }
 
 func testJobEmptyValues(t *testing.T, s docmill.Store) {
-	a, _, _ := newAccount(t, s, docmill.PlanFree)
+	a, _, _ := NewAccount(t, s, docmill.PlanFree)
 	for _, empty := range []bool{false, true} {
-		in := newJob(a)
+		in := NewJob(a)
 		in.Params, in.Inputs, in.Meta = nil, nil, nil
 		if empty {
 			in.Params, in.Inputs, in.Meta = docmill.Params{}, []docmill.InputFile{}, map[string]any{}
@@ -96,7 +96,7 @@ func testJobEmptyValues(t *testing.T, s docmill.Store) {
 }
 
 func testJobFailed(t *testing.T, s docmill.Store) {
-	a, _, _ := newAccount(t, s, docmill.PlanFree)
+	a, _, _ := NewAccount(t, s, docmill.PlanFree)
 	j := finish(t, s, create(t, s, a), docmill.StatusFailed, t0.Add(time.Minute))
 	if j.Status != docmill.StatusFailed || j.Result != nil || j.FinishedAt == nil {
 		t.Errorf("failed job = %+v", j)
@@ -123,7 +123,7 @@ func testJobNotFound(t *testing.T, s docmill.Store) {
 	wantErr(t, "MarkResultDeleted", s.MarkResultDeleted(t.Context(), id, t0), docmill.ErrNotFound)
 	wantErr(t, "MarkInputsDeleted", s.MarkInputsDeleted(t.Context(), id, t0), docmill.ErrNotFound)
 
-	j := newJob(&docmill.Account{ID: "acct_missing"})
+	j := NewJob(&docmill.Account{ID: "acct_missing"})
 	if _, err := s.CreateJob(t.Context(), j, unlimited); err == nil {
 		t.Errorf("CreateJob for an unknown account succeeded")
 	}
@@ -132,7 +132,7 @@ func testJobNotFound(t *testing.T, s docmill.Store) {
 }
 
 func testStartJob(t *testing.T, s docmill.Store) {
-	a, _, _ := newAccount(t, s, docmill.PlanFree)
+	a, _, _ := NewAccount(t, s, docmill.PlanFree)
 	j := create(t, s, a)
 	want := *j
 	want.Status = docmill.StatusProcessing
@@ -164,7 +164,7 @@ func testStartJob(t *testing.T, s docmill.Store) {
 }
 
 func testRequeueJob(t *testing.T, s docmill.Store) {
-	a, _, _ := newAccount(t, s, docmill.PlanFree)
+	a, _, _ := NewAccount(t, s, docmill.PlanFree)
 	j := create(t, s, a)
 	queued := mustJob(t, s, j.ID)
 	got, err := s.RequeueJob(t.Context(), j.ID)
@@ -200,7 +200,7 @@ func testRequeueJob(t *testing.T, s docmill.Store) {
 }
 
 func testCancelJob(t *testing.T, s docmill.Store) {
-	a, _, _ := newAccount(t, s, docmill.PlanFree)
+	a, _, _ := NewAccount(t, s, docmill.PlanFree)
 	queued := create(t, s, a)
 	processing := create(t, s, a)
 	if _, err := s.StartJob(t.Context(), processing.ID, t0); err != nil {
@@ -235,7 +235,7 @@ func testCancelJob(t *testing.T, s docmill.Store) {
 }
 
 func testFinishAfterCancel(t *testing.T, s docmill.Store) {
-	a, _, _ := newAccount(t, s, docmill.PlanFree)
+	a, _, _ := NewAccount(t, s, docmill.PlanFree)
 	j := create(t, s, a)
 	if _, err := s.StartJob(t.Context(), j.ID, t0); err != nil {
 		t.Fatalf("StartJob: %v", err)

@@ -10,7 +10,7 @@ import (
 )
 
 func testUnfinishedJobs(t *testing.T, s docmill.Store) {
-	a, _, _ := newAccount(t, s, docmill.PlanFree)
+	a, _, _ := NewAccount(t, s, docmill.PlanFree)
 	queued := createAt(t, s, a, t0.Add(-2*time.Hour))
 	processing := createAt(t, s, a, t0.Add(-3*time.Hour))
 	if _, err := s.StartJob(t.Context(), processing.ID, t0); err != nil {

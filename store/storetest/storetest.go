@@ -84,9 +84,9 @@ const period = "2026-11"
 // unlimited admits every job.
 var unlimited = docmill.Admission{Period: period}
 
-// newAccount stores an account on plan and its first key, and returns both
+// NewAccount stores an account on plan and its first key, and returns both
 // and the key itself.
-func newAccount(t *testing.T, s docmill.Store, plan string) (*docmill.Account, *docmill.APIKey, string) {
+func NewAccount(t *testing.T, s docmill.Store, plan string) (*docmill.Account, *docmill.APIKey, string) {
 	t.Helper()
 	a := &docmill.Account{ID: docmill.NewID("acct_"), Name: "acme", Plan: plan, CreatedAt: t0}
 	key, k := docmill.NewAPIKey(a.ID, "default", t0)
@@ -96,8 +96,8 @@ func newAccount(t *testing.T, s docmill.Store, plan string) (*docmill.Account, *
 	return a, &k, key
 }
 
-// newJob returns an unsaved job of account a.
-func newJob(a *docmill.Account) *docmill.Job {
+// NewJob returns an unsaved job of account a.
+func NewJob(a *docmill.Account) *docmill.Job {
 	return &docmill.Job{
 		ID:        docmill.NewJobID(),
 		AccountID: a.ID,
@@ -113,7 +113,7 @@ func newJob(a *docmill.Account) *docmill.Job {
 // create stores a new job of a without admission limits.
 func create(t *testing.T, s docmill.Store, a *docmill.Account) *docmill.Job {
 	t.Helper()
-	j, err := s.CreateJob(t.Context(), newJob(a), unlimited)
+	j, err := s.CreateJob(t.Context(), NewJob(a), unlimited)
 	if err != nil {
 		t.Fatalf("CreateJob: %v", err)
 	}

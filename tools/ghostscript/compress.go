@@ -52,25 +52,19 @@ var presets = map[string]preset{
 const downsampleThreshold = "1.5"
 
 func (e *engines) compressTool() *docmill.Tool {
-	return &docmill.Tool{
+	return e.tool(docmill.Tool{
 		Slug:        "compress-pdf",
 		Title:       "Compress PDF",
 		Description: "Reduce the size of a PDF by downsampling and re-encoding its images; text and vector graphics stay vector and searchable. Never returns a file larger than the input.",
-		Accepts:     []string{pdfContentType},
-		MinFiles:    1,
-		MaxFiles:    1,
 		Params: []docmill.Param{
 			{Name: "preset", Type: docmill.TypeString, Enum: []string{"low", "recommended", "extreme"}, Default: "recommended",
 				Description: "Compression level: low keeps images near their resolution (300 dpi), recommended aims at 150 dpi, extreme at 96 dpi with lower quality."},
 			{Name: "quality", Type: docmill.TypeInteger, Min: docmill.Bound(1), Max: docmill.Bound(100),
 				Description: "JPEG quality of re-encoded images (1-100); overrides the preset's."},
 		},
-		Engine:    "ghostscript",
-		Timeout:   timeout,
-		Available: e.available,
-		Engines:   e.status,
-		Run:       e.runCompress,
-	}
+		Engine: "ghostscript",
+		Run:    e.runCompress,
+	})
 }
 
 // runCompress rewrites the input with Ghostscript's pdfwrite under the

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	docmill "github.com/docmill/docmill"
+	"github.com/docmill/docmill/tools/toolstest"
 )
 
 var imageHeavy = []string{"base64image.pdf", "GeoTopo-komprimiert.pdf", "cmyk-image.pdf"}
@@ -117,8 +118,8 @@ func TestCompressBadInput(t *testing.T) {
 		corpus     string // instead of path: a corpus file, read only by its subtest
 	}{
 		{"encrypted", "", "libreoffice-writer-password.pdf"},
-		{"not a pdf", writeTemp(t, "notes.pdf", []byte("hello (world) show showpage\n")), ""},
-		{"header only", writeTemp(t, "empty.pdf", []byte("%PDF-1.7\n%%EOF\n")), ""},
+		{"not a pdf", toolstest.WriteTemp(t, "notes.pdf", []byte("hello (world) show showpage\n")), ""},
+		{"header only", toolstest.WriteTemp(t, "empty.pdf", []byte("%PDF-1.7\n%%EOF\n")), ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

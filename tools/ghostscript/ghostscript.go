@@ -64,6 +64,20 @@ func (e *engines) status() []docmill.EngineStatus {
 	return []docmill.EngineStatus{e.gs.Status(), e.qpdf.Status()}
 }
 
+// tool completes the declaration of a tool of e: it takes one PDF, runs
+// within timeout, reports both engines, and is available when both are
+// found unless t says otherwise.
+func (e *engines) tool(t docmill.Tool) *docmill.Tool {
+	t.Accepts = []string{pdfContentType}
+	t.MinFiles, t.MaxFiles = 1, 1
+	t.Timeout = timeout
+	t.Engines = e.status
+	if t.Available == nil {
+		t.Available = e.available
+	}
+	return &t
+}
+
 // Public messages; they never name paths or quote engine output.
 const (
 	msgDamaged   = "The file could not be read as a PDF: it is damaged or not a PDF."

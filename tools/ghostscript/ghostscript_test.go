@@ -3,9 +3,7 @@ package ghostscript_test
 import (
 	"bytes"
 	"context"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"testing"
 
 	docmill "github.com/docmill/docmill"
@@ -87,19 +85,9 @@ func text(t *testing.T, path string) string {
 	return string(bytes.Join(bytes.Fields(out), []byte(" ")))
 }
 
-// writeTemp writes b to a file in a temporary directory.
-func writeTemp(t *testing.T, name string, b []byte) string {
-	t.Helper()
-	p := filepath.Join(t.TempDir(), name)
-	if err := os.WriteFile(p, b, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return p
-}
-
 func TestUnavailable(t *testing.T) {
 	missing := sandbox.Find("no-such-engine-docmill", nil, sandbox.Options{})
-	healthy := writeTemp(t, "healthy.pdf", toolstest.TextPDF("Healthy"))
+	healthy := toolstest.WriteTemp(t, "healthy.pdf", toolstest.TextPDF("Healthy"))
 	for _, tl := range ghostscript.Tools(missing, qpdfEngine) {
 		if tl.IsAvailable() {
 			t.Errorf("%s available without gs", tl.Slug)

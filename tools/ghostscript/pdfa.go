@@ -33,23 +33,18 @@ var srgbProfile = sync.OnceValue(func() string {
 var conformances = map[string]string{"1b": "1", "2b": "2", "3b": "3"}
 
 func (e *engines) pdfaTool() *docmill.Tool {
-	return &docmill.Tool{
+	return e.tool(docmill.Tool{
 		Slug:        "pdf-to-pdfa",
 		Title:       "PDF to PDF/A",
 		Description: "Convert a PDF to PDF/A for long-term archiving: fonts embedded, colours tied to an embedded sRGB output intent, conformance declared in the XMP metadata.",
-		Accepts:     []string{pdfContentType},
-		MinFiles:    1,
-		MaxFiles:    1,
 		Params: []docmill.Param{
 			{Name: "conformance", Type: docmill.TypeString, Enum: []string{"1b", "2b", "3b"}, Default: "2b",
 				Description: "PDF/A part and level: 1b, 2b or 3b."},
 		},
 		Engine:    "ghostscript",
-		Timeout:   timeout,
 		Available: func() bool { return e.available() && srgbProfile() != "" },
-		Engines:   e.status,
 		Run:       e.runPDFA,
-	}
+	})
 }
 
 // runPDFA converts the input with Ghostscript's PDF/A mode. Colours are

@@ -10,19 +10,13 @@ import (
 )
 
 func (e *engines) repairTool() *docmill.Tool {
-	return &docmill.Tool{
+	return e.tool(docmill.Tool{
 		Slug:        "repair-pdf",
 		Title:       "Repair PDF",
 		Description: "Rebuild a damaged PDF (broken cross-reference table, truncated file) so that readers open it again.",
-		Accepts:     []string{pdfContentType},
-		MinFiles:    1,
-		MaxFiles:    1,
 		Engine:      "qpdf",
-		Timeout:     timeout,
-		Available:   e.available,
-		Engines:     e.status,
 		Run:         e.runRepair,
-	}
+	})
 }
 
 // runRepair rewrites the input with qpdf, which rebuilds a broken

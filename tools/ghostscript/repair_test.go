@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	docmill "github.com/docmill/docmill"
+	"github.com/docmill/docmill/tools/toolstest"
 )
 
 func TestRepair(t *testing.T) {
@@ -25,10 +26,10 @@ func TestRepair(t *testing.T) {
 		pages              int
 	}{
 		{"healthy", corpusPDF(t, "pdflatex-4-pages.pdf"), "qpdf", 4},
-		{"broken startxref", writeTemp(t, "xref.pdf", badXref), "qpdf", 1},
+		{"broken startxref", toolstest.WriteTemp(t, "xref.pdf", badXref), "qpdf", 1},
 		// Cut at 70%: the trailer is gone and qpdf gives up; Ghostscript
 		// finds the page objects by scanning.
-		{"truncated", writeTemp(t, "cut.pdf", gdoc[:len(gdoc)*7/10]), "ghostscript", 1},
+		{"truncated", toolstest.WriteTemp(t, "cut.pdf", gdoc[:len(gdoc)*7/10]), "ghostscript", 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -56,10 +57,10 @@ func TestRepairBadInput(t *testing.T) {
 		t.Fatal(err)
 	}
 	tests := []struct{ name, path string }{
-		{"not a pdf", writeTemp(t, "a.pdf", []byte("just some text\n"))},
+		{"not a pdf", toolstest.WriteTemp(t, "a.pdf", []byte("just some text\n"))},
 		// pdflatex keeps its catalog and pages in an object stream near
 		// the end: cut at 70%, no engine can rebuild a page.
-		{"truncated object streams", writeTemp(t, "cut.pdf", latex[:len(latex)*7/10])},
+		{"truncated object streams", toolstest.WriteTemp(t, "cut.pdf", latex[:len(latex)*7/10])},
 		{"encrypted", corpusPDF(t, "libreoffice-writer-password.pdf")},
 	}
 	for _, tt := range tests {

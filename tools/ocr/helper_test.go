@@ -4,7 +4,6 @@ import (
 	"testing"
 
 	docmill "github.com/docmill/docmill"
-
 	"github.com/docmill/docmill/tools/ocr"
 	"github.com/docmill/docmill/tools/pdfops"
 	"github.com/docmill/docmill/tools/toolstest"

@@ -25,19 +25,12 @@ import (
 	"github.com/docmill/docmill/tools/toolstest"
 )
 
-// corpusPDF returns the path of a PDF of the shared corpus, skipping t
-// when the corpus is absent (toolstest.Corpus).
-func corpusPDF(t testing.TB, name string) string {
-	t.Helper()
-	return toolstest.Corpus(t, "pdf", name)
-}
-
 // textPDF returns a born-digital PDF of the corpus whose first page starts
 // "Hello, here is some text without a meaning. This text should show what
 // a printed text".
 func textPDF(t testing.TB) string {
 	t.Helper()
-	return corpusPDF(t, "pdflatex-4-pages.pdf")
+	return toolstest.Corpus(t, "pdf", "pdflatex-4-pages.pdf")
 }
 
 // ocrTool builds ocr-pdf on the real engines once; tests that need them
@@ -273,7 +266,7 @@ func TestDamagedInput(t *testing.T) {
 
 func TestEncryptedPDF(t *testing.T) {
 	tl := realTool(t)
-	_, err := run(t, tl, nil, corpusPDF(t, "libreoffice-writer-password.pdf"), "application/pdf")
+	_, err := run(t, tl, nil, toolstest.Corpus(t, "pdf", "libreoffice-writer-password.pdf"), "application/pdf")
 	if e := wantCode(t, err, docmill.CodeInvalidDocument); !strings.Contains(e.Message, "password-protected") {
 		t.Errorf("message = %q", e.Message)
 	}

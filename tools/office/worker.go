@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/docmill/docmill/tools/filecopy"
 	"io"
 	"os"
 	"path/filepath"
@@ -14,6 +13,7 @@ import (
 	"time"
 
 	"github.com/docmill/docmill/sandbox"
+	"github.com/docmill/docmill/tools/filecopy"
 )
 
 // worker is one warm LibreOffice: a headless soffice with a profile of its

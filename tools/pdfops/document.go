@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"runtime/debug"
 
 	"github.com/pdfcpu/pdfcpu/pkg/api"
@@ -107,6 +108,14 @@ func tooManyPages(label string, pages, limit int) error {
 	return docmill.InvalidDocument(nil, "%s has %d pages; this tool handles documents of up to %d pages.", label, pages, limit)
 }
 
+// theFile names the input of a one-file tool in messages.
+const theFile = "The file"
+
+// checkSize is checkSizes for a one-file tool.
+func checkSize(ctx context.Context, files []docmill.LocalFile) error {
+	return checkSizes(ctx, files, "PDFs", func(int) string { return theFile })
+}
+
 // checkSizes refuses inputs over MaxInputBytes, each and together, before
 // anything is parsed: pdfcpu holds a whole document, and jpg-to-pdf every
 // embedded image, in memory until the output is written. Sizes are taken
@@ -134,6 +143,16 @@ func checkSizes(ctx context.Context, files []docmill.LocalFile, kind string, lab
 
 func megabytes(n int64) string {
 	return fmt.Sprintf("%d MB", (n+(1<<20)-1)>>20)
+}
+
+// writeOutput writes doc to workName in workDir and returns it as a run's
+// PDF output, offered to the client as filename, with meta.
+func writeOutput(doc *model.Context, workDir, workName, filename string, meta map[string]any) (*docmill.RunOutput, error) {
+	path := filepath.Join(workDir, workName)
+	if err := writeDocument(doc, path); err != nil {
+		return nil, err
+	}
+	return &docmill.RunOutput{Path: path, Filename: filename, ContentType: pdfContentType, Meta: meta}, nil
 }
 
 // writeDocument writes doc to path. Its failures are internal: the

@@ -3,10 +3,10 @@ package pdfops
 import (
 	"slices"
 
-	"github.com/docmill/docmill"
-
 	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/model"
 	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/types"
+
+	"github.com/docmill/docmill"
 )
 
 // An encrypted file that opens without a password (one whose owner only

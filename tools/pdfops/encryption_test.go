@@ -138,7 +138,7 @@ func TestMergeEncryption(t *testing.T) {
 // opens without a password, but is restricted, its own protection.
 func TestProtectReplacesEncryption(t *testing.T) {
 	src := restrictedPDF(t, t.TempDir(), "restricted.pdf", "128", "--use-aes=n", "--print=none")
-	out, err := runTool(t, tool(t, "protect-pdf"), map[string]string{"password": "new-secret", "permissions": "print"}, src)
+	out, err := runValidated(t, "protect-pdf", map[string]string{"password": "new-secret", "permissions": "print"}, src)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,12 +12,11 @@ import (
 	"image/png"
 	"io"
 
-	"golang.org/x/image/tiff"
-	"golang.org/x/image/webp"
-
 	"github.com/pdfcpu/pdfcpu/pkg/filter"
 	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/model"
 	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/types"
+	"golang.org/x/image/tiff"
+	"golang.org/x/image/webp"
 )
 
 // PNG, GIF, TIFF and WebP images are decoded and their pixels embedded

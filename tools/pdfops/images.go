@@ -15,12 +15,11 @@ import (
 	"runtime/debug"
 	"strings"
 
-	"golang.org/x/image/tiff"
-	"golang.org/x/image/webp"
-
 	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu"
 	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/model"
 	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/types"
+	"golang.org/x/image/tiff"
+	"golang.org/x/image/webp"
 
 	docmill "github.com/docmill/docmill"
 )
@@ -148,16 +147,7 @@ func runImagesToPDF(ctx context.Context, in *docmill.RunInput) (out *docmill.Run
 		return nil, err
 	}
 
-	path := filepath.Join(in.WorkDir, "images.pdf")
-	if err := writeDocument(doc, path); err != nil {
-		return nil, err
-	}
-	return &docmill.RunOutput{
-		Path:        path,
-		Filename:    imagesOutputName(in.Files),
-		ContentType: pdfContentType,
-		Meta:        map[string]any{"pages": doc.PageCount},
-	}, nil
+	return writeOutput(doc, in.WorkDir, "images.pdf", imagesOutputName(in.Files), map[string]any{"pages": doc.PageCount})
 }
 
 // newImageDocument returns an empty document and its page tree node, by

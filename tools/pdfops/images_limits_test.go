@@ -11,6 +11,7 @@ import (
 
 	docmill "github.com/docmill/docmill"
 	"github.com/docmill/docmill/tools/pdfops"
+	"github.com/docmill/docmill/tools/toolstest"
 )
 
 // imgPNGHeader is the start of a PNG claiming w x h RGB pixels: a valid
@@ -37,7 +38,7 @@ func TestImagesToPDFBadInput(t *testing.T) {
 	c := imageCorpus(t)
 	half := func(path, name string) string {
 		b := imgReadFile(t, path)
-		return imgWriteTemp(t, name, b[:len(b)/2])
+		return toolstest.WriteTemp(t, name, b[:len(b)/2])
 	}
 	var gifBuf bytes.Buffer
 	if err := gif.Encode(&gifBuf, image.NewGray(image.Rect(0, 0, 64, 64)), nil); err != nil {
@@ -46,7 +47,7 @@ func TestImagesToPDFBadInput(t *testing.T) {
 	headers := func(n int, w, h uint32) []string {
 		var paths []string
 		for i := range n {
-			paths = append(paths, imgWriteTemp(t, fmt.Sprintf("big-%d.png", i), imgPNGHeader(w, h)))
+			paths = append(paths, toolstest.WriteTemp(t, fmt.Sprintf("big-%d.png", i), imgPNGHeader(w, h)))
 		}
 		return paths
 	}
@@ -62,17 +63,17 @@ func TestImagesToPDFBadInput(t *testing.T) {
 	}{
 		{"damaged JPEG", []string{c + "corrupted.jpg"}, docmill.CodeInvalidDocument, []string{"The file", `"corrupted.jpg"`, "JPEG", "damaged"}},
 		{"damaged JPEG second", []string{c + "photo.jpg", c + "corrupted.jpg"}, docmill.CodeInvalidDocument, []string{"File 2", `"corrupted.jpg"`}},
-		{"empty", []string{c + "photo.jpg", imgWriteTemp(t, "empty.png", nil)}, docmill.CodeInvalidDocument, []string{"File 2", `"empty.png"`, "empty"}},
+		{"empty", []string{c + "photo.jpg", toolstest.WriteTemp(t, "empty.png", nil)}, docmill.CodeInvalidDocument, []string{"File 2", `"empty.png"`, "empty"}},
 		{"truncated PNG", []string{half(c+"map.png", "map.png")}, docmill.CodeInvalidDocument, []string{`"map.png"`, "PNG", "truncated"}},
 		{"truncated JPEG", []string{half(c+"photo.jpg", "photo.jpg")}, docmill.CodeInvalidDocument, []string{`"photo.jpg"`, "JPEG"}},
-		{"JPEG headers only", []string{imgWriteTemp(t, "head.jpg", imgReadFile(t, c+"phone-photo.jpg")[:1200])}, docmill.CodeInvalidDocument, []string{"JPEG"}},
-		{"truncated TIFF", []string{imgWriteTemp(t, "smile.tiff", imgReadFile(t, c+"smile.tiff")[:100])}, docmill.CodeInvalidDocument, []string{"TIFF"}},
+		{"JPEG headers only", []string{toolstest.WriteTemp(t, "head.jpg", imgReadFile(t, c+"phone-photo.jpg")[:1200])}, docmill.CodeInvalidDocument, []string{"JPEG"}},
+		{"truncated TIFF", []string{toolstest.WriteTemp(t, "smile.tiff", imgReadFile(t, c+"smile.tiff")[:100])}, docmill.CodeInvalidDocument, []string{"TIFF"}},
 		{"truncated WebP", []string{half(imageTestdata+"blue-purple-pink.lossy.webp", "pink.webp")}, docmill.CodeInvalidDocument, []string{"WebP"}},
-		{"truncated GIF", []string{imgWriteTemp(t, "g.gif", gifBuf.Bytes()[:gifBuf.Len()/2])}, docmill.CodeInvalidDocument, []string{"GIF"}},
-		{"text", []string{imgWriteTemp(t, "notes.png", []byte("not an image\n"))}, docmill.CodeInvalidDocument, []string{`"notes.png"`, "not a JPEG, PNG, GIF, TIFF or WebP image"}},
+		{"truncated GIF", []string{toolstest.WriteTemp(t, "g.gif", gifBuf.Bytes()[:gifBuf.Len()/2])}, docmill.CodeInvalidDocument, []string{"GIF"}},
+		{"text", []string{toolstest.WriteTemp(t, "notes.png", []byte("not an image\n"))}, docmill.CodeInvalidDocument, []string{`"notes.png"`, "not a JPEG, PNG, GIF, TIFF or WebP image"}},
 		{"PDF", []string{c + "photo.jpg", pdfCorpus(t) + "minimal-document.pdf"}, docmill.CodeInvalidDocument, []string{"File 2", "not a JPEG"}},
-		{"PNG bomb", []string{imgWriteTemp(t, "bomb.png", imgPNGHeader(50000, 50000))}, docmill.CodeInvalidDocument, []string{"50000 x 50000 pixels", "PNG images of up to 50 megapixels"}},
-		{"JPEG bomb", []string{imgWriteTemp(t, "bomb.jpg", imgJPEGHeader(65000, 65000))}, docmill.CodeInvalidDocument, []string{"65000 x 65000 pixels", "JPEG images of up to 200 megapixels"}},
+		{"PNG bomb", []string{toolstest.WriteTemp(t, "bomb.png", imgPNGHeader(50000, 50000))}, docmill.CodeInvalidDocument, []string{"50000 x 50000 pixels", "PNG images of up to 50 megapixels"}},
+		{"JPEG bomb", []string{toolstest.WriteTemp(t, "bomb.jpg", imgJPEGHeader(65000, 65000))}, docmill.CodeInvalidDocument, []string{"65000 x 65000 pixels", "JPEG images of up to 200 megapixels"}},
 		// 7 images of 49 megapixels: each is allowed, together they are
 		// not. They hold no image data, so decoding any would fail first.
 		{"decoded pixels together", headers(7, 7000, 7000), docmill.CodeInvalidDocument, []string{"343 megapixels", "up to 300"}},
@@ -117,7 +118,7 @@ func TestImagesToPDFLimitsAdmit(t *testing.T) {
 		b := imgJPEGWithEXIF(t, image.NewGray(image.Rect(0, 0, 8, 8)), 1)
 		sof := bytes.Index(b, []byte{0xFF, 0xC0})
 		copy(b[sof+5:], []byte{6000 >> 8, 6000 & 0xFF, 10000 >> 8, 10000 & 0xFF})
-		out, err := runImages(t, nil, imgWriteTemp(t, "large.jpg", b))
+		out, err := runImages(t, nil, toolstest.WriteTemp(t, "large.jpg", b))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -14,6 +14,8 @@ import (
 	"testing"
 
 	"golang.org/x/image/tiff"
+
+	"github.com/docmill/docmill/tools/toolstest"
 )
 
 // These tests check what a reader shows: pages are rendered by poppler
@@ -126,7 +128,7 @@ func TestImagesToPDFOrientationRendered(t *testing.T) {
 				} else {
 					b = imgPNGWithEXIF(t, imgStored(u, o), o)
 				}
-				out, err := runImages(t, nil, imgWriteTemp(t, "o."+format, b))
+				out, err := runImages(t, nil, toolstest.WriteTemp(t, "o."+format, b))
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -153,7 +155,7 @@ func TestImagesToPDFPlacement(t *testing.T) {
 		if err := png.Encode(&buf, image.NewGray(image.Rect(0, 0, w, h))); err != nil {
 			t.Fatal(err)
 		}
-		return imgWriteTemp(t, fmt.Sprintf("black-%dx%d.png", w, h), buf.Bytes())
+		return toolstest.WriteTemp(t, fmt.Sprintf("black-%dx%d.png", w, h), buf.Bytes())
 	}
 	wide, tall := black(100, 50), black(50, 100)
 	tests := []struct {
@@ -249,7 +251,7 @@ func TestImagesToPDFLossless(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		return imgWriteTemp(t, name, buf.Bytes())
+		return toolstest.WriteTemp(t, name, buf.Bytes())
 	}
 	tests := map[string]image.Image{
 		"nrgba.png": nrgba, "gray.png": gray, "gray16.png": gray16, "rgba64.png": rgba64, "nrgba64.png": nrgba64,

@@ -18,6 +18,7 @@ import (
 
 	docmill "github.com/docmill/docmill"
 	"github.com/docmill/docmill/tools/pdfops"
+	"github.com/docmill/docmill/tools/toolstest"
 )
 
 // imageTestdata holds the image formats the shared corpus lacks
@@ -38,20 +39,10 @@ func runImages(t testing.TB, params map[string]string, paths ...string) (*docmil
 
 func runImagesContext(ctx context.Context, t testing.TB, params map[string]string, paths ...string) (*docmill.RunOutput, error) {
 	t.Helper()
-	tl := imagesTool(t)
-	p, err := tl.ParseParams(params)
-	if err != nil {
+	if _, err := imagesTool(t).ParseParams(params); err != nil {
 		t.Fatalf("ParseParams(%v): %v", params, err)
 	}
-	in := &docmill.RunInput{Params: p, WorkDir: t.TempDir()}
-	for _, path := range paths {
-		st, err := os.Stat(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		in.Files = append(in.Files, docmill.LocalFile{Path: path, Filename: filepath.Base(path), Size: st.Size()})
-	}
-	return tl.Invoke(ctx, in)
+	return invoke(ctx, t, "jpg-to-pdf", params, "", paths...)
 }
 
 // imgNeedCommand skips the test when a poppler program is missing.
@@ -130,16 +121,6 @@ func imgRender(t testing.TB, path string, page, dpi int) image.Image {
 	return img
 }
 
-// imgWriteTemp writes b to a file called name in a temporary directory.
-func imgWriteTemp(t testing.TB, name string, b []byte) string {
-	t.Helper()
-	p := filepath.Join(t.TempDir(), name)
-	if err := os.WriteFile(p, b, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return p
-}
-
 func imgReadFile(t testing.TB, path string) []byte {
 	t.Helper()
 	b, err := os.ReadFile(path)
@@ -209,7 +190,7 @@ func TestImagesToPDFJPEGUnchanged(t *testing.T) {
 	// The progressive JPEG lacks its last scans but is whole in structure
 	// (it ends with EOI): readers show it at a lower quality.
 	files := []string{imageCorpus(t) + "photo.jpg", imageCorpus(t) + "phone-photo.jpg", imageCorpus(t) + "iphone-photo.jpg",
-		imgWriteTemp(t, "rotated.jpg", rotated), imgWriteTemp(t, "gray.jpg", gray), imageTestdata + "video-001.progressive.truncated.jpeg"}
+		toolstest.WriteTemp(t, "rotated.jpg", rotated), toolstest.WriteTemp(t, "gray.jpg", gray), imageTestdata + "video-001.progressive.truncated.jpeg"}
 	out, err := runImages(t, map[string]string{"page_size": "a4", "margin": "small"}, files...)
 	if err != nil {
 		t.Fatal(err)
@@ -284,9 +265,9 @@ func TestImagesToPDFPhoneOrientation(t *testing.T) {
 	}{
 		{"phone-photo.jpg", imageCorpus(t) + "phone-photo.jpg", 1, [2]float64{4608, 1976}},
 		{"iphone-photo.jpg", imageCorpus(t) + "iphone-photo.jpg", 1, [2]float64{3264, 2448}},
-		{"phone photo rotated 90", imgWriteTemp(t, "rot6.jpg", imgWithOrientation(t, phone, 6)), 6, [2]float64{1976, 4608}},
-		{"phone photo rotated 270", imgWriteTemp(t, "rot8.jpg", imgWithOrientation(t, phone, 8)), 8, [2]float64{1976, 4608}},
-		{"phone photo mirrored", imgWriteTemp(t, "rot2.jpg", imgWithOrientation(t, phone, 2)), 2, [2]float64{4608, 1976}},
+		{"phone photo rotated 90", toolstest.WriteTemp(t, "rot6.jpg", imgWithOrientation(t, phone, 6)), 6, [2]float64{1976, 4608}},
+		{"phone photo rotated 270", toolstest.WriteTemp(t, "rot8.jpg", imgWithOrientation(t, phone, 8)), 8, [2]float64{1976, 4608}},
+		{"phone photo mirrored", toolstest.WriteTemp(t, "rot2.jpg", imgWithOrientation(t, phone, 2)), 2, [2]float64{4608, 1976}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -3,7 +3,6 @@ package pdfops
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"strconv"
 
 	"github.com/pdfcpu/pdfcpu/pkg/api"
@@ -79,16 +78,7 @@ func runMerge(ctx context.Context, in *docmill.RunInput) (out *docmill.RunOutput
 		}
 	}
 
-	path := filepath.Join(in.WorkDir, "merged.pdf")
-	if err := writeDocument(dest, path); err != nil {
-		return nil, err
-	}
-	return &docmill.RunOutput{
-		Path:        path,
-		Filename:    "merged.pdf",
-		ContentType: pdfContentType,
-		Meta:        map[string]any{"pages": dest.PageCount, "files": len(files)},
-	}, nil
+	return writeOutput(dest, in.WorkDir, "merged.pdf", "merged.pdf", map[string]any{"pages": dest.PageCount, "files": len(files)})
 }
 
 // appendDocument appends src, the input at index i, to dest.

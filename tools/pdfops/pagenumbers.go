@@ -18,13 +18,10 @@ const (
 )
 
 func pageNumbersTool() *docmill.Tool {
-	return &docmill.Tool{
+	return onePDFTool(docmill.Tool{
 		Slug:        "page-numbers",
 		Title:       "Add page numbers",
 		Description: "Print page numbers, such as \"3\" or \"3 / 12\", in the header or footer of all or some pages of a PDF.",
-		Accepts:     []string{pdfContentType},
-		MinFiles:    1,
-		MaxFiles:    1,
 		Params: []docmill.Param{
 			{
 				Name:        "position",
@@ -66,11 +63,9 @@ func pageNumbersTool() *docmill.Tool {
 				Default:     "all",
 			},
 		},
-		Engine:    "pdfcpu",
-		Timeout:   timeout,
 		Available: stampFontAvailable,
 		Run:       runPageNumbers,
-	}
+	})
 }
 
 // pageNumbering is the validated settings of a page-numbers run.
@@ -91,15 +86,8 @@ type pageNumbering struct {
 // on "12 / 12" whatever start and pages are.
 func runPageNumbers(ctx context.Context, in *docmill.RunInput) (out *docmill.RunOutput, err error) {
 	defer recoverPanic(&err)
-	release, err := acquireStampFont()
-	if err != nil {
-		return nil, err
-	}
-	defer release()
 	pn := pageNumberSettings(in.Params)
-	ranges := in.Params.PageRanges("pages")
 	job := stampJob{
-		ranges:  ranges,
 		outFile: "numbered.pdf",
 		suffix:  "-numbered.pdf",
 		metaKey: "numbered_pages",

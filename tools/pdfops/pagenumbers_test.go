@@ -41,7 +41,7 @@ func TestPageNumbers(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			before := pageTexts(t, pdfCorpus(t)+tt.file)
-			out, err := runStamp(t, "page-numbers", tt.params, pdfCorpus(t)+tt.file)
+			out, err := runValidated(t, "page-numbers", tt.params, pdfCorpus(t)+tt.file)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -89,7 +89,7 @@ func TestPageNumbersPosition(t *testing.T) {
 		for _, pos := range []string{"top-left", "top-center", "top-right", "bottom-left", "bottom-center", "bottom-right"} {
 			t.Run(file+"/"+pos, func(t *testing.T) {
 				t.Parallel()
-				out, err := runStamp(t, "page-numbers", map[string]string{"format": "N{n}", "position": pos}, pdfCorpus(t)+file)
+				out, err := runValidated(t, "page-numbers", map[string]string{"format": "N{n}", "position": pos}, pdfCorpus(t)+file)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -108,11 +108,7 @@ func TestPageNumbersPosition(t *testing.T) {
 
 func TestPageNumbersBadParams(t *testing.T) {
 	file := pdfCorpus(t) + "pdflatex-4-pages.pdf"
-	tests := []struct {
-		name   string
-		params map[string]string
-		field  string
-	}{
+	testStampBadParams(t, "page-numbers", file, []stampBadParams{
 		{"format without n", map[string]string{"format": "Page"}, "format"},
 		{"format with only total", map[string]string{"format": "{total}"}, "format"},
 		{"format without glyphs", map[string]string{"format": "第{n}页"}, "format"},
@@ -124,17 +120,7 @@ func TestPageNumbersBadParams(t *testing.T) {
 		{"page past the end", map[string]string{"pages": "3-5"}, "pages"},
 		{"open range past the end", map[string]string{"pages": "7-"}, "pages"},
 		{"unknown param", map[string]string{"text": "x"}, "text"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			out, err := runStamp(t, "page-numbers", tt.params, file)
-			if err == nil {
-				t.Fatalf("numbered into %v, want error", out)
-			}
-			wantParamError(t, err, tt.field)
-		})
-	}
+	})
 }
 
 func TestStampDeclarations(t *testing.T) {
@@ -150,13 +136,8 @@ func TestStampDeclarations(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.slug, func(t *testing.T) {
-			tl := stampTool(t, tt.slug)
-			if tl.MinFiles != 1 || tl.MaxFiles != 1 || !tl.AcceptsType("application/pdf") || len(tl.Accepts) != 1 {
-				t.Errorf("files %d..%d, accepts %v", tl.MinFiles, tl.MaxFiles, tl.Accepts)
-			}
-			if tl.Engine != "pdfcpu" || tl.Timeout <= 0 || tl.Run == nil || tl.Title == "" || tl.Description == "" || !tl.IsAvailable() {
-				t.Errorf("incomplete declaration: %+v", tl)
-			}
+			tl := tool(t, tt.slug)
+			wantPDFTool(t, tl, 1, 1)
 			var names []string
 			for _, p := range tl.Params {
 				names = append(names, p.Name)
@@ -180,5 +161,5 @@ func TestStampDeclarations(t *testing.T) {
 			}
 		})
 	}
-	_ = docmill.NewRegistry(stampTool(t, "watermark-pdf"), stampTool(t, "page-numbers"))
+	_ = docmill.NewRegistry(tool(t, "watermark-pdf"), tool(t, "page-numbers"))
 }

@@ -2,7 +2,6 @@ package pdfops
 
 import (
 	"context"
-	"path/filepath"
 
 	docmill "github.com/docmill/docmill"
 )
@@ -69,23 +68,18 @@ type pageTool struct {
 }
 
 func newPageTool(pt pageTool) *docmill.Tool {
-	return &docmill.Tool{
+	return onePDFTool(docmill.Tool{
 		Slug:        pt.slug,
 		Title:       pt.title,
 		Description: pt.description,
-		Accepts:     []string{pdfContentType},
-		MinFiles:    1,
-		MaxFiles:    1,
 		Params: []docmill.Param{{
 			Name:        pt.field,
 			Type:        docmill.TypePages,
 			Description: pt.fieldDoc,
 			Required:    true,
 		}},
-		Engine:  "pdfcpu",
-		Timeout: timeout,
-		Run:     pt.run,
-	}
+		Run: pt.run,
+	})
 }
 
 // run reads the input, resolves the selection against it, copies the
@@ -93,12 +87,11 @@ func newPageTool(pt pageTool) *docmill.Tool {
 func (pt pageTool) run(ctx context.Context, in *docmill.RunInput) (out *docmill.RunOutput, err error) {
 	defer recoverPanic(&err)
 	ranges := in.Params.PageRanges(pt.field)
-	const label = "The file"
-	if err := checkSizes(ctx, in.Files, "PDFs", func(int) string { return label }); err != nil {
+	if err := checkSize(ctx, in.Files); err != nil {
 		return nil, err
 	}
 
-	doc, err := readSource(ctx, in.Files[0], label)
+	doc, err := readSource(ctx, in.Files[0], theFile)
 	if err != nil {
 		return nil, err
 	}
@@ -118,16 +111,7 @@ func (pt pageTool) run(ctx context.Context, in *docmill.RunInput) (out *docmill.
 		return nil, err
 	}
 
-	path := filepath.Join(in.WorkDir, pt.workName)
-	if err := writeDocument(result, path); err != nil {
-		return nil, err
-	}
-	return &docmill.RunOutput{
-		Path:        path,
-		Filename:    docmill.ResultName(in.Files[0].Filename, ".pdf", pt.suffix),
-		ContentType: pdfContentType,
-		Meta:        map[string]any{"pages": len(pages), "input_pages": doc.PageCount},
-	}, nil
+	return writeOutput(result, in.WorkDir, pt.workName, docmill.ResultName(in.Files[0].Filename, ".pdf", pt.suffix), map[string]any{"pages": len(pages), "input_pages": doc.PageCount})
 }
 
 // chooseExtract keeps the selected pages in document order, each once,

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -12,6 +11,7 @@ import (
 
 	docmill "github.com/docmill/docmill"
 	"github.com/docmill/docmill/tools/pdfops"
+	"github.com/docmill/docmill/tools/toolstest"
 )
 
 func TestPageToolsDeclarations(t *testing.T) {
@@ -27,13 +27,8 @@ func TestPageToolsDeclarations(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.slug, func(t *testing.T) {
-			tl := selTool(t, tt.slug)
-			if tl.MinFiles != 1 || tl.MaxFiles != 1 || !tl.AcceptsType("application/pdf") || len(tl.Accepts) != 1 {
-				t.Errorf("files %d..%d, accepts %v", tl.MinFiles, tl.MaxFiles, tl.Accepts)
-			}
-			if tl.Engine != "pdfcpu" || tl.Timeout <= 0 || tl.Run == nil || tl.Title == "" || tl.Description == "" || !tl.IsAvailable() {
-				t.Errorf("incomplete declaration: %+v", tl)
-			}
+			tl := tool(t, tt.slug)
+			wantPDFTool(t, tl, 1, 1)
 			p, ok := tl.Param(tt.param)
 			if !ok || p.Type != docmill.TypePages || p.Required != tt.required || p.Default != "" || p.Description == "" {
 				t.Errorf("param %s = %+v", tt.param, p)
@@ -43,7 +38,7 @@ func TestPageToolsDeclarations(t *testing.T) {
 			}
 		})
 	}
-	every, ok := selTool(t, "split-pdf").Param("every")
+	every, ok := tool(t, "split-pdf").Param("every")
 	if !ok || every.Type != docmill.TypeInteger || every.Default != "" || every.Required ||
 		every.Min == nil || *every.Min != 1 || every.Max == nil || *every.Max != pdfops.MaxPages {
 		t.Errorf("every = %+v", every)
@@ -101,7 +96,7 @@ func TestPageTools(t *testing.T) {
 			if tt.slug == "organize-pdf" {
 				field = "order"
 			}
-			out, err := selRun(t, tt.slug, map[string]string{field: tt.sel}, tt.file)
+			out, err := runValidated(t, tt.slug, map[string]string{field: tt.sel}, tt.file)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -135,7 +130,7 @@ func TestPageToolsKeepAnnotations(t *testing.T) {
 		t.Run(tt.slug+" "+tt.file, func(t *testing.T) {
 			t.Parallel()
 			inAnnots, inForm := selAnnots(t, pdfCorpus(t)+tt.file)
-			out, err := selRun(t, tt.slug, map[string]string{tt.field: tt.sel}, pdfCorpus(t)+tt.file)
+			out, err := runValidated(t, tt.slug, map[string]string{tt.field: tt.sel}, pdfCorpus(t)+tt.file)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -157,7 +152,7 @@ func TestPageToolsKeepAnnotations(t *testing.T) {
 	}
 	// GeoTopo's links go through named destinations; those of the kept
 	// pages must survive.
-	out, err := selRun(t, "extract-pages", map[string]string{"pages": "1-20"}, pdfCorpus(t)+"GeoTopo-komprimiert.pdf")
+	out, err := runValidated(t, "extract-pages", map[string]string{"pages": "1-20"}, pdfCorpus(t)+"GeoTopo-komprimiert.pdf")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -191,7 +186,7 @@ func TestPageToolsBadParams(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.slug+" "+tt.sel, func(t *testing.T) {
 			t.Parallel()
-			out, err := selRun(t, tt.slug, map[string]string{tt.field: tt.sel}, tt.file)
+			out, err := runValidated(t, tt.slug, map[string]string{tt.field: tt.sel}, tt.file)
 			if err == nil {
 				t.Fatalf("made %v, want error", out)
 			}
@@ -207,7 +202,7 @@ func TestPageToolsBadParams(t *testing.T) {
 // all, bypassing the declaration, fails rather than taking every page.
 func TestPageToolsRequireSelection(t *testing.T) {
 	for _, slug := range []string{"extract-pages", "remove-pages", "organize-pdf"} {
-		_, err := selTool(t, slug).Invoke(context.Background(), &docmill.RunInput{
+		_, err := tool(t, slug).Invoke(context.Background(), &docmill.RunInput{
 			Files:   []docmill.LocalFile{{Path: pdfCorpus(t) + "pdflatex-4-pages.pdf", Filename: "a.pdf"}},
 			Params:  docmill.Params{},
 			WorkDir: t.TempDir(),
@@ -248,7 +243,7 @@ func TestPageToolsBadInput(t *testing.T) {
 		for _, in := range inputs {
 			t.Run(fmt.Sprint(tl.slug, tl.params, " ", in.name), func(t *testing.T) {
 				t.Parallel()
-				out, err := selRun(t, tl.slug, tl.params, bad[in.name])
+				out, err := runValidated(t, tl.slug, tl.params, bad[in.name])
 				if err == nil {
 					t.Fatalf("made %v, want error", out)
 				}
@@ -257,7 +252,7 @@ func TestPageToolsBadInput(t *testing.T) {
 		}
 	}
 	for _, tl := range tools {
-		_, err := selRun(t, tl.slug, tl.params, sparseFile(t, pdfops.MaxInputBytes+1))
+		_, err := runValidated(t, tl.slug, tl.params, sparseFile(t, pdfops.MaxInputBytes+1))
 		wantCode(t, err, docmill.CodeFileTooLarge, "512 MB")
 	}
 }
@@ -270,18 +265,7 @@ func TestPageToolsCanceled(t *testing.T) {
 		"organize-pdf":  {"order": "2,1"},
 	}
 	for slug, raw := range params {
-		tl := selTool(t, slug)
-		p, err := tl.ParseParams(raw)
-		if err != nil {
-			t.Fatal(err)
-		}
-		ctx, cancel := context.WithCancel(context.Background())
-		cancel()
-		_, err = tl.Invoke(ctx, &docmill.RunInput{
-			Files:   []docmill.LocalFile{{Path: pdfCorpus(t) + "pdflatex-4-pages.pdf", Filename: "a.pdf"}},
-			Params:  p,
-			WorkDir: t.TempDir(),
-		})
+		_, err := invoke(canceledContext(), t, slug, raw, "application/pdf", pdfCorpus(t)+"pdflatex-4-pages.pdf")
 		if !errors.Is(err, context.Canceled) {
 			t.Errorf("%s: err = %v, want the context's error", slug, err)
 		}
@@ -293,24 +277,17 @@ func TestPageToolsCanceled(t *testing.T) {
 // with fewer pages than the selection names) invalid_parameter. Run
 // `go test -fuzz FuzzPageTools` to explore beyond the seeds.
 func FuzzPageTools(f *testing.F) {
-	for _, name := range []string{"minimal-document.pdf", "habibi-rotated.pdf", "annotated_pdf.pdf", "pdflatex-forms.pdf"} {
-		b, err := os.ReadFile(pdfCorpus(f) + name)
-		if err != nil {
-			f.Fatal(err)
-		}
+	for _, b := range corpusPDFs(f, "minimal-document.pdf", "habibi-rotated.pdf", "annotated_pdf.pdf", "pdflatex-forms.pdf") {
 		f.Add(b, false)
 		f.Add(b[:len(b)*3/4], true)
 	}
 	f.Fuzz(func(t *testing.T, b []byte, split bool) {
-		p := filepath.Join(t.TempDir(), "in.pdf")
-		if err := os.WriteFile(p, b, 0o600); err != nil {
-			t.Fatal(err)
-		}
+		p := toolstest.WriteTemp(t, "in.pdf", b)
 		var err error
 		if split {
-			_, err = selRun(t, "split-pdf", nil, p)
+			_, err = runValidated(t, "split-pdf", nil, p)
 		} else {
-			_, err = selRun(t, "organize-pdf", map[string]string{"order": "2-,1,1"}, p)
+			_, err = runValidated(t, "organize-pdf", map[string]string{"order": "2-,1,1"}, p)
 		}
 		switch code := docmill.ErrorCode(err); code {
 		case "", docmill.CodeInvalidDocument, docmill.CodeInvalidParameter:

@@ -2,7 +2,6 @@ package pdfops_test
 
 import (
 	"bytes"
-	"context"
 	"fmt"
 	"image"
 	"image/png"
@@ -20,7 +19,7 @@ import (
 	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/model"
 	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/types"
 
-	docmill "github.com/docmill/docmill"
+	"github.com/docmill/docmill/tools/toolstest"
 )
 
 // Helpers of the split and page tools' tests (split-pdf, extract-pages,
@@ -28,28 +27,6 @@ import (
 // and pdftotext, programs independent of pdfcpu: page count, the text of
 // each page (which tells the input's pages apart, so it checks their
 // order) and each page's rotation and crop box.
-
-// selTool returns the registered tool slug.
-func selTool(t testing.TB, slug string) *docmill.Tool {
-	t.Helper()
-	return tool(t, slug)
-}
-
-// selRun validates params the way the API does, failing as the API would,
-// and runs the tool on path.
-func selRun(t testing.TB, slug string, params map[string]string, path string) (*docmill.RunOutput, error) {
-	t.Helper()
-	tl := selTool(t, slug)
-	p, err := tl.ParseParams(params)
-	if err != nil {
-		return nil, err
-	}
-	return tl.Invoke(context.Background(), &docmill.RunInput{
-		Files:   []docmill.LocalFile{{Path: path, Filename: filepath.Base(path), ContentType: "application/pdf"}},
-		Params:  p,
-		WorkDir: t.TempDir(),
-	})
-}
 
 // selPoppler skips t when poppler's tools are missing.
 func selPoppler(t testing.TB) {
@@ -250,39 +227,22 @@ func selBadInputs(t *testing.T) map[string]string {
 // i+1, so a test can give pages inherited or own rotations and crop boxes.
 func selPDF(t testing.TB, name, pagesAttrs string, pageAttrs ...string) string {
 	t.Helper()
-	var b strings.Builder
-	var offsets []int
-	obj := func(body string) {
-		offsets = append(offsets, b.Len())
-		fmt.Fprintf(&b, "%d 0 obj\n%s\nendobj\n", len(offsets), body)
-	}
 	n := len(pageAttrs)
-	b.WriteString("%PDF-1.4\n")
-	obj("<< /Type /Catalog /Pages 2 0 R >>")
+	objects := []string{"<< /Type /Catalog /Pages 2 0 R >>"}
 	var kids strings.Builder
 	for i := range n {
 		fmt.Fprintf(&kids, "%d 0 R ", i+4)
 	}
-	obj(fmt.Sprintf("<< /Type /Pages /Count %d /Kids [%s] /Resources << /Font << /F1 3 0 R >> >> %s >>", n, kids.String(), pagesAttrs))
-	obj("<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>")
+	objects = append(objects, fmt.Sprintf("<< /Type /Pages /Count %d /Kids [%s] /Resources << /Font << /F1 3 0 R >> >> %s >>", n, kids.String(), pagesAttrs))
+	objects = append(objects, "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>")
 	for i, attrs := range pageAttrs {
-		obj(fmt.Sprintf("<< /Type /Page /Parent 2 0 R /MediaBox [0 0 200 300] /Contents %d 0 R %s >>", 4+n+i, attrs))
+		objects = append(objects, fmt.Sprintf("<< /Type /Page /Parent 2 0 R /MediaBox [0 0 200 300] /Contents %d 0 R %s >>", 4+n+i, attrs))
 	}
 	for i := range n {
 		s := fmt.Sprintf("BT /F1 12 Tf 30 150 Td (Page %d) Tj ET", i+1)
-		obj(fmt.Sprintf("<< /Length %d >>\nstream\n%s\nendstream", len(s), s))
+		objects = append(objects, fmt.Sprintf("<< /Length %d >>\nstream\n%s\nendstream", len(s), s))
 	}
-	xref := b.Len()
-	fmt.Fprintf(&b, "xref\n0 %d\n0000000000 65535 f \n", len(offsets)+1)
-	for _, off := range offsets {
-		fmt.Fprintf(&b, "%010d 00000 n \n", off)
-	}
-	fmt.Fprintf(&b, "trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n", len(offsets)+1, xref)
-	p := filepath.Join(t.TempDir(), name)
-	if err := os.WriteFile(p, []byte(b.String()), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return p
+	return toolstest.WriteTemp(t, name, toolstest.PDF(objects...))
 }
 
 // selFlatPDF writes flat.pdf: 200 pages in one flat page tree, which the

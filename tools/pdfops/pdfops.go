@@ -49,6 +49,16 @@ const timeout = 2 * time.Minute
 // pdfContentType is the type of the PDFs these tools read and write.
 const pdfContentType = "application/pdf"
 
+// onePDFTool completes the declaration of a pdfcpu tool that takes one
+// PDF: it accepts PDFs only, exactly one file, and runs within timeout.
+func onePDFTool(t docmill.Tool) *docmill.Tool {
+	t.Accepts = []string{pdfContentType}
+	t.MinFiles, t.MaxFiles = 1, 1
+	t.Engine = "pdfcpu"
+	t.Timeout = timeout
+	return &t
+}
+
 // disableConfigDir stops pdfcpu from creating and reading a configuration
 // directory under $HOME: a server must not write there, and the built-in
 // defaults are what the tools want. model.ConfigPath is a global that

@@ -58,13 +58,32 @@ func tool(t testing.TB, slug string) *docmill.Tool {
 	return nil
 }
 
-// run validates params the way the API does and runs the tool on paths.
+// run validates params the way the API does, failing t if they are
+// refused, and runs the tool on paths, sent as PDFs.
 func run(t testing.TB, slug string, params map[string]string, paths ...string) (*docmill.RunOutput, error) {
+	t.Helper()
+	if _, err := tool(t, slug).ParseParams(params); err != nil {
+		t.Fatalf("ParseParams(%v): %v", params, err)
+	}
+	return invoke(context.Background(), t, slug, params, "application/pdf", paths...)
+}
+
+// runValidated is run for tests of validation: a refusal of params is its
+// error, as the API's answer would be.
+func runValidated(t testing.TB, slug string, params map[string]string, paths ...string) (*docmill.RunOutput, error) {
+	t.Helper()
+	return invoke(context.Background(), t, slug, params, "application/pdf", paths...)
+}
+
+// invoke validates params the way the API does (bad params never reach
+// Invoke: their refusal is the error) and runs tool slug under ctx on
+// paths, each sent with contentType and its size.
+func invoke(ctx context.Context, t testing.TB, slug string, params map[string]string, contentType string, paths ...string) (*docmill.RunOutput, error) {
 	t.Helper()
 	tl := tool(t, slug)
 	p, err := tl.ParseParams(params)
 	if err != nil {
-		t.Fatalf("ParseParams(%v): %v", params, err)
+		return nil, err
 	}
 	in := &docmill.RunInput{Params: p, WorkDir: t.TempDir()}
 	for _, path := range paths {
@@ -73,10 +92,31 @@ func run(t testing.TB, slug string, params map[string]string, paths ...string) (
 			t.Fatal(err)
 		}
 		in.Files = append(in.Files, docmill.LocalFile{
-			Path: path, Filename: filepath.Base(path), ContentType: "application/pdf", Size: st.Size(),
+			Path: path, Filename: filepath.Base(path), ContentType: contentType, Size: st.Size(),
 		})
 	}
-	return tl.Invoke(context.Background(), in)
+	return tl.Invoke(ctx, in)
+}
+
+// corpusPDFs returns the contents of the corpus PDFs named, as fuzz seeds.
+func corpusPDFs(f *testing.F, names ...string) [][]byte {
+	f.Helper()
+	seeds := make([][]byte, len(names))
+	for i, name := range names {
+		b, err := os.ReadFile(pdfCorpus(f) + name)
+		if err != nil {
+			f.Fatal(err)
+		}
+		seeds[i] = b
+	}
+	return seeds
+}
+
+// canceledContext returns a context that is already canceled.
+func canceledContext() context.Context {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	return ctx
 }
 
 // readBack parses and validates a tool's output.
@@ -177,6 +217,24 @@ func manyPagesPDF(t *testing.T, n int) string {
 	return treePDF(t, n, "/MediaBox [0 0 100 100]")
 }
 
+// wantPDFTool fails t unless tl takes minFiles to maxFiles PDFs (and
+// nothing else) and is a complete, available pdfcpu tool.
+func wantPDFTool(t *testing.T, tl *docmill.Tool, minFiles, maxFiles int) {
+	t.Helper()
+	if tl.MinFiles != minFiles || tl.MaxFiles != maxFiles {
+		t.Errorf("files = %d..%d, want %d..%d", tl.MinFiles, tl.MaxFiles, minFiles, maxFiles)
+	}
+	if !tl.AcceptsType("application/pdf") || len(tl.Accepts) != 1 {
+		t.Errorf("Accepts = %v", tl.Accepts)
+	}
+	if tl.Engine != "pdfcpu" || tl.Timeout <= 0 || tl.Run == nil || tl.Title == "" || tl.Description == "" {
+		t.Errorf("incomplete declaration: %+v", tl)
+	}
+	if !tl.IsAvailable() {
+		t.Error("in-process tool reports unavailable")
+	}
+}
+
 func TestToolsDeclarations(t *testing.T) {
 	tests := []struct {
 		slug               string
@@ -197,18 +255,7 @@ func TestToolsDeclarations(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.slug, func(t *testing.T) {
 			tl := tool(t, tt.slug)
-			if tl.MinFiles != tt.minFiles || tl.MaxFiles != tt.maxFiles {
-				t.Errorf("files = %d..%d, want %d..%d", tl.MinFiles, tl.MaxFiles, tt.minFiles, tt.maxFiles)
-			}
-			if !tl.AcceptsType("application/pdf") || len(tl.Accepts) != 1 {
-				t.Errorf("Accepts = %v", tl.Accepts)
-			}
-			if tl.Engine != "pdfcpu" || tl.Timeout <= 0 || tl.Run == nil || tl.Title == "" || tl.Description == "" {
-				t.Errorf("incomplete declaration: %+v", tl)
-			}
-			if !tl.IsAvailable() {
-				t.Error("in-process tool reports unavailable")
-			}
+			wantPDFTool(t, tl, tt.minFiles, tt.maxFiles)
 			var names []string
 			for _, p := range tl.Params {
 				names = append(names, p.Name)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"path/filepath"
 	"strings"
 
 	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/model"
@@ -58,7 +57,7 @@ var permissionNames = []struct {
 }
 
 func protectTool() *docmill.Tool {
-	return &docmill.Tool{
+	return onePDFTool(docmill.Tool{
 		Slug:  "protect-pdf",
 		Title: "Protect PDF",
 		Description: "Encrypt a PDF with AES-256 so that it opens only with a password, and optionally " +
@@ -66,9 +65,6 @@ func protectTool() *docmill.Tool {
 			"file (AES-256, security handler revision 6). Restrictions are honoured by PDF readers; " +
 			"the owner password lifts them. Without an owner password, restricted permissions get a " +
 			"random owner password that is never returned.",
-		Accepts:  []string{pdfContentType},
-		MinFiles: 1,
-		MaxFiles: 1,
 		Params: []docmill.Param{
 			{
 				Name: "password",
@@ -106,10 +102,8 @@ func protectTool() *docmill.Tool {
 			},
 		},
 		CheckParams: checkOwnerPassword,
-		Engine:      "pdfcpu",
-		Timeout:     timeout,
 		Run:         runProtect,
-	}
+	})
 }
 
 // protection is what a protect-pdf run encrypts with. ownerSource says
@@ -131,8 +125,7 @@ func runProtect(ctx context.Context, in *docmill.RunInput) (out *docmill.RunOutp
 	if err != nil {
 		return nil, err
 	}
-	const label = "The file"
-	if err := checkSizes(ctx, in.Files, "PDFs", func(int) string { return label }); err != nil {
+	if err := checkSize(ctx, in.Files); err != nil {
 		return nil, err
 	}
 
@@ -140,7 +133,7 @@ func runProtect(ctx context.Context, in *docmill.RunInput) (out *docmill.RunOutp
 	// is decrypted (one that needs a password is refused); ENCRYPT, set
 	// once it is read, makes the writer encrypt it anew.
 	conf := newConfig(model.VALIDATE)
-	doc, err := readDocument(ctx, in.Files[0], conf, label)
+	doc, err := readDocument(ctx, in.Files[0], conf, theFile)
 	if err != nil {
 		return nil, err
 	}
@@ -155,21 +148,12 @@ func runProtect(ctx context.Context, in *docmill.RunInput) (out *docmill.RunOutp
 	doc.Encrypt, doc.EncKey, doc.E = nil, nil, nil
 	declarePDF20(doc)
 
-	path := filepath.Join(in.WorkDir, "protected.pdf")
-	if err := writeDocument(doc, path); err != nil {
-		return nil, err
-	}
-	return &docmill.RunOutput{
-		Path:        path,
-		Filename:    docmill.ResultName(in.Files[0].Filename, ".pdf", "-protected.pdf"),
-		ContentType: pdfContentType,
-		Meta: map[string]any{
-			"pages":          doc.PageCount,
-			"encryption":     "AES-256",
-			"permissions":    permissionList(p.perms),
-			"owner_password": p.ownerSource,
-		},
-	}, nil
+	return writeOutput(doc, in.WorkDir, "protected.pdf", docmill.ResultName(in.Files[0].Filename, ".pdf", "-protected.pdf"), map[string]any{
+		"pages":          doc.PageCount,
+		"encryption":     "AES-256",
+		"permissions":    permissionList(p.perms),
+		"owner_password": p.ownerSource,
+	})
 }
 
 // declarePDF20 makes doc a PDF 2.0 document. pdfcpu writes AES-256 with

@@ -3,7 +3,6 @@ package pdfops_test
 import (
 	"context"
 	"errors"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
@@ -12,21 +11,8 @@ import (
 
 	docmill "github.com/docmill/docmill"
 	"github.com/docmill/docmill/tools/pdfops"
+	"github.com/docmill/docmill/tools/toolstest"
 )
-
-// runTool validates params the way the API does and runs tl on paths.
-func runTool(t testing.TB, tl *docmill.Tool, params map[string]string, paths ...string) (*docmill.RunOutput, error) {
-	t.Helper()
-	p, err := tl.ParseParams(params) // as the API does: bad params never reach Run
-	if err != nil {
-		return nil, err
-	}
-	in := &docmill.RunInput{Params: p, WorkDir: t.TempDir()}
-	for _, path := range paths {
-		in.Files = append(in.Files, docmill.LocalFile{Path: path, Filename: filepath.Base(path), ContentType: "application/pdf"})
-	}
-	return tl.Invoke(context.Background(), in)
-}
 
 // program runs an installed program that checks the tools' output
 // independently, and returns its output and exit code. The test is
@@ -142,7 +128,7 @@ func TestProtect(t *testing.T) {
 				tt.perms = []string{"print", "copy", "modify", "annotate", "fill-forms"}
 			}
 			password := tt.params["password"]
-			out, err := runTool(t, tool(t, "protect-pdf"), tt.params, pdfCorpus(t)+tt.file)
+			out, err := runValidated(t, "protect-pdf", tt.params, pdfCorpus(t)+tt.file)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -184,7 +170,7 @@ func TestProtect(t *testing.T) {
 // normalized form readers use opens the output in qpdf.
 func TestProtectUnicodePassword(t *testing.T) {
 	const password = "Пароль2024ü"
-	out, err := runTool(t, tool(t, "protect-pdf"), map[string]string{"password": password}, pdfCorpus(t)+"minimal-document.pdf")
+	out, err := runValidated(t, "protect-pdf", map[string]string{"password": password}, pdfCorpus(t)+"minimal-document.pdf")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -222,7 +208,7 @@ func TestProtectBadParams(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			out, err := runTool(t, tool(t, "protect-pdf"), tt.params, file)
+			out, err := runValidated(t, "protect-pdf", tt.params, file)
 			if err == nil {
 				t.Fatalf("protected into %v, want error", out)
 			}
@@ -284,7 +270,7 @@ func TestProtectBadInput(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			out, err := runTool(t, tool(t, "protect-pdf"), map[string]string{"password": "secret"}, tt.file)
+			out, err := runValidated(t, "protect-pdf", map[string]string{"password": "secret"}, tt.file)
 			if err == nil {
 				t.Fatalf("protected into %v, want error", out)
 			}
@@ -294,7 +280,7 @@ func TestProtectBadInput(t *testing.T) {
 			}
 		})
 	}
-	_, err := runTool(t, tool(t, "protect-pdf"), map[string]string{"password": "secret"}, sparseFile(t, pdfops.MaxInputBytes+1))
+	_, err := runValidated(t, "protect-pdf", map[string]string{"password": "secret"}, sparseFile(t, pdfops.MaxInputBytes+1))
 	wantCode(t, err, docmill.CodeFileTooLarge)
 }
 
@@ -302,7 +288,7 @@ func TestProtectBadInput(t *testing.T) {
 // their input without a password, refuse protect-pdf's output as
 // password-protected, and that protect-pdf refuses it too.
 func TestProtectedRefusedByOtherTools(t *testing.T) {
-	out, err := runTool(t, tool(t, "protect-pdf"), map[string]string{"password": "secret"}, pdfCorpus(t)+"pdflatex-4-pages.pdf")
+	out, err := runValidated(t, "protect-pdf", map[string]string{"password": "secret"}, pdfCorpus(t)+"pdflatex-4-pages.pdf")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -310,23 +296,12 @@ func TestProtectedRefusedByOtherTools(t *testing.T) {
 	wantCode(t, err, docmill.CodeInvalidDocument, "The file is password-protected", "unlock-pdf")
 	_, err = run(t, "merge-pdf", nil, pdfCorpus(t)+"minimal-document.pdf", out.Path)
 	wantCode(t, err, docmill.CodeInvalidDocument, "File 2", "password-protected")
-	_, err = runTool(t, tool(t, "protect-pdf"), map[string]string{"password": "secret"}, out.Path)
+	_, err = runValidated(t, "protect-pdf", map[string]string{"password": "secret"}, out.Path)
 	wantCode(t, err, docmill.CodeInvalidDocument, "password-protected")
 }
 
 func TestProtectCanceled(t *testing.T) {
-	tl := tool(t, "protect-pdf")
-	p, err := tl.ParseParams(map[string]string{"password": "secret"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	cancel()
-	_, err = tl.Invoke(ctx, &docmill.RunInput{
-		Files:   []docmill.LocalFile{{Path: pdfCorpus(t) + "pdflatex-4-pages.pdf", Filename: "a.pdf"}},
-		Params:  p,
-		WorkDir: t.TempDir(),
-	})
+	_, err := invoke(canceledContext(), t, "protect-pdf", map[string]string{"password": "secret"}, "application/pdf", pdfCorpus(t)+"pdflatex-4-pages.pdf")
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("err = %v, want the context's error", err)
 	}
@@ -346,12 +321,10 @@ func TestProtectUnlockDeclarations(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.slug, func(t *testing.T) {
 			tl := tt.tl
-			if tl.Slug != tt.slug || tl.MinFiles != 1 || tl.MaxFiles != 1 || !tl.AcceptsType("application/pdf") || len(tl.Accepts) != 1 {
-				t.Errorf("declaration = %+v", tl)
+			if tl.Slug != tt.slug {
+				t.Errorf("slug %s, want %s", tl.Slug, tt.slug)
 			}
-			if tl.Engine != "pdfcpu" || tl.Timeout <= 0 || tl.Run == nil || tl.Title == "" || tl.Description == "" || !tl.IsAvailable() {
-				t.Errorf("incomplete declaration: %+v", tl)
-			}
+			wantPDFTool(t, tl, 1, 1)
 			var names, required, secret []string
 			for _, p := range tl.Params {
 				names = append(names, p.Name)
@@ -375,20 +348,13 @@ func TestProtectUnlockDeclarations(t *testing.T) {
 // FuzzProtect checks that no input makes protect-pdf panic or fail with
 // anything but success or invalid_document.
 func FuzzProtect(f *testing.F) {
-	for _, name := range []string{"minimal-document.pdf", "pdflatex-forms.pdf", "libreoffice-writer-password.pdf"} {
-		b, err := os.ReadFile(pdfCorpus(f) + name)
-		if err != nil {
-			f.Fatal(err)
-		}
+	for _, b := range corpusPDFs(f, "minimal-document.pdf", "pdflatex-forms.pdf", "libreoffice-writer-password.pdf") {
 		f.Add(b)
 		f.Add(b[:len(b)*3/4])
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
-		p := filepath.Join(t.TempDir(), "in.pdf")
-		if err := os.WriteFile(p, b, 0o600); err != nil {
-			t.Fatal(err)
-		}
-		_, err := runTool(t, tool(t, "protect-pdf"), map[string]string{"password": "secret", "permissions": "print"}, p)
+		p := toolstest.WriteTemp(t, "in.pdf", b)
+		_, err := runValidated(t, "protect-pdf", map[string]string{"password": "secret", "permissions": "print"}, p)
 		if code := docmill.ErrorCode(err); code != "" && code != docmill.CodeInvalidDocument {
 			t.Fatalf("error %v, want none or invalid_document", err)
 		}

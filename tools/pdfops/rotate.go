@@ -2,7 +2,6 @@ package pdfops
 
 import (
 	"context"
-	"path/filepath"
 
 	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu"
 	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/model"
@@ -12,13 +11,10 @@ import (
 )
 
 func rotateTool() *docmill.Tool {
-	return &docmill.Tool{
+	return onePDFTool(docmill.Tool{
 		Slug:        "rotate-pdf",
 		Title:       "Rotate PDF",
 		Description: "Rotate all or some pages of a PDF clockwise by 90, 180 or 270 degrees.",
-		Accepts:     []string{pdfContentType},
-		MinFiles:    1,
-		MaxFiles:    1,
 		Params: []docmill.Param{
 			{
 				Name:        "angle",
@@ -34,10 +30,8 @@ func rotateTool() *docmill.Tool {
 				Default:     "all",
 			},
 		},
-		Engine:  "pdfcpu",
-		Timeout: timeout,
-		Run:     runRotate,
-	}
+		Run: runRotate,
+	})
 }
 
 // runRotate adds the angle to the rotation of each selected page, so a page
@@ -45,12 +39,11 @@ func rotateTool() *docmill.Tool {
 func runRotate(ctx context.Context, in *docmill.RunInput) (out *docmill.RunOutput, err error) {
 	defer recoverPanic(&err)
 	angle, ranges := in.Params.Int("angle"), in.Params.PageRanges("pages")
-	const label = "The file"
-	if err := checkSizes(ctx, in.Files, "PDFs", func(int) string { return label }); err != nil {
+	if err := checkSize(ctx, in.Files); err != nil {
 		return nil, err
 	}
 
-	doc, err := readDocument(ctx, in.Files[0], newConfig(model.ROTATE), label)
+	doc, err := readDocument(ctx, in.Files[0], newConfig(model.ROTATE), theFile)
 	if err != nil {
 		return nil, err
 	}
@@ -69,14 +62,5 @@ func runRotate(ctx context.Context, in *docmill.RunInput) (out *docmill.RunOutpu
 		return nil, err
 	}
 
-	path := filepath.Join(in.WorkDir, "rotated.pdf")
-	if err := writeDocument(doc, path); err != nil {
-		return nil, err
-	}
-	return &docmill.RunOutput{
-		Path:        path,
-		Filename:    docmill.ResultName(in.Files[0].Filename, ".pdf", "-rotated.pdf"),
-		ContentType: pdfContentType,
-		Meta:        map[string]any{"pages": doc.PageCount, "rotated_pages": len(selected)},
-	}, nil
+	return writeOutput(doc, in.WorkDir, "rotated.pdf", docmill.ResultName(in.Files[0].Filename, ".pdf", "-rotated.pdf"), map[string]any{"pages": doc.PageCount, "rotated_pages": len(selected)})
 }

@@ -2,13 +2,13 @@ package pdfops_test
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"slices"
 	"testing"
 
 	docmill "github.com/docmill/docmill"
 	"github.com/docmill/docmill/tools/pdfops"
+	"github.com/docmill/docmill/tools/toolstest"
 )
 
 func TestRotate(t *testing.T) {
@@ -115,15 +115,7 @@ func TestRotateAtPageCap(t *testing.T) {
 }
 
 func TestRotateCanceled(t *testing.T) {
-	tl := tool(t, "rotate-pdf")
-	ctx, cancel := context.WithCancel(context.Background())
-	cancel()
-	p, _ := tl.ParseParams(nil)
-	_, err := tl.Invoke(ctx, &docmill.RunInput{
-		Files:   []docmill.LocalFile{{Path: pdfCorpus(t) + "pdflatex-4-pages.pdf", Filename: "a.pdf"}},
-		Params:  p,
-		WorkDir: t.TempDir(),
-	})
+	_, err := invoke(canceledContext(), t, "rotate-pdf", nil, "application/pdf", pdfCorpus(t)+"pdflatex-4-pages.pdf")
 	if err == nil || docmill.ErrorCode(err) != docmill.CodeInternal {
 		t.Fatalf("err = %v, want the context's error", err)
 	}
@@ -133,19 +125,12 @@ func TestRotateCanceled(t *testing.T) {
 // anything but success or invalid_document. Its seeds are corpus files
 // and their truncations; run `go test -fuzz FuzzRotate` to explore.
 func FuzzRotate(f *testing.F) {
-	for _, name := range []string{"minimal-document.pdf", "habibi-rotated.pdf", "annotated_pdf.pdf", "pdflatex-4-pages.pdf"} {
-		b, err := os.ReadFile(pdfCorpus(f) + name)
-		if err != nil {
-			f.Fatal(err)
-		}
+	for _, b := range corpusPDFs(f, "minimal-document.pdf", "habibi-rotated.pdf", "annotated_pdf.pdf", "pdflatex-4-pages.pdf") {
 		f.Add(b)
 		f.Add(b[:len(b)*3/4])
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
-		p := filepath.Join(t.TempDir(), "in.pdf")
-		if err := os.WriteFile(p, b, 0o600); err != nil {
-			t.Fatal(err)
-		}
+		p := toolstest.WriteTemp(t, "in.pdf", b)
 		_, err := run(t, "rotate-pdf", nil, p)
 		if code := docmill.ErrorCode(err); code != "" && code != docmill.CodeInvalidDocument {
 			t.Fatalf("error %v, want none or invalid_document", err)

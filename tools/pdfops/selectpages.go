@@ -20,16 +20,12 @@ const SelectPagesSlug = "select-pages"
 // the output is the input itself.
 func SelectPagesTool() *docmill.Tool {
 	disableConfigDir()
-	return withBudgets([]*docmill.Tool{{
-		Slug:     SelectPagesSlug,
-		Title:    "Select pages",
-		Accepts:  []string{pdfContentType},
-		MinFiles: 1, MaxFiles: 1,
-		Params:  []docmill.Param{{Name: "pages", Type: docmill.TypePages}},
-		Engine:  "pdfcpu",
-		Timeout: timeout,
-		Run:     runSelectPages,
-	}})[0]
+	return withBudgets([]*docmill.Tool{onePDFTool(docmill.Tool{
+		Slug:   SelectPagesSlug,
+		Title:  "Select pages",
+		Params: []docmill.Param{{Name: "pages", Type: docmill.TypePages}},
+		Run:    runSelectPages,
+	})})[0]
 }
 
 func runSelectPages(ctx context.Context, in *docmill.RunInput) (out *docmill.RunOutput, err error) {

@@ -34,15 +34,12 @@ const (
 )
 
 func splitTool() *docmill.Tool {
-	return &docmill.Tool{
+	return onePDFTool(docmill.Tool{
 		Slug:  "split-pdf",
 		Title: "Split PDF",
 		Description: "Split a PDF into several PDFs, one per page range or every N pages, returned together as a zip " +
 			"archive of files named <name>-<range>.pdf. A split that makes a single file returns that PDF itself. " +
 			"With neither ranges nor every, each page becomes its own file.",
-		Accepts:  []string{pdfContentType},
-		MinFiles: 1,
-		MaxFiles: 1,
 		Params: []docmill.Param{
 			{
 				Name: "ranges",
@@ -60,8 +57,6 @@ func splitTool() *docmill.Tool {
 				Max:         docmill.Bound(MaxPages),
 			},
 		},
-		Engine:  "pdfcpu",
-		Timeout: timeout,
 		CheckParams: func(p docmill.Params) error {
 			if p.Has("ranges") && p.Has("every") {
 				return docmill.ParamError("every", "cannot be combined with ranges; give one or the other")
@@ -69,7 +64,7 @@ func splitTool() *docmill.Tool {
 			return nil
 		},
 		Run: runSplit,
-	}
+	})
 }
 
 // runSplit copies each part's pages into a new document. One part is
@@ -82,12 +77,11 @@ func runSplit(ctx context.Context, in *docmill.RunInput) (out *docmill.RunOutput
 	if in.Params.Has("every") {
 		every = in.Params.Int("every")
 	}
-	const label = "The file"
-	if err := checkSizes(ctx, in.Files, "PDFs", func(int) string { return label }); err != nil {
+	if err := checkSize(ctx, in.Files); err != nil {
 		return nil, err
 	}
 
-	doc, err := readSource(ctx, in.Files[0], label)
+	doc, err := readSource(ctx, in.Files[0], theFile)
 	if err != nil {
 		return nil, err
 	}
@@ -165,16 +159,7 @@ func splitSingle(ctx context.Context, doc *model.Context, part span, name, workD
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	path := filepath.Join(workDir, "split.pdf")
-	if err := writeDocument(result, path); err != nil {
-		return nil, err
-	}
-	return &docmill.RunOutput{
-		Path:        path,
-		Filename:    docmill.ResultName(name, ".pdf", "-"+part.label()+".pdf"),
-		ContentType: pdfContentType,
-		Meta:        meta,
-	}, nil
+	return writeOutput(result, workDir, "split.pdf", docmill.ResultName(name, ".pdf", "-"+part.label()+".pdf"), meta)
 }
 
 // writeSplitZip writes each part of doc as an entry of a zip archive at

@@ -101,7 +101,7 @@ func TestSplit(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			out, err := selRun(t, "split-pdf", tt.params, tt.file)
+			out, err := runValidated(t, "split-pdf", tt.params, tt.file)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -148,7 +148,7 @@ func selWantSplit(t *testing.T, out *docmill.RunOutput, file string, parts []sel
 // a careless second part would get the first part's leftovers.
 func TestSplitKeepsLinks(t *testing.T) {
 	geo := pdfCorpus(t) + "GeoTopo-komprimiert.pdf"
-	out, err := selRun(t, "split-pdf", map[string]string{"ranges": "1-10,11-20,50"}, geo)
+	out, err := runValidated(t, "split-pdf", map[string]string{"ranges": "1-10,11-20,50"}, geo)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -195,7 +195,7 @@ func TestSplitBadParams(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			out, err := selRun(t, "split-pdf", tt.params, tt.file)
+			out, err := runValidated(t, "split-pdf", tt.params, tt.file)
 			if err == nil {
 				t.Fatalf("split into %v, want error", out)
 			}
@@ -206,7 +206,7 @@ func TestSplitBadParams(t *testing.T) {
 		})
 	}
 	// A larger every splits the same document.
-	out, err := selRun(t, "split-pdf", map[string]string{"every": "4"}, many)
+	out, err := runValidated(t, "split-pdf", map[string]string{"every": "4"}, many)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,7 +1,6 @@
 package pdfops_test
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"os/exec"
@@ -15,37 +14,12 @@ import (
 
 	docmill "github.com/docmill/docmill"
 	"github.com/docmill/docmill/tools/pdfops"
+	"github.com/docmill/docmill/tools/toolstest"
 )
 
 // This file holds the helpers and tests that watermark-pdf and
 // page-numbers share. Outputs are checked with poppler's pdftotext and
 // pdffonts, programs independent of pdfcpu.
-
-// stampTool returns the registered tool slug.
-func stampTool(t testing.TB, slug string) *docmill.Tool {
-	t.Helper()
-	return tool(t, slug)
-}
-
-// runStamp validates params the way the API does, then runs the tool on
-// path. Unlike run, it returns a validation failure as the error.
-func runStamp(t testing.TB, slug string, params map[string]string, path string) (*docmill.RunOutput, error) {
-	t.Helper()
-	tl := stampTool(t, slug)
-	p, err := tl.ParseParams(params)
-	if err != nil {
-		return nil, err
-	}
-	st, err := os.Stat(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return tl.Invoke(context.Background(), &docmill.RunInput{
-		Files:   []docmill.LocalFile{{Path: path, Filename: filepath.Base(path), ContentType: "application/pdf", Size: st.Size()}},
-		Params:  p,
-		WorkDir: t.TempDir(),
-	})
-}
 
 // needPoppler skips the test when poppler's tools are missing.
 func needPoppler(t testing.TB) {
@@ -187,6 +161,30 @@ func wantParamError(t *testing.T, err error, field string) {
 	}
 }
 
+// stampBadParams is a case of params a stamp tool must refuse, naming
+// field.
+type stampBadParams struct {
+	name   string
+	params map[string]string
+	field  string
+}
+
+// testStampBadParams runs tool slug on file with each case's params, in
+// parallel subtests, and checks that the tool refuses them naming the
+// case's field alone.
+func testStampBadParams(t *testing.T, slug, file string, tests []stampBadParams) {
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			out, err := runValidated(t, slug, tt.params, file)
+			if err == nil {
+				t.Fatalf("%s made %v, want error", slug, out)
+			}
+			wantParamError(t, err, tt.field)
+		})
+	}
+}
+
 // TestStampConcurrent runs both tools at once; under -race it checks that
 // the shared font set-up and pdfcpu's font state are safe.
 func TestStampConcurrent(t *testing.T) {
@@ -204,7 +202,7 @@ func TestStampConcurrent(t *testing.T) {
 	for round := range 2 {
 		for i, j := range jobs {
 			wg.Go(func() {
-				out, err := runStamp(t, j.slug, j.params, pdfCorpus(t)+j.file)
+				out, err := runValidated(t, j.slug, j.params, pdfCorpus(t)+j.file)
 				if err != nil {
 					t.Errorf("round %d job %d: %v", round, i, err)
 					return
@@ -225,10 +223,10 @@ func TestStampNoConfigDirWritten(t *testing.T) {
 	home := t.TempDir()
 	t.Setenv("HOME", home)
 	t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
-	if _, err := runStamp(t, "watermark-pdf", map[string]string{"text": "x"}, pdfCorpus(t)+"minimal-document.pdf"); err != nil {
+	if _, err := runValidated(t, "watermark-pdf", map[string]string{"text": "x"}, pdfCorpus(t)+"minimal-document.pdf"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := runStamp(t, "page-numbers", nil, pdfCorpus(t)+"minimal-document.pdf"); err != nil {
+	if _, err := runValidated(t, "page-numbers", nil, pdfCorpus(t)+"minimal-document.pdf"); err != nil {
 		t.Fatal(err)
 	}
 	entries, err := os.ReadDir(home)
@@ -246,18 +244,7 @@ func TestStampCanceled(t *testing.T) {
 		"page-numbers":  nil,
 	}
 	for slug, raw := range params {
-		tl := stampTool(t, slug)
-		p, err := tl.ParseParams(raw)
-		if err != nil {
-			t.Fatal(err)
-		}
-		ctx, cancel := context.WithCancel(context.Background())
-		cancel()
-		_, err = tl.Invoke(ctx, &docmill.RunInput{
-			Files:   []docmill.LocalFile{{Path: pdfCorpus(t) + "pdflatex-4-pages.pdf", Filename: "a.pdf"}},
-			Params:  p,
-			WorkDir: t.TempDir(),
-		})
+		_, err := invoke(canceledContext(), t, slug, raw, "application/pdf", pdfCorpus(t)+"pdflatex-4-pages.pdf")
 		if err == nil || docmill.ErrorCode(err) != docmill.CodeInternal {
 			t.Errorf("%s: err = %v, want the context's error", slug, err)
 		}
@@ -268,33 +255,16 @@ func TestStampCanceled(t *testing.T) {
 // node (a flat tree) that carries rootAttrs for them to inherit.
 func treePDF(t testing.TB, n int, rootAttrs string) string {
 	t.Helper()
-	var b strings.Builder
-	var offsets []int
-	obj := func(body string) {
-		offsets = append(offsets, b.Len())
-		fmt.Fprintf(&b, "%d 0 obj\n%s\nendobj\n", len(offsets), body)
-	}
-	b.WriteString("%PDF-1.4\n")
-	obj("<< /Type /Catalog /Pages 2 0 R >>")
+	objects := []string{"<< /Type /Catalog /Pages 2 0 R >>"}
 	var kids strings.Builder
 	for i := range n {
 		fmt.Fprintf(&kids, "%d 0 R ", i+3)
 	}
-	obj(fmt.Sprintf("<< /Type /Pages /Count %d /Kids [%s] %s >>", n, kids.String(), rootAttrs))
+	objects = append(objects, fmt.Sprintf("<< /Type /Pages /Count %d /Kids [%s] %s >>", n, kids.String(), rootAttrs))
 	for range n {
-		obj("<< /Type /Page /Parent 2 0 R >>")
+		objects = append(objects, "<< /Type /Page /Parent 2 0 R >>")
 	}
-	xref := b.Len()
-	fmt.Fprintf(&b, "xref\n0 %d\n0000000000 65535 f \n", len(offsets)+1)
-	for _, off := range offsets {
-		fmt.Fprintf(&b, "%010d 00000 n \n", off)
-	}
-	fmt.Fprintf(&b, "trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n", len(offsets)+1, xref)
-	p := filepath.Join(t.TempDir(), "tree.pdf")
-	if err := os.WriteFile(p, []byte(b.String()), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return p
+	return toolstest.WriteTemp(t, "tree.pdf", toolstest.PDF(objects...))
 }
 
 // TestStampPageTrees numbers pages of a large flat page tree, which the
@@ -315,7 +285,7 @@ func TestStampPageTrees(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			out, err := runStamp(t, "page-numbers", map[string]string{"format": "n{n}"}, treePDF(t, tt.pages, tt.rootAttrs))
+			out, err := runValidated(t, "page-numbers", map[string]string{"format": "n{n}"}, treePDF(t, tt.pages, tt.rootAttrs))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -342,7 +312,7 @@ func TestStampPageTrees(t *testing.T) {
 // might, and checks that the next run installs it again.
 func TestStampFontReinstalled(t *testing.T) {
 	needPoppler(t)
-	if _, err := runStamp(t, "page-numbers", nil, pdfCorpus(t)+"minimal-document.pdf"); err != nil {
+	if _, err := runValidated(t, "page-numbers", nil, pdfCorpus(t)+"minimal-document.pdf"); err != nil {
 		t.Fatal(err)
 	}
 	dir := pdfops.StampFontDir()
@@ -352,7 +322,7 @@ func TestStampFontReinstalled(t *testing.T) {
 	if err := os.RemoveAll(dir); err != nil {
 		t.Fatal(err)
 	}
-	out, err := runStamp(t, "page-numbers", map[string]string{"format": "Стр. {n}"}, pdfCorpus(t)+"minimal-document.pdf")
+	out, err := runValidated(t, "page-numbers", map[string]string{"format": "Стр. {n}"}, pdfCorpus(t)+"minimal-document.pdf")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,7 +3,6 @@ package pdfops
 import (
 	"context"
 	stdcolor "image/color"
-	"path/filepath"
 	"slices"
 
 	"github.com/pdfcpu/pdfcpu/pkg/font"
@@ -151,27 +150,31 @@ func newStampConfig() *model.Configuration {
 // stampJob is one run of a stamping tool on its single input, after the
 // tool has validated its own parameters.
 type stampJob struct {
-	ranges  []docmill.PageRange // the "pages" parameter
-	outFile string              // name in the work directory
-	suffix  string              // replaces ".pdf" in the client's filename
-	metaKey string              // meta figure counting the stamped pages
+	outFile string // name in the work directory
+	suffix  string // replaces ".pdf" in the client's filename
+	metaKey string // meta figure counting the stamped pages
 	// plan returns the stamp for each selected page (ascending, no
 	// duplicates); pages may share a *model.Watermark, which lets pdfcpu
 	// share one drawing between them.
 	plan func(pages []int, sizes []stampPage) (map[int]*model.Watermark, error)
 }
 
-// run reads the input, stamps the selected pages and writes the result.
+// run reads the input, stamps the pages its "pages" parameter selects and
+// writes the result, holding the stamp font (acquireStampFont) throughout.
 func (j stampJob) run(ctx context.Context, in *docmill.RunInput) (*docmill.RunOutput, error) {
-	const label = "The file"
-	if err := checkSizes(ctx, in.Files, "PDFs", func(int) string { return label }); err != nil {
-		return nil, err
-	}
-	doc, err := readDocument(ctx, in.Files[0], newStampConfig(), label)
+	release, err := acquireStampFont()
 	if err != nil {
 		return nil, err
 	}
-	pages, err := docmill.Pages(j.ranges, doc.PageCount)
+	defer release()
+	if err := checkSize(ctx, in.Files); err != nil {
+		return nil, err
+	}
+	doc, err := readDocument(ctx, in.Files[0], newStampConfig(), theFile)
+	if err != nil {
+		return nil, err
+	}
+	pages, err := docmill.Pages(in.Params.PageRanges("pages"), doc.PageCount)
 	if err != nil {
 		return nil, docmill.ParamError("pages", "%s", err)
 	}
@@ -203,14 +206,5 @@ func (j stampJob) run(ctx context.Context, in *docmill.RunInput) (*docmill.RunOu
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	path := filepath.Join(in.WorkDir, j.outFile)
-	if err := writeDocument(doc, path); err != nil {
-		return nil, err
-	}
-	return &docmill.RunOutput{
-		Path:        path,
-		Filename:    docmill.ResultName(in.Files[0].Filename, ".pdf", j.suffix),
-		ContentType: pdfContentType,
-		Meta:        map[string]any{"pages": doc.PageCount, j.metaKey: len(pages)},
-	}, nil
+	return writeOutput(doc, in.WorkDir, j.outFile, docmill.ResultName(in.Files[0].Filename, ".pdf", j.suffix), map[string]any{"pages": doc.PageCount, j.metaKey: len(pages)})
 }

@@ -4,13 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/docmill/docmill/tools/filecopy"
 	"path/filepath"
 
 	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu"
 	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/model"
 
 	docmill "github.com/docmill/docmill"
+	"github.com/docmill/docmill/tools/filecopy"
 )
 
 // maxUnlockPasswordChars bounds the unlock password. Readers use at most
@@ -19,15 +19,12 @@ import (
 const maxUnlockPasswordChars = 1024
 
 func unlockTool() *docmill.Tool {
-	return &docmill.Tool{
+	return onePDFTool(docmill.Tool{
 		Slug:  "unlock-pdf",
 		Title: "Unlock PDF",
 		Description: "Remove the password and the permission restrictions from a PDF. Give the password " +
 			"that opens it or its owner password; a file that opens without a password but restricts " +
 			"printing, copying or editing needs none. A file that is not encrypted is returned unchanged.",
-		Accepts:  []string{pdfContentType},
-		MinFiles: 1,
-		MaxFiles: 1,
 		Params: []docmill.Param{
 			{
 				Name: "password",
@@ -38,10 +35,8 @@ func unlockTool() *docmill.Tool {
 				Secret: true,
 			},
 		},
-		Engine:  "pdfcpu",
-		Timeout: timeout,
-		Run:     runUnlock,
-	}
+		Run: runUnlock,
+	})
 }
 
 // runUnlock decrypts the input. Either password removes everything: the
@@ -51,11 +46,10 @@ func unlockTool() *docmill.Tool {
 // is unlocked" succeeds on any valid PDF.
 func runUnlock(ctx context.Context, in *docmill.RunInput) (out *docmill.RunOutput, err error) {
 	defer recoverPanic(&err)
-	const label = "The file"
-	if err := checkSizes(ctx, in.Files, "PDFs", func(int) string { return label }); err != nil {
+	if err := checkSize(ctx, in.Files); err != nil {
 		return nil, err
 	}
-	doc, err := readLocked(ctx, in.Files[0], in.Params.String("password"), label)
+	doc, err := readLocked(ctx, in.Files[0], in.Params.String("password"), theFile)
 	if err != nil {
 		return nil, err
 	}

@@ -11,6 +11,7 @@ import (
 
 	docmill "github.com/docmill/docmill"
 	"github.com/docmill/docmill/tools/pdfops"
+	"github.com/docmill/docmill/tools/toolstest"
 )
 
 // qpdfEncrypt encrypts the corpus file name with qpdf, independently of
@@ -30,7 +31,7 @@ func qpdfEncrypt(t *testing.T, name string, args ...string) string {
 // protect runs protect-pdf on the corpus file name and returns the output.
 func protect(t *testing.T, name string, params map[string]string) string {
 	t.Helper()
-	out, err := runTool(t, tool(t, "protect-pdf"), params, pdfCorpus(t)+name)
+	out, err := runValidated(t, "protect-pdf", params, pdfCorpus(t)+name)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -47,36 +48,16 @@ func TestUnlock(t *testing.T) {
 	}{
 		{"corpus, user password", fixed(encryptedPDF(t)), "openpassword", "", "RC4-128"},
 		{"corpus, owner password", fixed(encryptedPDF(t)), "permissionpassword", "", "RC4-128"},
-		{"qpdf AES-256, owner only, no password", func(t *testing.T) string {
-			return qpdfEncrypt(t, "pdflatex-4-pages.pdf", "", "boss", "256", "--print=none", "--modify=none", "--extract=n")
-		}, "", "pdflatex-4-pages.pdf", "AES-256"},
-		{"qpdf AES-256, owner only, owner password", func(t *testing.T) string {
-			return qpdfEncrypt(t, "pdflatex-4-pages.pdf", "", "boss", "256", "--print=none")
-		}, "boss", "pdflatex-4-pages.pdf", "AES-256"},
-		{"qpdf AES-256, owner only, owner password with a space", func(t *testing.T) string {
-			return qpdfEncrypt(t, "pdflatex-4-pages.pdf", "", "the boss", "256", "--print=none")
-		}, "the boss", "pdflatex-4-pages.pdf", "AES-256"},
-		{"qpdf AES-256, user password", func(t *testing.T) string {
-			return qpdfEncrypt(t, "pdflatex-outline.pdf", "user", "owner", "256")
-		}, "user", "pdflatex-outline.pdf", "AES-256"},
-		{"qpdf AES-128, user password with a space", func(t *testing.T) string {
-			return qpdfEncrypt(t, "pdflatex-forms.pdf", "open sesame", "owner", "128", "--use-aes=y")
-		}, "open sesame", "pdflatex-forms.pdf", "AES-128"},
-		{"qpdf RC4-40", func(t *testing.T) string {
-			return qpdfEncrypt(t, "minimal-document.pdf", "user", "owner", "40")
-		}, "owner", "minimal-document.pdf", "RC4-40"},
-		{"round trip, user password", func(t *testing.T) string {
-			return protect(t, "pdflatex-4-pages.pdf", map[string]string{"password": "user", "owner_password": "owner", "permissions": "print"})
-		}, "user", "pdflatex-4-pages.pdf", "AES-256"},
-		{"round trip, owner password", func(t *testing.T) string {
-			return protect(t, "with-attachment.pdf", map[string]string{"password": "user", "owner_password": "owner", "permissions": "none"})
-		}, "owner", "with-attachment.pdf", "AES-256"},
-		{"round trip, generated owner password", func(t *testing.T) string {
-			return protect(t, "annotated_pdf.pdf", map[string]string{"password": "Пароль", "permissions": "copy"})
-		}, "Пароль", "annotated_pdf.pdf", "AES-256"},
-		{"round trip, many pages", func(t *testing.T) string {
-			return protect(t, "GeoTopo-komprimiert.pdf", map[string]string{"password": "user"})
-		}, "user", "GeoTopo-komprimiert.pdf", "AES-256"},
+		{"qpdf AES-256, owner only, no password", qpdfEncrypted("pdflatex-4-pages.pdf", "", "boss", "256", "--print=none", "--modify=none", "--extract=n"), "", "pdflatex-4-pages.pdf", "AES-256"},
+		{"qpdf AES-256, owner only, owner password", qpdfEncrypted("pdflatex-4-pages.pdf", "", "boss", "256", "--print=none"), "boss", "pdflatex-4-pages.pdf", "AES-256"},
+		{"qpdf AES-256, owner only, owner password with a space", qpdfEncrypted("pdflatex-4-pages.pdf", "", "the boss", "256", "--print=none"), "the boss", "pdflatex-4-pages.pdf", "AES-256"},
+		{"qpdf AES-256, user password", qpdfEncrypted("pdflatex-outline.pdf", "user", "owner", "256"), "user", "pdflatex-outline.pdf", "AES-256"},
+		{"qpdf AES-128, user password with a space", qpdfEncrypted("pdflatex-forms.pdf", "open sesame", "owner", "128", "--use-aes=y"), "open sesame", "pdflatex-forms.pdf", "AES-128"},
+		{"qpdf RC4-40", qpdfEncrypted("minimal-document.pdf", "user", "owner", "40"), "owner", "minimal-document.pdf", "RC4-40"},
+		{"round trip, user password", protected("pdflatex-4-pages.pdf", map[string]string{"password": "user", "owner_password": "owner", "permissions": "print"}), "user", "pdflatex-4-pages.pdf", "AES-256"},
+		{"round trip, owner password", protected("with-attachment.pdf", map[string]string{"password": "user", "owner_password": "owner", "permissions": "none"}), "owner", "with-attachment.pdf", "AES-256"},
+		{"round trip, generated owner password", protected("annotated_pdf.pdf", map[string]string{"password": "Пароль", "permissions": "copy"}), "Пароль", "annotated_pdf.pdf", "AES-256"},
+		{"round trip, many pages", protected("GeoTopo-komprimiert.pdf", map[string]string{"password": "user"}), "user", "GeoTopo-komprimiert.pdf", "AES-256"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -90,7 +71,7 @@ func TestUnlock(t *testing.T) {
 			} else {
 				want = text(t, in, "-opw", tt.password, "-upw", tt.password)
 			}
-			out, err := runTool(t, tool(t, "unlock-pdf"), map[string]string{"password": tt.password}, in)
+			out, err := runValidated(t, "unlock-pdf", map[string]string{"password": tt.password}, in)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -118,11 +99,23 @@ func fixed(path string) func(*testing.T) string {
 	return func(*testing.T) string { return path }
 }
 
+// qpdfEncrypted returns the input of a TestUnlock case: the corpus file
+// name encrypted by qpdfEncrypt with args.
+func qpdfEncrypted(name string, args ...string) func(*testing.T) string {
+	return func(t *testing.T) string { return qpdfEncrypt(t, name, args...) }
+}
+
+// protected returns the input of a TestUnlock case: the corpus file name
+// protected by protect-pdf with params.
+func protected(name string, params map[string]string) func(*testing.T) string {
+	return func(t *testing.T) string { return protect(t, name, params) }
+}
+
 // TestUnlockNotEncrypted checks that an input that is not encrypted comes
 // back unchanged, whether or not a password is given.
 func TestUnlockNotEncrypted(t *testing.T) {
 	for _, params := range []map[string]string{nil, {"password": "anything at all"}} {
-		out, err := runTool(t, tool(t, "unlock-pdf"), params, pdfCorpus(t)+"pdflatex-4-pages.pdf")
+		out, err := runValidated(t, "unlock-pdf", params, pdfCorpus(t)+"pdflatex-4-pages.pdf")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -166,7 +159,7 @@ func TestUnlockBadPassword(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			out, err := runTool(t, tool(t, "unlock-pdf"), map[string]string{"password": tt.password}, tt.file)
+			out, err := runValidated(t, "unlock-pdf", map[string]string{"password": tt.password}, tt.file)
 			if err == nil {
 				t.Fatalf("unlocked into %v, want error", out)
 			}
@@ -199,7 +192,7 @@ func TestUnlockBadInput(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			out, err := runTool(t, tool(t, "unlock-pdf"), map[string]string{"password": tt.password}, tt.file)
+			out, err := runValidated(t, "unlock-pdf", map[string]string{"password": tt.password}, tt.file)
 			if err == nil {
 				t.Fatalf("unlocked into %v, want error", out)
 			}
@@ -215,25 +208,14 @@ func TestUnlockBadInput(t *testing.T) {
 	if err := os.WriteFile(truncated, b[:len(b)/2], 0o600); err != nil {
 		t.Fatal(err)
 	}
-	_, err = runTool(t, tool(t, "unlock-pdf"), map[string]string{"password": "openpassword"}, truncated)
+	_, err = runValidated(t, "unlock-pdf", map[string]string{"password": "openpassword"}, truncated)
 	wantCode(t, err, docmill.CodeInvalidDocument, "damaged")
-	_, err = runTool(t, tool(t, "unlock-pdf"), nil, sparseFile(t, pdfops.MaxInputBytes+1))
+	_, err = runValidated(t, "unlock-pdf", nil, sparseFile(t, pdfops.MaxInputBytes+1))
 	wantCode(t, err, docmill.CodeFileTooLarge)
 }
 
 func TestUnlockCanceled(t *testing.T) {
-	tl := tool(t, "unlock-pdf")
-	p, err := tl.ParseParams(map[string]string{"password": "openpassword"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	cancel()
-	_, err = tl.Invoke(ctx, &docmill.RunInput{
-		Files:   []docmill.LocalFile{{Path: encryptedPDF(t), Filename: "a.pdf"}},
-		Params:  p,
-		WorkDir: t.TempDir(),
-	})
+	_, err := invoke(canceledContext(), t, "unlock-pdf", map[string]string{"password": "openpassword"}, "application/pdf", encryptedPDF(t))
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("err = %v, want the context's error", err)
 	}
@@ -243,11 +225,7 @@ func TestUnlockCanceled(t *testing.T) {
 // anything but success, invalid_document or, for encrypted inputs,
 // invalid_parameter (a wrong password).
 func FuzzUnlock(f *testing.F) {
-	for _, name := range []string{"minimal-document.pdf", "libreoffice-writer-password.pdf"} {
-		b, err := os.ReadFile(pdfCorpus(f) + name)
-		if err != nil {
-			f.Fatal(err)
-		}
+	for _, b := range corpusPDFs(f, "minimal-document.pdf", "libreoffice-writer-password.pdf") {
 		f.Add(b, "openpassword")
 		f.Add(b[:len(b)*3/4], "")
 	}
@@ -255,11 +233,8 @@ func FuzzUnlock(f *testing.F) {
 		if len(password) > 1024 {
 			return
 		}
-		p := filepath.Join(t.TempDir(), "in.pdf")
-		if err := os.WriteFile(p, b, 0o600); err != nil {
-			t.Fatal(err)
-		}
-		_, err := runTool(t, tool(t, "unlock-pdf"), map[string]string{"password": password}, p)
+		p := toolstest.WriteTemp(t, "in.pdf", b)
+		_, err := runValidated(t, "unlock-pdf", map[string]string{"password": password}, p)
 		switch docmill.ErrorCode(err) {
 		case "", docmill.CodeInvalidDocument, docmill.CodeInvalidParameter:
 		default:

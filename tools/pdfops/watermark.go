@@ -10,13 +10,10 @@ import (
 )
 
 func watermarkTool() *docmill.Tool {
-	return &docmill.Tool{
+	return onePDFTool(docmill.Tool{
 		Slug:        "watermark-pdf",
 		Title:       "Watermark PDF",
 		Description: "Stamp text over or under the content of all or some pages of a PDF, as real, searchable text.",
-		Accepts:     []string{pdfContentType},
-		MinFiles:    1,
-		MaxFiles:    1,
 		Params: []docmill.Param{
 			{
 				Name: "text",
@@ -79,11 +76,9 @@ func watermarkTool() *docmill.Tool {
 				Default:     "all",
 			},
 		},
-		Engine:    "pdfcpu",
-		Timeout:   timeout,
 		Available: stampFontAvailable,
 		Run:       runWatermark,
-	}
+	})
 }
 
 // runWatermark stamps the text on each selected page. With font_size the
@@ -91,16 +86,9 @@ func watermarkTool() *docmill.Tool {
 // fits it (see textStamp.autoFontSize).
 func runWatermark(ctx context.Context, in *docmill.RunInput) (out *docmill.RunOutput, err error) {
 	defer recoverPanic(&err)
-	release, err := acquireStampFont()
-	if err != nil {
-		return nil, err
-	}
-	defer release()
 	st := watermarkSettings(in.Params)
-	ranges := in.Params.PageRanges("pages")
 	fontSize := in.Params.Int("font_size") // 0: automatic
 	job := stampJob{
-		ranges:  ranges,
 		outFile: "watermarked.pdf",
 		suffix:  "-watermarked.pdf",
 		metaKey: "watermarked_pages",

@@ -55,7 +55,7 @@ func TestWatermark(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			before := pageTexts(t, pdfCorpus(t)+tt.file)
-			out, err := runStamp(t, "watermark-pdf", tt.params, pdfCorpus(t)+tt.file)
+			out, err := runValidated(t, "watermark-pdf", tt.params, pdfCorpus(t)+tt.file)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -112,7 +112,7 @@ func TestWatermarkPosition(t *testing.T) {
 			for _, size := range []string{"24", ""} {
 				t.Run(file+"/"+pos+"/"+size, func(t *testing.T) {
 					t.Parallel()
-					out, err := runStamp(t, "watermark-pdf", map[string]string{"text": "Zyx", "rotation": "0", "position": pos, "font_size": size}, pdfCorpus(t)+file)
+					out, err := runValidated(t, "watermark-pdf", map[string]string{"text": "Zyx", "rotation": "0", "position": pos, "font_size": size}, pdfCorpus(t)+file)
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -138,11 +138,11 @@ func TestWatermarkPosition(t *testing.T) {
 // subset must not break the first.
 func TestWatermarkTwice(t *testing.T) {
 	needPoppler(t)
-	first, err := runStamp(t, "watermark-pdf", map[string]string{"text": "Первый"}, pdfCorpus(t)+"pdflatex-4-pages.pdf")
+	first, err := runValidated(t, "watermark-pdf", map[string]string{"text": "Первый"}, pdfCorpus(t)+"pdflatex-4-pages.pdf")
 	if err != nil {
 		t.Fatal(err)
 	}
-	second, err := runStamp(t, "watermark-pdf", map[string]string{"text": "Second", "position": "top-center"}, first.Path)
+	second, err := runValidated(t, "watermark-pdf", map[string]string{"text": "Second", "position": "top-center"}, first.Path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -155,11 +155,7 @@ func TestWatermarkTwice(t *testing.T) {
 
 func TestWatermarkBadParams(t *testing.T) {
 	file := pdfCorpus(t) + "pdflatex-4-pages.pdf"
-	tests := []struct {
-		name   string
-		params map[string]string
-		field  string
-	}{
+	testStampBadParams(t, "watermark-pdf", file, []stampBadParams{
 		{"no text", nil, "text"},
 		{"blank text", map[string]string{"text": "  "}, "text"},
 		{"only a line break", map[string]string{"text": `\n`}, "text"},
@@ -179,17 +175,7 @@ func TestWatermarkBadParams(t *testing.T) {
 		{"layer", map[string]string{"text": "x", "layer": "behind"}, "layer"},
 		{"page past the end", map[string]string{"text": "x", "pages": "2,5"}, "pages"},
 		{"page zero", map[string]string{"text": "x", "pages": "0"}, "pages"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			out, err := runStamp(t, "watermark-pdf", tt.params, file)
-			if err == nil {
-				t.Fatalf("watermarked into %v, want error", out)
-			}
-			wantParamError(t, err, tt.field)
-		})
-	}
+	})
 }
 
 func TestWatermarkBadInput(t *testing.T) {
@@ -212,7 +198,7 @@ func TestWatermarkBadInput(t *testing.T) {
 			t.Parallel()
 			params := map[string]map[string]string{"watermark-pdf": {"text": "x"}, "page-numbers": nil}
 			for slug, p := range params {
-				out, err := runStamp(t, slug, p, tt.file)
+				out, err := runValidated(t, slug, p, tt.file)
 				if err == nil {
 					t.Fatalf("%s made %v, want error", slug, out)
 				}
@@ -233,7 +219,7 @@ func FuzzWatermarkText(f *testing.F) {
 	file := pdfCorpus(f) + "minimal-document.pdf"
 	needPoppler(f)
 	f.Fuzz(func(t *testing.T, s string) {
-		out, err := runStamp(t, "watermark-pdf", map[string]string{"text": s, "rotation": "0"}, file)
+		out, err := runValidated(t, "watermark-pdf", map[string]string{"text": s, "rotation": "0"}, file)
 		if code := docmill.ErrorCode(err); code != "" && code != docmill.CodeInvalidParameter {
 			t.Fatalf("text %q: error %v, want none or invalid_parameter", s, err)
 		}

@@ -3,10 +3,10 @@ package sqlstore
 import (
 	"context"
 	"fmt"
-	"github.com/docmill/docmill/store/internal/sqltext"
 	"time"
 
 	"github.com/docmill/docmill"
+	"github.com/docmill/docmill/store/internal/sqltext"
 )
 
 // CreateAccount stores a and its first key k in one transaction. a.ID must
