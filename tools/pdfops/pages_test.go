@@ -198,15 +198,13 @@ func TestPageToolsBadParams(t *testing.T) {
 	}
 }
 
-// TestPageToolsRequireSelection checks that a run given no selection at
-// all, bypassing the declaration, fails rather than taking every page.
+// TestPageToolsRequireSelection checks that a request with no selection
+// is refused by the declaration rather than taking every page: the tools
+// read the selection without checking that it is there (Run is reached
+// only with params that passed ParseParams).
 func TestPageToolsRequireSelection(t *testing.T) {
 	for _, slug := range []string{"extract-pages", "remove-pages", "organize-pdf"} {
-		_, err := tool(t, slug).Invoke(context.Background(), &docmill.RunInput{
-			Files:   []docmill.LocalFile{{Path: pdfCorpus(t) + "pdflatex-4-pages.pdf", Filename: "a.pdf"}},
-			Params:  docmill.Params{},
-			WorkDir: t.TempDir(),
-		})
+		_, err := tool(t, slug).ParseParams(map[string]string{})
 		wantCode(t, err, docmill.CodeInvalidParameter, "required")
 	}
 }

@@ -19,22 +19,25 @@ import (
 type pageRun struct{ first, last int }
 
 // minRunPages is the smallest run splitRuns makes, but for a range that
-// is shorter: a pdftoppm process costs about 20 ms to start and parse a
-// document, a page at 150 dpi 10 to 80 ms to draw.
-const minRunPages = 4
+// is shorter. Every run is a jailed pdftoppm process that starts and
+// parses the document again; on GeoTopo-komprimiert.pdf (117 pages, 150
+// dpi, 2 slots) runs of at least 4 pages taking a 2*slots-th of the rest
+// (11 runs) made the tool 1.20-1.24x one pdftoppm, and runs of at least 8
+// taking a slots-th (5 runs) 1.50-1.53x.
+const minRunPages = 8
 
 // splitRuns cuts pages (sorted, without repeats) into runs for slots
 // processes at once, in the order to hand them out. pdftoppm renders only
 // ranges (-f/-l), so a gap in the selection starts a new run. With more
 // than one slot the runs shrink as the work left does (guided
-// scheduling): each takes a 2*slots-th of the pages left, at least
+// scheduling): each takes a slots-th of the pages left, at least
 // minRunPages (fewer when the selection is too short to fill every slot
-// with runs that long). Handed out in order to whichever process is free, the
-// large first runs keep the number of processes small, and the small last
-// ones let every slot finish at about the same time, whatever the pages
-// cost to draw: in a book, a few pages of figures cost ten times a page
-// of text, and equal fixed ranges leave a core idle while another draws
-// them.
+// with runs that long). Handed out in order to whichever process is free,
+// the large first runs keep the number of processes small, and the small
+// last ones let every slot finish at about the same time, whatever the
+// pages cost to draw: in a book, a few pages of figures cost ten times a
+// page of text, and equal fixed ranges leave a core idle while another
+// draws them.
 func splitRuns(pages []int, slots int) []pageRun {
 	if len(pages) == 0 {
 		return nil
@@ -47,7 +50,7 @@ func splitRuns(pages []int, slots int) []pageRun {
 		size := len(pages) // one slot: one run per range
 		if slots > 1 {
 			left := len(pages) - i
-			size = max(least, (left+2*slots-1)/(2*slots))
+			size = max(least, (left+slots-1)/slots)
 		}
 		run := pageRun{pages[i], pages[i]}
 		for i++; i < len(pages) && pages[i] == run.last+1 && run.last-run.first+1 < size; i++ {
