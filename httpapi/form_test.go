@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"mime/multipart"
+	"net/textproto"
 	"strings"
 	"testing"
 	"testing/iotest"
@@ -101,29 +102,37 @@ func agree(got string, err error, want string, wantErr error) bool {
 // form name, file name, headers and data.
 func readForm(body io.Reader) (string, error) {
 	fr := newFormReader(body, formBoundary)
-	var out strings.Builder
-	for {
+	return listParts(func() (*formPart, textproto.MIMEHeader, error) {
 		p, err := fr.NextPart()
-		if err == io.EOF {
-			return out.String(), nil
-		}
 		if err != nil {
-			return out.String(), err
+			return nil, nil, err
 		}
-		data, err := io.ReadAll(p)
-		fmt.Fprintf(&out, "[%q %q %v %q]", p.FormName(), p.FileName(), p.Header, data)
-		if err != nil {
-			return out.String(), err
-		}
-	}
+		return p, p.Header, nil
+	})
 }
 
 // readMultipart is readForm with mime/multipart.
 func readMultipart(body string) (string, error) {
 	mr := multipart.NewReader(strings.NewReader(body), formBoundary)
+	return listParts(func() (*multipart.Part, textproto.MIMEHeader, error) {
+		p, err := mr.NextPart()
+		if err != nil {
+			return nil, nil, err
+		}
+		return p, p.Header, nil
+	})
+}
+
+// listParts describes the parts next returns until io.EOF, the same way
+// for both readers, so that their lists compare equal when they agree.
+func listParts[P interface {
+	io.Reader
+	FormName() string
+	FileName() string
+}](next func() (P, textproto.MIMEHeader, error)) (string, error) {
 	var out strings.Builder
 	for {
-		p, err := mr.NextPart()
+		p, header, err := next()
 		if err == io.EOF {
 			return out.String(), nil
 		}
@@ -131,7 +140,7 @@ func readMultipart(body string) (string, error) {
 			return out.String(), err
 		}
 		data, err := io.ReadAll(p)
-		fmt.Fprintf(&out, "[%q %q %v %q]", p.FormName(), p.FileName(), p.Header, data)
+		fmt.Fprintf(&out, "[%q %q %v %q]", p.FormName(), p.FileName(), header, data)
 		if err != nil {
 			return out.String(), err
 		}

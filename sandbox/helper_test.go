@@ -32,7 +32,7 @@ func TestMain(m *testing.M) {
 // parser misbehave.
 func helperTools() []*docmill.Tool {
 	tool := func(slug string, run docmill.RunFunc) *docmill.Tool {
-		return &docmill.Tool{Slug: slug, Run: run}
+		return &docmill.Tool{Slug: slug, MinFiles: 1, MaxFiles: 1, Run: run}
 	}
 	return []*docmill.Tool{
 		// copy writes its input, upper-cased, to the output.

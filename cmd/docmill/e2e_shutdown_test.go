@@ -147,8 +147,9 @@ func TestShutdownHandsBackJobInProgress(t *testing.T) {
 		t.Skip("slow")
 	}
 	dir := t.TempDir()
-	// Drain at 1 s, deadline at 2 s: far less than this compress-pdf takes.
-	s := startChild(t, dir, "--shutdown-timeout", "2s", "--workers", "1")
+	// Drain at once, deadline at 1 s: less than this compress-pdf takes
+	// (1.6 s for gs alone on a quiet 2-core machine).
+	s := startChild(t, dir, "--shutdown-timeout", "1s", "--workers", "1")
 	c := s.client(s.DevKey)
 	got := make(chan answer, 1)
 	f := file(t, "pdf", "GeoTopo-komprimiert.pdf")
