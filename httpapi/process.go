@@ -105,7 +105,9 @@ func (s *Server) processNew(w http.ResponseWriter, r *http.Request, tool *docmil
 	job := &docmill.Job{
 		ID: jobID, AccountID: c.account.ID, Tool: tool.Slug, Status: docmill.StatusQueued,
 		Params: params, Inputs: up.files, Priority: c.plan.Priority, ResultTTL: c.plan.ResultTTL,
-		IdempotencyKey: idemKey, CreatedAt: now,
+		// Created now, once its files are stored: the job's queued_ms
+		// (started - created) is its time in the queue, not the upload's.
+		IdempotencyKey: idemKey, CreatedAt: s.cfg.Now(),
 	}
 	// Only a request with an Idempotency-Key is ever matched against
 	// another, so only its files were hashed.
