@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"iter"
 	"os"
+	"os/exec"
 	"time"
 
 	"github.com/chromedp/cdproto/io"
@@ -112,7 +113,12 @@ func (b *Browser) printOnce(ctx context.Context, root, dst string, s printSettin
 	}
 	defer b.release(inst)
 	blocked, err := inst.print(ctx, root, dst, s, b.opts.MaxTabs)
-	if err != nil && ctx.Err() == nil && inst.dead() {
+	// chromedp reports a call cut off by the browser's exit with the
+	// process's *exec.ExitError, sometimes before the instance's context
+	// ends: a job on an idle tab, taken just after the browser was
+	// killed, sees that first.
+	var exited *exec.ExitError
+	if err != nil && ctx.Err() == nil && (inst.dead() || errors.As(err, &exited)) {
 		b.retire(inst)
 		return 0, fmt.Errorf("%w: %w", errBrowserDied, err)
 	}
