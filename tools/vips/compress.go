@@ -51,13 +51,7 @@ func compress(ctx context.Context, vips, vipsheader *sandbox.Engine, maxPixels i
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	f, fm, err := oneImage(in)
-	if err != nil {
-		return nil, err
-	}
-	if fm.ext != "jpg" && fm.ext != "png" && fm.ext != "webp" {
-		return nil, docmill.Errorf(docmill.CodeUnsupportedFileType, "compress-image takes JPEG, PNG and WebP images.")
-	}
+	f, fm := oneImage(in)
 	if _, _, err := imageSize(ctx, vipsheader, in.WorkDir, f, maxPixels); err != nil {
 		return nil, err
 	}

@@ -50,10 +50,7 @@ func convert(ctx context.Context, vips, vipsheader *sandbox.Engine, maxPixels in
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	f, _, err := oneImage(in)
-	if err != nil {
-		return nil, err
-	}
+	f, _ := oneImage(in)
 	to, _ := formatByExt(in.Params.String("format")) // the required enum is saveableFormats, a subset of formats
 	if _, _, err := imageSize(ctx, vipsheader, in.WorkDir, f, maxPixels); err != nil {
 		return nil, err

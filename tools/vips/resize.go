@@ -61,10 +61,7 @@ func resize(ctx context.Context, vips, vipsheader *sandbox.Engine, maxPixels int
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	f, fm, err := oneImage(in)
-	if err != nil {
-		return nil, err
-	}
+	f, fm := oneImage(in)
 	box := resizeBoxFor(in.Params)
 	w, h, err := imageSize(ctx, vipsheader, in.WorkDir, f, maxPixels)
 	if err != nil {

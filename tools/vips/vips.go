@@ -186,14 +186,12 @@ func baseName(filename string) string {
 	return base
 }
 
-// oneImage returns the single input of a run with its format.
-func oneImage(in *docmill.RunInput) (docmill.LocalFile, format, error) {
+// oneImage returns the single input of a run with its format: the tools
+// accept only types that formats holds (TestDeclarations).
+func oneImage(in *docmill.RunInput) (docmill.LocalFile, format) {
 	f := in.Files[0]
-	fm, ok := formatOf(f.ContentType)
-	if !ok {
-		return f, fm, docmill.Errorf(docmill.CodeUnsupportedFileType, "This tool does not take %s files.", f.ContentType)
-	}
-	return f, fm, nil
+	fm, _ := formatOf(f.ContentType)
+	return f, fm
 }
 
 // qualityParam declares the optional quality override.

@@ -272,6 +272,8 @@ func TestMissingEngine(t *testing.T) {
 	}
 }
 
+// TestDeclarations checks each tool's declaration, and that every type
+// it accepts has a format, which oneImage relies on.
 func TestDeclarations(t *testing.T) {
 	tools, err := toolsOnce()
 	if err != nil {
@@ -285,6 +287,11 @@ func TestDeclarations(t *testing.T) {
 		}
 		if len(tool.Engines()) != 2 {
 			t.Errorf("%s: engines %v", tool.Slug, tool.Engines())
+		}
+		for _, ct := range tool.Accepts { // oneImage looks the format up without a check
+			if _, ok := formatOf(ct); !ok {
+				t.Errorf("%s accepts %s, which has no format", tool.Slug, ct)
+			}
 		}
 	}
 }
