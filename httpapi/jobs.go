@@ -18,6 +18,7 @@ func (s *Server) ownJob(r *http.Request) (*docmill.Job, error) {
 	if err != nil {
 		return nil, docmill.Internal(err)
 	}
+	noteJob(r.Context(), j)
 	return j, nil
 }
 

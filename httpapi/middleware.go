@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"runtime/debug"
 	"strconv"
@@ -18,6 +19,7 @@ type ctxKey int
 const (
 	ctxRequestID ctxKey = iota
 	ctxCaller
+	ctxRequestLog
 )
 
 // caller is the authenticated account of a request and its limits.
@@ -37,10 +39,12 @@ func callerOf(ctx context.Context) *caller {
 	return c
 }
 
-// statusWriter remembers the status a handler wrote.
+// statusWriter remembers the status a handler wrote and counts the bytes
+// of the body.
 type statusWriter struct {
 	http.ResponseWriter
 	status int
+	bytes  int64
 }
 
 func (w *statusWriter) WriteHeader(code int) {
@@ -54,19 +58,29 @@ func (w *statusWriter) Write(b []byte) (int, error) {
 	if w.status == 0 {
 		w.status = http.StatusOK
 	}
-	return w.ResponseWriter.Write(b)
+	n, err := w.ResponseWriter.Write(b)
+	w.bytes += int64(n)
+	return n, err
 }
 
 func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
-// observe gives every request an id (X-Request-Id), and records its count
-// and latency by route pattern and status, and a log line.
+// observe gives every request an id (X-Request-Id), records its count
+// and latency by route pattern and status, and writes its log line: the
+// request id, route, status, bytes read and written, time, and what the
+// handlers noted (account, tool, job, error code; see requestLog).
 func (s *Server) observe(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
 		id := docmill.NewID("req_")
 		w.Header().Set("X-Request-Id", id)
-		r = r.WithContext(context.WithValue(r.Context(), ctxRequestID, id))
+		rl := &requestLog{}
+		ctx := context.WithValue(context.WithValue(r.Context(), ctxRequestID, id), ctxRequestLog, rl)
+		r = r.WithContext(ctx)
+		body := &countingBody{ReadCloser: r.Body}
+		if r.Body != nil && r.Body != http.NoBody {
+			r.Body = body
+		}
 		sw := &statusWriter{ResponseWriter: w}
 		next.ServeHTTP(sw, r)
 		if sw.status == 0 {
@@ -77,8 +91,13 @@ func (s *Server) observe(next http.Handler) http.Handler {
 			route = "unmatched"
 		}
 		elapsed := time.Since(start)
-		s.metrics.observe(route, sw.status, elapsed)
-		s.log.Info("request", "request_id", id, "method", r.Method, "route", route, "status", sw.status, "ms", elapsed.Milliseconds())
+		s.metrics.observe(route, sw.status, elapsed, body.n)
+		attrs := append([]slog.Attr{
+			slog.String("request_id", id), slog.String("method", r.Method), slog.String("route", route),
+			slog.Int("status", sw.status), slog.Int64("bytes_in", body.n), slog.Int64("bytes_out", sw.bytes),
+			slog.Int64("ms", elapsed.Milliseconds()),
+		}, rl.attrs()...)
+		s.log.LogAttrs(ctx, slog.LevelInfo, "request", attrs...)
 	})
 }
 
@@ -133,6 +152,7 @@ func (s *Server) authed(next http.HandlerFunc) http.Handler {
 			s.writeError(w, r, err)
 			return
 		}
+		noteAccount(r.Context(), c.account.ID)
 		next(w, r.WithContext(context.WithValue(r.Context(), ctxCaller, c)))
 	})
 }

@@ -77,6 +77,7 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 func (s *Server) writeJobError(w http.ResponseWriter, r *http.Request, err error, jobID string) {
 	e := asOutage(docmill.AsError(err))
 	status := StatusOf(e.Code)
+	noteCode(r.Context(), e.Code)
 	switch {
 	case e.Code == docmill.CodeInternal && e.Err != nil:
 		s.log.Error("internal error", "request_id", requestID(r.Context()), "method", r.Method, "path", r.URL.Path, "err", e.Err)

@@ -29,6 +29,7 @@ const maxIdempotencyKey = 255
 func (s *Server) handleProcess(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	c := callerOf(ctx)
+	noteTool(ctx, r.PathValue("tool"))
 	tool, ok := s.cfg.Registry.Lookup(r.PathValue("tool"))
 	if !ok {
 		s.writeError(w, r, docmill.Errorf(docmill.CodeUnknownTool, "There is no tool %q; GET /v1/tools lists them.", r.PathValue("tool")))
@@ -211,6 +212,7 @@ func (s *Server) waitJob(r *http.Request, j *docmill.Job, wait time.Duration) *d
 // when done, the job's own error when it failed, else 202 with polling
 // hints.
 func (s *Server) writeJobResult(w http.ResponseWriter, r *http.Request, j *docmill.Job, tool *docmill.Tool) {
+	noteJob(r.Context(), j)
 	switch j.Status {
 	case docmill.StatusDone, docmill.StatusCanceled:
 		writeJSON(w, http.StatusOK, s.renderJob(r.Context(), j))

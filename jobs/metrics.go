@@ -11,7 +11,10 @@ import (
 )
 
 type metrics struct {
-	duration  *prometheus.HistogramVec
+	duration *prometheus.HistogramVec
+	// finished counts jobs ended by this node, by tool, final status and
+	// error code (empty unless failed).
+	finished  *prometheus.CounterVec
 	queueWait prometheus.Histogram
 	waitWakes *prometheus.CounterVec
 	listening prometheus.Gauge
@@ -30,6 +33,10 @@ func newMetrics(reg prometheus.Registerer, st docmill.Store) *metrics {
 			Help:    "Processing time of jobs by tool and final status.",
 			Buckets: prometheus.ExponentialBuckets(0.005, 2.5, 12),
 		}, []string{"tool", "status"}),
+		finished: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "docmill_jobs_finished_total",
+			Help: "Jobs ended by this node, by tool, final status (done, failed, canceled) and error code (empty unless failed).",
+		}, []string{"tool", "status", "code"}),
 		queueWait: prometheus.NewHistogram(prometheus.HistogramOpts{
 			Name:    "docmill_job_queue_wait_seconds",
 			Help:    "Time from a job's acceptance to the start of its processing.",
@@ -53,7 +60,7 @@ func newMetrics(reg prometheus.Registerer, st docmill.Store) *metrics {
 		}, []string{"engine"}),
 	}
 	if reg != nil {
-		reg.MustRegister(m.duration, m.queueWait, m.waitWakes, m.listening, m.handedBack, m.engineFailures, &depthCollector{store: st})
+		reg.MustRegister(m.duration, m.finished, m.queueWait, m.waitWakes, m.listening, m.handedBack, m.engineFailures, &depthCollector{store: st})
 	}
 	return m
 }

@@ -320,6 +320,7 @@ func (q *Queue[TTx]) Cancel(ctx context.Context, j *docmill.Job) (*docmill.Job, 
 		}
 		q.mu.Unlock()
 		q.notify.publish(j.ID)
+		q.cfg.Logger.Info("job canceled", "job_id", j.ID, "tool", j.Tool)
 		return c, nil
 	}
 	if j.Result != nil && j.Result.DeletedAt == nil {

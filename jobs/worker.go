@@ -58,6 +58,7 @@ func (w *processWorker[TTx]) Work(ctx context.Context, rj *river.Job[ProcessArgs
 	if j.StartedAt != nil {
 		q.metrics.queueWait.Observe(j.StartedAt.Sub(j.CreatedAt).Seconds())
 	}
+	q.cfg.Logger.Info("job started", "job_id", j.ID, "tool", j.Tool, "attempt", rj.Attempt)
 	// The tool is resolved once per attempt and passed along; nil when
 	// this node does not serve it (run fails the job as unknown_tool).
 	tool, _ := q.cfg.Registry.Lookup(j.Tool)
@@ -219,11 +220,15 @@ func (q *Queue[TTx]) finish(ctx context.Context, j *docmill.Job, tool *docmill.T
 	if !ok && j.Result != nil { // canceled meanwhile: the result must not stay
 		_ = q.cfg.Blob.Delete(ctx, j.Result.Key)
 	}
-	status := string(j.Status)
+	status, code := string(j.Status), ""
 	if !ok {
 		status = string(docmill.StatusCanceled)
+	} else if j.Error != nil {
+		code = string(j.Error.Code)
 	}
 	q.metrics.duration.WithLabelValues(j.Tool, status).Observe(elapsed.Seconds())
+	q.metrics.finished.WithLabelValues(j.Tool, status, code).Inc()
+	q.cfg.Logger.Info("job finished", "job_id", j.ID, "tool", j.Tool, "status", status, "code", code, "ms", elapsed.Milliseconds())
 	q.deleteInputs(ctx, j)
 	q.notify.publish(j.ID)
 	return nil

@@ -56,6 +56,40 @@ type Options struct {
 	// View adds the read-only system paths the engine needs beyond the
 	// jail's base (its data files: /usr/share/ghostscript, ...).
 	View View
+	// Observe, if set, is told of every run once it ended (the node's
+	// metrics). It must be quick: it is called on the run's goroutine.
+	Observe func(RunReport)
+}
+
+// RunReport is what Options.Observe is told of one run of an engine.
+type RunReport struct {
+	Engine string
+	// Outcome is ok; exit (a non-zero exit status); signal (killed by a
+	// signal: a crash, or a limit such as the memory cap); timeout;
+	// canceled; output_too_large; or error (it did not start, or its
+	// scratch directory could not be made).
+	Outcome  string
+	Duration time.Duration
+}
+
+// outcome names how a run that returned err ended, for RunReport.
+func outcome(err error) string {
+	var x *ExitError
+	switch {
+	case err == nil:
+		return "ok"
+	case errors.Is(err, context.DeadlineExceeded):
+		return "timeout"
+	case errors.Is(err, context.Canceled):
+		return "canceled"
+	case errors.Is(err, ErrOutputTooLarge):
+		return "output_too_large"
+	case errors.As(err, &x) && x.KilledBy() != "":
+		return "signal"
+	case errors.As(err, &x):
+		return "exit"
+	}
+	return "error"
 }
 
 // Limits are resource limits of one run (0: none, or the jail's).
@@ -226,7 +260,13 @@ func (e *Engine) Run(ctx context.Context, c Cmd) (*Result, error) {
 	if err := e.opts.Jail.grant(firstNonEmpty(c.Dir, scratch)); err != nil {
 		return nil, fmt.Errorf("sandbox: grant: %w", err)
 	}
-	return e.run(ctx, c, scratch)
+	if e.opts.Observe == nil {
+		return e.run(ctx, c, scratch)
+	}
+	start := time.Now()
+	res, err := e.run(ctx, c, scratch)
+	e.opts.Observe(RunReport{Engine: e.Name, Outcome: outcome(err), Duration: time.Since(start)})
+	return res, err
 }
 
 func (e *Engine) run(ctx context.Context, c Cmd, scratch string) (*Result, error) {

@@ -32,7 +32,7 @@ func TestToolConformance(t *testing.T) {
 	scratch := t.TempDir()
 	limits := docmill.DefaultLimits()
 	jail := sandbox.NewJail(sandbox.JailOptions{Memory: limits.EngineMemory, Dir: scratch})
-	tools, closeTools, err := toolset(findEngines(jail), toolOptions{officeWorkers: 1, limits: limits, scratch: scratch})
+	tools, closeTools, err := toolset(findEngines(jail, nil), toolOptions{officeWorkers: 1, limits: limits, scratch: scratch})
 	if err != nil {
 		t.Fatal(err)
 	}

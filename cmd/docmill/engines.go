@@ -37,14 +37,14 @@ var (
 )
 
 // findEngines looks for every engine, confined by jail; a missing one only
-// makes its tools unavailable.
-func findEngines(jail *sandbox.Jail) engineSet {
+// makes its tools unavailable. observe, if not nil, is told of every run.
+func findEngines(jail *sandbox.Jail, observe func(sandbox.RunReport)) engineSet {
 	opts := func(l sandbox.Limits, data ...[]string) sandbox.Options {
 		var ro []string
 		for _, d := range data {
 			ro = append(ro, d...)
 		}
-		return sandbox.Options{Jail: jail, Limits: l, View: sandbox.View{ReadOnly: ro}}
+		return sandbox.Options{Jail: jail, Limits: l, View: sandbox.View{ReadOnly: ro}, Observe: observe}
 	}
 	return engineSet{
 		jail:       jail,

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 )
 
 const usage = `docmill: document processing service
@@ -64,6 +65,9 @@ type environment struct {
 
 // parse parses args into fs, then fills every flag not given on the command
 // line from its DOCMILL_* environment variable (--data-dir: DOCMILL_DATA_DIR).
+// A repeatable flag takes comma-separated values from its variable
+// (DOCMILL_TOOL_TIMEOUT="ocr-pdf=20m,compress-pdf=1m"). A bad value is
+// refused with the variable, the value and what the flag wants.
 func (e *environment) parse(fs *flag.FlagSet, args []string) error {
 	fs.SetOutput(e.stderr)
 	if err := fs.Parse(args); err != nil {
@@ -77,11 +81,48 @@ func (e *environment) parse(fs *flag.FlagSet, args []string) error {
 			return
 		}
 		name := "DOCMILL_" + strings.ToUpper(strings.ReplaceAll(f.Name, "-", "_"))
-		if v := e.getenv(name); v != "" {
-			if serr := fs.Set(f.Name, v); serr != nil {
-				err = fmt.Errorf("%s: %w", name, serr)
+		v := e.getenv(name)
+		if v == "" {
+			return
+		}
+		values := []string{v}
+		if _, ok := f.Value.(repeatable); ok {
+			values = strings.Split(v, ",")
+		}
+		for _, one := range values {
+			if serr := fs.Set(f.Name, strings.TrimSpace(one)); serr != nil {
+				err = envError(name, v, f, serr)
+				return
 			}
 		}
 	})
 	return err
 }
+
+// envError says why the value v of the variable name does not suit f.
+func envError(name, v string, f *flag.Flag, err error) error {
+	if g, ok := f.Value.(flag.Getter); ok {
+		want := ""
+		switch g.Get().(type) {
+		case int, int64, uint, uint64:
+			want = "a whole number"
+		case float64:
+			want = "a number"
+		case bool:
+			want = "true or false"
+		case time.Duration:
+			want = "a duration such as 90s, 5m or 1h30m"
+		}
+		if want != "" {
+			return fmt.Errorf("%s=%q: --%s wants %s", name, v, f.Name, want)
+		}
+	}
+	return fmt.Errorf("%s=%q: --%s: %w", name, v, f.Name, err)
+}
+
+// repeatable is a flag that may be given several times, each value set
+// by the function; its environment variable holds them comma-separated.
+type repeatable func(string) error
+
+func (r repeatable) String() string     { return "" }
+func (r repeatable) Set(v string) error { return r(v) }

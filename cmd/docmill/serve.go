@@ -22,8 +22,6 @@ import (
 	"github.com/docmill/docmill/ratelimit"
 	"github.com/docmill/docmill/sandbox"
 	"github.com/docmill/docmill/web"
-	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/collectors"
 )
 
 type serveFlags struct {
@@ -46,7 +44,7 @@ type serveFlags struct {
 	toolTimeouts    map[string]time.Duration
 	engines         toolOptions
 	jail            jailFlags
-	logLevel        string
+	ops             opsFlags
 	redisURL        string
 	devKey          bool
 	migrate         bool
@@ -71,7 +69,7 @@ func (f *serveFlags) register(fs *flag.FlagSet) {
 	fs.DurationVar(&f.shutdownTimeout, "shutdown-timeout", 30*time.Second, "on SIGTERM, how long the node may take to stop: requests waiting for their jobs are answered (202 with the job) a fifth of it, and at least 1s, before the end; jobs still running then go back to the queue")
 	fs.Int64Var(&f.maxUploadMB, "max-upload-mb", 4096, "hard cap in MB on the files of one request, each and in total, whatever the plan allows")
 	f.toolTimeouts = map[string]time.Duration{}
-	fs.Func("tool-timeout", "limit of one run of a tool, as slug=duration (repeatable; within --job-timeout), e.g. ocr-pdf=20m", func(v string) error {
+	fs.Var(repeatable(func(v string) error {
 		slug, d, ok := strings.Cut(v, "=")
 		dur, err := time.ParseDuration(d)
 		if !ok || err != nil || dur <= 0 {
@@ -79,13 +77,13 @@ func (f *serveFlags) register(fs *flag.FlagSet) {
 		}
 		f.toolTimeouts[slug] = dur
 		return nil
-	})
+	}), "tool-timeout", "limit of one run of a tool, as slug=duration (repeatable; comma-separated in DOCMILL_TOOL_TIMEOUT; within --job-timeout), e.g. ocr-pdf=20m")
 	fs.IntVar(&f.engines.officeWorkers, "office-workers", runtime.NumCPU(), "warm LibreOffice processes for the Office tools")
 	fs.BoolVar(&f.engines.officePrestart, "office-prestart", false, "start the LibreOffice workers at start-up instead of on the first conversion")
 	registerLimits(fs, &f.engines.limits)
 	f.jail.register(fs)
 	fs.DurationVar(&f.uploadIdle, "upload-idle-timeout", time.Minute, "drop an upload that sends nothing for this long")
-	fs.StringVar(&f.logLevel, "log-level", "info", "debug, info, warn or error")
+	f.ops.register(fs)
 	fs.StringVar(&f.redisURL, "redis-url", "", "Redis URL (redis://host:6379/0) for rate limits shared by every API node; empty: limits kept in this process")
 	fs.BoolVar(&f.devKey, "dev-key", true, "on first start with no keys, create a Pro key named dev and print it")
 	f.minFree = diskspace.DefaultThreshold
@@ -105,14 +103,6 @@ func (f *serveFlags) validate() error {
 		return errors.New("--workers must be at least 1")
 	}
 	return nil
-}
-
-func newLogger(w interface{ Write([]byte) (int, error) }, level string) (*slog.Logger, error) {
-	var l slog.Level
-	if err := l.UnmarshalText([]byte(level)); err != nil {
-		return nil, fmt.Errorf("--log-level: %w", err)
-	}
-	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: l})), nil
 }
 
 // serve runs the API and the workers until ctx is canceled, then shuts down
@@ -149,13 +139,12 @@ func serve(ctx context.Context, env *environment, args []string) error {
 	jail := f.jail.open(scratch.Dir, log, env.stderr)
 	f.engines.limits.EngineMemory = f.jail.memory
 	f.engines.scratch = scratch.Dir
-	registry, closeTools, err := f.registry(jail)
+	reg, runs := newMetrics()
+	registry, closeTools, err := f.registry(jail, runs.observe)
 	if err != nil {
 		return err
 	}
 	defer closeTools() // after the queue stopped: conversions in progress end first
-	reg := prometheus.NewRegistry()
-	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 
 	q, err := db.queue(jobs.Config{
 		Store: st, Blob: bucket, Registry: registry, Logger: log, Workers: f.queueWorkers(),
@@ -189,7 +178,7 @@ func serve(ctx context.Context, env *environment, args []string) error {
 		Store: st, Blob: bucket, Queue: q, Registry: registry, Limiter: limiter, Checks: checks,
 		Plans: docmill.DefaultPlans(), BaseURL: baseURL, CDNURL: f.cdnURL, SigningKey: []byte(secret),
 		Signup: f.signup == "open", SyncBudget: f.syncBudget, MaxUploadBytes: f.maxUploadMB << 20, UploadIdleTimeout: f.uploadIdle,
-		Limits: f.engines.limits, Ready: engineChecks(registry, jail), Logger: log, Registerer: reg, Gatherer: reg,
+		Limits: f.engines.limits, Ready: engineChecks(registry, jail), Logger: log, Registerer: reg, Gatherer: f.ops.apiGatherer(reg),
 		Web: web.Handler(), Space: f.space(),
 	})
 	n.drain = api.Drain
@@ -198,6 +187,11 @@ func serve(ctx context.Context, env *environment, args []string) error {
 		handler = opsOnly(api)
 	}
 	n.srv = &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
+	stopMetrics, err := f.ops.serveMetrics(reg, log)
+	if err != nil {
+		return err
+	}
+	defer stopMetrics()
 	return n.run(ctx, env, ln, baseURL)
 }
 
@@ -256,7 +250,7 @@ func parseServe(env *environment, args []string) (*serveFlags, *slog.Logger, err
 	if err := f.validate(); err != nil {
 		return nil, nil, err
 	}
-	log, err := newLogger(env.stderr, f.logLevel)
+	log, err := f.ops.newLogger(env.stderr)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -290,8 +284,8 @@ func (f *serveFlags) limiter() (closingLimiter, map[string]func(context.Context)
 
 // registry finds the engines and builds the tool registry, with
 // --tool-timeout applied; closeTools stops the engines' warm processes.
-func (f *serveFlags) registry(jail *sandbox.Jail) (_ *docmill.Registry, closeTools func(), _ error) {
-	tools, closeTools, err := toolset(findEngines(jail), f.engines)
+func (f *serveFlags) registry(jail *sandbox.Jail, observe func(sandbox.RunReport)) (_ *docmill.Registry, closeTools func(), _ error) {
+	tools, closeTools, err := toolset(findEngines(jail, observe), f.engines)
 	if err != nil {
 		return nil, nil, err
 	}
