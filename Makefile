@@ -28,6 +28,8 @@ deps:
 
 test-deps: deps
 	@./scripts/install-versitygw.sh
+	@# systemd-analyze checks deploy/docmill.service (TestSystemdUnit).
+	@command -v systemd-analyze >/dev/null || { s=""; [ "$$(id -u)" = 0 ] || s=sudo; $$s apt-get install -y -qq systemd >/dev/null; }
 
 test: test-deps lint
 	$(GO) test -count=1 -timeout 25m ./...
