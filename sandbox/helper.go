@@ -40,6 +40,9 @@ type Helpers struct {
 	starts atomic.Int64
 }
 
+// Usage is the pool's size and how many helpers are working now.
+func (h *Helpers) Usage() (size, busy int) { return h.opts.Size, h.opts.Size - len(h.idle) }
+
 // HelperOptions size the pool.
 type HelperOptions struct {
 	// Size is how many helpers run at once (default: the engine's

@@ -151,6 +151,9 @@ func TestJSONLogsAndMetricsAddr(t *testing.T) {
 		`docmill_engine_run_seconds_count{engine="gs"} 1`,
 		`docmill_jobs_finished_total{code="",status="done",tool="compress-pdf"} 1`,
 		`docmill_http_request_body_bytes_total{route="POST /v1/{tool}/process"}`,
+		`docmill_pool_busy{pool="libreoffice"} 0`,
+		`docmill_pool_size{pool="chromium-tabs"} `,
+		`docmill_pool_size{pool="pdf-helper"} `,
 	} {
 		if !strings.Contains(string(body), want) {
 			t.Errorf("metrics lack %s", want)

@@ -75,6 +75,9 @@ type toolOptions struct {
 	// every directory the engines make is in it, so that what a killed
 	// server left is removed when it starts again.
 	scratch string
+	// pools, if set, is told of each warm pool (the PDF helpers,
+	// LibreOffice, Chromium's tabs) and how to read its usage.
+	pools func(name string, usage func() (size, busy int))
 }
 
 // officeDir is a directory of its own for the LibreOffice pool under
@@ -126,6 +129,11 @@ func toolset(e engineSet, o toolOptions) (tools []*docmill.Tool, close func(), e
 	tools = append(tools, vips.Tools(e.vips, e.vipsheader, o.limits, o.scratch)...)
 	browser := chromium.New(chromium.Options{Limits: o.limits, Jail: e.jail, Dir: o.scratch}) // starts on its first job
 	tools = append(tools, browser.Tools()...)
+	if o.pools != nil {
+		o.pools("pdf-helper", helpers.Usage)
+		o.pools("libreoffice", pool.Usage)
+		o.pools("chromium-tabs", browser.Usage)
+	}
 	return tools, func() {
 		pool.Close()
 		browser.Close()

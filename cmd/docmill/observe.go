@@ -77,6 +77,20 @@ func newMetrics() (*prometheus.Registry, *engineRuns) {
 	return reg, runs
 }
 
+// poolMetrics returns the function that registers a warm pool's gauges,
+// docmill_pool_size and docmill_pool_busy, read at scrape time.
+func poolMetrics(reg prometheus.Registerer) func(name string, usage func() (size, busy int)) {
+	return func(name string, usage func() (size, busy int)) {
+		labels := prometheus.Labels{"pool": name}
+		reg.MustRegister(
+			prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "docmill_pool_size", Help: "Processes (or Chromium tabs) a warm engine pool may run at once.", ConstLabels: labels},
+				func() float64 { s, _ := usage(); return float64(s) }),
+			prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "docmill_pool_busy", Help: "Of those, how many are working now.", ConstLabels: labels},
+				func() float64 { _, b := usage(); return float64(b) }),
+		)
+	}
+}
+
 // engineRuns counts and times the engines' runs.
 type engineRuns struct {
 	count   *prometheus.CounterVec

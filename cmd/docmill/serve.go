@@ -140,6 +140,7 @@ func serve(ctx context.Context, env *environment, args []string) error {
 	f.engines.limits.EngineMemory = f.jail.memory
 	f.engines.scratch = scratch.Dir
 	reg, runs := newMetrics()
+	f.engines.pools = poolMetrics(reg)
 	registry, closeTools, err := f.registry(jail, runs.observe)
 	if err != nil {
 		return err

@@ -157,6 +157,9 @@ func askVersion(path, dir string) string {
 	return strings.TrimSpace(strings.SplitN(string(out), "\n", 2)[0])
 }
 
+// Usage is how many tabs may print at once and how many print now.
+func (b *Browser) Usage() (size, busy int) { return cap(b.tabs), len(b.tabs) }
+
 // Available reports whether Chromium was found.
 func (b *Browser) Available() bool {
 	return b.path != "" && (b.opts.noOSIsolation || b.opts.Jail.Ready())

@@ -169,6 +169,15 @@ func (p *Pool) makeBase() error {
 // Available reports whether the pool can convert on this node.
 func (p *Pool) Available() bool { return p.ok }
 
+// Usage is the pool's size and how many of its workers are converting
+// now; both are 0 when the pool is not available.
+func (p *Pool) Usage() (size, busy int) {
+	if !p.ok {
+		return 0, 0
+	}
+	return p.opts.Workers, p.opts.Workers - len(p.idle)
+}
+
 // Starts is how many soffice processes the pool has started, for tests
 // and metrics.
 func (p *Pool) Starts() int64 { return p.starts.Load() }
