@@ -385,3 +385,57 @@ func TestWaitPollDrain(t *testing.T) {
 		t.Errorf("answered %v after the stop began, want at the drain point (2s)", d)
 	}
 }
+
+// TestWaitPollHoldsNoConnection: long polls hold no database connection
+// while they wait. Three times as many as the database pools have
+// connections (4 on this machine, in SQLite's read pool and pgxpool's
+// default) wait on a running job, and meanwhile a list and a poll are
+// answered at once; had each wait held a connection, they would queue
+// behind the waits.
+func TestWaitPollHoldsNoConnection(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow")
+	}
+	for name, dirOf := range map[string]dataDirFunc{"sqlite": sqliteDir, "postgres": postgresDir} {
+		t.Run(name, func(t *testing.T) {
+			dir := dirOf(t)
+			s := startServer(t, dir, "--workers", "1")
+			c := s.client(listKey(t, dir))
+			ctx := context.Background()
+			long, _, err := c.Process(ctx, "ocr-pdf", []client.File{file(t, "pdf", "GeoTopo-komprimiert.pdf")}, client.ProcessOptions{Prefer: "respond-async"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			const waiters = 12
+			errs := make(chan error, waiters)
+			for range waiters {
+				go func() {
+					j, _, err := c.GetJob(ctx, long.JobID, 4*time.Second)
+					if err == nil && j.Finished() {
+						err = fmt.Errorf("the 117-page OCR finished within 4 s: %s", j.Status)
+					}
+					errs <- err
+				}()
+			}
+			time.Sleep(time.Second) // every poll is waiting
+			start := time.Now()
+			if _, err := c.ListJobs(ctx, client.ListOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := c.Job(ctx, long.JobID); err != nil {
+				t.Fatal(err)
+			}
+			if took := time.Since(start); took > 2*time.Second {
+				t.Errorf("a list and a poll took %v while %d long polls waited", took, waiters)
+			}
+			for range waiters {
+				if err := <-errs; err != nil {
+					t.Error(err)
+				}
+			}
+			if _, err := c.CancelJob(ctx, long.JobID); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+}
