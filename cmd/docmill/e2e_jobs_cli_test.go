@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -96,6 +97,18 @@ func TestJobsCLI(t *testing.T) {
 	}
 	if _, err := runCLIErr(jobs("wait", long.JobID)...); err == nil || !strings.Contains(err.Error(), "canceled") {
 		t.Errorf("jobs wait on a canceled job: %v", err)
+	}
+
+	// process on a long tool waits for the job by long polls, then saves it.
+	scanPath, outPath := filepath.Join(t.TempDir(), "scan.png"), filepath.Join(t.TempDir(), "scan.pdf")
+	if err := os.WriteFile(scanPath, ocrScan(t), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal([]byte(runCLI(t, "process", "--url", s.URL, "--key", key, "--out", outPath, "-p", "lang=eng", "ocr-pdf", scanPath)), &j); err != nil || j.Status != "done" {
+		t.Fatalf("process ocr-pdf: %+v %v", j, err)
+	}
+	if b, err := os.ReadFile(outPath); err != nil || !bytes.HasPrefix(b, []byte("%PDF-")) {
+		t.Fatalf("process ocr-pdf saved %d bytes: %v", len(b), err)
 	}
 
 	// Mistakes are errors, the server's with its code.

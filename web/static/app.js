@@ -310,7 +310,8 @@ async function poll(token, id) {
   if (token !== jobToken) return;
   let r;
   try {
-    r = await api("GET", "/v1/jobs/" + encodeURIComponent(id));
+    // A long poll: answered as soon as the job finishes, or after 30 s.
+    r = await api("GET", "/v1/jobs/" + encodeURIComponent(id) + "?wait=30");
   } catch (e) {
     // A dropped connection while polling is retried: the job goes on.
     pollTimer = setTimeout(() => poll(token, id), 3000);
