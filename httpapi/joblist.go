@@ -152,11 +152,15 @@ func pollWait(q url.Values) (time.Duration, error) {
 }
 
 // addJobListOpenAPI describes GET /v1/jobs and the ?wait of a poll in the
-// OpenAPI document's paths and schemas.
-func addJobListOpenAPI(paths, schemas obj) {
+// OpenAPI document's paths.
+func addJobListOpenAPI(paths obj) {
 	str := obj{"type": "string"}
 	list := op("The caller's jobs, newest first, a page at a time", "200",
-		"A page of job records, each as GET /v1/jobs/{job_id} renders it, and next_cursor unless it is the last page.", ref("JobList"))
+		"A page of job records, each as GET /v1/jobs/{job_id} renders it, and next_cursor unless it is the last page.",
+		obj{"type": "object", "required": []string{"jobs"}, "properties": obj{
+			"jobs":        obj{"type": "array", "items": ref("Job")},
+			"next_cursor": obj{"type": "string", "description": "the cursor of the next page; absent on the last page"},
+		}})
 	list["description"] = "Pages are cut by position, not offset: following next_cursor neither repeats nor skips a job, " +
 		"even while jobs are created. Unknown parameters, an unknown status or tool, a limit out of range and a cursor " +
 		"this server did not give are 400 invalid_parameter naming the field. Rate-limited as a poll."
@@ -175,10 +179,6 @@ func addJobListOpenAPI(paths, schemas obj) {
 					"(also at once when the server begins shutting down)"}}
 		}
 	}
-	schemas["JobList"] = obj{"type": "object", "required": []string{"jobs"}, "properties": obj{
-		"jobs":        obj{"type": "array", "items": ref("Job")},
-		"next_cursor": obj{"type": "string", "description": "absent on the last page"},
-	}}
 }
 
 // joinStatusList lists the statuses' names.

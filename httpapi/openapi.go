@@ -49,8 +49,7 @@ func (s *Server) openAPI() obj {
 	for _, t := range s.cfg.Registry.All() {
 		paths["/v1/"+t.Slug+"/process"] = obj{"post": toolOperation(t)}
 	}
-	schemas := obj{"Job": jobSchema(), "Problem": problemSchema(), "Limits": limitsSchema()}
-	addJobListOpenAPI(paths, schemas)
+	addJobListOpenAPI(paths)
 	return obj{
 		"openapi": "3.1.0",
 		"info":    obj{"title": "docmill API", "version": "1.0.0", "description": "Document processing: upload a file to a tool, get a job record with a link to the result."},
@@ -58,7 +57,7 @@ func (s *Server) openAPI() obj {
 		"paths":   paths,
 		"components": obj{
 			"securitySchemes": obj{"bearer": obj{"type": "http", "scheme": "bearer", "description": "dm_live_... API key"}},
-			"schemas":         schemas,
+			"schemas":         obj{"Job": jobSchema(), "Problem": problemSchema(), "Limits": limitsSchema()},
 		},
 		"security": []obj{{"bearer": []string{}}},
 	}
