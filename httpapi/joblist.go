@@ -2,8 +2,10 @@ package httpapi
 
 import (
 	"encoding/base64"
+	"maps"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -70,7 +72,8 @@ func (s *Server) handleListJobs(w http.ResponseWriter, r *http.Request) {
 // does not silently list everything; an empty value is as if absent.
 func (s *Server) parseJobFilter(q url.Values) (docmill.JobFilter, error) {
 	f := docmill.JobFilter{Limit: defaultListLimit}
-	for name, vals := range q {
+	for _, name := range slices.Sorted(maps.Keys(q)) { // sorted: the same query, the same answer
+		vals := q[name]
 		if len(vals) > 1 {
 			return f, docmill.ParamError(name, "must be given once")
 		}
