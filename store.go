@@ -115,6 +115,12 @@ type Store interface {
 	// before t, oldest first, for the janitor to find jobs whose queue
 	// entry is gone.
 	UnfinishedJobs(ctx context.Context, t time.Time, limit int) ([]*Job, error)
+	// ListJobs returns up to f.Limit of account f.AccountID's jobs that
+	// match f, newest first (the order of JobPosition), starting after
+	// f.After: the pages of GET /v1/jobs. Paging by position, not by
+	// offset, neither repeats nor skips a job when others are created
+	// meanwhile, and costs the same on every page.
+	ListJobs(ctx context.Context, f JobFilter) ([]*Job, error)
 
 	// Heartbeat records that worker node id is alive at now.
 	Heartbeat(ctx context.Context, id string, now time.Time) error

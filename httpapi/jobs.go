@@ -23,12 +23,23 @@ func (s *Server) ownJob(r *http.Request) (*docmill.Job, error) {
 }
 
 // handleGetJob answers a poll with the job record; unfinished jobs carry a
-// Retry-After polling hint.
+// Retry-After polling hint. With ?wait=N (pollWait) an unfinished job's
+// answer waits until it finishes, N seconds pass or the server drains,
+// woken as a sync process call is (waitJob), holding no database
+// connection meanwhile; a client that goes away ends the wait.
 func (s *Server) handleGetJob(w http.ResponseWriter, r *http.Request) {
+	wait, err := pollWait(r.URL.Query())
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
 	j, err := s.ownJob(r)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
+	}
+	if wait > 0 && !j.Status.Finished() {
+		j = s.waitJob(r, j, wait)
 	}
 	if !j.Status.Finished() {
 		t, _ := s.cfg.Registry.Lookup(j.Tool)

@@ -49,6 +49,7 @@ func (s *Server) openAPI() obj {
 	for _, t := range s.cfg.Registry.All() {
 		paths["/v1/"+t.Slug+"/process"] = obj{"post": toolOperation(t)}
 	}
+	addJobListOpenAPI(paths)
 	return obj{
 		"openapi": "3.1.0",
 		"info":    obj{"title": "docmill API", "version": "1.0.0", "description": "Document processing: upload a file to a tool, get a job record with a link to the result."},

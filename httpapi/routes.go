@@ -9,7 +9,8 @@ func (s *Server) routes() http.Handler {
 	// Processing and jobs: an API key is required. Process calls apply
 	// their rate limit themselves, after answering Idempotency-Key replays.
 	mux.Handle("POST /v1/{tool}/process", s.authed(s.handleProcess))
-	mux.Handle("GET /v1/jobs/{job_id}", s.authed(s.limited(scopeRead, s.handleGetJob)))
+	mux.Handle("GET /v1/jobs", s.authed(s.limited(scopeRead, s.handleListJobs)))
+	mux.Handle("GET /v1/jobs/{job_id}", s.authed(s.limited(scopeRead, s.handleGetJob))) // ?wait=N: long poll
 	mux.Handle("DELETE /v1/jobs/{job_id}", s.authed(s.limited(scopeRead, s.handleDeleteJob)))
 	mux.Handle("GET /v1/account", s.authed(s.limited(scopeRead, s.handleAccount)))
 

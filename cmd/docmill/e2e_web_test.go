@@ -162,7 +162,7 @@ func (b *browser) download() []byte {
 // TestWebInterface drives the real interface in headless Chromium against
 // a real server: sign-up, compress-pdf, merge-pdf with reordered files, a
 // 400 shown next to its control, Russian, a phone-width screen, labels and
-// contrast. It saves screenshots of the main states in screenshots/.
+// contrast, the jobs view. It saves screenshots of the main states in screenshots/.
 func TestWebInterface(t *testing.T) {
 	srv := startServer(t, "", "--signup", "open")
 	b := newBrowser(t)
@@ -177,6 +177,7 @@ func TestWebInterface(t *testing.T) {
 	webFieldError(b)
 	webRussian(b)
 	webPhone(b)
+	webJobs(b, srv.URL)
 }
 
 // webCatalogue: a card for every tool of the catalogue, every tool, param

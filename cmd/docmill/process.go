@@ -10,7 +10,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"time"
 
 	"github.com/docmill/docmill/client"
 )
@@ -75,7 +74,7 @@ func process(ctx context.Context, env *environment, args []string) error {
 		return err
 	}
 	if !*async && !j.Finished() {
-		if j, err = c.Wait(ctx, j.JobID, 2*time.Second); err != nil {
+		if j, err = c.WaitJob(ctx, j.JobID, 0); err != nil { // long polls: the result as soon as it is ready
 			return err
 		}
 	}

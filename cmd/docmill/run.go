@@ -21,6 +21,8 @@ Usage:
   docmill migrate                            apply database migrations and exit
   docmill process --key K [-p n=v] TOOL FILE...   run a tool on a server and save the result
   docmill tools [--url U]                    list a server's tools
+  docmill jobs list [--status S] [--tool T] [--all]   list your jobs on a server, newest first
+  docmill jobs get|wait|cancel ID            show, wait for (long poll) or cancel a job
 
 Every flag can also be set by an environment variable: --data-dir is
 DOCMILL_DATA_DIR, --base-url is DOCMILL_BASE_URL, and so on.
@@ -46,6 +48,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		return process(ctx, env, args[1:])
 	case "tools":
 		return tools(ctx, env, args[1:])
+	case "jobs":
+		return jobsCmd(ctx, env, args[1:])
 	case "engine":
 		return engine(ctx, env, args[1:])
 	case "help", "-h", "--help":

@@ -187,6 +187,10 @@ func serve(ctx context.Context, env *environment, args []string) error {
 	if f.role == "worker" {
 		handler = opsOnly(api)
 	}
+	// No WriteTimeout or ReadTimeout: long polls (GET /v1/jobs/{id}?wait,
+	// up to 60 s), sync waits (Prefer: wait, up to 5 min), uploads and
+	// downloads of gigabytes outlast any fixed one. Stalled uploads are
+	// cut by --upload-idle-timeout, waits by their own bound and the drain.
 	n.srv = &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
 	stopMetrics, err := f.ops.serveMetrics(reg, log)
 	if err != nil {

@@ -5,6 +5,7 @@ import { api, key, setKey, upload } from "./api.js";
 import { $, el } from "./dom.js";
 import { appendParams, buildParams, focusField } from "./controls.js";
 import { ChosenFiles } from "./files.js";
+import { hideJobs, initJobs, refreshJobs, renderJobs, showJobs } from "./jobs.js";
 import { fmtDate, fmtSize, lang, loadDict, setLang, t, tOr, translatePage } from "./i18n.js";
 
 const LANG = "docmill.lang";
@@ -72,6 +73,7 @@ async function loadAccount() {
     else if (res.status === 401) showKeyBox(t("key.invalid"));
   }
   renderAccount();
+  refreshJobs();
 }
 
 function renderAccount() {
@@ -129,6 +131,7 @@ function forgetKey() {
   account = null;
   $("key-created").hidden = true;
   renderAccount();
+  refreshJobs();
 }
 
 // ---- catalogue ----
@@ -184,7 +187,10 @@ async function loadTools() {
 function route() {
   const m = location.hash.match(/^#\/tool\/([a-z0-9-]+)$/);
   const tool = m && tools.find((x) => x.slug === m[1] && x.available);
-  $("catalog").hidden = !!tool;
+  const jobsView = location.hash === "#/jobs";
+  if (jobsView && $("jobs").hidden) { showJobs(); $("jobs-heading").focus(); }
+  if (!jobsView) hideJobs();
+  $("catalog").hidden = !!tool || jobsView;
   $("tool").hidden = !tool;
   if (tool && tool !== current) {
     current = tool;
@@ -304,7 +310,8 @@ async function poll(token, id) {
   if (token !== jobToken) return;
   let r;
   try {
-    r = await api("GET", "/v1/jobs/" + encodeURIComponent(id));
+    // A long poll: answered as soon as the job finishes, or after 30 s.
+    r = await api("GET", "/v1/jobs/" + encodeURIComponent(id) + "?wait=30");
   } catch (e) {
     // A dropped connection while polling is retried: the job goes on.
     pollTimer = setTimeout(() => poll(token, id), 3000);
@@ -347,6 +354,7 @@ function changeLang(l) {
   translatePage();
   renderCatalog();
   renderAccount();
+  renderJobs();
   if (current) {
     // Rebuild the controls in the new language, keeping what was entered.
     const kept = new FormData($("tool-form"));
@@ -362,6 +370,7 @@ function changeLang(l) {
 }
 
 function bind() {
+  initJobs((slug) => { const tool = tools.find((x) => x.slug === slug); return tool ? toolTitle(tool) : slug; });
   $("lang").addEventListener("change", (e) => changeLang(e.target.value));
   $("search").addEventListener("input", renderCatalog);
   $("key-open").addEventListener("click", () => showKeyBox(""));

@@ -1,0 +1,202 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"text/tabwriter"
+	"time"
+
+	"github.com/docmill/docmill/client"
+)
+
+const jobsUsage = `usage:
+  docmill jobs list [--status S] [--tool T] [--limit N] [--cursor C] [--all] [--json]
+  docmill jobs get [--wait N] ID
+  docmill jobs wait [--timeout D] ID
+  docmill jobs cancel ID
+each with --url and --key (DOCMILL_URL, DOCMILL_KEY)`
+
+// jobsCmd finds the caller's jobs again on a server, as a client:
+// list them, show one, wait for one to finish, cancel one.
+func jobsCmd(ctx context.Context, env *environment, args []string) error {
+	if len(args) == 0 {
+		return errors.New(jobsUsage)
+	}
+	switch args[0] {
+	case "list":
+		return jobsList(ctx, env, args[1:])
+	case "get":
+		return jobsGet(ctx, env, args[1:])
+	case "wait":
+		return jobsWait(ctx, env, args[1:])
+	case "cancel":
+		return jobsCancel(ctx, env, args[1:])
+	}
+	return fmt.Errorf("unknown jobs command %q\n%s", args[0], jobsUsage)
+}
+
+// parseInterspersed parses args into fs, flags before or after the
+// positional arguments ("jobs wait ID --timeout 5m"), and returns the
+// positional ones.
+func parseInterspersed(env *environment, fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := env.parse(fs, args); err != nil {
+			return nil, err
+		}
+		if fs.NArg() == 0 {
+			return pos, nil
+		}
+		pos = append(pos, fs.Arg(0))
+		args = fs.Args()[1:]
+	}
+}
+
+// oneJobArg parses the flags of a command about one job and returns its id.
+func oneJobArg(env *environment, fs *flag.FlagSet, args []string) (string, error) {
+	pos, err := parseInterspersed(env, fs, args)
+	if err != nil {
+		return "", err
+	}
+	if len(pos) != 1 {
+		return "", fmt.Errorf("want one job id\n%s", jobsUsage)
+	}
+	return pos[0], nil
+}
+
+// jobsList prints the caller's jobs, newest first: a page (--limit) and,
+// when there are more, the --cursor of the next on stderr; or every job
+// (--all).
+func jobsList(ctx context.Context, env *environment, args []string) error {
+	fs := flag.NewFlagSet("jobs list", flag.ContinueOnError)
+	var cf clientFlags
+	cf.register(fs)
+	var opts client.ListOptions
+	fs.StringVar(&opts.Status, "status", "", "only jobs in this status (queued, processing, done, failed, canceled)")
+	fs.StringVar(&opts.Tool, "tool", "", "only jobs of this tool")
+	fs.IntVar(&opts.Limit, "limit", 0, "jobs per page (server default 20, at most 100)")
+	fs.StringVar(&opts.Cursor, "cursor", "", "continue after an earlier page")
+	all := fs.Bool("all", false, "every job, page after page")
+	asJSON := fs.Bool("json", false, "print the job records as JSON, one array")
+	pos, err := parseInterspersed(env, fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) > 0 {
+		return fmt.Errorf("unexpected argument %q\n%s", pos[0], jobsUsage)
+	}
+	c := client.New(cf.url, cf.key)
+	var jobs []client.Job
+	next := ""
+	if *all {
+		for j, err := range c.AllJobs(ctx, opts) {
+			if err != nil {
+				return err
+			}
+			jobs = append(jobs, *j)
+		}
+	} else {
+		page, err := c.ListJobs(ctx, opts)
+		if err != nil {
+			return err
+		}
+		jobs, next = page.Jobs, page.NextCursor
+	}
+	if *asJSON {
+		if jobs == nil {
+			jobs = []client.Job{}
+		}
+		err = printJSON(env, jobs)
+	} else {
+		err = printJobTable(env, jobs)
+	}
+	if err == nil && next != "" {
+		fmt.Fprintf(env.stderr, "more jobs: --cursor %s (or --all)\n", next)
+	}
+	return err
+}
+
+// printJobTable prints one line a job: id, status, tool, creation time,
+// and the result's name and expiry (or the failure's code).
+func printJobTable(env *environment, jobs []client.Job) error {
+	tw := tabwriter.NewWriter(env.stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "JOB\tSTATUS\tTOOL\tCREATED\tRESULT")
+	for _, j := range jobs {
+		result := ""
+		switch {
+		case j.Result != nil && j.Result.Expired:
+			result = j.Result.Filename + " (expired)"
+		case j.Result != nil:
+			result = j.Result.Filename + " (until " + j.Result.ExpiresAt.UTC().Format(time.RFC3339) + ")"
+		case j.Error != nil:
+			result = j.Error.Code
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", j.JobID, j.Status, j.Tool, j.CreatedAt.UTC().Format(time.RFC3339), result)
+	}
+	return tw.Flush()
+}
+
+// jobsGet prints one job; --wait N long-polls up to N seconds for it to
+// finish first.
+func jobsGet(ctx context.Context, env *environment, args []string) error {
+	fs := flag.NewFlagSet("jobs get", flag.ContinueOnError)
+	var cf clientFlags
+	cf.register(fs)
+	wait := fs.Int("wait", 0, "wait up to this many seconds (at most 60) for the job to finish")
+	id, err := oneJobArg(env, fs, args)
+	if err != nil {
+		return err
+	}
+	j, _, err := client.New(cf.url, cf.key).GetJob(ctx, id, time.Duration(*wait)*time.Second)
+	if err != nil {
+		return err
+	}
+	return printJSON(env, j)
+}
+
+// jobsWait waits for a job to finish, long-polling, and prints it. It
+// fails when the job ends other than done, or is still unfinished after
+// --timeout (the job is printed either way).
+func jobsWait(ctx context.Context, env *environment, args []string) error {
+	fs := flag.NewFlagSet("jobs wait", flag.ContinueOnError)
+	var cf clientFlags
+	cf.register(fs)
+	timeout := fs.Duration("timeout", 0, "give up after this long (0: wait as long as it takes)")
+	id, err := oneJobArg(env, fs, args)
+	if err != nil {
+		return err
+	}
+	j, err := client.New(cf.url, cf.key).WaitJob(ctx, id, *timeout)
+	if err != nil {
+		return err
+	}
+	if err := printJSON(env, j); err != nil {
+		return err
+	}
+	switch {
+	case !j.Finished():
+		return fmt.Errorf("job %s is still %s after %s", j.JobID, j.Status, *timeout)
+	case j.Status != "done":
+		return fmt.Errorf("job %s ended %s", j.JobID, j.Status)
+	}
+	return nil
+}
+
+// jobsCancel cancels a queued or processing job, or deletes a finished
+// job's result, and prints the job as it then stands.
+func jobsCancel(ctx context.Context, env *environment, args []string) error {
+	fs := flag.NewFlagSet("jobs cancel", flag.ContinueOnError)
+	var cf clientFlags
+	cf.register(fs)
+	id, err := oneJobArg(env, fs, args)
+	if err != nil {
+		return err
+	}
+	j, err := client.New(cf.url, cf.key).CancelJob(ctx, id)
+	if err != nil {
+		return err
+	}
+	return printJSON(env, j)
+}
