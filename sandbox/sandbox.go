@@ -229,6 +229,27 @@ func (e *Engine) Run(ctx context.Context, c Cmd) (*Result, error) {
 	return e.run(ctx, c, scratch)
 }
 
+// Probe is for what a tool learns by running its engine at start-up,
+// before there is a job and so a work directory: it calls probe with a
+// directory of its own, made in scratch ("" for the system's temporary
+// directory) and removed afterwards, to give runs as their Cmd.Dir (a run
+// is given its Dir whole, so never scratch itself), and a context that
+// ends after timeout. It returns ErrUnavailable, without calling probe,
+// when e is not available, the error of making the directory, or probe's.
+func (e *Engine) Probe(scratch string, timeout time.Duration, probe func(ctx context.Context, dir string) error) error {
+	if !e.Available() {
+		return ErrUnavailable
+	}
+	dir, err := os.MkdirTemp(scratch, "docmill-probe-")
+	if err != nil {
+		return fmt.Errorf("sandbox: probe directory: %w", err)
+	}
+	defer os.RemoveAll(dir)
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	return probe(ctx, dir)
+}
+
 func (e *Engine) run(ctx context.Context, c Cmd, scratch string) (*Result, error) {
 	argv, paths := e.argv(c, scratch)
 	cmd := exec.Command(argv[0], argv[1:]...)
