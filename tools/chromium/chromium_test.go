@@ -18,6 +18,7 @@ import (
 	"testing"
 
 	docmill "github.com/docmill/docmill"
+	"github.com/docmill/docmill/tools/toolstest"
 )
 
 // shared is the browser the tests share, started on its first job and
@@ -57,13 +58,7 @@ func testBrowser(t testing.TB) *Browser {
 // tool returns b's tool with slug.
 func tool(t testing.TB, b *Browser, slug string) *docmill.Tool {
 	t.Helper()
-	for _, tl := range b.Tools() {
-		if tl.Slug == slug {
-			return tl
-		}
-	}
-	t.Fatalf("no tool %s", slug)
-	return nil
+	return toolstest.Find(t, b.Tools(), slug)
 }
 
 // run validates raw params as the API does and runs the tool on a file

@@ -54,12 +54,7 @@ func TestWatermark(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			before := pageTexts(t, pdfCorpus(t)+tt.file)
-			out, err := runValidated(t, "watermark-pdf", tt.params, pdfCorpus(t)+tt.file)
-			if err != nil {
-				t.Fatal(err)
-			}
-			after := pageTexts(t, out.Path)
+			out, before, after := runStamp(t, "watermark-pdf", tt.params, tt.file)
 			wantMarks(t, before, after, tt.want, tt.marked)
 			if tt.exact && !strings.Contains(strings.Join(after, ""), tt.want[0]) {
 				t.Errorf("pdftotext does not give %q exactly", tt.want[0])

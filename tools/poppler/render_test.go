@@ -2,7 +2,6 @@ package poppler
 
 import (
 	"archive/zip"
-	"bytes"
 	"fmt"
 	"image"
 	_ "image/jpeg"
@@ -10,12 +9,12 @@ import (
 	"io"
 	"math"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
 	docmill "github.com/docmill/docmill"
+	"github.com/docmill/docmill/tools/toolstest"
 )
 
 // a4 is the page size of the LaTeX files of the corpus, in points.
@@ -197,7 +196,7 @@ func TestRenderParamErrors(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := runTool(t, tool, generatedPDF(t), tt.raw)
-			wantCode(t, err, docmill.CodeInvalidParameter, tt.field)
+			toolstest.WantCode(t, err, docmill.CodeInvalidParameter, tt.field)
 		})
 	}
 	if _, ok := testTool(t, "pdf-to-png").Param("quality"); ok {
@@ -242,7 +241,7 @@ func TestCheckPixels(t *testing.T) {
 				}
 				return
 			}
-			wantCode(t, err, docmill.CodeInvalidParameter, tt.field)
+			toolstest.WantCode(t, err, docmill.CodeInvalidParameter, tt.field)
 		})
 	}
 	if err := checkPixels(def, []int{2}, map[int]pageSize{1: a4}, 150); docmill.ErrorCode(err) != docmill.CodeInvalidDocument {
@@ -307,7 +306,7 @@ func TestRenderLimits(t *testing.T) {
 				}
 				return
 			}
-			e := wantCode(t, err, docmill.CodeInvalidParameter, tt.field)
+			e := toolstest.WantCode(t, err, docmill.CodeInvalidParameter, tt.field)
 			t.Log(e.Fields[0].Message)
 		})
 	}
@@ -341,25 +340,7 @@ func sameSize(n int, s pageSize) map[int]pageSize {
 func boxPDF(t *testing.T, mediaBox, cropBox string) string {
 	t.Helper()
 	page := "<< /Type /Page /Parent 2 0 R /MediaBox [" + mediaBox + "] /CropBox [" + cropBox + "] >>"
-	objs := []string{"<< /Type /Catalog /Pages 2 0 R >>", "<< /Type /Pages /Kids [3 0 R] /Count 1 >>", page}
-	var b bytes.Buffer
-	b.WriteString("%PDF-1.4\n")
-	var offs []int
-	for i, o := range objs {
-		offs = append(offs, b.Len())
-		fmt.Fprintf(&b, "%d 0 obj\n%s\nendobj\n", i+1, o)
-	}
-	xref := b.Len()
-	fmt.Fprintf(&b, "xref\n0 %d\n0000000000 65535 f \n", len(objs)+1)
-	for _, o := range offs {
-		fmt.Fprintf(&b, "%010d 00000 n \n", o)
-	}
-	fmt.Fprintf(&b, "trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n", len(objs)+1, xref)
-	path := filepath.Join(t.TempDir(), "boxes.pdf")
-	if err := os.WriteFile(path, b.Bytes(), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return path
+	return toolstest.WriteTemp(t, "boxes.pdf", toolstest.PDF("<< /Type /Catalog /Pages 2 0 R >>", "<< /Type /Pages /Kids [3 0 R] /Count 1 >>", page))
 }
 
 // TestRenderCropBox checks that the image is the crop box, the size the
@@ -387,9 +368,9 @@ func TestRenderHugePage(t *testing.T) {
 	tool := testTool(t, "pdf-to-jpg")
 	path := boxPDF(t, "0 0 14400 14400", "0 0 14400 14400")
 	_, err := runTool(t, tool, path, map[string]string{"dpi": "600"})
-	wantCode(t, err, docmill.CodeInvalidParameter, "pages")
+	toolstest.WantCode(t, err, docmill.CodeInvalidParameter, "pages")
 	path = boxPDF(t, "0 0 3370 2384", "0 0 3370 2384")
 	_, err = runTool(t, tool, path, map[string]string{"dpi": "600"})
-	e := wantCode(t, err, docmill.CodeInvalidParameter, "dpi")
+	e := toolstest.WantCode(t, err, docmill.CodeInvalidParameter, "dpi")
 	t.Log(e.Message)
 }

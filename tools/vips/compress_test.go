@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"os"
 	"testing"
+
+	"github.com/docmill/docmill/tools/toolstest"
 )
 
 func TestCompressShrinks(t *testing.T) {
@@ -66,7 +68,7 @@ func TestCompressStripsMetadata(t *testing.T) {
 
 func TestCompressOrientation(t *testing.T) {
 	// Big enough that re-encoding shrinks it, so the result is vips' own.
-	path := writeFile(t, "turned.jpg", orientedJPEG(t, 400, 200, 6))
+	path := toolstest.WriteTemp(t, "turned.jpg", orientedJPEG(t, 400, 200, 6))
 	out, err := runTool(t, testTool(t, "compress-image"), path, map[string]string{"quality": "40"})
 	if err != nil {
 		t.Fatal(err)
@@ -81,10 +83,7 @@ func TestCompressOrientation(t *testing.T) {
 
 func TestCompressNeverLarger(t *testing.T) {
 	// A 16x16 PNG of 579 bytes: no re-encoding beats it.
-	in, err := os.ReadFile(corpusImage(t, "smile.png"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	in := toolstest.ReadCorpus(t, "image", "smile.png")
 	out, err := runTool(t, testTool(t, "compress-image"), corpusImage(t, "smile.png"), map[string]string{"preset": "low"})
 	if err != nil {
 		t.Fatal(err)
@@ -108,6 +107,6 @@ func TestCompressParams(t *testing.T) {
 		"quality": {"quality": "0"},
 	} {
 		_, err := runTool(t, tool, generatedJPEG(t), raw)
-		wantCode(t, err, "invalid_parameter", field)
+		toolstest.WantCode(t, err, "invalid_parameter", field)
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"os"
 	"slices"
 	"testing"
+
+	"github.com/docmill/docmill/tools/toolstest"
 )
 
 func TestConvert(t *testing.T) {
@@ -49,7 +51,7 @@ func TestConvert(t *testing.T) {
 }
 
 func TestConvertOrientation(t *testing.T) {
-	path := writeFile(t, "turned.jpg", orientedJPEG(t, 40, 20, 6))
+	path := toolstest.WriteTemp(t, "turned.jpg", orientedJPEG(t, 40, 20, 6))
 	out, err := runTool(t, testTool(t, "convert-image"), path, map[string]string{"format": "png"})
 	if err != nil {
 		t.Fatal(err)
@@ -66,8 +68,8 @@ func TestConvertParams(t *testing.T) {
 		"quality": {"format": "jpg", "quality": "-1"},
 	} {
 		_, err := runTool(t, tool, generatedJPEG(t), raw)
-		wantCode(t, err, "invalid_parameter", field)
+		toolstest.WantCode(t, err, "invalid_parameter", field)
 	}
 	_, err := runTool(t, tool, generatedJPEG(t), nil)
-	wantCode(t, err, "invalid_parameter", "format")
+	toolstest.WantCode(t, err, "invalid_parameter", "format")
 }

@@ -3,6 +3,8 @@ package vips
 import (
 	"strings"
 	"testing"
+
+	"github.com/docmill/docmill/tools/toolstest"
 )
 
 func TestResize(t *testing.T) {
@@ -48,7 +50,7 @@ func TestResize(t *testing.T) {
 
 func TestResizeOrientation(t *testing.T) {
 	// Stored 40x20, shown 20x40: sizes are as the image is seen.
-	path := writeFile(t, "turned.jpg", orientedJPEG(t, 40, 20, 6))
+	path := toolstest.WriteTemp(t, "turned.jpg", orientedJPEG(t, 40, 20, 6))
 	out, err := runTool(t, testTool(t, "resize-image"), path, map[string]string{"width": "10"})
 	if err != nil {
 		t.Fatal(err)
@@ -88,7 +90,7 @@ func TestResizeParams(t *testing.T) {
 	} {
 		t.Run(paramString(tt.raw), func(t *testing.T) {
 			_, err := runTool(t, tool, corpusImage(t, "phone-photo.jpg"), tt.raw)
-			wantCode(t, err, "invalid_parameter", tt.field)
+			toolstest.WantCode(t, err, "invalid_parameter", tt.field)
 		})
 	}
 }
