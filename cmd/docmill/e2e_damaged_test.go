@@ -97,10 +97,7 @@ func TestDamagedPDFs(t *testing.T) {
 	dir := t.TempDir()
 	files := map[string][]byte{"page tree loop": pageTreeLoop()}
 	for _, base := range []string{"minimal-document.pdf", "pdflatex-4-pages.pdf", "google-doc-document.pdf"} {
-		b, err := os.ReadFile(corpus(t, "pdf", base))
-		if err != nil {
-			t.Fatal(err)
-		}
+		b := toolstest.ReadCorpus(t, "pdf", base)
 		for name, damage := range damages {
 			if d := damage(t, b); len(d) > 0 {
 				files[base+", "+name] = d

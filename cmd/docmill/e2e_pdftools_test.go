@@ -249,10 +249,7 @@ func exitCode(err error) int {
 func TestImagesToPDF(t *testing.T) {
 	s := startServer(t, "")
 	c := s.client(s.DevKey)
-	photo, err := os.ReadFile(corpus(t, "image", "photo.jpg"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	photo := toolstest.ReadCorpus(t, "image", "photo.jpg")
 	files := []client.File{
 		{Name: "photo.jpg", Body: bytes.NewReader(photo)},
 		file(t, "image", "map.png"),
