@@ -163,6 +163,16 @@ func badInputs(t *testing.T) map[string]string {
 	return out
 }
 
+// wantRefused checks that a run made no output but err, as wantCode
+// checks it, and returns the error.
+func wantRefused(t *testing.T, out *docmill.RunOutput, err error, code docmill.Code, contains ...string) *docmill.Error {
+	t.Helper()
+	if err == nil {
+		t.Fatalf("made %v, want error", out)
+	}
+	return wantCode(t, err, code, contains...)
+}
+
 // wantCode checks that err is a *docmill.Error with code and a public
 // message that mentions each of contains and leaks nothing internal.
 func wantCode(t *testing.T, err error, code docmill.Code, contains ...string) *docmill.Error {
