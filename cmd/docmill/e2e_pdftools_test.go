@@ -283,8 +283,8 @@ func TestImagesToPDF(t *testing.T) {
 func TestPDFToolsBadInputs(t *testing.T) {
 	s := startServer(t, "")
 	c := s.client(s.DevKey)
-	good, _ := os.ReadFile(corpus(t, "pdf", fourPages))
-	png, _ := os.ReadFile(corpus(t, "image", "smile.png"))
+	good := toolstest.ReadCorpus(t, "pdf", fourPages)
+	png := toolstest.ReadCorpus(t, "image", "smile.png")
 	params := map[string]map[string]string{
 		"extract-pages": {"pages": "1"}, "remove-pages": {"pages": "1"}, "organize-pdf": {"order": "1"},
 		"watermark-pdf": {"text": "x"}, "protect-pdf": {"password": "pw"}, "unlock-pdf": {"password": "pw"},

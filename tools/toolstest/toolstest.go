@@ -56,6 +56,16 @@ func Run(t testing.TB, tool *docmill.Tool, path, contentType string, raw map[str
 	return RunContext(context.Background(), t, tool, path, contentType, raw)
 }
 
+// MustRun is Run that fails t on an error.
+func MustRun(t testing.TB, tool *docmill.Tool, path, contentType string, raw map[string]string) *docmill.RunOutput {
+	t.Helper()
+	out, err := Run(t, tool, path, contentType, raw)
+	if err != nil {
+		t.Fatalf("%s: %v", tool.Slug, err)
+	}
+	return out
+}
+
 // RunContext is Run with the job's context ctx.
 func RunContext(ctx context.Context, t testing.TB, tool *docmill.Tool, path, contentType string, raw map[string]string) (*docmill.RunOutput, error) {
 	t.Helper()
@@ -158,6 +168,20 @@ func TextPDF(texts ...string) []byte {
 	}
 	objects[1] = fmt.Sprintf("<< /Type /Pages /Kids [%s] /Count %d >>", strings.Join(kids, " "), len(texts))
 	return PDF(objects...)
+}
+
+// Noise returns n bytes that do not compress (a fixed xorshift sequence,
+// the same on every call), for archives and streams that must not shrink.
+func Noise(n int) []byte {
+	b := make([]byte, n)
+	x := uint32(2463534242)
+	for i := range b {
+		x ^= x << 13
+		x ^= x >> 17
+		x ^= x << 5
+		b[i] = byte(x)
+	}
+	return b
 }
 
 // WriteTemp writes b to a file named name in a new temporary directory of
