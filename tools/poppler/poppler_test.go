@@ -63,6 +63,12 @@ func runTool(t testing.TB, tool *docmill.Tool, path string, raw map[string]strin
 	return toolstest.Run(t, tool, path, pdfContentType, raw)
 }
 
+// mustRunTool is runTool that fails t on an error.
+func mustRunTool(t testing.TB, tool *docmill.Tool, path string, raw map[string]string) *docmill.RunOutput {
+	t.Helper()
+	return toolstest.MustRun(t, tool, path, pdfContentType, raw)
+}
+
 // badInputs writes damaged inputs and returns them by name, with the
 // encrypted file of the corpus.
 func badInputs(t *testing.T) map[string]string {

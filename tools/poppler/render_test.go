@@ -60,10 +60,7 @@ func zipEntries(t *testing.T, path string, fn func(f *zip.File)) []string {
 
 func TestRenderZip(t *testing.T) {
 	tool := testTool(t, "pdf-to-jpg")
-	out, err := runTool(t, tool, corpusPDF(t, "GeoTopo-komprimiert.pdf"), map[string]string{"pages": "5,1-3,2", "dpi": "100"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	out := mustRunTool(t, tool, corpusPDF(t, "GeoTopo-komprimiert.pdf"), map[string]string{"pages": "5,1-3,2", "dpi": "100"})
 	if out.Filename != "GeoTopo-komprimiert-images.zip" || out.ContentType != "application/zip" {
 		t.Errorf("output %s (%s)", out.Filename, out.ContentType)
 	}
@@ -92,10 +89,7 @@ func TestRenderWholeDocument(t *testing.T) {
 		t.Skip("renders 117 pages")
 	}
 	tool := testTool(t, "pdf-to-jpg")
-	out, err := runTool(t, tool, corpusPDF(t, "GeoTopo-komprimiert.pdf"), map[string]string{"dpi": "72"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	out := mustRunTool(t, tool, corpusPDF(t, "GeoTopo-komprimiert.pdf"), map[string]string{"dpi": "72"})
 	sizes := map[int64]int{} // entry size -> count, to see the pages differ
 	names := zipEntries(t, out.Path, func(f *zip.File) {
 		sizes[int64(f.UncompressedSize64)]++
@@ -123,10 +117,7 @@ func TestRenderWholeDocument(t *testing.T) {
 
 func TestRenderSinglePage(t *testing.T) {
 	tool := testTool(t, "pdf-to-png")
-	out, err := runTool(t, tool, corpusPDF(t, "pdflatex-4-pages.pdf"), map[string]string{"pages": "2", "dpi": "96"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	out := mustRunTool(t, tool, corpusPDF(t, "pdflatex-4-pages.pdf"), map[string]string{"pages": "2", "dpi": "96"})
 	if out.Filename != "pdflatex-4-pages-2.png" || out.ContentType != "image/png" {
 		t.Errorf("output %s (%s)", out.Filename, out.ContentType)
 	}
@@ -140,10 +131,7 @@ func TestRenderSinglePage(t *testing.T) {
 
 func TestRenderRotatedPages(t *testing.T) {
 	tool := testTool(t, "pdf-to-jpg")
-	out, err := runTool(t, tool, corpusPDF(t, "habibi-rotated.pdf"), map[string]string{"dpi": "72"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	out := mustRunTool(t, tool, corpusPDF(t, "habibi-rotated.pdf"), map[string]string{"dpi": "72"})
 	rots := map[string]int{"habibi-rotated-1.jpg": 90, "habibi-rotated-2.jpg": 180, "habibi-rotated-3.jpg": 270, "habibi-rotated-4.jpg": 0}
 	names := zipEntries(t, out.Path, func(f *zip.File) {
 		r, err := f.Open()
@@ -163,10 +151,7 @@ func TestRenderRotatedPages(t *testing.T) {
 func TestRenderQuality(t *testing.T) {
 	tool := testTool(t, "pdf-to-jpg")
 	size := func(q string) int64 {
-		out, err := runTool(t, tool, corpusPDF(t, "pdflatex-image.pdf"), map[string]string{"pages": "1", "quality": q})
-		if err != nil {
-			t.Fatal(err)
-		}
+		out := mustRunTool(t, tool, corpusPDF(t, "pdflatex-image.pdf"), map[string]string{"pages": "1", "quality": q})
 		st, err := os.Stat(out.Path)
 		if err != nil {
 			t.Fatal(err)
@@ -347,10 +332,7 @@ func boxPDF(t *testing.T, mediaBox, cropBox string) string {
 // caps are computed from, not the larger media box.
 func TestRenderCropBox(t *testing.T) {
 	tool := testTool(t, "pdf-to-png")
-	out, err := runTool(t, tool, boxPDF(t, "0 0 600 800", "100 100 400 500"), map[string]string{"dpi": "144"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	out := mustRunTool(t, tool, boxPDF(t, "0 0 600 800", "100 100 400 500"), map[string]string{"dpi": "144"})
 	if out.Filename != "boxes-1.png" {
 		t.Errorf("filename %s", out.Filename)
 	}

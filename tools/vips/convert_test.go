@@ -20,10 +20,7 @@ func TestConvert(t *testing.T) {
 	for _, file := range []string{"photo.jpg", "map.png", "smile.tiff"} {
 		for _, to := range p.Enum {
 			t.Run(file+"/"+to, func(t *testing.T) {
-				out, err := runTool(t, tool, corpusImage(t, file), map[string]string{"format": to})
-				if err != nil {
-					t.Fatal(err)
-				}
+				out := mustRunTool(t, tool, corpusImage(t, file), map[string]string{"format": to})
 				fm, _ := formatByExt(to)
 				if out.ContentType != fm.contentType || out.Filename != baseName(file)+"."+to {
 					t.Errorf("output %q %s", out.Filename, out.ContentType)
@@ -42,9 +39,7 @@ func TestConvert(t *testing.T) {
 					}
 					return
 				}
-				if w, h := decodeSize(t, out); w != iw || h != ih {
-					t.Errorf("size %dx%d, want %dx%d", w, h, iw, ih)
-				}
+				wantDecodedSize(t, out, iw, ih)
 			})
 		}
 	}
@@ -52,13 +47,8 @@ func TestConvert(t *testing.T) {
 
 func TestConvertOrientation(t *testing.T) {
 	path := toolstest.WriteTemp(t, "turned.jpg", orientedJPEG(t, 40, 20, 6))
-	out, err := runTool(t, testTool(t, "convert-image"), path, map[string]string{"format": "png"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if w, h := decodeSize(t, out); w != 20 || h != 40 {
-		t.Errorf("size %dx%d, want 20x40", w, h)
-	}
+	out := mustRunTool(t, testTool(t, "convert-image"), path, map[string]string{"format": "png"})
+	wantDecodedSize(t, out, 20, 40)
 }
 
 func TestConvertParams(t *testing.T) {

@@ -74,6 +74,21 @@ func runTool(t testing.TB, tool *docmill.Tool, path string, raw map[string]strin
 	return toolstest.Run(t, tool, path, fileOf(path).ContentType, raw)
 }
 
+// mustRunTool is runTool that fails t on an error.
+func mustRunTool(t testing.TB, tool *docmill.Tool, path string, raw map[string]string) *docmill.RunOutput {
+	t.Helper()
+	return toolstest.MustRun(t, tool, path, fileOf(path).ContentType, raw)
+}
+
+// wantDecodedSize fails t unless out decodes fully to a w x h image
+// (decodeSize).
+func wantDecodedSize(t *testing.T, out *docmill.RunOutput, w, h int) {
+	t.Helper()
+	if gw, gh := decodeSize(t, out); gw != w || gh != h {
+		t.Errorf("%s: size %dx%d, want %dx%d", out.Filename, gw, gh, w, h)
+	}
+}
+
 // inputFile places the image at path in workDir (toolstest.Input).
 func inputFile(t testing.TB, workDir, path string) docmill.LocalFile {
 	return toolstest.Input(t, workDir, path, fileOf(path).ContentType)
