@@ -229,13 +229,14 @@ func (e *Engine) Run(ctx context.Context, c Cmd) (*Result, error) {
 	return e.run(ctx, c, scratch)
 }
 
-// Probe is for what a tool learns by running its engine at start-up,
-// before there is a job and so a work directory: it calls probe with a
-// directory of its own, made in scratch ("" for the system's temporary
-// directory) and removed afterwards, to give runs as their Cmd.Dir (a run
-// is given its Dir whole, so never scratch itself), and a context that
-// ends after timeout. It returns ErrUnavailable, without calling probe,
-// when e is not available, the error of making the directory, or probe's.
+// Probe runs probe, a check a tool makes by running its engine at
+// start-up, before there is any job, with a context that ends after
+// timeout and a directory of its own to give its runs as Cmd.Dir: made in
+// scratch ("" for the system's temporary directory) and removed
+// afterwards, since a run is given its Dir whole and so must never get
+// scratch itself. It returns ErrUnavailable, without calling probe, when
+// e is not available; otherwise the error of making the directory, or
+// probe's.
 func (e *Engine) Probe(scratch string, timeout time.Duration, probe func(ctx context.Context, dir string) error) error {
 	if !e.Available() {
 		return ErrUnavailable
