@@ -141,7 +141,7 @@ func createConcurrently(t *testing.T, s docmill.Store, a *docmill.Account, n int
 func testConcurrentInFlight(t *testing.T, s docmill.Store) {
 	a, _, _ := NewAccount(t, s, docmill.PlanFree)
 	jobs, errs := createConcurrently(t, s, a, 20, docmill.Admission{Period: period, MaxInFlight: 5}, nil)
-	wantAdmitted(t, jobs, errs, 5, docmill.ErrTooManyInFlight)
+	wantAdmitted(t, jobs, errs, 5, 15, docmill.ErrTooManyInFlight)
 	if u := mustUsage(t, s, a.ID, period); u.InFlight != 5 {
 		t.Errorf("Usage.InFlight = %d, want 5", u.InFlight)
 	}
@@ -151,15 +151,15 @@ func testConcurrentQuota(t *testing.T, s docmill.Store) {
 	a, _, _ := NewAccount(t, s, docmill.PlanFree)
 	finish(t, s, create(t, s, a), docmill.StatusDone, t0)
 	jobs, errs := createConcurrently(t, s, a, 20, docmill.Admission{Period: period, MaxOperations: 8}, nil)
-	wantAdmitted(t, jobs, errs, 7, docmill.ErrQuotaExceeded)
+	wantAdmitted(t, jobs, errs, 7, 13, docmill.ErrQuotaExceeded)
 }
 
 // wantAdmitted checks the outcome of createConcurrently: admitted jobs
-// created, every other attempt refused with refusal.
-func wantAdmitted(t *testing.T, jobs []*docmill.Job, errs []error, admitted int, refusal error) {
+// created and refused attempts refused, each with refusal.
+func wantAdmitted(t *testing.T, jobs []*docmill.Job, errs []error, admitted, refused int, refusal error) {
 	t.Helper()
-	if n := len(jobs) + len(errs); len(jobs) != admitted {
-		t.Errorf("admitted %d jobs and refused %d, want %d and %d", len(jobs), len(errs), admitted, n-admitted)
+	if len(jobs) != admitted || len(errs) != refused {
+		t.Errorf("admitted %d jobs and refused %d, want %d and %d", len(jobs), len(errs), admitted, refused)
 	}
 	for _, err := range errs {
 		if !errors.Is(err, refusal) {
