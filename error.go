@@ -3,6 +3,7 @@ package docmill
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"syscall"
 )
 
@@ -56,6 +57,45 @@ const (
 type FieldError struct {
 	Field   string `json:"field"`
 	Message string `json:"message"`
+}
+
+// Title returns the code in words, as a problem's title:
+// "file_too_large" is "File too large".
+func (c Code) Title() string {
+	s := strings.ReplaceAll(string(c), "_", " ")
+	if s == "" {
+		return ""
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}
+
+// Problem is the body of every error answer over HTTP, the API's and the
+// web pages': RFC 9457 problem details (application/problem+json) that
+// carry docmill's code and the request's id, and for a job's error the
+// job and the invalid fields.
+type Problem struct {
+	Type      string       `json:"type"`
+	Title     string       `json:"title"`
+	Status    int          `json:"status"`
+	Detail    string       `json:"detail"`
+	Code      Code         `json:"code"`
+	RequestID string       `json:"request_id"`
+	JobID     string       `json:"job_id,omitempty"`
+	Errors    []FieldError `json:"errors,omitempty"`
+}
+
+// NewProblem returns the problem of an error of code answered with
+// status: its type is the code's page under https://docmill.dev/errors/,
+// its title the code's Title.
+func NewProblem(status int, code Code, detail, requestID string) Problem {
+	return Problem{
+		Type:      "https://docmill.dev/errors/" + string(code),
+		Title:     code.Title(),
+		Status:    status,
+		Detail:    detail,
+		Code:      code,
+		RequestID: requestID,
+	}
 }
 
 // Error is the one error type of docmill. Message is safe to show to a

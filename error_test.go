@@ -80,3 +80,18 @@ func TestRegistry(t *testing.T) {
 	}()
 	NewRegistry(a, &Tool{Slug: "a"})
 }
+
+func TestCodeTitle(t *testing.T) {
+	for code, want := range map[Code]string{
+		CodeFileTooLarge:        "File too large",
+		CodeInternal:            "Internal",
+		CodeUnknownTool:         "Unknown tool",
+		CodeIdempotencyConflict: "Idempotency conflict",
+		"a":                     "A",
+		"":                      "",
+	} {
+		if got := code.Title(); got != want {
+			t.Errorf("Code(%q).Title() = %q, want %q", code, got, want)
+		}
+	}
+}

@@ -64,7 +64,7 @@ func do(s *Server, method, target string, hdr ...string) *httptest.ResponseRecor
 
 func problemCode(t *testing.T, w *httptest.ResponseRecorder) docmill.Code {
 	t.Helper()
-	var p problem
+	var p docmill.Problem
 	if err := json.Unmarshal(w.Body.Bytes(), &p); err != nil {
 		t.Fatalf("status %d, body not a problem: %v: %s", w.Code, err, w.Body)
 	}
@@ -570,7 +570,7 @@ func TestDownloadRanges(t *testing.T) {
 				if method == "HEAD" {
 					return
 				}
-				var p problem
+				var p docmill.Problem
 				if err := json.Unmarshal(body, &p); err != nil {
 					t.Fatalf("not a problem: %v: %s", err, body)
 				}

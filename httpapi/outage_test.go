@@ -94,7 +94,7 @@ func TestWriteErrorOutage(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			w, logs := recordError("POST", "/v1/rotate-pdf/process", tc.err)
-			var p problem
+			var p docmill.Problem
 			if err := json.Unmarshal(w.Body.Bytes(), &p); err != nil {
 				t.Fatalf("body: %v\n%s", err, w.Body)
 			}

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"net/http"
 	"strconv"
-	"strings"
 
 	"github.com/docmill/docmill"
 )
@@ -46,27 +45,6 @@ func StatusOf(code docmill.Code) int {
 	return http.StatusInternalServerError
 }
 
-// problem is an RFC 9457 problem details body.
-type problem struct {
-	Type      string               `json:"type"`
-	Title     string               `json:"title"`
-	Status    int                  `json:"status"`
-	Detail    string               `json:"detail"`
-	Code      docmill.Code         `json:"code"`
-	RequestID string               `json:"request_id"`
-	JobID     string               `json:"job_id,omitempty"`
-	Errors    []docmill.FieldError `json:"errors,omitempty"`
-}
-
-// titleOf turns a code into a title: "file_too_large" -> "File too large".
-func titleOf(code docmill.Code) string {
-	s := strings.ReplaceAll(string(code), "_", " ")
-	if s == "" {
-		return ""
-	}
-	return strings.ToUpper(s[:1]) + s[1:]
-}
-
 // writeError answers with err as problem+json. Internal errors are logged
 // with their cause and shown only as a generic message; those caused by an
 // unreachable dependency are 503 service_unavailable (asOutage).
@@ -102,16 +80,9 @@ func (s *Server) writeJobError(w http.ResponseWriter, r *http.Request, err error
 	w.WriteHeader(status)
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
-	_ = enc.Encode(problem{
-		Type:      "https://docmill.dev/errors/" + string(e.Code),
-		Title:     titleOf(e.Code),
-		Status:    status,
-		Detail:    e.Message,
-		Code:      e.Code,
-		RequestID: requestID(r.Context()),
-		JobID:     jobID,
-		Errors:    e.Fields,
-	})
+	p := docmill.NewProblem(status, e.Code, e.Message, requestID(r.Context()))
+	p.JobID, p.Errors = jobID, e.Fields
+	_ = enc.Encode(p)
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {

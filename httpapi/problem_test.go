@@ -116,21 +116,6 @@ func TestStatusOf(t *testing.T) {
 	}
 }
 
-func TestTitleOf(t *testing.T) {
-	for code, want := range map[docmill.Code]string{
-		docmill.CodeFileTooLarge:        "File too large",
-		docmill.CodeInternal:            "Internal",
-		docmill.CodeUnknownTool:         "Unknown tool",
-		docmill.CodeIdempotencyConflict: "Idempotency conflict",
-		"a":                             "A",
-		"":                              "",
-	} {
-		if got := titleOf(code); got != want {
-			t.Errorf("titleOf(%q) = %q, want %q", code, got, want)
-		}
-	}
-}
-
 // recordError answers a request (method, target) of id req_test with err,
 // as writeError does on a server that logs to the returned buffer.
 func recordError(method, target string, err error) (*httptest.ResponseRecorder, *bytes.Buffer) {
@@ -194,7 +179,7 @@ func TestWriteError(t *testing.T) {
 			}
 			want := map[string]any{
 				"type":       "https://docmill.dev/errors/" + string(tc.code),
-				"title":      titleOf(tc.code),
+				"title":      tc.code.Title(),
 				"status":     float64(tc.status),
 				"code":       string(tc.code),
 				"request_id": "req_test",
@@ -235,7 +220,7 @@ func TestWriteJobErrorNamesJob(t *testing.T) {
 	s := NewServer(Config{Logger: slog.New(slog.DiscardHandler)})
 	w := httptest.NewRecorder()
 	s.writeJobError(w, httptest.NewRequest("POST", "/v1/x/process", nil), docmill.Errorf(docmill.CodeInvalidDocument, "Damaged."), "job_42")
-	var p problem
+	var p docmill.Problem
 	if err := json.Unmarshal(w.Body.Bytes(), &p); err != nil {
 		t.Fatal(err)
 	}
@@ -259,7 +244,7 @@ func TestMuxProblems(t *testing.T) {
 	} {
 		w := httptest.NewRecorder()
 		s.ServeHTTP(w, httptest.NewRequest(tc.method, tc.path, nil))
-		var p problem
+		var p docmill.Problem
 		if err := json.Unmarshal(w.Body.Bytes(), &p); err != nil {
 			t.Fatalf("%s %s: %v", tc.method, tc.path, err)
 		}

@@ -290,7 +290,7 @@ func (s *Server) admissionError(err error, periodEnd time.Time) error {
 // the server's when that is lower or the plan sets none.
 func (s *Server) fileLimit(p docmill.Plan) sizeLimit {
 	if p.MaxFileBytes > 0 && p.MaxFileBytes <= s.cfg.MaxUploadBytes {
-		return sizeLimit{bytes: p.MaxFileBytes, owner: "the " + titleOf(docmill.Code(p.Name)) + " plan"}
+		return sizeLimit{bytes: p.MaxFileBytes, owner: "the " + docmill.Code(p.Name).Title() + " plan"}
 	}
 	return sizeLimit{bytes: s.cfg.MaxUploadBytes, owner: "this server"}
 }

@@ -71,13 +71,45 @@ func newAccount(t *testing.T, st docmill.Store, clk *clock) *docmill.Account {
 	return acct
 }
 
-func TestSweep(t *testing.T) {
-	ctx := context.Background()
+// sweepData is what a test of the sweep works on: a store and a blob
+// directory, an insert-only queue with River's tables on a settable
+// clock, and a Pro account.
+type sweepData struct {
+	st     *sqlite.Store
+	bucket *blob.Bucket
+	clk    *clock
+	q      *jobs.Queue[*sql.Tx]
+	acct   *docmill.Account
+}
+
+func newSweepData(t *testing.T) *sweepData {
+	t.Helper()
 	st, bucket := openData(t)
 	clk := &clock{t: time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)}
 	q := newQueue(t, st, bucket, clk)
+	return &sweepData{st: st, bucket: bucket, clk: clk, q: q, acct: newAccount(t, st, clk)}
+}
 
-	acct := newAccount(t, st, clk)
+// queuedJob stores a queued rotate-pdf job, id, of d's account, created
+// now, with its one input in the bucket.
+func (d *sweepData) queuedJob(t *testing.T, id string) *docmill.Job {
+	t.Helper()
+	k := "in/" + id + "/0"
+	if _, err := d.bucket.Put(t.Context(), k, strings.NewReader("%PDF-1.7"), "application/pdf"); err != nil {
+		t.Fatal(err)
+	}
+	j := &docmill.Job{ID: id, AccountID: d.acct.ID, Tool: "rotate-pdf", Status: docmill.StatusQueued, Priority: 3,
+		ResultTTL: time.Hour, CreatedAt: d.clk.t, Inputs: []docmill.InputFile{{Key: k, Filename: "a.pdf", Size: 8}}}
+	if _, err := d.st.CreateJob(t.Context(), j, docmill.Admission{Period: "2026-11"}); err != nil {
+		t.Fatal(err)
+	}
+	return j
+}
+
+func TestSweep(t *testing.T) {
+	ctx := context.Background()
+	d := newSweepData(t)
+	st, bucket, clk, q := d.st, d.bucket, d.clk, d.q
 	put := func(k string) {
 		if _, err := bucket.Put(ctx, k, strings.NewReader("%PDF-1.7"), "application/pdf"); err != nil {
 			t.Fatal(err)
@@ -90,18 +122,8 @@ func TestSweep(t *testing.T) {
 		}
 		return err == nil
 	}
-	newJob := func(id string) *docmill.Job {
-		put("in/" + id + "/0")
-		j := &docmill.Job{ID: id, AccountID: acct.ID, Tool: "rotate-pdf", Status: docmill.StatusQueued, Priority: 3,
-			ResultTTL: time.Hour, CreatedAt: clk.t, Inputs: []docmill.InputFile{{Key: "in/" + id + "/0", Filename: "a.pdf", Size: 8}}}
-		if _, err := st.CreateJob(ctx, j, docmill.Admission{Period: "2026-11"}); err != nil {
-			t.Fatal(err)
-		}
-		return j
-	}
-
-	done := newJob("job_done")
-	queued := newJob("job_queued")
+	done := d.queuedJob(t, "job_done")
+	queued := d.queuedJob(t, "job_queued")
 	if _, err := st.StartJob(ctx, done.ID, clk.t); err != nil {
 		t.Fatal(err)
 	}

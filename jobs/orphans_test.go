@@ -2,7 +2,6 @@ package jobs_test
 
 import (
 	"database/sql"
-	"strings"
 	"testing"
 	"time"
 
@@ -15,24 +14,9 @@ import (
 // live entry, or too young to judge, is left alone.
 func TestSweepSettlesOrphans(t *testing.T) {
 	ctx := t.Context()
-	st, bucket := openData(t)
-	clk := &clock{t: time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)}
-	q := newQueue(t, st, bucket, clk)
-
-	acct := newAccount(t, st, clk)
-	newJob := func(id string) *docmill.Job {
-		k := "in/" + id + "/0"
-		if _, err := bucket.Put(ctx, k, strings.NewReader("%PDF-1.7"), "application/pdf"); err != nil {
-			t.Fatal(err)
-		}
-		j := &docmill.Job{ID: id, AccountID: acct.ID, Tool: "rotate-pdf", Status: docmill.StatusQueued, Priority: 3,
-			ResultTTL: time.Hour, CreatedAt: clk.t, Inputs: []docmill.InputFile{{Key: k, Filename: "a.pdf", Size: 8}}}
-		if _, err := st.CreateJob(ctx, j, docmill.Admission{Period: "2026-11"}); err != nil {
-			t.Fatal(err)
-		}
-		return j
-	}
-	discarded, gone, live := newJob("job_discarded"), newJob("job_gone"), newJob("job_live")
+	d := newSweepData(t)
+	st, bucket, clk, q := d.st, d.bucket, d.clk, d.q
+	discarded, gone, live := d.queuedJob(t, "job_discarded"), d.queuedJob(t, "job_gone"), d.queuedJob(t, "job_live")
 	if _, err := st.StartJob(ctx, discarded.ID, clk.t); err != nil {
 		t.Fatal(err)
 	}
@@ -79,7 +63,7 @@ func TestSweepSettlesOrphans(t *testing.T) {
 	if j, _ := st.Job(ctx, live.ID); j.Status != docmill.StatusQueued {
 		t.Errorf("the job with a live queue entry is %s, want queued", j.Status)
 	}
-	u, err := st.Usage(ctx, acct.ID, "2026-11")
+	u, err := st.Usage(ctx, d.acct.ID, "2026-11")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -208,15 +208,7 @@ func (h *Helpers) release(w *helper) {
 }
 
 func (w *helper) alive() bool {
-	if w.proc == nil {
-		return false
-	}
-	select {
-	case <-w.proc.Done():
-		return false
-	default:
-		return true
-	}
+	return w.proc != nil && w.proc.Running()
 }
 
 func (w *helper) kill() {

@@ -166,6 +166,17 @@ func (p *Process) closePipes() {
 // its scratch directory is gone.
 func (p *Process) Done() <-chan struct{} { return p.done }
 
+// Running reports whether the process has not exited yet (Done is not
+// closed).
+func (p *Process) Running() bool {
+	select {
+	case <-p.done:
+		return false
+	default:
+		return true
+	}
+}
+
 // Err is how the program ended (nil while it runs, or if it exited 0).
 func (p *Process) Err() error {
 	select {

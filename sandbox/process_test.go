@@ -31,6 +31,9 @@ func TestProcessKillTakesChildren(t *testing.T) {
 	if _, err := os.Stat(scratch); err != nil {
 		t.Fatalf("scratch missing while running: %v", err)
 	}
+	if !p.Running() {
+		t.Fatal("Running is false while the program runs")
+	}
 	b, err := os.ReadFile(pidFile)
 	if err != nil {
 		t.Fatal(err)
@@ -41,6 +44,9 @@ func TestProcessKillTakesChildren(t *testing.T) {
 	case <-p.Done():
 	default:
 		t.Fatal("Done not closed after Kill")
+	}
+	if p.Running() {
+		t.Error("Running is true after Kill")
 	}
 	if _, err := os.Stat(scratch); !os.IsNotExist(err) {
 		t.Errorf("scratch %s left behind: %v", scratch, err)

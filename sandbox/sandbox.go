@@ -269,6 +269,28 @@ func (e *Engine) Run(ctx context.Context, c Cmd) (*Result, error) {
 	return res, err
 }
 
+// Probe runs probe, a check a tool makes by running its engine at
+// start-up, before there is any job, with a context that ends after
+// timeout and a directory of its own to give its runs as Cmd.Dir: made in
+// scratch ("" for the system's temporary directory) and removed
+// afterwards, since a run is given its Dir whole and so must never get
+// scratch itself. It returns ErrUnavailable, without calling probe, when
+// e is not available; otherwise the error of making the directory, or
+// probe's.
+func (e *Engine) Probe(scratch string, timeout time.Duration, probe func(ctx context.Context, dir string) error) error {
+	if !e.Available() {
+		return ErrUnavailable
+	}
+	dir, err := os.MkdirTemp(scratch, "docmill-probe-")
+	if err != nil {
+		return fmt.Errorf("sandbox: probe directory: %w", err)
+	}
+	defer os.RemoveAll(dir)
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	return probe(ctx, dir)
+}
+
 func (e *Engine) run(ctx context.Context, c Cmd, scratch string) (*Result, error) {
 	argv, paths := e.argv(c, scratch)
 	cmd := exec.Command(argv[0], argv[1:]...)

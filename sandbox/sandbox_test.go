@@ -85,6 +85,38 @@ func TestMissingEngine(t *testing.T) {
 	}
 }
 
+// TestProbe: a probe runs the engine in a directory of its own under
+// scratch, removed afterwards; a missing engine is not probed.
+func TestProbe(t *testing.T) {
+	e := sh(t, sandbox.Options{})
+	scratch := t.TempDir()
+	var out string
+	err := e.Probe(scratch, 10*time.Second, func(ctx context.Context, dir string) error {
+		if filepath.Dir(dir) != scratch {
+			t.Errorf("probe directory %s is not in %s", dir, scratch)
+		}
+		res, err := e.Run(ctx, sandbox.Cmd{Dir: dir, Args: []string{"-c", "echo probed"}})
+		if err == nil {
+			out = string(res.Stdout)
+		}
+		return err
+	})
+	if err != nil || out != "probed\n" {
+		t.Fatalf("err %v, stdout %q", err, out)
+	}
+	if entries, _ := os.ReadDir(scratch); len(entries) != 0 {
+		t.Fatalf("left behind: %v", entries)
+	}
+	missing := sandbox.Find("no-such-engine-docmill", nil, sandbox.Options{})
+	err = missing.Probe(scratch, time.Second, func(context.Context, string) error {
+		t.Error("a missing engine was probed")
+		return nil
+	})
+	if !errors.Is(err, sandbox.ErrUnavailable) {
+		t.Fatalf("err %v", err)
+	}
+}
+
 func TestExitAndOutput(t *testing.T) {
 	e := sh(t, sandbox.Options{})
 	dir := t.TempDir()

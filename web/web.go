@@ -69,17 +69,6 @@ func Handler() http.Handler {
 	})
 }
 
-// problem is an RFC 9457 problem details body, of the same shape as the
-// API's (httpapi writes those; this package does not depend on it).
-type problem struct {
-	Type      string       `json:"type"`
-	Title     string       `json:"title"`
-	Status    int          `json:"status"`
-	Detail    string       `json:"detail"`
-	Code      docmill.Code `json:"code"`
-	RequestID string       `json:"request_id"`
-}
-
 // writeProblem answers status with a problem+json body. The request id is
 // the X-Request-Id that the API's middleware has set on the answer, if any.
 func writeProblem(w http.ResponseWriter, status int, code docmill.Code, detail string) {
@@ -89,13 +78,5 @@ func writeProblem(w http.ResponseWriter, status int, code docmill.Code, detail s
 	w.WriteHeader(status)
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
-	title := strings.ReplaceAll(string(code), "_", " ")
-	_ = enc.Encode(problem{
-		Type:      "https://docmill.dev/errors/" + string(code),
-		Title:     strings.ToUpper(title[:1]) + title[1:],
-		Status:    status,
-		Detail:    detail,
-		Code:      code,
-		RequestID: h.Get("X-Request-Id"),
-	})
+	_ = enc.Encode(docmill.NewProblem(status, code, detail, h.Get("X-Request-Id")))
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/docmill/docmill/client"
+	"github.com/docmill/docmill/tools/toolstest"
 )
 
 // BenchmarkClusterRotate measures synchronous rotate-pdf calls on a 1-page
@@ -17,10 +18,7 @@ import (
 // machine. It reports jobs/s, the sync path's p50 and p99, and the queue pickup's
 // p50 (upload end to job start).
 func BenchmarkClusterRotate(b *testing.B) {
-	pdf, err := os.ReadFile(corpus(b, "pdf", "minimal-document.pdf"))
-	if err != nil {
-		b.Fatal(err)
-	}
+	pdf := toolstest.ReadCorpus(b, "pdf", "minimal-document.pdf")
 	clients := 8
 	if v, err := strconv.Atoi(os.Getenv("DOCMILL_BENCH_CLIENTS")); err == nil && v > 0 {
 		clients = v

@@ -11,6 +11,7 @@ import (
 	"github.com/docmill/docmill"
 	"github.com/docmill/docmill/sandbox"
 	"github.com/docmill/docmill/tools/pdfops"
+	"github.com/docmill/docmill/tools/toolstest"
 )
 
 // BenchmarkRotateHelper is rotate-pdf of the 1-page minimal-document.pdf
@@ -19,10 +20,7 @@ import (
 // helper process, as it does now (helper). The difference of the p50s is
 // what moving document parsing out of the server costs a sync call.
 func BenchmarkRotateHelper(b *testing.B) {
-	pdf, err := os.ReadFile(corpus(b, "pdf", "minimal-document.pdf"))
-	if err != nil {
-		b.Fatal(err)
-	}
+	pdf := toolstest.ReadCorpus(b, "pdf", "minimal-document.pdf")
 	var rotate *docmill.Tool
 	for _, t := range pdfops.Tools() {
 		if t.Slug == "rotate-pdf" {

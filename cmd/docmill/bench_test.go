@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"sort"
 	"strings"
 	"sync"
@@ -13,6 +12,7 @@ import (
 	"time"
 
 	"github.com/docmill/docmill/client"
+	"github.com/docmill/docmill/tools/toolstest"
 )
 
 // BenchmarkRotateSync measures rotate-pdf over HTTP, synchronously, on the
@@ -20,10 +20,7 @@ import (
 // per second, p50/p99 latency, and the queue pickup latency (upload end to
 // job start) from the jobs' meta.queued_ms.
 func BenchmarkRotateSync(b *testing.B) {
-	pdf, err := os.ReadFile(corpus(b, "pdf", "minimal-document.pdf"))
-	if err != nil {
-		b.Fatal(err)
-	}
+	pdf := toolstest.ReadCorpus(b, "pdf", "minimal-document.pdf")
 	for _, clients := range []int{1, 8} {
 		b.Run(fmt.Sprintf("clients=%d", clients), func(b *testing.B) {
 			s := startServer(b, "", "--log-level", "error")

@@ -96,51 +96,44 @@ var conformNoPages = map[string]string{
 // few from the shared corpus where generating one is not worth it.
 func conformSample(t *testing.T, tool *docmill.Tool, contentType string) string {
 	dir := t.TempDir()
-	write := func(name string, b []byte) string {
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, b, 0o600); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
 	switch contentType {
 	case "application/pdf":
 		switch tool.Slug {
 		case "compress-pdf": // its params act on images
 			return corpus(t, "pdf", "imagemagick-images.pdf")
 		case "ocr-pdf":
-			return write("conform-sample.pdf", toolstest.TextPDF("Conformance of every tool"))
+			return toolstest.WriteTemp(t, "conform-sample.pdf", toolstest.TextPDF("Conformance of every tool"))
 		}
-		return write("conform-sample.pdf", toolstest.TextPDF("Conformance page one", "Conformance page two", "Conformance page three"))
+		return toolstest.WriteTemp(t, "conform-sample.pdf", toolstest.TextPDF("Conformance page one", "Conformance page two", "Conformance page three"))
 	case "image/png", "image/jpeg", "image/gif", "image/tiff", "image/webp":
 		return sampleImage(t, dir, contentType)
 	case "text/html":
-		return write("conform-sample.html", []byte(sampleHTML))
+		return toolstest.WriteTemp(t, "conform-sample.html", []byte(sampleHTML))
 	case "text/markdown":
-		return write("conform-sample.md", []byte(sampleMarkdown))
+		return toolstest.WriteTemp(t, "conform-sample.md", []byte(sampleMarkdown))
 	case "text/rtf", "application/rtf":
 		if tool.Slug != "word-to-pdf" { // RTF is a text document: word-to-pdf's
 			return ""
 		}
-		return write("conform-sample.rtf", []byte(`{\rtf1\ansi Conformance of every tool.\par}`))
+		return toolstest.WriteTemp(t, "conform-sample.rtf", []byte(`{\rtf1\ansi Conformance of every tool.\par}`))
 	case "text/plain":
 		switch tool.Slug {
 		case "excel-to-pdf":
-			return write("conform-sample.csv", []byte("tool,passes\nrotate-pdf,1\nmerge-pdf,1\n"))
+			return toolstest.WriteTemp(t, "conform-sample.csv", []byte("tool,passes\nrotate-pdf,1\nmerge-pdf,1\n"))
 		case "markdown-to-pdf":
-			return write("conform-sample.md", []byte(sampleMarkdown))
+			return toolstest.WriteTemp(t, "conform-sample.md", []byte(sampleMarkdown))
 		}
-		return write("conform-sample.txt", []byte("Conformance of every tool.\n"))
+		return toolstest.WriteTemp(t, "conform-sample.txt", []byte("Conformance of every tool.\n"))
 	case "application/zip":
 		switch tool.Slug {
 		case "word-to-pdf":
-			return write("conform-sample.docx", zipOf(t, sampleDocx))
+			return toolstest.WriteTemp(t, "conform-sample.docx", zipOf(t, sampleDocx))
 		case "excel-to-pdf":
 			return corpus(t, "office", "embedded.xlsx")
 		case "powerpoint-to-pdf":
 			return corpus(t, "office", "ph-populated-placeholders.pptx")
 		case "html-to-pdf":
-			return write("conform-sample.zip", zipOf(t, map[string]string{"index.html": sampleHTML}))
+			return toolstest.WriteTemp(t, "conform-sample.zip", zipOf(t, map[string]string{"index.html": sampleHTML}))
 		}
 	}
 	return "" // application/octet-stream (legacy Office binaries): not generated

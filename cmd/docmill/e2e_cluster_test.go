@@ -19,6 +19,7 @@ import (
 	"github.com/docmill/docmill/client"
 	"github.com/docmill/docmill/ratelimit"
 	"github.com/docmill/docmill/store/postgres/pgtest"
+	"github.com/docmill/docmill/tools/toolstest"
 )
 
 // cluster is docmill's distributed shape on loopback: API and worker
@@ -125,10 +126,7 @@ func TestCluster(t *testing.T) {
 	files := map[string][]byte{}
 	for _, m := range clusterMix {
 		for _, f := range m.files {
-			b, err := os.ReadFile(corpus(t, "pdf", f))
-			if err != nil {
-				t.Fatal(err)
-			}
+			b := toolstest.ReadCorpus(t, "pdf", f)
 			files[f] = b
 		}
 	}

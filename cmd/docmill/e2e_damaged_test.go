@@ -97,10 +97,7 @@ func TestDamagedPDFs(t *testing.T) {
 	dir := t.TempDir()
 	files := map[string][]byte{"page tree loop": pageTreeLoop()}
 	for _, base := range []string{"minimal-document.pdf", "pdflatex-4-pages.pdf", "google-doc-document.pdf"} {
-		b, err := os.ReadFile(corpus(t, "pdf", base))
-		if err != nil {
-			t.Fatal(err)
-		}
+		b := toolstest.ReadCorpus(t, "pdf", base)
 		for name, damage := range damages {
 			if d := damage(t, b); len(d) > 0 {
 				files[base+", "+name] = d
@@ -140,7 +137,7 @@ func TestDamagedPDFs(t *testing.T) {
 		{"extract-pages", map[string]string{"pages": "1"}},
 		{"protect-pdf", map[string]string{"password": "s3cret-pass"}},
 	}
-	minimal, _ := os.ReadFile(corpus(t, "pdf", "minimal-document.pdf"))
+	minimal := toolstest.ReadCorpus(t, "pdf", "minimal-document.pdf")
 	var report strings.Builder
 	fmt.Fprintf(&report, "damaged files: %d; qpdf --rotate=+90 accepts %d (%d of them encrypted with an empty user password)\n", len(files), qpdfOK, qpdfEncrypted)
 	for _, tl := range tools {

@@ -19,7 +19,7 @@ func TestCompressPDF(t *testing.T) {
 	s := startServer(t, "")
 	c := s.client(s.DevKey)
 	for _, name := range []string{"base64image.pdf", "GeoTopo-komprimiert.pdf", "cmyk-image.pdf"} {
-		in, _ := os.ReadFile(corpus(t, "pdf", name))
+		in := toolstest.ReadCorpus(t, "pdf", name)
 		j, data := runTool(t, c, "compress-pdf", []client.File{file(t, "pdf", name)}, map[string]string{"preset": "recommended"})
 		saved, _ := j.Meta["saved_bytes"].(float64)
 		if len(data) >= len(in) || saved != float64(len(in)-len(data)) || j.Result.Filename != strings.TrimSuffix(name, ".pdf")+"-compressed.pdf" {
@@ -30,7 +30,7 @@ func TestCompressPDF(t *testing.T) {
 		}
 	}
 	// Never larger: cmyk-image.pdf at preset low comes back unchanged.
-	in, _ := os.ReadFile(corpus(t, "pdf", "cmyk-image.pdf"))
+	in := toolstest.ReadCorpus(t, "pdf", "cmyk-image.pdf")
 	j, data := runTool(t, c, "compress-pdf", []client.File{file(t, "pdf", "cmyk-image.pdf")}, map[string]string{"preset": "low"})
 	if !bytes.Equal(in, data) || j.Meta["saved_bytes"].(float64) != 0 {
 		t.Fatalf("low: %d -> %d, meta %v", len(in), len(data), j.Meta)
@@ -42,7 +42,7 @@ func TestCompressPDF(t *testing.T) {
 func TestRepairAndPDFA(t *testing.T) {
 	s := startServer(t, "")
 	c := s.client(s.DevKey)
-	whole, _ := os.ReadFile(corpus(t, "pdf", "google-doc-document.pdf"))
+	whole := toolstest.ReadCorpus(t, "pdf", "google-doc-document.pdf")
 	cut := whole[:len(whole)*7/10]
 	_, data := runTool(t, c, "repair-pdf", []client.File{{Name: "cut.pdf", Body: bytes.NewReader(cut)}}, nil)
 	if out, err := exec.Command("qpdf", "--check", toolstest.WriteTemp(t, "r.pdf", data)).CombinedOutput(); err != nil && exitCode(err) != 3 {

@@ -7,12 +7,12 @@ import (
 	_ "image/jpeg"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"strings"
 	"sync/atomic"
 	"testing"
 
 	"github.com/docmill/docmill/client"
+	"github.com/docmill/docmill/tools/toolstest"
 )
 
 // TestOfficeToPDF converts corpus documents of each family over HTTP; one
@@ -57,7 +57,7 @@ func TestOfficeToPDF(t *testing.T) {
 func TestImageTools(t *testing.T) {
 	s := startServer(t, "")
 	c := s.client(s.DevKey)
-	in, _ := os.ReadFile(corpus(t, "image", "phone-photo.jpg"))
+	in := toolstest.ReadCorpus(t, "image", "phone-photo.jpg")
 	j, data := runTool(t, c, "compress-image", []client.File{file(t, "image", "phone-photo.jpg")}, nil)
 	if len(data) >= len(in) || j.Result.ContentType != "image/jpeg" {
 		t.Fatalf("compress: %d -> %d %s", len(in), len(data), j.Result.ContentType)

@@ -8,7 +8,6 @@ import (
 	"mime/multipart"
 	"net/http"
 	"net/url"
-	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -16,6 +15,7 @@ import (
 
 	"github.com/docmill/docmill/blob/s3test"
 	"github.com/docmill/docmill/client"
+	"github.com/docmill/docmill/tools/toolstest"
 )
 
 // TestIdempotencyBeforeLimits: a replay of a known Idempotency-Key is
@@ -90,10 +90,7 @@ func testIdempotencyBeforeLimits(t *testing.T, newDir dataDirFunc) {
 // another) failing the job's insert after the upload. Each outage starts
 // once the server has admitted the request and is reading its body.
 func TestOutageDuringUpload(t *testing.T) {
-	pdf, err := os.ReadFile(corpus(t, "pdf", "minimal-document.pdf"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	pdf := toolstest.ReadCorpus(t, "pdf", "minimal-document.pdf")
 
 	t.Run("bucket", func(t *testing.T) {
 		s3 := s3test.Start(t)

@@ -249,10 +249,7 @@ func exitCode(err error) int {
 func TestImagesToPDF(t *testing.T) {
 	s := startServer(t, "")
 	c := s.client(s.DevKey)
-	photo, err := os.ReadFile(corpus(t, "image", "photo.jpg"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	photo := toolstest.ReadCorpus(t, "image", "photo.jpg")
 	files := []client.File{
 		{Name: "photo.jpg", Body: bytes.NewReader(photo)},
 		file(t, "image", "map.png"),
@@ -286,8 +283,8 @@ func TestImagesToPDF(t *testing.T) {
 func TestPDFToolsBadInputs(t *testing.T) {
 	s := startServer(t, "")
 	c := s.client(s.DevKey)
-	good, _ := os.ReadFile(corpus(t, "pdf", fourPages))
-	png, _ := os.ReadFile(corpus(t, "image", "smile.png"))
+	good := toolstest.ReadCorpus(t, "pdf", fourPages)
+	png := toolstest.ReadCorpus(t, "image", "smile.png")
 	params := map[string]map[string]string{
 		"extract-pages": {"pages": "1"}, "remove-pages": {"pages": "1"}, "organize-pdf": {"order": "1"},
 		"watermark-pdf": {"text": "x"}, "protect-pdf": {"password": "pw"}, "unlock-pdf": {"password": "pw"},

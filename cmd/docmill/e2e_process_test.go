@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/docmill/docmill/client"
+	"github.com/docmill/docmill/tools/toolstest"
 )
 
 func TestRotateSync(t *testing.T) { testRotateSync(t, sqliteDir) }
@@ -138,7 +139,7 @@ func TestProcessErrors(t *testing.T) {
 	small := newKey(t, s.DataDir, "custom", "--max-file-mb", "1")
 	ctx := context.Background()
 	pdf := func() client.File { return file(t, "pdf", "minimal-document.pdf") }
-	truncated, _ := os.ReadFile(corpus(t, "pdf", "pdflatex-4-pages.pdf"))
+	truncated := toolstest.ReadCorpus(t, "pdf", "pdflatex-4-pages.pdf")
 	cases := []struct {
 		name   string
 		key    string

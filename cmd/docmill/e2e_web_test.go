@@ -14,6 +14,8 @@ import (
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
+
+	"github.com/docmill/docmill/tools/toolstest"
 )
 
 // screenshotDir is where the web test saves the screenshots of the main
@@ -282,7 +284,7 @@ func webCompress(b *browser) {
 		t.Errorf("expiry %q", got)
 	}
 	out := b.download()
-	in, _ := os.ReadFile(corpus(b.t, "pdf", "base64image.pdf"))
+	in := toolstest.ReadCorpus(b.t, "pdf", "base64image.pdf")
 	if !strings.HasPrefix(string(out), "%PDF-") || len(out) >= len(in) {
 		t.Errorf("compressed result: %d bytes from %d", len(out), len(in))
 	}

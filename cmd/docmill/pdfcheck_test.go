@@ -40,10 +40,7 @@ func pdfPages(t testing.TB, data []byte) []int {
 // corpusPages returns the page rotations of a corpus PDF.
 func corpusPages(t testing.TB, name string) []int {
 	t.Helper()
-	b, err := os.ReadFile(corpus(t, "pdf", name))
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := toolstest.ReadCorpus(t, "pdf", name)
 	return pdfPages(t, b)
 }
 
@@ -62,10 +59,7 @@ func pageText(t testing.TB, data []byte, n int, extra ...string) string {
 // corpusPageText is pageText of a corpus PDF.
 func corpusPageText(t testing.TB, name string, n int) string {
 	t.Helper()
-	b, err := os.ReadFile(corpus(t, "pdf", name))
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := toolstest.ReadCorpus(t, "pdf", name)
 	return pageText(t, b, n)
 }
 

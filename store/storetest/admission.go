@@ -141,14 +141,7 @@ func createConcurrently(t *testing.T, s docmill.Store, a *docmill.Account, n int
 func testConcurrentInFlight(t *testing.T, s docmill.Store) {
 	a, _, _ := NewAccount(t, s, docmill.PlanFree)
 	jobs, errs := createConcurrently(t, s, a, 20, docmill.Admission{Period: period, MaxInFlight: 5}, nil)
-	if len(jobs) != 5 || len(errs) != 15 {
-		t.Errorf("admitted %d jobs and refused %d, want 5 and 15", len(jobs), len(errs))
-	}
-	for _, err := range errs {
-		if !errors.Is(err, docmill.ErrTooManyInFlight) {
-			t.Errorf("CreateJob: %v, want ErrTooManyInFlight", err)
-		}
-	}
+	wantAdmitted(t, jobs, errs, 5, 15, docmill.ErrTooManyInFlight)
 	if u := mustUsage(t, s, a.ID, period); u.InFlight != 5 {
 		t.Errorf("Usage.InFlight = %d, want 5", u.InFlight)
 	}
@@ -158,12 +151,19 @@ func testConcurrentQuota(t *testing.T, s docmill.Store) {
 	a, _, _ := NewAccount(t, s, docmill.PlanFree)
 	finish(t, s, create(t, s, a), docmill.StatusDone, t0)
 	jobs, errs := createConcurrently(t, s, a, 20, docmill.Admission{Period: period, MaxOperations: 8}, nil)
-	if len(jobs) != 7 || len(errs) != 13 {
-		t.Errorf("admitted %d jobs and refused %d, want 7 and 13", len(jobs), len(errs))
+	wantAdmitted(t, jobs, errs, 7, 13, docmill.ErrQuotaExceeded)
+}
+
+// wantAdmitted checks the outcome of createConcurrently: admitted jobs
+// created and refused attempts refused, each with refusal.
+func wantAdmitted(t *testing.T, jobs []*docmill.Job, errs []error, admitted, refused int, refusal error) {
+	t.Helper()
+	if len(jobs) != admitted || len(errs) != refused {
+		t.Errorf("admitted %d jobs and refused %d, want %d and %d", len(jobs), len(errs), admitted, refused)
 	}
 	for _, err := range errs {
-		if !errors.Is(err, docmill.ErrQuotaExceeded) {
-			t.Errorf("CreateJob: %v, want ErrQuotaExceeded", err)
+		if !errors.Is(err, refusal) {
+			t.Errorf("CreateJob: %v, want %v", err, refusal)
 		}
 	}
 }

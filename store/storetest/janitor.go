@@ -40,18 +40,9 @@ func testExpiredResults(t *testing.T, s docmill.Store) {
 	finish(t, s, create(t, s, a), docmill.StatusFailed, t0.Add(-5*time.Hour))
 	create(t, s, a)
 
-	got, err := s.ExpiredResults(t.Context(), t0, 10)
-	if err != nil {
-		t.Fatalf("ExpiredResults: %v", err)
-	}
-	if want := ids([]*docmill.Job{first, second, atNow}); !slices.Equal(ids(got), want) {
-		t.Errorf("ExpiredResults = %v, want %v (soonest expired first)", ids(got), want)
-	} else {
+	expired := func(limit int) ([]*docmill.Job, error) { return s.ExpiredResults(t.Context(), t0, limit) }
+	if got := wantListed(t, "ExpiredResults", expired, []*docmill.Job{first, second, atNow}, "soonest expired first", 2); got != nil {
 		same(t, "ExpiredResults[0]", got[0], first)
-	}
-	got, err = s.ExpiredResults(t.Context(), t0, 2)
-	if err != nil || !slices.Equal(ids(got), ids([]*docmill.Job{first, second})) {
-		t.Errorf("ExpiredResults(limit 2) = %v, %v; want %s, %s", ids(got), err, first.ID, second.ID)
 	}
 }
 
@@ -73,19 +64,31 @@ func testStaleInputs(t *testing.T, s docmill.Store) {
 		t.Fatalf("MarkInputsDeleted: %v", err)
 	}
 
-	got, err := s.StaleInputs(t.Context(), 10)
-	if err != nil {
-		t.Fatalf("StaleInputs: %v", err)
-	}
-	if want := ids([]*docmill.Job{failed, done, canceled}); !slices.Equal(ids(got), want) {
-		t.Errorf("StaleInputs = %v, want %v (earliest finished first)", ids(got), want)
-	} else {
+	stale := func(limit int) ([]*docmill.Job, error) { return s.StaleInputs(t.Context(), limit) }
+	if got := wantListed(t, "StaleInputs", stale, []*docmill.Job{failed, done, canceled}, "earliest finished first", 1); got != nil {
 		same(t, "StaleInputs[1]", got[1], done)
 	}
-	got, err = s.StaleInputs(t.Context(), 1)
-	if err != nil || !slices.Equal(ids(got), []string{failed.ID}) {
-		t.Errorf("StaleInputs(limit 1) = %v, %v; want [%s]", ids(got), err, failed.ID)
+}
+
+// wantListed checks a listing of jobs for the janitor or the node sweep:
+// list with room for all (10) gives want, in order (order says which), and
+// list with limit gives the first limit of them. It returns the full
+// listing when it is want, else nil.
+func wantListed(t *testing.T, name string, list func(limit int) ([]*docmill.Job, error), want []*docmill.Job, order string, limit int) []*docmill.Job {
+	t.Helper()
+	got, err := list(10)
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
 	}
+	if !slices.Equal(ids(got), ids(want)) {
+		t.Errorf("%s = %v, want %v (%s)", name, ids(got), ids(want), order)
+		got = nil
+	}
+	first, err := list(limit)
+	if err != nil || !slices.Equal(ids(first), ids(want[:limit])) {
+		t.Errorf("%s(limit %d) = %v, %v; want %v", name, limit, ids(first), err, ids(want[:limit]))
+	}
+	return got
 }
 
 func testDeleteJobsCreatedBefore(t *testing.T, s docmill.Store) {

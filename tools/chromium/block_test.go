@@ -132,10 +132,7 @@ func TestLookup(t *testing.T) {
 // and no history entry of its page. The browser has one tab, so the jobs
 // share it; the test also checks that they did (the tab was reused).
 func TestJobsIsolated(t *testing.T) {
-	testBrowser(t)
-	b := New(Options{MaxTabs: 1})
-	defer b.Close()
-	tl := tool(t, b, "html-to-pdf")
+	b, tl := ownBrowser(t, Options{MaxTabs: 1})
 	page := `<!DOCTYPE html><html><body><p id="o">x</p><script>
 document.getElementById("o").textContent = "SEEN[" + (localStorage.getItem("k") || "") + "|" +
   (sessionStorage.getItem("k") || "") + "|" + document.cookie + "|" + window.name + "|" + history.length + "]";
@@ -163,10 +160,7 @@ document.cookie = "c=CRUMB; max-age=3600"; window.name = "NAME";
 // stops window.open without a user gesture, so the test opens the window
 // over the DevTools protocol, as a page that got one would.)
 func TestTabWithWindowNotReused(t *testing.T) {
-	testBrowser(t)
-	b := New(Options{MaxTabs: 1})
-	defer b.Close()
-	tl := tool(t, b, "html-to-pdf")
+	b, tl := ownBrowser(t, Options{MaxTabs: 1})
 	plain := []byte(`<!DOCTYPE html><html><body><p>plain</p></body></html>`)
 	mustRun(t, tl, "a.html", "text/html", plain, nil)
 	b.mu.Lock()

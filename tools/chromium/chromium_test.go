@@ -18,6 +18,7 @@ import (
 	"testing"
 
 	docmill "github.com/docmill/docmill"
+	"github.com/docmill/docmill/tools/toolstest"
 )
 
 // shared is the browser the tests share, started on its first job and
@@ -54,16 +55,21 @@ func testBrowser(t testing.TB) *Browser {
 	return shared
 }
 
+// ownBrowser starts a browser of the test's own with opts, when the
+// shared one can run (testBrowser), closed when the test ends; it returns
+// the browser and its html-to-pdf tool.
+func ownBrowser(t *testing.T, opts Options) (*Browser, *docmill.Tool) {
+	t.Helper()
+	testBrowser(t)
+	b := New(opts)
+	t.Cleanup(b.Close)
+	return b, tool(t, b, "html-to-pdf")
+}
+
 // tool returns b's tool with slug.
 func tool(t testing.TB, b *Browser, slug string) *docmill.Tool {
 	t.Helper()
-	for _, tl := range b.Tools() {
-		if tl.Slug == slug {
-			return tl
-		}
-	}
-	t.Fatalf("no tool %s", slug)
-	return nil
+	return toolstest.Find(t, b.Tools(), slug)
 }
 
 // run validates raw params as the API does and runs the tool on a file
@@ -354,10 +360,7 @@ func TestStatus(t *testing.T) {
 // TestCrashRestart kills the browser's process group, as the OOM killer
 // would, and checks that the next job gets a new browser and succeeds.
 func TestCrashRestart(t *testing.T) {
-	testBrowser(t)
-	b := New(Options{MaxTabs: 2})
-	defer b.Close()
-	tl := tool(t, b, "html-to-pdf")
+	b, tl := ownBrowser(t, Options{MaxTabs: 2})
 	mustRun(t, tl, "a.html", "text/html", []byte(twoPages), nil)
 	pid := b.killForTest()
 	if pid == 0 {
@@ -378,10 +381,7 @@ func TestCrashRestart(t *testing.T) {
 // TestRestartAfter checks that a browser is replaced after RestartAfter
 // jobs.
 func TestRestartAfter(t *testing.T) {
-	testBrowser(t)
-	b := New(Options{MaxTabs: 1, RestartAfter: 2})
-	defer b.Close()
-	tl := tool(t, b, "html-to-pdf")
+	b, tl := ownBrowser(t, Options{MaxTabs: 1, RestartAfter: 2})
 	pids := map[int]bool{}
 	for range 3 {
 		mustRun(t, tl, "a.html", "text/html", []byte(twoPages), nil)

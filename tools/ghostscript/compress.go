@@ -117,19 +117,14 @@ func (e *engines) runCompress(ctx context.Context, in *docmill.RunInput) (*docmi
 		}
 		outSize = inSize
 	}
-	return &docmill.RunOutput{
-		Path:        out,
-		Filename:    docmill.ResultName(in.Files[0].Filename, ".pdf", "-compressed.pdf"),
-		ContentType: pdfContentType,
-		Meta: map[string]any{
-			"input_size":  inSize,
-			"output_size": outSize,
-			"saved_bytes": inSize - outSize,
-			"ratio":       float64(outSize) / float64(max(inSize, 1)),
-			"preset":      name,
-			"quality":     p.quality,
-		},
-	}, nil
+	return pdfResult(in, out, "-compressed.pdf", map[string]any{
+		"input_size":  inSize,
+		"output_size": outSize,
+		"saved_bytes": inSize - outSize,
+		"ratio":       float64(outSize) / float64(max(inSize, 1)),
+		"preset":      name,
+		"quality":     p.quality,
+	}), nil
 }
 
 // compressFailure classifies a failed Ghostscript run of compress-pdf: a

@@ -16,10 +16,7 @@ func TestCompress(t *testing.T) {
 	for _, f := range imageHeavy {
 		t.Run(f, func(t *testing.T) {
 			t.Parallel()
-			in, err := os.ReadFile(corpusPDF(t, f))
-			if err != nil {
-				t.Fatal(err)
-			}
+			in := toolstest.ReadCorpus(t, "pdf", f)
 			wantWords := firstWords(text(t, corpusPDF(t, f)), 5)
 			sizes := map[string]int64{}
 			for _, preset := range []string{"low", "recommended", "extreme"} {
@@ -74,10 +71,7 @@ func TestCompressNeverLarger(t *testing.T) {
 		{"cmyk-image.pdf", "low", true},
 	}
 	for _, tt := range tests {
-		in, err := os.ReadFile(corpusPDF(t, tt.file))
-		if err != nil {
-			t.Fatal(err)
-		}
+		in := toolstest.ReadCorpus(t, "pdf", tt.file)
 		out, err := run(t, "compress-pdf", map[string]string{"preset": tt.preset}, corpusPDF(t, tt.file))
 		if err != nil {
 			t.Fatal(err)

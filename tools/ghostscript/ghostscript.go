@@ -39,6 +39,17 @@ var DataPaths = []string{"/usr/share/ghostscript", "/var/lib/ghostscript", "/etc
 // pdfContentType is what every tool here accepts and produces.
 const pdfContentType = "application/pdf"
 
+// pdfResult is the output of a run of in: the PDF at out, named after the
+// input with suffix in place of ".pdf".
+func pdfResult(in *docmill.RunInput, out, suffix string, meta map[string]any) *docmill.RunOutput {
+	return &docmill.RunOutput{
+		Path:        out,
+		Filename:    docmill.ResultName(in.Files[0].Filename, ".pdf", suffix),
+		ContentType: pdfContentType,
+		Meta:        meta,
+	}
+}
+
 // timeout bounds one run of compress-pdf or pdf-to-pdfa; repair-pdf uses
 // the same bound.
 const timeout = 5 * time.Minute

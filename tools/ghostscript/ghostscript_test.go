@@ -28,16 +28,11 @@ var (
 // missing on this machine.
 func tool(t testing.TB, slug string) *docmill.Tool {
 	t.Helper()
-	for _, tl := range ghostscript.Tools(gsEngine, qpdfEngine) {
-		if tl.Slug == slug {
-			if !tl.IsAvailable() {
-				t.Skipf("%s: engines not installed", slug)
-			}
-			return tl
-		}
+	tl := toolstest.Find(t, ghostscript.Tools(gsEngine, qpdfEngine), slug)
+	if !tl.IsAvailable() {
+		t.Skipf("%s: engines not installed", slug)
 	}
-	t.Fatalf("no tool %s", slug)
-	return nil
+	return tl
 }
 
 // run runs the named tool on path with params.

@@ -85,12 +85,7 @@ func (e *engines) runPDFA(ctx context.Context, in *docmill.RunInput) (*docmill.R
 	if err != nil {
 		return nil, docmill.Internal(fmt.Errorf("ghostscript: PDF/A output: %w", err))
 	}
-	return &docmill.RunOutput{
-		Path:        out,
-		Filename:    docmill.ResultName(in.Files[0].Filename, ".pdf", "-pdfa.pdf"),
-		ContentType: pdfContentType,
-		Meta:        map[string]any{"conformance": level, "pages": pages},
-	}, nil
+	return pdfResult(in, out, "-pdfa.pdf", map[string]any{"conformance": level, "pages": pages}), nil
 }
 
 // pdfaDef returns the PostScript prefix that embeds the ICC profile at icc

@@ -48,12 +48,7 @@ func (e *engines) runRepair(ctx context.Context, in *docmill.RunInput) (*docmill
 			return nil, docmill.InvalidDocument(err, "%s", "The file is too damaged to be repaired.")
 		}
 	}
-	return &docmill.RunOutput{
-		Path:        out,
-		Filename:    docmill.ResultName(in.Files[0].Filename, ".pdf", "-repaired.pdf"),
-		ContentType: pdfContentType,
-		Meta:        map[string]any{"engine": engine, "pages": pages},
-	}, nil
+	return pdfResult(in, out, "-repaired.pdf", map[string]any{"engine": engine, "pages": pages}), nil
 }
 
 // repairQPDF rewrites src to out with qpdf and returns the output's page

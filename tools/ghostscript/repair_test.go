@@ -2,7 +2,6 @@ package ghostscript_test
 
 import (
 	"bytes"
-	"os"
 	"strings"
 	"testing"
 
@@ -11,14 +10,8 @@ import (
 )
 
 func TestRepair(t *testing.T) {
-	gdoc, err := os.ReadFile(corpusPDF(t, "google-doc-document.pdf"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	writer, err := os.ReadFile(corpusPDF(t, "002-trivial-libre-office-writer.pdf"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	gdoc := toolstest.ReadCorpus(t, "pdf", "google-doc-document.pdf")
+	writer := toolstest.ReadCorpus(t, "pdf", "002-trivial-libre-office-writer.pdf")
 	// A wrong startxref offset: qpdf reconstructs the table (exit 3).
 	badXref := bytes.Replace(writer, []byte("startxref\n"), []byte("startxref\n9"), 1)
 	tests := []struct {
@@ -52,10 +45,7 @@ func TestRepair(t *testing.T) {
 }
 
 func TestRepairBadInput(t *testing.T) {
-	latex, err := os.ReadFile(corpusPDF(t, "pdflatex-4-pages.pdf"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	latex := toolstest.ReadCorpus(t, "pdf", "pdflatex-4-pages.pdf")
 	tests := []struct{ name, path string }{
 		{"not a pdf", toolstest.WriteTemp(t, "a.pdf", []byte("just some text\n"))},
 		// pdflatex keeps its catalog and pages in an object stream near

@@ -4,12 +4,10 @@ import (
 	"fmt"
 	"image"
 	"image/color"
-	"image/png"
 	"math"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"testing"
+
+	"github.com/docmill/docmill/tools/toolstest"
 )
 
 // grayPlane is an image's luma as float64, row-major.
@@ -140,21 +138,7 @@ func abs(n int) int {
 // pdftoppm and decodes it.
 func renderFirstPage(tb testing.TB, path string, dpi int) image.Image {
 	tb.Helper()
-	prefix := filepath.Join(tb.TempDir(), "page")
-	cmd := exec.Command("pdftoppm", "-r", fmt.Sprint(dpi), "-f", "1", "-l", "1", "-singlefile", "-gray", "-png", path, prefix)
-	if out, err := cmd.CombinedOutput(); err != nil {
-		tb.Fatalf("pdftoppm %s: %v\n%s", filepath.Base(path), err, out)
-	}
-	f, err := os.Open(prefix + ".png")
-	if err != nil {
-		tb.Fatal(err)
-	}
-	defer f.Close()
-	img, err := png.Decode(f)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return img
+	return toolstest.RenderPage(tb, path, 1, dpi, "-gray")
 }
 
 // TestSSIM: identical images score 1; noise and blur score less, stronger

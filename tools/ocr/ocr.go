@@ -11,7 +11,6 @@ package ocr
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -163,23 +162,16 @@ func (r *runner) engines() []docmill.EngineStatus {
 	return []docmill.EngineStatus{r.ocrmypdf.Status(), tess}
 }
 
-// hasLanguages runs `tesseract --list-langs` and reports whether every one
-// of langs is listed. The run gets a directory of its own made in
-// scratch, since there is no job yet (a run is given its Cmd.Dir whole,
-// so never scratch itself). Any failure counts as "no": the tool is then
-// unavailable rather than failing each job.
+// hasLanguages runs `tesseract --list-langs` (a probe in scratch, since
+// there is no job yet) and reports whether every one of langs is listed.
+// Any failure counts as "no": the tool is then unavailable rather than
+// failing each job.
 func hasLanguages(tesseract *sandbox.Engine, langs []string, scratch string) bool {
-	if !tesseract.Available() {
-		return false
-	}
-	dir, err := os.MkdirTemp(scratch, "docmill-ocr-langs-")
-	if err != nil {
-		return false
-	}
-	defer os.RemoveAll(dir)
-	ctx, cancel := context.WithTimeout(context.Background(), langCheckTimeout)
-	defer cancel()
-	res, err := tesseract.Run(ctx, sandbox.Cmd{Args: []string{"--list-langs"}, Dir: dir})
+	var res *sandbox.Result
+	err := tesseract.Probe(scratch, langCheckTimeout, func(ctx context.Context, dir string) (err error) {
+		res, err = tesseract.Run(ctx, sandbox.Cmd{Args: []string{"--list-langs"}, Dir: dir})
+		return err
+	})
 	if err != nil {
 		return false
 	}

@@ -15,6 +15,7 @@ import (
 
 	docmill "github.com/docmill/docmill"
 	"github.com/docmill/docmill/tools/office"
+	"github.com/docmill/docmill/tools/toolstest"
 )
 
 // part is one entry of a test archive: head, then fill bytes of 'A' (or
@@ -65,14 +66,7 @@ func writeArchive(t testing.TB, name string, parts ...part) string {
 		return flate.NewWriter(w, flate.BestSpeed) // 1.6 GB of 'A' in about a second
 	})
 	chunk := bytes.Repeat([]byte("A"), 1<<20)
-	noise := make([]byte, 1<<20)
-	x := uint32(2463534242)
-	for i := range noise {
-		x ^= x << 13
-		x ^= x >> 17
-		x ^= x << 5
-		noise[i] = byte(x)
-	}
+	noise := toolstest.Noise(1 << 20)
 	for _, p := range parts {
 		method := zip.Deflate
 		if p.store {

@@ -12,6 +12,7 @@ import (
 
 	docmill "github.com/docmill/docmill"
 	"github.com/docmill/docmill/tools/office"
+	"github.com/docmill/docmill/tools/toolstest"
 )
 
 // writeDocx writes a minimal .docx holding paragraphs.
@@ -100,7 +101,7 @@ func TestInputs(t *testing.T) {
 	if _, err = run(t, excel, corpusFile(t, "test.docx"), nil); code(err) != docmill.CodeUnsupportedFileType {
 		t.Errorf("docx to excel-to-pdf: %v", err)
 	}
-	b, _ := os.ReadFile(corpusFile(t, "test.docx"))
+	b := toolstest.ReadCorpus(t, "office", "test.docx")
 	if _, err = run(t, word, writeFile(t, "broken.docx", string(b[:len(b)/2])), nil); code(err) != docmill.CodeInvalidDocument {
 		t.Errorf("truncated docx: %v", err)
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/docmill/docmill/sandbox"
 	"github.com/docmill/docmill/tools/office"
+	"github.com/docmill/docmill/tools/toolstest"
 )
 
 // hostImage is a PNG of the host's own, under /usr/share, which no
@@ -166,14 +167,6 @@ func TestHostFilesStayOut(t *testing.T) {
 		b.WriteString(`}`)
 		return b.Bytes()
 	}
-	docs := t.TempDir()
-	write := func(name string, body []byte) string {
-		p := filepath.Join(docs, name)
-		if err := os.WriteFile(p, body, 0o600); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
 	pictures := []struct{ name, field string }{
 		{"path.rtf", `INCLUDEPICTURE "` + img + `"`},
 		{"linked.rtf", `INCLUDEPICTURE "` + img + `" \\d`},
@@ -181,11 +174,11 @@ func TestHostFilesStayOut(t *testing.T) {
 		{"dotdot.rtf", `INCLUDEPICTURE "/usr/lib/..` + strings.TrimPrefix(img, "/usr") + `"`},
 		{"proc.rtf", `INCLUDEPICTURE "/proc/1/root` + img + `"`},
 	}
-	hostnameRTF := write("hostname.rtf", rtf(`INCLUDETEXT "/etc/hostname"`, `INCLUDETEXT "file:///etc/hostname"`))
+	hostnameRTF := toolstest.WriteTemp(t, "hostname.rtf", rtf(`INCLUDETEXT "/etc/hostname"`, `INCLUDETEXT "file:///etc/hostname"`))
 
 	word := toolOf(t, confinedPool(t), "word-to-pdf")
 	for _, c := range pictures {
-		out, err := run(t, word, write(c.name, rtf(c.field)), nil)
+		out, err := run(t, word, toolstest.WriteTemp(t, c.name, rtf(c.field)), nil)
 		if err != nil {
 			t.Errorf("%s: %v (a document naming a missing picture converts)", c.name, err)
 			continue
@@ -218,7 +211,7 @@ func TestHostFilesStayOut(t *testing.T) {
 	// bubblewrap's own root: the jail's uid may not follow it).
 	shown := toolOf(t, confinedPool(t, filepath.Dir(img)), "word-to-pdf")
 	for _, c := range pictures[:4] {
-		out, err := run(t, shown, write("control-"+c.name, rtf(c.field)), nil)
+		out, err := run(t, shown, toolstest.WriteTemp(t, "control-"+c.name, rtf(c.field)), nil)
 		if err != nil {
 			t.Fatalf("control %s: %v", c.name, err)
 		}

@@ -2,9 +2,7 @@ package office_test
 
 import (
 	"context"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -40,32 +38,19 @@ func newPool(t testing.TB, opts office.Options) *office.Pool {
 }
 
 func toolOf(t testing.TB, p *office.Pool, slug string) *docmill.Tool {
-	for _, tl := range p.Tools() {
-		if tl.Slug == slug {
-			return tl
-		}
-	}
-	t.Fatalf("no tool %s", slug)
-	return nil
+	t.Helper()
+	return toolstest.Find(t, p.Tools(), slug)
 }
 
 // run runs the tool on a copy of src in a fresh work dir.
 func run(t testing.TB, tl *docmill.Tool, src string, params docmill.Params) (*docmill.RunOutput, error) {
 	t.Helper()
 	dir := t.TempDir()
-	b, err := os.ReadFile(src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	in := filepath.Join(dir, "input-0"+filepath.Ext(src))
-	if err := os.WriteFile(in, b, 0o600); err != nil {
-		t.Fatal(err)
-	}
 	if params == nil {
 		params = docmill.Params{}
 	}
 	return tl.Invoke(context.Background(), &docmill.RunInput{
-		Files:   []docmill.LocalFile{{Path: in, Filename: filepath.Base(src), Size: int64(len(b))}},
+		Files:   []docmill.LocalFile{toolstest.Input(t, dir, src, "")},
 		Params:  params,
 		WorkDir: dir,
 	})

@@ -204,17 +204,7 @@ func (w *worker) run(ctx context.Context, j job) error {
 
 // alive reports whether both processes still run.
 func (w *worker) alive() bool {
-	if w.soffice == nil || w.broken {
-		return false
-	}
-	select {
-	case <-w.soffice.Done():
-		return false
-	case <-w.conv.Done():
-		return false
-	default:
-		return true
-	}
+	return w.soffice != nil && !w.broken && w.soffice.Running() && w.conv.Running()
 }
 
 // kill ends both processes (and everything soffice started).

@@ -28,10 +28,7 @@ func TestScanJPEGCorpus(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {
-			b, err := os.ReadFile(toolstest.Corpus(t, "image", tt.file))
-			if err != nil {
-				t.Fatal(err)
-			}
+			b := toolstest.ReadCorpus(t, "image", tt.file)
 			info, err := scanJPEG(b)
 			if err != nil {
 				t.Fatalf("scanJPEG: %v", err)
@@ -42,10 +39,7 @@ func TestScanJPEGCorpus(t *testing.T) {
 			}
 		})
 	}
-	b, err := os.ReadFile(toolstest.Corpus(t, "image", "corrupted.jpg"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := toolstest.ReadCorpus(t, "image", "corrupted.jpg")
 	if _, err := scanJPEG(b); err == nil {
 		t.Error("corrupted.jpg passed the structural scan")
 	}

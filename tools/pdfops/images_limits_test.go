@@ -85,10 +85,7 @@ func TestImagesToPDFBadInput(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			out, err := runImages(t, nil, tt.files...)
-			if err == nil {
-				t.Fatalf("converted into %v, want error", out)
-			}
-			wantCode(t, err, tt.code, tt.contains...)
+			wantRefused(t, out, err, tt.code, tt.contains...)
 		})
 	}
 }

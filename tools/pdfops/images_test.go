@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"image"
-	"image/png"
 	"math"
 	"os"
 	"os/exec"
@@ -106,19 +105,8 @@ func imgPDFImages(t testing.TB, path string) []string {
 // imgRender rasterises page n of the PDF at path at dpi and decodes it.
 func imgRender(t testing.TB, path string, page, dpi int) image.Image {
 	t.Helper()
-	prefix := filepath.Join(t.TempDir(), "page")
-	n := strconv.Itoa(page)
-	imgCommand(t, "pdftoppm", "-r", strconv.Itoa(dpi), "-f", n, "-l", n, "-png", "-singlefile", path, prefix)
-	f, err := os.Open(prefix + ".png")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	img, err := png.Decode(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return img
+	imgNeedCommand(t, "pdftoppm")
+	return toolstest.RenderPage(t, path, page, dpi)
 }
 
 func imgReadFile(t testing.TB, path string) []byte {

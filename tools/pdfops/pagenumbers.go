@@ -56,12 +56,7 @@ func pageNumbersTool() *docmill.Tool {
 				Max:         docmill.Bound(72),
 				Default:     "12",
 			},
-			{
-				Name:        "pages",
-				Type:        docmill.TypePages,
-				Description: `Pages that get a number, such as "2-" to leave out a cover; all pages by default.`,
-				Default:     "all",
-			},
+			pagesParam(`Pages that get a number, such as "2-" to leave out a cover`),
 		},
 		Available: stampFontAvailable,
 		Run:       runPageNumbers,

@@ -40,12 +40,7 @@ func TestPageNumbers(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			before := pageTexts(t, pdfCorpus(t)+tt.file)
-			out, err := runValidated(t, "page-numbers", tt.params, pdfCorpus(t)+tt.file)
-			if err != nil {
-				t.Fatal(err)
-			}
-			after := pageTexts(t, out.Path)
+			out, before, after := runStamp(t, "page-numbers", tt.params, tt.file)
 			if len(after) != len(before) {
 				t.Fatalf("output has %d pages, input %d", len(after), len(before))
 			}

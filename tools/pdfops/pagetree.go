@@ -1,7 +1,9 @@
 package pdfops
 
 import (
+	"errors"
 	"maps"
+	"slices"
 
 	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/model"
 	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/types"
@@ -149,39 +151,20 @@ func rebuildPageTree(doc *model.Context, root types.IndirectRef, leaves []types.
 	if err != nil || rootDict == nil {
 		return
 	}
-	level := leaves
+	level := refArray(leaves)
 	counts := make([]int, len(leaves))
 	for i := range counts {
 		counts[i] = 1
 	}
 	for len(level) > pageTreeFanout {
-		var next []types.IndirectRef
-		var nextCounts []int
-		for i := 0; i < len(level); i += pageTreeFanout {
-			j := min(i+pageTreeFanout, len(level))
-			count := 0
-			for _, c := range counts[i:j] {
-				count += c
-			}
-			node := types.Dict{
-				"Type":  types.Name("Pages"),
-				"Kids":  refArray(level[i:j]),
-				"Count": types.Integer(count),
-			}
-			ref, err := doc.IndRefForNewObject(node)
-			if err != nil {
-				return
-			}
-			setParents(doc, level[i:j], *ref)
-			next = append(next, *ref)
-			nextCounts = append(nextCounts, count)
+		if level, counts, err = groupPageKids(doc, root, level, counts, pageTreeFanout); err != nil {
+			return
 		}
-		level, counts = next, nextCounts
 	}
 	for _, key := range inheritable {
 		delete(rootDict, key)
 	}
-	rootDict["Kids"] = refArray(level)
+	rootDict["Kids"] = level
 	rootDict["Count"] = types.Integer(len(leaves))
 	setParents(doc, level, root)
 }
@@ -194,10 +177,45 @@ func refArray(refs []types.IndirectRef) types.Array {
 	return a
 }
 
-func setParents(doc *model.Context, kids []types.IndirectRef, parent types.IndirectRef) {
+func setParents(doc *model.Context, kids types.Array, parent types.IndirectRef) {
 	for _, k := range kids {
 		if d, err := doc.DereferenceDict(k); err == nil && d != nil {
 			d["Parent"] = parent
 		}
 	}
+}
+
+// groupPageKids puts kids (of the node at parent, with their page counts)
+// under new nodes of up to fanout kids each, and returns the new nodes
+// and their counts: one level of a balanced page tree. A kid that is not
+// a dictionary fails it.
+func groupPageKids(doc *model.Context, parent types.IndirectRef, kids types.Array, counts []int, fanout int) (types.Array, []int, error) {
+	var nodes types.Array
+	var nodeCounts []int
+	for start := 0; start < len(kids); start += fanout {
+		end := min(start+fanout, len(kids))
+		n := 0
+		for _, c := range counts[start:end] {
+			n += c
+		}
+		ref, err := doc.IndRefForNewObject(types.Dict{
+			"Type":   types.Name("Pages"),
+			"Parent": parent,
+			"Kids":   slices.Clone(kids[start:end]),
+			"Count":  types.Integer(n),
+		})
+		if err != nil {
+			return nil, nil, err
+		}
+		for _, k := range kids[start:end] {
+			kd, err := doc.DereferenceDict(k)
+			if err != nil || kd == nil {
+				return nil, nil, errors.Join(errors.New("page tree kid is not a dictionary"), err)
+			}
+			kd["Parent"] = *ref
+		}
+		nodes = append(nodes, *ref)
+		nodeCounts = append(nodeCounts, n)
+	}
+	return nodes, nodeCounts, nil
 }

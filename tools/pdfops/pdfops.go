@@ -49,6 +49,18 @@ const timeout = 2 * time.Minute
 // pdfContentType is the type of the PDFs these tools read and write.
 const pdfContentType = "application/pdf"
 
+// pagesParam declares the optional "pages" of a tool that acts on some
+// pages of a document, every page by default; what says which pages the
+// tool acts on, with an example of a selection.
+func pagesParam(what string) docmill.Param {
+	return docmill.Param{
+		Name:        "pages",
+		Type:        docmill.TypePages,
+		Description: what + "; all pages by default.",
+		Default:     "all",
+	}
+}
+
 // onePDFTool completes the declaration of a pdfcpu tool that takes one
 // PDF: it accepts PDFs only, exactly one file, and runs within timeout.
 func onePDFTool(t docmill.Tool) *docmill.Tool {

@@ -49,13 +49,7 @@ func TestMain(m *testing.M) {
 
 func tool(t testing.TB, slug string) *docmill.Tool {
 	t.Helper()
-	for _, tl := range pdfops.Tools() {
-		if tl.Slug == slug {
-			return tl
-		}
-	}
-	t.Fatalf("no tool %s", slug)
-	return nil
+	return toolstest.Find(t, pdfops.Tools(), slug)
 }
 
 // run validates params the way the API does, failing t if they are
@@ -169,6 +163,16 @@ func badInputs(t *testing.T) map[string]string {
 	return out
 }
 
+// wantRefused checks that a run made no output but err, as wantCode
+// checks it, and returns the error.
+func wantRefused(t *testing.T, out *docmill.RunOutput, err error, code docmill.Code, contains ...string) *docmill.Error {
+	t.Helper()
+	if err == nil {
+		t.Fatalf("made %v, want error", out)
+	}
+	return wantCode(t, err, code, contains...)
+}
+
 // wantCode checks that err is a *docmill.Error with code and a public
 // message that mentions each of contains and leaks nothing internal.
 func wantCode(t *testing.T, err error, code docmill.Code, contains ...string) *docmill.Error {
@@ -268,18 +272,26 @@ func TestToolsDeclarations(t *testing.T) {
 	_ = docmill.NewRegistry(pdfops.Tools()...) // no duplicate slugs
 }
 
+// TestNoConfigDirWritten checks that running the tools, installing the
+// stamp font included, writes nothing under $HOME.
 func TestNoConfigDirWritten(t *testing.T) {
 	home := t.TempDir()
 	t.Setenv("HOME", home)
 	t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
-	if _, err := run(t, "rotate-pdf", nil, toolstest.WriteTemp(t, "generated.pdf", toolstest.TextPDF("Hello"))); err != nil {
-		t.Fatal(err)
+	pdf := toolstest.WriteTemp(t, "generated.pdf", toolstest.TextPDF("Hello"))
+	for _, r := range []struct {
+		slug   string
+		params map[string]string
+	}{{"rotate-pdf", nil}, {"watermark-pdf", map[string]string{"text": "x"}}, {"page-numbers", nil}} {
+		if _, err := runValidated(t, r.slug, r.params, pdf); err != nil {
+			t.Fatalf("%s: %v", r.slug, err)
+		}
 	}
 	entries, err := os.ReadDir(home)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(entries) > 0 {
-		t.Errorf("pdfcpu wrote under $HOME: %v", entries)
+		t.Errorf("the tools wrote under $HOME: %v", entries)
 	}
 }

@@ -209,10 +209,7 @@ func TestProtectBadParams(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			out, err := runValidated(t, "protect-pdf", tt.params, file)
-			if err == nil {
-				t.Fatalf("protected into %v, want error", out)
-			}
-			e := wantCode(t, err, docmill.CodeInvalidParameter, tt.contains...)
+			e := wantRefused(t, out, err, docmill.CodeInvalidParameter, tt.contains...)
 			if len(e.Fields) != 1 || e.Fields[0].Field != tt.field {
 				t.Errorf("fields = %v, want %s", e.Fields, tt.field)
 			}
@@ -271,10 +268,7 @@ func TestProtectBadInput(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			out, err := runValidated(t, "protect-pdf", map[string]string{"password": "secret"}, tt.file)
-			if err == nil {
-				t.Fatalf("protected into %v, want error", out)
-			}
-			wantCode(t, err, docmill.CodeInvalidDocument, tt.contains...)
+			wantRefused(t, out, err, docmill.CodeInvalidDocument, tt.contains...)
 			if strings.Contains(err.Error(), "secret") {
 				t.Errorf("error %q reveals the password", err)
 			}

@@ -23,12 +23,7 @@ func rotateTool() *docmill.Tool {
 				Enum:        []string{"90", "180", "270"},
 				Default:     "90",
 			},
-			{
-				Name:        "pages",
-				Type:        docmill.TypePages,
-				Description: `Pages to rotate, such as "1-3,5,8-"; all pages by default.`,
-				Default:     "all",
-			},
+			pagesParam(`Pages to rotate, such as "1-3,5,8-"`),
 		},
 		Run: runRotate,
 	})

@@ -88,10 +88,7 @@ func TestRotateBadInput(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			out, err := run(t, "rotate-pdf", tt.params, tt.file)
-			if err == nil {
-				t.Fatalf("rotated into %v, want error", out)
-			}
-			e := wantCode(t, err, tt.code, tt.contains...)
+			e := wantRefused(t, out, err, tt.code, tt.contains...)
 			if tt.code == docmill.CodeInvalidParameter && (len(e.Fields) != 1 || e.Fields[0].Field != "pages") {
 				t.Errorf("fields = %v, want pages", e.Fields)
 			}

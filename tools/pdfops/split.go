@@ -104,12 +104,7 @@ func runSplit(ctx context.Context, in *docmill.RunInput) (out *docmill.RunOutput
 	if err := writeSplitZip(ctx, doc, parts, name, path); err != nil {
 		return nil, err
 	}
-	return &docmill.RunOutput{
-		Path:        path,
-		Filename:    docmill.ResultName(name, ".pdf", "-split.zip"),
-		ContentType: "application/zip",
-		Meta:        meta,
-	}, nil
+	return ziparchive.Result(path, docmill.ResultName(name, ".pdf", "-split.zip"), meta), nil
 }
 
 // rangeParts makes one part per range, in the order given. Two ranges that

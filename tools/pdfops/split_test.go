@@ -196,10 +196,7 @@ func TestSplitBadParams(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			out, err := runValidated(t, "split-pdf", tt.params, tt.file)
-			if err == nil {
-				t.Fatalf("split into %v, want error", out)
-			}
-			e := wantCode(t, err, docmill.CodeInvalidParameter, tt.contains...)
+			e := wantRefused(t, out, err, docmill.CodeInvalidParameter, tt.contains...)
 			if len(e.Fields) != 1 || e.Fields[0].Field != tt.field {
 				t.Errorf("fields = %v, want %s", e.Fields, tt.field)
 			}

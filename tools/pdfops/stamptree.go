@@ -3,7 +3,6 @@ package pdfops
 import (
 	"errors"
 	"fmt"
-	"slices"
 
 	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/model"
 	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/types"
@@ -78,44 +77,10 @@ func balancePagesNode(doc *model.Context, ir types.IndirectRef, seen map[int]boo
 		return total, nil
 	}
 	for len(kids) > stampTreeFanout {
-		if kids, counts, err = groupPageKids(doc, ir, kids, counts); err != nil {
+		if kids, counts, err = groupPageKids(doc, ir, kids, counts, stampTreeFanout); err != nil {
 			return 0, err
 		}
 	}
 	d["Kids"] = kids
 	return total, nil
-}
-
-// groupPageKids puts kids (of the node at parent, with their page counts)
-// under new nodes of up to stampTreeFanout kids each, and returns the new
-// nodes and their counts.
-func groupPageKids(doc *model.Context, parent types.IndirectRef, kids types.Array, counts []int) (types.Array, []int, error) {
-	var nodes types.Array
-	var nodeCounts []int
-	for start := 0; start < len(kids); start += stampTreeFanout {
-		end := min(start+stampTreeFanout, len(kids))
-		n := 0
-		for _, c := range counts[start:end] {
-			n += c
-		}
-		ref, err := doc.IndRefForNewObject(types.Dict{
-			"Type":   types.Name("Pages"),
-			"Parent": parent,
-			"Kids":   slices.Clone(kids[start:end]),
-			"Count":  types.Integer(n),
-		})
-		if err != nil {
-			return nil, nil, err
-		}
-		for _, k := range kids[start:end] {
-			kd, err := doc.DereferenceDict(k)
-			if err != nil || kd == nil {
-				return nil, nil, errors.Join(errors.New("page tree kid is not a dictionary"), err)
-			}
-			kd["Parent"] = *ref
-		}
-		nodes = append(nodes, *ref)
-		nodeCounts = append(nodeCounts, n)
-	}
-	return nodes, nodeCounts, nil
 }

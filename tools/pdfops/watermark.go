@@ -69,12 +69,7 @@ func watermarkTool() *docmill.Tool {
 				Enum:        []string{"over", "under"},
 				Default:     "over",
 			},
-			{
-				Name:        "pages",
-				Type:        docmill.TypePages,
-				Description: `Pages to watermark, such as "1-3,5,8-"; all pages by default.`,
-				Default:     "all",
-			},
+			pagesParam(`Pages to watermark, such as "1-3,5,8-"`),
 		},
 		Available: stampFontAvailable,
 		Run:       runWatermark,

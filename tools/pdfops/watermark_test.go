@@ -54,12 +54,7 @@ func TestWatermark(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			before := pageTexts(t, pdfCorpus(t)+tt.file)
-			out, err := runValidated(t, "watermark-pdf", tt.params, pdfCorpus(t)+tt.file)
-			if err != nil {
-				t.Fatal(err)
-			}
-			after := pageTexts(t, out.Path)
+			out, before, after := runStamp(t, "watermark-pdf", tt.params, tt.file)
 			wantMarks(t, before, after, tt.want, tt.marked)
 			if tt.exact && !strings.Contains(strings.Join(after, ""), tt.want[0]) {
 				t.Errorf("pdftotext does not give %q exactly", tt.want[0])
@@ -199,10 +194,7 @@ func TestWatermarkBadInput(t *testing.T) {
 			params := map[string]map[string]string{"watermark-pdf": {"text": "x"}, "page-numbers": nil}
 			for slug, p := range params {
 				out, err := runValidated(t, slug, p, tt.file)
-				if err == nil {
-					t.Fatalf("%s made %v, want error", slug, out)
-				}
-				wantCode(t, err, tt.code, tt.contains...)
+				wantRefused(t, out, err, tt.code, tt.contains...)
 			}
 		})
 	}

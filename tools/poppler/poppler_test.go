@@ -53,48 +53,20 @@ func testTool(t testing.TB, slug string) *docmill.Tool {
 func limitedTool(t testing.TB, slug string, limits docmill.Limits) *docmill.Tool {
 	t.Helper()
 	pdftoppm, pdftotext, pdfinfo := testEngines(t)
-	for _, tool := range Tools(pdftoppm, pdftotext, pdfinfo, limits) {
-		if tool.Slug == slug {
-			return tool
-		}
-	}
-	t.Fatalf("no tool %s", slug)
-	return nil
+	return toolstest.Find(t, Tools(pdftoppm, pdftotext, pdfinfo, limits), slug)
 }
 
-// runTool validates raw params as the API does and runs tool on path.
+// runTool validates raw params as the API does and runs tool on path
+// (toolstest.Run).
 func runTool(t testing.TB, tool *docmill.Tool, path string, raw map[string]string) (*docmill.RunOutput, error) {
 	t.Helper()
-	params, err := tool.ParseParams(raw)
-	if err != nil {
-		return nil, err
-	}
-	dir := t.TempDir()
-	in := &docmill.RunInput{
-		Files:   []docmill.LocalFile{inputFile(t, dir, path)},
-		Params:  params,
-		WorkDir: dir,
-	}
-	return tool.Run(context.Background(), in)
+	return toolstest.Run(t, tool, path, pdfContentType, raw)
 }
 
-// inputFile places the PDF at path in workDir (toolstest.Input).
-func inputFile(t testing.TB, workDir, path string) docmill.LocalFile {
-	return toolstest.Input(t, workDir, path, pdfContentType)
-}
-
-// wantCode fails t unless err is a docmill error with code (and, for
-// invalid_parameter, naming field).
-func wantCode(t *testing.T, err error, code docmill.Code, field string) *docmill.Error {
+// mustRunTool is runTool that fails t on an error.
+func mustRunTool(t testing.TB, tool *docmill.Tool, path string, raw map[string]string) *docmill.RunOutput {
 	t.Helper()
-	var e *docmill.Error
-	if !errors.As(err, &e) || e.Code != code {
-		t.Fatalf("error = %v, want code %s", err, code)
-	}
-	if field != "" && (len(e.Fields) == 0 || e.Fields[0].Field != field) {
-		t.Fatalf("error fields = %v, want %s", e.Fields, field)
-	}
-	return e
+	return toolstest.MustRun(t, tool, path, pdfContentType, raw)
 }
 
 // badInputs writes damaged inputs and returns them by name, with the
@@ -102,10 +74,7 @@ func wantCode(t *testing.T, err error, code docmill.Code, field string) *docmill
 func badInputs(t *testing.T) map[string]string {
 	t.Helper()
 	dir := t.TempDir()
-	whole, err := os.ReadFile(corpusPDF(t, "pdflatex-4-pages.pdf"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	whole := toolstest.ReadCorpus(t, "pdf", "pdflatex-4-pages.pdf")
 	files := map[string][]byte{
 		"zero-byte.pdf": nil,
 		"truncated.pdf": whole[:len(whole)/3],
@@ -128,7 +97,7 @@ func TestInvalidDocuments(t *testing.T) {
 		for name, path := range badInputs(t) {
 			t.Run(slug+"/"+name, func(t *testing.T) {
 				_, err := runTool(t, tool, path, nil)
-				e := wantCode(t, err, docmill.CodeInvalidDocument, "")
+				e := toolstest.WantCode(t, err, docmill.CodeInvalidDocument, "")
 				if name == "encrypted" && e.Message != "The file is password-protected; unlock it first." {
 					t.Errorf("message = %q", e.Message)
 				}
@@ -153,7 +122,7 @@ func TestMissingEngine(t *testing.T) {
 				}
 			}
 			_, err := runTool(t, tool, generatedPDF(t), nil)
-			wantCode(t, err, docmill.CodeEngineUnavailable, "")
+			toolstest.WantCode(t, err, docmill.CodeEngineUnavailable, "")
 		})
 	}
 }
@@ -176,14 +145,8 @@ func TestCanceled(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	for _, slug := range []string{"pdf-to-jpg", "pdf-to-text"} {
-		tool := testTool(t, slug)
-		params, _ := tool.ParseParams(nil)
-		dir := t.TempDir()
-		in := &docmill.RunInput{
-			Files:  []docmill.LocalFile{inputFile(t, dir, generatedPDF(t))},
-			Params: params, WorkDir: dir,
-		}
-		if _, err := tool.Run(ctx, in); !errors.Is(err, context.Canceled) {
+		_, err := toolstest.RunContext(ctx, t, testTool(t, slug), generatedPDF(t), pdfContentType, nil)
+		if !errors.Is(err, context.Canceled) {
 			t.Errorf("%s: error = %v, want context.Canceled", slug, err)
 		}
 	}

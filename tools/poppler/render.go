@@ -10,6 +10,7 @@ import (
 
 	docmill "github.com/docmill/docmill"
 	"github.com/docmill/docmill/sandbox"
+	"github.com/docmill/docmill/tools/ziparchive"
 )
 
 // Caps on one rendering, checked from pdfinfo's page sizes before any page
@@ -155,12 +156,7 @@ func packImages(ctx context.Context, f imageFormat, filename, workDir string, co
 	if err := writeZip(ctx, path, entries); err != nil {
 		return nil, err
 	}
-	return &docmill.RunOutput{
-		Path:        path,
-		Filename:    docmill.ResultName(filename, ".pdf", "-images.zip"),
-		ContentType: "application/zip",
-		Meta:        meta,
-	}, nil
+	return ziparchive.Result(path, docmill.ResultName(filename, ".pdf", "-images.zip"), meta), nil
 }
 
 // renderArgs returns pdftoppm's options for every run of a job: the crop

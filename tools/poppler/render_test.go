@@ -2,7 +2,6 @@ package poppler
 
 import (
 	"archive/zip"
-	"bytes"
 	"fmt"
 	"image"
 	_ "image/jpeg"
@@ -10,12 +9,12 @@ import (
 	"io"
 	"math"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
 	docmill "github.com/docmill/docmill"
+	"github.com/docmill/docmill/tools/toolstest"
 )
 
 // a4 is the page size of the LaTeX files of the corpus, in points.
@@ -61,10 +60,7 @@ func zipEntries(t *testing.T, path string, fn func(f *zip.File)) []string {
 
 func TestRenderZip(t *testing.T) {
 	tool := testTool(t, "pdf-to-jpg")
-	out, err := runTool(t, tool, corpusPDF(t, "GeoTopo-komprimiert.pdf"), map[string]string{"pages": "5,1-3,2", "dpi": "100"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	out := mustRunTool(t, tool, corpusPDF(t, "GeoTopo-komprimiert.pdf"), map[string]string{"pages": "5,1-3,2", "dpi": "100"})
 	if out.Filename != "GeoTopo-komprimiert-images.zip" || out.ContentType != "application/zip" {
 		t.Errorf("output %s (%s)", out.Filename, out.ContentType)
 	}
@@ -93,10 +89,7 @@ func TestRenderWholeDocument(t *testing.T) {
 		t.Skip("renders 117 pages")
 	}
 	tool := testTool(t, "pdf-to-jpg")
-	out, err := runTool(t, tool, corpusPDF(t, "GeoTopo-komprimiert.pdf"), map[string]string{"dpi": "72"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	out := mustRunTool(t, tool, corpusPDF(t, "GeoTopo-komprimiert.pdf"), map[string]string{"dpi": "72"})
 	sizes := map[int64]int{} // entry size -> count, to see the pages differ
 	names := zipEntries(t, out.Path, func(f *zip.File) {
 		sizes[int64(f.UncompressedSize64)]++
@@ -124,10 +117,7 @@ func TestRenderWholeDocument(t *testing.T) {
 
 func TestRenderSinglePage(t *testing.T) {
 	tool := testTool(t, "pdf-to-png")
-	out, err := runTool(t, tool, corpusPDF(t, "pdflatex-4-pages.pdf"), map[string]string{"pages": "2", "dpi": "96"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	out := mustRunTool(t, tool, corpusPDF(t, "pdflatex-4-pages.pdf"), map[string]string{"pages": "2", "dpi": "96"})
 	if out.Filename != "pdflatex-4-pages-2.png" || out.ContentType != "image/png" {
 		t.Errorf("output %s (%s)", out.Filename, out.ContentType)
 	}
@@ -141,10 +131,7 @@ func TestRenderSinglePage(t *testing.T) {
 
 func TestRenderRotatedPages(t *testing.T) {
 	tool := testTool(t, "pdf-to-jpg")
-	out, err := runTool(t, tool, corpusPDF(t, "habibi-rotated.pdf"), map[string]string{"dpi": "72"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	out := mustRunTool(t, tool, corpusPDF(t, "habibi-rotated.pdf"), map[string]string{"dpi": "72"})
 	rots := map[string]int{"habibi-rotated-1.jpg": 90, "habibi-rotated-2.jpg": 180, "habibi-rotated-3.jpg": 270, "habibi-rotated-4.jpg": 0}
 	names := zipEntries(t, out.Path, func(f *zip.File) {
 		r, err := f.Open()
@@ -164,10 +151,7 @@ func TestRenderRotatedPages(t *testing.T) {
 func TestRenderQuality(t *testing.T) {
 	tool := testTool(t, "pdf-to-jpg")
 	size := func(q string) int64 {
-		out, err := runTool(t, tool, corpusPDF(t, "pdflatex-image.pdf"), map[string]string{"pages": "1", "quality": q})
-		if err != nil {
-			t.Fatal(err)
-		}
+		out := mustRunTool(t, tool, corpusPDF(t, "pdflatex-image.pdf"), map[string]string{"pages": "1", "quality": q})
 		st, err := os.Stat(out.Path)
 		if err != nil {
 			t.Fatal(err)
@@ -197,7 +181,7 @@ func TestRenderParamErrors(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := runTool(t, tool, generatedPDF(t), tt.raw)
-			wantCode(t, err, docmill.CodeInvalidParameter, tt.field)
+			toolstest.WantCode(t, err, docmill.CodeInvalidParameter, tt.field)
 		})
 	}
 	if _, ok := testTool(t, "pdf-to-png").Param("quality"); ok {
@@ -242,7 +226,7 @@ func TestCheckPixels(t *testing.T) {
 				}
 				return
 			}
-			wantCode(t, err, docmill.CodeInvalidParameter, tt.field)
+			toolstest.WantCode(t, err, docmill.CodeInvalidParameter, tt.field)
 		})
 	}
 	if err := checkPixels(def, []int{2}, map[int]pageSize{1: a4}, 150); docmill.ErrorCode(err) != docmill.CodeInvalidDocument {
@@ -307,7 +291,7 @@ func TestRenderLimits(t *testing.T) {
 				}
 				return
 			}
-			e := wantCode(t, err, docmill.CodeInvalidParameter, tt.field)
+			e := toolstest.WantCode(t, err, docmill.CodeInvalidParameter, tt.field)
 			t.Log(e.Fields[0].Message)
 		})
 	}
@@ -341,35 +325,14 @@ func sameSize(n int, s pageSize) map[int]pageSize {
 func boxPDF(t *testing.T, mediaBox, cropBox string) string {
 	t.Helper()
 	page := "<< /Type /Page /Parent 2 0 R /MediaBox [" + mediaBox + "] /CropBox [" + cropBox + "] >>"
-	objs := []string{"<< /Type /Catalog /Pages 2 0 R >>", "<< /Type /Pages /Kids [3 0 R] /Count 1 >>", page}
-	var b bytes.Buffer
-	b.WriteString("%PDF-1.4\n")
-	var offs []int
-	for i, o := range objs {
-		offs = append(offs, b.Len())
-		fmt.Fprintf(&b, "%d 0 obj\n%s\nendobj\n", i+1, o)
-	}
-	xref := b.Len()
-	fmt.Fprintf(&b, "xref\n0 %d\n0000000000 65535 f \n", len(objs)+1)
-	for _, o := range offs {
-		fmt.Fprintf(&b, "%010d 00000 n \n", o)
-	}
-	fmt.Fprintf(&b, "trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n", len(objs)+1, xref)
-	path := filepath.Join(t.TempDir(), "boxes.pdf")
-	if err := os.WriteFile(path, b.Bytes(), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return path
+	return toolstest.WriteTemp(t, "boxes.pdf", toolstest.PDF("<< /Type /Catalog /Pages 2 0 R >>", "<< /Type /Pages /Kids [3 0 R] /Count 1 >>", page))
 }
 
 // TestRenderCropBox checks that the image is the crop box, the size the
 // caps are computed from, not the larger media box.
 func TestRenderCropBox(t *testing.T) {
 	tool := testTool(t, "pdf-to-png")
-	out, err := runTool(t, tool, boxPDF(t, "0 0 600 800", "100 100 400 500"), map[string]string{"dpi": "144"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	out := mustRunTool(t, tool, boxPDF(t, "0 0 600 800", "100 100 400 500"), map[string]string{"dpi": "144"})
 	if out.Filename != "boxes-1.png" {
 		t.Errorf("filename %s", out.Filename)
 	}
@@ -387,9 +350,9 @@ func TestRenderHugePage(t *testing.T) {
 	tool := testTool(t, "pdf-to-jpg")
 	path := boxPDF(t, "0 0 14400 14400", "0 0 14400 14400")
 	_, err := runTool(t, tool, path, map[string]string{"dpi": "600"})
-	wantCode(t, err, docmill.CodeInvalidParameter, "pages")
+	toolstest.WantCode(t, err, docmill.CodeInvalidParameter, "pages")
 	path = boxPDF(t, "0 0 3370 2384", "0 0 3370 2384")
 	_, err = runTool(t, tool, path, map[string]string{"dpi": "600"})
-	e := wantCode(t, err, docmill.CodeInvalidParameter, "dpi")
+	e := toolstest.WantCode(t, err, docmill.CodeInvalidParameter, "dpi")
 	t.Log(e.Message)
 }

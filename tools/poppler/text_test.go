@@ -30,10 +30,7 @@ func TestText(t *testing.T) {
 	for _, name := range []string{"pdflatex-4-pages.pdf", "habibi-rotated.pdf", "GeoTopo-komprimiert.pdf"} {
 		path := corpusPDF(t, name)
 		read := func(layout string) []byte {
-			out, err := runTool(t, tool, path, map[string]string{"layout": layout})
-			if err != nil {
-				t.Fatal(err)
-			}
+			out := mustRunTool(t, tool, path, map[string]string{"layout": layout})
 			if want := name[:len(name)-4] + ".txt"; out.Filename != want {
 				t.Errorf("filename %s, want %s", out.Filename, want)
 			}

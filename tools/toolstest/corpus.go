@@ -75,6 +75,17 @@ func Corpus(t testing.TB, parts ...string) string {
 	return filepath.Join(append([]string{dir}, parts...)...)
 }
 
+// ReadCorpus returns the content of a file of the shared corpus (Corpus:
+// skipping t when the corpus is absent), failing t when it cannot be read.
+func ReadCorpus(t testing.TB, parts ...string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(Corpus(t, parts...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
 // CorpusIfPresent returns the path of a file of the shared corpus and
 // true, or "" and false when the corpus is absent; it never skips nor
 // fails, for uses that are extras to a test that runs anyway (a fuzz

@@ -7,6 +7,7 @@ package toolstest
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -32,6 +33,68 @@ func Input(t testing.TB, workDir, path, contentType string) docmill.LocalFile {
 		t.Fatal(err)
 	}
 	return docmill.LocalFile{Path: dst, Filename: filepath.Base(path), ContentType: contentType, Size: int64(len(b))}
+}
+
+// Find returns the tool with slug among tools, failing t when there is
+// none.
+func Find(t testing.TB, tools []*docmill.Tool, slug string) *docmill.Tool {
+	t.Helper()
+	for _, tl := range tools {
+		if tl.Slug == slug {
+			return tl
+		}
+	}
+	t.Fatalf("no tool %s", slug)
+	return nil
+}
+
+// Run validates raw params as the API does and runs tool on a copy of
+// the file at path, of contentType, placed in a new work directory
+// (Input). A params error is returned as the API would answer it.
+func Run(t testing.TB, tool *docmill.Tool, path, contentType string, raw map[string]string) (*docmill.RunOutput, error) {
+	t.Helper()
+	return RunContext(context.Background(), t, tool, path, contentType, raw)
+}
+
+// MustRun is Run that fails t on an error.
+func MustRun(t testing.TB, tool *docmill.Tool, path, contentType string, raw map[string]string) *docmill.RunOutput {
+	t.Helper()
+	out, err := Run(t, tool, path, contentType, raw)
+	if err != nil {
+		t.Fatalf("%s: %v", tool.Slug, err)
+	}
+	return out
+}
+
+// RunContext is Run with the job's context ctx.
+func RunContext(ctx context.Context, t testing.TB, tool *docmill.Tool, path, contentType string, raw map[string]string) (*docmill.RunOutput, error) {
+	t.Helper()
+	params, err := tool.ParseParams(raw)
+	if err != nil {
+		return nil, err
+	}
+	dir := t.TempDir()
+	in := &docmill.RunInput{
+		Files:   []docmill.LocalFile{Input(t, dir, path, contentType)},
+		Params:  params,
+		WorkDir: dir,
+	}
+	return tool.Run(ctx, in)
+}
+
+// WantCode fails t unless err is a *docmill.Error with code and, when
+// field is not "", whose first field error names field; it returns the
+// error.
+func WantCode(t testing.TB, err error, code docmill.Code, field string) *docmill.Error {
+	t.Helper()
+	var e *docmill.Error
+	if !errors.As(err, &e) || e.Code != code {
+		t.Fatalf("error = %v, want code %s", err, code)
+	}
+	if field != "" && (len(e.Fields) == 0 || e.Fields[0].Field != field) {
+		t.Fatalf("error fields = %v, want %s", e.Fields, field)
+	}
+	return e
 }
 
 // helperArgs start the test binary as a helper.
@@ -105,6 +168,20 @@ func TextPDF(texts ...string) []byte {
 	}
 	objects[1] = fmt.Sprintf("<< /Type /Pages /Kids [%s] /Count %d >>", strings.Join(kids, " "), len(texts))
 	return PDF(objects...)
+}
+
+// Noise returns n bytes that do not compress (a fixed xorshift sequence,
+// the same on every call), for archives and streams that must not shrink.
+func Noise(n int) []byte {
+	b := make([]byte, n)
+	x := uint32(2463534242)
+	for i := range b {
+		x ^= x << 13
+		x ^= x >> 17
+		x ^= x << 5
+		b[i] = byte(x)
+	}
+	return b
 }
 
 // WriteTemp writes b to a file named name in a new temporary directory of

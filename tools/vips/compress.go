@@ -17,27 +17,19 @@ var presetQuality = map[string]int{"low": 85, "recommended": 75, "extreme": 55}
 
 // compressTool declares compress-image, for images of at most maxPixels.
 func compressTool(vips, vipsheader *sandbox.Engine, maxPixels int64) *docmill.Tool {
-	return &docmill.Tool{
+	return imageTool(docmill.Tool{
 		Slug:  "compress-image",
 		Title: "Compress image",
 		Description: "Makes a JPEG, PNG or WebP image smaller in the same format: re-encodes it at the preset's quality " +
 			"(PNG through palette quantization when that is smaller), applies the EXIF orientation and strips metadata. " +
 			"Never returns a larger file than the input.",
-		Accepts:  []string{"image/jpeg", "image/png", "image/webp"},
-		MinFiles: 1, MaxFiles: 1,
+		Accepts: []string{"image/jpeg", "image/png", "image/webp"},
 		Params: []docmill.Param{
 			{Name: "preset", Type: docmill.TypeString, Enum: []string{"low", "recommended", "extreme"}, Default: "recommended",
 				Description: "Compression level: low keeps the most quality, extreme makes the smallest file."},
 			qualityParam("JPEG/WebP quality 1-100 (for PNG, the quantization quality); overrides the preset."),
 		},
-		Engine:    engineName,
-		Timeout:   timeout,
-		Available: sandbox.AllAvailable(vips, vipsheader),
-		Engines:   sandbox.Statuses(vips, vipsheader),
-		Run: func(ctx context.Context, in *docmill.RunInput) (*docmill.RunOutput, error) {
-			return compress(ctx, vips, vipsheader, maxPixels, in)
-		},
-	}
+	}, vips, vipsheader, maxPixels, compress)
 }
 
 // compress re-encodes the input in its own format and returns the smallest
@@ -48,9 +40,6 @@ func compressTool(vips, vipsheader *sandbox.Engine, maxPixels int64) *docmill.To
 // EXIF orientation says and drops the tag, so that stripping the metadata
 // cannot leave a photo on its side.
 func compress(ctx context.Context, vips, vipsheader *sandbox.Engine, maxPixels int64, in *docmill.RunInput) (*docmill.RunOutput, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
 	f, fm := oneImage(in)
 	if _, _, err := imageSize(ctx, vipsheader, in.WorkDir, f, maxPixels); err != nil {
 		return nil, err

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"os"
 	"testing"
+
+	"github.com/docmill/docmill/tools/toolstest"
 )
 
 func TestCompressShrinks(t *testing.T) {
@@ -16,10 +18,7 @@ func TestCompressShrinks(t *testing.T) {
 		sizes := map[string]int64{}
 		for _, preset := range []string{"low", "recommended", "extreme"} {
 			t.Run(name+"/"+preset, func(t *testing.T) {
-				out, err := runTool(t, tool, corpusImage(t, name), map[string]string{"preset": preset})
-				if err != nil {
-					t.Fatal(err)
-				}
+				out := mustRunTool(t, tool, corpusImage(t, name), map[string]string{"preset": preset})
 				got, err := os.Stat(out.Path)
 				if err != nil {
 					t.Fatal(err)
@@ -51,10 +50,7 @@ func TestCompressShrinks(t *testing.T) {
 }
 
 func TestCompressStripsMetadata(t *testing.T) {
-	out, err := runTool(t, testTool(t, "compress-image"), corpusImage(t, "phone-photo.jpg"), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	out := mustRunTool(t, testTool(t, "compress-image"), corpusImage(t, "phone-photo.jpg"), nil)
 	b, err := os.ReadFile(out.Path)
 	if err != nil {
 		t.Fatal(err)
@@ -66,29 +62,18 @@ func TestCompressStripsMetadata(t *testing.T) {
 
 func TestCompressOrientation(t *testing.T) {
 	// Big enough that re-encoding shrinks it, so the result is vips' own.
-	path := writeFile(t, "turned.jpg", orientedJPEG(t, 400, 200, 6))
-	out, err := runTool(t, testTool(t, "compress-image"), path, map[string]string{"quality": "40"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	path := toolstest.WriteTemp(t, "turned.jpg", orientedJPEG(t, 400, 200, 6))
+	out := mustRunTool(t, testTool(t, "compress-image"), path, map[string]string{"quality": "40"})
 	if out.Meta["saved_bytes"].(int64) <= 0 {
 		t.Fatalf("did not shrink: %v", out.Meta)
 	}
-	if w, h := decodeSize(t, out); w != 200 || h != 400 {
-		t.Errorf("size %dx%d, want 200x400 (orientation 6 applied)", w, h)
-	}
+	wantDecodedSize(t, out, 200, 400)
 }
 
 func TestCompressNeverLarger(t *testing.T) {
 	// A 16x16 PNG of 579 bytes: no re-encoding beats it.
-	in, err := os.ReadFile(corpusImage(t, "smile.png"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := runTool(t, testTool(t, "compress-image"), corpusImage(t, "smile.png"), map[string]string{"preset": "low"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	in := toolstest.ReadCorpus(t, "image", "smile.png")
+	out := mustRunTool(t, testTool(t, "compress-image"), corpusImage(t, "smile.png"), map[string]string{"preset": "low"})
 	got, err := os.ReadFile(out.Path)
 	if err != nil {
 		t.Fatal(err)
@@ -108,6 +93,6 @@ func TestCompressParams(t *testing.T) {
 		"quality": {"quality": "0"},
 	} {
 		_, err := runTool(t, tool, generatedJPEG(t), raw)
-		wantCode(t, err, "invalid_parameter", field)
+		toolstest.WantCode(t, err, "invalid_parameter", field)
 	}
 }

@@ -20,36 +20,25 @@ const avifEffort = 2
 // convertTool declares convert-image, writing the saveable formats, for
 // images of at most maxPixels.
 func convertTool(vips, vipsheader *sandbox.Engine, saveable []string, maxPixels int64) *docmill.Tool {
-	return &docmill.Tool{
+	return imageTool(docmill.Tool{
 		Slug:  "convert-image",
 		Title: "Convert image",
 		Description: "Converts an image to another format. The EXIF orientation is applied to the pixels, since not " +
 			"every format or viewer honours it; transparency becomes white in JPEG. Multi-page TIFF and animated GIF " +
 			"inputs give their first page or frame.",
-		Accepts:  inputTypes,
-		MinFiles: 1, MaxFiles: 1,
+		Accepts: inputTypes,
 		Params: []docmill.Param{
 			{Name: "format", Type: docmill.TypeString, Required: true, Enum: saveable,
 				Description: "Output format; the list holds only the formats this server's libvips can write."},
 			qualityParam("Quality 1-100 of lossy outputs (jpg, webp, avif; default 85 for jpg and webp, 50 for avif); ignored otherwise."),
 		},
-		Engine:    engineName,
-		Timeout:   timeout,
-		Available: sandbox.AllAvailable(vips, vipsheader),
-		Engines:   sandbox.Statuses(vips, vipsheader),
-		Run: func(ctx context.Context, in *docmill.RunInput) (*docmill.RunOutput, error) {
-			return convert(ctx, vips, vipsheader, maxPixels, in)
-		},
-	}
+	}, vips, vipsheader, maxPixels, convert)
 }
 
 // convert writes the input in the requested format through vips autorot,
 // which applies and drops the EXIF orientation; other metadata is kept
 // where the format carries it.
 func convert(ctx context.Context, vips, vipsheader *sandbox.Engine, maxPixels int64, in *docmill.RunInput) (*docmill.RunOutput, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
 	f, _ := oneImage(in)
 	to, _ := formatByExt(in.Params.String("format")) // the required enum is saveableFormats, a subset of formats
 	if _, _, err := imageSize(ctx, vipsheader, in.WorkDir, f, maxPixels); err != nil {
@@ -111,37 +100,32 @@ func probeFormats(vips *sandbox.Engine, scratch string) []string {
 	for i, f := range formats {
 		all[i] = f.ext
 	}
-	if !vips.Available() {
-		return all
-	}
-	dir, err := os.MkdirTemp(scratch, "docmill-vips-probe-")
-	if err != nil {
-		return all
-	}
-	defer os.RemoveAll(dir)
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	// The probes run at once (each costs a vips start-up, 0.1-0.4 s in
-	// the sandbox); the engine's slots bound them.
-	ok := make([]bool, len(all))
-	var wg sync.WaitGroup
-	for i, ext := range all {
-		wg.Go(func() {
-			p := filepath.Join(dir, "probe."+ext)
-			if _, err := runVips(ctx, vips, dir, "black", p, "8", "8"); err != nil {
-				return
-			}
-			st, err := os.Stat(p)
-			ok[i] = err == nil && st.Size() > 0
-		})
-	}
-	wg.Wait()
 	var out []string
-	for i, ext := range all {
-		if ok[i] {
-			out = append(out, ext)
+	// With vips unavailable or the probe directory not made, out stays
+	// empty and every format is listed, as below.
+	_ = vips.Probe(scratch, 30*time.Second, func(ctx context.Context, dir string) error {
+		// The probes run at once (each costs a vips start-up, 0.1-0.4 s
+		// in the sandbox); the engine's slots bound them.
+		ok := make([]bool, len(all))
+		var wg sync.WaitGroup
+		for i, ext := range all {
+			wg.Go(func() {
+				p := filepath.Join(dir, "probe."+ext)
+				if _, err := runVips(ctx, vips, dir, "black", p, "8", "8"); err != nil {
+					return
+				}
+				st, err := os.Stat(p)
+				ok[i] = err == nil && st.Size() > 0
+			})
 		}
-	}
+		wg.Wait()
+		for i, ext := range all {
+			if ok[i] {
+				out = append(out, ext)
+			}
+		}
+		return nil
+	})
 	if len(out) == 0 {
 		// vips saves nothing: it is broken, and its runs will fail
 		// as they do; an empty enum would accept any value.

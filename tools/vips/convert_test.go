@@ -5,6 +5,8 @@ import (
 	"os"
 	"slices"
 	"testing"
+
+	"github.com/docmill/docmill/tools/toolstest"
 )
 
 func TestConvert(t *testing.T) {
@@ -18,10 +20,7 @@ func TestConvert(t *testing.T) {
 	for _, file := range []string{"photo.jpg", "map.png", "smile.tiff"} {
 		for _, to := range p.Enum {
 			t.Run(file+"/"+to, func(t *testing.T) {
-				out, err := runTool(t, tool, corpusImage(t, file), map[string]string{"format": to})
-				if err != nil {
-					t.Fatal(err)
-				}
+				out := mustRunTool(t, tool, corpusImage(t, file), map[string]string{"format": to})
 				fm, _ := formatByExt(to)
 				if out.ContentType != fm.contentType || out.Filename != baseName(file)+"."+to {
 					t.Errorf("output %q %s", out.Filename, out.ContentType)
@@ -40,23 +39,16 @@ func TestConvert(t *testing.T) {
 					}
 					return
 				}
-				if w, h := decodeSize(t, out); w != iw || h != ih {
-					t.Errorf("size %dx%d, want %dx%d", w, h, iw, ih)
-				}
+				wantDecodedSize(t, out, iw, ih)
 			})
 		}
 	}
 }
 
 func TestConvertOrientation(t *testing.T) {
-	path := writeFile(t, "turned.jpg", orientedJPEG(t, 40, 20, 6))
-	out, err := runTool(t, testTool(t, "convert-image"), path, map[string]string{"format": "png"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if w, h := decodeSize(t, out); w != 20 || h != 40 {
-		t.Errorf("size %dx%d, want 20x40", w, h)
-	}
+	path := toolstest.WriteTemp(t, "turned.jpg", orientedJPEG(t, 40, 20, 6))
+	out := mustRunTool(t, testTool(t, "convert-image"), path, map[string]string{"format": "png"})
+	wantDecodedSize(t, out, 20, 40)
 }
 
 func TestConvertParams(t *testing.T) {
@@ -66,8 +58,8 @@ func TestConvertParams(t *testing.T) {
 		"quality": {"format": "jpg", "quality": "-1"},
 	} {
 		_, err := runTool(t, tool, generatedJPEG(t), raw)
-		wantCode(t, err, "invalid_parameter", field)
+		toolstest.WantCode(t, err, "invalid_parameter", field)
 	}
 	_, err := runTool(t, tool, generatedJPEG(t), nil)
-	wantCode(t, err, "invalid_parameter", "format")
+	toolstest.WantCode(t, err, "invalid_parameter", "format")
 }

@@ -25,13 +25,12 @@ func resizeTool(vips, vipsheader *sandbox.Engine, maxPixels int64) *docmill.Tool
 		return docmill.Param{Name: name, Type: docmill.TypeInteger, Min: docmill.Bound(1), Max: docmill.Bound(maxSide),
 			Description: "Target " + name + " in pixels."}
 	}
-	return &docmill.Tool{
+	return imageTool(docmill.Tool{
 		Slug:  "resize-image",
 		Title: "Resize image",
 		Description: "Resizes an image by width and/or height, or by percent, keeping its format. " +
 			"The EXIF orientation is applied first, so sizes are as the image is seen.",
-		Accepts:  inputTypes,
-		MinFiles: 1, MaxFiles: 1,
+		Accepts: inputTypes,
 		Params: []docmill.Param{
 			side("width"), side("height"),
 			{Name: "percent", Type: docmill.TypeInteger, Min: docmill.Bound(1), Max: docmill.Bound(1000),
@@ -44,23 +43,13 @@ func resizeTool(vips, vipsheader *sandbox.Engine, maxPixels int64) *docmill.Tool
 			qualityParam("JPEG/WebP quality 1-100 of the output (default 85)."),
 		},
 		CheckParams: checkResizeBox,
-		Engine:      engineName,
-		Timeout:     timeout,
-		Available:   sandbox.AllAvailable(vips, vipsheader),
-		Engines:     sandbox.Statuses(vips, vipsheader),
-		Run: func(ctx context.Context, in *docmill.RunInput) (*docmill.RunOutput, error) {
-			return resize(ctx, vips, vipsheader, maxPixels, in)
-		},
-	}
+	}, vips, vipsheader, maxPixels, resize)
 }
 
 // resize runs vips thumbnail, which shrinks on load (a JPEG is decoded at
 // 1/2, 1/4 or 1/8 size when that is enough), applies the EXIF orientation
 // and resizes in one pass: the fastest way libvips has.
 func resize(ctx context.Context, vips, vipsheader *sandbox.Engine, maxPixels int64, in *docmill.RunInput) (*docmill.RunOutput, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
 	f, fm := oneImage(in)
 	box := resizeBoxFor(in.Params)
 	w, h, err := imageSize(ctx, vipsheader, in.WorkDir, f, maxPixels)

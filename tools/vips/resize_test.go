@@ -3,6 +3,8 @@ package vips
 import (
 	"strings"
 	"testing"
+
+	"github.com/docmill/docmill/tools/toolstest"
 )
 
 func TestResize(t *testing.T) {
@@ -27,10 +29,7 @@ func TestResize(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.file+"/"+paramString(tt.raw), func(t *testing.T) {
-			out, err := runTool(t, tool, corpusImage(t, tt.file), tt.raw)
-			if err != nil {
-				t.Fatal(err)
-			}
+			out := mustRunTool(t, tool, corpusImage(t, tt.file), tt.raw)
 			w, h := decodeSize(t, out)
 			if w != tt.w || h != tt.h || out.Meta["width"] != w || out.Meta["height"] != h {
 				t.Errorf("size %dx%d (meta %v), want %dx%d", w, h, out.Meta, tt.w, tt.h)
@@ -48,21 +47,11 @@ func TestResize(t *testing.T) {
 
 func TestResizeOrientation(t *testing.T) {
 	// Stored 40x20, shown 20x40: sizes are as the image is seen.
-	path := writeFile(t, "turned.jpg", orientedJPEG(t, 40, 20, 6))
-	out, err := runTool(t, testTool(t, "resize-image"), path, map[string]string{"width": "10"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if w, h := decodeSize(t, out); w != 10 || h != 20 {
-		t.Errorf("size %dx%d, want 10x20", w, h)
-	}
-	out, err = runTool(t, testTool(t, "resize-image"), path, map[string]string{"percent": "50"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if w, h := decodeSize(t, out); w != 10 || h != 20 {
-		t.Errorf("percent: size %dx%d, want 10x20", w, h)
-	}
+	path := toolstest.WriteTemp(t, "turned.jpg", orientedJPEG(t, 40, 20, 6))
+	out := mustRunTool(t, testTool(t, "resize-image"), path, map[string]string{"width": "10"})
+	wantDecodedSize(t, out, 10, 20)
+	out = mustRunTool(t, testTool(t, "resize-image"), path, map[string]string{"percent": "50"})
+	wantDecodedSize(t, out, 10, 20)
 }
 
 func TestResizeParams(t *testing.T) {
@@ -88,7 +77,7 @@ func TestResizeParams(t *testing.T) {
 	} {
 		t.Run(paramString(tt.raw), func(t *testing.T) {
 			_, err := runTool(t, tool, corpusImage(t, "phone-photo.jpg"), tt.raw)
-			wantCode(t, err, "invalid_parameter", tt.field)
+			toolstest.WantCode(t, err, "invalid_parameter", tt.field)
 		})
 	}
 }

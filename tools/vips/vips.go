@@ -51,6 +51,29 @@ func Tools(vips, vipsheader *sandbox.Engine, limits docmill.Limits, scratch stri
 	}
 }
 
+// imageRun is the work of one of the package's tools, on the engines
+// Tools was given and with images capped at maxPixels.
+type imageRun func(ctx context.Context, vips, vipsheader *sandbox.Engine, maxPixels int64, in *docmill.RunInput) (*docmill.RunOutput, error)
+
+// imageTool completes the declaration t as a tool of the package: it
+// takes one image, runs on vips and vipsheader (unavailable when either
+// is missing) within timeout, and its Run calls run with the engines and
+// maxPixels, unless the job's context has already ended.
+func imageTool(t docmill.Tool, vips, vipsheader *sandbox.Engine, maxPixels int64, run imageRun) *docmill.Tool {
+	t.MinFiles, t.MaxFiles = 1, 1
+	t.Engine = engineName
+	t.Timeout = timeout
+	t.Available = sandbox.AllAvailable(vips, vipsheader)
+	t.Engines = sandbox.Statuses(vips, vipsheader)
+	t.Run = func(ctx context.Context, in *docmill.RunInput) (*docmill.RunOutput, error) {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		return run(ctx, vips, vipsheader, maxPixels, in)
+	}
+	return &t
+}
+
 // format is an image format the tools read or write.
 type format struct {
 	ext         string // file extension, without the dot; also the enum value of convert-image

@@ -31,7 +31,7 @@ func corpusImage(t testing.TB, name string) string {
 // some photo, not a real-world one.
 func generatedJPEG(t *testing.T) string {
 	t.Helper()
-	return writeFile(t, "photo.jpg", orientedJPEG(t, 300, 200, 1))
+	return toolstest.WriteTemp(t, "photo.jpg", orientedJPEG(t, 300, 200, 1))
 }
 
 // toolsOnce builds the tools with the default limits once for the whole
@@ -58,13 +58,7 @@ func testTool(t testing.TB, slug string) *docmill.Tool {
 	if err != nil {
 		t.Skip(err)
 	}
-	for _, tool := range tools {
-		if tool.Slug == slug {
-			return tool
-		}
-	}
-	t.Fatalf("no tool %s", slug)
-	return nil
+	return toolstest.Find(t, tools, slug)
 }
 
 // contentTypes maps test file extensions to the type the upload sniffer
@@ -73,39 +67,31 @@ var contentTypes = map[string]string{
 	".jpg": "image/jpeg", ".png": "image/png", ".webp": "image/webp", ".tiff": "image/tiff", ".gif": "image/gif",
 }
 
-// runTool validates raw params as the API does and runs tool on path.
+// runTool validates raw params as the API does and runs tool on path
+// (toolstest.Run).
 func runTool(t testing.TB, tool *docmill.Tool, path string, raw map[string]string) (*docmill.RunOutput, error) {
 	t.Helper()
-	params, err := tool.ParseParams(raw)
-	if err != nil {
-		return nil, err
+	return toolstest.Run(t, tool, path, fileOf(path).ContentType, raw)
+}
+
+// mustRunTool is runTool that fails t on an error.
+func mustRunTool(t testing.TB, tool *docmill.Tool, path string, raw map[string]string) *docmill.RunOutput {
+	t.Helper()
+	return toolstest.MustRun(t, tool, path, fileOf(path).ContentType, raw)
+}
+
+// wantDecodedSize fails t unless out decodes fully to a w x h image
+// (decodeSize).
+func wantDecodedSize(t *testing.T, out *docmill.RunOutput, w, h int) {
+	t.Helper()
+	if gw, gh := decodeSize(t, out); gw != w || gh != h {
+		t.Errorf("%s: size %dx%d, want %dx%d", out.Filename, gw, gh, w, h)
 	}
-	dir := t.TempDir()
-	in := &docmill.RunInput{
-		Files:   []docmill.LocalFile{inputFile(t, dir, path)},
-		Params:  params,
-		WorkDir: dir,
-	}
-	return tool.Run(context.Background(), in)
 }
 
 // inputFile places the image at path in workDir (toolstest.Input).
 func inputFile(t testing.TB, workDir, path string) docmill.LocalFile {
 	return toolstest.Input(t, workDir, path, fileOf(path).ContentType)
-}
-
-// wantCode fails t unless err is a docmill error with code (and, for
-// invalid_parameter, naming field).
-func wantCode(t *testing.T, err error, code docmill.Code, field string) *docmill.Error {
-	t.Helper()
-	var e *docmill.Error
-	if !errors.As(err, &e) || e.Code != code {
-		t.Fatalf("error = %v, want code %s", err, code)
-	}
-	if field != "" && (len(e.Fields) == 0 || e.Fields[0].Field != field) {
-		t.Fatalf("error fields = %v, want %s", e.Fields, field)
-	}
-	return e
 }
 
 // decodeSize decodes an output fully with Go's decoders (which proves it
@@ -128,16 +114,6 @@ func decodeSize(t *testing.T, out *docmill.RunOutput) (int, int) {
 		t.Fatalf("%s does not decode: %v", out.Filename, err)
 	}
 	return cfg.Width, cfg.Height
-}
-
-// writeFile writes b under t's temp dir as name and returns its path.
-func writeFile(t *testing.T, name string, b []byte) string {
-	t.Helper()
-	p := filepath.Join(t.TempDir(), name)
-	if err := os.WriteFile(p, b, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return p
 }
 
 // bombPNG returns a valid PNG header declaring w x h RGB pixels, followed
@@ -195,17 +171,14 @@ func orientedJPEG(t *testing.T, w, h int, orient uint16) []byte {
 // badInputs writes inputs every tool must refuse as invalid_document.
 func badInputs(t *testing.T) map[string]string {
 	t.Helper()
-	whole, err := os.ReadFile(corpusImage(t, "map.png"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	whole := toolstest.ReadCorpus(t, "image", "map.png")
 	return map[string]string{
 		"corrupted":    corpusImage(t, "corrupted.jpg"),
-		"zero-byte":    writeFile(t, "zero.jpg", nil),
-		"bomb":         writeFile(t, "bomb.png", bombPNG(50000, 50000)),
-		"truncated":    writeFile(t, "truncated.png", whole[:len(whole)/3]),
-		"not-an-image": writeFile(t, "text.jpg", []byte("hello, this is not an image\n")),
-		"bomb-tall":    writeFile(t, "tall.png", bombPNG(1, 200_000_000)),
+		"zero-byte":    toolstest.WriteTemp(t, "zero.jpg", nil),
+		"bomb":         toolstest.WriteTemp(t, "bomb.png", bombPNG(50000, 50000)),
+		"truncated":    toolstest.WriteTemp(t, "truncated.png", whole[:len(whole)/3]),
+		"not-an-image": toolstest.WriteTemp(t, "text.jpg", []byte("hello, this is not an image\n")),
+		"bomb-tall":    toolstest.WriteTemp(t, "tall.png", bombPNG(1, 200_000_000)),
 	}
 }
 
@@ -218,7 +191,7 @@ func TestInvalidDocuments(t *testing.T) {
 		for name, path := range badInputs(t) {
 			t.Run(slug+"/"+name, func(t *testing.T) {
 				_, err := runTool(t, tool, path, raw)
-				e := wantCode(t, err, docmill.CodeInvalidDocument, "")
+				e := toolstest.WantCode(t, err, docmill.CodeInvalidDocument, "")
 				if strings.Contains(e.Message, "/") {
 					t.Errorf("message leaks a path: %q", e.Message)
 				}
@@ -235,7 +208,7 @@ func TestInvalidDocuments(t *testing.T) {
 // answer engine_unavailable here).
 func TestBombRefusedBeforeDecoding(t *testing.T) {
 	missing := sandbox.Find("no-such-program", nil, sandbox.Options{})
-	bomb := writeFile(t, "bomb.png", bombPNG(50000, 50000))
+	bomb := toolstest.WriteTemp(t, "bomb.png", bombPNG(50000, 50000))
 	for _, tool := range Tools(missing, missing, docmill.Limits{}, "") {
 		raw := map[string]string{"resize-image": "width=10", "convert-image": "format=jpg"}[tool.Slug]
 		params := map[string]string{}
@@ -243,7 +216,7 @@ func TestBombRefusedBeforeDecoding(t *testing.T) {
 			params[k] = v
 		}
 		_, err := runTool(t, tool, bomb, params)
-		wantCode(t, err, docmill.CodeInvalidDocument, "")
+		toolstest.WantCode(t, err, docmill.CodeInvalidDocument, "")
 	}
 }
 
@@ -267,7 +240,7 @@ func TestMissingEngine(t *testing.T) {
 				raw["format"] = "png"
 			}
 			_, err := runTool(t, tool, generatedJPEG(t), raw)
-			wantCode(t, err, docmill.CodeEngineUnavailable, "")
+			toolstest.WantCode(t, err, docmill.CodeEngineUnavailable, "")
 		})
 	}
 }
@@ -302,17 +275,8 @@ func TestCanceled(t *testing.T) {
 	for slug, raw := range map[string]map[string]string{
 		"compress-image": nil, "resize-image": {"width": "100"}, "convert-image": {"format": "png"},
 	} {
-		tool := testTool(t, slug)
-		params, err := tool.ParseParams(raw)
-		if err != nil {
-			t.Fatal(err)
-		}
-		dir := t.TempDir()
-		in := &docmill.RunInput{
-			Files:  []docmill.LocalFile{inputFile(t, dir, generatedJPEG(t))},
-			Params: params, WorkDir: dir,
-		}
-		if _, err := tool.Run(ctx, in); !errors.Is(err, context.Canceled) {
+		_, err := toolstest.RunContext(ctx, t, testTool(t, slug), generatedJPEG(t), "image/jpeg", raw)
+		if !errors.Is(err, context.Canceled) {
 			t.Errorf("%s: error = %v, want context.Canceled", slug, err)
 		}
 	}
@@ -388,7 +352,7 @@ func TestImagePixelsLimit(t *testing.T) {
 		t.Run(tool.Slug, func(t *testing.T) {
 			// phone-photo.jpg is 4608x1976, 9.1 MP.
 			_, err := runTool(t, tool, corpusImage(t, "phone-photo.jpg"), params[tool.Slug])
-			e := wantCode(t, err, docmill.CodeInvalidDocument, "")
+			e := toolstest.WantCode(t, err, docmill.CodeInvalidDocument, "")
 			if !strings.Contains(e.Message, "(9.1 MP); the limit is 1 MP") {
 				t.Errorf("message = %q", e.Message)
 			}
@@ -403,7 +367,7 @@ func TestImagePixelsLimit(t *testing.T) {
 			// 2000x1333 or 2000x3000, over it; 800 wide is 800x533 or
 			// 800x1200 (0.96 MP), within it.
 			_, err = runTool(t, tool, corpusImage(t, "photo.jpg"), map[string]string{"width": "2000"})
-			wantCode(t, err, docmill.CodeInvalidParameter, "width")
+			toolstest.WantCode(t, err, docmill.CodeInvalidParameter, "width")
 			if _, err := runTool(t, tool, corpusImage(t, "photo.jpg"), map[string]string{"width": "800"}); err != nil {
 				t.Fatal(err)
 			}

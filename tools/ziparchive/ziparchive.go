@@ -11,7 +11,18 @@ import (
 	"io"
 	"os"
 	"time"
+
+	docmill "github.com/docmill/docmill"
 )
+
+// ContentType is the type of the archives.
+const ContentType = "application/zip"
+
+// Result is the output of a run whose result is the archive at path,
+// named filename, with meta.
+func Result(path, filename string, meta map[string]any) *docmill.RunOutput {
+	return &docmill.RunOutput{Path: path, Filename: filename, ContentType: ContentType, Meta: meta}
+}
 
 // ErrTooLarge is returned once an archive would pass its cap; callers turn
 // it into their own file_too_large message.

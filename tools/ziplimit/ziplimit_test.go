@@ -15,6 +15,7 @@ import (
 	"testing"
 
 	docmill "github.com/docmill/docmill"
+	"github.com/docmill/docmill/tools/toolstest"
 	"github.com/docmill/docmill/tools/ziplimit"
 )
 
@@ -78,19 +79,6 @@ func reader(t *testing.T, b []byte) *zip.Reader {
 	return zr
 }
 
-// noise is n bytes that do not compress.
-func noise(n int) []byte {
-	b := make([]byte, n)
-	x := uint32(2463534242)
-	for i := range b {
-		x ^= x << 13
-		x ^= x >> 17
-		x ^= x << 5
-		b[i] = byte(x)
-	}
-	return b
-}
-
 // checkRefusal fails t unless err is a limit refusal mentioning want and
 // no entry name.
 func checkRefusal(t *testing.T, err error, want string) {
@@ -117,17 +105,17 @@ func TestCheck(t *testing.T) {
 	}{
 		{"fine", docmill.Limits{}, []entry{
 			{data: []byte("<xml/>")},
-			{data: noise(2 << 20)},
+			{data: toolstest.Noise(2 << 20)},
 			{data: make([]byte, 1<<20)}, // compresses 1000 times, but small
 		}, ""},
 		{"empty", docmill.Limits{}, nil, ""},
 		{"entries at the limit", docmill.Limits{ArchiveEntries: 3}, []entry{{}, {}, {}}, ""},
 		{"too many entries", docmill.Limits{ArchiveEntries: 3}, []entry{{}, {}, {}, {}}, "more than 3 archive entries"},
 		{"total at the limit", docmill.Limits{ArchiveBytes: 1200}, []entry{
-			{data: noise(600), store: true}, {data: noise(600), store: true},
+			{data: toolstest.Noise(600), store: true}, {data: toolstest.Noise(600), store: true},
 		}, ""},
 		{"total too big", docmill.Limits{ArchiveBytes: 1000}, []entry{
-			{data: noise(600), store: true}, {data: noise(600), store: true},
+			{data: toolstest.Noise(600), store: true}, {data: toolstest.Noise(600), store: true},
 		}, "expands to more than 1000 bytes"},
 		{"total too big in MB", docmill.Limits{}, []entry{
 			declared(300<<20, 300<<20), declared(300<<20, 300<<20),
@@ -209,7 +197,7 @@ func readAll(t *testing.T, zr *zip.Reader, l docmill.Limits) (int64, error) {
 
 // TestBudget: the bytes really read are counted across entries.
 func TestBudget(t *testing.T) {
-	zr := reader(t, makeZip(t, entry{data: noise(600), store: true}, entry{data: noise(600)}))
+	zr := reader(t, makeZip(t, entry{data: toolstest.Noise(600), store: true}, entry{data: toolstest.Noise(600)}))
 	if n, err := readAll(t, zr, docmill.Limits{ArchiveBytes: 1200}); err != nil || n != 1200 {
 		t.Fatalf("at the limit: %d bytes, %v", n, err)
 	}

@@ -300,27 +300,13 @@ func (s *Store) mark(ctx context.Context, op, id, q string, now time.Time) error
 // ExpiredResults returns up to limit done jobs whose result expired at or
 // before now and is not marked deleted, soonest expired first.
 func (s *Store) ExpiredResults(ctx context.Context, now time.Time, limit int) ([]*docmill.Job, error) {
-	if limit <= 0 {
-		return nil, nil
-	}
-	jobs, err := queryJobs(ctx, s.db.Read(), sqltext.ExpiredResults, millis(now), limit)
-	if err != nil {
-		return nil, s.errorf("expired results: %w", err)
-	}
-	return jobs, nil
+	return s.listJobs(ctx, "expired results", sqltext.ExpiredResults, limit, millis(now))
 }
 
 // StaleInputs returns up to limit finished jobs whose inputs are not marked
 // deleted, earliest finished first.
 func (s *Store) StaleInputs(ctx context.Context, limit int) ([]*docmill.Job, error) {
-	if limit <= 0 {
-		return nil, nil
-	}
-	jobs, err := queryJobs(ctx, s.db.Read(), sqltext.StaleInputs, limit)
-	if err != nil {
-		return nil, s.errorf("stale inputs: %w", err)
-	}
-	return jobs, nil
+	return s.listJobs(ctx, "stale inputs", sqltext.StaleInputs, limit)
 }
 
 // DeleteJobsCreatedBefore deletes up to limit finished jobs created before t,
@@ -385,6 +371,20 @@ func (s *Store) CountByStatus(ctx context.Context) (map[docmill.Status]int64, er
 
 func queryJobs(ctx context.Context, q Tx, query string, args ...any) ([]*docmill.Job, error) {
 	return queryAll(ctx, q, scanJob, query, args...)
+}
+
+// listJobs runs query, a listing of up to limit jobs (its last argument,
+// after args), on the read pool; what names the listing in errors. A
+// limit of 0 or less lists nothing.
+func (s *Store) listJobs(ctx context.Context, what, query string, limit int, args ...any) ([]*docmill.Job, error) {
+	if limit <= 0 {
+		return nil, nil
+	}
+	jobs, err := queryJobs(ctx, s.db.Read(), query, append(args, limit)...)
+	if err != nil {
+		return nil, s.errorf("%s: %w", what, err)
+	}
+	return jobs, nil
 }
 
 // jobJSON are the JSON columns of a job. nil and empty maps and slices

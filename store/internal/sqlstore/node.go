@@ -62,12 +62,5 @@ func (s *Store) ForgetNode(ctx context.Context, id string) error {
 // UnfinishedJobs returns up to limit queued or processing jobs created
 // before t, oldest first.
 func (s *Store) UnfinishedJobs(ctx context.Context, t time.Time, limit int) ([]*docmill.Job, error) {
-	if limit <= 0 {
-		return nil, nil
-	}
-	jobs, err := queryJobs(ctx, s.db.Read(), sqltext.UnfinishedJobs, millis(t), limit)
-	if err != nil {
-		return nil, s.errorf("unfinished jobs: %w", err)
-	}
-	return jobs, nil
+	return s.listJobs(ctx, "unfinished jobs", sqltext.UnfinishedJobs, limit, millis(t))
 }

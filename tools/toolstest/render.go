@@ -1,0 +1,36 @@
+package toolstest
+
+import (
+	"image"
+	"image/png"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"testing"
+)
+
+// RenderPage renders page n of the PDF at path at dpi with poppler's
+// pdftoppm, a renderer independent of the tools under test, and decodes
+// it; options (such as "-gray") are passed on. Any failure, pdftoppm
+// missing included, fails t: a caller that would rather skip checks for
+// pdftoppm first.
+func RenderPage(t testing.TB, path string, n, dpi int, options ...string) image.Image {
+	t.Helper()
+	prefix := filepath.Join(t.TempDir(), "page")
+	page := strconv.Itoa(n)
+	args := append(options, "-r", strconv.Itoa(dpi), "-f", page, "-l", page, "-singlefile", "-png", path, prefix)
+	if out, err := exec.Command("pdftoppm", args...).CombinedOutput(); err != nil {
+		t.Fatalf("pdftoppm %s: %v\n%s", filepath.Base(path), err, out)
+	}
+	f, err := os.Open(prefix + ".png")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	img, err := png.Decode(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return img
+}
