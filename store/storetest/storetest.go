@@ -69,6 +69,9 @@ func Run(t *testing.T, open func(t *testing.T) docmill.Store) {
 		{"Setting", testSetting},
 		{"ConcurrentSetting", testConcurrentSetting},
 		{"Ping", testPing},
+		{"Webhooks", testWebhooks},
+		{"WebhookAttempts", testWebhookAttempts},
+		{"ConcurrentWebhookLimit", testConcurrentWebhookLimit},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, open(t)) })
