@@ -226,6 +226,9 @@ func (q *Queue[TTx]) finish(ctx context.Context, j *docmill.Job, tool *docmill.T
 	q.metrics.duration.WithLabelValues(j.Tool, status).Observe(elapsed.Seconds())
 	q.deleteInputs(ctx, j)
 	q.notify.publish(j.ID)
+	if ok {
+		q.wakeQueue(webhookQueue) // the finish may have queued deliveries
+	}
 	return nil
 }
 

@@ -24,7 +24,6 @@ package outbound
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -59,9 +58,6 @@ type Client struct {
 	cfg  Config
 	http *http.Client
 }
-
-// ErrRefusedAddress is the cause of a dial to a refused address.
-var ErrRefusedAddress = errors.New("outbound: refused address")
 
 // New returns a client.
 func New(cfg Config) *Client {
@@ -155,7 +151,7 @@ func (c *Client) checkScheme(u *url.URL) error {
 	case u.Scheme == "http" && c.cfg.AllowPrivate:
 		return nil
 	}
-	return fmt.Errorf("outbound: refused scheme %q", u.Scheme)
+	return fmt.Errorf("%w %q", docmill.ErrInsecureURL, u.Scheme)
 }
 
 // control is the dialer's last word on every connection: address is the
@@ -166,10 +162,10 @@ func (c *Client) control(network, address string, _ syscall.RawConn) error {
 	}
 	ap, err := netip.ParseAddrPort(address)
 	if err != nil {
-		return fmt.Errorf("%w: %s", ErrRefusedAddress, address)
+		return fmt.Errorf("%w: %s", docmill.ErrInternalAddress, address)
 	}
 	if !Allowed(ap.Addr()) {
-		return fmt.Errorf("%w: %s", ErrRefusedAddress, ap.Addr())
+		return fmt.Errorf("%w: %s", docmill.ErrInternalAddress, ap.Addr())
 	}
 	return nil
 }

@@ -71,8 +71,8 @@ func TestDialRefused(t *testing.T) {
 			t.Errorf("POST to %s: sent, want refused", host)
 			continue
 		}
-		if !errors.Is(err, ErrRefusedAddress) {
-			t.Errorf("POST to %s: %v, want ErrRefusedAddress", host, err)
+		if !errors.Is(err, docmill.ErrInternalAddress) {
+			t.Errorf("POST to %s: %v, want docmill.ErrInternalAddress", host, err)
 		}
 	}
 }
