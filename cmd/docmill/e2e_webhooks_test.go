@@ -384,7 +384,7 @@ func TestWebhookRestart(t *testing.T) {
 		}
 		return http.StatusOK
 	})
-	_, secret := createHook(t, s, key, rc.URL)
+	hookID, secret := createHook(t, s, key, rc.URL)
 	j, _, err := s.client(key).Process(context.Background(), "rotate-pdf", []client.File{file(t, "pdf", "pdflatex-4-pages.pdf")}, client.ProcessOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -405,6 +405,14 @@ func TestWebhookRestart(t *testing.T) {
 	if ev := event(t, second, secret); ev["type"] != "job.done" || ev["data"].(map[string]any)["job_id"] != j.JobID || !bytes.Equal(second.body, first.body) {
 		t.Fatalf("event after the restart %v; want job.done of %s, the body of the first attempt", ev, j.JobID)
 	}
+	var ds []any
+	for deadline := time.Now().Add(5 * time.Second); len(ds) < 2 && time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		_, out := callAPI(t, s, key, http.MethodGet, "/v1/webhooks/"+hookID+"/deliveries", nil)
+		ds, _ = out["deliveries"].([]any)
+	}
+	if len(ds) != 2 || ds[0].(map[string]any)["attempt"] != 2.0 || ds[0].(map[string]any)["succeeded"] != true {
+		t.Fatalf("deliveries after the restart: %v; want attempt 2 succeeded", ds)
+	}
 }
 
 // TestWebhookURLRefused: without --allow-private-urls, an endpoint at a
@@ -419,6 +427,11 @@ func TestWebhookURLRefused(t *testing.T) {
 		if status != http.StatusBadRequest || got["code"] != "invalid_parameter" || len(errs) != 1 || errs[0].(map[string]any)["field"] != "url" {
 			t.Errorf("POST webhook %s: %d %v; want 400 invalid_parameter on url", url, status, got)
 		}
+	}
+	// The OpenAPI document describes the endpoints and the requests sent.
+	doc := getJSON(t, s.URL+"/v1/openapi.json", 200)
+	if doc["paths"].(map[string]any)["/v1/webhooks/{webhook_id}/deliveries"] == nil || doc["webhooks"].(map[string]any)["jobEvent"] == nil {
+		t.Errorf("openapi.json lacks the webhooks: paths %v", doc["paths"])
 	}
 	// A public address is taken (nothing is sent until a job ends).
 	if status, got := callAPI(t, s, s.DevKey, http.MethodPost, "/v1/webhooks", map[string]any{"url": "https://93.184.215.14/hook"}); status != http.StatusCreated {
