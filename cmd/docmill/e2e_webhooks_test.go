@@ -17,6 +17,7 @@ import (
 	standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"
 
 	"github.com/docmill/docmill/client"
+	"github.com/docmill/docmill/store/postgres/pgtest"
 )
 
 // hookRequest is one request a receiver got.
@@ -152,6 +153,24 @@ func event(t *testing.T, r hookRequest, secrets ...string) map[string]any {
 	return out
 }
 
+// deliveries returns an endpoint's recorded attempts, newest first, once
+// there are n: a receiver has its request before the attempt is recorded.
+func deliveries(t *testing.T, s *testServer, key, id string, n int) []any {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		status, out := callAPI(t, s, key, http.MethodGet, "/v1/webhooks/"+id+"/deliveries", nil)
+		ds, _ := out["deliveries"].([]any)
+		if status != http.StatusOK || len(ds) >= n {
+			return ds
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d deliveries recorded within 10 s, want %d: %v", len(ds), n, out)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
 // jobRecord is GET /v1/jobs/{id} as a JSON object.
 func jobRecord(t *testing.T, s *testServer, key, id string) map[string]any {
 	t.Helper()
@@ -182,8 +201,10 @@ func checkEvent(t *testing.T, s *testServer, key string, ev map[string]any, typ,
 // Standard Webhooks library) and carrying the job record; an endpoint gets
 // only its events; a rotated secret signs beside the new one; endpoints
 // are the account's own, bounded by its plan.
-func TestWebhookEvents(t *testing.T) {
-	s := startServer(t, "", "--allow-private-urls")
+func TestWebhookEvents(t *testing.T) { testWebhookEvents(t, sqliteDir) }
+
+func testWebhookEvents(t *testing.T, newDir dataDirFunc) {
+	s := startServer(t, newDir(t), "--allow-private-urls")
 	ctx := context.Background()
 	key := s.DevKey
 	c := s.client(key)
@@ -231,10 +252,9 @@ func TestWebhookEvents(t *testing.T) {
 	checkEvent(t, s, key, event(t, failures.wait(t, 1, 20*time.Second)[0], failSecret), "job.failed", e.JobID)
 
 	// The deliveries, newest first.
-	status, got = callAPI(t, s, key, http.MethodGet, "/v1/webhooks/"+allID+"/deliveries", nil)
-	ds, _ := got["deliveries"].([]any)
-	if status != http.StatusOK || len(ds) != 3 {
-		t.Fatalf("deliveries: %d %v", status, got)
+	ds := deliveries(t, s, key, allID, 3)
+	if len(ds) != 3 {
+		t.Fatalf("deliveries: %v", ds)
 	}
 	d := ds[0].(map[string]any)
 	if d["event"] != "job.failed" || d["job_id"] != e.JobID || d["attempt"] != 1.0 || d["status_code"] != 200.0 ||
@@ -297,8 +317,10 @@ func TestWebhookEvents(t *testing.T) {
 // same event three times under one webhook-id, on the (shortened)
 // schedule; one answering 410 Gone is disabled at once and gets nothing
 // more; one answering 400 is not retried.
-func TestWebhookRetries(t *testing.T) {
-	s := startServer(t, "", "--allow-private-urls", "--webhook-retry-schedule", "200ms,400ms,5s")
+func TestWebhookRetries(t *testing.T) { testWebhookRetries(t, sqliteDir) }
+
+func testWebhookRetries(t *testing.T, newDir dataDirFunc) {
+	s := startServer(t, newDir(t), "--allow-private-urls", "--webhook-retry-schedule", "200ms,400ms,5s")
 	key := s.DevKey
 	flaky := newReceiver(t, func(n int, w http.ResponseWriter) int {
 		if n < 2 {
@@ -323,10 +345,9 @@ func TestWebhookRetries(t *testing.T) {
 			t.Fatalf("webhook-id %s, then %s: want one id for every attempt", got[0].header.Get("webhook-id"), id)
 		}
 	}
-	_, out := callAPI(t, s, key, http.MethodGet, "/v1/webhooks/"+flakyID+"/deliveries", nil)
-	ds := out["deliveries"].([]any)
+	ds := deliveries(t, s, key, flakyID, 3)
 	if len(ds) != 3 {
-		t.Fatalf("deliveries %v", out)
+		t.Fatalf("deliveries %v", ds)
 	}
 	for i, want := range []struct {
 		attempt, status float64
@@ -363,12 +384,19 @@ func TestWebhookRetries(t *testing.T) {
 	if gone.count() != 1 || refusing.count() != 2 {
 		t.Fatalf("after a second job: the disabled endpoint got %d requests (want 1), the refusing one %d (want 2, no retries)", gone.count(), refusing.count())
 	}
-	_, out = callAPI(t, s, key, http.MethodGet, "/v1/webhooks/"+refusingID+"/deliveries", nil)
-	for _, d := range out["deliveries"].([]any) {
+	for _, d := range deliveries(t, s, key, refusingID, 2) {
 		if d := d.(map[string]any); d["attempt"] != 1.0 || d["next_retry_at"] != nil || d["status_code"] != 400.0 {
 			t.Fatalf("refused delivery %v: want one attempt, no retry", d)
 		}
 	}
+}
+
+// TestWebhookPostgres runs the webhook tests on PostgreSQL with
+// riverpgxv5.
+func TestWebhookPostgres(t *testing.T) {
+	pgtest.BaseURL(t)
+	t.Run("Events", func(t *testing.T) { testWebhookEvents(t, postgresDir) })
+	t.Run("Retries", func(t *testing.T) { testWebhookRetries(t, postgresDir) })
 }
 
 // TestWebhookRestart: a delivery due for a retry when the server stops is
@@ -405,11 +433,7 @@ func TestWebhookRestart(t *testing.T) {
 	if ev := event(t, second, secret); ev["type"] != "job.done" || ev["data"].(map[string]any)["job_id"] != j.JobID || !bytes.Equal(second.body, first.body) {
 		t.Fatalf("event after the restart %v; want job.done of %s, the body of the first attempt", ev, j.JobID)
 	}
-	var ds []any
-	for deadline := time.Now().Add(5 * time.Second); len(ds) < 2 && time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-		_, out := callAPI(t, s, key, http.MethodGet, "/v1/webhooks/"+hookID+"/deliveries", nil)
-		ds, _ = out["deliveries"].([]any)
-	}
+	ds := deliveries(t, s, key, hookID, 2)
 	if len(ds) != 2 || ds[0].(map[string]any)["attempt"] != 2.0 || ds[0].(map[string]any)["succeeded"] != true {
 		t.Fatalf("deliveries after the restart: %v; want attempt 2 succeeded", ds)
 	}
