@@ -155,15 +155,17 @@ func (s *Store) deliver(ctx context.Context, tx Tx, id string) error {
 	if s.cfg.Deliver == nil {
 		return nil
 	}
+	// The endpoints first: most accounts have none, and then the job
+	// need not be read.
+	ws, err := queryAll(ctx, tx, scanWebhook, sqltext.JobWebhooks, id)
+	if err != nil || len(ws) == 0 {
+		return err
+	}
 	j, err := scanJob(tx.QueryRow(ctx, sqltext.Job, id))
 	if err != nil {
 		return err
 	}
 	event := docmill.JobEvent(j.Status)
-	ws, err := queryAll(ctx, tx, scanWebhook, sqltext.EnabledWebhooks, j.AccountID)
-	if err != nil {
-		return err
-	}
 	var ds []docmill.WebhookDelivery
 	for _, w := range ws {
 		if w.Subscribed(event) {

@@ -125,9 +125,10 @@ const (
 VALUES ($1, $2, $3, $4, $5, $6)`
 	Webhook         = `SELECT ` + WebhookColumns + ` FROM webhooks WHERE id = $1`
 	AccountWebhooks = `SELECT ` + WebhookColumns + ` FROM webhooks WHERE account_id = $1 ORDER BY created_at, id`
-	// EnabledWebhooks are the endpoints a finishing job's event may go to.
-	EnabledWebhooks = `SELECT ` + WebhookColumns + ` FROM webhooks
-WHERE account_id = $1 AND disabled_at IS NULL ORDER BY created_at, id`
+	// JobWebhooks are the enabled endpoints of job $1's account: those
+	// its final event may go to.
+	JobWebhooks = `SELECT ` + WebhookColumns + ` FROM webhooks
+WHERE account_id = (SELECT account_id FROM jobs WHERE id = $1) AND disabled_at IS NULL ORDER BY created_at, id`
 	DeleteWebhook         = `DELETE FROM webhooks WHERE id = $1`
 	DeleteWebhookAttempts = `DELETE FROM webhook_attempts WHERE webhook_id = $1`
 	RotateWebhookSecret   = `UPDATE webhooks SET previous_secret = secret, previous_secret_expires_at = $3, secret = $2
