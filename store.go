@@ -143,6 +143,9 @@ type Store interface {
 	// replaces keeps signing until previousUntil. It returns the endpoint
 	// as it then stands.
 	RotateWebhookSecret(ctx context.Context, id, secret string, previousUntil time.Time) (*Webhook, error)
+	// EnableWebhook enables a disabled endpoint again, clearing its
+	// DisabledReason and FailingSince, and returns it as it then stands.
+	EnableWebhook(ctx context.Context, id string) (*Webhook, error)
 	// RecordWebhookAttempt stores a delivery attempt and, in the same
 	// transaction, the endpoint's health: a successful attempt clears
 	// FailingSince, a failed one sets it if unset, and a non-empty

@@ -44,6 +44,11 @@ func webhooksOpenAPI(paths, schemas, doc obj) {
 		"post": op("Give the endpoint a new secret; the old one keeps signing beside it for 24 h", "200",
 			"The endpoint, with its new secret (shown once).", ref("Webhook")),
 	}
+	paths["/v1/webhooks/{webhook_id}/enable"] = obj{
+		"parameters": idParam,
+		"post": op("Enable a disabled endpoint again (events of jobs that ended meanwhile are not sent)", "200",
+			"The endpoint.", ref("Webhook")),
+	}
 	paths["/v1/webhooks/{webhook_id}/deliveries"] = obj{
 		"parameters": append(idParam, obj{"name": "limit", "in": "query", "schema": obj{"type": "integer", "minimum": 1, "maximum": maxAttemptsShown, "default": maxAttemptsShown}}),
 		"get": op("The endpoint's recent delivery attempts, newest first", "200", "The attempts.",

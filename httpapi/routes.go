@@ -19,6 +19,7 @@ func (s *Server) routes() http.Handler {
 	mux.Handle("GET /v1/webhooks/{webhook_id}", s.authed(s.limited(scopeRead, s.handleGetWebhook)))
 	mux.Handle("DELETE /v1/webhooks/{webhook_id}", s.authed(s.limited(scopeRead, s.handleDeleteWebhook)))
 	mux.Handle("POST /v1/webhooks/{webhook_id}/rotate-secret", s.authed(s.limited(scopeRead, s.handleRotateWebhookSecret)))
+	mux.Handle("POST /v1/webhooks/{webhook_id}/enable", s.authed(s.limited(scopeRead, s.handleEnableWebhook)))
 	mux.Handle("GET /v1/webhooks/{webhook_id}/deliveries", s.authed(s.limited(scopeRead, s.handleWebhookDeliveries)))
 
 	// Public: the catalogue, the node's limits, the OpenAPI form, and sign-up.

@@ -197,6 +197,21 @@ func (s *Server) handleRotateWebhookSecret(w http.ResponseWriter, r *http.Reques
 	writeJSON(w, http.StatusOK, b)
 }
 
+// handleEnableWebhook enables a disabled endpoint again (after its owner
+// fixed it); events of jobs that ended while it was disabled are not sent.
+func (s *Server) handleEnableWebhook(w http.ResponseWriter, r *http.Request) {
+	wh, err := s.ownWebhook(r)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	if wh, err = s.cfg.Store.EnableWebhook(r.Context(), wh.ID); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, s.renderWebhook(wh))
+}
+
 // maxAttemptsShown bounds GET /v1/webhooks/{id}/deliveries.
 const maxAttemptsShown = 100
 

@@ -384,6 +384,11 @@ func testWebhookRetries(t *testing.T, newDir dataDirFunc) {
 	if gone.count() != 1 || refusing.count() != 2 {
 		t.Fatalf("after a second job: the disabled endpoint got %d requests (want 1), the refusing one %d (want 2, no retries)", gone.count(), refusing.count())
 	}
+	// Its owner may enable it again.
+	if status, hook := callAPI(t, s, key, http.MethodPost, "/v1/webhooks/"+goneID+"/enable", nil); status != http.StatusOK ||
+		hook["enabled"] != true || hook["disabled_reason"] != nil || hook["disabled_at"] != nil {
+		t.Fatalf("enable: %d %v", status, hook)
+	}
 	for _, d := range deliveries(t, s, key, refusingID, 2) {
 		if d := d.(map[string]any); d["attempt"] != 1.0 || d["next_retry_at"] != nil || d["status_code"] != 400.0 {
 			t.Fatalf("refused delivery %v: want one attempt, no retry", d)

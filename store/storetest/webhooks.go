@@ -152,6 +152,12 @@ func testWebhookAttempts(t *testing.T, s docmill.Store) {
 	if got := record(a4, "again"); got.DisabledReason != "gone" {
 		t.Errorf("disabled again: reason %q, want the first one", got.DisabledReason)
 	}
+	if got, err := s.EnableWebhook(ctx, w.ID); err != nil || got.DisabledAt != nil || got.DisabledReason != "" || got.FailingSince != nil {
+		t.Errorf("EnableWebhook = %+v, %v; want enabled and healthy", got, err)
+	}
+	if _, err := s.EnableWebhook(ctx, "wh_missing"); !errors.Is(err, docmill.ErrNotFound) {
+		t.Errorf("EnableWebhook(missing): %v, want ErrNotFound", err)
+	}
 	a4.WebhookID = "wh_missing"
 	if _, err := s.RecordWebhookAttempt(ctx, &a4, ""); !errors.Is(err, docmill.ErrNotFound) {
 		t.Errorf("RecordWebhookAttempt of a deleted endpoint: %v, want ErrNotFound", err)

@@ -100,6 +100,27 @@ func (s *Store) RotateWebhookSecret(ctx context.Context, id, secret string, prev
 	return w, nil
 }
 
+// EnableWebhook enables the endpoint again, healthy: no reason, no
+// failures.
+func (s *Store) EnableWebhook(ctx context.Context, id string) (*docmill.Webhook, error) {
+	var w *docmill.Webhook
+	err := s.db.InTx(ctx, func(tx Tx) error {
+		n, err := tx.Exec(ctx, sqltext.EnableWebhook, id)
+		if err != nil {
+			return err
+		}
+		if n == 0 {
+			return docmill.ErrNotFound
+		}
+		w, err = scanWebhook(tx.QueryRow(ctx, sqltext.Webhook, id))
+		return err
+	})
+	if err != nil {
+		return nil, s.errorf("enable webhook %s: %w", id, err)
+	}
+	return w, nil
+}
+
 // RecordWebhookAttempt stores a and updates the endpoint's health (see
 // docmill.Store). Recording the same attempt twice (message and attempt
 // number) keeps the first record.

@@ -141,6 +141,7 @@ ON CONFLICT (message_id, attempt) DO NOTHING`
 	WebhookFailed    = `UPDATE webhooks SET failing_since = COALESCE(failing_since, $2) WHERE id = $1`
 	DisableWebhook   = `UPDATE webhooks SET disabled_at = $2, disabled_reason = $3
 WHERE id = $1 AND disabled_at IS NULL`
+	EnableWebhook   = `UPDATE webhooks SET disabled_at = NULL, disabled_reason = NULL, failing_since = NULL WHERE id = $1`
 	WebhookAttempts = `SELECT webhook_id, message_id, attempt, event, job_id, attempted_at, status_code,
 	COALESCE(error, ''), duration_ms, next_retry_at
 FROM webhook_attempts WHERE webhook_id = $1 ORDER BY attempted_at DESC, message_id DESC, attempt DESC LIMIT $2`
