@@ -467,3 +467,29 @@ func TestWebhookURLRefused(t *testing.T) {
 		t.Errorf("POST webhook at a public address: %d %v", status, got)
 	}
 }
+
+// TestWebhookCanceled: a job canceled on an API node (which works no
+// jobs) sends job.canceled, queued by the API node in the cancel's
+// transaction and delivered by a worker node started afterwards on the
+// same data.
+func TestWebhookCanceled(t *testing.T) {
+	dir := t.TempDir()
+	api := startServer(t, dir, "--role", "api", "--allow-private-urls")
+	key := api.DevKey
+	rc := newReceiver(t, nil)
+	_, secret := createHook(t, api, key, rc.URL)
+	c := api.client(key)
+	j, resp, err := c.Process(context.Background(), "rotate-pdf", []client.File{file(t, "pdf", "pdflatex-4-pages.pdf")}, client.ProcessOptions{Prefer: "respond-async"})
+	if err != nil || resp.StatusCode != http.StatusAccepted || j.Status != "queued" {
+		t.Fatalf("process on an API node: %v %+v %v; want 202 queued (no worker)", resp, j, err)
+	}
+	if j, err = c.Cancel(context.Background(), j.JobID); err != nil || j.Status != "canceled" {
+		t.Fatalf("cancel: %+v %v", j, err)
+	}
+	time.Sleep(300 * time.Millisecond)
+	if rc.count() != 0 {
+		t.Fatalf("an API node delivered %d events; only workers deliver", rc.count())
+	}
+	startServer(t, dir, "--role", "worker", "--allow-private-urls")
+	checkEvent(t, api, key, event(t, rc.wait(t, 1, 30*time.Second)[0], secret), "job.canceled", j.JobID)
+}
