@@ -116,6 +116,10 @@ type Queue[TTx any] struct {
 
 	mu      sync.Mutex
 	running map[string]context.CancelFunc
+
+	// queuedDeliveries holds the ids of jobs whose ending transaction
+	// queued webhook deliveries, until it commits (deliveriesCommitted).
+	queuedDeliveries sync.Map
 }
 
 var _ docmill.Queue = (*Queue[any])(nil)
@@ -333,7 +337,7 @@ func (q *Queue[TTx]) Cancel(ctx context.Context, j *docmill.Job) (*docmill.Job, 
 		}
 		q.mu.Unlock()
 		q.notify.publish(j.ID)
-		q.wakeQueue(webhookQueue) // the cancel may have queued deliveries
+		q.deliveriesCommitted(j.ID)
 		return c, nil
 	}
 	if j.Result != nil && j.Result.DeletedAt == nil {

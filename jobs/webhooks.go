@@ -122,8 +122,21 @@ func (q *Queue[TTx]) DeliverTx(ctx context.Context, tx TTx, ds []docmill.Webhook
 			},
 		})
 	}
-	_, err := q.client.InsertManyTx(ctx, tx, params)
-	return err
+	if _, err := q.client.InsertManyTx(ctx, tx, params); err != nil {
+		return err
+	}
+	q.queuedDeliveries.Store(ds[0].Job.ID, struct{}{})
+	return nil
+}
+
+// deliveriesCommitted is told that the transaction that ended job id has
+// committed. If it queued deliveries (DeliverTx), this node's delivery
+// workers are woken where the driver does not (SQLite); a finish that
+// queued none costs nothing, not even a fetch.
+func (q *Queue[TTx]) deliveriesCommitted(id string) {
+	if _, ok := q.queuedDeliveries.LoadAndDelete(id); ok {
+		q.wakeQueue(webhookQueue)
+	}
 }
 
 type deliverWorker[TTx any] struct {

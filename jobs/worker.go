@@ -226,9 +226,7 @@ func (q *Queue[TTx]) finish(ctx context.Context, j *docmill.Job, tool *docmill.T
 	q.metrics.duration.WithLabelValues(j.Tool, status).Observe(elapsed.Seconds())
 	q.deleteInputs(ctx, j)
 	q.notify.publish(j.ID)
-	if ok {
-		q.wakeQueue(webhookQueue) // the finish may have queued deliveries
-	}
+	q.deliveriesCommitted(j.ID)
 	return nil
 }
 

@@ -224,7 +224,12 @@ func testWebhookEvents(t *testing.T, newDir dataDirFunc) {
 	if err != nil || resp.StatusCode != http.StatusOK {
 		t.Fatalf("sync process: %v %v", resp, err)
 	}
+	answered := time.Now()
 	ev := event(t, all.wait(t, 1, 20*time.Second)[0], secret)
+	// The finish's commit wakes the delivery workers (SQLite cannot
+	// notify them); without it they would find the delivery at their
+	// next poll, up to a second later.
+	t.Logf("job.done delivered %s after the answer", time.Since(answered))
 	checkEvent(t, s, key, ev, "job.done", j.JobID)
 	if data := ev["data"].(map[string]any); data["result"].(map[string]any)["url"] == "" {
 		t.Fatalf("job.done without a result URL: %v", data)
