@@ -163,7 +163,8 @@ func (w *deliverWorker[TTx]) NextRetry(rj *river.Job[DeliverArgs]) time.Time {
 
 // Work makes one attempt to deliver an event, records it, and tells River
 // whether to try again. Network errors, 5xx, 429 (and redirects, which are
-// not followed) are retried on the schedule; other answers are final. A
+// not followed) are retried on the schedule; other answers are final, and
+// so is a destination the client refuses (an internal address). A
 // 410 Gone disables the endpoint, and so does an endpoint failing every
 // attempt for docmill.WebhookDisableAfter. A deleted or disabled endpoint
 // gets nothing more.
@@ -264,7 +265,10 @@ func (w *deliverWorker[TTx]) send(ctx context.Context, hook *docmill.Webhook, a 
 	started := time.Now()
 	resp, err := w.q.cfg.Webhooks.Client.Do(req)
 	if err != nil {
-		return sendResult{err: describeSendError(err), retry: true, duration: time.Since(started)}
+		// A refused destination (an internal address, plain http) stays
+		// refused: not retried.
+		refused := errors.Is(err, docmill.ErrInternalAddress) || errors.Is(err, docmill.ErrInsecureURL)
+		return sendResult{err: describeSendError(err), retry: !refused, duration: time.Since(started)}
 	}
 	_, _ = io.Copy(io.Discard, resp.Body) // bounded by the client
 	resp.Body.Close()

@@ -13,6 +13,7 @@ import (
 
 	"github.com/docmill/docmill"
 	"github.com/docmill/docmill/jobs"
+	"github.com/docmill/docmill/outbound"
 	"github.com/docmill/docmill/store/sqlite"
 )
 
@@ -53,15 +54,19 @@ func (rc *hookReceiver) times() []time.Time {
 // webhooks on schedule, with clk as its clock, and returns the store and
 // a function that finishes a new job of an account (failed), queuing its
 // deliveries.
-func deliveringQueue(t *testing.T, schedule []time.Duration, clk *clock) (*sqlite.Store, func(*docmill.Account) *docmill.Job) {
+func deliveringQueue(t *testing.T, schedule []time.Duration, clk *clock, client ...*http.Client) (*sqlite.Store, func(*docmill.Account) *docmill.Job) {
 	t.Helper()
+	hc := &http.Client{Timeout: 5 * time.Second}
+	if len(client) > 0 {
+		hc = client[0]
+	}
 	st, bucket := openData(t)
 	newQueue(t, st, bucket, clk) // River's tables
 	q, err := jobs.New(riversqlite.New(st.WriteDB()), jobs.Config{
 		Store: st, Blob: bucket, Registry: docmill.NewRegistry(), Workers: 1, SoleWorker: true,
 		PollInterval: 20 * time.Millisecond, ScratchDir: t.TempDir(), Now: clk.now,
 		Webhooks: jobs.WebhookConfig{
-			Client:   &http.Client{Timeout: 5 * time.Second},
+			Client:   hc,
 			Render:   func(_ context.Context, j *docmill.Job) any { return map[string]string{"job_id": j.ID} },
 			Schedule: schedule,
 		},
@@ -192,5 +197,26 @@ func TestWebhookDisabledAfterDays(t *testing.T) {
 	time.Sleep(200 * time.Millisecond)
 	if n := len(down.times()); n != 1 {
 		t.Fatalf("the endpoint got %d requests, want 1", n)
+	}
+}
+
+// TestWebhookRefusedAtDial: an endpoint whose address is internal when
+// the delivery is made (its name was public when it was created: DNS
+// rebinding) gets nothing; the attempt is recorded as refused and not
+// retried.
+func TestWebhookRefusedAtDial(t *testing.T) {
+	clk := &clock{t: time.Now()}
+	st, finish := deliveringQueue(t, []time.Duration{10 * time.Millisecond}, clk, outbound.New(outbound.Config{}).HTTPClient())
+	a := newAccount(t, st, clk)
+	rc := newHookReceiver(t, http.StatusOK, "")
+	hook := addHook(t, st, a, strings.Replace(rc.URL, "http://", "https://", 1), clk.t) // as if it had passed CheckURL
+	finish(a)
+	as := attempts(t, st, hook.ID, 1)
+	if as[0].StatusCode != 0 || !strings.Contains(as[0].Error, "private or internal") || as[0].NextRetryAt != nil {
+		t.Fatalf("attempt %+v: want refused, no retry", *as[0])
+	}
+	time.Sleep(200 * time.Millisecond)
+	if n := len(rc.times()); n != 0 || len(attempts(t, st, hook.ID, 1)) != 1 {
+		t.Fatalf("the internal endpoint got %d requests, want none, and one attempt recorded", n)
 	}
 }
