@@ -170,7 +170,7 @@ func New[TTx any](driver riverdriver.Driver[TTx], cfg Config) (*Queue[TTx], erro
 		rc.Queues = map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: cfg.Workers}}
 		if cfg.Webhooks.Client != nil {
 			river.AddWorker(workers, &deliverWorker[TTx]{q: q})
-			rc.Queues[webhookQueue] = river.QueueConfig{MaxWorkers: cfg.Webhooks.Workers}
+			rc.Queues[webhookQueue] = river.QueueConfig{MaxWorkers: cfg.Webhooks.Workers, FetchPollInterval: webhookPoll(cfg)}
 		}
 		rc.PeriodicJobs = []*river.PeriodicJob{river.NewPeriodicJob(
 			river.PeriodicInterval(cfg.JanitorInterval),

@@ -2,6 +2,7 @@ package jobs
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/hmac"
 	"crypto/sha256"
@@ -50,6 +51,16 @@ var RetrySchedule = []time.Duration{
 
 // webhookQueue is the River queue of deliveries.
 const webhookQueue = "webhooks"
+
+// webhookPoll is how often idle delivery workers look for deliveries: a
+// new one wakes them (deliveriesCommitted, or PostgreSQL's NOTIFY), so
+// the poll finds only retries falling due. It is the schedule's first
+// delay, at most 5 s and at least the job workers' poll: an idle node
+// then pays a fifth of a poll a second for webhooks (SQLite), and a
+// retry is made at most that late.
+func webhookPoll(cfg Config) time.Duration {
+	return max(cmp.Or(cfg.PollInterval, time.Second), min(5*time.Second, cfg.Webhooks.Schedule[0]))
+}
 
 // maxRetryAfter bounds how long a receiver's Retry-After may put off the
 // next attempt.
