@@ -183,6 +183,14 @@ func AsError(err error) *Error {
 // may make it readable.
 var ErrUnreadable = errors.New("docmill: the document could not be read")
 
+// Errors of outbound requests to users' URLs (webhooks): the destination
+// is an internal address (loopback, private, link-local, metadata...), or
+// a plain http:// URL, and the request was not sent.
+var (
+	ErrInternalAddress = errors.New("docmill: refused internal address")
+	ErrInsecureURL     = errors.New("docmill: refused URL scheme")
+)
+
 // ErrNotFound is returned by stores when a record does not exist.
 var ErrNotFound = &Error{Code: CodeNotFound, Message: "Not found."}
 

@@ -22,6 +22,10 @@ type Plan struct {
 	Priority int `json:"queue_priority"`
 	// ResultTTL is how long results stay downloadable.
 	ResultTTL time.Duration `json:"-"`
+	// Webhooks is how many webhook endpoints the account may have. An
+	// account's own limits (custom plans) do not carry it: EffectivePlan
+	// takes it from the named plan.
+	Webhooks int `json:"webhooks"`
 }
 
 // Plan names.
@@ -38,10 +42,10 @@ const mb = 1 << 20
 // their own limits; the custom entry here holds the defaults for new ones.
 func DefaultPlans() map[string]Plan {
 	return map[string]Plan{
-		PlanFree:   {Name: PlanFree, OperationsPerMonth: 100, MaxFileBytes: 100 * mb, RequestsPerMinute: 20, JobsInFlight: 2, Priority: 4, ResultTTL: time.Hour},
-		PlanPro:    {Name: PlanPro, OperationsPerMonth: 10_000, MaxFileBytes: 2048 * mb, RequestsPerMinute: 120, JobsInFlight: 8, Priority: 3, ResultTTL: 24 * time.Hour},
-		PlanTeam:   {Name: PlanTeam, OperationsPerMonth: 100_000, MaxFileBytes: 2048 * mb, RequestsPerMinute: 600, JobsInFlight: 32, Priority: 2, ResultTTL: 24 * time.Hour},
-		PlanCustom: {Name: PlanCustom, OperationsPerMonth: 1_000_000, MaxFileBytes: 0, RequestsPerMinute: 3000, JobsInFlight: 128, Priority: 1, ResultTTL: 24 * time.Hour},
+		PlanFree:   {Name: PlanFree, OperationsPerMonth: 100, MaxFileBytes: 100 * mb, RequestsPerMinute: 20, JobsInFlight: 2, Priority: 4, ResultTTL: time.Hour, Webhooks: 1},
+		PlanPro:    {Name: PlanPro, OperationsPerMonth: 10_000, MaxFileBytes: 2048 * mb, RequestsPerMinute: 120, JobsInFlight: 8, Priority: 3, ResultTTL: 24 * time.Hour, Webhooks: 5},
+		PlanTeam:   {Name: PlanTeam, OperationsPerMonth: 100_000, MaxFileBytes: 2048 * mb, RequestsPerMinute: 600, JobsInFlight: 32, Priority: 2, ResultTTL: 24 * time.Hour, Webhooks: 20},
+		PlanCustom: {Name: PlanCustom, OperationsPerMonth: 1_000_000, MaxFileBytes: 0, RequestsPerMinute: 3000, JobsInFlight: 128, Priority: 1, ResultTTL: 24 * time.Hour, Webhooks: 50},
 	}
 }
 
@@ -72,6 +76,9 @@ func (a *Account) EffectivePlan(plans map[string]Plan) (Plan, error) {
 	if a.Limits != nil {
 		p := *a.Limits
 		p.Name = a.Plan
+		if p.Webhooks == 0 {
+			p.Webhooks = plans[a.Plan].Webhooks
+		}
 		return p, nil
 	}
 	p, ok := plans[a.Plan]

@@ -52,7 +52,7 @@ func TestEffectivePlan(t *testing.T) {
 		{"free", Account{ID: "a", Plan: PlanFree}, plans[PlanFree], false},
 		{"pro", Account{ID: "a", Plan: PlanPro}, plans[PlanPro], false},
 		{"custom with own limits", Account{ID: "a", Plan: PlanCustom, Limits: own},
-			Plan{Name: PlanCustom, OperationsPerMonth: 2_000_000, RequestsPerMinute: 5000}, false},
+			Plan{Name: PlanCustom, OperationsPerMonth: 2_000_000, RequestsPerMinute: 5000, Webhooks: plans[PlanCustom].Webhooks}, false},
 		{"custom without own limits", Account{ID: "a", Plan: PlanCustom}, plans[PlanCustom], false},
 		{"unknown plan", Account{ID: "a", Plan: "gold"}, Plan{}, true},
 	}

@@ -90,7 +90,10 @@ type Store interface {
 	// (from which the caller removes secrets such as passwords) of a
 	// processing job and, when it is done, charges one operation to the
 	// period of its creation. It reports false, changing nothing, if the job
-	// is no longer processing (it was canceled).
+	// is no longer processing (it was canceled). Like CancelJob, it hands
+	// the job's webhook deliveries (one per enabled endpoint of the
+	// account subscribed to the event) to the store's delivery hook in the
+	// same transaction.
 	FinishJob(ctx context.Context, j *Job) (bool, error)
 	// CancelJob moves a queued or processing job to canceled and returns the
 	// job as it now stands.
@@ -105,7 +108,8 @@ type Store interface {
 	// StaleInputs returns up to limit finished jobs whose inputs still exist.
 	StaleInputs(ctx context.Context, limit int) ([]*Job, error)
 	// DeleteJobsCreatedBefore deletes up to limit finished job records
-	// created before t and returns them, so their files can be removed.
+	// created before t, with their webhook delivery records, and returns
+	// them, so their files can be removed.
 	DeleteJobsCreatedBefore(ctx context.Context, t time.Time, limit int) ([]*Job, error)
 	// Usage returns an account's operations in period and its jobs in flight.
 	Usage(ctx context.Context, accountID, period string) (Usage, error)
@@ -129,6 +133,34 @@ type Store interface {
 	ClaimDeadNodes(ctx context.Context, t time.Time) ([]string, error)
 	// ForgetNode removes node id (a node that stops cleanly).
 	ForgetNode(ctx context.Context, id string) error
+
+	// Webhook endpoints and their delivery records.
+
+	// CreateWebhook stores w unless its account already has max endpoints
+	// (ErrTooManyWebhooks), checked in the same transaction as the insert.
+	CreateWebhook(ctx context.Context, w *Webhook, max int) error
+	// Webhook returns an endpoint by id.
+	Webhook(ctx context.Context, id string) (*Webhook, error)
+	// ListWebhooks returns an account's endpoints, oldest first.
+	ListWebhooks(ctx context.Context, accountID string) ([]*Webhook, error)
+	// DeleteWebhook removes an endpoint and its delivery records.
+	DeleteWebhook(ctx context.Context, id string) error
+	// RotateWebhookSecret makes secret the endpoint's secret; the one it
+	// replaces keeps signing until previousUntil. It returns the endpoint
+	// as it then stands.
+	RotateWebhookSecret(ctx context.Context, id, secret string, previousUntil time.Time) (*Webhook, error)
+	// EnableWebhook enables a disabled endpoint again, clearing its
+	// DisabledReason and FailingSince, and returns it as it then stands.
+	EnableWebhook(ctx context.Context, id string) (*Webhook, error)
+	// RecordWebhookAttempt stores a delivery attempt and, in the same
+	// transaction, the endpoint's health: a successful attempt clears
+	// FailingSince, a failed one sets it if unset, and a non-empty
+	// disable disables the endpoint (once) with that reason. It returns
+	// the endpoint as it then stands; a deleted one is ErrNotFound.
+	RecordWebhookAttempt(ctx context.Context, a *WebhookAttempt, disable string) (*Webhook, error)
+	// WebhookAttempts returns up to limit attempts of an endpoint, newest
+	// first. Attempts are deleted with their job's record.
+	WebhookAttempts(ctx context.Context, webhookID string, limit int) ([]*WebhookAttempt, error)
 
 	// Setting returns a server setting, creating it with value if absent, so
 	// that every node of a deployment agrees on it (the URL signing secret).

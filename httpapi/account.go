@@ -20,6 +20,7 @@ type limitsBody struct {
 	JobsInFlight       int   `json:"jobs_in_flight"`
 	QueuePriority      int   `json:"queue_priority"`
 	ResultTTLSeconds   int64 `json:"result_ttl_seconds"`
+	Webhooks           int   `json:"webhooks"`
 }
 
 type usageBody struct {
@@ -49,6 +50,7 @@ func (s *Server) handleAccount(w http.ResponseWriter, r *http.Request) {
 		"limits": limitsBody{
 			OperationsPerMonth: p.OperationsPerMonth, MaxFileBytes: s.fileLimit(p).bytes, RequestsPerMinute: p.RequestsPerMinute,
 			JobsInFlight: p.JobsInFlight, QueuePriority: p.Priority, ResultTTLSeconds: int64(p.ResultTTL / time.Second),
+			Webhooks: p.Webhooks,
 		},
 		"usage": usageBody{
 			Period: period, OperationsUsed: u.Operations, OperationsLimit: p.OperationsPerMonth,

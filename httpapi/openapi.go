@@ -50,17 +50,20 @@ func (s *Server) openAPI() obj {
 		paths["/v1/"+t.Slug+"/process"] = obj{"post": toolOperation(t)}
 	}
 	addJobListOpenAPI(paths)
-	return obj{
+	schemas := obj{"Job": jobSchema(), "Problem": problemSchema(), "Limits": limitsSchema()}
+	doc := obj{
 		"openapi": "3.1.0",
 		"info":    obj{"title": "docmill API", "version": "1.0.0", "description": "Document processing: upload a file to a tool, get a job record with a link to the result."},
 		"servers": []obj{{"url": s.cfg.BaseURL}},
 		"paths":   paths,
 		"components": obj{
 			"securitySchemes": obj{"bearer": obj{"type": "http", "scheme": "bearer", "description": "dm_live_... API key"}},
-			"schemas":         obj{"Job": jobSchema(), "Problem": problemSchema(), "Limits": limitsSchema()},
+			"schemas":         schemas,
 		},
 		"security": []obj{{"bearer": []string{}}},
 	}
+	webhooksOpenAPI(paths, schemas, doc)
+	return doc
 }
 
 func op(summary, status, desc string, schema obj) obj {

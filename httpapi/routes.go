@@ -14,6 +14,15 @@ func (s *Server) routes() http.Handler {
 	mux.Handle("DELETE /v1/jobs/{job_id}", s.authed(s.limited(scopeRead, s.handleDeleteJob)))
 	mux.Handle("GET /v1/account", s.authed(s.limited(scopeRead, s.handleAccount)))
 
+	// Webhook endpoints of the caller's account (webhooks.go).
+	mux.Handle("POST /v1/webhooks", s.authed(s.limited(scopeRead, s.handleCreateWebhook)))
+	mux.Handle("GET /v1/webhooks", s.authed(s.limited(scopeRead, s.handleListWebhooks)))
+	mux.Handle("GET /v1/webhooks/{webhook_id}", s.authed(s.limited(scopeRead, s.handleGetWebhook)))
+	mux.Handle("DELETE /v1/webhooks/{webhook_id}", s.authed(s.limited(scopeRead, s.handleDeleteWebhook)))
+	mux.Handle("POST /v1/webhooks/{webhook_id}/rotate-secret", s.authed(s.limited(scopeRead, s.handleRotateWebhookSecret)))
+	mux.Handle("POST /v1/webhooks/{webhook_id}/enable", s.authed(s.limited(scopeRead, s.handleEnableWebhook)))
+	mux.Handle("GET /v1/webhooks/{webhook_id}/deliveries", s.authed(s.limited(scopeRead, s.handleWebhookDeliveries)))
+
 	// Public: the catalogue, the node's limits, the OpenAPI form, and sign-up.
 	mux.HandleFunc("GET /v1/tools", s.handleTools)
 	mux.HandleFunc("GET /v1/tools/{tool}", s.handleTool)

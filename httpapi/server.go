@@ -62,6 +62,10 @@ type Config struct {
 	// an upload that would not fit with the minimum to spare is refused
 	// with 507 before its body is read. nil: nothing local to watch.
 	Space docmill.SpaceGuard
+	// CheckWebhookURL vets the URL of a new webhook endpoint (outbound's
+	// CheckURL: https, no internal address); its error is the answer.
+	// nil: any URL is taken.
+	CheckWebhookURL func(ctx context.Context, field, url string) error
 	// Web, when set, serves the web interface at "/" and "/static/".
 	Web http.Handler
 

@@ -24,6 +24,8 @@ type metrics struct {
 	// engineFailures counts engines that died by a signal during a job
 	// (docmill.EngineFailure), by engine.
 	engineFailures *prometheus.CounterVec
+	// webhookAttempts counts webhook delivery attempts by outcome.
+	webhookAttempts *prometheus.CounterVec
 }
 
 func newMetrics(reg prometheus.Registerer, st docmill.Store) *metrics {
@@ -58,9 +60,13 @@ func newMetrics(reg prometheus.Registerer, st docmill.Store) *metrics {
 			Name: "docmill_engine_failures_total",
 			Help: "Engine processes that died by a signal during a job attempt (killed from outside, or crashed), by engine; each such attempt is retried.",
 		}, []string{"engine"}),
+		webhookAttempts: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "docmill_webhook_attempts_total",
+			Help: "Webhook delivery attempts by outcome: delivered (2xx), retry (to be tried again), refused (final failure).",
+		}, []string{"outcome"}),
 	}
 	if reg != nil {
-		reg.MustRegister(m.duration, m.finished, m.queueWait, m.waitWakes, m.listening, m.handedBack, m.engineFailures, &depthCollector{store: st})
+		reg.MustRegister(m.duration, m.finished, m.queueWait, m.waitWakes, m.listening, m.handedBack, m.engineFailures, m.webhookAttempts, &depthCollector{store: st})
 	}
 	return m
 }

@@ -72,6 +72,9 @@ type Config struct {
 	// NodeTimeout is how long a node may miss its heartbeat before it is
 	// taken for dead and its running jobs are handed back (default 8 s).
 	NodeTimeout time.Duration
+	// Webhooks delivers the events of finished jobs (see WebhookConfig).
+	Webhooks WebhookConfig
+
 	// SoleWorker says this node is the only one working its database (the
 	// embedded server): at start it hands back every job left running, and
 	// it has no heartbeat (Heartbeat and NodeTimeout do not apply).
@@ -113,6 +116,10 @@ type Queue[TTx any] struct {
 
 	mu      sync.Mutex
 	running map[string]context.CancelFunc
+
+	// queuedDeliveries holds the ids of jobs whose ending transaction
+	// queued webhook deliveries, until it commits (deliveriesCommitted).
+	queuedDeliveries sync.Map
 }
 
 var _ docmill.Queue = (*Queue[any])(nil)
@@ -132,6 +139,12 @@ func New[TTx any](driver riverdriver.Driver[TTx], cfg Config) (*Queue[TTx], erro
 	cfg.NodeTimeout = orDefault(cfg.NodeTimeout, 8*time.Second)
 	if cfg.NodeID == "" {
 		cfg.NodeID = newNodeID()
+	}
+	if len(cfg.Webhooks.Schedule) == 0 {
+		cfg.Webhooks.Schedule = RetrySchedule
+	}
+	if cfg.Webhooks.Workers <= 0 {
+		cfg.Webhooks.Workers = 8
 	}
 
 	q := &Queue[TTx]{cfg: cfg, wake: &wakePilot{}, notify: newNotifier(), running: map[string]context.CancelFunc{}}
@@ -155,6 +168,10 @@ func New[TTx any](driver riverdriver.Driver[TTx], cfg Config) (*Queue[TTx], erro
 		river.AddWorker(workers, &janitorWorker[TTx]{q: q})
 		rc.Workers = workers
 		rc.Queues = map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: cfg.Workers}}
+		if cfg.Webhooks.Client != nil {
+			river.AddWorker(workers, &deliverWorker[TTx]{q: q})
+			rc.Queues[webhookQueue] = river.QueueConfig{MaxWorkers: cfg.Webhooks.Workers, FetchPollInterval: webhookPoll(cfg)}
+		}
 		rc.PeriodicJobs = []*river.PeriodicJob{river.NewPeriodicJob(
 			river.PeriodicInterval(cfg.JanitorInterval),
 			func() (river.JobArgs, *river.InsertOpts) { return JanitorArgs{}, nil },
@@ -321,6 +338,7 @@ func (q *Queue[TTx]) Cancel(ctx context.Context, j *docmill.Job) (*docmill.Job, 
 		q.mu.Unlock()
 		q.notify.publish(j.ID)
 		q.cfg.Logger.Info("job canceled", "job_id", j.ID, "tool", j.Tool)
+		q.deliveriesCommitted(j.ID)
 		return c, nil
 	}
 	if j.Result != nil && j.Result.DeletedAt == nil {

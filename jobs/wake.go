@@ -59,11 +59,14 @@ func (p *wakePilot) PilotInit(a *baseservice.Archetype, params *riverpilot.Pilot
 // no-op on an insert-only queue and with a driver that notifies workers
 // itself (River checks both), and cheap: River debounces fetches
 // (FetchCooldown).
-func (q *Queue[TTx]) wakeWorkers() {
+func (q *Queue[TTx]) wakeWorkers() { q.wakeQueue(river.QueueDefault) }
+
+// wakeQueue is wakeWorkers for the workers of one River queue.
+func (q *Queue[TTx]) wakeQueue(queue string) {
 	if q.wake.notify == nil {
 		return
 	}
-	q.wake.notify(context.Background(), []*rivertype.JobInsertResult{{Job: &rivertype.JobRow{Queue: river.QueueDefault}}})
+	q.wake.notify(context.Background(), []*rivertype.JobInsertResult{{Job: &rivertype.JobRow{Queue: queue}}})
 }
 
 // Enqueued is told that the transaction that inserted j's queue entry

@@ -231,6 +231,7 @@ func (q *Queue[TTx]) finish(ctx context.Context, j *docmill.Job, tool *docmill.T
 	q.cfg.Logger.Info("job finished", "job_id", j.ID, "tool", j.Tool, "status", status, "code", code, "ms", elapsed.Milliseconds())
 	q.deleteInputs(ctx, j)
 	q.notify.publish(j.ID)
+	q.deliveriesCommitted(j.ID)
 	return nil
 }
 

@@ -137,6 +137,7 @@ func (s *sqliteDB) queue(cfg jobs.Config) (nodeQueue, error) {
 		return nil, err
 	}
 	s.st.SetEnqueue(q.InsertTx)
+	s.st.SetDeliver(q.DeliverTx) // a finished job's webhook deliveries commit with its finish
 	// SQLite cannot notify workers: the server wakes its own at each
 	// commit of a new job, and they poll only as a safety net.
 	s.st.SetEnqueued(q.Enqueued)

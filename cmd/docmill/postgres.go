@@ -121,6 +121,7 @@ func (p *postgresDB) queue(cfg jobs.Config) (nodeQueue, error) {
 		return nil, err
 	}
 	p.st.SetEnqueue(q.InsertTx)
+	p.st.SetDeliver(q.DeliverTx) // a finished job's webhook deliveries commit with its finish
 	return q, nil
 }
 

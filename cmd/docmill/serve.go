@@ -19,6 +19,7 @@ import (
 	"github.com/docmill/docmill/diskspace"
 	"github.com/docmill/docmill/httpapi"
 	"github.com/docmill/docmill/jobs"
+	"github.com/docmill/docmill/outbound"
 	"github.com/docmill/docmill/ratelimit"
 	"github.com/docmill/docmill/sandbox"
 	"github.com/docmill/docmill/web"
@@ -49,6 +50,9 @@ type serveFlags struct {
 	devKey          bool
 	migrate         bool
 	minFree         diskspace.Threshold
+	// Webhooks and other requests to users' URLs.
+	allowPrivateURLs bool
+	webhookSchedule  []time.Duration
 }
 
 func (f *serveFlags) register(fs *flag.FlagSet) {
@@ -86,6 +90,20 @@ func (f *serveFlags) register(fs *flag.FlagSet) {
 	f.ops.register(fs)
 	fs.StringVar(&f.redisURL, "redis-url", "", "Redis URL (redis://host:6379/0) for rate limits shared by every API node; empty: limits kept in this process")
 	fs.BoolVar(&f.devKey, "dev-key", true, "on first start with no keys, create a Pro key named dev and print it")
+	fs.BoolVar(&f.allowPrivateURLs, "allow-private-urls", false, "development and tests only: let webhook URLs be http:// and reach loopback, private and link-local addresses")
+	f.webhookSchedule = jobs.RetrySchedule
+	fs.Func("webhook-retry-schedule", "delays between the attempts of a webhook delivery, comma-separated (default 5s,5m,30m,2h,5h,10h: seven attempts)", func(v string) error {
+		var ds []time.Duration
+		for _, part := range strings.Split(v, ",") {
+			d, err := time.ParseDuration(strings.TrimSpace(part))
+			if err != nil || d <= 0 {
+				return fmt.Errorf("want durations such as 5s,5m,30m")
+			}
+			ds = append(ds, d)
+		}
+		f.webhookSchedule = ds
+		return nil
+	})
 	f.minFree = diskspace.DefaultThreshold
 	fs.Var(&f.minFree, "min-free-space", "free space to keep on the local file store and scratch directory: a size (1GB, 512MB), a percentage of the file system (5%), or both (the smaller wins); below it /readyz is not ready and uploads that would not fit are refused with 507")
 }
@@ -147,7 +165,21 @@ func serve(ctx context.Context, env *environment, args []string) error {
 	}
 	defer closeTools() // after the queue stopped: conversions in progress end first
 
+	// One client for every request to a user's URL (outbound's rules).
+	out := outbound.New(outbound.Config{AllowPrivate: f.allowPrivateURLs, UserAgent: "docmill-webhooks/" + docmill.Version})
+	if f.allowPrivateURLs {
+		log.Warn("--allow-private-urls: webhooks may reach loopback, private and link-local addresses over plain http; for development only")
+	}
+	// The API server renders webhook events as it renders a job record;
+	// it is built below, on the queue, and the queue renders nothing
+	// before it starts (n.run), after that.
+	var api *httpapi.Server
 	q, err := db.queue(jobs.Config{
+		Webhooks: jobs.WebhookConfig{
+			Client:   out.HTTPClient(),
+			Render:   func(ctx context.Context, j *docmill.Job) any { return api.RenderJob(ctx, j) },
+			Schedule: f.webhookSchedule,
+		},
 		Store: st, Blob: bucket, Registry: registry, Logger: log, Workers: f.queueWorkers(),
 		JobTimeout: f.jobTimeout, RescueMargin: f.rescueMargin, PollInterval: f.pollInterval,
 		// Unique to this life of the node: its heartbeats and River's
@@ -175,12 +207,13 @@ func serve(ctx context.Context, env *environment, args []string) error {
 		return err
 	}
 	defer limiter.Close()
-	api := httpapi.NewServer(httpapi.Config{
+	api = httpapi.NewServer(httpapi.Config{
 		Store: st, Blob: bucket, Queue: q, Registry: registry, Limiter: limiter, Checks: checks,
 		Plans: docmill.DefaultPlans(), BaseURL: baseURL, CDNURL: f.cdnURL, SigningKey: []byte(secret),
 		Signup: f.signup == "open", SyncBudget: f.syncBudget, MaxUploadBytes: f.maxUploadMB << 20, UploadIdleTimeout: f.uploadIdle,
 		Limits: f.engines.limits, Ready: engineChecks(registry, jail), Logger: log, Registerer: reg, Gatherer: f.ops.apiGatherer(reg),
 		Web: web.Handler(), Space: f.space(),
+		CheckWebhookURL: out.CheckURL,
 	})
 	n.drain = api.Drain
 	var handler http.Handler = api

@@ -31,11 +31,17 @@ import (
 // River: riverpgxv5's client.InsertTx(ctx, tx, ...)).
 type EnqueueFunc func(ctx context.Context, tx pgx.Tx, j *docmill.Job) error
 
+// DeliverFunc queues webhook deliveries. FinishJob and CancelJob call it
+// inside the transaction that moves a job to a final status, so that the
+// deliveries commit with it; an error rolls both back. It must use tx.
+type DeliverFunc func(ctx context.Context, tx pgx.Tx, ds []docmill.WebhookDelivery) error
+
 // Store is a docmill.Store on PostgreSQL. It is safe for concurrent use.
 type Store struct {
 	*core
 	pool    *pgxpool.Pool
 	enqueue sqlstore.Hook[EnqueueFunc]
+	deliver sqlstore.Hook[DeliverFunc]
 }
 
 // core is the shared logic; the alias keeps the embedded field unexported.
@@ -65,6 +71,7 @@ func Open(ctx context.Context, url string, enqueue EnqueueFunc) (*Store, error) 
 		IsNoRows:     isNoRows,
 		IsEmailTaken: isEmailTaken,
 		Enqueue:      s.enqueueTx,
+		Deliver:      s.deliverTx,
 		JobFinished:  qNotifyJobDone, // wakes waiters in every process (Listen)
 	})
 	s.SetEnqueue(enqueue)
@@ -75,6 +82,10 @@ func Open(ctx context.Context, url string, enqueue EnqueueFunc) (*Store, error) 
 // entry; nil means none. The queue is built after the store (it needs
 // Pool), hence a setter.
 func (s *Store) SetEnqueue(f EnqueueFunc) { s.enqueue.Set(f) }
+
+// SetDeliver sets the function that queues a finished job's webhook
+// deliveries; nil means none (they are dropped).
+func (s *Store) SetDeliver(f DeliverFunc) { s.deliver.Set(f) }
 
 // Pool returns the connection pool, for River's riverpgxv5 driver.
 func (s *Store) Pool() *pgxpool.Pool { return s.pool }
@@ -151,6 +162,19 @@ func (s *Store) enqueueTx(ctx context.Context, tx sqlstore.Tx, j *docmill.Job) e
 		return errors.New("not in a transaction")
 	}
 	return enqueue(ctx, t.tx, j)
+}
+
+// deliverTx calls the DeliverFunc, if any, with the pgx.Tx of tx.
+func (s *Store) deliverTx(ctx context.Context, tx sqlstore.Tx, ds []docmill.WebhookDelivery) error {
+	deliver := s.deliver.Load()
+	if deliver == nil {
+		return nil
+	}
+	t, ok := tx.(pgTx)
+	if !ok || t.tx == nil {
+		return errors.New("not in a transaction")
+	}
+	return deliver(ctx, t.tx, ds)
 }
 
 func isNoRows(err error) bool { return errors.Is(err, pgx.ErrNoRows) }

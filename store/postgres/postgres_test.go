@@ -37,6 +37,20 @@ func TestStore(t *testing.T) {
 	})
 }
 
+// TestDeliver runs storetest.Deliver: webhook deliveries are queued in
+// the transaction that finishes the job.
+func TestDeliver(t *testing.T) {
+	s := open(t, pgtest.SchemaURL(t), nil)
+	storetest.Deliver(t, storetest.EnqueueStore{
+		Store: s,
+		SetDeliver: func(hook storetest.DeliverHook) {
+			s.SetDeliver(func(ctx context.Context, tx pgx.Tx, ds []docmill.WebhookDelivery) error {
+				return hook(ctx, pgxTx{tx}, ds)
+			})
+		},
+	})
+}
+
 // TestEnqueue runs storetest.Enqueue: the queue entry is written in
 // CreateJob's transaction.
 func TestEnqueue(t *testing.T) {
@@ -131,7 +145,7 @@ func TestMigrateConcurrently(t *testing.T) {
 		t.Errorf("Account from another store: %v", err)
 	}
 	var count int
-	if err := again.Pool().QueryRow(t.Context(), `SELECT COUNT(*) FROM schema_migrations`).Scan(&count); err != nil || count != 3 { // 0001_init, 0002_nodes, 0003_job_list
+	if err := again.Pool().QueryRow(t.Context(), `SELECT COUNT(*) FROM schema_migrations`).Scan(&count); err != nil || count != 4 { // 0001_init, 0002_nodes, 0003_job_list, 0004_webhooks
 		t.Errorf("schema_migrations has %d rows, %v; want 3", count, err)
 	}
 	if _, err := postgres.Open(t.Context(), "postgres://%zz", nil); err == nil {

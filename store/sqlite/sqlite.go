@@ -38,6 +38,12 @@ import (
 // tx: the write pool has one connection, which tx holds.
 type EnqueueFunc func(ctx context.Context, tx *sql.Tx, j *docmill.Job) error
 
+// DeliverFunc queues webhook deliveries. FinishJob and CancelJob call it
+// inside the transaction that moves a job to a final status, so that the
+// deliveries commit with it; an error rolls both back. It must use only
+// tx, like EnqueueFunc.
+type DeliverFunc func(ctx context.Context, tx *sql.Tx, ds []docmill.WebhookDelivery) error
+
 // Store is a docmill.Store on a SQLite file. It is safe for concurrent use.
 type Store struct {
 	*core
@@ -46,6 +52,7 @@ type Store struct {
 	enqueue sqlstore.Hook[EnqueueFunc]
 	// enqueued is called after the commit of an enqueue (SetEnqueued).
 	enqueued sqlstore.Hook[func(*docmill.Job)]
+	deliver  sqlstore.Hook[DeliverFunc]
 }
 
 // core is the shared logic; the alias keeps the embedded field unexported.
@@ -72,7 +79,7 @@ func Open(ctx context.Context, path string, enqueue EnqueueFunc) (*Store, error)
 	// SQLite driver needs a single-connection pool.
 	write.SetMaxOpenConns(1)
 	s := &Store{write: write}
-	s.core = sqlstore.New(db{s}, sqlstore.Config{Name: "sqlite", IsNoRows: isNoRows, Enqueue: s.enqueueTx, Enqueued: s.afterEnqueue})
+	s.core = sqlstore.New(db{s}, sqlstore.Config{Name: "sqlite", IsNoRows: isNoRows, Enqueue: s.enqueueTx, Enqueued: s.afterEnqueue, Deliver: s.deliverTx})
 	s.SetEnqueue(enqueue)
 	if err := sqlstore.Migrate(ctx, s.core); err != nil {
 		write.Close()
@@ -101,6 +108,10 @@ func (s *Store) SetEnqueue(f EnqueueFunc) { s.enqueue.Set(f) }
 // server that works jobs wakes its own with it (jobs.Queue.Enqueued)
 // rather than have them poll the file.
 func (s *Store) SetEnqueued(f func(j *docmill.Job)) { s.enqueued.Set(f) }
+
+// SetDeliver sets the function that queues a finished job's webhook
+// deliveries; nil means none (they are dropped).
+func (s *Store) SetDeliver(f DeliverFunc) { s.deliver.Set(f) }
 
 // WriteDB returns the single-connection write pool, for River's SQLite
 // driver. Whoever uses it must not hold its connection while calling the
@@ -209,6 +220,19 @@ func (s *Store) enqueueTx(ctx context.Context, tx sqlstore.Tx, j *docmill.Job) e
 		return errors.New("not in a transaction")
 	}
 	return enqueue(ctx, t.tx, j)
+}
+
+// deliverTx calls the DeliverFunc, if any, with the *sql.Tx of tx.
+func (s *Store) deliverTx(ctx context.Context, tx sqlstore.Tx, ds []docmill.WebhookDelivery) error {
+	deliver := s.deliver.Load()
+	if deliver == nil {
+		return nil
+	}
+	t, ok := tx.(sqlTx)
+	if !ok || t.tx == nil {
+		return errors.New("not in a transaction")
+	}
+	return deliver(ctx, t.tx, ds)
 }
 
 // afterEnqueue calls the function of SetEnqueued, if any.

@@ -37,6 +37,20 @@ func TestStore(t *testing.T) {
 	})
 }
 
+// TestDeliver runs storetest.Deliver: webhook deliveries are queued in
+// the transaction that finishes the job.
+func TestDeliver(t *testing.T) {
+	s := open(t, filepath.Join(t.TempDir(), "docmill.db"), nil)
+	storetest.Deliver(t, storetest.EnqueueStore{
+		Store: s,
+		SetDeliver: func(hook storetest.DeliverHook) {
+			s.SetDeliver(func(ctx context.Context, tx *sql.Tx, ds []docmill.WebhookDelivery) error {
+				return hook(ctx, sqlTx{tx}, ds)
+			})
+		},
+	})
+}
+
 // TestEnqueue runs storetest.Enqueue: the queue entry is written in
 // CreateJob's transaction.
 func TestEnqueue(t *testing.T) {
@@ -107,7 +121,7 @@ func TestOpen(t *testing.T) {
 		t.Errorf("Account from a second store: %v", err)
 	}
 	var n int
-	if err := again.WriteDB().QueryRowContext(t.Context(), `SELECT COUNT(*) FROM schema_migrations`).Scan(&n); err != nil || n != 3 { // 0001_init, 0002_nodes, 0003_job_list
+	if err := again.WriteDB().QueryRowContext(t.Context(), `SELECT COUNT(*) FROM schema_migrations`).Scan(&n); err != nil || n != 4 { // 0001_init, 0002_nodes, 0003_job_list, 0004_webhooks
 		t.Errorf("schema_migrations has %d rows, %v; want 3", n, err)
 	}
 	if _, err := sqlite.Open(t.Context(), "", nil); err == nil {

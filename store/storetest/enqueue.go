@@ -32,6 +32,8 @@ type EnqueueStore struct {
 	Queued func(ctx context.Context) ([]string, error)
 	// SetEnqueue makes hook the store's enqueue hook.
 	SetEnqueue func(hook EnqueueHook)
+	// SetDeliver makes hook the store's webhook delivery hook (Deliver).
+	SetDeliver func(hook DeliverHook)
 }
 
 // Enqueue checks that the queue entry is written in CreateJob's

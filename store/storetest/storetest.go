@@ -18,6 +18,10 @@
 //     so do RequeueJob and the StartJob after it;
 //   - an idempotent replay is answered before admission, so a replay is not
 //     refused for the quota its own job used.
+//   - webhook endpoints round-trip exactly; the plan's endpoint count holds
+//     under concurrent creations; an endpoint's attempts are deleted with
+//     it and with their job's record; recording an attempt twice keeps the
+//     first; a disabled endpoint keeps its first reason.
 package storetest
 
 import (
@@ -72,6 +76,9 @@ func Run(t *testing.T, open func(t *testing.T) docmill.Store) {
 		{"Setting", testSetting},
 		{"ConcurrentSetting", testConcurrentSetting},
 		{"Ping", testPing},
+		{"Webhooks", testWebhooks},
+		{"WebhookAttempts", testWebhookAttempts},
+		{"ConcurrentWebhookLimit", testConcurrentWebhookLimit},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, open(t)) })

@@ -162,6 +162,9 @@ func (s *Store) updateJob(ctx context.Context, op, id, q string, finishes bool, 
 			if err := s.jobFinished(ctx, tx, id); err != nil {
 				return err
 			}
+			if err := s.deliver(ctx, tx, id); err != nil {
+				return err
+			}
 		}
 		j, err = scanJob(tx.QueryRow(ctx, sqltext.Job, id))
 		return s.notFound(err)
@@ -221,6 +224,9 @@ func (s *Store) FinishJob(ctx context.Context, j *docmill.Job) (bool, error) {
 		}
 		finishedNow = true
 		if err := s.jobFinished(ctx, tx, j.ID); err != nil {
+			return err
+		}
+		if err := s.deliver(ctx, tx, j.ID); err != nil {
 			return err
 		}
 		if j.Status != docmill.StatusDone {
@@ -310,7 +316,7 @@ func (s *Store) StaleInputs(ctx context.Context, limit int) ([]*docmill.Job, err
 }
 
 // DeleteJobsCreatedBefore deletes up to limit finished jobs created before t,
-// oldest first, and returns them as they were. Unfinished jobs are kept
+// oldest first, with their webhook attempts, and returns them as they were. Unfinished jobs are kept
 // whatever their age.
 func (s *Store) DeleteJobsCreatedBefore(ctx context.Context, t time.Time, limit int) ([]*docmill.Job, error) {
 	if limit <= 0 {
@@ -324,6 +330,9 @@ func (s *Store) DeleteJobsCreatedBefore(ctx context.Context, t time.Time, limit 
 		}
 		for _, j := range jobs {
 			if _, err := tx.Exec(ctx, sqltext.DeleteJob, j.ID); err != nil {
+				return err
+			}
+			if _, err := tx.Exec(ctx, sqltext.DeleteJobWebhookAttempts, j.ID); err != nil {
 				return err
 			}
 		}

@@ -74,6 +74,12 @@ type Config struct {
 	// so that it takes effect only if that commits: store/postgres sends a
 	// NOTIFY with it, which PostgreSQL delivers at commit.
 	JobFinished string
+	// Deliver, if set, is given the webhook deliveries of a job in the
+	// transaction that moves it to a final status (FinishJob, CancelJob),
+	// one per enabled endpoint of its account subscribed to the event, so
+	// that a delivery is queued if and only if the finish commits. It is
+	// not called when there are none.
+	Deliver func(ctx context.Context, tx Tx, ds []docmill.WebhookDelivery) error
 }
 
 // Store implements docmill.Store, but for Ping, on a DB.

@@ -114,3 +114,36 @@ ON CONFLICT (id) DO UPDATE SET heartbeat_at = $2`
 	ClaimDeadNodes = `DELETE FROM nodes WHERE heartbeat_at < $1 RETURNING id`
 	ForgetNode     = `DELETE FROM nodes WHERE id = $1`
 )
+
+// Webhook endpoints and delivery attempts.
+const (
+	WebhookColumns = `id, account_id, url, events, secret, COALESCE(previous_secret, ''),
+	previous_secret_expires_at, created_at, disabled_at, COALESCE(disabled_reason, ''), failing_since`
+
+	CountWebhooks = `SELECT COUNT(*) FROM webhooks WHERE account_id = $1`
+	InsertWebhook = `INSERT INTO webhooks (id, account_id, url, events, secret, created_at)
+VALUES ($1, $2, $3, $4, $5, $6)`
+	Webhook         = `SELECT ` + WebhookColumns + ` FROM webhooks WHERE id = $1`
+	AccountWebhooks = `SELECT ` + WebhookColumns + ` FROM webhooks WHERE account_id = $1 ORDER BY created_at, id`
+	// JobWebhooks are the enabled endpoints of job $1's account: those
+	// its final event may go to.
+	JobWebhooks = `SELECT ` + WebhookColumns + ` FROM webhooks
+WHERE account_id = (SELECT account_id FROM jobs WHERE id = $1) AND disabled_at IS NULL ORDER BY created_at, id`
+	DeleteWebhook         = `DELETE FROM webhooks WHERE id = $1`
+	DeleteWebhookAttempts = `DELETE FROM webhook_attempts WHERE webhook_id = $1`
+	RotateWebhookSecret   = `UPDATE webhooks SET previous_secret = secret, previous_secret_expires_at = $3, secret = $2
+WHERE id = $1`
+	InsertWebhookAttempt = `INSERT INTO webhook_attempts (webhook_id, message_id, attempt, event, job_id,
+	attempted_at, status_code, error, duration_ms, next_retry_at)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+ON CONFLICT (message_id, attempt) DO NOTHING`
+	WebhookSucceeded = `UPDATE webhooks SET failing_since = NULL WHERE id = $1`
+	WebhookFailed    = `UPDATE webhooks SET failing_since = COALESCE(failing_since, $2) WHERE id = $1`
+	DisableWebhook   = `UPDATE webhooks SET disabled_at = $2, disabled_reason = $3
+WHERE id = $1 AND disabled_at IS NULL`
+	EnableWebhook   = `UPDATE webhooks SET disabled_at = NULL, disabled_reason = NULL, failing_since = NULL WHERE id = $1`
+	WebhookAttempts = `SELECT webhook_id, message_id, attempt, event, job_id, attempted_at, status_code,
+	COALESCE(error, ''), duration_ms, next_retry_at
+FROM webhook_attempts WHERE webhook_id = $1 ORDER BY attempted_at DESC, message_id DESC, attempt DESC LIMIT $2`
+	DeleteJobWebhookAttempts = `DELETE FROM webhook_attempts WHERE job_id = $1`
+)

@@ -1,0 +1,109 @@
+package httpapi
+
+import (
+	"strings"
+
+	"github.com/docmill/docmill"
+)
+
+// webhooksOpenAPI adds to an OpenAPI document the webhook endpoints'
+// paths, their schemas, and (OpenAPI 3.1's top-level "webhooks") the
+// requests docmill sends to them.
+func webhooksOpenAPI(paths, schemas, doc obj) {
+	idParam := []obj{{"name": "webhook_id", "in": "path", "required": true, "schema": obj{"type": "string", "pattern": "^wh_[a-z2-7]{26}$"}}}
+	paths["/v1/webhooks"] = obj{
+		"post": obj{
+			"summary": "Add a webhook endpoint",
+			"description": "The URL must be https:// and must not be or resolve to a loopback, private, link-local, multicast or " +
+				"metadata address (invalid_parameter on url), unless the server runs with --allow-private-urls. Plans bound the " +
+				"number of endpoints (Free 1, Pro 5, Team 20): past it, 409 conflict. The answer is the only one that shows the secret.",
+			"requestBody": obj{"required": true, "content": obj{"application/json": obj{"schema": obj{
+				"type": "object", "required": []string{"url"}, "additionalProperties": false,
+				"properties": obj{
+					"url":    obj{"type": "string", "format": "uri", "maxLength": 2048},
+					"events": obj{"type": "array", "minItems": 1, "items": obj{"type": "string", "enum": docmill.WebhookEvents}, "description": "Default: every event."},
+				},
+			}}}},
+			"responses": withErrors(obj{"201": obj{
+				"description": "The endpoint, with its secret (shown once).",
+				"headers":     obj{"Location": obj{"schema": obj{"type": "string"}}},
+				"content":     obj{"application/json": obj{"schema": ref("Webhook")}},
+			}}),
+		},
+		"get": op("The caller's webhook endpoints, oldest first", "200", "The endpoints.",
+			obj{"type": "object", "properties": obj{"webhooks": obj{"type": "array", "items": ref("Webhook")}}}),
+	}
+	paths["/v1/webhooks/{webhook_id}"] = obj{
+		"parameters": idParam,
+		"get":        op("One webhook endpoint", "200", "The endpoint.", ref("Webhook")),
+		"delete": obj{"summary": "Delete a webhook endpoint (deliveries still due are dropped)",
+			"responses": withErrors(obj{"204": obj{"description": "Deleted."}})},
+	}
+	paths["/v1/webhooks/{webhook_id}/rotate-secret"] = obj{
+		"parameters": idParam,
+		"post": op("Give the endpoint a new secret; the old one keeps signing beside it for 24 h", "200",
+			"The endpoint, with its new secret (shown once).", ref("Webhook")),
+	}
+	paths["/v1/webhooks/{webhook_id}/enable"] = obj{
+		"parameters": idParam,
+		"post": op("Enable a disabled endpoint again (events of jobs that ended meanwhile are not sent)", "200",
+			"The endpoint.", ref("Webhook")),
+	}
+	paths["/v1/webhooks/{webhook_id}/deliveries"] = obj{
+		"parameters": append(idParam, obj{"name": "limit", "in": "query", "schema": obj{"type": "integer", "minimum": 1, "maximum": maxAttemptsShown, "default": maxAttemptsShown}}),
+		"get": op("The endpoint's recent delivery attempts, newest first", "200", "The attempts.",
+			obj{"type": "object", "properties": obj{"deliveries": obj{"type": "array", "items": ref("WebhookAttempt")}}}),
+	}
+
+	schemas["Webhook"] = obj{"type": "object", "required": []string{"id", "url", "events", "created_at", "enabled"}, "properties": obj{
+		"id":              obj{"type": "string", "pattern": "^wh_[a-z2-7]{26}$"},
+		"url":             obj{"type": "string", "format": "uri"},
+		"events":          obj{"type": "array", "items": obj{"type": "string", "enum": docmill.WebhookEvents}},
+		"created_at":      obj{"type": "string", "format": "date-time"},
+		"enabled":         obj{"type": "boolean"},
+		"disabled_at":     obj{"type": "string", "format": "date-time"},
+		"disabled_reason": obj{"type": "string", "description": "Why deliveries stopped: the endpoint answered 410 Gone, or every attempt failed for 5 days."},
+		"failing_since":   obj{"type": "string", "format": "date-time", "description": "The first failed attempt since the last success."},
+		"previous_secret_expires_at": obj{"type": "string", "format": "date-time",
+			"description": "After a rotation: until then the previous secret signs too."},
+		"secret": obj{"type": "string", "pattern": "^whsec_", "description": "Only in the answers of creation and rotation."},
+	}}
+	schemas["WebhookAttempt"] = obj{"type": "object", "properties": obj{
+		"message_id":    obj{"type": "string", "description": "The webhook-id header: the same on every attempt of one event."},
+		"event":         obj{"type": "string", "enum": docmill.WebhookEvents},
+		"job_id":        obj{"type": "string"},
+		"attempt":       obj{"type": "integer", "minimum": 1},
+		"attempted_at":  obj{"type": "string", "format": "date-time"},
+		"succeeded":     obj{"type": "boolean"},
+		"status_code":   obj{"type": []string{"integer", "null"}, "description": "null when the endpoint did not answer"},
+		"error":         obj{"type": []string{"string", "null"}},
+		"duration_ms":   obj{"type": "integer"},
+		"next_retry_at": obj{"type": []string{"string", "null"}, "format": "date-time", "description": "null when no further attempt will be made"},
+	}}
+	schemas["WebhookEvent"] = obj{"type": "object", "required": []string{"type", "timestamp", "data"}, "properties": obj{
+		"type":      obj{"type": "string", "enum": docmill.WebhookEvents},
+		"timestamp": obj{"type": "string", "format": "date-time", "description": "When the job reached its final status."},
+		"data":      ref("Job"),
+	}}
+
+	header := func(name, desc string) obj {
+		return obj{"name": name, "in": "header", "required": true, "schema": obj{"type": "string"}, "description": desc}
+	}
+	doc["webhooks"] = obj{"jobEvent": obj{"post": obj{
+		"summary": "A job reached a final status (job.done, job.failed, job.canceled)",
+		"description": "Sent per the Standard Webhooks specification (https://www.standardwebhooks.com/) to each enabled " +
+			"endpoint of the job's account subscribed to the event, with User-Agent docmill-webhooks/VERSION, a 10 s timeout " +
+			"and no redirects followed. A 2xx answer is a delivery. Network errors, 5xx, 429 and 3xx are retried after " +
+			strings.Join([]string{"5 s", "5 min", "30 min", "2 h", "5 h", "10 h"}, ", ") +
+			" (seven attempts in all), or after the answer's Retry-After when it is longer; other 4xx are not retried. " +
+			"410 Gone disables the endpoint, and so does failing every attempt for 5 days.",
+		"parameters": []obj{
+			header("webhook-id", "msg_...: the same on every attempt of one event; use it to drop duplicates."),
+			header("webhook-timestamp", "Unix seconds of this attempt."),
+			header("webhook-signature", "v1,<base64 HMAC-SHA256 of \"{webhook-id}.{webhook-timestamp}.{body}\">, keyed with the base64-decoded "+
+				"part of the secret after whsec_; two of them, space-separated, while a rotated secret's previous one still signs."),
+		},
+		"requestBody": obj{"required": true, "content": obj{"application/json": obj{"schema": ref("WebhookEvent")}}},
+		"responses":   obj{"2XX": obj{"description": "Delivered."}},
+	}}}
+}

@@ -1,0 +1,250 @@
+// Package outbound is the one HTTP client for everything docmill fetches
+// or sends to addresses its users give it (webhook deliveries now; URL
+// imports and exports later). A user's URL must not reach docmill's own
+// network, so the client:
+//
+//   - resolves names itself (no proxy from the environment) and checks
+//     every address it connects to at dial time (net.Dialer.Control sees
+//     the actual IP), so a name that resolves to a public address when
+//     checked and a private one when used (DNS rebinding) is still
+//     refused;
+//   - refuses loopback, private, shared (CGNAT), link-local (the cloud
+//     metadata services 169.254.169.254 and fd00:ec2::254 among them),
+//     multicast, unspecified, reserved and broadcast addresses, and IPv6
+//     addresses that embed such an IPv4 address;
+//   - refuses http:// URLs;
+//   - follows no redirects unless told to, and then only to URLs it would
+//     accept, through the same dialer;
+//   - reads at most MaxResponseBytes of an answer;
+//   - names itself in User-Agent.
+//
+// AllowPrivate (the server's --allow-private-urls) lifts the address and
+// scheme rules, for development and tests against 127.0.0.1.
+package outbound
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/netip"
+	"net/url"
+	"syscall"
+	"time"
+
+	"github.com/docmill/docmill"
+)
+
+// Config configures a Client. Zero values take the defaults noted.
+type Config struct {
+	// AllowPrivate lifts the address rule and allows http:// URLs.
+	AllowPrivate bool
+	// UserAgent is sent with every request (default
+	// "docmill/<docmill.Version>").
+	UserAgent string
+	// Timeout bounds a whole request, answer included (default 10 s).
+	Timeout time.Duration
+	// MaxResponseBytes is how much of an answer's body may be read; a
+	// reader past it sees io.EOF (default 64 KiB).
+	MaxResponseBytes int64
+	// MaxRedirects is how many redirects are followed (default 0: none;
+	// the answer of a redirect is returned as it is).
+	MaxRedirects int
+}
+
+// Client sends requests under the rules of the package.
+type Client struct {
+	cfg  Config
+	http *http.Client
+}
+
+// New returns a client.
+func New(cfg Config) *Client {
+	if cfg.UserAgent == "" {
+		cfg.UserAgent = "docmill/" + docmill.Version
+	}
+	if cfg.Timeout <= 0 {
+		cfg.Timeout = 10 * time.Second
+	}
+	if cfg.MaxResponseBytes <= 0 {
+		cfg.MaxResponseBytes = 64 << 10
+	}
+	c := &Client{cfg: cfg}
+	dialer := &net.Dialer{Timeout: 5 * time.Second, KeepAlive: 30 * time.Second, Control: c.control}
+	transport := &http.Transport{
+		Proxy:                 nil, // never a proxy from the environment: the dialer must see the real address
+		DialContext:           dialer.DialContext,
+		ForceAttemptHTTP2:     true,
+		MaxIdleConns:          100,
+		MaxIdleConnsPerHost:   2,
+		IdleConnTimeout:       90 * time.Second,
+		TLSHandshakeTimeout:   5 * time.Second,
+		ResponseHeaderTimeout: cfg.Timeout,
+		ExpectContinueTimeout: time.Second,
+	}
+	c.http = &http.Client{
+		Transport: &limitedTransport{rt: transport, c: c},
+		Timeout:   cfg.Timeout,
+		CheckRedirect: func(req *http.Request, via []*http.Request) error {
+			if len(via) > c.cfg.MaxRedirects {
+				return http.ErrUseLastResponse
+			}
+			return c.checkScheme(req.URL)
+		},
+	}
+	return c
+}
+
+// HTTPClient returns the client as an *http.Client, for packages that
+// take one (they need not import this one).
+func (c *Client) HTTPClient() *http.Client { return c.http }
+
+// Do sends req (see the package's rules).
+func (c *Client) Do(req *http.Request) (*http.Response, error) { return c.http.Do(req) }
+
+// CheckURL checks a URL a user gives for later requests, such as a webhook
+// endpoint: absolute, https (http only with AllowPrivate), with a host,
+// and, unless AllowPrivate, a host that is or resolves only to allowed
+// addresses. Its error is an invalid_parameter *docmill.Error naming
+// field. Dial time checks again: what a name resolves to may change.
+func (c *Client) CheckURL(ctx context.Context, field, raw string) error {
+	u, err := url.Parse(raw)
+	if err != nil || !u.IsAbs() || u.Host == "" || u.Opaque != "" {
+		return docmill.ParamError(field, "must be an absolute https:// URL")
+	}
+	if err := c.checkScheme(u); err != nil {
+		return docmill.ParamError(field, "must be an https:// URL")
+	}
+	if len(raw) > 2048 {
+		return docmill.ParamError(field, "must be at most 2048 characters long")
+	}
+	if c.cfg.AllowPrivate {
+		return nil
+	}
+	host := u.Hostname()
+	if ip, err := netip.ParseAddr(host); err == nil {
+		if !Allowed(ip) {
+			return docmill.ParamError(field, "must not point to a private, loopback, link-local or otherwise internal address")
+		}
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	addrs, err := net.DefaultResolver.LookupNetIP(ctx, "ip", host)
+	if err != nil || len(addrs) == 0 {
+		return docmill.ParamError(field, "has a host name that does not resolve")
+	}
+	for _, ip := range addrs {
+		if !Allowed(ip) {
+			return docmill.ParamError(field, "must not point to a private, loopback, link-local or otherwise internal address")
+		}
+	}
+	return nil
+}
+
+// checkScheme allows https, and http with AllowPrivate.
+func (c *Client) checkScheme(u *url.URL) error {
+	switch {
+	case u.Scheme == "https":
+		return nil
+	case u.Scheme == "http" && c.cfg.AllowPrivate:
+		return nil
+	}
+	return fmt.Errorf("%w %q", docmill.ErrInsecureURL, u.Scheme)
+}
+
+// control is the dialer's last word on every connection: address is the
+// IP and port actually dialed, after resolution.
+func (c *Client) control(network, address string, _ syscall.RawConn) error {
+	if c.cfg.AllowPrivate {
+		return nil
+	}
+	ap, err := netip.ParseAddrPort(address)
+	if err != nil {
+		return fmt.Errorf("%w: %s", docmill.ErrInternalAddress, address)
+	}
+	if !Allowed(ap.Addr()) {
+		return fmt.Errorf("%w: %s", docmill.ErrInternalAddress, ap.Addr())
+	}
+	return nil
+}
+
+// refused are the networks no user URL may reach, beyond those that
+// netip's predicates name (loopback, private, link-local, multicast,
+// unspecified).
+var refused = []netip.Prefix{
+	netip.MustParsePrefix("0.0.0.0/8"),       // "this network"
+	netip.MustParsePrefix("100.64.0.0/10"),   // shared address space (CGNAT)
+	netip.MustParsePrefix("192.0.0.0/24"),    // IETF protocol assignments
+	netip.MustParsePrefix("192.0.2.0/24"),    // documentation
+	netip.MustParsePrefix("198.18.0.0/15"),   // benchmarking
+	netip.MustParsePrefix("198.51.100.0/24"), // documentation
+	netip.MustParsePrefix("203.0.113.0/24"),  // documentation
+	netip.MustParsePrefix("240.0.0.0/4"),     // reserved, and 255.255.255.255
+	netip.MustParsePrefix("100::/64"),        // discard
+	netip.MustParsePrefix("2001:db8::/32"),   // documentation
+	netip.MustParsePrefix("fd00:ec2::/32"),   // AWS's IPv6 metadata (also in fc00::/7)
+}
+
+// embeddedV4 are the IPv6 prefixes whose last 32 bits are an IPv4
+// address that is what is really reached (NAT64), checked as that
+// address.
+var embeddedV4 = []netip.Prefix{
+	netip.MustParsePrefix("64:ff9b::/96"),
+	netip.MustParsePrefix("64:ff9b:1::/48"),
+}
+
+// Allowed reports whether a user's URL may reach ip: a global unicast
+// address outside every refused network.
+func Allowed(ip netip.Addr) bool {
+	ip = ip.Unmap() // ::ffff:127.0.0.1 is 127.0.0.1
+	if ip.Is6() {
+		for _, p := range embeddedV4 {
+			if p.Contains(ip) {
+				b := ip.As16()
+				return Allowed(netip.AddrFrom4([4]byte{b[12], b[13], b[14], b[15]}))
+			}
+		}
+		if b := ip.As16(); b[0] == 0x20 && b[1] == 0x02 { // 6to4: 2002:V4ADDR::/48
+			return Allowed(netip.AddrFrom4([4]byte{b[2], b[3], b[4], b[5]}))
+		}
+	}
+	if !ip.IsValid() || ip.IsLoopback() || ip.IsPrivate() || ip.IsLinkLocalUnicast() ||
+		ip.IsLinkLocalMulticast() || ip.IsInterfaceLocalMulticast() || ip.IsMulticast() ||
+		ip.IsUnspecified() || !ip.IsGlobalUnicast() {
+		return false
+	}
+	for _, p := range refused {
+		if p.Contains(ip) {
+			return false
+		}
+	}
+	return true
+}
+
+// limitedTransport refuses schemes other than https (and http with
+// AllowPrivate), sets User-Agent and caps the bodies of answers.
+type limitedTransport struct {
+	rt http.RoundTripper
+	c  *Client
+}
+
+func (t *limitedTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	if err := t.c.checkScheme(req.URL); err != nil {
+		return nil, err
+	}
+	req = req.Clone(req.Context())
+	req.Header.Set("User-Agent", t.c.cfg.UserAgent)
+	resp, err := t.rt.RoundTrip(req)
+	if err != nil {
+		return nil, err
+	}
+	resp.Body = limitedBody{Reader: io.LimitReader(resp.Body, t.c.cfg.MaxResponseBytes), Closer: resp.Body}
+	return resp, nil
+}
+
+type limitedBody struct {
+	io.Reader
+	io.Closer
+}
