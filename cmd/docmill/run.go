@@ -23,6 +23,7 @@ Usage:
   docmill tools [--url U]                    list a server's tools
   docmill jobs list [--status S] [--tool T] [--all]   list your jobs on a server, newest first
   docmill jobs get|wait|cancel ID            show, wait for (long poll) or cancel a job
+  docmill webhooks create|list|delete|rotate-secret|deliveries   manage your webhook endpoints
 
 Every flag can also be set by an environment variable: --data-dir is
 DOCMILL_DATA_DIR, --base-url is DOCMILL_BASE_URL, and so on.
@@ -50,6 +51,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		return tools(ctx, env, args[1:])
 	case "jobs":
 		return jobsCmd(ctx, env, args[1:])
+	case "webhooks":
+		return webhooksCmd(ctx, env, args[1:])
 	case "engine":
 		return engine(ctx, env, args[1:])
 	case "help", "-h", "--help":

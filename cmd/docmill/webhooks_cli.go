@@ -1,0 +1,177 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/docmill/docmill/client"
+)
+
+const webhooksUsage = `usage:
+  docmill webhooks create [--events job.done,job.failed,job.canceled] URL
+  docmill webhooks list [--json]
+  docmill webhooks delete ID
+  docmill webhooks rotate-secret ID
+  docmill webhooks deliveries [--json] ID
+each with --url and --key (DOCMILL_URL, DOCMILL_KEY)`
+
+// webhooksCmd manages the caller's webhook endpoints on a server, as a
+// client.
+func webhooksCmd(ctx context.Context, env *environment, args []string) error {
+	if len(args) == 0 {
+		return errors.New(webhooksUsage)
+	}
+	cmds := map[string]func(context.Context, *environment, []string) error{
+		"create": webhooksCreate, "list": webhooksList, "delete": webhooksDelete,
+		"rotate-secret": webhooksRotate, "deliveries": webhooksDeliveries,
+	}
+	if run, ok := cmds[args[0]]; ok {
+		return run(ctx, env, args[1:])
+	}
+	return fmt.Errorf("unknown webhooks command %q\n%s", args[0], webhooksUsage)
+}
+
+// webhookArgs parses the flags of a webhooks command that takes one
+// argument (a URL or an endpoint id) and returns it with the client.
+func webhookArgs(env *environment, fs *flag.FlagSet, args []string, what string) (*client.Client, string, error) {
+	var cf clientFlags
+	cf.register(fs)
+	pos, err := parseInterspersed(env, fs, args)
+	if err != nil {
+		return nil, "", err
+	}
+	if len(pos) != 1 {
+		return nil, "", fmt.Errorf("want one %s\n%s", what, webhooksUsage)
+	}
+	return client.New(cf.url, cf.key), pos[0], nil
+}
+
+// webhooksCreate registers an endpoint and prints it with its secret,
+// which the server shows only this once.
+func webhooksCreate(ctx context.Context, env *environment, args []string) error {
+	fs := flag.NewFlagSet("webhooks create", flag.ContinueOnError)
+	events := fs.String("events", "", "comma-separated events to send (default: all): job.done, job.failed, job.canceled")
+	c, endpoint, err := webhookArgs(env, fs, args, "URL")
+	if err != nil {
+		return err
+	}
+	var list []string
+	for _, e := range strings.Split(*events, ",") {
+		if e = strings.TrimSpace(e); e != "" {
+			list = append(list, e)
+		}
+	}
+	wh, err := c.CreateWebhook(ctx, endpoint, list)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(env.stderr, "Keep the secret: it is shown only now. Verify each delivery's webhook-signature with it (Standard Webhooks).")
+	return printJSON(env, wh)
+}
+
+// webhooksList prints the account's endpoints: a table, or --json.
+func webhooksList(ctx context.Context, env *environment, args []string) error {
+	fs := flag.NewFlagSet("webhooks list", flag.ContinueOnError)
+	var cf clientFlags
+	cf.register(fs)
+	asJSON := fs.Bool("json", false, "print the endpoints as JSON, one array")
+	pos, err := parseInterspersed(env, fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) > 0 {
+		return fmt.Errorf("unexpected argument %q\n%s", pos[0], webhooksUsage)
+	}
+	hooks, err := client.New(cf.url, cf.key).Webhooks(ctx)
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		if hooks == nil {
+			hooks = []client.Webhook{}
+		}
+		return printJSON(env, hooks)
+	}
+	tw := tabwriter.NewWriter(env.stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tURL\tEVENTS\tSTATE")
+	for _, wh := range hooks {
+		state := "enabled"
+		if !wh.Enabled {
+			state = "disabled: " + wh.DisabledReason
+		} else if wh.FailingSince != nil {
+			state = "failing since " + wh.FailingSince.UTC().Format(time.RFC3339)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", wh.ID, wh.URL, strings.Join(wh.Events, ","), state)
+	}
+	return tw.Flush()
+}
+
+// webhooksDelete removes an endpoint.
+func webhooksDelete(ctx context.Context, env *environment, args []string) error {
+	c, id, err := webhookArgs(env, flag.NewFlagSet("webhooks delete", flag.ContinueOnError), args, "endpoint id")
+	if err != nil {
+		return err
+	}
+	if err := c.DeleteWebhook(ctx, id); err != nil {
+		return err
+	}
+	fmt.Fprintf(env.stdout, "deleted %s\n", id)
+	return nil
+}
+
+// webhooksRotate gives an endpoint a new secret and prints it.
+func webhooksRotate(ctx context.Context, env *environment, args []string) error {
+	c, id, err := webhookArgs(env, flag.NewFlagSet("webhooks rotate-secret", flag.ContinueOnError), args, "endpoint id")
+	if err != nil {
+		return err
+	}
+	wh, err := c.RotateWebhookSecret(ctx, id)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(env.stderr, "Keep the new secret: it is shown only now. The previous one signs beside it for 24 hours.")
+	return printJSON(env, wh)
+}
+
+// webhooksDeliveries prints an endpoint's recent attempts, newest first.
+func webhooksDeliveries(ctx context.Context, env *environment, args []string) error {
+	fs := flag.NewFlagSet("webhooks deliveries", flag.ContinueOnError)
+	asJSON := fs.Bool("json", false, "print the attempts as JSON, one array")
+	c, id, err := webhookArgs(env, fs, args, "endpoint id")
+	if err != nil {
+		return err
+	}
+	attempts, err := c.WebhookDeliveries(ctx, id)
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		if attempts == nil {
+			attempts = []client.WebhookAttempt{}
+		}
+		return printJSON(env, attempts)
+	}
+	tw := tabwriter.NewWriter(env.stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "WHEN\tEVENT\tJOB\tATTEMPT\tOUTCOME\tNEXT RETRY")
+	for _, a := range attempts {
+		outcome := "ok"
+		switch {
+		case a.StatusCode != nil && !a.Succeeded:
+			outcome = "HTTP " + strconv.Itoa(*a.StatusCode)
+		case a.Error != nil:
+			outcome = *a.Error
+		}
+		next := "-"
+		if a.NextRetryAt != nil {
+			next = a.NextRetryAt.UTC().Format(time.RFC3339)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\n", a.AttemptedAt.UTC().Format(time.RFC3339), a.Event, a.JobID, a.Attempt, outcome, next)
+	}
+	return tw.Flush()
+}
