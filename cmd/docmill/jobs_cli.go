@@ -131,7 +131,7 @@ func printJobTable(env *environment, jobs []client.Job) error {
 		case j.Result != nil:
 			result = j.Result.Filename + " (until " + j.Result.ExpiresAt.UTC().Format(time.RFC3339) + ")"
 		case j.Error != nil:
-			result = j.Error.Code
+			result = string(j.Error.Code)
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", j.JobID, j.Status, j.Tool, j.CreatedAt.UTC().Format(time.RFC3339), result)
 	}
