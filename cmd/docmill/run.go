@@ -83,7 +83,9 @@ type environment struct {
 var errHelp = errors.New("help requested")
 
 // isHelp reports whether arg asks for help.
-func isHelp(arg string) bool { return arg == "-h" || arg == "--help" || arg == "-help" || arg == "help" }
+func isHelp(arg string) bool {
+	return arg == "-h" || arg == "--help" || arg == "-help" || arg == "help"
+}
 
 // newFlags returns the flag set of a command; synopsis is its usage line
 // after "docmill ", printed with the flags on -h.
