@@ -6,6 +6,9 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -307,5 +310,62 @@ func TestCLIProgressTTY(t *testing.T) {
 	}
 	if !savedRE.MatchString(out.String()) || strings.ContainsAny(out.String(), "\r\x1b") {
 		t.Errorf("stdout: %q", out.String())
+	}
+}
+
+// TestClientIdempotentRetry: a process call whose answer is lost on the
+// way back (the connection drops after the server has made the job) is
+// sent again by the client with the same generated Idempotency-Key, and
+// the real server answers with the first job, charged once.
+func TestClientIdempotentRetry(t *testing.T) {
+	s := startServer(t, "")
+	target, err := url.Parse(s.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var keys []string
+	proxy := httputil.NewSingleHostReverseProxy(target)
+	front := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost {
+			proxy.ServeHTTP(w, r)
+			return
+		}
+		mu.Lock()
+		keys = append(keys, r.Header.Get("Idempotency-Key"))
+		first := len(keys) == 1
+		mu.Unlock()
+		if !first {
+			proxy.ServeHTTP(w, r)
+			return
+		}
+		// The server gets the whole request and answers; the client
+		// never hears it.
+		rec := httptest.NewRecorder()
+		proxy.ServeHTTP(rec, r)
+		if rec.Code != http.StatusOK {
+			t.Errorf("first attempt: %d %s", rec.Code, rec.Body)
+		}
+		if conn, _, err := w.(http.Hijacker).Hijack(); err == nil {
+			conn.Close()
+		}
+	}))
+	defer front.Close()
+
+	ctx := context.Background()
+	c := client.New(front.URL, s.DevKey) // retries on, as a user's client
+	j, _, err := c.Process(ctx, "rotate-pdf", []client.File{file(t, "pdf", "minimal-document.pdf")}, client.ProcessOptions{})
+	if err != nil || j.Status != "done" {
+		t.Fatalf("%+v %v", j, err)
+	}
+	if len(keys) != 2 || keys[0] == "" || keys[0] != keys[1] {
+		t.Fatalf("idempotency keys sent: %q, want one key twice", keys)
+	}
+	list, err := c.ListJobs(ctx, client.ListOptions{})
+	if err != nil || len(list.Jobs) != 1 || list.Jobs[0].JobID != j.JobID {
+		t.Fatalf("jobs after a retried call: %+v %v, want only %s", list, err, j.JobID)
+	}
+	if used := accountUsage(ctx, t, s.client(s.DevKey)).OperationsUsed; used != 1 {
+		t.Errorf("charged %d operations, want 1", used)
 	}
 }
