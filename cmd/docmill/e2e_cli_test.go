@@ -68,6 +68,11 @@ func TestHelp(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "docmill process -h") || strings.HasPrefix(err.Error(), "docmill") {
 		t.Errorf("a bad flag: %v", err)
 	}
+	for _, args := range [][]string{{"process", "rotate-pdf", "a.pdf"}, {"jobs", "list"}, {"jobs", "get", "job_x"}} {
+		if _, _, err := runCLIAll(context.Background(), args...); err == nil || !strings.Contains(err.Error(), "DOCMILL_KEY") {
+			t.Errorf("docmill %s without a key: %v", strings.Join(args, " "), err)
+		}
+	}
 }
 
 // cliServer starts a server and returns it, the flags that reach it with

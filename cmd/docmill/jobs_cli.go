@@ -73,7 +73,10 @@ func jobsList(ctx context.Context, env *environment, args []string) error {
 	if pos := fs.Args(); len(pos) > 0 {
 		return fmt.Errorf("unexpected argument %q\n%s", pos[0], jobsUsage)
 	}
-	c := client.New(cf.url, cf.key)
+	c, err := cf.keyed()
+	if err != nil {
+		return err
+	}
 	var jobs []client.Job
 	next := ""
 	if *all {
@@ -90,7 +93,6 @@ func jobsList(ctx context.Context, env *environment, args []string) error {
 		}
 		jobs, next = page.Jobs, page.NextCursor
 	}
-	var err error
 	if *asJSON {
 		if jobs == nil {
 			jobs = []client.Job{}
@@ -136,7 +138,11 @@ func jobsGet(ctx context.Context, env *environment, args []string) error {
 	if err != nil {
 		return err
 	}
-	j, _, err := client.New(cf.url, cf.key).GetJob(ctx, id, time.Duration(*wait)*time.Second)
+	c, err := cf.keyed()
+	if err != nil {
+		return err
+	}
+	j, _, err := c.GetJob(ctx, id, time.Duration(*wait)*time.Second)
 	if err != nil {
 		return err
 	}
@@ -155,7 +161,11 @@ func jobsWait(ctx context.Context, env *environment, args []string) error {
 	if err != nil {
 		return err
 	}
-	j, err := client.New(cf.url, cf.key).WaitJob(ctx, id, *timeout)
+	c, err := cf.keyed()
+	if err != nil {
+		return err
+	}
+	j, err := c.WaitJob(ctx, id, *timeout)
 	if err != nil {
 		return err
 	}
@@ -181,7 +191,11 @@ func jobsCancel(ctx context.Context, env *environment, args []string) error {
 	if err != nil {
 		return err
 	}
-	j, err := client.New(cf.url, cf.key).CancelJob(ctx, id)
+	c, err := cf.keyed()
+	if err != nil {
+		return err
+	}
+	j, err := c.CancelJob(ctx, id)
 	if err != nil {
 		return err
 	}

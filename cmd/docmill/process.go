@@ -27,6 +27,15 @@ func (c *clientFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&c.key, "key", "", "API key (dm_live_...)")
 }
 
+// keyed returns a client of the server with the key, or an error saying
+// how to give one: every call but the catalogue needs it.
+func (c *clientFlags) keyed() (*client.Client, error) {
+	if c.key == "" {
+		return nil, errors.New("no API key: give --key or set DOCMILL_KEY (docmill keys create makes one)")
+	}
+	return client.New(c.url, c.key), nil
+}
+
 // paramFlags collect repeated -p name=value tool parameters.
 type paramFlags map[string]string
 
@@ -82,7 +91,11 @@ func process(ctx context.Context, env *environment, args []string) error {
 		return errors.New("usage: docmill " + strings.SplitN(processSynopsis, "\n", 2)[0])
 	}
 	tool, inputs := fs.Arg(0), fs.Args()[1:]
-	r := &processRun{env: env, flags: f, tool: tool, c: client.New(f.client.url, f.client.key)}
+	c, err := f.client.keyed()
+	if err != nil {
+		return err
+	}
+	r := &processRun{env: env, flags: f, tool: tool, c: c}
 	batch := false
 	if len(inputs) > 1 {
 		t, err := r.c.Tool(ctx, tool)
@@ -100,7 +113,7 @@ func process(ctx context.Context, env *environment, args []string) error {
 	if st, err := os.Stat(f.out); f.out != "" && err == nil && st.IsDir() {
 		dir, file = f.out, ""
 	}
-	_, err := r.one(ctx, inputs, dir, file)
+	_, err = r.one(ctx, inputs, dir, file)
 	return err
 }
 
