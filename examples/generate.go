@@ -3,8 +3,9 @@
 // generate writes the example files of the README's walk-through, made
 // here so that they carry no one else's copyright:
 //
-//	go run examples/generate.go
+//	go run examples/generate.go [DIR]
 //
+// from the repository's root (DIR: examples).
 // report.pdf (3 pages) and appendix.pdf (1 page) are text PDFs;
 // scan.png is a page of text as an image, for ocr-pdf; photo.jpg is a
 // 640x480 picture, for the image tools.
@@ -28,9 +29,9 @@ import (
 )
 
 func main() {
-	dir := filepath.Dir(os.Args[0])
-	if _, err := os.Stat("examples"); err == nil {
-		dir = "examples"
+	dir := "examples"
+	if len(os.Args) > 1 {
+		dir = os.Args[1]
 	}
 	write := func(name string, b []byte) {
 		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {

@@ -134,3 +134,25 @@ func TestReadmeTables(t *testing.T) {
 		}
 	})
 }
+
+// TestExamplesGenerated: examples/ holds what examples/generate.go makes,
+// so the walk-through's files can be made again and owe nobody a licence.
+func TestExamplesGenerated(t *testing.T) {
+	dir := t.TempDir()
+	gen := exec.Command("go", "run", "generate.go", dir)
+	gen.Dir = filepath.Join("..", "..", "examples")
+	if out, err := gen.CombinedOutput(); err != nil {
+		t.Fatalf("go run generate.go: %v\n%s", err, out)
+	}
+	made, _ := filepath.Glob(filepath.Join(dir, "*"))
+	if len(made) == 0 {
+		t.Fatal("generate.go made nothing")
+	}
+	for _, p := range made {
+		want, _ := os.ReadFile(p)
+		got, err := os.ReadFile(filepath.Join("..", "..", "examples", filepath.Base(p)))
+		if err != nil || string(got) != string(want) {
+			t.Errorf("examples/%s is not what generate.go makes (%v); run go run examples/generate.go", filepath.Base(p), err)
+		}
+	}
+}
