@@ -316,6 +316,40 @@ func TestCLIProgressTTY(t *testing.T) {
 	if !savedRE.MatchString(out.String()) || strings.ContainsAny(out.String(), "\r\x1b") {
 		t.Errorf("stdout: %q", out.String())
 	}
+
+	// A batch: its jobs' lines above a spinner that counts them.
+	ptmx, tty, err = pty.Open()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ptmx.Close()
+	var batchScreen syncBuffer
+	read = make(chan struct{})
+	go func() { io.Copy(&batchScreen, ptmx); close(read) }()
+	b, _ := os.ReadFile(filepath.Join(dir, "a.pdf"))
+	if err := os.WriteFile(filepath.Join(dir, "b.pdf"), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out.Reset()
+	err = run(context.Background(), []string{"process", "--url", s.URL, "--key", key, "-o", t.TempDir(), "rotate-pdf", filepath.Join(dir, "a.pdf"), filepath.Join(dir, "b.pdf")},
+		func(string) string { return "" }, nil, &out, tty)
+	tty.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-read:
+	case <-time.After(5 * time.Second):
+	}
+	got = batchScreen.String()
+	for _, want := range []string{"of 2 files done", "\r\x1b[Ka.pdf: job job_", "\r\x1b[Kb.pdf: job job_"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("the batch's terminal lacks %q:\n%q", want, got)
+		}
+	}
+	if len(savedRE.FindAllString(out.String(), -1)) != 2 {
+		t.Errorf("batch stdout: %q", out.String())
+	}
 }
 
 // TestClientIdempotentRetry: a process call whose answer is lost on the

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -104,7 +105,15 @@ func process(ctx context.Context, env *environment, args []string) error {
 		}
 		batch = t.MaxFiles == 1
 	}
-	r.progress = newProgress(env.stderr, !batch)
+	r.progress = newProgress(env.stderr, 1)
+	if batch {
+		r.progress = newProgress(env.stderr, len(inputs))
+	}
+	defer r.progress.finish()
+	r.out = env.stdout
+	if b, ok := r.progress.(*batchProgress); ok && isTerminal(env.stdout) {
+		r.out = lineAbove{b.spinner} // not into the spinner's line
+	}
 	r.c.Retry.OnRetry = r.progress.retry
 	if batch {
 		return r.batch(ctx, inputs)
@@ -125,6 +134,7 @@ type processRun struct {
 	c        *client.Client
 	progress progress
 	stdout   sync.Mutex // one job's lines at a time
+	out      io.Writer  // stdout, for the lines of report
 }
 
 // one runs a job on inputs and saves its result as file, or in dir under
@@ -256,10 +266,10 @@ func (r *processRun) report(j *client.Job, path string) error {
 	case r.flags.asJSON:
 		return printJSON(r.env, j)
 	case path != "":
-		_, err := fmt.Fprintf(r.env.stdout, "saved %s (%s, job %s)\n", path, humanBytes(j.Result.Size), j.JobID)
+		_, err := fmt.Fprintf(r.out, "saved %s (%s, job %s)\n", path, humanBytes(j.Result.Size), j.JobID)
 		return err
 	case !j.Finished():
-		_, err := fmt.Fprintf(r.env.stdout, "job %s %s (docmill jobs wait %s)\n", j.JobID, j.Status, j.JobID)
+		_, err := fmt.Fprintf(r.out, "job %s %s (docmill jobs wait %s)\n", j.JobID, j.Status, j.JobID)
 		return err
 	}
 	return nil

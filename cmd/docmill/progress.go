@@ -28,15 +28,31 @@ type progress interface {
 	download(name string, size int64, w io.Writer) (wrapped io.Writer, done func())
 	// retry says why nothing happens for a while.
 	retry(e client.RetryEvent)
+	// finish ends the display.
+	finish()
 }
 
-// newProgress returns bars when stderr is a terminal and one job is
-// followed, else plain lines (a log, a pipe, a batch of parallel jobs).
-func newProgress(stderr io.Writer, single bool) progress {
-	if f, ok := stderr.(*os.File); ok && single && term.IsTerminal(int(f.Fd())) {
+// newProgress returns, when stderr is a terminal, bars for one job, or
+// for a batch of jobs (files > 1) their lines under a spinner counting
+// them; else plain lines (a log, a pipe).
+func newProgress(stderr io.Writer, files int) progress {
+	if !isTerminal(stderr) {
+		return &lineProgress{w: stderr, seen: map[string]string{}}
+	}
+	f := stderr.(*os.File)
+	if files == 1 {
 		return &barProgress{w: f}
 	}
-	return &lineProgress{w: stderr, seen: map[string]string{}}
+	b := &batchProgress{total: files, finished: map[string]bool{}}
+	b.spinner = startSpinner(f, b.describe())
+	b.lineProgress = lineProgress{w: lineAbove{b.spinner}, seen: map[string]string{}}
+	return b
+}
+
+// isTerminal reports whether w is a terminal.
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
 }
 
 // lineProgress writes one line per step: what a log or a pipe wants.
@@ -78,6 +94,49 @@ func (p *lineProgress) download(name string, size int64, w io.Writer) (io.Writer
 
 func (p *lineProgress) retry(e client.RetryEvent) {
 	p.printf("%v; trying again in %s", e.Err, e.Wait.Round(time.Millisecond))
+}
+
+func (p *lineProgress) finish() {}
+
+// batchProgress shows a batch's jobs as lines, above a spinner that
+// counts the finished ones, on a terminal.
+type batchProgress struct {
+	lineProgress
+	spinner *spinner
+
+	mu       sync.Mutex
+	total    int
+	finished map[string]bool // job ids
+}
+
+func (p *batchProgress) job(name string, j *client.Job) {
+	p.lineProgress.job(name, j)
+	if j.Finished() {
+		p.mu.Lock()
+		p.finished[j.JobID] = true
+		p.mu.Unlock()
+		p.spinner.describe(p.describe())
+	}
+}
+
+func (p *batchProgress) describe() string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return fmt.Sprintf("%d of %d files done", len(p.finished), p.total)
+}
+
+func (p *batchProgress) finish() { p.spinner.stop() }
+
+// lineAbove writes whole lines above a spinner's line.
+type lineAbove struct{ s *spinner }
+
+func (l lineAbove) Write(b []byte) (int, error) {
+	l.s.mu.Lock()
+	defer l.s.mu.Unlock()
+	if _, err := fmt.Fprint(l.s.w, "\r\x1b[K"); err != nil {
+		return 0, err
+	}
+	return l.s.w.Write(b)
 }
 
 // jobLine says where a job stands, for a person.
@@ -196,6 +255,15 @@ func (s *spinner) describe(desc string) {
 func (s *spinner) stop() {
 	close(s.quit)
 	<-s.done
+}
+
+func (p *barProgress) finish() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.spinner != nil {
+		p.spinner.stop()
+		p.spinner = nil
+	}
 }
 
 func (p *barProgress) download(name string, size int64, w io.Writer) (io.Writer, func()) {
