@@ -1,99 +1,106 @@
-// Package client is a Go client of the docmill HTTP API. The CLI and the
-// end-to-end tests use it; uploads stream from the caller's readers, so a
-// large file is never held in memory.
+// Package client is the Go SDK of the docmill HTTP API: typed job records,
+// accounts and tool catalogues; problem+json answers as *Problem errors;
+// uploads that stream from the caller's readers (a large file is never held
+// in memory) with progress callbacks; automatic, bounded retries of 429 and
+// 503 answers that honour Retry-After, and of network errors, with one
+// generated Idempotency-Key per process call so that a retried upload is
+// one job, charged once; and long-poll waiting for long jobs (WaitJob).
+//
+// The docmill CLI and the end-to-end tests use it.
 package client
 
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
-	"mime/multipart"
 	"net/http"
-	"net/textproto"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/docmill/docmill"
 )
 
-// Client talks to one docmill server with one API key.
+// Client talks to one docmill server with one API key. Its fields may be
+// changed before its first call, not during calls.
 type Client struct {
 	BaseURL string
 	Key     string
 	HTTP    *http.Client
+	// Retry bounds the automatic retries of every call.
+	Retry Retry
 }
 
-// New returns a client of the server at baseURL.
+// New returns a client of the server at baseURL that retries as
+// DefaultRetry says.
 func New(baseURL, key string) *Client {
-	return &Client{BaseURL: strings.TrimRight(baseURL, "/"), Key: key, HTTP: &http.Client{}}
+	return &Client{BaseURL: strings.TrimRight(baseURL, "/"), Key: key, HTTP: &http.Client{}, Retry: DefaultRetry}
 }
 
-// Job is the job record.
-type Job struct {
-	JobID      string         `json:"job_id"`
-	Status     string         `json:"status"`
-	Tool       string         `json:"tool"`
-	CreatedAt  time.Time      `json:"created_at"`
-	FinishedAt *time.Time     `json:"finished_at"`
-	Result     *Result        `json:"result"`
-	Meta       map[string]any `json:"meta"`
-	Error      *JobError      `json:"error"`
+// Retry bounds a client's automatic retries. A call is retried when the
+// server answers 429 (rate_limited: requests per minute or jobs in
+// flight) or 503 with a Retry-After of at most MaxWait, after waiting that
+// long; and after a network error, after 0.5 s, 1 s, 2 s, ... (at most
+// MaxWait), unless it was a process call whose files cannot be rewound
+// (their readers are not io.Seekers). A Retry-After longer than MaxWait
+// (quota_exceeded waits for the month's end) comes back as the error at
+// once.
+type Retry struct {
+	// MaxAttempts is how many times a call is sent at most; 0 or 1: once,
+	// never retried.
+	MaxAttempts int
+	// MaxWait is the longest wait before one retry.
+	MaxWait time.Duration
+	// OnRetry, when set, is called before each wait (to tell a user why
+	// nothing happens for a while).
+	OnRetry func(RetryEvent)
 }
 
-// Result describes a done job's file.
-type Result struct {
-	URL         string    `json:"url"`
-	Size        int64     `json:"size"`
-	Filename    string    `json:"filename"`
-	ContentType string    `json:"content_type"`
-	ExpiresAt   time.Time `json:"expires_at"`
-	Expired     bool      `json:"expired"`
+// RetryEvent is a retry about to happen.
+type RetryEvent struct {
+	// Attempt is the number of the attempt that failed (1 for the first).
+	Attempt int
+	// Wait is how long the client waits before the next attempt.
+	Wait time.Duration
+	// Err is why: a *Problem or a network error.
+	Err error
 }
 
-// JobError is a failed job's reason.
-type JobError struct {
-	Code    string `json:"code"`
-	Message string `json:"message"`
+// DefaultRetry is the Retry of New: five attempts, waits of up to a
+// minute (a plan's rate window).
+var DefaultRetry = Retry{MaxAttempts: 5, MaxWait: time.Minute}
+
+// NoRetry sends every call once.
+var NoRetry = Retry{MaxAttempts: 1}
+
+// Problem is an error answer of the server (RFC 9457 problem+json).
+type Problem struct {
+	// StatusCode is the HTTP status of the answer.
+	StatusCode int `json:"status"`
+	// Header is the answer's header (Retry-After, X-Request-Id, ...).
+	Header    http.Header  `json:"-"`
+	Type      string       `json:"type"`
+	Title     string       `json:"title"`
+	Detail    string       `json:"detail"`
+	Code      docmill.Code `json:"code"`
+	RequestID string       `json:"request_id"`
+	// JobID is set when the refusal concerns a job already created.
+	JobID string `json:"job_id,omitempty"`
+	// Fields names the parameters at fault, for invalid_parameter.
+	Fields []FieldError `json:"errors,omitempty"`
+	// RetryAfter is the answer's Retry-After (0 without one).
+	RetryAfter time.Duration `json:"-"`
 }
 
-// Finished reports whether the job reached a final status.
-func (j *Job) Finished() bool {
-	return j.Status == "done" || j.Status == "failed" || j.Status == "canceled"
-}
-
-// Error is an error answer (problem+json) of the server.
-type Error struct {
-	StatusCode int
-	Header     http.Header
-	Type       string `json:"type"`
-	Title      string `json:"title"`
-	Detail     string `json:"detail"`
-	Code       string `json:"code"`
-	RequestID  string `json:"request_id"`
-	JobID      string `json:"job_id"`
-	Errors     []struct {
-		Field   string `json:"field"`
-		Message string `json:"message"`
-	} `json:"errors"`
-}
-
-func (e *Error) Error() string {
-	return fmt.Sprintf("docmill: %d %s: %s", e.StatusCode, e.Code, e.Detail)
-}
-
-// File is one file to upload.
-type File struct {
-	Name string
-	Body io.Reader
-}
-
-// ProcessOptions are the optional parts of a process call.
-type ProcessOptions struct {
-	Params         map[string]string
-	IdempotencyKey string
-	// Prefer is sent as the Prefer header ("respond-async", "wait=30").
-	Prefer string
+// Error says the status, the code and the detail, without a program
+// prefix (the CLI adds "docmill: " once).
+func (e *Problem) Error() string {
+	if e.Code == "" {
+		return fmt.Sprintf("%d %s: %s", e.StatusCode, http.StatusText(e.StatusCode), e.Detail)
+	}
+	return fmt.Sprintf("%d %s: %s", e.StatusCode, e.Code, e.Detail)
 }
 
 // Response is the HTTP status and headers of a successful call.
@@ -102,108 +109,105 @@ type Response struct {
 	Header     http.Header
 }
 
-// Process uploads files to tool. The body streams from the files' readers.
-// It returns the job (status done on 200; queued or processing on 202).
-func (c *Client) Process(ctx context.Context, tool string, files []File, opts ProcessOptions) (*Job, *Response, error) {
-	pr, pw := io.Pipe()
-	mw := multipart.NewWriter(pw)
-	go func() {
-		pw.CloseWithError(writeForm(mw, files, opts.Params))
-	}()
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.BaseURL+"/v1/"+tool+"/process", pr)
-	if err != nil {
-		pr.Close()
-		return nil, nil, err
-	}
-	req.Header.Set("Content-Type", mw.FormDataContentType())
-	if opts.IdempotencyKey != "" {
-		req.Header.Set("Idempotency-Key", opts.IdempotencyKey)
-	}
-	if opts.Prefer != "" {
-		req.Header.Set("Prefer", opts.Prefer)
-	}
-	var j Job
-	resp, err := c.do(req, &j)
-	pr.Close()
-	if err != nil {
-		return nil, resp, err
-	}
-	return &j, resp, nil
+func (c *Client) call(ctx context.Context, method, path string, out any) (*Response, error) {
+	return c.do(ctx, func(int) (*http.Request, error) {
+		return http.NewRequestWithContext(ctx, method, c.BaseURL+path, nil)
+	}, out)
 }
 
-func writeForm(mw *multipart.Writer, files []File, params map[string]string) error {
-	names := make([]string, 0, len(params))
-	for k := range params {
-		names = append(names, k)
-	}
-	sort.Strings(names)
-	for _, k := range names {
-		if err := mw.WriteField(k, params[k]); err != nil {
-			return err
+// do sends the request newReq makes for each attempt (numbered from 1)
+// with the key, retrying as c.Retry says, and decodes the JSON answer
+// into out. newReq returns errNoRewind when the request cannot be sent
+// again; the previous attempt's error is then returned.
+func (c *Client) do(ctx context.Context, newReq func(attempt int) (*http.Request, error), out any) (*Response, error) {
+	var last *Response
+	var lastErr error
+	for attempt := 1; ; attempt++ {
+		req, err := newReq(attempt)
+		if errors.Is(err, errNoRewind) && lastErr != nil {
+			return last, lastErr
 		}
-	}
-	for _, f := range files {
-		h := textproto.MIMEHeader{}
-		h.Set("Content-Disposition", fmt.Sprintf(`form-data; name="file"; filename=%q`, f.Name))
-		h.Set("Content-Type", "application/octet-stream")
-		w, err := mw.CreatePart(h)
-		if err != nil {
-			return err
-		}
-		if _, err := io.Copy(w, f.Body); err != nil {
-			return err
-		}
-	}
-	return mw.Close()
-}
-
-// Job polls a job once.
-func (c *Client) Job(ctx context.Context, id string) (*Job, error) {
-	var j Job
-	_, err := c.call(ctx, http.MethodGet, "/v1/jobs/"+id, &j)
-	return &j, err
-}
-
-// Cancel cancels a job, or deletes a finished job's result.
-func (c *Client) Cancel(ctx context.Context, id string) (*Job, error) {
-	var j Job
-	_, err := c.call(ctx, http.MethodDelete, "/v1/jobs/"+id, &j)
-	return &j, err
-}
-
-// Wait polls a job until it is finished, following the server's
-// Retry-After hint (at most every maxPoll).
-func (c *Client) Wait(ctx context.Context, id string, maxPoll time.Duration) (*Job, error) {
-	for {
-		var j Job
-		resp, err := c.call(ctx, http.MethodGet, "/v1/jobs/"+id, &j)
 		if err != nil {
 			return nil, err
 		}
-		if j.Finished() {
-			return &j, nil
+		if c.Key != "" {
+			req.Header.Set("Authorization", "Bearer "+c.Key)
 		}
-		wait := maxPoll
-		if s, err := strconv.Atoi(resp.Header.Get("Retry-After")); err == nil && time.Duration(s)*time.Second < wait {
-			wait = time.Duration(s) * time.Second
+		resp, r, err := c.send(req)
+		if err == nil {
+			defer resp.Body.Close()
+			if err := json.NewDecoder(resp.Body).Decode(out); err != nil {
+				return r, fmt.Errorf("decode the answer to %s %s: %w", req.Method, req.URL.Path, err)
+			}
+			return r, nil
+		}
+		wait, retry := c.retryAfter(ctx, attempt, err)
+		if !retry {
+			return r, err
+		}
+		if c.Retry.OnRetry != nil {
+			c.Retry.OnRetry(RetryEvent{Attempt: attempt, Wait: wait, Err: err})
 		}
 		select {
 		case <-ctx.Done():
-			return nil, ctx.Err()
+			return r, err
 		case <-time.After(wait):
 		}
+		last, lastErr = r, err
 	}
 }
 
-// Account returns the caller's account document.
-func (c *Client) Account(ctx context.Context) (map[string]any, error) {
-	var a map[string]any
-	_, err := c.call(ctx, http.MethodGet, "/v1/account", &a)
-	return a, err
+// errNoRewind says a request's body cannot be sent again.
+var errNoRewind = errors.New("the request body cannot be sent again")
+
+// retryAfter says whether the failed attempt is retried, and after how
+// long.
+func (c *Client) retryAfter(ctx context.Context, attempt int, err error) (time.Duration, bool) {
+	if attempt >= c.Retry.MaxAttempts || ctx.Err() != nil {
+		return 0, false
+	}
+	var p *Problem
+	if errors.As(err, &p) {
+		retryable := p.StatusCode == http.StatusTooManyRequests || p.StatusCode == http.StatusServiceUnavailable
+		if !retryable || p.RetryAfter <= 0 || p.RetryAfter > c.Retry.MaxWait {
+			return 0, false
+		}
+		return p.RetryAfter, true
+	}
+	return min(500*time.Millisecond<<(attempt-1), c.Retry.MaxWait), true
+}
+
+// send performs req; a status of 300 or more comes back as a *Problem
+// decoded from the problem body, with the body closed.
+func (c *Client) send(req *http.Request) (*http.Response, *Response, error) {
+	resp, err := c.HTTP.Do(req)
+	if err != nil {
+		return nil, nil, err
+	}
+	r := &Response{StatusCode: resp.StatusCode, Header: resp.Header}
+	if resp.StatusCode >= 300 {
+		defer resp.Body.Close()
+		return nil, r, decodeProblem(resp)
+	}
+	return resp, r, nil
+}
+
+func decodeProblem(resp *http.Response) error {
+	e := &Problem{}
+	body, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	if err := json.Unmarshal(body, e); err != nil {
+		e.Detail = strings.TrimSpace(string(body))
+	}
+	e.StatusCode, e.Header = resp.StatusCode, resp.Header
+	if s, err := strconv.Atoi(resp.Header.Get("Retry-After")); err == nil && s > 0 {
+		e.RetryAfter = time.Duration(s) * time.Second
+	}
+	return e
 }
 
 // Download fetches a result URL into w. The URL is signed, so no key is
-// sent (it may point at a CDN).
+// sent (it may point at a CDN). It is not retried: w may hold part of
+// the file.
 func (c *Client) Download(ctx context.Context, url string, w io.Writer) (*Response, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
@@ -216,52 +220,4 @@ func (c *Client) Download(ctx context.Context, url string, w io.Writer) (*Respon
 	defer resp.Body.Close()
 	_, err = io.Copy(w, resp.Body)
 	return r, err
-}
-
-func (c *Client) call(ctx context.Context, method, path string, out any) (*Response, error) {
-	req, err := http.NewRequestWithContext(ctx, method, c.BaseURL+path, nil)
-	if err != nil {
-		return nil, err
-	}
-	return c.do(req, out)
-}
-
-// do sends an API request with the key and decodes the JSON answer into out.
-func (c *Client) do(req *http.Request, out any) (*Response, error) {
-	if c.Key != "" {
-		req.Header.Set("Authorization", "Bearer "+c.Key)
-	}
-	resp, r, err := c.send(req)
-	if err != nil {
-		return r, err
-	}
-	defer resp.Body.Close()
-	if err := json.NewDecoder(resp.Body).Decode(out); err != nil {
-		return r, fmt.Errorf("docmill: decode %s: %w", req.URL.Path, err)
-	}
-	return r, nil
-}
-
-// send performs req; a status of 300 or more comes back as an *Error
-// decoded from the problem body, with the body closed.
-func (c *Client) send(req *http.Request) (*http.Response, *Response, error) {
-	resp, err := c.HTTP.Do(req)
-	if err != nil {
-		return nil, nil, err
-	}
-	r := &Response{StatusCode: resp.StatusCode, Header: resp.Header}
-	if resp.StatusCode >= 300 {
-		defer resp.Body.Close()
-		return nil, r, decodeError(resp)
-	}
-	return resp, r, nil
-}
-
-func decodeError(resp *http.Response) error {
-	e := &Error{StatusCode: resp.StatusCode, Header: resp.Header}
-	body, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
-	if err := json.Unmarshal(body, e); err != nil {
-		e.Detail = strings.TrimSpace(string(body))
-	}
-	return e
 }

@@ -96,16 +96,39 @@ func (c *Client) GetJob(ctx context.Context, id string, wait time.Duration) (*Jo
 
 // WaitJob long-polls a job until it is finished, MaxPollWait at a time,
 // for at most timeout (0: no limit), and returns it as it then stands:
-// the caller checks Finished. An unfinished answer that comes back early
-// (a server shutting down, or one that does not long-poll) is followed by
-// a pause of its Retry-After, so the loop never spins.
+// the caller checks Finished. It is Await with only a timeout.
 func (c *Client) WaitJob(ctx context.Context, id string, timeout time.Duration) (*Job, error) {
+	return c.Await(ctx, id, WaitOptions{Timeout: timeout})
+}
+
+// WaitOptions shape Await.
+type WaitOptions struct {
+	// Timeout bounds the whole wait (0: no limit).
+	Timeout time.Duration
+	// PollWait is the longest a single long poll waits (0 or more than
+	// MaxPollWait: MaxPollWait); a shorter one lets OnPoll see a queued
+	// job start processing sooner, at the cost of more requests.
+	PollWait time.Duration
+	// OnPoll, when set, is called with the job after each poll.
+	OnPoll func(*Job)
+}
+
+// Await long-polls a job until it is finished or opts.Timeout passes,
+// and returns it as it then stands: the caller checks Finished. An
+// unfinished answer that comes back early (a server shutting down, or one
+// that does not long-poll) is followed by a pause of its Retry-After, so
+// the loop never spins.
+func (c *Client) Await(ctx context.Context, id string, opts WaitOptions) (*Job, error) {
 	var deadline time.Time
-	if timeout > 0 {
-		deadline = time.Now().Add(timeout)
+	if opts.Timeout > 0 {
+		deadline = time.Now().Add(opts.Timeout)
+	}
+	longest := MaxPollWait
+	if opts.PollWait > 0 {
+		longest = min(longest, opts.PollWait)
 	}
 	for {
-		wait := MaxPollWait
+		wait := longest
 		if !deadline.IsZero() {
 			// Whole seconds, rounded up: the server's unit.
 			wait = min(wait, time.Until(deadline).Truncate(time.Second)+time.Second)
@@ -114,6 +137,9 @@ func (c *Client) WaitJob(ctx context.Context, id string, timeout time.Duration) 
 		j, resp, err := c.GetJob(ctx, id, wait)
 		if err != nil {
 			return nil, err
+		}
+		if opts.OnPoll != nil {
+			opts.OnPoll(j)
 		}
 		if j.Finished() || (!deadline.IsZero() && !time.Now().Before(deadline)) {
 			return j, nil
@@ -132,6 +158,36 @@ func (c *Client) WaitJob(ctx context.Context, id string, timeout time.Duration) 
 		case <-ctx.Done():
 			return nil, ctx.Err()
 		case <-time.After(pause):
+		}
+	}
+}
+
+// Job polls a job once (GetJob without a wait).
+func (c *Client) Job(ctx context.Context, id string) (*Job, error) {
+	j, _, err := c.GetJob(ctx, id, 0)
+	return j, err
+}
+
+// Wait polls a job without long polls until it is finished, following
+// the server's Retry-After hint but at most every maxPoll: for a server
+// behind a proxy that cuts a minute-long poll. WaitJob is the usual way.
+func (c *Client) Wait(ctx context.Context, id string, maxPoll time.Duration) (*Job, error) {
+	for {
+		j, resp, err := c.GetJob(ctx, id, 0)
+		if err != nil {
+			return nil, err
+		}
+		if j.Finished() {
+			return j, nil
+		}
+		wait := maxPoll
+		if s, err := strconv.Atoi(resp.Header.Get("Retry-After")); err == nil && time.Duration(s)*time.Second < wait {
+			wait = time.Duration(s) * time.Second
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(wait):
 		}
 	}
 }

@@ -49,13 +49,14 @@ func (c *Client) CreateWebhook(ctx context.Context, endpoint string, events []st
 	if events == nil {
 		body, _ = json.Marshal(map[string]any{"url": endpoint})
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.BaseURL+"/v1/webhooks", bytes.NewReader(body))
-	if err != nil {
-		return nil, err
-	}
-	req.Header.Set("Content-Type", "application/json")
 	var wh Webhook
-	_, err = c.do(req, &wh)
+	_, err = c.do(ctx, func(int) (*http.Request, error) {
+		req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.BaseURL+"/v1/webhooks", bytes.NewReader(body))
+		if err == nil {
+			req.Header.Set("Content-Type", "application/json")
+		}
+		return req, err
+	}, &wh)
 	return &wh, err
 }
 

@@ -145,7 +145,7 @@ func (s *sqliteDB) queue(cfg jobs.Config) (nodeQueue, error) {
 }
 
 func migrate(ctx context.Context, env *environment, args []string) error {
-	fs := flag.NewFlagSet("migrate", flag.ContinueOnError)
+	fs := newFlags("migrate", "migrate [flags]  (apply the database migrations and exit)")
 	var d dataFlags
 	d.register(fs)
 	if err := env.parse(fs, args); err != nil {

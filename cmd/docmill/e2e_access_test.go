@@ -44,7 +44,7 @@ func TestForeignJobIsNotFound(t *testing.T) {
 	}
 	_, err = s.client(other).Job(context.Background(), j.JobID)
 	apiError(t, err, 404, "not_found")
-	_, err = s.client(other).Cancel(context.Background(), j.JobID)
+	_, err = s.client(other).CancelJob(context.Background(), j.JobID)
 	apiError(t, err, 404, "not_found")
 }
 
@@ -94,7 +94,7 @@ func testQuota(t *testing.T, newDir dataDirFunc) {
 		t.Fatalf("Retry-After %d s, want about %s", ra, time.Until(reset))
 	}
 	u := accountUsage(ctx, t, c)
-	if u["operations_used"].(float64) != 2 || u["operations_limit"].(float64) != 2 {
+	if u.OperationsUsed != 2 || u.OperationsLimit != 2 {
 		t.Fatalf("usage %v", u)
 	}
 }
@@ -153,7 +153,7 @@ func TestSignup(t *testing.T) {
 	s := startServer(t, "", "--signup", "open")
 	key := signup(t, s.URL, `{"email":"dev@example.com"}`, 201)
 	acct, err := s.client(key).Account(context.Background())
-	if err != nil || acct["plan"] != "free" || acct["limits"].(map[string]any)["operations_per_month"].(float64) != 100 {
+	if err != nil || acct.Plan != "free" || acct.Limits.OperationsPerMonth != 100 {
 		t.Fatalf("account %v %v", acct, err)
 	}
 	signup(t, s.URL, `{"email":"dev@example.com"}`, 409)

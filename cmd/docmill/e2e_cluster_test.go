@@ -202,9 +202,8 @@ func TestCluster(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	usage, _ := acct["usage"].(map[string]any)
-	if used, _ := usage["operations_used"].(float64); int(used) != total {
-		t.Errorf("operations charged: %v, want %d (each job once)", usage["operations_used"], total)
+	if used := acct.Usage.OperationsUsed; int(used) != total {
+		t.Errorf("operations charged: %v, want %d (each job once)", used, total)
 	}
 
 	// The rate limit is the cluster's: a key allowed 5 requests a minute
@@ -214,7 +213,7 @@ func TestCluster(t *testing.T) {
 	for i := range 12 {
 		_, _, err := c.apis[i%2].client(limited).Process(context.Background(), "rotate-pdf",
 			[]client.File{{Name: "a.pdf", Body: bytes.NewReader(files["minimal-document.pdf"])}}, client.ProcessOptions{Prefer: "respond-async"})
-		var e *client.Error
+		var e *client.Problem
 		switch {
 		case err == nil:
 			allowed++
@@ -296,7 +295,7 @@ func TestClusterOutage(t *testing.T) {
 		return code == 503 && ch["blob"] == "unavailable" && ch["redis"] == "unavailable" && ch["database"] == "ok"
 	})
 	_, _, err = c.Process(context.Background(), "rotate-pdf", []client.File{file(t, "pdf", "minimal-document.pdf")}, client.ProcessOptions{})
-	var e *client.Error
+	var e *client.Problem
 	if !errors.As(err, &e) || e.StatusCode != 503 || e.Code != "service_unavailable" || e.Header.Get("Retry-After") == "" ||
 		e.Header.Get("Content-Type") != "application/problem+json" || strings.Contains(e.Detail, "127.0.0.1") {
 		t.Fatalf("process with the bucket down: %v", err)

@@ -151,7 +151,7 @@ func TestDamagedPDFs(t *testing.T) {
 			if err == nil && !j.Finished() {
 				j, err = c.Wait(context.Background(), j.JobID, 0)
 			}
-			var e *client.Error
+			var e *client.Problem
 			switch {
 			case errors.As(err, &e) && e.StatusCode >= 500:
 				t.Errorf("%s on %s: %d %s %s", tl.slug, name, e.StatusCode, e.Code, e.Detail)

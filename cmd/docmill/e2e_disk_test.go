@@ -154,7 +154,7 @@ func operationsUsed(t *testing.T, c *client.Client) int {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return int(a["usage"].(map[string]any)["operations_used"].(float64))
+	return int(a.Usage.OperationsUsed)
 }
 
 // storageRefusal asserts that err is a clean 507 insufficient_storage
@@ -250,7 +250,7 @@ func testSpaceFreed(t *testing.T, s *testServer, c *client.Client, dir string, d
 	t.Helper()
 	ctx := context.Background()
 	for _, id := range done[:len(done)/2] {
-		if _, err := c.Cancel(ctx, id); err != nil {
+		if _, err := c.CancelJob(ctx, id); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -279,12 +279,12 @@ func testEngineOutOfRoom(t *testing.T, s *testServer, c *client.Client, dir stri
 	start := time.Now()
 	_, _, err := c.Process(context.Background(), "pdf-to-png", []client.File{file(t, "pdf", "pdflatex-4-pages.pdf")},
 		client.ProcessOptions{Params: map[string]string{"dpi": "600"}, Prefer: "wait=120"})
-	if e, ok := err.(*client.Error); ok && e.Code == "engine_unavailable" {
+	if e, ok := err.(*client.Problem); ok && e.Code == "engine_unavailable" {
 		t.Logf("pdf-to-png is not available here; skipping the engine's case: %s", e.Detail)
 		return
 	}
 	storageRefusal(t, err, dir)
-	e := err.(*client.Error)
+	e := err.(*client.Problem)
 	failed, err := c.Job(context.Background(), e.JobID)
 	if err != nil || failed.Status != "failed" || failed.Error == nil || failed.Error.Code != "insufficient_storage" {
 		t.Fatalf("job record: %+v %v", failed, err)

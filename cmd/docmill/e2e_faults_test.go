@@ -88,7 +88,7 @@ func TestTripleKillGivesUp(t *testing.T) {
 		t.Fatalf("after three kills and a restart: %s %+v, want failed worker_lost at once", got.Status, got.Error)
 	}
 	u := accountUsage(ctx, t, c)
-	if u["operations_used"].(float64) != 0 || u["jobs_in_flight"].(float64) != 0 {
+	if u.OperationsUsed != 0 || u.JobsInFlight != 0 {
 		t.Errorf("usage %v, want nothing charged and nothing in flight", u)
 	}
 	assertNoInputs(t, dir)
@@ -147,7 +147,7 @@ func allDoneChargedOnce(t *testing.T, c *client.Client, ids []string) {
 			t.Fatalf("job %s: %+v %v", id, j, err)
 		}
 	}
-	if u := accountUsage(ctx, t, c); u["operations_used"].(float64) != float64(len(ids)) {
+	if u := accountUsage(ctx, t, c); u.OperationsUsed != int64(len(ids)) {
 		t.Errorf("usage %v, want %d operations: each job charged once", u, len(ids))
 	}
 }

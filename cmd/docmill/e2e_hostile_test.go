@@ -145,9 +145,9 @@ func TestFlateBomb(t *testing.T) {
 		switch {
 		case err != nil:
 			e := apiError(t, err, 400, "invalid_document")
-			code, msg = e.Code, e.Detail
+			code, msg = string(e.Code), e.Detail
 		case j.Status == "failed" && j.Error != nil:
-			code, msg = j.Error.Code, j.Error.Message
+			code, msg = string(j.Error.Code), j.Error.Message
 		default:
 			t.Errorf("%s: job %s, want a refusal", tc.tool, j.Status)
 			continue

@@ -450,7 +450,7 @@ func TestEnginesCannotSeeTheDataDirectory(t *testing.T) {
 			if j.id == "" {
 				continue
 			}
-			c.Cancel(ctx, j.id)
+			c.CancelJob(ctx, j.id)
 			wctx, cancel := context.WithTimeout(ctx, time.Minute)
 			if got, err := c.Wait(wctx, j.id, 200*time.Millisecond); err != nil {
 				t.Errorf("%s: job %s did not end after its cancel: %v", j.tool, j.id, err)
@@ -511,7 +511,7 @@ func TestEnginesCannotSeeTheDataDirectory(t *testing.T) {
 			t.Logf("%s seen after %s: pid %d, %s, own directory %s", eng, time.Since(start).Round(time.Millisecond), p.pid, p.exe, own)
 			for _, j := range jobs {
 				if j.engine == eng && j.id != "" {
-					c.Cancel(ctx, j.id)
+					c.CancelJob(ctx, j.id)
 				}
 			}
 		}
@@ -526,9 +526,9 @@ func TestEnginesCannotSeeTheDataDirectory(t *testing.T) {
 				if err != nil || !got.Finished() {
 					continue
 				}
-				outcome := got.Status
+				outcome := string(got.Status)
 				if got.Error != nil {
-					outcome += " (" + got.Error.Code + ": " + got.Error.Message + ")"
+					outcome += " (" + string(got.Error.Code) + ": " + got.Error.Message + ")"
 				}
 				j.outcomes = append(j.outcomes, outcome)
 				j.id = ""

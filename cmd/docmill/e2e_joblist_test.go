@@ -219,8 +219,8 @@ func testJobList(t *testing.T, dirOf dataDirFunc) {
 	} {
 		_, err := a.ListJobs(ctx, tc.opts)
 		e := apiError(t, err, 400, "invalid_parameter")
-		if len(e.Errors) != 1 || e.Errors[0].Field != tc.field {
-			t.Errorf("%+v: errors %+v, want field %s", tc.opts, e.Errors, tc.field)
+		if len(e.Fields) != 1 || e.Fields[0].Field != tc.field {
+			t.Errorf("%+v: errors %+v, want field %s", tc.opts, e.Fields, tc.field)
 		}
 	}
 }
@@ -296,8 +296,8 @@ func TestWaitPoll(t *testing.T) {
 		}
 	}
 	_, _, err = c.GetJob(ctx, j.JobID, 61*time.Second)
-	if e := apiError(t, err, 400, "invalid_parameter"); len(e.Errors) != 1 || e.Errors[0].Field != "wait" {
-		t.Errorf("wait=61: %+v", e.Errors)
+	if e := apiError(t, err, 400, "invalid_parameter"); len(e.Fields) != 1 || e.Fields[0].Field != "wait" {
+		t.Errorf("wait=61: %+v", e.Fields)
 	}
 
 	before := scrape(t, s.URL)[`docmill_job_wait_wakeups_total{by="notification"}`]

@@ -104,7 +104,7 @@ func TestJobsCLI(t *testing.T) {
 	if err := os.WriteFile(scanPath, ocrScan(t), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := json.Unmarshal([]byte(runCLI(t, "process", "--url", s.URL, "--key", key, "--out", outPath, "-p", "lang=eng", "ocr-pdf", scanPath)), &j); err != nil || j.Status != "done" {
+	if err := json.Unmarshal([]byte(runCLI(t, "process", "--json", "--url", s.URL, "--key", key, "--out", outPath, "-p", "lang=eng", "ocr-pdf", scanPath)), &j); err != nil || j.Status != "done" {
 		t.Fatalf("process ocr-pdf: %+v %v", j, err)
 	}
 	if b, err := os.ReadFile(outPath); err != nil || !bytes.HasPrefix(b, []byte("%PDF-")) {

@@ -98,7 +98,7 @@ func awaitStatus(t *testing.T, c *client.Client, id, status string) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if p.Status == status {
+		if string(p.Status) == status {
 			return
 		}
 		if p.Finished() || time.Now().After(deadline) {
@@ -244,7 +244,7 @@ func TestInternalFailureIs500(t *testing.T) {
 		t.Fatalf("job %+v %v", j, err)
 	}
 	acct, _ := s.client(s.DevKey).Account(context.Background())
-	if acct["usage"].(map[string]any)["operations_used"].(float64) != 0 {
+	if acct.Usage.OperationsUsed != 0 {
 		t.Fatal("a failed job was charged")
 	}
 }

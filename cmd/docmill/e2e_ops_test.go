@@ -98,10 +98,9 @@ func TestAccount(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	l := a["limits"].(map[string]any)
-	u := a["usage"].(map[string]any)
-	if a["plan"] != "pro" || l["operations_per_month"].(float64) != 10000 || l["requests_per_minute"].(float64) != 120 ||
-		l["jobs_in_flight"].(float64) != 8 || u["resets_at"] == "" || u["operations_used"].(float64) != 0 {
+	l, u := a.Limits, a.Usage
+	if a.Plan != "pro" || l.OperationsPerMonth != 10000 || l.RequestsPerMinute != 120 ||
+		l.JobsInFlight != 8 || u.ResetsAt.IsZero() || u.OperationsUsed != 0 {
 		t.Fatalf("account %v", a)
 	}
 }
@@ -117,12 +116,12 @@ func TestKeysCLI(t *testing.T) {
 	}
 	runCLI(t, "keys", "set-plan", "--data-dir", s.DataDir, key[:12], "team")
 	a, err := s.client(key).Account(context.Background())
-	if err != nil || a["plan"] != "team" {
+	if err != nil || a.Plan != "team" {
 		t.Fatalf("after set-plan: %v %v", a, err)
 	}
 	runCLI(t, "keys", "set-plan", "--data-dir", s.DataDir, "--ops", "5000000", "--rpm", "9", key[:12], "custom")
 	a, _ = s.client(key).Account(context.Background())
-	if a["plan"] != "custom" || a["limits"].(map[string]any)["requests_per_minute"].(float64) != 9 {
+	if a.Plan != "custom" || a.Limits.RequestsPerMinute != 9 {
 		t.Fatalf("custom: %v", a)
 	}
 	// Flags also come from DOCMILL_* variables.

@@ -61,7 +61,7 @@ func testIdempotencyBeforeLimits(t *testing.T, newDir dataDirFunc) {
 	apiError(t, err, 429, "quota_exceeded")
 	_, _, err = c.Process(ctx, "rotate-pdf", pdf(), client.ProcessOptions{})
 	apiError(t, err, 429, "rate_limited")
-	if used := accountUsage(ctx, t, c)["operations_used"].(float64); used != 1 {
+	if used := accountUsage(ctx, t, c).OperationsUsed; used != 1 {
 		t.Fatalf("charged %v operations, want 1", used)
 	}
 

@@ -107,13 +107,13 @@ func TestPageTools(t *testing.T) {
 			}
 			// The field is required, and a page past the end names it.
 			_, _, err := c.Process(context.Background(), tc.tool, []client.File{file(t, "pdf", fourPages)}, client.ProcessOptions{})
-			if e := apiError(t, err, 400, "invalid_parameter"); e.Errors[0].Field != tc.field {
-				t.Fatalf("missing field: %+v", e.Errors)
+			if e := apiError(t, err, 400, "invalid_parameter"); e.Fields[0].Field != tc.field {
+				t.Fatalf("missing field: %+v", e.Fields)
 			}
 			_, _, err = c.Process(context.Background(), tc.tool, []client.File{file(t, "pdf", fourPages)},
 				client.ProcessOptions{Params: map[string]string{tc.field: "2,5"}})
-			if e := apiError(t, err, 400, "invalid_parameter"); e.Errors[0].Field != tc.field || !strings.Contains(e.Detail, "4 page") {
-				t.Fatalf("past the end: %+v %s", e.Errors, e.Detail)
+			if e := apiError(t, err, 400, "invalid_parameter"); e.Fields[0].Field != tc.field || !strings.Contains(e.Detail, "4 page") {
+				t.Fatalf("past the end: %+v %s", e.Fields, e.Detail)
 			}
 		})
 	}
@@ -144,8 +144,8 @@ func TestWatermark(t *testing.T) {
 	for field, value := range map[string]string{"color": "red", "opacity": "2", "rotation": "270", "position": "middle"} {
 		_, _, err := c.Process(context.Background(), "watermark-pdf", []client.File{file(t, "pdf", fourPages)},
 			client.ProcessOptions{Params: map[string]string{"text": "x", field: value}})
-		if e := apiError(t, err, 400, "invalid_parameter"); e.Errors[0].Field != field {
-			t.Fatalf("%s=%s: %+v", field, value, e.Errors)
+		if e := apiError(t, err, 400, "invalid_parameter"); e.Fields[0].Field != field {
+			t.Fatalf("%s=%s: %+v", field, value, e.Fields)
 		}
 	}
 }
@@ -167,8 +167,8 @@ func TestPageNumbers(t *testing.T) {
 	}
 	_, _, err := c.Process(context.Background(), "page-numbers", []client.File{file(t, "pdf", fourPages)},
 		client.ProcessOptions{Params: map[string]string{"format": "no number"}})
-	if e := apiError(t, err, 400, "invalid_parameter"); e.Errors[0].Field != "format" {
-		t.Fatalf("%+v", e.Errors)
+	if e := apiError(t, err, 400, "invalid_parameter"); e.Fields[0].Field != "format" {
+		t.Fatalf("%+v", e.Fields)
 	}
 }
 
@@ -207,8 +207,8 @@ func TestProtectAndUnlock(t *testing.T) {
 	for field, value := range map[string]string{"permissions": "print,scan", "password": "has space"} {
 		params := map[string]string{"password": "pw", field: value}
 		_, _, err := c.Process(context.Background(), "protect-pdf", []client.File{file(t, "pdf", fourPages)}, client.ProcessOptions{Params: params})
-		if e := apiError(t, err, 400, "invalid_parameter"); e.Errors[0].Field != field || e.JobID != "" || strings.Contains(e.Detail, value) && field == "password" {
-			t.Fatalf("%s=%q: %+v %s", field, value, e.Errors, e.JobID)
+		if e := apiError(t, err, 400, "invalid_parameter"); e.Fields[0].Field != field || e.JobID != "" || strings.Contains(e.Detail, value) && field == "password" {
+			t.Fatalf("%s=%q: %+v %s", field, value, e.Fields, e.JobID)
 		}
 	}
 
@@ -217,8 +217,8 @@ func TestProtectAndUnlock(t *testing.T) {
 	apiErrorDetail(t, err, 400, "invalid_document", "password")
 	_, _, err = c.Process(context.Background(), "unlock-pdf", []client.File{{Name: "p.pdf", Body: bytes.NewReader(data)}},
 		client.ProcessOptions{Params: map[string]string{"password": "wrong"}})
-	if e := apiError(t, err, 400, "invalid_parameter"); e.Errors[0].Field != "password" {
-		t.Fatalf("%+v", e.Errors)
+	if e := apiError(t, err, 400, "invalid_parameter"); e.Fields[0].Field != "password" {
+		t.Fatalf("%+v", e.Fields)
 	}
 	for _, pw := range []string{"s3cret!", "0wner"} {
 		j, plain := runTool(t, c, "unlock-pdf", []client.File{{Name: "p.pdf", Body: bytes.NewReader(data)}}, map[string]string{"password": pw})

@@ -167,8 +167,8 @@ func TestProcessErrors(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			_, _, err := s.client(tc.key).Process(ctx, tc.tool, tc.files, client.ProcessOptions{Params: tc.params})
 			e := apiError(t, err, tc.status, tc.code)
-			if tc.field != "" && (len(e.Errors) == 0 || e.Errors[0].Field != tc.field) {
-				t.Fatalf("field errors %+v, want %s", e.Errors, tc.field)
+			if tc.field != "" && (len(e.Fields) == 0 || e.Fields[0].Field != tc.field) {
+				t.Fatalf("field errors %+v, want %s", e.Fields, tc.field)
 			}
 			if strings.Contains(e.Detail, s.DataDir) || strings.Contains(e.Detail, "/tmp/") || strings.Contains(e.Detail, ".go:") {
 				t.Fatalf("detail leaks internals: %s", e.Detail)
@@ -231,7 +231,7 @@ func testIdempotencyKey(t *testing.T, newDir dataDirFunc) {
 	opts.Params["angle"] = "90"
 	_, _, err = c.Process(ctx, "rotate-pdf", []client.File{file(t, "pdf", "minimal-document.pdf")}, opts)
 	apiError(t, err, 409, "idempotency_conflict")
-	if used := accountUsage(ctx, t, c)["operations_used"].(float64); used != 1 {
+	if used := accountUsage(ctx, t, c).OperationsUsed; used != 1 {
 		t.Fatalf("charged %v operations, want 1", used)
 	}
 }
@@ -248,7 +248,7 @@ func testDeleteJob(t *testing.T, newDir dataDirFunc) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := c.Cancel(ctx, j.JobID)
+	got, err := c.CancelJob(ctx, j.JobID)
 	if err != nil || got.Status != "canceled" {
 		t.Fatalf("cancel: %+v %v", got, err)
 	}
@@ -266,7 +266,7 @@ func testDeleteJob(t *testing.T, newDir dataDirFunc) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err = s.client(api.DevKey).Cancel(ctx, d.JobID)
+	got, err = s.client(api.DevKey).CancelJob(ctx, d.JobID)
 	if err != nil || got.Status != "done" || got.Result == nil || !got.Result.Expired || got.Result.URL != "" {
 		t.Fatalf("delete result: %+v %v", got, err)
 	}

@@ -96,13 +96,13 @@ func TestDamagedPDFIsTheInputsFault(t *testing.T) {
 		var status int
 		switch {
 		case err != nil:
-			var e *client.Error
+			var e *client.Problem
 			if !errors.As(err, &e) {
 				t.Fatalf("%s: %v", tool, err)
 			}
-			code, status = e.Code, e.StatusCode
+			code, status = string(e.Code), e.StatusCode
 		case j.Status == "failed":
-			code, status = j.Error.Code, 400
+			code, status = string(j.Error.Code), 400
 		default:
 			t.Logf("%s: %s (the engine made something of it)", tool, j.Status)
 			continue

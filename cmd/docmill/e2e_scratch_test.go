@@ -74,7 +74,7 @@ func TestScratchSweptAfterKill(t *testing.T) {
 	// The killed jobs wait for River's rescue (TestKillMidJob); canceled,
 	// they are finished now.
 	for _, id := range ids {
-		if j, err := c2.Cancel(ctx, id); err != nil || j.Status != "canceled" {
+		if j, err := c2.CancelJob(ctx, id); err != nil || j.Status != "canceled" {
 			t.Fatalf("cancel %s: %+v %v", id, j, err)
 		}
 	}

@@ -121,7 +121,7 @@ func TestShutdownAnswersWaitingRequests(t *testing.T) {
 
 	s2 := startChild(t, dir)
 	c2 := s2.client(key)
-	if _, err := c2.Cancel(ctx, blocker.JobID); err != nil { // not charged
+	if _, err := c2.CancelJob(ctx, blocker.JobID); err != nil { // not charged
 		t.Fatal(err)
 	}
 	wctx, cancel := context.WithTimeout(ctx, 3*time.Minute)
@@ -133,7 +133,7 @@ func TestShutdownAnswersWaitingRequests(t *testing.T) {
 		}
 	}
 	usage := accountUsage(context.Background(), t, c2)
-	if usage["operations_used"] != float64(n) || usage["jobs_in_flight"] != float64(0) {
+	if usage.OperationsUsed != int64(n) || usage.JobsInFlight != 0 {
 		t.Fatalf("usage %v, want %d operations and none in flight", usage, n)
 	}
 }
@@ -174,7 +174,7 @@ func TestShutdownHandsBackJobInProgress(t *testing.T) {
 	if j, err := c2.Wait(wctx, id, 250*time.Millisecond); err != nil || j.Status != "done" {
 		t.Fatalf("after the restart: %+v %v", j, err)
 	}
-	if u := accountUsage(context.Background(), t, c2); u["operations_used"] != float64(1) {
+	if u := accountUsage(context.Background(), t, c2); u.OperationsUsed != 1 {
 		t.Fatalf("usage %v, want 1 operation", u)
 	}
 }
@@ -247,7 +247,7 @@ func awaitInFlight(t *testing.T, c *client.Client, n int) {
 	deadline := time.Now().Add(30 * time.Second)
 	for {
 		u := accountUsage(context.Background(), t, c)
-		if u["jobs_in_flight"] == float64(n) {
+		if u.JobsInFlight == int64(n) {
 			return
 		}
 		if time.Now().After(deadline) {

@@ -245,13 +245,13 @@ func testWebhookEvents(t *testing.T, newDir dataDirFunc) {
 	// A failed job (a page past the end): job.failed, to both endpoints.
 	_, _, err = c.Process(ctx, "rotate-pdf", []client.File{file(t, "pdf", "pdflatex-4-pages.pdf")},
 		client.ProcessOptions{Params: map[string]string{"pages": "50"}})
-	e, ok := err.(*client.Error)
+	e, ok := err.(*client.Problem)
 	if !ok || e.JobID == "" {
 		t.Fatalf("failing process: %v", err)
 	}
 	ev = event(t, all.wait(t, 3, 20*time.Second)[2], secret)
 	checkEvent(t, s, key, ev, "job.failed", e.JobID)
-	if ev["data"].(map[string]any)["error"].(map[string]any)["code"] != e.Code {
+	if ev["data"].(map[string]any)["error"].(map[string]any)["code"] != string(e.Code) {
 		t.Fatalf("job.failed data %v, want error %s", ev["data"], e.Code)
 	}
 	checkEvent(t, s, key, event(t, failures.wait(t, 1, 20*time.Second)[0], failSecret), "job.failed", e.JobID)
@@ -488,7 +488,7 @@ func TestWebhookCanceled(t *testing.T) {
 	if err != nil || resp.StatusCode != http.StatusAccepted || j.Status != "queued" {
 		t.Fatalf("process on an API node: %v %+v %v; want 202 queued (no worker)", resp, j, err)
 	}
-	if j, err = c.Cancel(context.Background(), j.JobID); err != nil || j.Status != "canceled" {
+	if j, err = c.CancelJob(context.Background(), j.JobID); err != nil || j.Status != "canceled" {
 		t.Fatalf("cancel: %+v %v", j, err)
 	}
 	time.Sleep(300 * time.Millisecond)

@@ -255,7 +255,13 @@ func (s *testServer) kill(t testing.TB) {
 	_ = s.cmd.Wait()
 }
 
-func (s *testServer) client(key string) *client.Client { return client.New(s.URL, key) }
+// client returns a client of s that never retries, so that tests see
+// every answer (a 429, a 503) as the server gave it.
+func (s *testServer) client(key string) *client.Client {
+	c := client.New(s.URL, key)
+	c.Retry = client.NoRetry
+	return c
+}
 
 // runCLI runs a docmill command in-process and returns its stdout.
 func runCLI(t testing.TB, args ...string) string {
@@ -328,21 +334,19 @@ func download(t testing.TB, url string) []byte {
 	return b
 }
 
-// accountUsage returns the usage part of c's account document (nil if it
-// has none).
-func accountUsage(ctx context.Context, t testing.TB, c *client.Client) map[string]any {
+// accountUsage returns the usage part of c's account document.
+func accountUsage(ctx context.Context, t testing.TB, c *client.Client) client.AccountUsage {
 	t.Helper()
 	acct, err := c.Account(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	u, _ := acct["usage"].(map[string]any)
-	return u
+	return acct.Usage
 }
 
 // apiErrorDetail asserts what apiError does, and that the error's detail
 // contains part.
-func apiErrorDetail(t testing.TB, err error, status int, code, part string) *client.Error {
+func apiErrorDetail(t testing.TB, err error, status int, code, part string) *client.Problem {
 	t.Helper()
 	e := apiError(t, err, status, code)
 	if !strings.Contains(e.Detail, part) {
@@ -352,13 +356,13 @@ func apiErrorDetail(t testing.TB, err error, status int, code, part string) *cli
 }
 
 // apiError asserts err is a docmill error with status and code.
-func apiError(t testing.TB, err error, status int, code string) *client.Error {
+func apiError(t testing.TB, err error, status int, code string) *client.Problem {
 	t.Helper()
-	e, ok := err.(*client.Error)
+	e, ok := err.(*client.Problem)
 	if !ok {
 		t.Fatalf("want %d %s, got %v", status, code, err)
 	}
-	if e.StatusCode != status || e.Code != code {
+	if e.StatusCode != status || string(e.Code) != code {
 		t.Fatalf("want %d %s, got %d %s: %s", status, code, e.StatusCode, e.Code, e.Detail)
 	}
 	if e.RequestID == "" || e.Type == "" || e.Title == "" {

@@ -24,6 +24,10 @@ func jobsCmd(ctx context.Context, env *environment, args []string) error {
 	if len(args) == 0 {
 		return errors.New(jobsUsage)
 	}
+	if isHelp(args[0]) {
+		fmt.Fprintln(env.stdout, jobsUsage)
+		return errHelp
+	}
 	switch args[0] {
 	case "list":
 		return jobsList(ctx, env, args[1:])
@@ -37,29 +41,12 @@ func jobsCmd(ctx context.Context, env *environment, args []string) error {
 	return fmt.Errorf("unknown jobs command %q\n%s", args[0], jobsUsage)
 }
 
-// parseInterspersed parses args into fs, flags before or after the
-// positional arguments ("jobs wait ID --timeout 5m"), and returns the
-// positional ones.
-func parseInterspersed(env *environment, fs *flag.FlagSet, args []string) ([]string, error) {
-	var pos []string
-	for {
-		if err := env.parse(fs, args); err != nil {
-			return nil, err
-		}
-		if fs.NArg() == 0 {
-			return pos, nil
-		}
-		pos = append(pos, fs.Arg(0))
-		args = fs.Args()[1:]
-	}
-}
-
 // oneJobArg parses the flags of a command about one job and returns its id.
 func oneJobArg(env *environment, fs *flag.FlagSet, args []string) (string, error) {
-	pos, err := parseInterspersed(env, fs, args)
-	if err != nil {
+	if err := env.parse(fs, args); err != nil {
 		return "", err
 	}
+	pos := fs.Args()
 	if len(pos) != 1 {
 		return "", fmt.Errorf("want one job id\n%s", jobsUsage)
 	}
@@ -70,7 +57,7 @@ func oneJobArg(env *environment, fs *flag.FlagSet, args []string) (string, error
 // when there are more, the --cursor of the next on stderr; or every job
 // (--all).
 func jobsList(ctx context.Context, env *environment, args []string) error {
-	fs := flag.NewFlagSet("jobs list", flag.ContinueOnError)
+	fs := newFlags("jobs list", "jobs list [--status S] [--tool T] [--limit N] [--cursor C] [--all] [--json] [flags]")
 	var cf clientFlags
 	cf.register(fs)
 	var opts client.ListOptions
@@ -80,14 +67,16 @@ func jobsList(ctx context.Context, env *environment, args []string) error {
 	fs.StringVar(&opts.Cursor, "cursor", "", "continue after an earlier page")
 	all := fs.Bool("all", false, "every job, page after page")
 	asJSON := fs.Bool("json", false, "print the job records as JSON, one array")
-	pos, err := parseInterspersed(env, fs, args)
+	if err := env.parse(fs, args); err != nil {
+		return err
+	}
+	if pos := fs.Args(); len(pos) > 0 {
+		return fmt.Errorf("unexpected argument %q\n%s", pos[0], jobsUsage)
+	}
+	c, err := cf.keyed()
 	if err != nil {
 		return err
 	}
-	if len(pos) > 0 {
-		return fmt.Errorf("unexpected argument %q\n%s", pos[0], jobsUsage)
-	}
-	c := client.New(cf.url, cf.key)
 	var jobs []client.Job
 	next := ""
 	if *all {
@@ -131,7 +120,7 @@ func printJobTable(env *environment, jobs []client.Job) error {
 		case j.Result != nil:
 			result = j.Result.Filename + " (until " + j.Result.ExpiresAt.UTC().Format(time.RFC3339) + ")"
 		case j.Error != nil:
-			result = j.Error.Code
+			result = string(j.Error.Code)
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", j.JobID, j.Status, j.Tool, j.CreatedAt.UTC().Format(time.RFC3339), result)
 	}
@@ -141,7 +130,7 @@ func printJobTable(env *environment, jobs []client.Job) error {
 // jobsGet prints one job; --wait N long-polls up to N seconds for it to
 // finish first.
 func jobsGet(ctx context.Context, env *environment, args []string) error {
-	fs := flag.NewFlagSet("jobs get", flag.ContinueOnError)
+	fs := newFlags("jobs get", "jobs get [--wait N] [flags] ID")
 	var cf clientFlags
 	cf.register(fs)
 	wait := fs.Int("wait", 0, "wait up to this many seconds (at most 60) for the job to finish")
@@ -149,7 +138,11 @@ func jobsGet(ctx context.Context, env *environment, args []string) error {
 	if err != nil {
 		return err
 	}
-	j, _, err := client.New(cf.url, cf.key).GetJob(ctx, id, time.Duration(*wait)*time.Second)
+	c, err := cf.keyed()
+	if err != nil {
+		return err
+	}
+	j, _, err := c.GetJob(ctx, id, time.Duration(*wait)*time.Second)
 	if err != nil {
 		return err
 	}
@@ -160,7 +153,7 @@ func jobsGet(ctx context.Context, env *environment, args []string) error {
 // fails when the job ends other than done, or is still unfinished after
 // --timeout (the job is printed either way).
 func jobsWait(ctx context.Context, env *environment, args []string) error {
-	fs := flag.NewFlagSet("jobs wait", flag.ContinueOnError)
+	fs := newFlags("jobs wait", "jobs wait [--timeout D] [flags] ID")
 	var cf clientFlags
 	cf.register(fs)
 	timeout := fs.Duration("timeout", 0, "give up after this long (0: wait as long as it takes)")
@@ -168,7 +161,11 @@ func jobsWait(ctx context.Context, env *environment, args []string) error {
 	if err != nil {
 		return err
 	}
-	j, err := client.New(cf.url, cf.key).WaitJob(ctx, id, *timeout)
+	c, err := cf.keyed()
+	if err != nil {
+		return err
+	}
+	j, err := c.WaitJob(ctx, id, *timeout)
 	if err != nil {
 		return err
 	}
@@ -187,14 +184,18 @@ func jobsWait(ctx context.Context, env *environment, args []string) error {
 // jobsCancel cancels a queued or processing job, or deletes a finished
 // job's result, and prints the job as it then stands.
 func jobsCancel(ctx context.Context, env *environment, args []string) error {
-	fs := flag.NewFlagSet("jobs cancel", flag.ContinueOnError)
+	fs := newFlags("jobs cancel", "jobs cancel [flags] ID")
 	var cf clientFlags
 	cf.register(fs)
 	id, err := oneJobArg(env, fs, args)
 	if err != nil {
 		return err
 	}
-	j, err := client.New(cf.url, cf.key).CancelJob(ctx, id)
+	c, err := cf.keyed()
+	if err != nil {
+		return err
+	}
+	j, err := c.CancelJob(ctx, id)
 	if err != nil {
 		return err
 	}

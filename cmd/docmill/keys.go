@@ -60,10 +60,19 @@ const keysUsage = `usage:
 // while a server runs on the same data.
 func keys(ctx context.Context, env *environment, args []string) error {
 	if len(args) == 0 {
-		fmt.Fprintln(env.stderr, keysUsage)
-		return errors.New("keys: no subcommand")
+		return errors.New("keys: no subcommand\n" + keysUsage)
 	}
-	fs := flag.NewFlagSet("keys "+args[0], flag.ContinueOnError)
+	if isHelp(args[0]) {
+		fmt.Fprintln(env.stdout, keysUsage)
+		return errHelp
+	}
+	synopsis := map[string]string{
+		"create":   "keys create --plan free|pro|team|custom --name NAME [--email E] [custom limits] [flags]",
+		"list":     "keys list [flags]",
+		"revoke":   "keys revoke [flags] <prefix>",
+		"set-plan": "keys set-plan [flags] <prefix> <plan>",
+	}[args[0]]
+	fs := newFlags("keys "+args[0], synopsis)
 	var d dataFlags
 	d.register(fs)
 	var custom customFlags
@@ -78,8 +87,7 @@ func keys(ctx context.Context, env *environment, args []string) error {
 		custom.register(fs)
 	case "list", "revoke":
 	default:
-		fmt.Fprintln(env.stderr, keysUsage)
-		return fmt.Errorf("keys: unknown subcommand %q", args[0])
+		return fmt.Errorf("keys: unknown subcommand %q\n%s", args[0], keysUsage)
 	}
 	if err := env.parse(fs, args[1:]); err != nil {
 		return err

@@ -12,8 +12,12 @@ import (
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
+	// The first Ctrl-C cancels ctx (a client command then cancels its job
+	// on the server; serve shuts down gracefully); a second one kills.
+	go func() { <-ctx.Done(); stop() }()
 	if err := run(ctx, os.Args[1:], os.Getenv, os.Stdin, os.Stdout, os.Stderr); err != nil {
+		// The one place that names the program: errors below carry no
+		// "docmill:" of their own.
 		fmt.Fprintln(os.Stderr, "docmill:", err)
 		os.Exit(1)
 	}

@@ -84,7 +84,7 @@ func (p *postgresDB) migrateRiver(ctx context.Context) error {
 func (p *postgresDB) migrated(ctx context.Context) error {
 	var missing []string
 	if err := p.st.Migrated(ctx); errors.Is(err, postgres.ErrNotMigrated) {
-		missing = append(missing, "docmill: "+strings.TrimPrefix(err.Error(), postgres.ErrNotMigrated.Error()+": "))
+		missing = append(missing, "store: "+strings.TrimPrefix(err.Error(), postgres.ErrNotMigrated.Error()+": "))
 	} else if err != nil {
 		return err
 	}

@@ -2,15 +2,18 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
-	"net/http"
+	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
+	"time"
 
+	"github.com/docmill/docmill"
 	"github.com/docmill/docmill/client"
 )
 
@@ -23,6 +26,15 @@ type clientFlags struct {
 func (c *clientFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&c.url, "url", "http://localhost:8080", "address of the docmill server")
 	fs.StringVar(&c.key, "key", "", "API key (dm_live_...)")
+}
+
+// keyed returns a client of the server with the key, or an error saying
+// how to give one: every call but the catalogue needs it.
+func (c *clientFlags) keyed() (*client.Client, error) {
+	if c.key == "" {
+		return nil, errors.New("no API key: give --key or set DOCMILL_KEY (docmill keys create makes one)")
+	}
+	return client.New(c.url, c.key), nil
 }
 
 // paramFlags collect repeated -p name=value tool parameters.
@@ -39,109 +51,269 @@ func (p paramFlags) Set(v string) error {
 	return nil
 }
 
+const processSynopsis = `process [-p name=value]... [-o PATH] [--force] [--async] [--json] [flags] TOOL FILE...
+
+Uploads the files to TOOL, waits for the job and saves its result next to
+the (first) input, under the name the server gives it, or at -o. A tool
+that takes one file runs once per file, several jobs at once (as many as
+the plan lets be in flight), each result next to its input or in the
+directory -o. A 429 is waited out (Retry-After); Ctrl-C cancels the job on
+the server. An existing file is not overwritten without --force.
+stdout: "saved PATH (SIZE, job ID)" a result, or with --json the job
+records as the API sends them; stderr: progress (bars on a terminal).`
+
+// processFlags are the flags of docmill process.
+type processFlags struct {
+	client clientFlags
+	params paramFlags
+	out    string
+	force  bool
+	async  bool
+	asJSON bool
+}
+
 // process runs a tool on a server, as a client: it uploads the files,
-// waits for the job and downloads the result.
+// waits for the job and downloads the result; or, for a tool that takes
+// one file, does so for each file, in parallel.
 func process(ctx context.Context, env *environment, args []string) error {
-	fs := flag.NewFlagSet("process", flag.ContinueOnError)
-	var cf clientFlags
-	cf.register(fs)
-	params := paramFlags{}
-	fs.Var(params, "p", "tool parameter name=value (repeatable)")
-	out := fs.String("out", "", "where to save the result (default: its name, in the current directory)")
-	async := fs.Bool("async", false, "print the job and exit without waiting")
+	fs := newFlags("process", processSynopsis)
+	f := &processFlags{params: paramFlags{}}
+	f.client.register(fs)
+	fs.Var(f.params, "p", "tool parameter name=value (repeatable; docmill tools lists them)")
+	fs.StringVar(&f.out, "o", "", "where to save the result: a file, or a directory (several files: always a directory)")
+	fs.StringVar(&f.out, "out", "", "same as -o")
+	fs.BoolVar(&f.force, "force", false, "overwrite an existing output file")
+	fs.BoolVar(&f.async, "async", false, "print the job and exit without waiting")
+	fs.BoolVar(&f.asJSON, "json", false, "print the job record (one per job) as the API sends it")
 	if err := env.parse(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() < 2 {
-		return errors.New("usage: docmill process [flags] <tool> <file> [<file>...]")
+		return errors.New("usage: docmill " + strings.SplitN(processSynopsis, "\n", 2)[0])
 	}
-	var files []client.File
-	for _, name := range fs.Args()[1:] {
-		f, err := os.Open(name)
+	tool, inputs := fs.Arg(0), fs.Args()[1:]
+	c, err := f.client.keyed()
+	if err != nil {
+		return err
+	}
+	r := &processRun{env: env, flags: f, tool: tool, c: c}
+	batch := false
+	if len(inputs) > 1 {
+		t, err := r.c.Tool(ctx, tool)
 		if err != nil {
 			return err
 		}
-		defer f.Close()
-		files = append(files, client.File{Name: filepath.Base(name), Body: f})
+		batch = t.MaxFiles == 1
 	}
-	c := client.New(cf.url, cf.key)
-	opts := client.ProcessOptions{Params: params}
-	if *async {
-		opts.Prefer = "respond-async"
+	r.progress = newProgress(env.stderr, 1)
+	if batch {
+		r.progress = newProgress(env.stderr, len(inputs))
 	}
-	j, _, err := c.Process(ctx, fs.Arg(0), files, opts)
-	if err != nil {
-		return err
+	defer r.progress.finish()
+	r.out = env.stdout
+	if b, ok := r.progress.(*batchProgress); ok && isTerminal(env.stdout) {
+		r.out = lineAbove{b.spinner} // not into the spinner's line
 	}
-	if !*async && !j.Finished() {
-		if j, err = c.WaitJob(ctx, j.JobID, 0); err != nil { // long polls: the result as soon as it is ready
-			return err
-		}
+	r.c.Retry.OnRetry = r.progress.retry
+	if batch {
+		return r.batch(ctx, inputs)
 	}
-	if err := printJSON(env, j); err != nil || *async || j.Status != "done" {
-		return err
+	dir, file := "", f.out
+	if st, err := os.Stat(f.out); f.out != "" && err == nil && st.IsDir() {
+		dir, file = f.out, ""
 	}
-	path := *out
-	if path == "" {
-		path = j.Result.Filename
-	}
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	if _, err := c.Download(ctx, j.Result.URL, f); err != nil {
-		f.Close()
-		os.Remove(path)
-		return err
-	}
-	fmt.Fprintf(env.stderr, "saved %s (%d bytes)\n", path, j.Result.Size)
-	return f.Close()
+	_, err = r.one(ctx, inputs, dir, file)
+	return err
 }
 
-// tools prints a server's tool catalogue.
-func tools(ctx context.Context, env *environment, args []string) error {
-	fs := flag.NewFlagSet("tools", flag.ContinueOnError)
-	var cf clientFlags
-	cf.register(fs)
-	if err := env.parse(fs, args); err != nil {
-		return err
+// processRun is one docmill process command.
+type processRun struct {
+	env      *environment
+	flags    *processFlags
+	tool     string
+	c        *client.Client
+	progress progress
+	stdout   sync.Mutex // one job's lines at a time
+	out      io.Writer  // stdout, for the lines of report
+}
+
+// one runs a job on inputs and saves its result as file, or in dir under
+// the result's name, or next to the first input; it returns the job (nil
+// when none was created).
+func (r *processRun) one(ctx context.Context, inputs []string, dir, file string) (*client.Job, error) {
+	if file != "" && !r.flags.force && !r.flags.async {
+		if _, err := os.Stat(file); err == nil {
+			return nil, fmt.Errorf("%s exists; --force overwrites it", file)
+		}
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, strings.TrimRight(cf.url, "/")+"/v1/tools", nil)
+	label := filepath.Base(inputs[0])
+	if len(inputs) > 1 {
+		label += fmt.Sprintf(" and %d more", len(inputs)-1)
+	}
+	var files []client.File
+	var size int64
+	for _, name := range inputs {
+		f, err := os.Open(name)
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		if st, err := f.Stat(); err == nil {
+			size += st.Size()
+		}
+		files = append(files, client.File{Name: filepath.Base(name), Body: f})
+	}
+	opts := client.ProcessOptions{Params: r.flags.params, Progress: r.progress.upload(label, size)}
+	if r.flags.async {
+		opts.Prefer = "respond-async"
+	}
+	j, _, err := r.c.Process(ctx, r.tool, files, opts)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, fmt.Errorf("%s: interrupted during the upload", label)
+		}
+		return nil, fmt.Errorf("%s: %w", label, err)
+	}
+	r.progress.job(label, j)
+	if r.flags.async {
+		return j, r.report(j, "")
+	}
+	if !j.Finished() {
+		// Long polls of 5 s: the status line follows the job.
+		done, err := r.c.Await(ctx, j.JobID, client.WaitOptions{PollWait: 5 * time.Second, OnPoll: func(j *client.Job) { r.progress.job(label, j) }})
+		if err != nil {
+			if ctx.Err() != nil {
+				return j, r.cancel(label, j)
+			}
+			return j, fmt.Errorf("%s: waiting for job %s: %w", label, j.JobID, err)
+		}
+		j = done
+	}
+	if j.Status != docmill.StatusDone {
+		if err := r.report(j, ""); err != nil {
+			return j, err
+		}
+		if j.Error != nil {
+			return j, fmt.Errorf("%s: job %s %s: %s: %s", label, j.JobID, j.Status, j.Error.Code, j.Error.Message)
+		}
+		return j, fmt.Errorf("%s: job %s %s", label, j.JobID, j.Status)
+	}
+	path := file
+	switch {
+	case path != "":
+	case dir != "":
+		path = filepath.Join(dir, j.Result.Filename)
+	default:
+		path = filepath.Join(filepath.Dir(inputs[0]), j.Result.Filename)
+	}
+	if err := r.save(ctx, label, j, path); err != nil {
+		return j, err
+	}
+	return j, r.report(j, path)
+}
+
+// cancel asks the server to cancel the job whose wait was interrupted,
+// and says so with the job's id.
+func (r *processRun) cancel(label string, j *client.Job) error {
+	ctx, stop := context.WithTimeout(context.Background(), 10*time.Second)
+	defer stop()
+	got, err := r.c.CancelJob(ctx, j.JobID)
+	if err != nil {
+		return fmt.Errorf("%s: interrupted; canceling job %s failed: %w (docmill jobs cancel %s)", label, j.JobID, err, j.JobID)
+	}
+	return fmt.Errorf("%s: interrupted; job %s %s", label, j.JobID, got.Status)
+}
+
+// save downloads a done job's result into path, which it creates (or,
+// with --force, overwrites).
+func (r *processRun) save(ctx context.Context, label string, j *client.Job, path string) error {
+	mode := os.O_WRONLY | os.O_CREATE | os.O_EXCL
+	if r.flags.force {
+		mode = os.O_WRONLY | os.O_CREATE | os.O_TRUNC
+	}
+	f, err := os.OpenFile(path, mode, 0o644)
+	if errors.Is(err, fs.ErrExist) {
+		return fmt.Errorf("%s exists; --force overwrites it (job %s's result stays downloadable until %s: docmill jobs get %s)",
+			path, j.JobID, j.Result.ExpiresAt.UTC().Format(time.RFC3339), j.JobID)
+	}
 	if err != nil {
 		return err
 	}
-	resp, err := http.DefaultClient.Do(req)
+	w, done := r.progress.download(label, j.Result.Size, f)
+	_, err = r.c.Download(ctx, j.Result.URL, w)
+	done()
+	if err == nil {
+		err = f.Close()
+	} else {
+		f.Close()
+	}
 	if err != nil {
-		return err
-	}
-	defer resp.Body.Close()
-	var cat struct {
-		Tools []struct {
-			Slug, Title string
-			Available   bool
-			Params      []struct{ Name string }
+		os.Remove(path)
+		if ctx.Err() != nil {
+			return fmt.Errorf("%s: interrupted during the download; job %s is done (docmill jobs get %s)", label, j.JobID, j.JobID)
 		}
-	}
-	if err := json.NewDecoder(resp.Body).Decode(&cat); err != nil {
-		return fmt.Errorf("tools: %w", err)
-	}
-	for _, t := range cat.Tools {
-		var names []string
-		for _, p := range t.Params {
-			names = append(names, p.Name)
-		}
-		state := ""
-		if !t.Available {
-			state = " (unavailable)"
-		}
-		fmt.Fprintf(env.stdout, "%-16s %s%s  [%s]\n", t.Slug, t.Title, state, strings.Join(names, ", "))
+		return fmt.Errorf("%s: saving job %s's result: %w", label, j.JobID, err)
 	}
 	return nil
 }
 
-func printJSON(env *environment, v any) error {
-	enc := json.NewEncoder(env.stdout)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	return enc.Encode(v)
+// report prints a job on stdout: its record with --json, else the saved
+// path, or the job's id and status.
+func (r *processRun) report(j *client.Job, path string) error {
+	r.stdout.Lock()
+	defer r.stdout.Unlock()
+	switch {
+	case r.flags.asJSON:
+		return printJSON(r.env, j)
+	case path != "":
+		_, err := fmt.Fprintf(r.out, "saved %s (%s, job %s)\n", path, humanBytes(j.Result.Size), j.JobID)
+		return err
+	case !j.Finished():
+		_, err := fmt.Fprintf(r.out, "job %s %s (docmill jobs wait %s)\n", j.JobID, j.Status, j.JobID)
+		return err
+	}
+	return nil
+}
+
+// batch runs one job per input, as many at once as the plan lets be in
+// flight (less those already in flight), each result in its input's
+// directory or in the directory -o. Every failure is printed; the error
+// counts them.
+func (r *processRun) batch(ctx context.Context, inputs []string) error {
+	acct, err := r.c.Account(ctx)
+	if err != nil {
+		return err
+	}
+	slots := max(1, min(acct.Limits.JobsInFlight-int(acct.Usage.JobsInFlight), len(inputs)))
+	if r.flags.out != "" {
+		if err := os.MkdirAll(r.flags.out, 0o755); err != nil {
+			return err
+		}
+	}
+	sem := make(chan struct{}, slots)
+	errs := make([]error, len(inputs))
+	var wg sync.WaitGroup
+	for i, in := range inputs {
+		wg.Go(func() {
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			if ctx.Err() != nil {
+				errs[i] = fmt.Errorf("%s: not sent (interrupted)", filepath.Base(in))
+				return
+			}
+			_, errs[i] = r.one(ctx, []string{in}, r.flags.out, "")
+		})
+	}
+	wg.Wait()
+	failed := 0
+	for _, err := range errs {
+		if err != nil {
+			failed++
+			fmt.Fprintln(r.env.stderr, err)
+		}
+	}
+	if failed > 0 {
+		return fmt.Errorf("%d of %d files failed", failed, len(inputs))
+	}
+	return nil
 }

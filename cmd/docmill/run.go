@@ -19,14 +19,15 @@ Usage:
   docmill keys revoke <prefix>               revoke a key
   docmill keys set-plan <prefix> <plan>      move a key's account to a plan
   docmill migrate                            apply database migrations and exit
-  docmill process --key K [-p n=v] TOOL FILE...   run a tool on a server and save the result
-  docmill tools [--url U]                    list a server's tools
+  docmill process [-p n=v] TOOL FILE...     run a tool on a server and save the result
+  docmill tools                              list a server's tools, their params and defaults
   docmill jobs list [--status S] [--tool T] [--all]   list your jobs on a server, newest first
   docmill jobs get|wait|cancel ID            show, wait for (long poll) or cancel a job
   docmill webhooks create|list|delete|rotate-secret|deliveries   manage your webhook endpoints
 
 Every flag can also be set by an environment variable: --data-dir is
-DOCMILL_DATA_DIR, --base-url is DOCMILL_BASE_URL, and so on.
+DOCMILL_DATA_DIR, --url is DOCMILL_URL, --key is DOCMILL_KEY, and so on.
+Flags may come before or after the other arguments ("--" ends them).
 Run "docmill <command> -h" for the flags of a command.
 `
 
@@ -38,6 +39,16 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		return errors.New("no command given")
 	}
 	env := &environment{getenv: getenv, stdin: stdin, stdout: stdout, stderr: stderr}
+	err := dispatch(ctx, env, args)
+	if errors.Is(err, errHelp) {
+		return nil
+	}
+	return err
+}
+
+// dispatch runs the command args name.
+func dispatch(ctx context.Context, env *environment, args []string) error {
+	stdout, stderr := env.stdout, env.stderr
 	switch args[0] {
 	case "serve":
 		return serve(ctx, env, args[1:])
@@ -70,15 +81,47 @@ type environment struct {
 	stdout, stderr io.Writer
 }
 
-// parse parses args into fs, then fills every flag not given on the command
+// errHelp is returned by a command whose help was asked for (-h, --help)
+// and printed; run then ends without an error.
+var errHelp = errors.New("help requested")
+
+// isHelp reports whether arg asks for help.
+func isHelp(arg string) bool {
+	return arg == "-h" || arg == "--help" || arg == "-help" || arg == "help"
+}
+
+// newFlags returns the flag set of a command; synopsis is its usage line
+// after "docmill ", printed with the flags on -h.
+func newFlags(name, synopsis string) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), "usage: docmill %s\n", synopsis)
+		n := 0
+		fs.VisitAll(func(*flag.Flag) { n++ })
+		if n > 0 {
+			fmt.Fprintln(fs.Output(), "\nflags (each also from its DOCMILL_* variable):")
+			fs.PrintDefaults()
+		}
+	}
+	return fs
+}
+
+// parse parses args into fs, flags before or after the positional
+// arguments (interspersed), then fills every flag not given on the command
 // line from its DOCMILL_* environment variable (--data-dir: DOCMILL_DATA_DIR).
+// -h or --help prints the usage on stdout and returns errHelp.
 // A repeatable flag takes comma-separated values from its variable
 // (DOCMILL_TOOL_TIMEOUT="ocr-pdf=20m,compress-pdf=1m"). A bad value is
 // refused with the variable, the value and what the flag wants.
 func (e *environment) parse(fs *flag.FlagSet, args []string) error {
-	fs.SetOutput(e.stderr)
-	if err := fs.Parse(args); err != nil {
-		return err
+	fs.SetOutput(io.Discard)
+	if err := fs.Parse(interspersed(fs, args)); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fs.SetOutput(e.stdout)
+			fs.Usage()
+			return errHelp
+		}
+		return fmt.Errorf("%w (docmill %s -h shows the flags)", err, fs.Name())
 	}
 	given := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
@@ -133,3 +176,38 @@ type repeatable func(string) error
 
 func (r repeatable) String() string     { return "" }
 func (r repeatable) Set(v string) error { return r(v) }
+
+// interspersed moves the flags of args before its positional arguments,
+// so that a flag after them is still a flag ("process TOOL FILE -p x=y");
+// "--" ends the flags, and "-" alone is an argument.
+func interspersed(fs *flag.FlagSet, args []string) []string {
+	var flags, pos []string
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			pos = append(pos, args[i+1:]...)
+			break
+		}
+		if len(a) < 2 || a[0] != '-' {
+			pos = append(pos, a)
+			continue
+		}
+		flags = append(flags, a)
+		name := strings.TrimLeft(a, "-")
+		if strings.Contains(name, "=") {
+			continue
+		}
+		f := fs.Lookup(name)
+		if f == nil {
+			continue // Parse reports it
+		}
+		if b, ok := f.Value.(interface{ IsBoolFlag() bool }); ok && b.IsBoolFlag() {
+			continue
+		}
+		if i+1 < len(args) {
+			flags = append(flags, args[i+1])
+			i++
+		}
+	}
+	return append(append(flags, "--"), pos...)
+}

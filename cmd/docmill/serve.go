@@ -279,7 +279,7 @@ func (f *serveFlags) space() docmill.SpaceGuard {
 
 // parseServe reads serve's flags and makes the logger they ask for.
 func parseServe(env *environment, args []string) (*serveFlags, *slog.Logger, error) {
-	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fs := newFlags("serve", "serve [flags]  (run the API and the workers)")
 	f := &serveFlags{}
 	f.register(fs)
 	if err := env.parse(fs, args); err != nil {

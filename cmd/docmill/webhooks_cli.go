@@ -27,6 +27,10 @@ func webhooksCmd(ctx context.Context, env *environment, args []string) error {
 	if len(args) == 0 {
 		return errors.New(webhooksUsage)
 	}
+	if isHelp(args[0]) {
+		fmt.Fprintln(env.stdout, webhooksUsage)
+		return errHelp
+	}
 	cmds := map[string]func(context.Context, *environment, []string) error{
 		"create": webhooksCreate, "list": webhooksList, "delete": webhooksDelete,
 		"rotate-secret": webhooksRotate, "deliveries": webhooksDeliveries,
@@ -42,20 +46,20 @@ func webhooksCmd(ctx context.Context, env *environment, args []string) error {
 func webhookArgs(env *environment, fs *flag.FlagSet, args []string, what string) (*client.Client, string, error) {
 	var cf clientFlags
 	cf.register(fs)
-	pos, err := parseInterspersed(env, fs, args)
-	if err != nil {
+	if err := env.parse(fs, args); err != nil {
 		return nil, "", err
 	}
-	if len(pos) != 1 {
+	if fs.NArg() != 1 {
 		return nil, "", fmt.Errorf("want one %s\n%s", what, webhooksUsage)
 	}
-	return client.New(cf.url, cf.key), pos[0], nil
+	c, err := cf.keyed()
+	return c, fs.Arg(0), err
 }
 
 // webhooksCreate registers an endpoint and prints it with its secret,
 // which the server shows only this once.
 func webhooksCreate(ctx context.Context, env *environment, args []string) error {
-	fs := flag.NewFlagSet("webhooks create", flag.ContinueOnError)
+	fs := newFlags("webhooks create", "webhooks create [--events job.done,job.failed,job.canceled] [flags] URL")
 	events := fs.String("events", "", "comma-separated events to send (default: all): job.done, job.failed, job.canceled")
 	c, endpoint, err := webhookArgs(env, fs, args, "URL")
 	if err != nil {
@@ -77,18 +81,21 @@ func webhooksCreate(ctx context.Context, env *environment, args []string) error 
 
 // webhooksList prints the account's endpoints: a table, or --json.
 func webhooksList(ctx context.Context, env *environment, args []string) error {
-	fs := flag.NewFlagSet("webhooks list", flag.ContinueOnError)
+	fs := newFlags("webhooks list", "webhooks list [--json] [flags]")
 	var cf clientFlags
 	cf.register(fs)
 	asJSON := fs.Bool("json", false, "print the endpoints as JSON, one array")
-	pos, err := parseInterspersed(env, fs, args)
+	if err := env.parse(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("unexpected argument %q\n%s", fs.Arg(0), webhooksUsage)
+	}
+	c, err := cf.keyed()
 	if err != nil {
 		return err
 	}
-	if len(pos) > 0 {
-		return fmt.Errorf("unexpected argument %q\n%s", pos[0], webhooksUsage)
-	}
-	hooks, err := client.New(cf.url, cf.key).Webhooks(ctx)
+	hooks, err := c.Webhooks(ctx)
 	if err != nil {
 		return err
 	}
@@ -114,7 +121,7 @@ func webhooksList(ctx context.Context, env *environment, args []string) error {
 
 // webhooksDelete removes an endpoint.
 func webhooksDelete(ctx context.Context, env *environment, args []string) error {
-	c, id, err := webhookArgs(env, flag.NewFlagSet("webhooks delete", flag.ContinueOnError), args, "endpoint id")
+	c, id, err := webhookArgs(env, newFlags("webhooks delete", "webhooks delete [flags] ID"), args, "endpoint id")
 	if err != nil {
 		return err
 	}
@@ -127,7 +134,7 @@ func webhooksDelete(ctx context.Context, env *environment, args []string) error 
 
 // webhooksRotate gives an endpoint a new secret and prints it.
 func webhooksRotate(ctx context.Context, env *environment, args []string) error {
-	c, id, err := webhookArgs(env, flag.NewFlagSet("webhooks rotate-secret", flag.ContinueOnError), args, "endpoint id")
+	c, id, err := webhookArgs(env, newFlags("webhooks rotate-secret", "webhooks rotate-secret [flags] ID"), args, "endpoint id")
 	if err != nil {
 		return err
 	}
@@ -141,7 +148,7 @@ func webhooksRotate(ctx context.Context, env *environment, args []string) error 
 
 // webhooksDeliveries prints an endpoint's recent attempts, newest first.
 func webhooksDeliveries(ctx context.Context, env *environment, args []string) error {
-	fs := flag.NewFlagSet("webhooks deliveries", flag.ContinueOnError)
+	fs := newFlags("webhooks deliveries", "webhooks deliveries [--json] [flags] ID")
 	asJSON := fs.Bool("json", false, "print the attempts as JSON, one array")
 	c, id, err := webhookArgs(env, fs, args, "endpoint id")
 	if err != nil {
