@@ -13,6 +13,11 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	gcblob "gocloud.dev/blob"
+	_ "gocloud.dev/blob/s3blob"
+
+	"github.com/docmill/docmill/blob/s3test"
 )
 
 // formItem is one part of a raw process request: a field, or a file when
@@ -337,5 +342,65 @@ func TestExportRetry(t *testing.T) {
 	}
 	if u, _ := res["url"].(string); u == "" || len(download(t, u)) == 0 {
 		t.Errorf("no download link after a failed export (keep_result=false keeps it then): %v", res)
+	}
+}
+
+// TestExportS3: an export_url presigned by a real S3 server (versitygw)
+// receives the result, with its bytes and Content-Type; with
+// keep_result=false the job keeps no download link once exported.
+func TestExportS3(t *testing.T) {
+	s3 := s3test.Start(t)
+	s3.Setenv(t)
+	ctx := t.Context()
+	bucket, err := gcblob.OpenBucket(ctx, s3.URL("client-exports"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer bucket.Close()
+	presign := func(key string) string {
+		u, err := bucket.SignedURL(ctx, key, &gcblob.SignedURLOptions{Method: http.MethodPut, Expiry: 10 * time.Minute})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return u
+	}
+	s := startServer(t, t.TempDir(), "--allow-private-urls")
+	four := corpusBytes(t, "pdf", "pdflatex-4-pages.pdf")
+
+	u := presign("results/report-rotated.pdf")
+	status, j := processRaw(t, s, s.DevKey, "rotate-pdf", formItem{name: "file", value: "report.pdf", file: four},
+		formItem{name: "angle", value: "90"}, formItem{name: "export_url", value: u})
+	if status != 200 {
+		t.Fatalf("%d %v", status, j)
+	}
+	j = pollExport(t, s, s.DevKey, j["job_id"].(string))
+	res := j["result"].(map[string]any)
+	if res["export_status"] != "done" || res["exported_to"] != strings.Split(u, "?")[0] {
+		t.Fatalf("result %v: want export done to %s", res, strings.Split(u, "?")[0])
+	}
+	got, err := bucket.ReadAll(ctx, "results/report-rotated.pdf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := download(t, res["url"].(string)); !bytes.Equal(got, want) {
+		t.Errorf("the bucket holds %d bytes, the result is %d", len(got), len(want))
+	}
+	attrs, err := bucket.Attributes(ctx, "results/report-rotated.pdf")
+	if err != nil || attrs.ContentType != "application/pdf" {
+		t.Errorf("object Content-Type %v, %v; want application/pdf", attrs, err)
+	}
+
+	status, j = processRaw(t, s, s.DevKey, "rotate-pdf", formItem{name: "file", value: "report.pdf", file: four},
+		formItem{name: "angle", value: "180"}, formItem{name: "export_url", value: presign("only-here.pdf")}, formItem{name: "keep_result", value: "false"})
+	if status != 200 {
+		t.Fatalf("%d %v", status, j)
+	}
+	j = pollExport(t, s, s.DevKey, j["job_id"].(string))
+	res = j["result"].(map[string]any)
+	if res["export_status"] != "done" || res["url"] != nil || res["expired"] != nil {
+		t.Fatalf("result %v: want exported, with no link (keep_result=false)", res)
+	}
+	if ok, err := bucket.Exists(ctx, "only-here.pdf"); !ok || err != nil {
+		t.Errorf("exported object: exists %v, %v", ok, err)
 	}
 }
