@@ -177,3 +177,17 @@ func fetchedName(resp *http.Response) string {
 	}
 	return "file"
 }
+
+// addURLFields adds the process form's URL fields to the OpenAPI
+// properties of t's request body.
+func addURLFields(props map[string]any, t *docmill.Tool) {
+	props["file_url"] = map[string]any{"type": "array", "items": map[string]any{"type": "string", "format": "uri", "maxLength": maxURLBytes}, "maxItems": t.MaxFiles,
+		"description": "An input fetched from a URL instead of uploaded (repeatable; with the file fields, at most " + strconv.Itoa(t.MaxFiles) + " inputs, in form order). " +
+			"Fetched before the job is created, within the plan's size limit, sniffed by content; named after Content-Disposition or the URL's path. " +
+			"Private, loopback and link-local addresses are refused, redirects included; a URL that fails is 400 fetch_failed (field file_url[i])."}
+	props["export_url"] = map[string]any{"type": "string", "format": "uri", "maxLength": maxURLBytes,
+		"description": "A presigned PUT URL (S3, GCS, Azure) the result is sent to once the job is done, with its Content-Type and Content-Length; " +
+			"retried on 5xx, 429 and network errors. See result.export_status. https only; checked at request time (400 invalid_parameter)."}
+	props["keep_result"] = map[string]any{"type": "boolean", "default": true,
+		"description": "With export_url: false deletes docmill's copy once exported (result.url is then absent)."}
+}
