@@ -41,8 +41,8 @@ func TestFetchedName(t *testing.T) {
 func TestRedactURL(t *testing.T) {
 	for in, want := range map[string]string{
 		"https://bucket.s3.amazonaws.com/k/r.pdf?X-Amz-Signature=abc&X-Amz-Credential=x": "https://bucket.s3.amazonaws.com/k/r.pdf",
-		"https://user:pass@example.com/a#frag": "https://example.com/a",
-		"http://127.0.0.1:9000/b/o":            "http://127.0.0.1:9000/b/o",
+		"https://user:pass@example.com/a#frag":                                           "https://example.com/a",
+		"http://127.0.0.1:9000/b/o":                                                      "http://127.0.0.1:9000/b/o",
 	} {
 		if got := redactURL(in); got != want {
 			t.Errorf("redactURL(%q) = %q, want %q", in, got, want)
