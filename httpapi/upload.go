@@ -156,7 +156,7 @@ func (s *Server) readParts(ctx context.Context, body io.Reader, boundary string,
 		part.Close()
 	}
 	if len(up.files) == 0 {
-		return fail(docmill.Errorf(docmill.CodeMissingFile, "No file: send one in the multipart field \"file\"."))
+		return fail(docmill.Errorf(docmill.CodeMissingFile, "No file: send one in the multipart field \"file\", or its URL in \"file_url\"."))
 	}
 	if err := tool.CheckFileCount(len(up.files)); err != nil {
 		return fail(err)
