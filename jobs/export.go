@@ -84,6 +84,16 @@ func (q *Queue[TTx]) export(ctx context.Context, j *docmill.Job) {
 	q.cfg.Logger.Info("export finished", "job_id", j.ID, "status", e.Status, "attempts", e.Attempts, "reason", e.Reason)
 }
 
+// noExport records the export of j, which ended other than done, failed
+// (nothing to send), and drops its signature from the record.
+func (q *Queue[TTx]) noExport(ctx context.Context, j *docmill.Job) {
+	e := *j.Export
+	e.URL, e.Status, e.Reason = e.Destination(), docmill.ExportFailed, "the job did not finish done; there is no result to export"
+	if err := q.cfg.Store.SetExport(ctx, j.ID, &e); err != nil {
+		q.cfg.Logger.Warn("record export", "job_id", j.ID, "err", err)
+	}
+}
+
 // putResult makes one attempt to PUT the result at url, streamed from the
 // blob store with its Content-Type and Content-Length. It returns "" on
 // success, else the reason, safe to show the client, and whether another

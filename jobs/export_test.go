@@ -31,6 +31,14 @@ var exportTool = &docmill.Tool{
 	},
 }
 
+// failingTool refuses every input.
+var failingTool = &docmill.Tool{
+	Slug: "fail", MinFiles: 1, MaxFiles: 1, Accepts: []string{"text/plain"},
+	Run: func(context.Context, *docmill.RunInput) (*docmill.RunOutput, error) {
+		return nil, docmill.InvalidDocument(nil, "Not a document.")
+	},
+}
+
 // TestExport runs jobs with an export through a working queue: retried
 // on 5xx and 429 on the schedule, final on 4xx, a redirect or a refused
 // address; the record keeps the URL without its query once the export
@@ -61,10 +69,10 @@ func TestExport(t *testing.T) {
 	lax := outbound.New(outbound.Config{AllowPrivate: true, Timeout: -1})
 	strict := outbound.New(outbound.Config{Timeout: -1})
 	acct := newAccount(t, st, clk)
-	run := func(t *testing.T, client *http.Client, e *docmill.Export) *docmill.Job {
+	run := func(t *testing.T, client *http.Client, e *docmill.Export, tool ...string) *docmill.Job {
 		t.Helper()
 		q, err := jobs.New(riversqlite.New(st.WriteDB()), jobs.Config{
-			Store: st, Blob: bucket, Registry: docmill.NewRegistry(exportTool), Workers: 1, SoleWorker: true,
+			Store: st, Blob: bucket, Registry: docmill.NewRegistry(exportTool, failingTool), Workers: 1, SoleWorker: true,
 			PollInterval: 20 * time.Millisecond, ScratchDir: t.TempDir(),
 			Exports: jobs.ExportConfig{Client: client, Schedule: []time.Duration{10 * time.Millisecond, 10 * time.Millisecond}},
 		})
@@ -82,7 +90,7 @@ func TestExport(t *testing.T) {
 		if _, err := bucket.Put(t.Context(), key, strings.NewReader("input"), "text/plain"); err != nil {
 			t.Fatal(err)
 		}
-		j := &docmill.Job{ID: id, AccountID: acct.ID, Tool: "echo", CreatedAt: time.Now(), ResultTTL: time.Hour,
+		j := &docmill.Job{ID: id, AccountID: acct.ID, Tool: append(tool, "echo")[0], CreatedAt: time.Now(), ResultTTL: time.Hour,
 			Inputs: []docmill.InputFile{{Key: key, Filename: "in.txt", ContentType: "text/plain", Size: 5}}, Export: e}
 		if _, err := st.CreateJob(t.Context(), j, docmill.Admission{Period: "2026-11"}); err != nil {
 			t.Fatal(err)
@@ -93,14 +101,11 @@ func TestExport(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if j.Status.Finished() && j.Status != docmill.StatusDone {
-				t.Fatalf("job %s: %+v", j.Status, j.Error)
-			}
-			if j.Status == docmill.StatusDone && j.Export.Status != docmill.ExportPending {
+			if j.Status.Finished() && j.Export.Status != docmill.ExportPending {
 				return j
 			}
 			if time.Now().After(deadline) {
-				t.Fatalf("export still %s, job %s", j.Export.Status, j.Status)
+				t.Fatalf("export still %s, job %s %+v", j.Export.Status, j.Status, j.Error)
 			}
 			time.Sleep(20 * time.Millisecond)
 		}
@@ -145,6 +150,12 @@ func TestExport(t *testing.T) {
 	}
 	mu.Unlock()
 
+	t.Run("job failed", func(t *testing.T) {
+		j := run(t, lax.HTTPClient(), &docmill.Export{URL: dst.URL + "/h?sig=1", KeepResult: true, Status: docmill.ExportPending}, "fail")
+		if j.Status != docmill.StatusFailed || j.Export.Status != docmill.ExportFailed || strings.Contains(j.Export.URL, "sig=") {
+			t.Fatalf("job %s, export %+v; want failed, the export failed without its signature", j.Status, j.Export)
+		}
+	})
 	t.Run("keep_result=false", func(t *testing.T) {
 		mu.Lock()
 		answers["/g"] = []int{200}

@@ -228,6 +228,9 @@ func (q *Queue[TTx]) finish(ctx context.Context, j *docmill.Job, tool *docmill.T
 	if !ok && j.Result != nil { // canceled meanwhile: the result must not stay
 		_ = q.cfg.Blob.Delete(ctx, j.Result.Key)
 	}
+	if ok && j.Export != nil && j.Status != docmill.StatusDone {
+		q.noExport(ctx, j) // export.go
+	}
 	status, code := string(j.Status), ""
 	if !ok {
 		status = string(docmill.StatusCanceled)
