@@ -1,8 +1,13 @@
 package httpapi
 
 import (
+	"context"
+	"errors"
+	"maps"
 	"net/http"
 	"net/url"
+	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/docmill/docmill"
@@ -69,3 +74,58 @@ var (
 	exportFixture  = docmillExport("https://x.example/o?sig=1", true)
 	exportFixture2 = docmillExport("https://x.example/o?sig=1", false)
 )
+
+// stubURLs refuses every URL whose host is "internal".
+type stubURLs struct{}
+
+func (stubURLs) Fetch(context.Context, string) (*http.Response, error) {
+	return nil, errors.New("not used")
+}
+
+func (stubURLs) CheckURL(_ context.Context, field, raw string) error {
+	if u, _ := url.Parse(raw); u == nil || u.Hostname() == "internal" {
+		return docmill.ParamError(field, "must not point to an internal address")
+	}
+	return nil
+}
+
+func TestTakeExport(t *testing.T) {
+	s := &Server{cfg: Config{URLs: stubURLs{}}}
+	tests := []struct {
+		fields    map[string]string
+		want      *docmill.Export
+		errField  string
+		keptField bool
+	}{
+		{fields: map[string]string{"angle": "90"}, keptField: true},
+		{fields: map[string]string{"export_url": " https://b.example/o?sig=1 "}, want: &docmill.Export{URL: "https://b.example/o?sig=1", KeepResult: true, Status: docmill.ExportPending}},
+		{fields: map[string]string{"export_url": "https://b.example/o", "keep_result": "false"}, want: &docmill.Export{URL: "https://b.example/o", Status: docmill.ExportPending}},
+		{fields: map[string]string{"export_url": "https://b.example/o", "keep_result": "maybe"}, errField: "keep_result"},
+		{fields: map[string]string{"keep_result": "false"}, errField: "keep_result"},
+		{fields: map[string]string{"export_url": "https://internal/o"}, errField: "export_url"},
+		{fields: map[string]string{"export_url": "https://b.example/" + strings.Repeat("x", maxURLBytes)}, errField: "export_url"},
+	}
+	for _, tt := range tests {
+		in := maps.Clone(tt.fields)
+		got, err := s.takeExport(t.Context(), tt.fields)
+		if tt.errField != "" {
+			var e *docmill.Error
+			if !errors.As(err, &e) || e.Code != docmill.CodeInvalidParameter || e.Fields[0].Field != tt.errField {
+				t.Errorf("%v: %v, want invalid_parameter on %s", in, err, tt.errField)
+			}
+			continue
+		}
+		if err != nil || !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("%v: %+v, %v; want %+v", in, got, err, tt.want)
+		}
+		if _, ok := tt.fields["export_url"]; ok {
+			t.Errorf("%v: export_url left among the tool's fields", in)
+		}
+		if _, ok := tt.fields["angle"]; ok != tt.keptField {
+			t.Errorf("%v: other fields changed: %v", in, tt.fields)
+		}
+	}
+	if _, err := (&Server{}).takeExport(t.Context(), map[string]string{"export_url": "https://b.example/o"}); docmill.ErrorCode(err) != docmill.CodeInvalidParameter {
+		t.Errorf("without a URL client: %v, want invalid_parameter", err)
+	}
+}
