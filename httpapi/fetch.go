@@ -121,6 +121,13 @@ func (s *Server) fetchInput(ctx context.Context, p pendingURL, tool *docmill.Too
 	if resp.ContentLength > limit {
 		return docmill.InputFile{}, tooLarge(name)
 	}
+	// As for an upload: refused before the body is read when the local
+	// file store has no room for it (Content-Length, or -1 when unknown).
+	if s.cfg.Space != nil {
+		if err := s.cfg.Space.Admit(resp.ContentLength); err != nil {
+			return docmill.InputFile{}, err
+		}
+	}
 	f, _, err := storeStream(ctx, sink, resp.Body, name, tool, jobID, p.slot, limit, tooLarge, false,
 		fetchFailed(p, "the transfer broke off or took too long"))
 	return f, err
