@@ -15,7 +15,8 @@
 //   - refuses http:// URLs;
 //   - follows no redirects unless told to, and then only to URLs it would
 //     accept, through the same dialer;
-//   - reads at most MaxResponseBytes of an answer;
+//   - reads at most MaxResponseBytes of an answer (or, for file
+//     transfers, leaves the cap to the caller);
 //   - names itself in User-Agent.
 //
 // AllowPrivate (the server's --allow-private-urls) lifts the address and
@@ -24,7 +25,6 @@ package outbound
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -111,8 +111,15 @@ func New(cfg Config) *Client {
 }
 
 // ErrHeaderTimeout is Fetch's error when the connection and the answer's
-// header took longer than Config.HeaderTimeout.
-var ErrHeaderTimeout = errors.New("outbound: no answer within the header timeout")
+// header took longer than Config.HeaderTimeout. It is a net.Error whose
+// Timeout is true, so callers need not import this package to tell it.
+var ErrHeaderTimeout error = headerTimeout{}
+
+type headerTimeout struct{}
+
+func (headerTimeout) Error() string   { return "outbound: no answer within the header timeout" }
+func (headerTimeout) Timeout() bool   { return true }
+func (headerTimeout) Temporary() bool { return false }
 
 // Fetch GETs raw (see the package's rules; redirects up to
 // Config.MaxRedirects, each target checked again). Connecting and
