@@ -51,6 +51,11 @@ const (
 	// to take or finish the request right now; it is not the input's
 	// fault, and the request may be retried later (Retry-After).
 	CodeInsufficientStorage Code = "insufficient_storage"
+	// CodeFetchFailed: an input given by URL (file_url) could not be
+	// fetched: the address is refused, the server answered an error or
+	// too slowly, or the connection failed. The problem names the URL
+	// (field file_url[i]) and the reason.
+	CodeFetchFailed Code = "fetch_failed"
 )
 
 // FieldError names one invalid form field or parameter.

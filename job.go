@@ -3,6 +3,7 @@ package docmill
 import (
 	"crypto/rand"
 	"encoding/base32"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -133,6 +134,51 @@ type Job struct {
 
 	// InputsDeletedAt is set once the input files are removed.
 	InputsDeletedAt *time.Time
+
+	// Export, when set, is where the result is sent once the job is done
+	// (the request's export_url) and how that went.
+	Export *Export
+}
+
+// ExportStatus is where the export of a job's result stands.
+type ExportStatus string
+
+// Export statuses: pending until the result is sent (or the job ends
+// otherwise), then done or failed.
+const (
+	ExportPending ExportStatus = "pending"
+	ExportDone    ExportStatus = "done"
+	ExportFailed  ExportStatus = "failed"
+)
+
+// Export is the export of a job's result to a URL of the client's (a
+// presigned PUT URL of S3, GCS or Azure): the result is PUT there once the
+// job is done.
+type Export struct {
+	// URL is the destination. While the export is pending it holds the
+	// whole URL, query (the presigned signature) included; once it ended,
+	// only Destination is kept.
+	URL string `json:"url"`
+	// KeepResult false deletes docmill's copy of the result once it is
+	// exported; true (the default) keeps the download link.
+	KeepResult bool `json:"keep_result"`
+	// Status is pending, done or failed.
+	Status ExportStatus `json:"status"`
+	// Reason says why a failed export failed, safe to show the client.
+	Reason string `json:"reason,omitempty"`
+	// Attempts is how many PUTs were made.
+	Attempts int `json:"attempts,omitempty"`
+}
+
+// Destination is the export's URL without its query and fragment, which
+// carry the presigned signature: what a job record may show.
+func (e *Export) Destination() string {
+	u, err := url.Parse(e.URL)
+	if err != nil {
+		return ""
+	}
+	u.RawQuery, u.ForceQuery, u.Fragment, u.RawFragment, u.User = "", false, "", "", nil
+	return u.String()
 }
 
 // InputSize is the total size of the job's inputs in bytes.

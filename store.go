@@ -98,6 +98,9 @@ type Store interface {
 	// CancelJob moves a queued or processing job to canceled and returns the
 	// job as it now stands.
 	CancelJob(ctx context.Context, id string, now time.Time) (*Job, error)
+	// SetExport records where a job's export stands (Job.Export), for the
+	// job with id whatever its status; an unknown id is ErrNotFound.
+	SetExport(ctx context.Context, id string, e *Export) error
 	// MarkResultDeleted records that a job's result file is gone.
 	MarkResultDeleted(ctx context.Context, id string, now time.Time) error
 	// MarkInputsDeleted records that a job's input files are gone.

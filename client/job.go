@@ -41,6 +41,11 @@ type Result struct {
 	ContentType string    `json:"content_type"`
 	ExpiresAt   time.Time `json:"expires_at"`
 	Expired     bool      `json:"expired,omitempty"`
+	// The export to export_url: its destination (without the query),
+	// status (pending, done, failed) and the reason of a failure.
+	ExportedTo   string `json:"exported_to,omitempty"`
+	ExportStatus string `json:"export_status,omitempty"`
+	ExportError  string `json:"export_error,omitempty"`
 }
 
 // JobError is a failed job's reason.

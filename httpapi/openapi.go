@@ -83,7 +83,8 @@ func withErrors(r obj) obj {
 func toolOperation(t *docmill.Tool) obj {
 	props := obj{"file": obj{"type": "array", "items": obj{"type": "string", "format": "binary"}, "minItems": t.MinFiles, "maxItems": t.MaxFiles,
 		"description": "Repeat the field for several files; accepted types: " + strings.Join(t.Accepts, ", ")}}
-	required := []string{"file"}
+	required := []string{} // file or file_url
+	addURLFields(props, t) // file_url, export_url, keep_result (fetch.go)
 	for _, p := range t.Params {
 		props[p.Name] = paramSchema(p)
 		if p.Required {
@@ -162,6 +163,10 @@ func jobSchema() obj {
 			"url": obj{"type": "string", "format": "uri"}, "size": obj{"type": "integer", "description": "bytes"},
 			"filename": obj{"type": "string"}, "content_type": obj{"type": "string"},
 			"expires_at": obj{"type": "string", "format": "date-time"}, "expired": obj{"type": "boolean"},
+			// export_url (export.go)
+			"exported_to":   obj{"type": "string", "format": "uri", "description": "the export_url without its query"},
+			"export_status": obj{"type": "string", "enum": []string{"pending", "done", "failed"}},
+			"export_error":  obj{"type": "string", "description": "why the export failed"},
 		}},
 		"meta":  obj{"type": "object", "properties": obj{"duration_ms": obj{"type": "integer"}, "input_size": obj{"type": "integer"}}},
 		"error": obj{"type": []string{"object", "null"}, "properties": obj{"code": obj{"type": "string"}, "message": obj{"type": "string"}}},

@@ -35,6 +35,7 @@ var statusOf = map[docmill.Code]int{
 	docmill.CodeRangeNotSatisfiable: http.StatusRequestedRangeNotSatisfiable,
 	docmill.CodePreconditionFailed:  http.StatusPreconditionFailed,
 	docmill.CodeInsufficientStorage: http.StatusInsufficientStorage,
+	docmill.CodeFetchFailed:         http.StatusBadRequest,
 }
 
 // StatusOf returns the HTTP status for an error code (500 if unknown).

@@ -100,6 +100,7 @@ func TestStatusOf(t *testing.T) {
 		docmill.CodeRangeNotSatisfiable: 416,
 		docmill.CodePreconditionFailed:  412,
 		docmill.CodeInsufficientStorage: 507,
+		docmill.CodeFetchFailed:         400,
 	}
 	if len(want) != len(statusOf) {
 		t.Errorf("statusOf has %d entries, this test expects %d: update the test", len(statusOf), len(want))

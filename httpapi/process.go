@@ -97,6 +97,17 @@ func (s *Server) processNew(w http.ResponseWriter, r *http.Request, tool *docmil
 		s.writeError(w, r, err)
 		return
 	}
+	// file_url inputs are fetched once the form is read, and only when
+	// its export fields are valid.
+	export, err := s.takeExport(ctx, up.fields)
+	if err == nil {
+		err = s.fetchInputs(ctx, up, tool, jobID, s.fileLimit(c.plan), s.cfg.Blob)
+	}
+	if err != nil {
+		s.deleteInputs(up.files)
+		s.writeError(w, r, err)
+		return
+	}
 	params, err := tool.ParseParams(up.fields)
 	if err != nil {
 		s.deleteInputs(up.files)
@@ -108,12 +119,12 @@ func (s *Server) processNew(w http.ResponseWriter, r *http.Request, tool *docmil
 		Params: params, Inputs: up.files, Priority: c.plan.Priority, ResultTTL: c.plan.ResultTTL,
 		// Created now, once its files are stored: the job's queued_ms
 		// (started - created) is its time in the queue, not the upload's.
-		IdempotencyKey: idemKey, CreatedAt: s.cfg.Now(),
+		IdempotencyKey: idemKey, CreatedAt: s.cfg.Now(), Export: export,
 	}
 	// Only a request with an Idempotency-Key is ever matched against
 	// another, so only its files were hashed.
 	if idemKey != "" {
-		job.RequestHash = requestHash(tool.Slug, params, up.hashes)
+		job.RequestHash = requestHash(tool.Slug, params, withExport(up.hashes, export))
 	}
 	stored, err := s.cfg.Store.CreateJob(ctx, job, adm)
 	if err != nil {
@@ -161,11 +172,15 @@ func (s *Server) fingerprint(ctx context.Context, w http.ResponseWriter, r *http
 	if err != nil {
 		return "", err
 	}
+	export, err := s.takeExport(ctx, up.fields)
+	if err != nil {
+		return "", err
+	}
 	params, err := tool.ParseParams(up.fields)
 	if err != nil {
 		return "", err
 	}
-	return requestHash(tool.Slug, params, up.hashes), nil
+	return requestHash(tool.Slug, params, withExport(up.hashes, export)), nil
 }
 
 // answerJob waits up to wait for an unfinished job, then answers with it

@@ -27,6 +27,11 @@ type resultBody struct {
 	ContentType string `json:"content_type"`
 	ExpiresAt   string `json:"expires_at"`
 	Expired     bool   `json:"expired,omitempty"`
+	// The export (export_url): its destination without the query, and
+	// pending, done or failed, with the reason of a failure.
+	ExportedTo   string `json:"exported_to,omitempty"`
+	ExportStatus string `json:"export_status,omitempty"`
+	ExportError  string `json:"export_error,omitempty"`
 }
 
 func timestamp(t time.Time) string { return t.UTC().Format(time.RFC3339) }
@@ -54,10 +59,21 @@ func (s *Server) renderJob(ctx context.Context, j *docmill.Job) jobBody {
 	if j.Status == docmill.StatusDone && j.Result != nil {
 		res := j.Result
 		b.Result = &resultBody{Size: res.Size, Filename: res.Filename, ContentType: res.ContentType, ExpiresAt: timestamp(res.ExpiresAt)}
-		if res.DeletedAt != nil || !s.cfg.Now().Before(res.ExpiresAt) {
+		exported := j.Export != nil && j.Export.Status == docmill.ExportDone && !j.Export.KeepResult
+		switch {
+		case exported && res.DeletedAt != nil:
+			// keep_result=false: the result went to the client's storage
+			// only; there is no link, and nothing expired.
+		case res.DeletedAt != nil || !s.cfg.Now().Before(res.ExpiresAt):
 			b.Result.Expired = true
-		} else {
+		default:
 			b.Result.URL = s.resultURL(ctx, j, res)
+		}
+		if e := j.Export; e != nil {
+			b.Result.ExportedTo, b.Result.ExportStatus = e.Destination(), string(e.Status)
+			if e.Status == docmill.ExportFailed {
+				b.Result.ExportError = e.Reason
+			}
 		}
 	}
 	return b

@@ -66,6 +66,10 @@ type Config struct {
 	// CheckURL: https, no internal address); its error is the answer.
 	// nil: any URL is taken.
 	CheckWebhookURL func(ctx context.Context, field, url string) error
+	// URLs fetches a process request's file_url inputs and vets its
+	// export_url (outbound's client for imports). nil: both fields are
+	// refused as invalid_parameter.
+	URLs URLClient
 	// Web, when set, serves the web interface at "/" and "/static/".
 	Web http.Handler
 

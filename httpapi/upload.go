@@ -37,9 +37,12 @@ const maxBoundary = 256
 type upload struct {
 	files []docmill.InputFile
 	// hashes are the files' SHA-256, hex, when the upload was read with
-	// hashing on (readUpload).
+	// hashing on (readUpload); a file_url's is its URL ("url:" and the URL).
 	hashes []string
 	fields map[string]string
+	// urls are the file_url fields, fetched into their place in files
+	// (an InputFile with no Key until then) by fetchInputs.
+	urls []pendingURL
 }
 
 // fileSink is where readUpload streams the files of an upload: the blob
@@ -115,6 +118,14 @@ func (s *Server) readParts(ctx context.Context, body io.Reader, boundary string,
 			return fail(docmill.Errorf(docmill.CodeInvalidRequest, "The multipart body is malformed."))
 		}
 		name := part.FormName()
+		if name == "file_url" && part.FileName() == "" {
+			err := up.readURL(part, tool)
+			part.Close()
+			if err != nil {
+				return fail(err)
+			}
+			continue
+		}
 		if name == "file" || part.FileName() != "" {
 			if name != "file" {
 				part.Close()
@@ -128,7 +139,7 @@ func (s *Server) readParts(ctx context.Context, body io.Reader, boundary string,
 			if left := s.cfg.MaxUploadBytes - total; left < limit {
 				limit, tooLarge = left, totalTooLarge(s.cfg.MaxUploadBytes)
 			}
-			f, sum, err := storePart(ctx, sink, part, tool, jobID, len(up.files), limit, tooLarge, hashFiles)
+			f, sum, err := storeStream(ctx, sink, part, cleanFilename(part.FileName()), tool, jobID, len(up.files), limit, tooLarge, hashFiles, errInterrupted)
 			part.Close()
 			if err != nil {
 				return fail(err)
@@ -145,7 +156,7 @@ func (s *Server) readParts(ctx context.Context, body io.Reader, boundary string,
 		part.Close()
 	}
 	if len(up.files) == 0 {
-		return fail(docmill.Errorf(docmill.CodeMissingFile, "No file: send one in the multipart field \"file\"."))
+		return fail(docmill.Errorf(docmill.CodeMissingFile, "No file: send one in the multipart field \"file\", or its URL in \"file_url\"."))
 	}
 	if err := tool.CheckFileCount(len(up.files)); err != nil {
 		return fail(err)
@@ -221,20 +232,23 @@ func totalTooLarge(limit int64) func(string) error {
 	}
 }
 
-// storePart sniffs the part's type from its first bytes, then streams it to
-// sink within limit bytes, returning its SHA-256 (hex) when hashFile;
-// past limit, the error is tooLarge's. A failure of
-// the request body is the client's (400, the upload was interrupted); any
-// other is the sink's, internal, which writeError answers with 503 when
-// the store is unreachable (isOutage) and with 507 insufficient_storage
-// when its disk is full (docmill.IsNoSpace).
-func storePart(ctx context.Context, sink fileSink, part *formPart, tool *docmill.Tool, jobID string, index int, limit int64, tooLarge func(string) error, hashFile bool) (docmill.InputFile, string, error) {
-	br := bufio.NewReaderSize(part, sniffLen)
+// errInterrupted answers a file part whose request body failed.
+var errInterrupted = docmill.Errorf(docmill.CodeInvalidRequest, "The upload was interrupted.")
+
+// storeStream sniffs the type of a file named name from its first bytes,
+// then streams it from src to sink within limit bytes, returning its
+// SHA-256 (hex) when hashFile; past limit, the error is tooLarge's. A
+// failure of src is the client's, srcFailed (a form part's: 400, the
+// upload was interrupted); any other is the sink's, internal, which
+// writeError answers with 503 when the store is unreachable (isOutage)
+// and with 507 insufficient_storage when its disk is full
+// (docmill.IsNoSpace).
+func storeStream(ctx context.Context, sink fileSink, src io.Reader, name string, tool *docmill.Tool, jobID string, index int, limit int64, tooLarge func(string) error, hashFile bool, srcFailed error) (docmill.InputFile, string, error) {
+	br := bufio.NewReaderSize(src, sniffLen)
 	head, err := br.Peek(sniffLen)
 	if err != nil && err != io.EOF && !errors.Is(err, bufio.ErrBufferFull) {
-		return docmill.InputFile{}, "", docmill.Errorf(docmill.CodeInvalidRequest, "The multipart body is malformed.")
+		return docmill.InputFile{}, "", srcFailed
 	}
-	name := cleanFilename(part.FileName())
 	if len(head) == 0 {
 		return docmill.InputFile{}, "", docmill.Errorf(docmill.CodeInvalidDocument, "The file %q is empty.", name)
 	}
@@ -254,7 +268,7 @@ func storePart(ctx context.Context, sink fileSink, part *formPart, tool *docmill
 	}
 	if err != nil {
 		if lr.err != nil || ctx.Err() != nil {
-			return docmill.InputFile{}, "", docmill.Errorf(docmill.CodeInvalidRequest, "The upload was interrupted.")
+			return docmill.InputFile{}, "", srcFailed
 		}
 		return docmill.InputFile{}, "", docmill.Internal(err)
 	}
@@ -313,6 +327,9 @@ func (s *Server) deleteFiles(sink fileSink, files []docmill.InputFile) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	for _, f := range files {
+		if f.Key == "" {
+			continue // a file_url not fetched yet
+		}
 		if err := sink.Delete(ctx, f.Key); err != nil {
 			s.log.Warn("delete input", "key", f.Key, "err", err)
 		}

@@ -74,6 +74,8 @@ type Config struct {
 	NodeTimeout time.Duration
 	// Webhooks delivers the events of finished jobs (see WebhookConfig).
 	Webhooks WebhookConfig
+	// Exports sends results to their export_url (see ExportConfig).
+	Exports ExportConfig
 
 	// SoleWorker says this node is the only one working its database (the
 	// embedded server): at start it hands back every job left running, and
@@ -139,6 +141,9 @@ func New[TTx any](driver riverdriver.Driver[TTx], cfg Config) (*Queue[TTx], erro
 	cfg.NodeTimeout = orDefault(cfg.NodeTimeout, 8*time.Second)
 	if cfg.NodeID == "" {
 		cfg.NodeID = newNodeID()
+	}
+	if cfg.Exports.Schedule == nil {
+		cfg.Exports.Schedule = ExportSchedule
 	}
 	if len(cfg.Webhooks.Schedule) == 0 {
 		cfg.Webhooks.Schedule = RetrySchedule

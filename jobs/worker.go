@@ -114,7 +114,15 @@ func (q *Queue[TTx]) attempt(ctx context.Context, j *docmill.Job, tool *docmill.
 		}
 		return err
 	}
-	return q.succeed(j, tool, out, elapsed)
+	if err := q.succeed(j, tool, out, elapsed); err != nil {
+		return err
+	}
+	if j.Export != nil { // export_url: sent once the job is done (export.go)
+		ectx, stop := shutdownOnly(ctx)
+		defer stop()
+		q.export(ectx, j)
+	}
+	return nil
 }
 
 // scratchFullBytes is the free space under which a scratch file system
@@ -219,6 +227,9 @@ func (q *Queue[TTx]) finish(ctx context.Context, j *docmill.Job, tool *docmill.T
 	}
 	if !ok && j.Result != nil { // canceled meanwhile: the result must not stay
 		_ = q.cfg.Blob.Delete(ctx, j.Result.Key)
+	}
+	if ok && j.Export != nil && j.Status != docmill.StatusDone {
+		q.noExport(ctx, j) // export.go
 	}
 	status, code := string(j.Status), ""
 	if !ok {

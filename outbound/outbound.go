@@ -1,6 +1,6 @@
 // Package outbound is the one HTTP client for everything docmill fetches
 // or sends to addresses its users give it (webhook deliveries now; URL
-// imports and exports later). A user's URL must not reach docmill's own
+// imports and result exports). A user's URL must not reach docmill's own
 // network, so the client:
 //
 //   - resolves names itself (no proxy from the environment) and checks
@@ -15,7 +15,8 @@
 //   - refuses http:// URLs;
 //   - follows no redirects unless told to, and then only to URLs it would
 //     accept, through the same dialer;
-//   - reads at most MaxResponseBytes of an answer;
+//   - reads at most MaxResponseBytes of an answer (or, for file
+//     transfers, leaves the cap to the caller);
 //   - names itself in User-Agent.
 //
 // AllowPrivate (the server's --allow-private-urls) lifts the address and
@@ -43,10 +44,17 @@ type Config struct {
 	// UserAgent is sent with every request (default
 	// "docmill/<docmill.Version>").
 	UserAgent string
-	// Timeout bounds a whole request, answer included (default 10 s).
+	// Timeout bounds a whole request, answer included (default 10 s;
+	// negative: no bound but the request's context).
 	Timeout time.Duration
+	// HeaderTimeout bounds, in Fetch, the connection, the TLS handshake
+	// and the wait for the answer's header together, and in every
+	// request the wait for the header once the request is sent (default
+	// Timeout, or 30 s when Timeout is negative).
+	HeaderTimeout time.Duration
 	// MaxResponseBytes is how much of an answer's body may be read; a
-	// reader past it sees io.EOF (default 64 KiB).
+	// reader past it sees io.EOF (default 64 KiB; negative: no cap, the
+	// caller bounds what it reads).
 	MaxResponseBytes int64
 	// MaxRedirects is how many redirects are followed (default 0: none;
 	// the answer of a redirect is returned as it is).
@@ -64,10 +72,16 @@ func New(cfg Config) *Client {
 	if cfg.UserAgent == "" {
 		cfg.UserAgent = "docmill/" + docmill.Version
 	}
-	if cfg.Timeout <= 0 {
+	if cfg.Timeout == 0 {
 		cfg.Timeout = 10 * time.Second
 	}
-	if cfg.MaxResponseBytes <= 0 {
+	if cfg.HeaderTimeout <= 0 {
+		cfg.HeaderTimeout = cfg.Timeout
+		if cfg.Timeout < 0 {
+			cfg.HeaderTimeout = 30 * time.Second
+		}
+	}
+	if cfg.MaxResponseBytes == 0 {
 		cfg.MaxResponseBytes = 64 << 10
 	}
 	c := &Client{cfg: cfg}
@@ -80,12 +94,12 @@ func New(cfg Config) *Client {
 		MaxIdleConnsPerHost:   2,
 		IdleConnTimeout:       90 * time.Second,
 		TLSHandshakeTimeout:   5 * time.Second,
-		ResponseHeaderTimeout: cfg.Timeout,
+		ResponseHeaderTimeout: cfg.HeaderTimeout,
 		ExpectContinueTimeout: time.Second,
 	}
 	c.http = &http.Client{
 		Transport: &limitedTransport{rt: transport, c: c},
-		Timeout:   cfg.Timeout,
+		Timeout:   max(cfg.Timeout, 0),
 		CheckRedirect: func(req *http.Request, via []*http.Request) error {
 			if len(via) > c.cfg.MaxRedirects {
 				return http.ErrUseLastResponse
@@ -94,6 +108,59 @@ func New(cfg Config) *Client {
 		},
 	}
 	return c
+}
+
+// ErrHeaderTimeout is Fetch's error when the connection and the answer's
+// header took longer than Config.HeaderTimeout. It is a net.Error whose
+// Timeout is true, so callers need not import this package to tell it.
+var ErrHeaderTimeout error = headerTimeout{}
+
+type headerTimeout struct{}
+
+func (headerTimeout) Error() string   { return "outbound: no answer within the header timeout" }
+func (headerTimeout) Timeout() bool   { return true }
+func (headerTimeout) Temporary() bool { return false }
+
+// Fetch GETs raw (see the package's rules; redirects up to
+// Config.MaxRedirects, each target checked again). Connecting and
+// receiving the answer's header must take at most Config.HeaderTimeout
+// (else ErrHeaderTimeout); the body then streams within Config.Timeout
+// and ctx, and Close of the body releases the request. Any status is
+// returned as an answer: the caller judges it.
+func (c *Client) Fetch(ctx context.Context, raw string) (*http.Response, error) {
+	ctx, cancel := context.WithCancelCause(ctx)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, raw, nil)
+	if err != nil {
+		cancel(nil)
+		return nil, err
+	}
+	timer := time.AfterFunc(c.cfg.HeaderTimeout, func() { cancel(ErrHeaderTimeout) })
+	resp, err := c.http.Do(req)
+	if !timer.Stop() {
+		if err == nil {
+			resp.Body.Close()
+		}
+		cancel(nil)
+		return nil, fmt.Errorf("GET: %w", ErrHeaderTimeout)
+	}
+	if err != nil {
+		cancel(nil)
+		return nil, err
+	}
+	resp.Body = cancelBody{ReadCloser: resp.Body, cancel: func() { cancel(nil) }}
+	return resp, nil
+}
+
+// cancelBody releases its request's context when closed.
+type cancelBody struct {
+	io.ReadCloser
+	cancel func()
+}
+
+func (b cancelBody) Close() error {
+	err := b.ReadCloser.Close()
+	b.cancel()
+	return err
 }
 
 // HTTPClient returns the client as an *http.Client, for packages that
@@ -240,7 +307,9 @@ func (t *limitedTransport) RoundTrip(req *http.Request) (*http.Response, error) 
 	if err != nil {
 		return nil, err
 	}
-	resp.Body = limitedBody{Reader: io.LimitReader(resp.Body, t.c.cfg.MaxResponseBytes), Closer: resp.Body}
+	if t.c.cfg.MaxResponseBytes > 0 {
+		resp.Body = limitedBody{Reader: io.LimitReader(resp.Body, t.c.cfg.MaxResponseBytes), Closer: resp.Body}
+	}
 	return resp, nil
 }
 

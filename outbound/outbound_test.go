@@ -168,3 +168,66 @@ func TestCheckURL(t *testing.T) {
 		}
 	}
 }
+
+// TestFetch checks Fetch: redirects followed within MaxRedirects, no cap
+// on the body when MaxResponseBytes is negative, and the header timeout,
+// which covers a server that accepts and never answers but not a body
+// that streams slowly after the header.
+func TestFetch(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/hop":
+			http.Redirect(w, r, "/big", http.StatusFound)
+		case "/hop2":
+			http.Redirect(w, r, "/hop", http.StatusFound)
+		case "/big":
+			w.Write([]byte(strings.Repeat("x", 1<<20)))
+		case "/stall":
+			time.Sleep(2 * time.Second)
+		case "/slowbody":
+			w.WriteHeader(http.StatusOK)
+			w.(http.Flusher).Flush()
+			time.Sleep(700 * time.Millisecond)
+			w.Write([]byte("late"))
+		}
+	}))
+	defer srv.Close()
+	c := New(Config{AllowPrivate: true, Timeout: -1, HeaderTimeout: 500 * time.Millisecond, MaxResponseBytes: -1, MaxRedirects: 1})
+	resp, err := c.Fetch(context.Background(), srv.URL+"/hop")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || len(b) != 1<<20 {
+		t.Errorf("/hop: %d, %d bytes; want 200 and the whole 1 MiB", resp.StatusCode, len(b))
+	}
+	resp, err = c.Fetch(context.Background(), srv.URL+"/hop2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusFound {
+		t.Errorf("two redirects with MaxRedirects 1: %d, want the 302 itself", resp.StatusCode)
+	}
+	start := time.Now()
+	_, err = c.Fetch(context.Background(), srv.URL+"/stall")
+	if !errors.Is(err, ErrHeaderTimeout) {
+		t.Errorf("/stall: %v, want ErrHeaderTimeout", err)
+	}
+	if d := time.Since(start); d > 1500*time.Millisecond {
+		t.Errorf("/stall took %v, want about the 500ms header timeout", d)
+	}
+	resp, err = c.Fetch(context.Background(), srv.URL+"/slowbody")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err = io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if err != nil || string(b) != "late" {
+		t.Errorf("/slowbody: %q, %v; want the body read past the header timeout", b, err)
+	}
+	if _, err := New(Config{Timeout: -1}).Fetch(context.Background(), srv.URL+"/big"); !errors.Is(err, docmill.ErrInsecureURL) {
+		t.Errorf("http:// without AllowPrivate: %v, want ErrInsecureURL", err)
+	}
+}

@@ -53,6 +53,9 @@ type serveFlags struct {
 	// Webhooks and other requests to users' URLs.
 	allowPrivateURLs bool
 	webhookSchedule  []time.Duration
+	// file_url and export_url.
+	transferTimeout time.Duration
+	exportSchedule  []time.Duration
 }
 
 func (f *serveFlags) register(fs *flag.FlagSet) {
@@ -90,7 +93,14 @@ func (f *serveFlags) register(fs *flag.FlagSet) {
 	f.ops.register(fs)
 	fs.StringVar(&f.redisURL, "redis-url", "", "Redis URL (redis://host:6379/0) for rate limits shared by every API node; empty: limits kept in this process")
 	fs.BoolVar(&f.devKey, "dev-key", true, "on first start with no keys, create a Pro key named dev and print it")
-	fs.BoolVar(&f.allowPrivateURLs, "allow-private-urls", false, "development and tests only: let webhook URLs be http:// and reach loopback, private and link-local addresses")
+	fs.BoolVar(&f.allowPrivateURLs, "allow-private-urls", false, "development and tests only: let webhook URLs, file_url and export_url be http:// and reach loopback, private and link-local addresses")
+	fs.DurationVar(&f.transferTimeout, "transfer-timeout", 30*time.Minute, "limit of one file_url download or export_url upload, whole body included (connecting and the answer's header: 30 s)")
+	f.exportSchedule = jobs.ExportSchedule
+	fs.Func("export-retry-schedule", "delays between the attempts of an export_url upload that failed with 5xx, 429 or a network error, comma-separated (default 2s,10s,30s: four attempts)", func(v string) error {
+		ds, err := parseDurations(v)
+		f.exportSchedule = ds
+		return err
+	})
 	f.webhookSchedule = jobs.RetrySchedule
 	fs.Func("webhook-retry-schedule", "delays between the attempts of a webhook delivery, comma-separated (default 5s,5m,30m,2h,5h,10h: seven attempts)", func(v string) error {
 		var ds []time.Duration
@@ -167,8 +177,18 @@ func serve(ctx context.Context, env *environment, args []string) error {
 
 	// One client for every request to a user's URL (outbound's rules).
 	out := outbound.New(outbound.Config{AllowPrivate: f.allowPrivateURLs, UserAgent: "docmill-webhooks/" + docmill.Version})
+	// Imports (file_url) and exports (export_url) move whole files: no
+	// bound on a transfer but 30 s to connect and get the answer's header
+	// (and --fetch-timeout overall), no cap on the body (the plan's limit
+	// is enforced while it streams). Imports follow redirects, each
+	// target checked again; exports follow none (a PUT redirected would
+	// be lost).
+	imports := outbound.New(outbound.Config{AllowPrivate: f.allowPrivateURLs, Timeout: f.transferTimeout,
+		HeaderTimeout: 30 * time.Second, MaxResponseBytes: -1, MaxRedirects: 5})
+	exports := outbound.New(outbound.Config{AllowPrivate: f.allowPrivateURLs, Timeout: f.transferTimeout,
+		HeaderTimeout: 30 * time.Second})
 	if f.allowPrivateURLs {
-		log.Warn("--allow-private-urls: webhooks may reach loopback, private and link-local addresses over plain http; for development only")
+		log.Warn("--allow-private-urls: webhooks, file_url and export_url may reach loopback, private and link-local addresses over plain http; for development only")
 	}
 	// The API server renders webhook events as it renders a job record;
 	// it is built below, on the queue, and the queue renders nothing
@@ -186,6 +206,7 @@ func serve(ctx context.Context, env *environment, args []string) error {
 		// record of what it runs must not be taken for a previous life's.
 		NodeID:     scratch.ID + "_" + randomHex(6),
 		ScratchDir: scratch.Dir, Limits: f.engines.limits, JanitorInterval: f.janitorInterval, Registerer: reg,
+		Exports: jobs.ExportConfig{Client: exports.HTTPClient(), Schedule: f.exportSchedule},
 	})
 	if err != nil {
 		return err
@@ -213,7 +234,7 @@ func serve(ctx context.Context, env *environment, args []string) error {
 		Signup: f.signup == "open", SyncBudget: f.syncBudget, MaxUploadBytes: f.maxUploadMB << 20, UploadIdleTimeout: f.uploadIdle,
 		Limits: f.engines.limits, Ready: engineChecks(registry, jail), Logger: log, Registerer: reg, Gatherer: f.ops.apiGatherer(reg),
 		Web: web.Handler(), Space: f.space(),
-		CheckWebhookURL: out.CheckURL,
+		CheckWebhookURL: out.CheckURL, URLs: imports,
 	})
 	n.drain = api.Drain
 	var handler http.Handler = api
@@ -431,6 +452,19 @@ func (n *node) shutdown() error {
 // progress get the rest to finish.
 func drainAfter(timeout time.Duration) time.Duration {
 	return max(0, timeout-max(time.Second, timeout/5))
+}
+
+// parseDurations reads a comma-separated list of positive durations.
+func parseDurations(v string) ([]time.Duration, error) {
+	var ds []time.Duration
+	for _, part := range strings.Split(v, ",") {
+		d, err := time.ParseDuration(strings.TrimSpace(part))
+		if err != nil || d <= 0 {
+			return nil, fmt.Errorf("want durations such as 2s,10s,30s")
+		}
+		ds = append(ds, d)
+	}
+	return ds, nil
 }
 
 // setTimeouts applies --tool-timeout to the tools it names.

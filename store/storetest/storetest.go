@@ -50,6 +50,7 @@ func Run(t *testing.T, open func(t *testing.T) docmill.Store) {
 		{"JobEmptyValues", testJobEmptyValues},
 		{"JobFailed", testJobFailed},
 		{"JobNotFound", testJobNotFound},
+		{"Export", testExport},
 		{"StartJob", testStartJob},
 		{"RequeueJob", testRequeueJob},
 		{"CancelJob", testCancelJob},

@@ -60,7 +60,7 @@ func (s *Store) CreateJob(ctx context.Context, j *docmill.Job, adm docmill.Admis
 		}
 		_, err := tx.Exec(ctx, sqltext.InsertJob, id, j.AccountID, j.Tool, c.params, c.inputs,
 			j.Priority, j.ResultTTL.Milliseconds(), nullString(j.IdempotencyKey), j.RequestHash,
-			millis(created), c.meta, adm.Period)
+			millis(created), c.meta, adm.Period, c.export)
 		if err != nil {
 			return err
 		}
@@ -274,6 +274,28 @@ func nullIf(v any, null bool) any {
 	return v
 }
 
+// SetExport records e as job id's export.
+func (s *Store) SetExport(ctx context.Context, id string, e *docmill.Export) error {
+	b, err := json.Marshal(e)
+	if err != nil {
+		return s.errorf("set export %s: %w", id, err)
+	}
+	err = s.db.InTx(ctx, func(tx Tx) error {
+		n, err := tx.Exec(ctx, sqltext.SetExport, id, string(b))
+		if err != nil {
+			return err
+		}
+		if n == 0 {
+			return docmill.ErrNotFound
+		}
+		return nil
+	})
+	if err != nil {
+		return s.errorf("set export %s: %w", id, s.notFound(err))
+	}
+	return nil
+}
+
 // MarkResultDeleted records that job id's result file is gone; the first
 // time recorded stands.
 func (s *Store) MarkResultDeleted(ctx context.Context, id string, now time.Time) error {
@@ -400,6 +422,8 @@ func (s *Store) listJobs(ctx context.Context, what, query string, limit int, arg
 // encode differently ("null" and "{}"), so both round-trip exactly.
 type jobJSON struct {
 	params, inputs, meta string
+	// export is NULL for a job without one.
+	export *string
 }
 
 func encodeJob(j *docmill.Job) (jobJSON, error) {
@@ -414,20 +438,27 @@ func encodeJob(j *docmill.Job) (jobJSON, error) {
 		}
 		*f.dst = string(b)
 	}
+	if j.Export != nil {
+		b, err := json.Marshal(j.Export)
+		if err != nil {
+			return jobJSON{}, err
+		}
+		c.export = nullString(string(b))
+	}
 	return c, nil
 }
 
 // scanJob reads one row of sqltext.JobColumns.
 func scanJob(r Row) (*docmill.Job, error) {
 	var j docmill.Job
-	var status, params, inputs, meta, filename, contentType, errMsg, errFields string
+	var status, params, inputs, meta, filename, contentType, errMsg, errFields, export string
 	var ttl, created, size, expires int64
 	var started, finished, resultDeleted, inputsDeleted *int64
 	var resultKey, errCode *string
 	err := r.Scan(&j.ID, &j.AccountID, &j.Tool, &status, &params, &inputs, &j.Priority, &ttl,
 		&j.IdempotencyKey, &j.RequestHash, &created, &started, &finished,
 		&resultKey, &filename, &contentType, &size, &expires, &resultDeleted,
-		&meta, &errCode, &errMsg, &errFields, &inputsDeleted)
+		&meta, &errCode, &errMsg, &errFields, &inputsDeleted, &export)
 	if err != nil {
 		return nil, err
 	}
@@ -449,6 +480,11 @@ func scanJob(r Row) (*docmill.Job, error) {
 			if err := json.Unmarshal([]byte(errFields), &j.Error.Fields); err != nil {
 				return nil, fmt.Errorf("job %s: %w", j.ID, err)
 			}
+		}
+	}
+	if export != "" {
+		if err := json.Unmarshal([]byte(export), &j.Export); err != nil {
+			return nil, fmt.Errorf("job %s: export: %w", j.ID, err)
 		}
 	}
 	if err := errors.Join(json.Unmarshal([]byte(params), &j.Params),

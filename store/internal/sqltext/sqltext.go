@@ -58,7 +58,8 @@ const (
 	COALESCE(idempotency_key, ''), request_hash, created_at, started_at, finished_at,
 	result_key, COALESCE(result_filename, ''), COALESCE(result_content_type, ''),
 	COALESCE(result_size, 0), COALESCE(result_expires_at, 0), result_deleted_at,
-	meta, error_code, COALESCE(error_message, ''), COALESCE(error_fields, ''), inputs_deleted_at`
+	meta, error_code, COALESCE(error_message, ''), COALESCE(error_fields, ''), inputs_deleted_at,
+	COALESCE(export, '')`
 
 	Job           = `SELECT ` + JobColumns + ` FROM jobs WHERE id = $1`
 	JobExists     = `SELECT COUNT(*) FROM jobs WHERE id = $1`
@@ -67,8 +68,8 @@ const (
 	// MAX, not SUM: PostgreSQL sums BIGINT into NUMERIC. (account_id, period) is unique anyway.
 	UsedOperations = `SELECT COALESCE(MAX(operations), 0) FROM usage WHERE account_id = $1 AND period = $2`
 	InsertJob      = `INSERT INTO jobs (id, account_id, tool, status, params, inputs, priority, result_ttl_ms,
-	idempotency_key, request_hash, created_at, meta, period)
-VALUES ($1, $2, $3, 'queued', $4, $5, $6, $7, $8, $9, $10, $11, $12)`
+	idempotency_key, request_hash, created_at, meta, period, export)
+VALUES ($1, $2, $3, 'queued', $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`
 
 	StartJob = `UPDATE jobs SET status = 'processing', started_at = COALESCE(started_at, $2)
 WHERE id = $1 AND status IN ('queued', 'processing')`
@@ -82,6 +83,7 @@ WHERE id = $1 AND status = 'processing'`
 ON CONFLICT (account_id, period) DO UPDATE SET operations = usage.operations + 1`
 	CancelJob = `UPDATE jobs SET status = 'canceled', finished_at = $2
 WHERE id = $1 AND status IN ('queued', 'processing')`
+	SetExport         = `UPDATE jobs SET export = $2 WHERE id = $1`
 	MarkResultDeleted = `UPDATE jobs SET result_deleted_at = COALESCE(result_deleted_at, $2) WHERE id = $1`
 	MarkInputsDeleted = `UPDATE jobs SET inputs_deleted_at = COALESCE(inputs_deleted_at, $2) WHERE id = $1`
 
