@@ -19,6 +19,10 @@ type Tool struct {
 	MinFiles int
 	MaxFiles int
 	Params   []Param
+	// Meta declares the figures the tool's runs put in a job's meta
+	// (RunOutput.Meta), beyond those of every job (input_size,
+	// duration_ms, ...), for the OpenAPI document.
+	Meta []MetaField
 	// CheckParams, when set, validates rules that tie params together
 	// ("every" excludes "ranges"), on values that passed each Param's own
 	// checks, canonical and defaulted. Like Param.Check it returns a
@@ -38,6 +42,14 @@ type Tool struct {
 	Engines func() []EngineStatus
 	// Run does the work.
 	Run RunFunc
+}
+
+// MetaField declares one figure of a job's meta: its name, its type
+// (string, integer, number or boolean) and what it means.
+type MetaField struct {
+	Name        string
+	Type        ParamType
+	Description string
 }
 
 // RunFunc processes in and returns the output it wrote under in.WorkDir. An
