@@ -76,22 +76,16 @@ func jobErrorSchema() obj {
 	}}
 }
 
-// commonMeta are the meta figures of every job, whatever its tool: the
-// job runner's and the renderer's (renderJob).
-var commonMeta = []docmill.MetaField{
-	{Name: "input_size", Type: docmill.TypeInteger, Description: "Bytes of the inputs, all together."},
-	{Name: "duration_ms", Type: docmill.TypeInteger, Description: "Processing time; set once the job finished."},
-	{Name: "queued_ms", Type: docmill.TypeInteger, Description: "Time from creation to the start of processing."},
-	{Name: "repaired", Type: docmill.TypeBoolean, Description: "true when the input was damaged and was repaired before the tool ran again."},
-}
-
 // jobMetaSchema is the schema of a job's meta: the figures of every job
 // and those of fields (a tool's Meta). The generic one (fields nil)
 // admits any further figure, as a job of any tool may have them.
 func jobMetaSchema(fields []docmill.MetaField) obj {
 	props := obj{}
-	for _, f := range slices.Concat(commonMeta, fields) {
-		sc := obj{"type": metaType(f.Type)}
+	for _, f := range slices.Concat(docmill.CommonMeta, fields) {
+		sc := obj{"type": string(f.Type)}
+		if f.Type == docmill.MetaStrings {
+			sc = obj{"type": "array", "items": obj{"type": "string"}}
+		}
 		if f.Description != "" {
 			sc["description"] = f.Description
 		}
@@ -102,14 +96,6 @@ func jobMetaSchema(fields []docmill.MetaField) obj {
 		sc["description"] = "Figures about the job: these of every job, and each tool's own (see the tool's meta schema)."
 	}
 	return sc
-}
-
-func metaType(t docmill.ParamType) string {
-	switch t {
-	case docmill.TypeInteger, docmill.TypeNumber, docmill.TypeBoolean:
-		return string(t)
-	}
-	return "string"
 }
 
 func problemSchema() obj {
