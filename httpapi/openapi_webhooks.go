@@ -87,7 +87,10 @@ func webhooksOpenAPI(paths, schemas, doc obj) {
 		"duration_ms":   obj{"type": "integer"},
 		"next_retry_at": obj{"type": []string{"string", "null"}, "format": "date-time", "description": "null when no further attempt will be made"},
 	}}
-	schemas["WebhookEvent"] = obj{"type": "object", "required": []string{"type", "timestamp", "data"}, "properties": obj{
+	// The event's schema is inline in the request below, not a component:
+	// oapi-codegen (v2.8) keeps only the components that paths use, and
+	// would leave a client's alias of the request body undefined.
+	event := obj{"type": "object", "required": []string{"type", "timestamp", "data"}, "properties": obj{
 		"type":      obj{"type": "string", "enum": docmill.WebhookEvents},
 		"timestamp": obj{"type": "string", "format": "date-time", "description": "When the job reached its final status."},
 		"data":      ref("Job"),
@@ -112,7 +115,7 @@ func webhooksOpenAPI(paths, schemas, doc obj) {
 			header("webhook-signature", "v1,<base64 HMAC-SHA256 of \"{webhook-id}.{webhook-timestamp}.{body}\">, keyed with the base64-decoded "+
 				"part of the secret after whsec_; two of them, space-separated, while a rotated secret's previous one still signs."),
 		},
-		"requestBody": obj{"required": true, "content": obj{"application/json": obj{"schema": ref("WebhookEvent")}}},
+		"requestBody": obj{"required": true, "content": obj{"application/json": obj{"schema": event}}},
 		"responses":   obj{"2XX": obj{"description": "Delivered."}},
 	}}}
 }
