@@ -292,23 +292,38 @@ func checkMetaDeclared(t *testing.T, tool *docmill.Tool, meta map[string]any) {
 			t.Errorf("meta %s = %v is not declared in the tool's Meta", k, v)
 			continue
 		}
-		var fits bool
-		switch v.(type) {
-		case int, int32, int64:
-			fits = typ == docmill.MetaInteger || typ == docmill.MetaNumber
-		case float32, float64:
-			fits = typ == docmill.MetaNumber
-		case string:
-			fits = typ == docmill.MetaString
-		case bool:
-			fits = typ == docmill.MetaBoolean
-		case []string:
-			fits = typ == docmill.MetaStrings
-		}
-		if !fits {
+		if !metaFits(v, typ) {
 			t.Errorf("meta %s = %v (%T), declared %s", k, v, v, typ)
 		}
 	}
+}
+
+// metaFits reports whether v, a meta value as a tool run in process or
+// in the PDF helper (decoded from JSON) gives it, has type typ.
+func metaFits(v any, typ docmill.MetaType) bool {
+	switch v := v.(type) {
+	case int, int32, int64:
+		return typ == docmill.MetaInteger || typ == docmill.MetaNumber
+	case float32, float64:
+		return typ == docmill.MetaNumber
+	case json.Number:
+		_, err := v.Int64()
+		return typ == docmill.MetaNumber || (typ == docmill.MetaInteger && err == nil)
+	case string:
+		return typ == docmill.MetaString
+	case bool:
+		return typ == docmill.MetaBoolean
+	case []string:
+		return typ == docmill.MetaStrings
+	case []any:
+		for _, e := range v {
+			if _, ok := e.(string); !ok {
+				return false
+			}
+		}
+		return typ == docmill.MetaStrings
+	}
+	return false
 }
 
 func producesPDF(out *docmill.RunOutput) bool { return out.ContentType == "application/pdf" }
