@@ -4,6 +4,7 @@ import (
 	"maps"
 	"net/http"
 	"slices"
+	"strings"
 
 	"github.com/docmill/docmill"
 )
@@ -299,7 +300,7 @@ func errorResponses() obj {
 	}}
 	for _, st := range slices.Sorted(maps.Keys(errorResponseName)) {
 		h := obj{"X-Request-Id": headerRef("X-Request-Id")}
-		desc := "Codes: " + joinCodes(codesOf(st)) + "."
+		desc := "Codes: " + strings.Join(codesOf(st), ", ") + "."
 		switch st {
 		case http.StatusUnauthorized:
 			h["WWW-Authenticate"] = obj{"required": true, "schema": obj{"type": "string"}, "description": `Bearer realm="docmill"`}
@@ -322,17 +323,6 @@ func errorResponses() obj {
 		out[errorResponseName[st]] = obj{"description": desc, "headers": h, "content": problemContent(st)}
 	}
 	return out
-}
-
-func joinCodes(codes []string) string {
-	s := ""
-	for i, c := range codes {
-		if i > 0 {
-			s += ", "
-		}
-		s += c
-	}
-	return s
 }
 
 // problemContent is a problem+json body, with an example of status.
