@@ -28,6 +28,8 @@ deps:
 
 test-deps: deps
 	@./scripts/install-versitygw.sh
+	@# Redocly's linter checks the OpenAPI document (TestOpenAPILint).
+	@./scripts/install-redocly.sh
 	@# systemd-analyze checks deploy/docmill.service (TestSystemdUnit).
 	@command -v systemd-analyze >/dev/null || { s=""; [ "$$(id -u)" = 0 ] || s=sudo; $$s apt-get install -y -qq systemd >/dev/null; }
 

@@ -19,6 +19,10 @@ type Tool struct {
 	MinFiles int
 	MaxFiles int
 	Params   []Param
+	// Meta declares the figures the tool's runs put in a job's meta
+	// (RunOutput.Meta), beyond those of every job (input_size,
+	// duration_ms, ...), for the OpenAPI document.
+	Meta []MetaField
 	// CheckParams, when set, validates rules that tie params together
 	// ("every" excludes "ranges"), on values that passed each Param's own
 	// checks, canonical and defaulted. Like Param.Check it returns a
@@ -39,6 +43,37 @@ type Tool struct {
 	// Run does the work.
 	Run RunFunc
 }
+
+// MetaField declares one figure of a job's meta: its name, its type and
+// what it means.
+type MetaField struct {
+	Name        string
+	Type        MetaType
+	Description string
+}
+
+// CommonMeta are the meta figures of every job, whatever its tool: the
+// job runner's, the HTTP edge's and the repairing wrapper's. A tool may
+// set input_size itself; the job's own figure replaces it.
+var CommonMeta = []MetaField{
+	{Name: "input_size", Type: MetaInteger, Description: "Bytes of the inputs, all together."},
+	{Name: "duration_ms", Type: MetaInteger, Description: "Processing time; set once the job finished."},
+	{Name: "queued_ms", Type: MetaInteger, Description: "Time from creation to the start of processing."},
+	{Name: "repaired", Type: MetaBoolean, Description: "true when the input was damaged and was repaired before the tool ran again."},
+}
+
+// MetaType is the JSON type of a meta figure.
+type MetaType string
+
+// Meta figure types.
+const (
+	MetaInteger MetaType = "integer"
+	MetaNumber  MetaType = "number"
+	MetaString  MetaType = "string"
+	MetaBoolean MetaType = "boolean"
+	// MetaStrings is a list of strings.
+	MetaStrings MetaType = "strings"
+)
 
 // RunFunc processes in and returns the output it wrote under in.WorkDir. An
 // *Error with a client code (invalid_document, invalid_parameter) marks a

@@ -187,14 +187,14 @@ func fetchedName(resp *http.Response) string {
 
 // addURLFields adds the process form's URL fields to the OpenAPI
 // properties of t's request body.
-func addURLFields(props map[string]any, t *docmill.Tool) {
+func addURLFields(props map[string]any, minFiles, maxFiles int) {
 	if file, ok := props["file"].(map[string]any); ok {
 		// The tool's minimum counts file and file_url together.
 		delete(file, "minItems")
-		file["description"] = fmt.Sprint(file["description"], "; with file_url, ", t.MinFiles, " to ", t.MaxFiles, " inputs in all")
+		file["description"] = fmt.Sprint(file["description"], "; with file_url, ", minFiles, " to ", maxFiles, " inputs in all")
 	}
-	props["file_url"] = map[string]any{"type": "array", "items": map[string]any{"type": "string", "format": "uri", "maxLength": maxURLBytes}, "maxItems": t.MaxFiles,
-		"description": "An input fetched from a URL instead of uploaded (repeatable; with the file fields, at most " + strconv.Itoa(t.MaxFiles) + " inputs, in form order). " +
+	props["file_url"] = map[string]any{"type": "array", "items": map[string]any{"type": "string", "format": "uri", "maxLength": maxURLBytes}, "maxItems": maxFiles,
+		"description": "An input fetched from a URL instead of uploaded (repeatable; with the file fields, at most " + strconv.Itoa(maxFiles) + " inputs, in form order). " +
 			"Fetched before the job is created, within the plan's size limit, sniffed by content; named after Content-Disposition or the URL's path. " +
 			"Private, loopback and link-local addresses are refused, redirects included; a URL that fails is 400 fetch_failed (field file_url[i])."}
 	props["export_url"] = map[string]any{"type": "string", "format": "uri", "maxLength": maxURLBytes,

@@ -155,15 +155,12 @@ func pollWait(q url.Values) (time.Duration, error) {
 }
 
 // addJobListOpenAPI describes GET /v1/jobs and the ?wait of a poll in the
-// OpenAPI document's paths.
-func addJobListOpenAPI(paths obj) {
+// OpenAPI document's paths and schemas.
+func addJobListOpenAPI(paths, schemas obj) {
 	str := obj{"type": "string"}
-	list := op("The caller's jobs, newest first, a page at a time", "200",
+	list := op("listJobs", tagJobs, "The caller's jobs, newest first, a page at a time", "200",
 		"A page of job records, each as GET /v1/jobs/{job_id} renders it, and next_cursor unless it is the last page.",
-		obj{"type": "object", "required": []string{"jobs"}, "properties": obj{
-			"jobs":        obj{"type": "array", "items": ref("Job")},
-			"next_cursor": obj{"type": "string", "description": "the cursor of the next page; absent on the last page"},
-		}})
+		jsonResponse(ref("JobList"), obj{"jobs": []obj{exampleJob("rotate-pdf", "report-rotated.pdf")}, "next_cursor": "MTc5NTQzMjgwMDAwMC5qb2JfNGtx"}))
 	list["description"] = "Pages are cut by position, not offset: following next_cursor neither repeats nor skips a job, " +
 		"even while jobs are created. Unknown parameters, an unknown status or tool, a limit out of range and a cursor " +
 		"this server did not give are 400 invalid_parameter naming the field. Rate-limited as a poll."
@@ -173,7 +170,11 @@ func addJobListOpenAPI(paths obj) {
 		{"name": "limit", "in": "query", "schema": obj{"type": "integer", "minimum": 1, "maximum": maxListLimit, "default": defaultListLimit}},
 		{"name": "cursor", "in": "query", "schema": str, "description": "the next_cursor of the previous page (opaque)"},
 	}
-	paths["/v1/jobs"] = obj{"get": list}
+	paths["/v1/jobs"] = obj{"get": rateLimited(withErrors(list, 400))}
+	schemas["JobList"] = obj{"type": "object", "required": []string{"jobs"}, "properties": obj{
+		"jobs":        obj{"type": "array", "items": ref("Job")},
+		"next_cursor": obj{"type": "string", "description": "the cursor of the next page; absent on the last page"},
+	}}
 	if one, ok := paths["/v1/jobs/{job_id}"].(obj); ok {
 		if get, ok := one["get"].(obj); ok {
 			get["parameters"] = []obj{{"name": "wait", "in": "query",

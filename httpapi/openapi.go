@@ -2,15 +2,19 @@ package httpapi
 
 import (
 	"net/http"
-	"slices"
 	"strconv"
-	"strings"
-
-	"github.com/docmill/docmill"
 )
 
-// handleOpenAPI serves an OpenAPI 3.1 document built from the tool registry,
-// so it always lists exactly the tools and params this node serves.
+// The OpenAPI 3.1 document (GET /v1/openapi.json) is built here from the
+// tool registry, so it always lists exactly the tools, params and meta
+// figures this node serves. Its parts live by seam: the operations of
+// the tools (openapi_tools.go), the shared schemas, headers and error
+// answers (openapi_schemas.go), the job list (joblist.go) and the
+// webhooks (openapi_webhooks.go). Every operation has an operationId a
+// person would write, so that generated clients read well
+// (rotatePdf, getJob, listJobs, createWebhook, ...).
+
+// handleOpenAPI serves the document.
 func (s *Server) handleOpenAPI(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, s.openAPI())
 }
@@ -19,176 +23,232 @@ type obj = map[string]any
 
 func ref(name string) obj { return obj{"$ref": "#/components/schemas/" + name} }
 
+// Tags group the operations in generated documentation.
+const (
+	tagProcessing = "Processing"
+	tagJobs       = "Jobs"
+	tagWebhooks   = "Webhooks"
+	tagCatalogue  = "Catalogue"
+	tagAccount    = "Account"
+	tagFiles      = "Files"
+	tagOperations = "Operations"
+)
+
 func (s *Server) openAPI() obj {
+	str := obj{"type": "string"}
+	jobID := obj{"name": "job_id", "in": "path", "required": true, "schema": obj{"type": "string", "pattern": "^job_[a-z2-7]{26}$"}, "example": exampleJobID}
+
+	getJob := op("getJob", tagJobs, "Poll a job", "200", "The job record; Retry-After suggests when to poll again while it is unfinished.", jobResponse(ref("Job")))
+	getJob["responses"].(obj)["200"].(obj)["headers"] = obj{"Retry-After": headerRef("PollHint")}
+	deleteJob := op("deleteJob", tagJobs, "Cancel a job, or delete its result now", "200", "The job as it then stands.", jobResponse(ref("Job")))
+	deleteJob["description"] = "Cancels a queued or processing job (status canceled), or deletes a finished job's result at once (result.expired)."
+
 	paths := obj{
 		"/v1/jobs/{job_id}": obj{
-			"parameters": []obj{{"name": "job_id", "in": "path", "required": true, "schema": obj{"type": "string"}}},
-			"get":        op("Poll a job", "200", "The job record.", ref("Job")),
-			"delete":     op("Cancel a job, or delete its result now", "200", "The job as it then stands.", ref("Job")),
+			"parameters": []obj{jobID},
+			"get":        rateLimited(withErrors(getJob, 400, 401, 404)),
+			"delete":     rateLimited(withErrors(deleteJob, 401, 404)),
 		},
-		"/v1/tools":        obj{"get": public(op("The tool catalogue", "200", "Every tool.", obj{"type": "object"}))},
-		"/v1/tools/{tool}": obj{"get": public(op("One tool", "200", "The tool.", obj{"type": "object"}))},
-		"/v1/limits":       obj{"get": public(op("This server's processing limits", "200", "The limits.", ref("Limits")))},
-		"/v1/account":      obj{"get": op("The caller's plan, limits and usage", "200", "The account.", obj{"type": "object"})},
-		"/v1/signup": obj{"post": public(obj{
+		"/v1/tools": obj{"get": public(op("listTools", tagCatalogue, "The tool catalogue", "200",
+			"Every tool this node serves, sorted by slug.", jsonResponse(ref("ToolList"), exampleToolList())))},
+		"/v1/tools/{tool}": obj{
+			"parameters": []obj{{"name": "tool", "in": "path", "required": true, "schema": str, "example": "rotate-pdf",
+				"description": "A tool's slug (GET /v1/tools lists them); another is 404 unknown_tool."}},
+			"get": public(withErrors(op("getTool", tagCatalogue, "One tool", "200", "The tool.", jsonResponse(ref("Tool"), exampleTool())), 404)),
+		},
+		"/v1/limits": obj{"get": public(op("getLimits", tagCatalogue, "This server's processing limits", "200", "The limits.",
+			jsonResponse(ref("Limits"))))},
+		"/v1/account": obj{"get": rateLimited(withErrors(op("getAccount", tagAccount, "The caller's plan, limits and usage", "200",
+			"The account.", jsonResponse(ref("Account"), exampleAccount())), 401))},
+		"/v1/signup": obj{"post": public(withErrors(obj{
+			"operationId": "signup",
+			"tags":        []string{tagAccount},
 			"summary":     "Create a Free account and its API key (when sign-up is open)",
-			"requestBody": obj{"content": obj{"application/json": obj{"schema": obj{"type": "object", "required": []string{"email"}, "properties": obj{"email": obj{"type": "string", "format": "email"}}}}}},
-			"responses":   withErrors(obj{"201": obj{"description": "The account and its key, shown once."}}),
+			"description": "404 not_found when sign-up is closed on this server; 409 conflict when the email has an account; " +
+				"429 rate_limited past 10 sign-ups an hour from one address.",
+			"requestBody": obj{"required": true, "content": obj{"application/json": obj{
+				"schema":  ref("SignupRequest"),
+				"example": obj{"email": "you@example.com", "name": "Acme"},
+			}}},
+			"responses": obj{"201": obj{"description": "The account and its key, shown once.",
+				"content": jsonResponse(ref("Signup"), exampleSignup())}},
+		}, 400, 404, 409, 429))},
+		"/files/{job_id}/{filename}": obj{
+			"parameters": []obj{jobID, {"name": "filename", "in": "path", "required": true, "schema": str, "example": "report-rotated.pdf"}},
+			"get":        public(fileOperation()),
+		},
+		"/v1/openapi.json": obj{"get": public(op("getOpenAPI", tagOperations, "This document", "200",
+			"The OpenAPI 3.1 document of this node's API.", jsonResponse(obj{"type": "object"})))},
+		"/healthz": obj{"get": public(op("getHealth", tagOperations, "Liveness", "200", "The process serves.",
+			jsonResponse(ref("Health"), obj{"status": "ok"})))},
+		"/readyz": obj{"get": public(readinessOperation())},
+		"/metrics": obj{"get": public(obj{
+			"operationId": "getMetrics", "tags": []string{tagOperations}, "summary": "Prometheus metrics",
+			"responses": obj{"200": obj{"description": "Metrics in Prometheus' text exposition format.",
+				"content": obj{"text/plain": obj{"schema": str}}}},
 		})},
-		"/files/{job_id}/{filename}": obj{"get": public(obj{
-			"summary": "Download a result by its signed, expiring URL (HEAD and Range supported)",
-			"parameters": []obj{
-				{"name": "job_id", "in": "path", "required": true, "schema": obj{"type": "string"}},
-				{"name": "filename", "in": "path", "required": true, "schema": obj{"type": "string"}},
-				{"name": "expires", "in": "query", "required": true, "schema": obj{"type": "integer"}},
-				{"name": "signature", "in": "query", "required": true, "schema": obj{"type": "string"}},
-			},
-			"responses": withErrors(obj{"200": obj{"description": "The file."}, "206": obj{"description": "Part of the file."}}),
-		})},
+	}
+	if s.cfg.Web != nil {
+		paths["/"] = obj{"get": public(obj{
+			"operationId": "getWebInterface", "tags": []string{tagOperations},
+			"summary":   "The web interface (its assets are under /static/)",
+			"responses": obj{"200": obj{"description": "The page.", "content": obj{"text/html": obj{"schema": str}}}},
+		})}
 	}
 	for _, t := range s.cfg.Registry.All() {
 		paths["/v1/"+t.Slug+"/process"] = obj{"post": toolOperation(t)}
 	}
-	addJobListOpenAPI(paths)
-	schemas := obj{"Job": jobSchema(), "Problem": problemSchema(), "Limits": limitsSchema()}
+	schemas := sharedSchemas()
+	addJobListOpenAPI(paths, schemas)
+	for _, t := range s.cfg.Registry.All() {
+		toolSchemas(schemas, t)
+	}
 	doc := obj{
 		"openapi": "3.1.0",
-		"info":    obj{"title": "docmill API", "version": "1.0.0", "description": "Document processing: upload a file to a tool, get a job record with a link to the result."},
+		"info": obj{"title": "docmill API", "version": "1.0.0",
+			"description": "Document processing: upload a file to a tool, get a job record with a link to the result. " +
+				"Every answer carries X-Request-Id; every error is RFC 9457 application/problem+json."},
 		"servers": []obj{{"url": s.cfg.BaseURL}},
-		"paths":   paths,
+		"tags": []obj{
+			{"name": tagProcessing, "description": "Run a tool on uploaded files; every request becomes a job."},
+			{"name": tagJobs, "description": "The caller's jobs: poll, list, cancel."},
+			{"name": tagWebhooks, "description": "Endpoints told when a job ends (Standard Webhooks)."},
+			{"name": tagCatalogue, "description": "The tools, their params, and this node's limits."},
+			{"name": tagAccount, "description": "The caller's plan and usage, and sign-up."},
+			{"name": tagFiles, "description": "Results, by signed, expiring links."},
+			{"name": tagOperations, "description": "Health, metrics and this document."},
+		},
+		"paths": paths,
 		"components": obj{
 			"securitySchemes": obj{"bearer": obj{"type": "http", "scheme": "bearer", "description": "dm_live_... API key"}},
 			"schemas":         schemas,
+			"headers":         sharedHeaders(),
+			"responses":       errorResponses(),
 		},
 		"security": []obj{{"bearer": []string{}}},
 	}
 	webhooksOpenAPI(paths, schemas, doc)
+	for _, item := range paths {
+		for _, o := range item.(obj) {
+			if o, ok := o.(obj); ok {
+				requestIDEverywhere(o)
+			}
+		}
+	}
 	return doc
 }
 
-func op(summary, status, desc string, schema obj) obj {
-	return obj{"summary": summary, "responses": withErrors(obj{status: obj{"description": desc, "content": obj{"application/json": obj{"schema": schema}}}})}
+// op is an operation whose success is status with a body of content
+// (jsonResponse), answering every other case with default (a Problem).
+func op(id, tag, summary, status, desc string, content obj) obj {
+	return withErrors(obj{
+		"operationId": id,
+		"tags":        []string{tag},
+		"summary":     summary,
+		"responses":   obj{status: obj{"description": desc, "content": content}},
+	})
 }
 
+// jsonResponse is the content of a JSON answer of schema, with an example
+// when one is given.
+func jsonResponse(schema obj, example ...any) obj {
+	mt := obj{"schema": schema}
+	if len(example) > 0 {
+		mt["example"] = example[0]
+	}
+	return obj{"application/json": mt}
+}
+
+// public marks an operation as needing no API key.
 func public(o obj) obj {
 	o["security"] = []obj{}
 	return o
 }
 
-func withErrors(r obj) obj {
-	r["default"] = obj{"description": "An error (RFC 9457).", "content": obj{"application/problem+json": obj{"schema": ref("Problem")}}}
-	return r
+// withErrors declares the error answers an operation may give, each a
+// Problem under components/responses (errorResponses), and default for
+// any other (500 internal, 503 service_unavailable during an outage,
+// 405 ...).
+func withErrors(o obj, statuses ...int) obj {
+	r := o["responses"].(obj)
+	for _, st := range statuses {
+		r[strconv.Itoa(st)] = obj{"$ref": "#/components/responses/" + errorResponseName[st]}
+	}
+	if _, ok := r["default"]; !ok {
+		r["default"] = obj{"$ref": "#/components/responses/Error"}
+	}
+	return o
 }
 
-func toolOperation(t *docmill.Tool) obj {
-	props := obj{"file": obj{"type": "array", "items": obj{"type": "string", "format": "binary"}, "minItems": t.MinFiles, "maxItems": t.MaxFiles,
-		"description": "Repeat the field for several files; accepted types: " + strings.Join(t.Accepts, ", ")}}
-	required := []string{} // file or file_url
-	addURLFields(props, t) // file_url, export_url, keep_result (fetch.go)
-	for _, p := range t.Params {
-		props[p.Name] = paramSchema(p)
-		if p.Required {
-			required = append(required, p.Name)
+// rateLimited marks an authenticated operation under the per-key rate
+// limit: its answers carry X-RateLimit-*, and it may be 401 and 429.
+func rateLimited(o obj) obj {
+	withErrors(o, 401, 429)
+	for status, resp := range o["responses"].(obj) {
+		resp := resp.(obj)
+		if _, isRef := resp["$ref"]; isRef || status == "default" {
+			continue
+		}
+		h, _ := resp["headers"].(obj)
+		if h == nil {
+			h = obj{}
+			resp["headers"] = h
+		}
+		for _, name := range rateLimitHeaders {
+			h[name] = headerRef(name)
 		}
 	}
-	return obj{
-		"summary":     t.Title,
-		"description": t.Description,
+	return o
+}
+
+// requestIDEverywhere declares X-Request-Id on each of o's answers that
+// is not a shared one (those declare it themselves).
+func requestIDEverywhere(o obj) {
+	rs, _ := o["responses"].(obj)
+	for _, resp := range rs {
+		resp := resp.(obj)
+		if _, isRef := resp["$ref"]; isRef {
+			continue
+		}
+		h, _ := resp["headers"].(obj)
+		if h == nil {
+			h = obj{}
+			resp["headers"] = h
+		}
+		h["X-Request-Id"] = headerRef("X-Request-Id")
+	}
+}
+
+func headerRef(name string) obj { return obj{"$ref": "#/components/headers/" + name} }
+
+// readinessOperation is GET /readyz: 200 or 503, with the same body.
+func readinessOperation() obj {
+	o := op("getReadiness", tagOperations, "Readiness: database, blob store, further checks, disk space, engines", "200",
+		"Ready.", jsonResponse(ref("Readiness"), exampleReadiness()))
+	o["responses"].(obj)["503"] = obj{"description": "Not ready; the body says which check failed.",
+		"content": jsonResponse(ref("Readiness"))}
+	return o
+}
+
+// fileOperation is GET /files/{job_id}/{filename}, a result's download.
+func fileOperation() obj {
+	binary := obj{"*/*": obj{"schema": obj{"type": "string", "contentMediaType": "application/octet-stream"}}}
+	o := withErrors(obj{
+		"operationId": "downloadFile",
+		"tags":        []string{tagFiles},
+		"summary":     "Download a result by its signed, expiring URL (HEAD and Range supported)",
+		"description": "The URL is a job's result.url, as given. 403 forbidden when the signature does not match, " +
+			"410 gone when the link or the file expired, 412 and 416 for If-* and Range requests that cannot be met.",
 		"parameters": []obj{
-			{"name": "Idempotency-Key", "in": "header", "schema": obj{"type": "string", "maxLength": maxIdempotencyKey}},
-			{"name": "Prefer", "in": "header", "schema": obj{"type": "string"}, "description": "respond-async, or wait=N (seconds)"},
+			{"name": "expires", "in": "query", "required": true, "schema": obj{"type": "integer"}, "description": "Unix seconds"},
+			{"name": "signature", "in": "query", "required": true, "schema": obj{"type": "string"}},
+			{"name": "Range", "in": "header", "schema": obj{"type": "string"}, "description": "bytes=first-last, as RFC 9110"},
 		},
-		"requestBody": obj{"required": true, "content": obj{"multipart/form-data": obj{"schema": obj{"type": "object", "properties": props, "required": required}}}},
-		"responses": withErrors(obj{
-			"200": obj{"description": "Done within the sync budget.", "content": obj{"application/json": obj{"schema": ref("Job")}}},
-			"202": obj{"description": "Accepted; poll Location.", "content": obj{"application/json": obj{"schema": ref("Job")}}},
-			"507": obj{
-				"description": "insufficient_storage: the server is short of disk space for the upload or the job (refused before the body is read when Content-Length does not fit); not charged; retry after Retry-After seconds.",
-				"headers":     obj{"Retry-After": obj{"schema": obj{"type": "integer"}, "description": "seconds"}},
-				"content":     obj{"application/problem+json": obj{"schema": ref("Problem")}},
-			},
-		}),
-	}
-}
-
-func paramSchema(p docmill.Param) obj {
-	sc := obj{"description": p.Description}
-	switch p.Type {
-	case docmill.TypeInteger, docmill.TypeNumber, docmill.TypeBoolean:
-		sc["type"] = string(p.Type)
-	case docmill.TypeColor:
-		sc["type"], sc["pattern"] = "string", "^#?[0-9a-fA-F]{6}$"
-	default:
-		sc["type"] = "string"
-	}
-	if len(p.Enum) > 0 {
-		sc["enum"] = enumValues(p)
-	}
-	if p.Min != nil {
-		sc["minimum"] = *p.Min
-	}
-	if p.Max != nil {
-		sc["maximum"] = *p.Max
-	}
-	if p.Default != "" {
-		sc["default"] = p.Default
-		if n, err := strconv.ParseFloat(p.Default, 64); err == nil && (p.Type == docmill.TypeInteger || p.Type == docmill.TypeNumber) {
-			sc["default"] = n
-		}
-	}
-	return sc
-}
-
-// enumValues lists an enum's values typed as the param is: numbers for an
-// integer or number param, strings otherwise.
-func enumValues(p docmill.Param) []any {
-	out := make([]any, len(p.Enum))
-	for i, v := range p.Enum {
-		out[i] = v
-		if n, err := strconv.ParseFloat(v, 64); err == nil && (p.Type == docmill.TypeInteger || p.Type == docmill.TypeNumber) {
-			out[i] = n
-		}
-	}
-	return out
-}
-
-func jobSchema() obj {
-	return obj{"type": "object", "required": []string{"job_id", "status", "tool", "created_at", "meta", "error"}, "properties": obj{
-		"job_id":      obj{"type": "string", "pattern": "^job_[a-z2-7]{26}$"},
-		"status":      obj{"type": "string", "enum": []string{"queued", "processing", "done", "failed", "canceled"}},
-		"tool":        obj{"type": "string"},
-		"created_at":  obj{"type": "string", "format": "date-time"},
-		"finished_at": obj{"type": "string", "format": "date-time"},
-		"result": obj{"type": "object", "properties": obj{
-			"url": obj{"type": "string", "format": "uri"}, "size": obj{"type": "integer", "description": "bytes"},
-			"filename": obj{"type": "string"}, "content_type": obj{"type": "string"},
-			"expires_at": obj{"type": "string", "format": "date-time"}, "expired": obj{"type": "boolean"},
-			// export_url (export.go)
-			"exported_to":   obj{"type": "string", "format": "uri", "description": "the export_url without its query"},
-			"export_status": obj{"type": "string", "enum": []string{"pending", "done", "failed"}},
-			"export_error":  obj{"type": "string", "description": "why the export failed"},
-		}},
-		"meta":  obj{"type": "object", "properties": obj{"duration_ms": obj{"type": "integer"}, "input_size": obj{"type": "integer"}}},
-		"error": obj{"type": []string{"object", "null"}, "properties": obj{"code": obj{"type": "string"}, "message": obj{"type": "string"}}},
-	}}
-}
-
-func problemSchema() obj {
-	return obj{"type": "object", "required": []string{"type", "title", "status", "code", "request_id"}, "properties": obj{
-		"type": obj{"type": "string"}, "title": obj{"type": "string"}, "status": obj{"type": "integer"},
-		"detail": obj{"type": "string"}, "code": obj{"type": "string", "enum": errorCodes()}, "request_id": obj{"type": "string"},
-		"job_id": obj{"type": "string"},
-		"errors": obj{"type": "array", "items": obj{"type": "object", "properties": obj{"field": obj{"type": "string"}, "message": obj{"type": "string"}}}},
-	}}
-}
-
-// errorCodes lists every error code, from the one table of statuses, so
-// that the document names each code a client may meet.
-func errorCodes() []string {
-	codes := make([]string, 0, len(statusOf))
-	for c := range statusOf {
-		codes = append(codes, string(c))
-	}
-	slices.Sort(codes)
-	return codes
+		"responses": obj{
+			"200": obj{"description": "The file, with the content type of the result.", "content": binary,
+				"headers": obj{"Content-Disposition": obj{"schema": obj{"type": "string"}, "description": "attachment; filename=..."}}},
+			"206": obj{"description": "Part of the file (Range).", "content": binary},
+		},
+	}, 403, 404, 410, 412, 416)
+	return o
 }

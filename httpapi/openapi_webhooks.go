@@ -12,8 +12,10 @@ import (
 func webhooksOpenAPI(paths, schemas, doc obj) {
 	idParam := []obj{{"name": "webhook_id", "in": "path", "required": true, "schema": obj{"type": "string", "pattern": "^wh_[a-z2-7]{26}$"}}}
 	paths["/v1/webhooks"] = obj{
-		"post": obj{
-			"summary": "Add a webhook endpoint",
+		"post": rateLimited(withErrors(obj{
+			"operationId": "createWebhook",
+			"tags":        []string{tagWebhooks},
+			"summary":     "Add a webhook endpoint",
 			"description": "The URL must be https:// and must not be or resolve to a loopback, private, link-local, multicast or " +
 				"metadata address (invalid_parameter on url), unless the server runs with --allow-private-urls. Plans bound the " +
 				"number of endpoints (Free 1, Pro 5, Team 20): past it, 409 conflict. The answer is the only one that shows the secret.",
@@ -24,35 +26,38 @@ func webhooksOpenAPI(paths, schemas, doc obj) {
 					"events": obj{"type": "array", "minItems": 1, "items": obj{"type": "string", "enum": docmill.WebhookEvents}, "description": "Default: every event."},
 				},
 			}}}},
-			"responses": withErrors(obj{"201": obj{
+			"responses": obj{"201": obj{
 				"description": "The endpoint, with its secret (shown once).",
-				"headers":     obj{"Location": obj{"schema": obj{"type": "string"}}},
-				"content":     obj{"application/json": obj{"schema": ref("Webhook")}},
-			}}),
-		},
-		"get": op("The caller's webhook endpoints, oldest first", "200", "The endpoints.",
-			obj{"type": "object", "properties": obj{"webhooks": obj{"type": "array", "items": ref("Webhook")}}}),
+				"headers": obj{"Location": obj{"required": true, "schema": obj{"type": "string"},
+					"description": "The endpoint's URL: /v1/webhooks/{webhook_id}."}},
+				"content": jsonResponse(ref("Webhook"), exampleWebhook(true)),
+			}},
+		}, 400, 409)),
+		"get": rateLimited(op("listWebhooks", tagWebhooks, "The caller's webhook endpoints, oldest first", "200", "The endpoints.",
+			jsonResponse(ref("WebhookList"), obj{"webhooks": []obj{exampleWebhook(false)}}))),
 	}
 	paths["/v1/webhooks/{webhook_id}"] = obj{
 		"parameters": idParam,
-		"get":        op("One webhook endpoint", "200", "The endpoint.", ref("Webhook")),
-		"delete": obj{"summary": "Delete a webhook endpoint (deliveries still due are dropped)",
-			"responses": withErrors(obj{"204": obj{"description": "Deleted."}})},
+		"get": rateLimited(withErrors(op("getWebhook", tagWebhooks, "One webhook endpoint", "200", "The endpoint.",
+			jsonResponse(ref("Webhook"), exampleWebhook(false))), 404)),
+		"delete": rateLimited(withErrors(obj{"operationId": "deleteWebhook", "tags": []string{tagWebhooks},
+			"summary":   "Delete a webhook endpoint (deliveries still due are dropped)",
+			"responses": obj{"204": obj{"description": "Deleted."}}}, 404)),
 	}
 	paths["/v1/webhooks/{webhook_id}/rotate-secret"] = obj{
 		"parameters": idParam,
-		"post": op("Give the endpoint a new secret; the old one keeps signing beside it for 24 h", "200",
-			"The endpoint, with its new secret (shown once).", ref("Webhook")),
+		"post": rateLimited(withErrors(op("rotateWebhookSecret", tagWebhooks, "Give the endpoint a new secret; the old one keeps signing beside it for 24 h", "200",
+			"The endpoint, with its new secret (shown once).", jsonResponse(ref("Webhook"), exampleWebhook(true))), 404)),
 	}
 	paths["/v1/webhooks/{webhook_id}/enable"] = obj{
 		"parameters": idParam,
-		"post": op("Enable a disabled endpoint again (events of jobs that ended meanwhile are not sent)", "200",
-			"The endpoint.", ref("Webhook")),
+		"post": rateLimited(withErrors(op("enableWebhook", tagWebhooks, "Enable a disabled endpoint again (events of jobs that ended meanwhile are not sent)", "200",
+			"The endpoint.", jsonResponse(ref("Webhook"), exampleWebhook(false))), 404)),
 	}
 	paths["/v1/webhooks/{webhook_id}/deliveries"] = obj{
 		"parameters": append(idParam, obj{"name": "limit", "in": "query", "schema": obj{"type": "integer", "minimum": 1, "maximum": maxAttemptsShown, "default": maxAttemptsShown}}),
-		"get": op("The endpoint's recent delivery attempts, newest first", "200", "The attempts.",
-			obj{"type": "object", "properties": obj{"deliveries": obj{"type": "array", "items": ref("WebhookAttempt")}}}),
+		"get": rateLimited(withErrors(op("listWebhookDeliveries", tagWebhooks, "The endpoint's recent delivery attempts, newest first", "200", "The attempts.",
+			jsonResponse(ref("WebhookDeliveries"))), 400, 404)),
 	}
 
 	schemas["Webhook"] = obj{"type": "object", "required": []string{"id", "url", "events", "created_at", "enabled"}, "properties": obj{
@@ -68,7 +73,9 @@ func webhooksOpenAPI(paths, schemas, doc obj) {
 			"description": "After a rotation: until then the previous secret signs too."},
 		"secret": obj{"type": "string", "pattern": "^whsec_", "description": "Only in the answers of creation and rotation."},
 	}}
-	schemas["WebhookAttempt"] = obj{"type": "object", "properties": obj{
+	schemas["WebhookList"] = obj{"type": "object", "required": []string{"webhooks"}, "properties": obj{"webhooks": obj{"type": "array", "items": ref("Webhook")}}}
+	schemas["WebhookDeliveries"] = obj{"type": "object", "required": []string{"deliveries"}, "properties": obj{"deliveries": obj{"type": "array", "items": ref("WebhookAttempt")}}}
+	schemas["WebhookAttempt"] = obj{"type": "object", "required": []string{"message_id", "event", "job_id", "attempt", "attempted_at", "succeeded", "status_code", "error", "duration_ms", "next_retry_at"}, "properties": obj{
 		"message_id":    obj{"type": "string", "description": "The webhook-id header: the same on every attempt of one event."},
 		"event":         obj{"type": "string", "enum": docmill.WebhookEvents},
 		"job_id":        obj{"type": "string"},
@@ -80,7 +87,10 @@ func webhooksOpenAPI(paths, schemas, doc obj) {
 		"duration_ms":   obj{"type": "integer"},
 		"next_retry_at": obj{"type": []string{"string", "null"}, "format": "date-time", "description": "null when no further attempt will be made"},
 	}}
-	schemas["WebhookEvent"] = obj{"type": "object", "required": []string{"type", "timestamp", "data"}, "properties": obj{
+	// The event's schema is inline in the request below, not a component:
+	// oapi-codegen (v2.8) keeps only the components that paths use, and
+	// would leave a client's alias of the request body undefined.
+	event := obj{"type": "object", "required": []string{"type", "timestamp", "data"}, "properties": obj{
 		"type":      obj{"type": "string", "enum": docmill.WebhookEvents},
 		"timestamp": obj{"type": "string", "format": "date-time", "description": "When the job reached its final status."},
 		"data":      ref("Job"),
@@ -90,7 +100,9 @@ func webhooksOpenAPI(paths, schemas, doc obj) {
 		return obj{"name": name, "in": "header", "required": true, "schema": obj{"type": "string"}, "description": desc}
 	}
 	doc["webhooks"] = obj{"jobEvent": obj{"post": obj{
-		"summary": "A job reached a final status (job.done, job.failed, job.canceled)",
+		"operationId": "jobEvent",
+		"tags":        []string{tagWebhooks},
+		"summary":     "A job reached a final status (job.done, job.failed, job.canceled)",
 		"description": "Sent per the Standard Webhooks specification (https://www.standardwebhooks.com/) to each enabled " +
 			"endpoint of the job's account subscribed to the event, with User-Agent docmill-webhooks/VERSION, a 10 s timeout " +
 			"and no redirects followed. A 2xx answer is a delivery. Network errors, 5xx, 429 and 3xx are retried after " +
@@ -103,7 +115,16 @@ func webhooksOpenAPI(paths, schemas, doc obj) {
 			header("webhook-signature", "v1,<base64 HMAC-SHA256 of \"{webhook-id}.{webhook-timestamp}.{body}\">, keyed with the base64-decoded "+
 				"part of the secret after whsec_; two of them, space-separated, while a rotated secret's previous one still signs."),
 		},
-		"requestBody": obj{"required": true, "content": obj{"application/json": obj{"schema": ref("WebhookEvent")}}},
+		"requestBody": obj{"required": true, "content": obj{"application/json": obj{"schema": event}}},
 		"responses":   obj{"2XX": obj{"description": "Delivered."}},
 	}}}
+}
+
+func exampleWebhook(secret bool) obj {
+	wh := obj{"id": "wh_4kqzv2mac5x7tjr5y3w6zeaqb4", "url": "https://hooks.example.com/docmill",
+		"events": docmill.WebhookEvents, "created_at": "2026-11-22T10:00:00Z", "enabled": true}
+	if secret {
+		wh["secret"] = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
+	}
+	return wh
 }

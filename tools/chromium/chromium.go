@@ -188,6 +188,7 @@ func (b *Browser) Tools() []*docmill.Tool {
 	return []*docmill.Tool{
 		{
 			Slug:  "html-to-pdf",
+			Meta:  []docmill.MetaField{{Name: "blocked_requests", Type: docmill.MetaInteger, Description: "Requests the page made outside the upload, blocked."}},
 			Title: "HTML to PDF",
 			Description: "Print a web page to PDF with Chromium: one HTML file, or a zip with index.html " +
 				"(at its root or in one top folder) and the CSS, images and fonts it uses. " +
@@ -204,6 +205,7 @@ func (b *Browser) Tools() []*docmill.Tool {
 		},
 		{
 			Slug:  "markdown-to-pdf",
+			Meta:  []docmill.MetaField{{Name: "blocked_requests", Type: docmill.MetaInteger, Description: "Requests the page made outside the upload, blocked."}},
 			Title: "Markdown to PDF",
 			Description: "Render a Markdown file (GitHub-flavoured: tables, task lists, strikethrough, autolinks) " +
 				"with a clean stylesheet and print it to PDF. Raw HTML in the Markdown is left out.",

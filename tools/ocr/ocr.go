@@ -106,6 +106,7 @@ const PrepareImageSlug = "ocr-prepare-image"
 func PrepareImageTool() *docmill.Tool {
 	return &docmill.Tool{
 		Slug:     PrepareImageSlug,
+		Meta:     []docmill.MetaField{{Name: "dpi", Type: docmill.MetaInteger, Description: "The resolution the image is read at."}},
 		Title:    "Prepare an image for OCR",
 		MinFiles: 1, MaxFiles: 1,
 		Engine:  "docmill",
@@ -125,6 +126,7 @@ func PrepareImageTool() *docmill.Tool {
 func (r *runner) tool() *docmill.Tool {
 	return &docmill.Tool{
 		Slug:  "ocr-pdf",
+		Meta:  []docmill.MetaField{{Name: "lang", Type: docmill.MetaString, Description: "The languages recognised (Tesseract's codes, joined by +)."}, {Name: "pages", Type: docmill.MetaInteger, Description: "Pages of the result."}},
 		Title: "OCR PDF",
 		Description: "Recognize the text of a scanned PDF or an image (JPEG, PNG, TIFF) and return a " +
 			"searchable PDF: the pages look the same, with an invisible text layer that can be " +

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -265,6 +266,7 @@ func (s *Suite) checkOutput(t *testing.T, tool *docmill.Tool, smp sample) {
 	if _, ok := s.NoPages[tool.Slug]; producesPDF(out) && !ok && !positive(out.Meta["pages"]) {
 		t.Errorf("%s: meta %v has no pages > 0, though the tool makes a PDF", smp.contentType, out.Meta)
 	}
+	checkMetaDeclared(t, tool, out.Meta)
 	for _, k := range []string{"pages", "input_pages", "input_size", "output_size"} {
 		if v, ok := out.Meta[k]; ok && !positive(v) {
 			t.Errorf("%s: meta %s = %v (%T), want a number > 0", smp.contentType, k, v, v)
@@ -273,6 +275,55 @@ func (s *Suite) checkOutput(t *testing.T, tool *docmill.Tool, smp sample) {
 	if producesPDF(out) && !bytes.HasPrefix(r.data, []byte("%PDF-")) {
 		t.Errorf("%s: a %s result that does not start with %%PDF-: %.20q", smp.contentType, out.ContentType, r.data)
 	}
+}
+
+// checkMetaDeclared holds a run's meta to the tool's declaration (Meta,
+// and the figures of every job, CommonMeta), which the OpenAPI document
+// publishes: each figure must be declared, with a value of its type.
+func checkMetaDeclared(t *testing.T, tool *docmill.Tool, meta map[string]any) {
+	t.Helper()
+	declared := map[string]docmill.MetaType{}
+	for _, f := range append(slices.Clone(docmill.CommonMeta), tool.Meta...) {
+		declared[f.Name] = f.Type
+	}
+	for k, v := range meta {
+		typ, ok := declared[k]
+		if !ok {
+			t.Errorf("meta %s = %v is not declared in the tool's Meta", k, v)
+			continue
+		}
+		if !metaFits(v, typ) {
+			t.Errorf("meta %s = %v (%T), declared %s", k, v, v, typ)
+		}
+	}
+}
+
+// metaFits reports whether v, a meta value as a tool run in process or
+// in the PDF helper (decoded from JSON) gives it, has type typ.
+func metaFits(v any, typ docmill.MetaType) bool {
+	switch v := v.(type) {
+	case int, int32, int64:
+		return typ == docmill.MetaInteger || typ == docmill.MetaNumber
+	case float32, float64:
+		return typ == docmill.MetaNumber
+	case json.Number:
+		_, err := v.Int64()
+		return typ == docmill.MetaNumber || (typ == docmill.MetaInteger && err == nil)
+	case string:
+		return typ == docmill.MetaString
+	case bool:
+		return typ == docmill.MetaBoolean
+	case []string:
+		return typ == docmill.MetaStrings
+	case []any:
+		for _, e := range v {
+			if _, ok := e.(string); !ok {
+				return false
+			}
+		}
+		return typ == docmill.MetaStrings
+	}
+	return false
 }
 
 func producesPDF(out *docmill.RunOutput) bool { return out.ContentType == "application/pdf" }
