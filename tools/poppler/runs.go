@@ -14,22 +14,12 @@ import (
 	"github.com/docmill/docmill/sandbox"
 )
 
-// pageRun is the pages from first to last inclusive, step apart, that
-// one pdftoppm process renders: step 1 is every page of the range, step 2
-// every other page (pdftoppm -o or -e, by first's parity).
-type pageRun struct{ first, last, step int }
+// pageRun is a contiguous range of pages, first to last inclusive, that
+// one pdftoppm process renders.
+type pageRun struct{ first, last int }
 
-// pages returns the run's page numbers.
-func (r pageRun) pages() []int {
-	var ps []int
-	for p := r.first; p <= r.last; p += r.step {
-		ps = append(ps, p)
-	}
-	return ps
-}
-
-// minRunPages is the smallest run splitRuns makes, but for a selection
-// that is shorter. Every run is a jailed pdftoppm process that starts and
+// minRunPages is the smallest run splitRuns makes, but for a range that
+// is shorter. Every run is a jailed pdftoppm process that starts and
 // parses the document again; on GeoTopo-komprimiert.pdf (117 pages, 150
 // dpi, 2 slots) runs of at least 4 pages taking a 2*slots-th of the rest
 // (11 runs) made the tool 1.20-1.24x one pdftoppm, and runs of at least 8
@@ -38,26 +28,21 @@ const minRunPages = 8
 
 // splitRuns cuts pages (sorted, without repeats) into runs for slots
 // processes at once, in the order to hand them out. pdftoppm renders only
-// ranges (-f/-l), whole or their odd or even pages (-o, -e), so a gap in
-// the selection starts a new range.
-//
-// With more than one slot, a range is cut in blocks, and each block in two
-// interleaved runs, its odd and its even pages: pages that are costly to
-// draw come in clusters (a chapter of figures in a book of text), and
-// every other page of a cluster goes to each run of the pair, so the two
-// end at about the same time without more processes than slots. With two
-// slots a contiguous selection is one block: two processes that parse the
-// document once each (on GeoTopo-komprimiert.pdf, measured against the
-// five contiguous runs it replaced, see BenchmarkPDFToJPG). With more
-// slots the blocks shrink as the work left does (guided scheduling): each
-// takes a (slots/2)-th of the pages left, its runs at least minRunPages
-// long, fewer when the selection is too short to fill every slot.
+// ranges (-f/-l), so a gap in the selection starts a new run. With more
+// than one slot the runs shrink as the work left does (guided
+// scheduling): each takes a slots-th of the pages left, at least
+// minRunPages (fewer when the selection is too short to fill every slot
+// with runs that long). Handed out in order to whichever process is free,
+// the large first runs keep the number of processes small, and the small
+// last ones let every slot finish at about the same time, whatever the
+// pages cost to draw: in a book, a few pages of figures cost ten times a
+// page of text, and equal fixed ranges leave a core idle while another
+// draws them.
 func splitRuns(pages []int, slots int) []pageRun {
 	if len(pages) == 0 {
 		return nil
 	}
 	slots = max(1, slots)
-	pairs := (slots + 1) / 2
 	// A short selection is still spread over every slot.
 	least := min(minRunPages, (len(pages)+slots-1)/slots)
 	var runs []pageRun
@@ -65,32 +50,15 @@ func splitRuns(pages []int, slots int) []pageRun {
 		size := len(pages) // one slot: one run per range
 		if slots > 1 {
 			left := len(pages) - i
-			size = max(2*least, (left+pairs-1)/pairs)
+			size = max(least, (left+slots-1)/slots)
 		}
-		first, last := pages[i], pages[i]
-		for i++; i < len(pages) && pages[i] == last+1 && last-first+1 < size; i++ {
-			last = pages[i]
+		run := pageRun{pages[i], pages[i]}
+		for i++; i < len(pages) && pages[i] == run.last+1 && run.last-run.first+1 < size; i++ {
+			run.last = pages[i]
 		}
-		runs = append(runs, interleave(first, last, slots)...)
+		runs = append(runs, run)
 	}
 	return runs
-}
-
-// interleave returns the run or runs of the block of pages first to last:
-// its odd and its even pages apart when there are slots for both and
-// pages for each.
-func interleave(first, last, slots int) []pageRun {
-	switch {
-	case slots == 1 || first == last:
-		return []pageRun{{first, last, 1}}
-	case last == first+1:
-		return []pageRun{{first, first, 1}, {last, last, 1}}
-	}
-	second := first + 1
-	return []pageRun{
-		{first, last - (last-first)%2, 2},
-		{second, last - (last-second)%2, 2},
-	}
 }
 
 // renderer runs pdftoppm on one document with the same options.
@@ -152,14 +120,7 @@ func (r renderer) render(ctx context.Context, i int, run pageRun) (map[int]strin
 	if err := os.Mkdir(out, 0o700); err != nil {
 		return nil, fmt.Errorf("poppler: render dir: %w", err)
 	}
-	args := []string{"-f", strconv.Itoa(run.first), "-l", strconv.Itoa(run.last)}
-	switch {
-	case run.step == 2 && run.first%2 == 1:
-		args = append(args, "-o")
-	case run.step == 2:
-		args = append(args, "-e")
-	}
-	args = append(args, r.args...)
+	args := append([]string{"-f", strconv.Itoa(run.first), "-l", strconv.Itoa(run.last)}, r.args...)
 	args = append(args, r.src, filepath.Join(out, "p"))
 	if _, err := r.engine.Run(ctx, sandbox.Cmd{Args: args, Dir: r.dir}); err != nil {
 		return nil, engineError(err, "rendering it")
@@ -168,7 +129,7 @@ func (r renderer) render(ctx context.Context, i int, run pageRun) (map[int]strin
 	if err != nil {
 		return nil, err
 	}
-	for _, p := range run.pages() {
+	for p := run.first; p <= run.last; p++ {
 		if _, ok := images[p]; !ok {
 			return nil, fmt.Errorf("poppler: pdftoppm made no image of page %d", p)
 		}
