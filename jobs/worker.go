@@ -154,14 +154,7 @@ func withoutSecrets(j *docmill.Job, tool *docmill.Tool) docmill.Params {
 	if tool == nil {
 		return j.Params
 	}
-	out := docmill.Params{}
-	for k, v := range j.Params {
-		if p, ok := tool.Param(k); ok && p.Secret {
-			continue
-		}
-		out[k] = v
-	}
-	return out
+	return tool.WithoutSecrets(j.Params)
 }
 
 // storeResult puts the tool's output in the blob store: linked when the

@@ -28,6 +28,7 @@ func (p *Pool) tool(f family, slug, title, desc, export string) *docmill.Tool {
 	return &docmill.Tool{
 		Slug: slug, Title: title, Description: desc,
 		Accepts:  accepts(f),
+		Outputs:  []string{"application/pdf"},
 		MinFiles: 1, MaxFiles: 1,
 		Params: []docmill.Param{{
 			Name: "pages", Type: docmill.TypePages,
