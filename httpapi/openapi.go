@@ -63,6 +63,7 @@ func (s *Server) openAPI() obj {
 		"security": []obj{{"bearer": []string{}}},
 	}
 	webhooksOpenAPI(paths, schemas, doc)
+	pipelineOpenAPI(paths, schemas)
 	return doc
 }
 

@@ -3,7 +3,9 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -125,6 +127,29 @@ func TestPipelineRefused(t *testing.T) {
 	_, _, err = pipeline(c, `[{"tool": "merge-pdf"}]`, pdf(), client.ProcessOptions{})
 	apiError(t, err, 400, "missing_file")
 
+	// The catalogue and the OpenAPI document describe it.
+	var tool struct {
+		Params   []struct{ Name, Type string }
+		MaxFiles int `json:"max_files"`
+	}
+	getPublicJSON(t, s.URL+"/v1/tools/pipeline", &tool)
+	if len(tool.Params) != 1 || tool.Params[0].Name != "steps" || tool.Params[0].Type != "steps" || tool.MaxFiles < 2 {
+		t.Errorf("catalogue entry %+v", tool)
+	}
+	var split struct {
+		Outputs []string
+		MayZip  bool `json:"may_zip"`
+	}
+	getPublicJSON(t, s.URL+"/v1/tools/split-pdf", &split)
+	if len(split.Outputs) != 1 || split.Outputs[0] != "application/pdf" || !split.MayZip {
+		t.Errorf("split-pdf outputs %+v", split)
+	}
+	var doc map[string]any
+	getPublicJSON(t, s.URL+"/v1/openapi.json", &doc)
+	if b, _ := json.Marshal(doc["paths"].(map[string]any)["/v1/pipeline/process"]); !bytes.Contains(b, []byte(`"contentMediaType":"application/json"`)) {
+		t.Errorf("OpenAPI pipeline operation: %s", b)
+	}
+
 	list, err := c.ListJobs(context.Background(), client.ListOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -201,5 +226,18 @@ func TestPipelineIdempotencyAndCancel(t *testing.T) {
 	}
 	if n := usedOps(t, c); n != 2 {
 		t.Fatalf("operations_used %v; want 2, a canceled pipeline not charged", n)
+	}
+}
+
+// getPublicJSON decodes the JSON answer of a GET of a public URL into v.
+func getPublicJSON(t *testing.T, url string, v any) {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodGet, url, nil)
+	resp, b := send(t, req)
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("GET %s: %d %s", url, resp.StatusCode, b)
+	}
+	if err := json.Unmarshal(b, v); err != nil {
+		t.Fatalf("GET %s: %v", url, err)
 	}
 }
