@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/docmill/docmill/client"
 	"github.com/docmill/docmill/tools/toolstest"
@@ -160,10 +161,12 @@ func TestPipelineRefused(t *testing.T) {
 }
 
 // TestPipelineStepFails: a step that fails fails the job, named in its
-// error, and the job is not charged.
+// error, and the job is not charged; its webhook fires as any job's.
 func TestPipelineStepFails(t *testing.T) {
-	s := startServer(t, "")
+	s := startServer(t, "", "--allow-private-urls")
 	c := s.client(s.DevKey)
+	hooks := newReceiver(t, nil)
+	_, secret := createHook(t, s, s.DevKey, hooks.URL)
 	// Step 2 cannot rotate what step 1 locked with a password.
 	_, _, err := pipeline(c, `[{"tool": "protect-pdf", "params": {"password": "s3cret"}}, {"tool": "rotate-pdf", "params": {"angle": 90}}]`,
 		[]client.File{file(t, "pdf", "minimal-document.pdf")}, client.ProcessOptions{Prefer: "wait=60"})
@@ -181,6 +184,7 @@ func TestPipelineStepFails(t *testing.T) {
 	if n := usedOps(t, c); n != 0 {
 		t.Fatalf("operations_used %v; want 0 for a failed pipeline", n)
 	}
+	checkEvent(t, s, s.DevKey, event(t, hooks.wait(t, 1, 20*time.Second)[0], secret), "job.failed", e.JobID)
 }
 
 // TestPipelineIdempotencyAndCancel: a pipeline sent again with its
