@@ -52,7 +52,8 @@ func runPipeline(ctx context.Context, reg *docmill.Registry, limit time.Duration
 	for i, st := range steps {
 		out, ms, err := runStep(ctx, i, st, files, in, limit)
 		if err != nil {
-			return nil, err
+			done = append(done, map[string]any{"tool": st.Tool.Slug, "duration_ms": ms, "failed": true})
+			return nil, &stepsRun{err: err, steps: done}
 		}
 		done = append(done, map[string]any{"tool": st.Tool.Slug, "duration_ms": ms, "meta": orEmpty(out.Meta)})
 		if i == len(steps)-1 {
@@ -67,6 +68,27 @@ func runPipeline(ctx context.Context, reg *docmill.Registry, limit time.Duration
 		files = []docmill.LocalFile{{Path: out.Path, Filename: boundName(out.Filename), ContentType: strings.TrimSpace(ct), Size: fi.Size()}}
 	}
 	panic("unreachable: ParseSteps returns at least one step")
+}
+
+// stepsRun is the error of a pipeline that failed at a step: the step's
+// error (stepError), and the meta of the steps that ran, the failed one
+// last, which the job runner keeps in the failed job's meta.steps.
+type stepsRun struct {
+	err   error
+	steps []map[string]any
+}
+
+func (e *stepsRun) Error() string { return e.err.Error() }
+func (e *stepsRun) Unwrap() error { return e.err }
+
+// failedSteps returns the meta of a failed pipeline's steps
+// ({"steps": [...]}), or nil when err is not a pipeline's.
+func failedSteps(err error) map[string]any {
+	var sr *stepsRun
+	if !errors.As(err, &sr) {
+		return nil
+	}
+	return map[string]any{"steps": sr.steps}
 }
 
 // runStep runs step i on files in its own directory under in.WorkDir,

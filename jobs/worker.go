@@ -200,7 +200,7 @@ func (q *Queue[TTx]) fail(j *docmill.Job, tool *docmill.Tool, err error, elapsed
 	j.Status = docmill.StatusFailed
 	j.FinishedAt = &now
 	j.Error = &docmill.JobError{Code: e.Code, Message: e.Message, Fields: e.Fields}
-	j.Meta = q.meta(j, nil, elapsed)
+	j.Meta = q.meta(j, failedSteps(err), elapsed) // a pipeline's steps that ran
 	return q.finish(ctx, j, tool, elapsed)
 }
 

@@ -181,6 +181,9 @@ func TestPipelineStepFails(t *testing.T) {
 	if j.Status != "failed" || !strings.HasPrefix(j.Error.Message, "Step 2 (rotate-pdf): ") {
 		t.Fatalf("job %+v", j)
 	}
+	if steps, _ := j.Meta["steps"].([]any); len(steps) != 2 || steps[1].(map[string]any)["failed"] != true {
+		t.Errorf("meta.steps %v; want the step that ran and the one that failed", j.Meta["steps"])
+	}
 	if n := usedOps(t, c); n != 0 {
 		t.Fatalf("operations_used %v; want 0 for a failed pipeline", n)
 	}
