@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/docmill/docmill"
 )
@@ -61,4 +62,18 @@ func (s *Server) pipelineForm(f *processForm, files []docmill.InputFile) (*proce
 	f.operations = steps.Operations()
 	f.long = steps.Long()
 	return f, nil
+}
+
+// checkFieldEarly refuses a pipeline's steps field as soon as it is read
+// if no files could make it valid (ParseSteps without the files' types):
+// a request whose steps come before its files, as the Go client and the
+// web interface send them, is then refused before any of its files is
+// stored. Every field is checked again once the body is in (parseForm),
+// a steps field after the files only then.
+func (s *Server) checkFieldEarly(tool *docmill.Tool, name, value string) error {
+	if tool.Slug != docmill.PipelineSlug || name != docmill.StepsParam || strings.TrimSpace(value) == "" {
+		return nil
+	}
+	_, err := docmill.ParseSteps(s.cfg.Registry, strings.TrimSpace(value), nil)
+	return err
 }

@@ -251,8 +251,9 @@ async function onStart(ev) {
     $("file-input").focus();
     return;
   }
+  // The fields go before the files: the server checks them (a chain's
+  // steps) before it stores any file.
   const fd = new FormData();
-  for (const f of chosen.files) fd.append("file", f, f.name);
   const steps = stepsParam(current) ? chainValue(form) : "";
   if (!appendParams(form, current, fd) || steps === null) {
     const bad = form.querySelector("[aria-invalid=true]");
@@ -260,6 +261,7 @@ async function onStart(ev) {
     return;
   }
   if (steps) fd.append(stepsParam(current).name, steps);
+  for (const f of chosen.files) fd.append("file", f, f.name);
   const token = ++jobToken;
   form.hidden = true;
   setProgress(0, t("progress.uploading", { pct: 0, speed: "" }));
