@@ -47,10 +47,17 @@ func runPipeline(ctx context.Context, reg *docmill.Registry, limit time.Duration
 	}
 	ctx, cancel := context.WithTimeout(ctx, steps.Timeout(limit))
 	defer cancel()
+	// The pipeline's limit, the sum of its steps', cuts a step short
+	// before the step's own only when limit capped the sum.
+	var sum time.Duration
+	for _, st := range steps {
+		sum += docmill.StepTimeout(st.Tool, limit)
+	}
+	capped := sum > limit
 	files := in.Files
 	var done []map[string]any
 	for i, st := range steps {
-		out, ms, err := runStep(ctx, i, st, files, in, limit)
+		out, ms, err := runStep(ctx, i, st, files, in, limit, capped)
 		if err != nil {
 			done = append(done, map[string]any{"tool": st.Tool.Slug, "duration_ms": ms, "failed": true})
 			return nil, &stepsRun{err: err, steps: done}
@@ -92,8 +99,9 @@ func failedSteps(err error) map[string]any {
 }
 
 // runStep runs step i on files in its own directory under in.WorkDir,
-// within its own timeout, and returns its output and how long it took.
-func runStep(ctx context.Context, i int, st docmill.Step, files []docmill.LocalFile, in *docmill.RunInput, limit time.Duration) (*docmill.RunOutput, int64, error) {
+// within its own timeout, and returns its output and how long it took;
+// capped says that the pipeline's deadline may come before the step's.
+func runStep(ctx context.Context, i int, st docmill.Step, files []docmill.LocalFile, in *docmill.RunInput, limit time.Duration, capped bool) (*docmill.RunOutput, int64, error) {
 	dir := filepath.Join(in.WorkDir, fmt.Sprintf("step-%d", i+1))
 	if err := os.Mkdir(dir, 0o700); err != nil {
 		return nil, 0, err
@@ -108,16 +116,20 @@ func runStep(ctx context.Context, i int, st docmill.Step, files []docmill.LocalF
 		stepIn.Files = append(stepIn.Files, f)
 	}
 	timeout := docmill.StepTimeout(st.Tool, limit)
+	started := time.Now()
+	// Whose limit a timeout is: the step's own, unless the pipeline's
+	// (capped) comes first.
+	pipelineEnd, bounded := ctx.Deadline()
+	own := !capped || !bounded || !pipelineEnd.Before(started.Add(timeout))
 	stepCtx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	started := time.Now()
 	out, err := st.Tool.Invoke(stepCtx, stepIn)
 	ms := time.Since(started).Milliseconds()
 	if err == nil && (out == nil || out.Path == "" || out.Filename == "") {
 		err = fmt.Errorf("tool %s returned no output", st.Tool.Slug)
 	}
 	if err != nil {
-		return nil, ms, stepError(ctx, stepCtx, i, st.Tool, timeout, err)
+		return nil, ms, stepError(ctx, stepCtx, i, st.Tool, timeout, own, err)
 	}
 	return out, ms, nil
 }
@@ -125,10 +137,10 @@ func runStep(ctx context.Context, i int, st docmill.Step, files []docmill.LocalF
 // stepError is the pipeline's error for step i's err: its code, its
 // message prefixed "Step i+1 (tool): ", and the field steps[i] (with the
 // step's own fields under it, steps[i].params.pages). A step past its
-// deadline (its own, or the pipeline's) is processing_timeout; a
-// pipeline canceled or shut down passes err on as it is, for the job
-// runner's handling of either.
-func stepError(ctx, stepCtx context.Context, i int, tool *docmill.Tool, timeout time.Duration, err error) error {
+// deadline (its own timeout when own, else the pipeline's) is
+// processing_timeout; a pipeline canceled or shut down passes err on as
+// it is, for the job runner's handling of either.
+func stepError(ctx, stepCtx context.Context, i int, tool *docmill.Tool, timeout time.Duration, own bool, err error) error {
 	if errors.Is(ctx.Err(), context.Canceled) {
 		return err
 	}
@@ -136,7 +148,7 @@ func stepError(ctx, stepCtx context.Context, i int, tool *docmill.Tool, timeout 
 	field := fmt.Sprintf("steps[%d]", i)
 	if stepCtx.Err() == context.DeadlineExceeded {
 		msg := fmt.Sprintf("processing took longer than this step's limit of %s", timeout)
-		if ctx.Err() == context.DeadlineExceeded {
+		if !own {
 			msg = "processing took longer than the pipeline's limit (the sum of its steps' limits)"
 		}
 		return &docmill.Error{Code: docmill.CodeProcessingTimeout, Message: prefix + strings.ToUpper(msg[:1]) + msg[1:] + ".",
