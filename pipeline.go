@@ -349,7 +349,9 @@ func (t *Tool) WithoutSecrets(p Params) Params {
 // the files any of them takes (the first step's rule is applied once the
 // steps are known, CheckInputs), its one param is the steps, checked
 // without the files' types by CheckParams, and run, the job runner's,
-// does the work within limit, the longest a job may run.
+// does the work within limit, the longest a job may run. It is available
+// while any of reg's tools is; each step's own engine is checked when the
+// steps are known.
 func NewPipeline(reg *Registry, limit time.Duration, run RunFunc) *Tool {
 	var accepts, outputs []string
 	maxFiles := 1
@@ -381,7 +383,12 @@ func NewPipeline(reg *Registry, limit time.Duration, run RunFunc) *Tool {
 			_, err := ParseSteps(reg, p.String(StepsParam), nil)
 			return err
 		},
-		Redact:  func(p Params) Params { return redactSteps(reg, p) },
+		Redact: func(p Params) Params { return redactSteps(reg, p) },
+		// Available while any of its tools is: a node whose engines are
+		// all missing (no jail) serves no pipeline either.
+		Available: func() bool {
+			return slices.ContainsFunc(reg.All(), (*Tool).IsAvailable)
+		},
 		Outputs: outputs,
 		MayZip:  true,
 		Engine:  PipelineSlug,
