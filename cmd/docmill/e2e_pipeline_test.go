@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/docmill/docmill/client"
+	"github.com/docmill/docmill/store/postgres/pgtest"
 	"github.com/docmill/docmill/tools/toolstest"
 )
 
@@ -40,9 +41,17 @@ func usedOps(t *testing.T, c *client.Client) float64 {
 // TestPipelineIssueExample: the issue's five steps turn two corpus PDFs
 // into one PDF/A file, watermarked and numbered, in one request, charged
 // five operations; a pipeline needs as many operations left as it has
-// steps.
-func TestPipelineIssueExample(t *testing.T) {
-	s := startServer(t, "")
+// steps. On SQLite, and on PostgreSQL (the distributed shape's store and
+// queue).
+func TestPipelineIssueExample(t *testing.T) { testPipelineIssueExample(t, sqliteDir) }
+
+func TestPipelineIssueExamplePostgres(t *testing.T) {
+	pgtest.BaseURL(t)
+	testPipelineIssueExample(t, postgresDir)
+}
+
+func testPipelineIssueExample(t *testing.T, newDir dataDirFunc) {
+	s := startServer(t, newDir(t))
 	c := s.client(newKey(t, s.DataDir, "custom", "--ops", "7"))
 	files := []client.File{file(t, "pdf", fourPages), file(t, "pdf", "002-trivial-libre-office-writer.pdf")}
 	j, _, err := pipeline(c, issueSteps, files, client.ProcessOptions{Prefer: "wait=120"})
