@@ -118,6 +118,10 @@ type Job struct {
 	Inputs    []InputFile
 	// Priority is the queue priority, 1 (highest) to 4 (lowest).
 	Priority int
+	// Operations is what the job is charged when it ends done, and holds
+	// against the account's quota while in flight: one for a tool, one a
+	// step for a pipeline; 0 counts as 1 (Charge).
+	Operations int
 	// ResultTTL is how long the result stays downloadable after the job ends.
 	ResultTTL time.Duration
 
@@ -180,6 +184,10 @@ func (e *Export) Destination() string {
 	u.RawQuery, u.ForceQuery, u.Fragment, u.RawFragment, u.User = "", false, "", "", nil
 	return u.String()
 }
+
+// Charge returns the operations j is charged when it ends done: its
+// Operations, at least 1.
+func (j *Job) Charge() int { return max(1, j.Operations) }
 
 // InputSize is the total size of the job's inputs in bytes.
 func (j *Job) InputSize() int64 {

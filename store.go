@@ -12,7 +12,9 @@ type Admission struct {
 	// Period is the usage period the job is charged to ("2006-01").
 	Period string
 	// MaxOperations is the plan's operations per period; jobs in flight
-	// count against it so that concurrency cannot overshoot it.
+	// hold their operations (Job.Charge) against it so that concurrency
+	// cannot overshoot it, and a job is admitted only if its own
+	// operations fit in what is left (a 5-step pipeline needs 5).
 	MaxOperations int64
 	// MaxInFlight is how many queued or processing jobs the account may have.
 	MaxInFlight int
@@ -88,7 +90,8 @@ type Store interface {
 	RequeueJob(ctx context.Context, id string) (*Job, error)
 	// FinishJob records the final status, result, meta, error and params
 	// (from which the caller removes secrets such as passwords) of a
-	// processing job and, when it is done, charges one operation to the
+	// processing job and, when it is done, charges its operations
+	// (Job.Charge: one for a tool, one a step for a pipeline) to the
 	// period of its creation. It reports false, changing nothing, if the job
 	// is no longer processing (it was canceled). Like CancelJob, it hands
 	// the job's webhook deliveries (one per enabled endpoint of the

@@ -28,6 +28,24 @@ type Tool struct {
 	// checks, canonical and defaulted. Like Param.Check it returns a
 	// ParamError, so a bad combination is refused before a job is made.
 	CheckParams func(Params) error
+	// Outputs lists the content types the tool's result may have when it
+	// is one file, for the catalogue and for a pipeline to check that the
+	// next step takes them (OutputTypes).
+	Outputs []string
+	// KeepsType says the result has its input's type, one of Outputs
+	// (compress-image, resize-image).
+	KeepsType bool
+	// OutputsFor, when set, narrows Outputs for given params
+	// (convert-image's format); it returns a subset of Outputs.
+	OutputsFor func(Params) []string
+	// MayZip says the result may be a zip archive of several files
+	// (split-pdf, pdf-to-jpg of several pages): a pipeline takes such a
+	// tool as its last step only.
+	MayZip bool
+	// Redact, when set, returns params without the secrets nested in them
+	// (a pipeline's steps' passwords), for WithoutSecrets; params declared
+	// Secret are dropped anyway.
+	Redact func(Params) Params
 	// Long tools answer 202 at once unless the client asks to wait.
 	Long bool
 	// Engine names what does the work ("pdfcpu", "ghostscript", ...).

@@ -128,6 +128,7 @@ func (s *Server) openAPI() obj {
 		"security": []obj{{"bearer": []string{}}},
 	}
 	webhooksOpenAPI(paths, schemas, doc)
+	pipelineOpenAPI(paths, schemas)
 	for _, item := range paths {
 		for _, o := range item.(obj) {
 			if o, ok := o.(obj); ok {

@@ -43,18 +43,18 @@ func toolSchemas(schemas obj, t *docmill.Tool) {
 	schemas[jobSchemaName(t)] = jobSchema(metaSchemaName(t))
 }
 
-// processForm is the multipart form of a process call: its fields'
+// formSchema is the schema of a process call's multipart form: its fields'
 // schemas and the required ones. Fields common to every process call
 // (file_url, export_url, ...) belong in fileFields, so that the tools and
 // the pipeline operation take them alike.
-type processForm struct {
+type formSchema struct {
 	props    obj
 	required []string
 }
 
 // toolForm is the form of t's process call: its files and its params.
-func toolForm(t *docmill.Tool) processForm {
-	f := processForm{props: obj{}}
+func toolForm(t *docmill.Tool) formSchema {
+	f := formSchema{props: obj{}}
 	fileFields(&f, t.MinFiles, t.MaxFiles, t.Accepts)
 	for _, p := range t.Params {
 		f.props[p.Name] = paramSchema(p)
@@ -69,7 +69,7 @@ func toolForm(t *docmill.Tool) processForm {
 // and the inputs fetched by URL and the export of the result (fetch.go).
 // No input field is required on its own: file and file_url together
 // make the tool's inputs.
-func fileFields(f *processForm, minFiles, maxFiles int, accepts []string) {
+func fileFields(f *formSchema, minFiles, maxFiles int, accepts []string) {
 	f.props["file"] = obj{"type": "array", "items": obj{"type": "string", "format": "binary"}, "minItems": minFiles, "maxItems": maxFiles,
 		"description": "Repeat the field for several files; accepted types: " + strings.Join(accepts, ", ")}
 	addURLFields(f.props, minFiles, maxFiles)
@@ -86,7 +86,7 @@ func toolOperation(t *docmill.Tool) obj {
 
 // processOperation is a process call: its form, and its answers (the
 // job record of schema jobSchema: 200 done, 202 accepted) and errors.
-func processOperation(id, summary, desc string, form processForm, jobSchema, example string) obj {
+func processOperation(id, summary, desc string, form formSchema, jobSchema, example string) obj {
 	body := obj{"type": "object", "properties": form.props}
 	if len(form.required) > 0 {
 		body["required"] = form.required

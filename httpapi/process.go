@@ -40,7 +40,7 @@ func (s *Server) handleProcess(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, docmill.Errorf(docmill.CodeInvalidRequest, "Idempotency-Key is longer than %d characters.", maxIdempotencyKey))
 		return
 	}
-	wait, err := s.waitBudget(r, tool)
+	wait, err := s.waitBudget(r, tool.Long)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -98,7 +98,8 @@ func (s *Server) processNew(w http.ResponseWriter, r *http.Request, tool *docmil
 		return
 	}
 	// file_url inputs are fetched once the form is read, and only when
-	// its export fields are valid.
+	// its export fields are valid; a pipeline's steps are checked against
+	// every input, fetched ones included.
 	export, err := s.takeExport(ctx, up.fields)
 	if err == nil {
 		err = s.fetchInputs(ctx, up, tool, jobID, s.fileLimit(c.plan), s.cfg.Blob)
@@ -108,14 +109,18 @@ func (s *Server) processNew(w http.ResponseWriter, r *http.Request, tool *docmil
 		s.writeError(w, r, err)
 		return
 	}
-	params, err := tool.ParseParams(up.fields)
+	form, err := s.parseForm(tool, up)
 	if err != nil {
 		s.deleteInputs(up.files)
 		s.writeError(w, r, err)
 		return
 	}
+	if form.long {
+		wait, _ = s.waitBudget(r, true) // a pipeline with a long step; the header was read once already
+	}
+	params := form.params
 	job := &docmill.Job{
-		ID: jobID, AccountID: c.account.ID, Tool: tool.Slug, Status: docmill.StatusQueued,
+		ID: jobID, AccountID: c.account.ID, Tool: tool.Slug, Status: docmill.StatusQueued, Operations: form.operations,
 		Params: params, Inputs: up.files, Priority: c.plan.Priority, ResultTTL: c.plan.ResultTTL,
 		// Created now, once its files are stored: the job's queued_ms
 		// (started - created) is its time in the queue, not the upload's.
@@ -151,10 +156,13 @@ func (s *Server) processNew(w http.ResponseWriter, r *http.Request, tool *docmil
 // key is not a replay: it spends the rate limit like any new request and
 // is refused with 409 idempotency_conflict.
 func (s *Server) replay(w http.ResponseWriter, r *http.Request, tool *docmill.Tool, prev *docmill.Job, wait time.Duration) {
-	hash, err := s.fingerprint(r.Context(), w, r, tool)
+	hash, long, err := s.fingerprint(r.Context(), w, r, tool)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
+	}
+	if long {
+		wait, _ = s.waitBudget(r, true)
 	}
 	if hash != prev.RequestHash {
 		s.limited(scopeProcess, func(w http.ResponseWriter, r *http.Request) {
@@ -166,21 +174,22 @@ func (s *Server) replay(w http.ResponseWriter, r *http.Request, tool *docmill.To
 }
 
 // fingerprint reads a process request's upload without storing it and
-// returns its requestHash.
-func (s *Server) fingerprint(ctx context.Context, w http.ResponseWriter, r *http.Request, tool *docmill.Tool) (string, error) {
+// returns its requestHash, and whether the request is long (a pipeline
+// with a long step).
+func (s *Server) fingerprint(ctx context.Context, w http.ResponseWriter, r *http.Request, tool *docmill.Tool) (string, bool, error) {
 	up, err := s.readUpload(ctx, w, r, tool, "", s.fileLimit(callerOf(ctx).plan), discard{}, true)
 	if err != nil {
-		return "", err
+		return "", false, err
 	}
 	export, err := s.takeExport(ctx, up.fields)
 	if err != nil {
-		return "", err
+		return "", false, err
 	}
-	params, err := tool.ParseParams(up.fields)
+	form, err := s.parseForm(tool, up)
 	if err != nil {
-		return "", err
+		return "", false, err
 	}
-	return requestHash(tool.Slug, params, withExport(up.hashes, export)), nil
+	return requestHash(tool.Slug, form.params, withExport(up.hashes, export)), form.long, nil
 }
 
 // answerJob waits up to wait for an unfinished job, then answers with it
@@ -240,12 +249,12 @@ func (s *Server) writeJobResult(w http.ResponseWriter, r *http.Request, j *docmi
 	}
 }
 
-// waitBudget is how long the handler waits for the job: the tool's sync
-// budget, none for long tools or with Prefer: respond-async, or N seconds
-// with Prefer: wait=N (capped).
-func (s *Server) waitBudget(r *http.Request, tool *docmill.Tool) (time.Duration, error) {
+// waitBudget is how long the handler waits for the job: the sync budget,
+// none for a long job (a long tool, a pipeline with a long step) or with
+// Prefer: respond-async, or N seconds with Prefer: wait=N (capped).
+func (s *Server) waitBudget(r *http.Request, long bool) (time.Duration, error) {
 	budget := s.cfg.SyncBudget
-	if tool.Long {
+	if long {
 		budget = 0
 	}
 	for _, h := range r.Header.Values("Prefer") {

@@ -54,7 +54,7 @@ func TestWaitBudget(t *testing.T) {
 			for _, h := range tc.prefer {
 				r.Header.Add("Prefer", h)
 			}
-			got, err := s.waitBudget(r, tc.tool)
+			got, err := s.waitBudget(r, tc.tool.Long)
 			if tc.bad {
 				if code := docmill.ErrorCode(err); code != docmill.CodeInvalidRequest {
 					t.Fatalf("waitBudget = %v, %v; want an invalid_request error", got, err)
@@ -74,7 +74,7 @@ func TestWaitBudgetHugeWait(t *testing.T) {
 	s := NewServer(Config{MaxWait: time.Minute, Logger: slog.New(slog.DiscardHandler)})
 	r := httptest.NewRequest("POST", "/v1/x/process", nil)
 	r.Header.Set("Prefer", "wait=10000000000")
-	if got, err := s.waitBudget(r, &docmill.Tool{Slug: "x"}); err != nil || got != time.Minute {
+	if got, err := s.waitBudget(r, false); err != nil || got != time.Minute {
 		t.Errorf("waitBudget = %v, %v; want %v", got, err, time.Minute)
 	}
 }

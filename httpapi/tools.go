@@ -15,9 +15,15 @@ type toolBody struct {
 	MinFiles    int             `json:"min_files"`
 	MaxFiles    int             `json:"max_files"`
 	Params      []docmill.Param `json:"params"`
-	Long        bool            `json:"long"`
-	Engine      string          `json:"engine"`
-	Available   bool            `json:"available"`
+	// Outputs are the content types of the tool's result as one file;
+	// MayZip says it may be a zip of several instead (a pipeline takes
+	// such a tool as its last step only).
+	Outputs   []string `json:"outputs"`
+	KeepsType bool     `json:"keeps_type,omitempty"`
+	MayZip    bool     `json:"may_zip,omitempty"`
+	Long      bool     `json:"long"`
+	Engine    string   `json:"engine"`
+	Available bool     `json:"available"`
 	// Engines are the external programs the tool runs, as found at start.
 	Engines  []docmill.EngineStatus `json:"engines,omitempty"`
 	Endpoint string                 `json:"endpoint"`
@@ -31,6 +37,7 @@ func renderTool(t *docmill.Tool) toolBody {
 	b := toolBody{
 		Slug: t.Slug, Title: t.Title, Description: t.Description, Accepts: t.Accepts,
 		MinFiles: t.MinFiles, MaxFiles: t.MaxFiles, Params: params, Long: t.Long,
+		Outputs: t.Outputs, KeepsType: t.KeepsType, MayZip: t.MayZip,
 		Engine: t.Engine, Available: t.IsAvailable(), Endpoint: "/v1/" + t.Slug + "/process",
 	}
 	if t.Engines != nil {

@@ -154,6 +154,9 @@ func (s *Server) readParts(ctx context.Context, body io.Reader, boundary string,
 			return fail(err)
 		}
 		part.Close()
+		if err := s.checkFieldEarly(tool, name, up.fields[name]); err != nil {
+			return fail(err)
+		}
 	}
 	if len(up.files) == 0 {
 		return fail(docmill.Errorf(docmill.CodeMissingFile, "No file: send one in the multipart field \"file\", or its URL in \"file_url\"."))

@@ -94,6 +94,9 @@ type Notifications interface {
 	Listen(ctx context.Context, done func(jobID string), state func(err error))
 }
 
+// DefaultJobTimeout is Config.JobTimeout when none is set.
+const DefaultJobTimeout = 10 * time.Minute
+
 // maxAttempts is how many times a job is tried when its engine fails in a
 // way that is not the input's fault (a crash, a lost worker).
 const maxAttempts = 3
@@ -134,7 +137,7 @@ func New[TTx any](driver riverdriver.Driver[TTx], cfg Config) (*Queue[TTx], erro
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	cfg.JobTimeout = orDefault(cfg.JobTimeout, 10*time.Minute)
+	cfg.JobTimeout = orDefault(cfg.JobTimeout, DefaultJobTimeout)
 	cfg.RescueMargin = orDefault(cfg.RescueMargin, 30*time.Second)
 	cfg.JanitorInterval = orDefault(cfg.JanitorInterval, time.Minute)
 	cfg.Heartbeat = orDefault(cfg.Heartbeat, 2*time.Second)

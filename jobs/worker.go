@@ -162,14 +162,7 @@ func withoutSecrets(j *docmill.Job, tool *docmill.Tool) docmill.Params {
 	if tool == nil {
 		return j.Params
 	}
-	out := docmill.Params{}
-	for k, v := range j.Params {
-		if p, ok := tool.Param(k); ok && p.Secret {
-			continue
-		}
-		out[k] = v
-	}
-	return out
+	return tool.WithoutSecrets(j.Params)
 }
 
 // storeResult puts the tool's output in the blob store: linked when the
@@ -215,7 +208,7 @@ func (q *Queue[TTx]) fail(j *docmill.Job, tool *docmill.Tool, err error, elapsed
 	j.Status = docmill.StatusFailed
 	j.FinishedAt = &now
 	j.Error = &docmill.JobError{Code: e.Code, Message: e.Message, Fields: e.Fields}
-	j.Meta = q.meta(j, nil, elapsed)
+	j.Meta = q.meta(j, failedSteps(err), elapsed) // a pipeline's steps that ran
 	return q.finish(ctx, j, tool, elapsed)
 }
 

@@ -342,7 +342,7 @@ func (f *serveFlags) limiter() (closingLimiter, map[string]func(context.Context)
 }
 
 // registry finds the engines and builds the tool registry, with
-// --tool-timeout applied; closeTools stops the engines' warm processes.
+// --tool-timeout applied, and the pipeline over its tools; closeTools stops the engines' warm processes.
 func (f *serveFlags) registry(jail *sandbox.Jail, observe func(sandbox.RunReport)) (_ *docmill.Registry, closeTools func(), _ error) {
 	tools, closeTools, err := toolset(findEngines(jail, observe), f.engines)
 	if err != nil {
@@ -352,6 +352,8 @@ func (f *serveFlags) registry(jail *sandbox.Jail, observe func(sandbox.RunReport
 		closeTools()
 		return nil, nil, err
 	}
+	// The pipeline runs the other tools: it is declared over them.
+	tools = append(tools, jobs.PipelineTool(docmill.NewRegistry(tools...), f.jobTimeout))
 	return docmill.NewRegistry(tools...), closeTools, nil
 }
 

@@ -277,3 +277,40 @@ func testConcurrentIdempotency(t *testing.T, s docmill.Store) {
 		t.Errorf("Usage.InFlight = %d, want 1", u.InFlight)
 	}
 }
+
+// testAdmissionOperations: a job of several operations (a pipeline, one a
+// step) is admitted only if all of them fit in what is left of the
+// quota, holds them while in flight, and is charged them when done, and
+// nothing when it fails.
+func testAdmissionOperations(t *testing.T, s docmill.Store) {
+	a, _, _ := NewAccount(t, s, docmill.PlanFree)
+	adm := docmill.Admission{Period: period, MaxOperations: 7}
+	job := func(ops int) *docmill.Job {
+		j := NewJob(a)
+		j.Tool, j.Operations = docmill.PipelineSlug, ops
+		return j
+	}
+	five, err := s.CreateJob(t.Context(), job(5), adm)
+	if err != nil {
+		t.Fatalf("CreateJob of 5 operations: %v", err)
+	}
+	if five.Operations != 5 || five.Charge() != 5 {
+		t.Errorf("stored Operations = %d, want 5", five.Operations)
+	}
+	_, err = s.CreateJob(t.Context(), job(3), adm)
+	wantErr(t, "CreateJob of 3 operations with 5 of 7 held", err, docmill.ErrQuotaExceeded)
+	two, err := s.CreateJob(t.Context(), job(2), adm)
+	if err != nil {
+		t.Fatalf("CreateJob of 2 operations with 5 of 7 held: %v", err)
+	}
+	finish(t, s, five, docmill.StatusDone, t0.Add(time.Minute))
+	finish(t, s, two, docmill.StatusFailed, t0.Add(time.Minute))
+	if u := mustUsage(t, s, a.ID, period); u.Operations != 5 || u.InFlight != 0 {
+		t.Fatalf("Usage = %+v, want 5 operations charged, 0 in flight", u)
+	}
+	_, err = s.CreateJob(t.Context(), job(3), adm)
+	wantErr(t, "CreateJob of 3 operations with 5 of 7 used", err, docmill.ErrQuotaExceeded)
+	if _, err := s.CreateJob(t.Context(), NewJob(a), adm); err != nil {
+		t.Fatalf("CreateJob of 1 operation with 5 of 7 used: %v", err)
+	}
+}

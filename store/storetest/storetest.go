@@ -57,6 +57,7 @@ func Run(t *testing.T, open func(t *testing.T) docmill.Store) {
 		{"FinishAfterCancel", testFinishAfterCancel},
 		{"AdmissionInFlight", testAdmissionInFlight},
 		{"AdmissionQuota", testAdmissionQuota},
+		{"AdmissionOperations", testAdmissionOperations},
 		{"ChargedPeriod", testChargedPeriod},
 		{"ConcurrentInFlight", testConcurrentInFlight},
 		{"ConcurrentQuota", testConcurrentQuota},
@@ -110,14 +111,15 @@ func NewAccount(t *testing.T, s docmill.Store, plan string) (*docmill.Account, *
 // NewJob returns an unsaved job of account a.
 func NewJob(a *docmill.Account) *docmill.Job {
 	return &docmill.Job{
-		ID:        docmill.NewJobID(),
-		AccountID: a.ID,
-		Tool:      "compress-pdf",
-		Params:    docmill.Params{"preset": "recommended"},
-		Inputs:    []docmill.InputFile{{Key: "in/1", Filename: "a.pdf", ContentType: "application/pdf", Size: 10}},
-		Priority:  3,
-		ResultTTL: time.Hour,
-		CreatedAt: t0,
+		ID:         docmill.NewJobID(),
+		AccountID:  a.ID,
+		Tool:       "compress-pdf",
+		Params:     docmill.Params{"preset": "recommended"},
+		Inputs:     []docmill.InputFile{{Key: "in/1", Filename: "a.pdf", ContentType: "application/pdf", Size: 10}},
+		Priority:   3,
+		Operations: 1, // as stored: a job is charged at least one
+		ResultTTL:  time.Hour,
+		CreatedAt:  t0,
 	}
 }
 

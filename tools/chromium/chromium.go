@@ -194,6 +194,7 @@ func (b *Browser) Tools() []*docmill.Tool {
 				"(at its root or in one top folder) and the CSS, images and fonts it uses. " +
 				"The page cannot reach the network: only the files of the upload load.",
 			Accepts:   []string{"text/html", "application/zip"},
+			Outputs:   []string{"application/pdf"},
 			MinFiles:  1,
 			MaxFiles:  1,
 			Params:    printParams(),
@@ -210,6 +211,7 @@ func (b *Browser) Tools() []*docmill.Tool {
 			Description: "Render a Markdown file (GitHub-flavoured: tables, task lists, strikethrough, autolinks) " +
 				"with a clean stylesheet and print it to PDF. Raw HTML in the Markdown is left out.",
 			Accepts:   []string{"text/plain", "text/markdown"},
+			Outputs:   []string{"application/pdf"},
 			MinFiles:  1,
 			MaxFiles:  1,
 			Params:    printParams(),

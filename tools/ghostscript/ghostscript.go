@@ -64,7 +64,11 @@ type engines struct {
 // never a crash).
 func Tools(gs, qpdf *sandbox.Engine) []*docmill.Tool {
 	e := &engines{gs: gs, qpdf: qpdf}
-	return []*docmill.Tool{e.compressTool(), e.repairTool(), e.pdfaTool()}
+	tools := []*docmill.Tool{e.compressTool(), e.repairTool(), e.pdfaTool()}
+	for _, t := range tools {
+		t.Outputs = []string{pdfContentType}
+	}
+	return tools
 }
 
 // available reports whether both engines were found.

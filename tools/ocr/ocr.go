@@ -132,6 +132,7 @@ func (r *runner) tool() *docmill.Tool {
 			"searchable PDF: the pages look the same, with an invisible text layer that can be " +
 			"searched, selected and copied. Pages that already have text are left as they are.",
 		Accepts:  []string{pdfContentType, "image/jpeg", "image/png", "image/tiff"},
+		Outputs:  []string{pdfContentType},
 		MinFiles: 1,
 		MaxFiles: 1,
 		Params: []docmill.Param{{

@@ -80,13 +80,17 @@ var disableConfigDir = sync.OnceFunc(api.DisableConfigDir)
 // Tools returns the pdfcpu-backed tools.
 func Tools() []*docmill.Tool {
 	disableConfigDir()
-	return withBudgets([]*docmill.Tool{
+	tools := withBudgets([]*docmill.Tool{
 		mergeTool(), splitTool(), rotateTool(),
 		extractPagesTool(), removePagesTool(), organizeTool(),
 		watermarkTool(), pageNumbersTool(),
 		protectTool(), unlockTool(),
 		imagesToPDFTool(),
 	})
+	for _, t := range tools {
+		t.Outputs = []string{pdfContentType} // split-pdf's several files: MayZip
+	}
+	return tools
 }
 
 // newConfig returns the pdfcpu configuration for one run of cmd: relaxed

@@ -35,9 +35,10 @@ const (
 
 func splitTool() *docmill.Tool {
 	return onePDFTool(docmill.Tool{
-		Slug:  "split-pdf",
-		Meta:  []docmill.MetaField{{Name: "pages", Type: docmill.MetaInteger, Description: "Pages of the document."}, {Name: "files", Type: docmill.MetaInteger, Description: "Documents made (one is returned as is, several as a zip)."}},
-		Title: "Split PDF",
+		Slug:   "split-pdf",
+		Meta:   []docmill.MetaField{{Name: "pages", Type: docmill.MetaInteger, Description: "Pages of the document."}, {Name: "files", Type: docmill.MetaInteger, Description: "Documents made (one is returned as is, several as a zip)."}},
+		Title:  "Split PDF",
+		MayZip: true,
 		Description: "Split a PDF into several PDFs, one per page range or every N pages, returned together as a zip " +
 			"archive of files named <name>-<range>.pdf. A split that makes a single file returns that PDF itself. " +
 			"With neither ranges nor every, each page becomes its own file.",

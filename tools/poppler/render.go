@@ -88,6 +88,8 @@ func renderTool(f imageFormat, pdftoppm, pdfinfo *sandbox.Engine, limits docmill
 			"At most %d pages and %s a page.",
 			f.ext, f.ext, f.ext, limits.RenderPages, pixelCount(limits.RenderPagePixels)),
 		Accepts:   []string{pdfContentType},
+		Outputs:   []string{f.contentType},
+		MayZip:    true,
 		MinFiles:  1,
 		MaxFiles:  1,
 		Params:    params,

@@ -32,6 +32,7 @@ func textTool(pdftotext *sandbox.Engine) *docmill.Tool {
 		Description: "Extract the text of a PDF as UTF-8 plain text, <name>.txt, pages separated by form feeds. " +
 			"Scanned pages without a text layer give no text; run ocr-pdf first.",
 		Accepts:  []string{pdfContentType},
+		Outputs:  []string{"text/plain"}, // textContentType, as a sniffed upload names it
 		MinFiles: 1,
 		MaxFiles: 1,
 		Params: []docmill.Param{{

@@ -180,6 +180,10 @@ func (s *Suite) checkDeclaration(t *testing.T, tool *docmill.Tool) {
 	if tool.MinFiles < 1 || tool.MaxFiles < tool.MinFiles || len(tool.Accepts) == 0 || tool.Timeout <= 0 {
 		t.Errorf("files %d-%d, accepts %v, timeout %v", tool.MinFiles, tool.MaxFiles, tool.Accepts, tool.Timeout)
 	}
+	// A pipeline checks each step against what the step before makes.
+	if len(tool.Outputs) == 0 {
+		t.Errorf("declares no Outputs: a pipeline cannot tell which tools may follow it")
+	}
 	// Each value goes with the base params, which satisfy the tool's
 	// rules across params (CheckParams).
 	with := func(name, v string) map[string]string {

@@ -81,7 +81,25 @@ func (s *Suite) run(t *testing.T, ctx context.Context, tool *docmill.Tool, raw m
 		t.Fatal(err)
 	}
 	r.print = Fingerprint(t, r.out.Path)
+	checkOutputType(t, tool, in, r.out)
 	return r
+}
+
+// checkOutputType holds a result's content type to the tool's declaration
+// (OutputTypes, or a zip when MayZip), which pipelines rely on.
+func checkOutputType(t *testing.T, tool *docmill.Tool, in *docmill.RunInput, out *docmill.RunOutput) {
+	t.Helper()
+	ct, _, _ := strings.Cut(out.ContentType, ";")
+	var types []string
+	for _, f := range in.Files {
+		types = append(types, f.ContentType)
+	}
+	if ct == "application/zip" && tool.MayZip {
+		return
+	}
+	if want := tool.OutputTypes(in.Params, types); !slices.Contains(want, strings.TrimSpace(ct)) {
+		t.Errorf("result type %q is not one the tool declares (%v)", out.ContentType, want)
+	}
 }
 
 // runSafely runs tool, turning a panic into an error.

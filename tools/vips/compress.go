@@ -24,7 +24,9 @@ func compressTool(vips, vipsheader *sandbox.Engine, maxPixels int64) *docmill.To
 		Description: "Makes a JPEG, PNG or WebP image smaller in the same format: re-encodes it at the preset's quality " +
 			"(PNG through palette quantization when that is smaller), applies the EXIF orientation and strips metadata. " +
 			"Never returns a larger file than the input.",
-		Accepts: []string{"image/jpeg", "image/png", "image/webp"},
+		Accepts:   []string{"image/jpeg", "image/png", "image/webp"},
+		Outputs:   []string{"image/jpeg", "image/png", "image/webp"},
+		KeepsType: true,
 		Params: []docmill.Param{
 			{Name: "preset", Type: docmill.TypeString, Enum: []string{"low", "recommended", "extreme"}, Default: "recommended",
 				Description: "Compression level: low keeps the most quality, extreme makes the smallest file."},

@@ -27,7 +27,9 @@ func convertTool(vips, vipsheader *sandbox.Engine, saveable []string, maxPixels 
 		Description: "Converts an image to another format. The EXIF orientation is applied to the pixels, since not " +
 			"every format or viewer honours it; transparency becomes white in JPEG. Multi-page TIFF and animated GIF " +
 			"inputs give their first page or frame.",
-		Accepts: inputTypes,
+		Accepts:    inputTypes,
+		Outputs:    formatTypes(saveable),
+		OutputsFor: func(p docmill.Params) []string { return formatTypes([]string{p.String("format")}) },
 		Params: []docmill.Param{
 			{Name: "format", Type: docmill.TypeString, Required: true, Enum: saveable,
 				Description: "Output format; the list holds only the formats this server's libvips can write."},
@@ -131,6 +133,18 @@ func probeFormats(vips *sandbox.Engine, scratch string) []string {
 		// vips saves nothing: it is broken, and its runs will fail
 		// as they do; an empty enum would accept any value.
 		return all
+	}
+	return out
+}
+
+// formatTypes returns the content types of the formats named by their
+// extensions (saveableFormats' names).
+func formatTypes(exts []string) []string {
+	var out []string
+	for _, ext := range exts {
+		if fm, ok := formatByExt(ext); ok {
+			out = append(out, fm.contentType)
+		}
 	}
 	return out
 }

@@ -31,7 +31,9 @@ func resizeTool(vips, vipsheader *sandbox.Engine, maxPixels int64) *docmill.Tool
 		Title: "Resize image",
 		Description: "Resizes an image by width and/or height, or by percent, keeping its format. " +
 			"The EXIF orientation is applied first, so sizes are as the image is seen.",
-		Accepts: inputTypes,
+		Accepts:   inputTypes,
+		Outputs:   inputTypes,
+		KeepsType: true,
 		Params: []docmill.Param{
 			side("width"), side("height"),
 			{Name: "percent", Type: docmill.TypeInteger, Min: docmill.Bound(1), Max: docmill.Bound(1000),

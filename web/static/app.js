@@ -4,6 +4,7 @@
 import { api, key, setKey, upload } from "./api.js";
 import { $, el } from "./dom.js";
 import { appendParams, buildParams, focusField } from "./controls.js";
+import { buildChain, chainValue, keepChain, resetChain, stepsParam } from "./chain.js";
 import { ChosenFiles } from "./files.js";
 import { hideJobs, initJobs, refreshJobs, renderJobs, showJobs } from "./jobs.js";
 import { fmtDate, fmtSize, lang, loadDict, setLang, t, tOr, translatePage } from "./i18n.js";
@@ -11,8 +12,9 @@ import { fmtDate, fmtSize, lang, loadDict, setLang, t, tOr, translatePage } from
 const LANG = "docmill.lang";
 
 // Groups of the catalogue, by slug; a tool not listed here is a PDF tool.
-const GROUPS = ["pdf", "to-pdf", "from-pdf", "images", "security"];
+const GROUPS = ["chain", "pdf", "to-pdf", "from-pdf", "images", "security"];
 const GROUP_OF = {
+  "pipeline": "chain",
   "word-to-pdf": "to-pdf", "excel-to-pdf": "to-pdf", "powerpoint-to-pdf": "to-pdf",
   "html-to-pdf": "to-pdf", "markdown-to-pdf": "to-pdf", "jpg-to-pdf": "to-pdf",
   "pdf-to-jpg": "from-pdf", "pdf-to-png": "from-pdf", "pdf-to-text": "from-pdf", "pdf-to-pdfa": "from-pdf",
@@ -211,7 +213,9 @@ function resetTool() {
   $("progress").hidden = true;
   $("result").hidden = true;
   showError("");
+  resetChain();
   buildParams($("params"), current);
+  if (stepsParam(current)) buildChain($("params"), tools);
   chosen.reset(current.max_files);
   renderTool();
 }
@@ -247,13 +251,17 @@ async function onStart(ev) {
     $("file-input").focus();
     return;
   }
+  // The fields go before the files: the server checks them (a chain's
+  // steps) before it stores any file.
   const fd = new FormData();
-  for (const f of chosen.files) fd.append("file", f, f.name);
-  if (!appendParams(form, current, fd)) {
+  const steps = stepsParam(current) ? chainValue(form) : "";
+  if (!appendParams(form, current, fd) || steps === null) {
     const bad = form.querySelector("[aria-invalid=true]");
     if (bad) bad.focus();
     return;
   }
+  if (steps) fd.append(stepsParam(current).name, steps);
+  for (const f of chosen.files) fd.append("file", f, f.name);
   const token = ++jobToken;
   form.hidden = true;
   setProgress(0, t("progress.uploading", { pct: 0, speed: "" }));
@@ -358,7 +366,9 @@ function changeLang(l) {
   if (current) {
     // Rebuild the controls in the new language, keeping what was entered.
     const kept = new FormData($("tool-form"));
+    if (stepsParam(current)) keepChain();
     buildParams($("params"), current);
+    if (stepsParam(current)) buildChain($("params"), tools);
     for (const [name, v] of kept) {
       const c = $("tool-form").elements[name];
       if (!c || typeof v !== "string") continue;

@@ -24,24 +24,24 @@ const label = (tool, p) => tOr("param." + tool.slug + "." + p.name, p.name.repla
 const help = (tool, p) => tOr("help." + tool.slug + "." + p.name, p.description || "");
 const enumLabel = (tool, p, v) => tOr("enum." + tool.slug + "." + p.name + "." + v, v);
 
-function control(tool, p, id) {
+function control(tool, p, id, name) {
   const bounded = (p.type === "integer" || p.type === "number") && p.min != null && p.max != null;
   const hasDefault = p.default !== undefined && p.default !== "";
   if (p.enum && p.enum.length) {
     if (p.enum.length <= SEGMENTED_MAX) return null; // segmented: built by the caller as a fieldset
-    const s = el("select", { id, name: p.name });
+    const s = el("select", { id, name });
     if (!hasDefault) s.append(el("option", { value: "", text: t("tool.default") }));
     for (const v of p.enum) s.append(el("option", { value: v, text: enumLabel(tool, p, v) }));
     if (hasDefault) s.value = p.default;
     return s;
   }
   if (p.type === "boolean") {
-    return el("input", { id, name: p.name, type: "checkbox", role: "switch", class: "switch", checked: p.default === "true" });
+    return el("input", { id, name, type: "checkbox", role: "switch", class: "switch", checked: p.default === "true" });
   }
   if (bounded && (p.type === "number" || p.max - p.min <= SLIDER_STEPS)) {
     const span = p.max - p.min;
     const step = p.type === "integer" ? 1 : span >= 100 ? 1 : span / 100;
-    const r = el("input", { id, name: p.name, type: "range", min: p.min, max: p.max, step,
+    const r = el("input", { id, name, type: "range", min: p.min, max: p.max, step,
       value: hasDefault ? p.default : Math.round((Number(p.min) + Number(p.max)) / 2) });
     const out = el("output", { for: id, "aria-live": "off" });
     // Without a default, the slider stays unset (the API picks the value)
@@ -58,14 +58,14 @@ function control(tool, p, id) {
     return el("span", { class: "slider" }, r, out, auto);
   }
   if (p.type === "color") {
-    return el("input", { id, name: p.name, type: "color", value: hasDefault ? p.default : "#000000" });
+    return el("input", { id, name, type: "color", value: hasDefault ? p.default : "#000000" });
   }
   if (p.type === "integer" || p.type === "number") {
-    return el("input", { id, name: p.name, type: "number", inputmode: "numeric", min: p.min, max: p.max,
+    return el("input", { id, name, type: "number", inputmode: "numeric", min: p.min, max: p.max,
       step: p.type === "integer" ? 1 : "any", placeholder: hasDefault ? p.default : t("tool.automatic") });
   }
   const secret = /password/.test(p.name);
-  const i = el("input", { id, name: p.name, type: secret ? "password" : "text",
+  const i = el("input", { id, name, type: secret ? "password" : "text",
     autocomplete: secret ? "new-password" : "off", spellcheck: "false",
     value: p.type !== "pages" && hasDefault && !secret ? p.default : null,
     placeholder: p.type === "pages" ? t("tool.pagesHint") : null,
@@ -86,38 +86,45 @@ export function checkPages(input) {
   return ok;
 }
 
-function segmented(tool, p, id, helpId, errId) {
+function segmented(tool, p, id, helpId, errId, name) {
   const hasDefault = p.default !== undefined && p.default !== "";
-  const box = el("fieldset", { class: "param segmented", "data-param": p.name, "aria-describedby": helpId + " " + errId },
+  const box = el("fieldset", { class: "param segmented", "data-param": name, "aria-describedby": helpId + " " + errId },
     el("legend", { text: label(tool, p) }));
   const opts = el("div", { class: "options" });
   const values = hasDefault ? p.enum : ["", ...p.enum];
   values.forEach((v, n) => {
     const oid = id + "-" + n;
-    opts.append(el("input", { type: "radio", id: oid, name: p.name, value: v, checked: hasDefault ? v === p.default : v === "" }),
+    opts.append(el("input", { type: "radio", id: oid, name, value: v, checked: hasDefault ? v === p.default : v === "" }),
       el("label", { for: oid, text: v === "" ? t("tool.default") : enumLabel(tool, p, v) }));
   });
   box.append(opts);
   return box;
 }
 
-/** buildParams replaces box's controls with one per param of tool. */
-export function buildParams(box, tool) {
+/**
+ * buildParams replaces box's controls with one per param of tool, named
+ * prefix + the param's name (a pipeline's step: "steps[1].params."), as
+ * the API's errors[].field names them. A steps param is left to the chain
+ * editor (chain.js).
+ */
+export function buildParams(box, tool, prefix = "") {
   box.querySelectorAll(".param").forEach((e) => e.remove());
   box.hidden = !tool.params.length;
   for (const p of tool.params) {
-    const id = "p-" + p.name, helpId = id + "-help", errId = id + "-error";
+    if (p.type === "steps") continue;
+    const name = prefix + p.name;
+    const id = "p-" + name.replace(/[^A-Za-z0-9_-]/g, "-"), helpId = id + "-help", errId = id + "-error";
     const text = help(tool, p);
     const hint = text ? el("span", { class: "desc", id: helpId, text }) : null;
-    const err = el("span", { class: "field-error", id: errId, "data-for": p.name, "aria-live": "polite" });
+    const err = el("span", { class: "field-error", id: errId, "data-for": name, "aria-live": "polite" });
     let row;
     if (p.enum && p.enum.length && p.enum.length <= SEGMENTED_MAX) {
-      row = segmented(tool, p, id, helpId, errId);
+      row = segmented(tool, p, id, helpId, errId, name);
     } else {
-      const c = control(tool, p, id);
+      const c = control(tool, p, id, name);
       const input = c.matches("input,select") ? c : c.querySelector("input");
       input.setAttribute("aria-describedby", (hint ? helpId + " " : "") + errId);
-      row = el("div", { class: "param" + (p.type === "boolean" ? " boolean" : ""), "data-param": p.name },
+      row = el("div", { class: "param" + (p.type === "boolean" ? " boolean" : ""), "data-param": name },
         el("label", { for: id, text: label(tool, p) }), c);
     }
     row.append(...[hint, err].filter(Boolean));
@@ -125,11 +132,15 @@ export function buildParams(box, tool) {
   }
 }
 
-/** appendParams adds the values set in form to fd; it returns false (showing why) if one is invalid. */
-export function appendParams(form, tool, fd) {
+/**
+ * appendParams adds the values set in form's controls named prefix + a
+ * param's name to fd (anything with append(name, value)) under the
+ * param's name; it returns false (showing why) if one is invalid.
+ */
+export function appendParams(form, tool, fd, prefix = "") {
   let ok = true;
   for (const p of tool.params) {
-    const c = form.elements[p.name];
+    const c = form.elements[prefix + p.name];
     if (!c) continue;
     if (c.type === "checkbox") { fd.append(p.name, c.checked ? "true" : "false"); continue; }
     if (c.dataset && c.dataset.unset) continue;
@@ -142,5 +153,8 @@ export function appendParams(form, tool, fd) {
 /** focusField moves the focus to the control of the named param or to the file picker. */
 export function focusField(name) {
   const target = name === "file" ? $("file-input") : document.querySelector('[data-param="' + CSS.escape(name) + '"] input, [data-param="' + CSS.escape(name) + '"] select');
-  if (target) target.focus();
+  // A chain's step ("steps[1]", "steps[1].tool"): its own controls.
+  const slot = document.querySelector('.field-error[data-for="' + CSS.escape(name) + '"]');
+  const near = slot && slot.closest("[data-param]") && slot.closest("[data-param]").querySelector("select,input");
+  if (target || near) (target || near).focus();
 }

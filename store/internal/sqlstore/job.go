@@ -55,12 +55,12 @@ func (s *Store) CreateJob(ctx context.Context, j *docmill.Job, adm docmill.Admis
 				return err
 			}
 		}
-		if err := admit(ctx, tx, j.AccountID, adm); err != nil {
+		if err := admit(ctx, tx, j.AccountID, adm, int64(j.Charge())); err != nil {
 			return err
 		}
 		_, err := tx.Exec(ctx, sqltext.InsertJob, id, j.AccountID, j.Tool, c.params, c.inputs,
 			j.Priority, j.ResultTTL.Milliseconds(), nullString(j.IdempotencyKey), j.RequestHash,
-			millis(created), c.meta, adm.Period, c.export)
+			millis(created), c.meta, adm.Period, c.export, j.Charge())
 		if err != nil {
 			return err
 		}
@@ -84,11 +84,12 @@ func (s *Store) CreateJob(ctx context.Context, j *docmill.Job, adm docmill.Admis
 	return out, nil
 }
 
-// admit checks adm against the account's jobs in flight and usage. Jobs in
-// flight count against the quota: each may still end done and be charged.
-func admit(ctx context.Context, tx Tx, accountID string, adm docmill.Admission) error {
-	var inFlight, used int64
-	if err := tx.QueryRow(ctx, sqltext.CountInFlight, accountID).Scan(&inFlight); err != nil {
+// admit checks adm against the account's jobs in flight and usage for a
+// job of ops operations. Jobs in flight hold their operations against the
+// quota: each may still end done and be charged them.
+func admit(ctx context.Context, tx Tx, accountID string, adm docmill.Admission, ops int64) error {
+	var inFlight, held, used int64
+	if err := tx.QueryRow(ctx, sqltext.CountInFlight, accountID).Scan(&inFlight, &held); err != nil {
 		return err
 	}
 	if adm.MaxInFlight > 0 && inFlight >= int64(adm.MaxInFlight) {
@@ -100,7 +101,7 @@ func admit(ctx context.Context, tx Tx, accountID string, adm docmill.Admission) 
 	if err := tx.QueryRow(ctx, sqltext.UsedOperations, accountID, adm.Period).Scan(&used); err != nil {
 		return err
 	}
-	if used+inFlight >= adm.MaxOperations {
+	if used+held+ops > adm.MaxOperations {
 		return docmill.ErrQuotaExceeded
 	}
 	return nil
@@ -233,10 +234,11 @@ func (s *Store) FinishJob(ctx context.Context, j *docmill.Job) (bool, error) {
 			return nil
 		}
 		var account, period string
-		if err := tx.QueryRow(ctx, sqltext.JobCharge, j.ID).Scan(&account, &period); err != nil {
+		var ops int64
+		if err := tx.QueryRow(ctx, sqltext.JobCharge, j.ID).Scan(&account, &period, &ops); err != nil {
 			return err
 		}
-		_, err = tx.Exec(ctx, sqltext.ChargeUsage, account, period)
+		_, err = tx.Exec(ctx, sqltext.ChargeUsage, account, period, ops)
 		return err
 	})
 	if err != nil {
@@ -458,7 +460,7 @@ func scanJob(r Row) (*docmill.Job, error) {
 	err := r.Scan(&j.ID, &j.AccountID, &j.Tool, &status, &params, &inputs, &j.Priority, &ttl,
 		&j.IdempotencyKey, &j.RequestHash, &created, &started, &finished,
 		&resultKey, &filename, &contentType, &size, &expires, &resultDeleted,
-		&meta, &errCode, &errMsg, &errFields, &inputsDeleted, &export)
+		&meta, &errCode, &errMsg, &errFields, &inputsDeleted, &export, &j.Operations)
 	if err != nil {
 		return nil, err
 	}

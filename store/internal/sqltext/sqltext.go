@@ -59,17 +59,19 @@ const (
 	result_key, COALESCE(result_filename, ''), COALESCE(result_content_type, ''),
 	COALESCE(result_size, 0), COALESCE(result_expires_at, 0), result_deleted_at,
 	meta, error_code, COALESCE(error_message, ''), COALESCE(error_fields, ''), inputs_deleted_at,
-	COALESCE(export, '')`
+	COALESCE(export, ''), operations`
 
-	Job           = `SELECT ` + JobColumns + ` FROM jobs WHERE id = $1`
-	JobExists     = `SELECT COUNT(*) FROM jobs WHERE id = $1`
-	JobByIdemKey  = `SELECT ` + JobColumns + ` FROM jobs WHERE account_id = $1 AND idempotency_key = $2`
-	CountInFlight = `SELECT COUNT(*) FROM jobs WHERE account_id = $1 AND status IN ('queued', 'processing')`
+	Job          = `SELECT ` + JobColumns + ` FROM jobs WHERE id = $1`
+	JobExists    = `SELECT COUNT(*) FROM jobs WHERE id = $1`
+	JobByIdemKey = `SELECT ` + JobColumns + ` FROM jobs WHERE account_id = $1 AND idempotency_key = $2`
+	// CountInFlight counts an account's jobs in flight and the operations
+	// they hold against its quota.
+	CountInFlight = `SELECT COUNT(*), COALESCE(SUM(operations), 0) FROM jobs WHERE account_id = $1 AND status IN ('queued', 'processing')`
 	// MAX, not SUM: PostgreSQL sums BIGINT into NUMERIC. (account_id, period) is unique anyway.
 	UsedOperations = `SELECT COALESCE(MAX(operations), 0) FROM usage WHERE account_id = $1 AND period = $2`
 	InsertJob      = `INSERT INTO jobs (id, account_id, tool, status, params, inputs, priority, result_ttl_ms,
-	idempotency_key, request_hash, created_at, meta, period, export)
-VALUES ($1, $2, $3, 'queued', $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`
+	idempotency_key, request_hash, created_at, meta, period, export, operations)
+VALUES ($1, $2, $3, 'queued', $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)`
 
 	StartJob = `UPDATE jobs SET status = 'processing', started_at = COALESCE(started_at, $2)
 WHERE id = $1 AND status IN ('queued', 'processing')`
@@ -78,9 +80,9 @@ WHERE id = $1 AND status IN ('queued', 'processing')`
 	result_content_type = $6, result_size = $7, result_expires_at = $8, meta = $9,
 	error_code = $10, error_message = $11, error_fields = $12, params = $13
 WHERE id = $1 AND status = 'processing'`
-	JobCharge   = `SELECT account_id, period FROM jobs WHERE id = $1`
-	ChargeUsage = `INSERT INTO usage (account_id, period, operations) VALUES ($1, $2, 1)
-ON CONFLICT (account_id, period) DO UPDATE SET operations = usage.operations + 1`
+	JobCharge   = `SELECT account_id, period, operations FROM jobs WHERE id = $1`
+	ChargeUsage = `INSERT INTO usage (account_id, period, operations) VALUES ($1, $2, $3)
+ON CONFLICT (account_id, period) DO UPDATE SET operations = usage.operations + $3`
 	CancelJob = `UPDATE jobs SET status = 'canceled', finished_at = $2
 WHERE id = $1 AND status IN ('queued', 'processing')`
 	SetExport         = `UPDATE jobs SET export = $2 WHERE id = $1`
