@@ -2,6 +2,8 @@ package docmill
 
 import (
 	"context"
+	"fmt"
+	"os"
 	"sort"
 	"time"
 )
@@ -144,13 +146,25 @@ func (t *Tool) CheckFileCount(n int) error {
 }
 
 // Invoke runs the tool on in after CheckFileCount, so that no path (the
-// job runner, the PDF helper, tests) reaches Run with a file count the
-// declaration does not allow, and tools never check it themselves.
+// job runner, the PDF helper, pipelines, tests) reaches Run with a file
+// count the declaration does not allow, and tools never check it
+// themselves. It then holds the output to being a regular file: an engine
+// subverted by a hostile document could leave a symbolic link to a host
+// file (the database, a key) where its output belongs, which this
+// process, reading outside the jail, would otherwise follow and hand back
+// as the result.
 func (t *Tool) Invoke(ctx context.Context, in *RunInput) (*RunOutput, error) {
 	if err := t.CheckFileCount(len(in.Files)); err != nil {
 		return nil, err
 	}
-	return t.Run(ctx, in)
+	out, err := t.Run(ctx, in)
+	if err != nil || out == nil || out.Path == "" {
+		return out, err
+	}
+	if st, err := os.Lstat(out.Path); err != nil || !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("tool %s: its output is not a regular file (%v)", t.Slug, err)
+	}
+	return out, nil
 }
 
 // LocalFile is an input file copied to local disk.

@@ -119,10 +119,30 @@ func ready(t *testing.T, s *testServer) readiness {
 	return r
 }
 
+// settle waits until the free space under dir stops changing: a sync
+// job's answer reaches the client before its worker has removed the job's
+// scratch directory, whose input link frees an input's size when it goes.
+func settle(t *testing.T, dir string) {
+	t.Helper()
+	last, same := int64(-1), 0
+	for deadline := time.Now().Add(5 * time.Second); same < 3 && time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		u, err := diskspace.Stat(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if u.Free == last {
+			same++
+		} else {
+			last, same = u.Free, 0
+		}
+	}
+}
+
 // leaveFree sizes the filler file in dir (a tmpfs) so that about free
 // bytes are left on its file system.
 func leaveFree(t *testing.T, dir string, free int64) {
 	t.Helper()
+	settle(t, dir)
 	f, err := os.OpenFile(filepath.Join(dir, "filler"), os.O_CREATE|os.O_WRONLY, 0o600)
 	if err != nil {
 		t.Fatal(err)
