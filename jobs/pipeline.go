@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/docmill/docmill"
+	"github.com/docmill/docmill/tools/filecopy"
 )
 
 // PipelineTool declares the pipeline over the tools of reg
@@ -109,7 +109,7 @@ func runStep(ctx context.Context, i int, st docmill.Step, files []docmill.LocalF
 	stepIn := &docmill.RunInput{Params: st.Params, WorkDir: dir, Limits: in.Limits}
 	for k, f := range files {
 		path := filepath.Join(dir, fmt.Sprintf("input-%d%s", k, filepath.Ext(f.Filename)))
-		if err := linkOrCopy(f.Path, path); err != nil {
+		if err := filecopy.Link(f.Path, path); err != nil { // steps share one scratch file system: a hard link
 			return nil, 0, err
 		}
 		f.Path = path
@@ -170,28 +170,6 @@ func errOrSelf(e *docmill.Error, err error) error {
 		return e.Err
 	}
 	return err
-}
-
-// linkOrCopy puts the file at src at dst: a hard link (steps share one
-// scratch directory's file system), else a copy.
-func linkOrCopy(src, dst string) error {
-	if os.Link(src, dst) == nil {
-		return nil
-	}
-	in, err := os.Open(src)
-	if err != nil {
-		return err
-	}
-	defer in.Close()
-	out, err := os.OpenFile(dst, os.O_CREATE|os.O_WRONLY|os.O_EXCL, 0o600)
-	if err != nil {
-		return err
-	}
-	if _, err := io.Copy(out, in); err != nil {
-		out.Close()
-		return err
-	}
-	return out.Close()
 }
 
 // maxStepName bounds, in bytes, the name a step's output is passed on
