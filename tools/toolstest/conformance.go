@@ -345,7 +345,7 @@ func positive(v any) bool {
 
 // extensions are the result extensions that fit each content type.
 var extensions = map[string][]string{
-	"application/pdf": {".pdf"}, "application/zip": {".zip"}, "text/plain": {".txt"},
+	"application/pdf": {".pdf"}, "application/zip": {".zip"}, "text/plain": {".txt"}, "application/json": {".json"},
 	"image/jpeg": {".jpg", ".jpeg"}, "image/png": {".png"}, "image/webp": {".webp"},
 	"image/avif": {".avif"}, "image/tiff": {".tif", ".tiff"}, "image/gif": {".gif"},
 }
