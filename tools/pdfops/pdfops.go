@@ -86,9 +86,12 @@ func Tools() []*docmill.Tool {
 		watermarkTool(), pageNumbersTool(),
 		protectTool(), unlockTool(),
 		imagesToPDFTool(),
+		formFieldsTool(),
 	})
 	for _, t := range tools {
-		t.Outputs = []string{pdfContentType} // split-pdf's several files: MayZip
+		if t.Outputs == nil {
+			t.Outputs = []string{pdfContentType} // split-pdf's several files: MayZip
+		}
 	}
 	return tools
 }

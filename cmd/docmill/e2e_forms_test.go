@@ -1,0 +1,98 @@
+package main
+
+import (
+	"encoding/json"
+	"os/exec"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/docmill/docmill/client"
+	"github.com/docmill/docmill/tools/toolstest"
+)
+
+const formsPDF = "pdflatex-forms.pdf"
+
+// qpdfFields returns name → "type page" of a PDF's form fields as qpdf,
+// another program, reads them.
+func qpdfFields(t *testing.T, path string) map[string]string {
+	t.Helper()
+	out, err := exec.Command("qpdf", "--json", "--json-key=acroform", path).Output()
+	if err != nil {
+		t.Fatalf("qpdf --json: %v", err)
+	}
+	var doc struct {
+		Acroform struct {
+			Fields []struct {
+				Fullname      string `json:"fullname"`
+				Fieldtype     string `json:"fieldtype"`
+				Ischeckbox    bool   `json:"ischeckbox"`
+				Isradiobutton bool   `json:"isradiobutton"`
+				Pageposfrom1  int    `json:"pageposfrom1"`
+			} `json:"fields"`
+		} `json:"acroform"`
+	}
+	if err := json.Unmarshal(out, &doc); err != nil {
+		t.Fatal(err)
+	}
+	m := map[string]string{}
+	for _, f := range doc.Acroform.Fields {
+		typ := map[string]string{"/Tx": "text", "/Ch": "choice", "/Btn": "button", "/Sig": "signature"}[f.Fieldtype]
+		switch {
+		case f.Ischeckbox:
+			typ = "checkbox"
+		case f.Isradiobutton:
+			typ = "radio"
+		}
+		m[f.Fullname] = typ + " " + string(rune('0'+f.Pageposfrom1))
+	}
+	return m
+}
+
+func TestPDFFormFields(t *testing.T) {
+	s := startServer(t, "")
+	c := s.client(s.DevKey)
+	j, data := runTool(t, c, "pdf-form-fields", []client.File{file(t, "pdf", formsPDF)}, nil)
+	if j.Result.Filename != "pdflatex-forms-fields.json" || !strings.HasPrefix(j.Result.ContentType, "application/json") {
+		t.Fatalf("result %+v", j.Result)
+	}
+	var got struct {
+		Fields []struct {
+			Name  string    `json:"name"`
+			Type  string    `json:"type"`
+			Page  int       `json:"page"`
+			Rect  []float64 `json:"rect"`
+			Value any       `json:"value"`
+		} `json:"fields"`
+	}
+	if err := json.Unmarshal(data, &got); err != nil {
+		t.Fatalf("%v\n%s", err, data)
+	}
+	m := map[string]string{}
+	for _, f := range got.Fields {
+		typ := f.Type
+		if typ == "combo" || typ == "list" {
+			typ = "choice"
+		}
+		m[f.Name] = typ + " " + string(rune('0'+f.Page))
+		if len(f.Rect) != 4 {
+			t.Errorf("%s: rect %v", f.Name, f.Rect)
+		}
+	}
+	want := qpdfFields(t, toolstest.Corpus(t, "pdf")+"/"+formsPDF)
+	if len(want) == 0 || !equalMaps(m, want) {
+		t.Fatalf("fields %v, qpdf reads %v", m, want)
+	}
+}
+
+func equalMaps(a, b map[string]string) bool {
+	keys := func(m map[string]string) []string {
+		var ks []string
+		for k, v := range m {
+			ks = append(ks, k+"="+v)
+		}
+		sort.Strings(ks)
+		return ks
+	}
+	return equalStrings(keys(a), keys(b))
+}
