@@ -86,6 +86,8 @@ func Tools() []*docmill.Tool {
 		watermarkTool(), pageNumbersTool(),
 		protectTool(), unlockTool(),
 		imagesToPDFTool(),
+		// Document metadata and embedded data (issue 19).
+		editMetadataTool(),
 	})
 	for _, t := range tools {
 		t.Outputs = []string{pdfContentType} // split-pdf's several files: MayZip
