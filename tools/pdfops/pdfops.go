@@ -87,10 +87,12 @@ func Tools() []*docmill.Tool {
 		protectTool(), unlockTool(),
 		imagesToPDFTool(),
 		// Document metadata and embedded data (issue 19).
-		editMetadataTool(),
+		editMetadataTool(), extractAttachmentsTool(),
 	})
 	for _, t := range tools {
-		t.Outputs = []string{pdfContentType} // split-pdf's several files: MayZip
+		if t.Outputs == nil {
+			t.Outputs = []string{pdfContentType} // split-pdf's several files: MayZip
+		}
 	}
 	return tools
 }
