@@ -87,6 +87,8 @@ func Tools() []*docmill.Tool {
 		protectTool(), unlockTool(),
 		imagesToPDFTool(),
 		formFieldsTool(),
+		// Document metadata and embedded data (issue 19).
+		editMetadataTool(), extractAttachmentsTool(),
 	})
 	for _, t := range tools {
 		if t.Outputs == nil {
