@@ -82,30 +82,22 @@ func (s *Store) DeleteWebhook(ctx context.Context, id string) error {
 // its previous secret until previousUntil (a previous secret before it is
 // forgotten).
 func (s *Store) RotateWebhookSecret(ctx context.Context, id, secret string, previousUntil time.Time) (*docmill.Webhook, error) {
-	var w *docmill.Webhook
-	err := s.db.InTx(ctx, func(tx Tx) error {
-		n, err := tx.Exec(ctx, sqltext.RotateWebhookSecret, id, secret, millis(previousUntil))
-		if err != nil {
-			return err
-		}
-		if n == 0 {
-			return docmill.ErrNotFound
-		}
-		w, err = scanWebhook(tx.QueryRow(ctx, sqltext.Webhook, id))
-		return err
-	})
-	if err != nil {
-		return nil, s.errorf("rotate webhook secret %s: %w", id, err)
-	}
-	return w, nil
+	return s.updateWebhook(ctx, "rotate webhook secret", id, sqltext.RotateWebhookSecret, id, secret, millis(previousUntil))
 }
 
 // EnableWebhook enables the endpoint again, healthy: no reason, no
 // failures.
 func (s *Store) EnableWebhook(ctx context.Context, id string) (*docmill.Webhook, error) {
+	return s.updateWebhook(ctx, "enable webhook", id, sqltext.EnableWebhook, id)
+}
+
+// updateWebhook runs the update query with args on endpoint id and
+// returns the endpoint as it then is, in one transaction; an unknown id
+// is docmill.ErrNotFound. what names the operation in errors.
+func (s *Store) updateWebhook(ctx context.Context, what, id, query string, args ...any) (*docmill.Webhook, error) {
 	var w *docmill.Webhook
 	err := s.db.InTx(ctx, func(tx Tx) error {
-		n, err := tx.Exec(ctx, sqltext.EnableWebhook, id)
+		n, err := tx.Exec(ctx, query, args...)
 		if err != nil {
 			return err
 		}
@@ -116,7 +108,7 @@ func (s *Store) EnableWebhook(ctx context.Context, id string) (*docmill.Webhook,
 		return err
 	})
 	if err != nil {
-		return nil, s.errorf("enable webhook %s: %w", id, err)
+		return nil, s.errorf("%s %s: %w", what, id, err)
 	}
 	return w, nil
 }
