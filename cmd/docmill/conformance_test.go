@@ -103,6 +103,8 @@ func conformSample(t *testing.T, tool *docmill.Tool, contentType string) string 
 			return corpus(t, "pdf", "imagemagick-images.pdf")
 		case "ocr-pdf":
 			return toolstest.WriteTemp(t, "conform-sample.pdf", toolstest.TextPDF("Conformance of every tool"))
+		case "flatten-pdf": // a form to flatten
+			return toolstest.WriteTemp(t, "conform-form.pdf", toolstest.FormPDF("Conformance"))
 		}
 		return toolstest.WriteTemp(t, "conform-sample.pdf", toolstest.TextPDF("Conformance page one", "Conformance page two", "Conformance page three"))
 	case "image/png", "image/jpeg", "image/gif", "image/tiff", "image/webp":

@@ -1,0 +1,109 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os/exec"
+	"strings"
+	"testing"
+
+	"github.com/docmill/docmill/client"
+	"github.com/docmill/docmill/tools/toolstest"
+)
+
+// qpdfAnnotations returns the subtypes of the annotations of every page
+// of a PDF, as qpdf reads them.
+func qpdfAnnotations(t *testing.T, path string) []string {
+	t.Helper()
+	out, err := exec.Command("qpdf", "--json", "--json-key=pages", "--json-key=qpdf", path).Output()
+	if err != nil {
+		t.Fatalf("qpdf --json: %v", err)
+	}
+	var doc struct {
+		Pages []struct {
+			Object string `json:"object"`
+		} `json:"pages"`
+		Qpdf []json.RawMessage `json:"qpdf"` // a header, then the objects
+	}
+	var objects map[string]struct {
+		Value any `json:"value"`
+	}
+	if err := json.Unmarshal(out, &doc); err != nil || len(doc.Qpdf) != 2 || json.Unmarshal(doc.Qpdf[1], &objects) != nil {
+		t.Fatalf("qpdf --json: %v", err)
+	}
+	dict := func(ref any) map[string]any {
+		s, _ := ref.(string)
+		d, _ := objects["obj:"+s].Value.(map[string]any)
+		return d
+	}
+	var subtypes []string
+	for _, p := range doc.Pages {
+		annots, ok := dict(p.Object)["/Annots"].([]any)
+		if !ok { // an indirect array
+			ref, _ := dict(p.Object)["/Annots"].(string)
+			annots, _ = objects["obj:"+ref].Value.([]any)
+		}
+		for _, a := range annots {
+			sub, _ := dict(a)["/Subtype"].(string)
+			subtypes = append(subtypes, sub)
+		}
+	}
+	return subtypes
+}
+
+// pdftotext returns the words of a PDF's text as poppler extracts it,
+// joined by single spaces.
+func pdftotext(t *testing.T, data []byte) string {
+	t.Helper()
+	out, err := exec.Command("pdftotext", toolstest.WriteTemp(t, "text.pdf", data), "-").Output()
+	if err != nil {
+		t.Fatalf("pdftotext: %v", err)
+	}
+	return string(bytes.Join(bytes.Fields(out), []byte(" ")))
+}
+
+// TestFormToolsE2E runs flatten-pdf through a real server and checks its
+// results with qpdf and poppler.
+func TestFormToolsE2E(t *testing.T) {
+	s := startServer(t, "")
+	c := s.client(s.DevKey)
+
+	t.Run("flatten a filled form", func(t *testing.T) {
+		form := toolstest.FormPDF("Jane Roe")
+		if len(qpdfFields(t, toolstest.WriteTemp(t, "form.pdf", form))) == 0 {
+			t.Fatal("the test form has no fields")
+		}
+		j, data := runTool(t, c, "flatten-pdf", []client.File{{Name: "form.pdf", Body: bytes.NewReader(form)}}, nil)
+		if j.Result.Filename != "form-flattened.pdf" || j.Meta["pages"] != float64(1) {
+			t.Fatalf("result %+v, meta %v", j.Result, j.Meta)
+		}
+		out := toolstest.WriteTemp(t, "flat.pdf", data)
+		if f, a := qpdfFields(t, out), qpdfAnnotations(t, out); len(f) != 0 || len(a) != 0 {
+			t.Fatalf("qpdf still reads fields %v, annotations %v", f, a)
+		}
+		if text := pdftotext(t, data); !strings.Contains(text, "Jane Roe") {
+			t.Fatalf("the value is not on the page: %q", text)
+		}
+	})
+
+	t.Run("flatten the corpus", func(t *testing.T) {
+		for _, name := range []string{formsPDF, "annotated_pdf.pdf"} {
+			in := corpus(t, "pdf", name)
+			if len(qpdfFields(t, in))+len(qpdfAnnotations(t, in)) == 0 {
+				t.Fatalf("%s has neither fields nor annotations", name)
+			}
+			_, data := runTool(t, c, "flatten-pdf", []client.File{file(t, "pdf", name)}, nil)
+			out := toolstest.WriteTemp(t, "flat.pdf", data)
+			if f, a := qpdfFields(t, out), qpdfAnnotations(t, out); len(f) != 0 || len(a) != 0 {
+				t.Fatalf("%s: qpdf still reads fields %v, annotations %v", name, f, a)
+			}
+			// The page's own text stays, with what the widgets drew.
+			got, was := pdftotext(t, data), pdftotext(t, corpusBytes(t, "pdf", name))
+			for _, w := range strings.Fields(was) {
+				if !strings.Contains(got, w) {
+					t.Fatalf("%s: %q lost: text %q, was %q", name, w, got, was)
+				}
+			}
+		}
+	})
+}

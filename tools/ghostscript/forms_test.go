@@ -1,0 +1,177 @@
+package ghostscript_test
+
+import (
+	"context"
+	"encoding/json"
+	"image"
+	"os/exec"
+	"strings"
+	"testing"
+
+	docmill "github.com/docmill/docmill"
+	"github.com/docmill/docmill/tools/ghostscript"
+	"github.com/docmill/docmill/tools/toolstest"
+)
+
+// runForm runs the named form tool on path with params.
+func runForm(t *testing.T, slug string, params map[string]string, path string) (*docmill.RunOutput, error) {
+	t.Helper()
+	tl := toolstest.Find(t, ghostscript.FormTools(gsEngine, qpdfEngine), slug)
+	if !tl.IsAvailable() {
+		t.Skipf("%s: engines not installed", slug)
+	}
+	p, err := tl.ParseParams(params)
+	if err != nil {
+		return nil, err
+	}
+	dir := t.TempDir()
+	return tl.Invoke(context.Background(), &docmill.RunInput{Params: p, WorkDir: dir, Files: []docmill.LocalFile{inputFile(t, dir, path)}})
+}
+
+// formState is what qpdf reads of a PDF's form and annotations: the
+// fields' names and values, and the annotations' subtypes.
+type formState struct {
+	fields      map[string]string
+	annotations []string
+}
+
+func readForm(t *testing.T, path string) formState {
+	t.Helper()
+	out, err := exec.Command("qpdf", "--json", "--json-key=acroform", "--json-key=pages", "--json-key=qpdf", path).Output()
+	if err != nil {
+		t.Fatalf("qpdf --json: %v", err)
+	}
+	var doc struct {
+		Acroform struct {
+			Fields []struct {
+				Fullname string `json:"fullname"`
+				Value    any    `json:"value"`
+			} `json:"fields"`
+		} `json:"acroform"`
+		Pages []struct {
+			Object string `json:"object"`
+		} `json:"pages"`
+		Qpdf []json.RawMessage `json:"qpdf"` // a header, then the objects
+
+	}
+	if err := json.Unmarshal(out, &doc); err != nil {
+		t.Fatal(err)
+	}
+	s := formState{fields: map[string]string{}}
+	for _, f := range doc.Acroform.Fields {
+		s.fields[f.Fullname] = strings.TrimPrefix(jsonString(f.Value), "u:")
+	}
+	var objects map[string]struct {
+		Value any `json:"value"` // a dictionary, an array, a number...
+	}
+	if len(doc.Qpdf) != 2 || json.Unmarshal(doc.Qpdf[1], &objects) != nil {
+		t.Fatalf("qpdf --json: no objects")
+	}
+	for _, p := range doc.Pages {
+		page, _ := objects["obj:"+p.Object].Value.(map[string]any)
+		annots, _ := page["/Annots"].([]any)
+		if ref, ok := page["/Annots"].(string); ok {
+			annots, _ = objects["obj:"+ref].Value.([]any)
+		}
+		for _, a := range annots {
+			ref, _ := a.(string)
+			annot, _ := objects["obj:"+ref].Value.(map[string]any)
+			sub, _ := annot["/Subtype"].(string)
+			s.annotations = append(s.annotations, sub)
+		}
+	}
+	return s
+}
+
+func jsonString(v any) string {
+	if s, ok := v.(string); ok {
+		return s
+	}
+	return ""
+}
+
+func TestFlatten(t *testing.T) {
+	in := toolstest.WriteTemp(t, "form.pdf", toolstest.FormPDF("Jane Roe"))
+	if before := readForm(t, in); before.fields["Name"] != "Jane Roe" || len(before.annotations) != 6 {
+		t.Fatalf("the test form reads %+v", before)
+	}
+	out, err := runForm(t, "flatten-pdf", nil, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Filename != "form-flattened.pdf" || out.Meta["pages"] != 1 {
+		t.Errorf("output %q, meta %v", out.Filename, out.Meta)
+	}
+	after := readForm(t, out.Path)
+	if len(after.fields) != 0 || len(after.annotations) != 0 {
+		t.Errorf("after flattening qpdf reads fields %v, annotations %v", after.fields, after.annotations)
+	}
+	if got := text(t, out.Path); !strings.Contains(got, "Jane Roe") || !strings.Contains(got, "Application form") {
+		t.Errorf("pdftotext reads %q", got)
+	}
+	qpdfCheck(t, out.Path)
+}
+
+// TestFlattenAnnotations checks that comments (a note, a highlight, ink)
+// are drawn into the page: none is left, and the page looks the same.
+func TestFlattenAnnotations(t *testing.T) {
+	in := corpusPDF(t, "annotated_pdf.pdf")
+	if n := len(readForm(t, in).annotations); n != 3 {
+		t.Fatalf("the corpus file has %d annotations, want 3", n)
+	}
+	out, err := runForm(t, "flatten-pdf", nil, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a := readForm(t, out.Path).annotations; len(a) != 0 {
+		t.Errorf("annotations left: %v", a)
+	}
+	// Rendered without its annotations, the flattened page still shows
+	// them: it is much nearer the annotated page than the bare page is
+	// (not equal: Ghostscript draws a note's icon and ink its own way).
+	shown := toolstest.RenderPage(t, in, 1, 50)
+	marks := meanDiff(shown, toolstest.RenderPage(t, in, 1, 50, "-hide-annotations"))
+	flat := meanDiff(shown, toolstest.RenderPage(t, out.Path, 1, 50, "-hide-annotations"))
+	if marks == 0 || flat > marks/2 {
+		t.Errorf("flattened page differs from the annotated one by %.4f; the annotations make %.4f", flat, marks)
+	}
+}
+
+func TestFlattenBadInput(t *testing.T) {
+	for name, path := range map[string]string{
+		"not a pdf": toolstest.WriteTemp(t, "a.pdf", []byte("just some text\n")),
+		"encrypted": corpusPDF(t, "libreoffice-writer-password.pdf"),
+		"truncated": toolstest.WriteTemp(t, "cut.pdf", toolstest.FormPDF("x")[:300]),
+	} {
+		t.Run(name, func(t *testing.T) {
+			_, err := runForm(t, "flatten-pdf", nil, path)
+			wantCode(t, err, docmill.CodeInvalidDocument)
+			if msg := docmill.AsError(err).Message; strings.Contains(msg, "/") || strings.Contains(msg, "qpdf") {
+				t.Errorf("public message names a path or the engine: %q", msg)
+			}
+		})
+	}
+}
+
+// meanDiff is the mean difference of two renders' grey levels, from 0
+// (the same) to 1; renders of different sizes differ by 1.
+func meanDiff(a, b image.Image) float64 {
+	if a.Bounds() != b.Bounds() {
+		return 1
+	}
+	var sum float64
+	r := a.Bounds()
+	for y := r.Min.Y; y < r.Max.Y; y++ {
+		for x := r.Min.X; x < r.Max.X; x++ {
+			ar, ag, ab, _ := a.At(x, y).RGBA()
+			br, bg, bb, _ := b.At(x, y).RGBA()
+			ga, gb := float64(ar+ag+ab)/3, float64(br+bg+bb)/3
+			if ga > gb {
+				sum += ga - gb
+			} else {
+				sum += gb - ga
+			}
+		}
+	}
+	return sum / 0xffff / float64(r.Dx()*r.Dy())
+}
