@@ -1,5 +1,5 @@
 // Package ghostscript provides the tools that run on Ghostscript and qpdf:
-// compress-pdf, repair-pdf and pdf-to-pdfa.
+// compress-pdf, repair-pdf, pdf-to-pdfa, linearize-pdf and grayscale-pdf.
 //
 // Every program runs through the sandbox package, Ghostscript always with
 // -dSAFER. Ghostscript interprets any input that is not a PDF as
@@ -59,12 +59,15 @@ type engines struct {
 	gs, qpdf *sandbox.Engine
 }
 
-// Tools returns compress-pdf, repair-pdf and pdf-to-pdfa, run with gs and
-// qpdf as found by the caller (missing engines make the tools unavailable,
-// never a crash).
+// Tools returns compress-pdf, repair-pdf, pdf-to-pdfa, linearize-pdf and
+// grayscale-pdf, run with gs and qpdf as found by the caller (missing
+// engines make the tools unavailable, never a crash).
 func Tools(gs, qpdf *sandbox.Engine) []*docmill.Tool {
 	e := &engines{gs: gs, qpdf: qpdf}
-	tools := []*docmill.Tool{e.compressTool(), e.repairTool(), e.pdfaTool()}
+	tools := []*docmill.Tool{e.compressTool(), e.repairTool(), e.pdfaTool(),
+		// More tools (issue 19).
+		e.linearizeTool(), e.grayscaleTool(),
+	}
 	for _, t := range tools {
 		t.Outputs = []string{pdfContentType}
 	}
