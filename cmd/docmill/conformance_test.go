@@ -105,6 +105,8 @@ func conformSample(t *testing.T, tool *docmill.Tool, contentType string) string 
 			return toolstest.WriteTemp(t, "conform-sample.pdf", toolstest.TextPDF("Conformance of every tool"))
 		case "flatten-pdf": // a form to flatten
 			return toolstest.WriteTemp(t, "conform-form.pdf", toolstest.FormPDF("Conformance"))
+		case "remove-annotations": // its params act on annotations
+			return toolstest.WriteTemp(t, "conform-sample.pdf", toolstest.ActivePDF())
 		}
 		return toolstest.WriteTemp(t, "conform-sample.pdf", toolstest.TextPDF("Conformance page one", "Conformance page two", "Conformance page three"))
 	case "image/png", "image/jpeg", "image/gif", "image/tiff", "image/webp":
