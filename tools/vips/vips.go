@@ -48,6 +48,7 @@ func Tools(vips, vipsheader *sandbox.Engine, limits docmill.Limits, scratch stri
 		compressTool(vips, vipsheader, maxPixels),
 		resizeTool(vips, vipsheader, maxPixels),
 		convertTool(vips, vipsheader, saveableFormats(vips, scratch), maxPixels),
+		rotateTool(vips, vipsheader, maxPixels),
 	}
 }
 

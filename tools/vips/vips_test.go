@@ -7,8 +7,6 @@ import (
 	"errors"
 	"hash/crc32"
 	"image"
-	"image/color"
-	"image/jpeg"
 	"os"
 	"path/filepath"
 	"strings"
@@ -134,38 +132,9 @@ func bombPNG(w, h uint32) []byte {
 	return append(b, chunk("IEND", nil)...)
 }
 
-// orientedJPEG returns a w x h JPEG (left half red, right half blue) with
-// an EXIF block whose orientation is orient: viewers show it turned.
+// orientedJPEG is toolstest.OrientedJPEG.
 func orientedJPEG(t *testing.T, w, h int, orient uint16) []byte {
-	t.Helper()
-	img := image.NewRGBA(image.Rect(0, 0, w, h))
-	for y := range h {
-		for x := range w {
-			c := color.RGBA{200, 0, 0, 255}
-			if x >= w/2 {
-				c = color.RGBA{0, 0, 200, 255}
-			}
-			img.Set(x, y, c)
-		}
-	}
-	var buf bytes.Buffer
-	if err := jpeg.Encode(&buf, img, &jpeg.Options{Quality: 90}); err != nil {
-		t.Fatal(err)
-	}
-	le := binary.LittleEndian
-	tiffIFD := []byte("II*\x00")
-	tiffIFD = le.AppendUint32(tiffIFD, 8)
-	tiffIFD = le.AppendUint16(tiffIFD, 1)
-	tiffIFD = le.AppendUint16(tiffIFD, 0x0112) // Orientation
-	tiffIFD = le.AppendUint16(tiffIFD, 3)      // SHORT
-	tiffIFD = le.AppendUint32(tiffIFD, 1)
-	tiffIFD = le.AppendUint16(tiffIFD, orient)
-	tiffIFD = append(tiffIFD, 0, 0)
-	tiffIFD = le.AppendUint32(tiffIFD, 0)
-	app1 := append([]byte("Exif\x00\x00"), tiffIFD...)
-	seg := append([]byte{0xff, 0xe1}, binary.BigEndian.AppendUint16(nil, uint16(len(app1)+2))...)
-	jpg := buf.Bytes()
-	return append(append(append([]byte{}, jpg[:2]...), append(seg, app1...)...), jpg[2:]...)
+	return toolstest.OrientedJPEG(t, w, h, orient)
 }
 
 // badInputs writes inputs every tool must refuse as invalid_document.
@@ -185,6 +154,7 @@ func badInputs(t *testing.T) map[string]string {
 func TestInvalidDocuments(t *testing.T) {
 	params := map[string]map[string]string{
 		"compress-image": nil, "resize-image": {"width": "100"}, "convert-image": {"format": "png"},
+		"rotate-image": nil,
 	}
 	for slug, raw := range params {
 		tool := testTool(t, slug)
@@ -274,6 +244,7 @@ func TestCanceled(t *testing.T) {
 	cancel()
 	for slug, raw := range map[string]map[string]string{
 		"compress-image": nil, "resize-image": {"width": "100"}, "convert-image": {"format": "png"},
+		"rotate-image": nil,
 	} {
 		_, err := toolstest.RunContext(ctx, t, testTool(t, slug), generatedJPEG(t), "image/jpeg", raw)
 		if !errors.Is(err, context.Canceled) {
@@ -347,6 +318,7 @@ func TestImagePixelsLimit(t *testing.T) {
 	}
 	params := map[string]map[string]string{
 		"compress-image": nil, "resize-image": {"width": "100"}, "convert-image": {"format": "png"},
+		"rotate-image": nil,
 	}
 	for _, tool := range tools {
 		t.Run(tool.Slug, func(t *testing.T) {

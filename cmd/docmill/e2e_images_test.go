@@ -1,0 +1,90 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"image"
+	"testing"
+
+	"github.com/docmill/docmill/client"
+	"github.com/docmill/docmill/tools/toolstest"
+)
+
+// upload is an in-memory file to send.
+func upload(name string, b []byte) []client.File {
+	return []client.File{{Name: name, Body: bytes.NewReader(b)}}
+}
+
+// decodeImage decodes a result with Go's decoders (not vips, which made
+// it) and returns it with its format name.
+func decodeImage(t *testing.T, data []byte) (image.Image, string) {
+	t.Helper()
+	img, format, err := image.Decode(bytes.NewReader(data))
+	if err != nil {
+		t.Fatalf("result does not decode: %v", err)
+	}
+	return img, format
+}
+
+// markerAt reports whether the pixel 3 px in from corner (x, y) of img,
+// counted from the edges that corner touches, is toolstest.Marker.
+func markerAt(img image.Image, right, bottom bool) bool {
+	r := img.Bounds()
+	x, y := r.Min.X+3, r.Min.Y+3
+	if right {
+		x = r.Max.X - 4
+	}
+	if bottom {
+		y = r.Max.Y - 4
+	}
+	return toolstest.Near(img.At(x, y), toolstest.Marker, 40)
+}
+
+func TestRotateImageE2E(t *testing.T) {
+	s := startServer(t, "")
+	c := s.client(s.DevKey)
+	t.Run("corner", func(t *testing.T) {
+		// 60x40, marker top-left; 90 clockwise: 40x60, marker top-right.
+		j, data := runTool(t, c, "rotate-image", upload("corner.png", toolstest.Corner(t, 60, 40, 10)), map[string]string{"angle": "90"})
+		img, format := decodeImage(t, data)
+		if format != "png" || j.Result.Filename != "corner-rotated.png" || img.Bounds().Dx() != 40 || img.Bounds().Dy() != 60 {
+			t.Fatalf("%s %s %v", j.Result.Filename, format, img.Bounds())
+		}
+		if !markerAt(img, true, false) || markerAt(img, false, false) || markerAt(img, false, true) || markerAt(img, true, true) {
+			t.Error("the marker is not (only) in the top-right corner")
+		}
+	})
+	t.Run("auto", func(t *testing.T) {
+		// Stored 40x20 with EXIF orientation 6: seen 20x40; auto makes it
+		// so and drops the tag.
+		_, data := runTool(t, c, "rotate-image", upload("sideways.jpg", toolstest.OrientedJPEG(t, 40, 20, 6)), map[string]string{"angle": "auto"})
+		cfg, format, err := image.DecodeConfig(bytes.NewReader(data))
+		if err != nil || format != "jpeg" || cfg.Width != 20 || cfg.Height != 40 {
+			t.Fatalf("%v %s %dx%d", err, format, cfg.Width, cfg.Height)
+		}
+		if o := toolstest.JPEGOrientation(data); o > 1 {
+			t.Errorf("EXIF orientation %d kept", o)
+		}
+	})
+	t.Run("photo", func(t *testing.T) {
+		j, data := runTool(t, c, "rotate-image", []client.File{file(t, "image", "photo.jpg")}, map[string]string{"angle": "270"})
+		cfg, _, err := image.DecodeConfig(bytes.NewReader(data))
+		if err != nil || cfg.Width != 200 || cfg.Height != 300 || !metaIs(j.Meta, "width", 200) {
+			t.Fatalf("%v %dx%d meta %v", err, cfg.Width, cfg.Height, j.Meta)
+		}
+	})
+	t.Run("damaged", func(t *testing.T) {
+		_, _, err := c.Process(context.Background(), "rotate-image", []client.File{file(t, "image", "corrupted.jpg")}, client.ProcessOptions{})
+		apiError(t, err, 400, "invalid_document")
+	})
+	t.Run("bad angle", func(t *testing.T) {
+		_, _, err := c.Process(context.Background(), "rotate-image", []client.File{file(t, "image", "photo.jpg")}, client.ProcessOptions{Params: map[string]string{"angle": "45"}})
+		apiErrorDetail(t, err, 400, "invalid_parameter", "angle")
+	})
+}
+
+// metaIs reports whether a job's meta figure name is the integer want.
+func metaIs(m client.Meta, name string, want int64) bool {
+	n, ok := m.Int(name)
+	return ok && n == want
+}
