@@ -89,6 +89,8 @@ func Tools() []*docmill.Tool {
 		formFieldsTool(),
 		// Document metadata and embedded data (issue 19).
 		editMetadataTool(), extractAttachmentsTool(),
+		// Page layout (issue 19).
+		resizeTool(),
 	})
 	for _, t := range tools {
 		if t.Outputs == nil {
