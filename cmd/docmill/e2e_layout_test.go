@@ -1,7 +1,9 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"fmt"
 	"os/exec"
 	"regexp"
 	"slices"
@@ -34,6 +36,35 @@ func pageSizes(t testing.TB, data []byte) [][2]int {
 		sizes = append(sizes, [2]int{int(w + 0.5), int(h + 0.5)})
 	}
 	return sizes
+}
+
+// pageTexts returns the text of every page as pdftotext -layout reads
+// it (line by line, left to right), spaces collapsed.
+func pageTexts(t testing.TB, data []byte) []string {
+	t.Helper()
+	out, err := exec.Command("pdftotext", "-layout", toolstest.WriteTemp(t, "texts.pdf", data), "-").CombinedOutput()
+	if err != nil {
+		t.Fatalf("pdftotext: %v\n%s", err, out)
+	}
+	pages := strings.Split(string(out), "\f")
+	pages = pages[:len(pages)-1]
+	for i, p := range pages {
+		pages[i] = strings.Join(strings.Fields(p), " ")
+	}
+	return pages
+}
+
+// numberedPages returns a PDF of n A4 pages showing "Page 1" to "Page n".
+func numberedPages(n int) []byte {
+	texts := make([]string, n)
+	for i := range texts {
+		texts[i] = fmt.Sprintf("Page %d", i+1)
+	}
+	return toolstest.TextPDF(texts...)
+}
+
+func pdfFile(name string, b []byte) client.File {
+	return client.File{Name: name, Body: bytes.NewReader(b)}
 }
 
 // toolRefusal runs tool and returns the code and message of its refusal,
@@ -86,6 +117,32 @@ func TestLayoutToolsE2E(t *testing.T) {
 		code, msg := toolRefusal(t, c, "resize-pdf", []client.File{file(t, "pdf", fourPages)}, map[string]string{"page_size": "b7"})
 		if code != "invalid_parameter" || !strings.Contains(msg, "page_size") {
 			t.Errorf("page_size b7: %s %q", code, msg)
+		}
+	})
+	t.Run("nup-pdf", func(t *testing.T) {
+		seven := numberedPages(7)
+		j, data := runTool(t, c, "nup-pdf", []client.File{pdfFile("seven.pdf", seven)}, map[string]string{"per_sheet": "4", "border": "true"})
+		if j.Result.Filename != "seven-nup.pdf" {
+			t.Fatalf("result %+v", j.Result)
+		}
+		if got := pageSizes(t, data); !slices.Equal(got, [][2]int{{595, 842}, {595, 842}}) {
+			t.Errorf("sheet sizes %v, want two portrait A4 sheets", got)
+		}
+		if got, want := pageTexts(t, data), []string{"Page 1 Page 2 Page 3 Page 4", "Page 5 Page 6 Page 7"}; !slices.Equal(got, want) {
+			t.Errorf("sheet texts %q, want %q", got, want)
+		}
+
+		_, data = runTool(t, c, "nup-pdf", []client.File{pdfFile("seven.pdf", seven)}, map[string]string{"per_sheet": "2", "order": "across-then-down-rtl", "page_size": "a3"})
+		if got := pageSizes(t, data); !slices.Equal(got, [][2]int{{1191, 842}, {1191, 842}, {1191, 842}, {1191, 842}}) {
+			t.Errorf("sheet sizes %v, want four landscape A3 sheets", got)
+		}
+		if got, want := pageTexts(t, data), []string{"Page 2 Page 1", "Page 4 Page 3", "Page 6 Page 5", "Page 7"}; !slices.Equal(got, want) {
+			t.Errorf("sheet texts %q, want %q", got, want)
+		}
+
+		code, msg := toolRefusal(t, c, "nup-pdf", []client.File{pdfFile("noise.pdf", append([]byte("%PDF-1.7\n"), toolstest.Noise(4096)...))}, nil)
+		if code != "invalid_document" || strings.Contains(msg, "pdfcpu") || strings.Contains(msg, "/") {
+			t.Errorf("a damaged PDF: %s %q, want invalid_document without internals", code, msg)
 		}
 	})
 }

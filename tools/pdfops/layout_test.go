@@ -57,6 +57,16 @@ func layoutPDF(t testing.TB, texts ...string) string {
 	return toolstest.WriteTemp(t, "layout.pdf", toolstest.TextPDF(texts...))
 }
 
+// numberedPDF writes a PDF of n pages showing "Page 1" to "Page n".
+func numberedPDF(t testing.TB, n int) string {
+	t.Helper()
+	texts := make([]string, n)
+	for i := range texts {
+		texts[i] = fmt.Sprintf("Page %d", i+1)
+	}
+	return layoutPDF(t, texts...)
+}
+
 // sharedContentPDF writes a PDF of pages pages that all draw one content
 // stream of size bytes: small on disk, large once each page's content
 // is copied.
