@@ -90,6 +90,8 @@ func Tools() []*docmill.Tool {
 		// Document metadata and embedded data (issue 19).
 		editMetadataTool(), extractAttachmentsTool(),
 		removeAnnotationsTool(),
+		// Page layout (issue 19).
+		resizeTool(), nupTool(),
 	})
 	for _, t := range tools {
 		if t.Outputs == nil {

@@ -135,7 +135,7 @@ func (s *Suite) baseParams(t *testing.T, tool *docmill.Tool) map[string]string {
 // Values are the candidate values of p the suite tries, derived from its
 // declaration: its enum; both booleans; a few page selections; its
 // bounds and small numbers; a few short strings (a word, a page-number
-// format, a permission list, a colour).
+// format, a permission list, a colour, a page size in millimetres).
 func Values(p docmill.Param) []string {
 	if len(p.Enum) > 0 {
 		return p.Enum
@@ -155,7 +155,7 @@ func Values(p docmill.Param) []string {
 		}
 		return append(out, "2", "1", "50")
 	}
-	return []string{"conform", "Page {n}", "none", "#ff0000", "print"}
+	return []string{"conform", "Page {n}", "none", "#ff0000", "print", "100x150"}
 }
 
 func fmtNum(f float64) string { return fmt.Sprint(f) }

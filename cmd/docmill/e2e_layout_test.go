@@ -1,0 +1,148 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os/exec"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/docmill/docmill/client"
+	"github.com/docmill/docmill/tools/toolstest"
+)
+
+// The page layout tools (resize-pdf, nup-pdf, booklet-pdf, insert-pages,
+// image-watermark) through a real server; their results are read with
+// poppler, not with pdfcpu, which wrote them.
+
+var pageSizeRE = regexp.MustCompile(`(?m)^Page\s+(\d+)\s+size:\s+([\d.]+) x ([\d.]+) pts`)
+
+// pageSizes returns each page's size in points, rounded, as pdfinfo
+// reads it.
+func pageSizes(t testing.TB, data []byte) [][2]int {
+	t.Helper()
+	out, err := exec.Command("pdfinfo", "-f", "1", "-l", "100000", toolstest.WriteTemp(t, "sizes.pdf", data)).CombinedOutput()
+	if err != nil {
+		t.Fatalf("pdfinfo: %v\n%s", err, out)
+	}
+	var sizes [][2]int
+	for _, m := range pageSizeRE.FindAllStringSubmatch(string(out), -1) {
+		w, _ := strconv.ParseFloat(m[2], 64)
+		h, _ := strconv.ParseFloat(m[3], 64)
+		sizes = append(sizes, [2]int{int(w + 0.5), int(h + 0.5)})
+	}
+	return sizes
+}
+
+// pageTexts returns the text of every page as pdftotext -layout reads
+// it (line by line, left to right), spaces collapsed.
+func pageTexts(t testing.TB, data []byte) []string {
+	t.Helper()
+	out, err := exec.Command("pdftotext", "-layout", toolstest.WriteTemp(t, "texts.pdf", data), "-").CombinedOutput()
+	if err != nil {
+		t.Fatalf("pdftotext: %v\n%s", err, out)
+	}
+	pages := strings.Split(string(out), "\f")
+	pages = pages[:len(pages)-1]
+	for i, p := range pages {
+		pages[i] = strings.Join(strings.Fields(p), " ")
+	}
+	return pages
+}
+
+// numberedPages returns a PDF of n A4 pages showing "Page 1" to "Page n".
+func numberedPages(n int) []byte {
+	texts := make([]string, n)
+	for i := range texts {
+		texts[i] = fmt.Sprintf("Page %d", i+1)
+	}
+	return toolstest.TextPDF(texts...)
+}
+
+func pdfFile(name string, b []byte) client.File {
+	return client.File{Name: name, Body: bytes.NewReader(b)}
+}
+
+// toolRefusal runs tool and returns the code and message of its refusal,
+// at the HTTP edge or as a failed job; a success fails t.
+func toolRefusal(t *testing.T, c *client.Client, tool string, files []client.File, params map[string]string) (string, string) {
+	t.Helper()
+	j, _, err := c.Process(context.Background(), tool, files, client.ProcessOptions{Params: params, Prefer: "wait=60"})
+	if err == nil && !j.Finished() {
+		j, err = c.Wait(context.Background(), j.JobID, 0)
+	}
+	switch {
+	case err != nil:
+		e, ok := err.(*client.Problem)
+		if !ok || e.StatusCode >= 500 {
+			t.Fatalf("%s: %v, want a client error", tool, err)
+		}
+		return string(e.Code), e.Detail
+	case j.Status == "failed" && j.Error != nil:
+		return string(j.Error.Code), j.Error.Message
+	}
+	t.Fatalf("%s %v: job %s, want a refusal", tool, params, j.Status)
+	return "", ""
+}
+
+func TestLayoutToolsE2E(t *testing.T) {
+	s := startServer(t, "")
+	c := s.client(s.DevKey)
+
+	t.Run("resize-pdf", func(t *testing.T) {
+		want := corpusStarts(t, fourPages, 1, 2, 3, 4)
+		j, data := runTool(t, c, "resize-pdf", []client.File{file(t, "pdf", fourPages)}, map[string]string{"page_size": "letter", "pages": "2-3"})
+		if j.Result.Filename != "pdflatex-4-pages-resized.pdf" || j.Result.ContentType != "application/pdf" {
+			t.Fatalf("result %+v", j.Result)
+		}
+		if got := pageSizes(t, data); !slices.Equal(got, [][2]int{{595, 842}, {612, 792}, {612, 792}, {595, 842}}) {
+			t.Errorf("page sizes %v, want A4, letter, letter, A4", got)
+		}
+		if got := pageStarts(t, data); !slices.Equal(got, want) {
+			t.Errorf("page texts %q, want %q", got, want)
+		}
+
+		_, data = runTool(t, c, "resize-pdf", []client.File{file(t, "pdf", fourPages)}, map[string]string{"page_size": "148x210"})
+		if got := pageSizes(t, data); !slices.Equal(got, [][2]int{{420, 595}, {420, 595}, {420, 595}, {420, 595}}) {
+			t.Errorf("page sizes %v, want four 148x210 mm pages", got)
+		}
+		if got := pageStarts(t, data); !slices.Equal(got, want) {
+			t.Errorf("page texts %q, want %q", got, want)
+		}
+
+		code, msg := toolRefusal(t, c, "resize-pdf", []client.File{file(t, "pdf", fourPages)}, map[string]string{"page_size": "b7"})
+		if code != "invalid_parameter" || !strings.Contains(msg, "page_size") {
+			t.Errorf("page_size b7: %s %q", code, msg)
+		}
+	})
+	t.Run("nup-pdf", func(t *testing.T) {
+		seven := numberedPages(7)
+		j, data := runTool(t, c, "nup-pdf", []client.File{pdfFile("seven.pdf", seven)}, map[string]string{"per_sheet": "4", "border": "true"})
+		if j.Result.Filename != "seven-nup.pdf" {
+			t.Fatalf("result %+v", j.Result)
+		}
+		if got := pageSizes(t, data); !slices.Equal(got, [][2]int{{595, 842}, {595, 842}}) {
+			t.Errorf("sheet sizes %v, want two portrait A4 sheets", got)
+		}
+		if got, want := pageTexts(t, data), []string{"Page 1 Page 2 Page 3 Page 4", "Page 5 Page 6 Page 7"}; !slices.Equal(got, want) {
+			t.Errorf("sheet texts %q, want %q", got, want)
+		}
+
+		_, data = runTool(t, c, "nup-pdf", []client.File{pdfFile("seven.pdf", seven)}, map[string]string{"per_sheet": "2", "order": "across-then-down-rtl", "page_size": "a3"})
+		if got := pageSizes(t, data); !slices.Equal(got, [][2]int{{1191, 842}, {1191, 842}, {1191, 842}, {1191, 842}}) {
+			t.Errorf("sheet sizes %v, want four landscape A3 sheets", got)
+		}
+		if got, want := pageTexts(t, data), []string{"Page 2 Page 1", "Page 4 Page 3", "Page 6 Page 5", "Page 7"}; !slices.Equal(got, want) {
+			t.Errorf("sheet texts %q, want %q", got, want)
+		}
+
+		code, msg := toolRefusal(t, c, "nup-pdf", []client.File{pdfFile("noise.pdf", append([]byte("%PDF-1.7\n"), toolstest.Noise(4096)...))}, nil)
+		if code != "invalid_document" || strings.Contains(msg, "pdfcpu") || strings.Contains(msg, "/") {
+			t.Errorf("a damaged PDF: %s %q, want invalid_document without internals", code, msg)
+		}
+	})
+}

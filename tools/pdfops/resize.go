@@ -1,0 +1,65 @@
+package pdfops
+
+import (
+	"context"
+
+	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu"
+	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/model"
+
+	docmill "github.com/docmill/docmill"
+)
+
+func resizeTool() *docmill.Tool {
+	return onePDFTool(docmill.Tool{
+		Slug: "resize-pdf",
+		Meta: []docmill.MetaField{
+			{Name: "pages", Type: docmill.MetaInteger, Description: "Pages of the document."},
+			{Name: "resized_pages", Type: docmill.MetaInteger, Description: "Pages resized."},
+		},
+		Title: "Resize PDF pages",
+		Description: "Change the page size of a PDF, such as to A4 or Letter: each page's content is scaled to fit " +
+			"and centred, keeping its proportions.",
+		Params: []docmill.Param{
+			pageSizeParam("The new page size; a landscape page gets the size turned to landscape"),
+			pagesParam(`Pages to resize, such as "1-3,5,8-"`),
+		},
+		Run: runResize,
+	})
+}
+
+// runResize gives each selected page the new size in the page's own
+// orientation (pdfcpu's best fit: a landscape page becomes a landscape
+// A4), its content scaled by the same factor across and down and centred,
+// so nothing is stretched; the margins left are blank. Annotations are
+// moved with the content. A page shown turned (/Rotate) is resized as
+// shown and loses its /Rotate, its content being turned instead.
+func runResize(ctx context.Context, in *docmill.RunInput) (out *docmill.RunOutput, err error) {
+	defer recoverPanic(&err)
+	size := pageSizeOf(in.Params)
+	if err := checkSize(ctx, in.Files); err != nil {
+		return nil, err
+	}
+	doc, err := readDocument(ctx, in.Files[0], newConfig(model.RESIZE), theFile)
+	if err != nil {
+		return nil, err
+	}
+	set, pages, err := selectedPages(in.Params, doc.PageCount)
+	if err != nil {
+		return nil, err
+	}
+	if err := balanceStampPageTree(doc); err != nil {
+		return nil, docmill.InvalidDocument(err, "The file's page tree could not be read: it is damaged.")
+	}
+	if err := checkCopiedContent(ctx, doc, pages, theFile); err != nil {
+		return nil, err
+	}
+	res := &model.Resize{PageDim: &size, UserDim: true}
+	if err := pdfcpu.Resize(doc, set, res); err != nil {
+		return nil, docmill.InvalidDocument(err, "The file's pages could not be resized: it is damaged or uses a structure this tool does not support.")
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	return writeOutput(doc, in.WorkDir, "resized.pdf", docmill.ResultName(in.Files[0].Filename, ".pdf", "-resized.pdf"),
+		map[string]any{"pages": doc.PageCount, "resized_pages": len(pages)})
+}

@@ -1,0 +1,77 @@
+package pdfops_test
+
+import (
+	"slices"
+	"testing"
+
+	docmill "github.com/docmill/docmill"
+	"github.com/docmill/docmill/tools/toolstest"
+)
+
+func TestResizePDF(t *testing.T) {
+	in := layoutPDF(t, "First page text", "Second page text", "Third page text")
+	for _, tc := range []struct {
+		name   string
+		params map[string]string
+		want   [][2]int
+	}{
+		{"every page to letter", map[string]string{"page_size": "letter"}, [][2]int{{612, 792}, {612, 792}, {612, 792}}},
+		{"some pages to a5", map[string]string{"page_size": "A5", "pages": "2-"}, [][2]int{{595, 842}, {420, 595}, {420, 595}}},
+		{"custom millimetres", map[string]string{"page_size": "100 x 150", "pages": "1"}, [][2]int{{283, 425}, {595, 842}, {595, 842}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out, err := run(t, "resize-pdf", tc.params, in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := layoutSizes(t, out.Path); !slices.Equal(got, tc.want) {
+				t.Errorf("page sizes %v, want %v", got, tc.want)
+			}
+			want := []string{"First page text", "Second page text", "Third page text"}
+			if got := layoutTexts(t, out.Path); !slices.Equal(got, want) {
+				t.Errorf("texts %q, want %q", got, want)
+			}
+			if out.Filename != "layout-resized.pdf" || out.Meta["resized_pages"] != len(layoutSizes(t, out.Path))-countEqual(tc.want, [2]int{595, 842}) {
+				t.Errorf("filename %q, meta %v", out.Filename, out.Meta)
+			}
+		})
+	}
+}
+
+func countEqual(s [][2]int, v [2]int) int {
+	n := 0
+	for _, e := range s {
+		if e == v {
+			n++
+		}
+	}
+	return n
+}
+
+// A landscape page gets the landscape form of the size.
+func TestResizePDFLandscape(t *testing.T) {
+	in := toolstest.WriteTemp(t, "wide.pdf", toolstest.PDF(
+		"<< /Type /Catalog /Pages 2 0 R >>",
+		"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+		"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 842 595] >>"))
+	out, err := run(t, "resize-pdf", map[string]string{"page_size": "letter"}, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := layoutSizes(t, out.Path); !slices.Equal(got, [][2]int{{792, 612}}) {
+		t.Errorf("page sizes %v, want one landscape letter page", got)
+	}
+}
+
+func TestResizePDFRefusals(t *testing.T) {
+	for _, v := range []string{"b7", "5x297", "210x9000", "210", "ax297"} {
+		if _, err := tool(t, "resize-pdf").ParseParams(map[string]string{"page_size": v}); err == nil {
+			t.Errorf("page_size %q accepted", v)
+		} else {
+			toolstest.WantCode(t, err, docmill.CodeInvalidParameter, "page_size")
+		}
+	}
+	_, err := run(t, "resize-pdf", map[string]string{"pages": "4"}, layoutPDF(t, "One", "Two"))
+	toolstest.WantCode(t, err, docmill.CodeInvalidParameter, "pages")
+	wantCopyLimit(t, "resize-pdf", nil)
+}
