@@ -89,6 +89,7 @@ func Tools() []*docmill.Tool {
 		formFieldsTool(),
 		// Document metadata and embedded data (issue 19).
 		editMetadataTool(), extractAttachmentsTool(),
+		bookmarksTool(),
 	})
 	for _, t := range tools {
 		if t.Outputs == nil {
