@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"os/exec"
@@ -125,5 +127,49 @@ func TestBookmarksE2E(t *testing.T) {
 		if got := listedOutline(t, data); len(got) != 0 {
 			t.Fatalf("bookmarks %q of a PDF without outline", got)
 		}
+	})
+
+	t.Run("edit-bookmarks", func(t *testing.T) {
+		list := `[{"title": "Глава 1. Введение", "page": 1, "children": [{"title": "1.1 Цели", "page": 2}]}, {"title": "Appendix", "page": 4}]`
+		j, data := runTool(t, c, "edit-bookmarks", []client.File{file(t, "pdf", fourPages)}, map[string]string{"bookmarks": list})
+		if j.Result.Filename != "pdflatex-4-pages-bookmarks.pdf" || j.Result.ContentType != "application/pdf" {
+			t.Fatalf("result %+v", j.Result)
+		}
+		got := qpdfOutline(t, toolstest.WriteTemp(t, "bookmarked.pdf", data))
+		want := []string{"Глава 1. Введение@1", "  1.1 Цели@2", "Appendix@4"}
+		if !equalStrings(got, want) {
+			t.Fatalf("qpdf reads the outline %q, want %q", got, want)
+		}
+		// A page past the last is refused once the document is read;
+		// a malformed list before any job is made.
+		for _, bad := range []string{`[{"title": "Five", "page": 5}]`, `[{"title": "No page"}]`} {
+			_, _, err := c.Process(context.Background(), "edit-bookmarks", []client.File{file(t, "pdf", fourPages)},
+				client.ProcessOptions{Params: map[string]string{"bookmarks": bad}, Prefer: "wait=60"})
+			if e := apiError(t, err, 400, "invalid_parameter"); len(e.Fields) == 0 || e.Fields[0].Field != "bookmarks" {
+				t.Fatalf("%s: %+v", bad, e)
+			}
+		}
+	})
+	t.Run("edit-bookmarks-from-headings", func(t *testing.T) {
+		body := toolstest.HeadingLine{Size: 10, Text: "Body text of the report in the size that most characters have."}
+		var lines []toolstest.HeadingLine
+		for _, l := range []toolstest.HeadingLine{{Page: 1, Size: 22, Text: "Part One"}, {Page: 1, Size: 15, Text: "Scope"}, body, body, body,
+			{Page: 2, Size: 15, Text: "Method"}, body, body, body, {Page: 3, Size: 22, Text: "Part Two"}, body, body} {
+			if l.Page == 0 {
+				l.Page = lines[len(lines)-1].Page
+			}
+			lines = append(lines, l)
+		}
+		j, data := runTool(t, c, "edit-bookmarks", []client.File{{Name: "headings.pdf", Body: bytes.NewReader(toolstest.HeadingsPDF(lines))}},
+			map[string]string{"from_headings": "true"})
+		got := qpdfOutline(t, toolstest.WriteTemp(t, "headings-bookmarks.pdf", data))
+		want := []string{"Part One@1", "  Scope@1", "  Method@2", "Part Two@3"}
+		if !equalStrings(got, want) {
+			t.Fatalf("qpdf reads the outline %q, want %q (meta %v)", got, want, j.Meta)
+		}
+		// Text all in one size has no headings.
+		_, _, err := c.Process(context.Background(), "edit-bookmarks", []client.File{{Name: "flat.pdf", Body: bytes.NewReader(toolstest.TextPDF("One", "Two"))}},
+			client.ProcessOptions{Params: map[string]string{"from_headings": "true"}, Prefer: "wait=60"})
+		apiErrorDetail(t, err, 400, "invalid_document", "No headings")
 	})
 }

@@ -83,17 +83,13 @@ func WriteBookmarksTool() *docmill.Tool {
 		Slug:    WriteBookmarksSlug,
 		Title:   "Write bookmarks",
 		Outputs: []string{pdfContentType},
-		Meta:    BookmarkMeta,
-		Params:  []docmill.Param{{Name: "bookmarks", Type: docmill.TypeString, Required: true}},
-		Run:     runWriteBookmarks,
+		Meta: []docmill.MetaField{
+			{Name: "pages", Type: docmill.MetaInteger, Description: "Pages of the document."},
+			{Name: "bookmarks", Type: docmill.MetaInteger, Description: "Bookmarks written, at every level."},
+		},
+		Params: []docmill.Param{{Name: "bookmarks", Type: docmill.TypeString, Required: true}},
+		Run:    runWriteBookmarks,
 	})})[0]
-}
-
-// BookmarkMeta declares the meta of WriteBookmarksTool's runs, which
-// edit-bookmarks passes on.
-var BookmarkMeta = []docmill.MetaField{
-	{Name: "pages", Type: docmill.MetaInteger, Description: "Pages of the document."},
-	{Name: "bookmarks", Type: docmill.MetaInteger, Description: "Bookmarks written, at every level."},
 }
 
 func runWriteBookmarks(ctx context.Context, in *docmill.RunInput) (out *docmill.RunOutput, err error) {
