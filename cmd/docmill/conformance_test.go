@@ -67,6 +67,8 @@ var conformParams = map[string]map[string]string{
 	// With page_size fit the page is the image, and orientation has
 	// nothing to turn.
 	"jpg-to-pdf": {"page_size": "a4"},
+	// One source of bookmarks is required: a list on the sample's page.
+	"edit-bookmarks": {"bookmarks": `[{"title": "Conformance", "page": 1}]`},
 }
 
 // conformNoEffect lists the params that change nothing on the suite's
@@ -83,6 +85,11 @@ var conformKnown = map[string]string{
 	// so the suite cannot judge its params (tools/pdfops's protect tests
 	// check each of them).
 	"protect-pdf/Params": "result encrypted with a random key: not reproducible",
+	// bookmarks is JSON, and none of the suite's derived strings is a
+	// bookmark list, so no second value can be derived (from_headings is
+	// refused beside bookmarks, which the suite accepts); the e2e test
+	// and tools/poppler's tests check both params.
+	"edit-bookmarks/Params": "bookmarks takes JSON: no second valid value derivable",
 }
 
 // conformNoPages are the PDF-making tools without meta pages.

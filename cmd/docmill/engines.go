@@ -125,6 +125,7 @@ func toolset(e engineSet, o toolOptions) (tools []*docmill.Tool, close func(), e
 	tools = append(tools, gsTools...)
 	tools = append(tools, checkedPDFs(check, ghostscript.FormTools(e.gs, e.qpdf))...)
 	tools = append(tools, checkedPDFs(check, poppler.Tools(e.pdftoppm, e.pdftotext, e.pdfinfo, o.limits))...)
+	tools = append(tools, checkedPDFs(check, []*docmill.Tool{poppler.EditBookmarksTool(e.pdftotext, helpers.Tool(pdfops.WriteBookmarksTool()).Run)})...)
 	tools = append(tools, checkedPDFs(check, ocr.Tools(e.ocrmypdf, e.tesseract, o.limits, ocr.Steps{Pages: selectPages, PrepareImage: helpers.Tool(ocr.PrepareImageTool()).Run}, o.scratch))...)
 	tools = append(tools, pool.Tools()...)
 	tools = append(tools, vips.Tools(e.vips, e.vipsheader, o.limits, o.scratch)...)

@@ -57,7 +57,9 @@ var pdfHelperArgs = []string{"engine", "pdf"}
 // stream check every PDF passes before an engine sees it, and ocr-pdf's
 // image preparation.
 func helperTools() []*docmill.Tool {
-	return append(pdfops.Tools(), pdfops.SelectPagesTool(), pdfops.StreamCheckTool(), ocr.PrepareImageTool())
+	return append(pdfops.Tools(), pdfops.SelectPagesTool(), pdfops.StreamCheckTool(), ocr.PrepareImageTool(),
+		pdfops.WriteBookmarksTool(), // edit-bookmarks' outline writing
+	)
 }
 
 // engine is the hidden subcommand a helper process runs: `docmill engine

@@ -92,6 +92,7 @@ func Tools() []*docmill.Tool {
 		removeAnnotationsTool(),
 		// Page layout (issue 19).
 		resizeTool(), nupTool(),
+		bookmarksTool(),
 	})
 	for _, t := range tools {
 		if t.Outputs == nil {

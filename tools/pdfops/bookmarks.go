@@ -1,0 +1,127 @@
+package pdfops
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/model"
+
+	docmill "github.com/docmill/docmill"
+)
+
+func bookmarksTool() *docmill.Tool {
+	t := onePDFTool(docmill.Tool{
+		Slug:  "pdf-bookmarks",
+		Title: "PDF bookmarks",
+		Description: "List the bookmarks (outline) of a PDF as JSON: each one's title, the page it goes to and the bookmarks nested under it. " +
+			"A PDF without bookmarks gives an empty list.",
+		Meta: []docmill.MetaField{{Name: "pages", Type: docmill.MetaInteger, Description: "Pages of the document."}, {Name: "bookmarks", Type: docmill.MetaInteger, Description: "Bookmarks listed, at every level."}},
+		Run:  runBookmarks,
+	})
+	t.Outputs = []string{jsonContentType}
+	return t
+}
+
+// runBookmarks writes the document's outline as a JSON object
+// {"bookmarks": [{"title", "page", "children"}]}; page is null for a
+// bookmark that goes to no page of the document.
+func runBookmarks(ctx context.Context, in *docmill.RunInput) (out *docmill.RunOutput, err error) {
+	defer recoverPanic(&err)
+	if err := checkSize(ctx, in.Files); err != nil {
+		return nil, err
+	}
+	doc, err := readDocument(ctx, in.Files[0], newConfig(model.LISTBOOKMARKS), theFile)
+	if err != nil {
+		return nil, err
+	}
+	entries, err := readOutline(doc)
+	if err != nil {
+		return nil, docmill.InvalidDocument(err, "The file's bookmarks could not be read: they are damaged or too many.")
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	data, err := json.MarshalIndent(map[string]any{"bookmarks": entries}, "", "  ")
+	if err != nil {
+		return nil, fmt.Errorf("pdfops: encode bookmarks: %w", err)
+	}
+	path := filepath.Join(in.WorkDir, "bookmarks.json")
+	if err := os.WriteFile(path, append(data, '\n'), 0o600); err != nil {
+		return nil, fmt.Errorf("pdfops: write bookmarks: %w", err)
+	}
+	return &docmill.RunOutput{
+		Path: path, Filename: docmill.ResultName(in.Files[0].Filename, ".pdf", "-bookmarks.json"), ContentType: jsonContentType,
+		Meta: map[string]any{"pages": doc.PageCount, "bookmarks": countEntries(entries)},
+	}, nil
+}
+
+func countEntries(list []outlineEntry) int {
+	n := len(list)
+	for _, e := range list {
+		n += countEntries(e.Children)
+	}
+	return n
+}
+
+// WriteBookmarksSlug is the slug of WriteBookmarksTool.
+const WriteBookmarksSlug = "write-bookmarks"
+
+// WriteBookmarksTool is not a public tool but edit-bookmarks' step that
+// writes the outline, run in the PDF helper: its "bookmarks" param (JSON,
+// as docmill.ParseBookmarks reads it, already checked by edit-bookmarks'
+// declaration and read again here) replaces the document's outline; an
+// empty list removes it. A bookmark past the last page is an
+// invalid_parameter error naming "bookmarks". Its output is the PDF,
+// named after the input with "-bookmarks.pdf", with meta "pages" and
+// "bookmarks".
+func WriteBookmarksTool() *docmill.Tool {
+	disableConfigDir()
+	return withBudgets([]*docmill.Tool{onePDFTool(docmill.Tool{
+		Slug:    WriteBookmarksSlug,
+		Title:   "Write bookmarks",
+		Outputs: []string{pdfContentType},
+		Meta: []docmill.MetaField{
+			{Name: "pages", Type: docmill.MetaInteger, Description: "Pages of the document."},
+			{Name: "bookmarks", Type: docmill.MetaInteger, Description: "Bookmarks written, at every level."},
+		},
+		Params: []docmill.Param{{Name: "bookmarks", Type: docmill.TypeString, Required: true}},
+		Run:    runWriteBookmarks,
+	})})[0]
+}
+
+func runWriteBookmarks(ctx context.Context, in *docmill.RunInput) (out *docmill.RunOutput, err error) {
+	defer recoverPanic(&err)
+	list, err := docmill.ParseBookmarks(in.Params.String("bookmarks"))
+	if err != nil {
+		return nil, docmill.ParamError("bookmarks", "%s", err)
+	}
+	if err := checkSize(ctx, in.Files); err != nil {
+		return nil, err
+	}
+	doc, err := readDocument(ctx, in.Files[0], newConfig(model.ADDBOOKMARKS), theFile)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkBookmarkPages("bookmarks", list, doc.PageCount); err != nil {
+		return nil, err
+	}
+	if err := writeOutline(doc, list); err != nil {
+		return nil, docmill.InvalidDocument(err, "The bookmarks could not be written: the file is damaged or uses a structure this tool does not support.")
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	return writeOutput(doc, in.WorkDir, "bookmarked.pdf", docmill.ResultName(in.Files[0].Filename, ".pdf", "-bookmarks.pdf"),
+		map[string]any{"pages": doc.PageCount, "bookmarks": countBookmarks(list)})
+}
+
+func countBookmarks(list []docmill.Bookmark) int {
+	n := len(list)
+	for _, b := range list {
+		n += countBookmarks(b.Children)
+	}
+	return n
+}

@@ -1,0 +1,137 @@
+package poppler
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	docmill "github.com/docmill/docmill"
+	"github.com/docmill/docmill/sandbox"
+)
+
+// maxLayoutBytes bounds pdftotext's -bbox-layout output for one document:
+// every word with its coordinates, about ten times the text.
+const maxLayoutBytes int64 = 1 << 30
+
+// EditBookmarksTool declares edit-bookmarks: it replaces a PDF's outline
+// with the bookmarks given as JSON, or with one built from the document's
+// headings (from_headings, found with pdftotext -bbox-layout). write is
+// the step that writes the outline (pdfops.WriteBookmarksTool run in the
+// PDF helper): it takes the PDF and a "bookmarks" param, the JSON
+// docmill.ParseBookmarks reads, and refuses a page past the last.
+func EditBookmarksTool(pdftotext *sandbox.Engine, write docmill.RunFunc) *docmill.Tool {
+	return &docmill.Tool{
+		Slug:  "edit-bookmarks",
+		Title: "Edit PDF bookmarks",
+		Description: "Replace the bookmarks (outline) of a PDF: with a list given as JSON, " +
+			`[{"title": "Chapter 1", "page": 1, "children": [...]}], as pdf-bookmarks lists them; ` +
+			"or built from the document's headings, the lines set in a larger font than the body text " +
+			"(the largest size the top level, at most three levels). An empty list removes the bookmarks.",
+		Accepts:  []string{pdfContentType},
+		Outputs:  []string{pdfContentType},
+		MinFiles: 1,
+		MaxFiles: 1,
+		Params: []docmill.Param{
+			{
+				Name: "bookmarks", Type: docmill.TypeString, Max: docmill.Bound(64 << 10), Check: checkBookmarksParam,
+				Description: `The bookmarks as JSON: a list of {"title", "page", "children"}, or pdf-bookmarks' {"bookmarks": [...]}; ` +
+					fmt.Sprintf("at most %d bookmarks, %d levels, titles of %d characters. ", docmill.MaxBookmarks, docmill.MaxBookmarkDepth, docmill.MaxBookmarkTitle) +
+					"Required unless from_headings is true.",
+			},
+			{
+				Name: "from_headings", Type: docmill.TypeBoolean, Default: "false",
+				Description: "Build the bookmarks from the headings of the text (lines in a clearly larger font) instead of bookmarks. " +
+					"Scanned pages without text have none; run ocr-pdf first.",
+			},
+		},
+		CheckParams: checkBookmarkSource,
+		Meta: []docmill.MetaField{
+			{Name: "pages", Type: docmill.MetaInteger, Description: "Pages of the document."},
+			{Name: "bookmarks", Type: docmill.MetaInteger, Description: "Bookmarks written, at every level."},
+		},
+		Engine:    engineName,
+		Timeout:   timeout,
+		Available: sandbox.AllAvailable(pdftotext),
+		Engines:   sandbox.Statuses(pdftotext),
+		Run: func(ctx context.Context, in *docmill.RunInput) (*docmill.RunOutput, error) {
+			return runEditBookmarks(ctx, pdftotext, write, in)
+		},
+	}
+}
+
+func checkBookmarksParam(v string) error {
+	if _, err := docmill.ParseBookmarks(v); err != nil {
+		return docmill.ParamError("bookmarks", "%s", err)
+	}
+	return nil
+}
+
+// checkBookmarkSource holds edit-bookmarks to exactly one source of
+// bookmarks.
+func checkBookmarkSource(p docmill.Params) error {
+	switch given, headings := p.Has("bookmarks"), p.Bool("from_headings"); {
+	case given && headings:
+		return docmill.ParamError("from_headings", "cannot be true when bookmarks are given: choose one")
+	case !given && !headings:
+		return docmill.ParamError("bookmarks", "is required unless from_headings is true")
+	}
+	return nil
+}
+
+// runEditBookmarks finds the headings when asked to, then has write
+// replace the outline.
+func runEditBookmarks(ctx context.Context, pdftotext *sandbox.Engine, write docmill.RunFunc, in *docmill.RunInput) (*docmill.RunOutput, error) {
+	bookmarks := in.Params.String("bookmarks")
+	if in.Params.Bool("from_headings") {
+		headings, err := documentHeadings(ctx, pdftotext, in)
+		if err != nil {
+			return nil, err
+		}
+		if len(headings) == 0 {
+			return nil, docmill.Errorf(docmill.CodeInvalidDocument, "No headings were found: the text is all in one size, or the pages have no text layer (run ocr-pdf first).")
+		}
+		bookmarks = docmill.MarshalBookmarks(outlineOf(headings))
+	}
+	return write(ctx, &docmill.RunInput{Files: in.Files, WorkDir: in.WorkDir, Limits: in.Limits,
+		Params: docmill.Params{"bookmarks": bookmarks}})
+}
+
+// documentHeadings runs pdftotext -bbox-layout into a file of the work
+// directory, capped at maxLayoutBytes, and finds the headings in it.
+func documentHeadings(ctx context.Context, pdftotext *sandbox.Engine, in *docmill.RunInput) ([]heading, error) {
+	src, err := filepath.Abs(in.Files[0].Path)
+	if err != nil {
+		return nil, fmt.Errorf("poppler: input path: %w", err)
+	}
+	path := filepath.Join(in.WorkDir, "layout.xhtml")
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, fmt.Errorf("poppler: create layout: %w", err)
+	}
+	defer f.Close()
+	buf := bufio.NewWriterSize(f, 1<<20)
+	_, err = pdftotext.Run(ctx, sandbox.Cmd{Args: []string{"-enc", "UTF-8", "-bbox-layout", src, "-"}, Dir: in.WorkDir, Stdout: buf, MaxOutput: maxLayoutBytes})
+	if errors.Is(err, sandbox.ErrOutputTooLarge) {
+		e := docmill.Errorf(docmill.CodeFileTooLarge, "The text of the document is too large to look for headings in (over %d MB of layout).", maxLayoutBytes>>20)
+		e.Err = err
+		return nil, e
+	}
+	if err != nil {
+		return nil, engineError(err, "reading its text")
+	}
+	if err := buf.Flush(); err != nil {
+		return nil, fmt.Errorf("poppler: write layout: %w", err)
+	}
+	if err := f.Close(); err != nil {
+		return nil, fmt.Errorf("poppler: close layout: %w", err)
+	}
+	defer os.Remove(path)
+	headings, err := findHeadings(path)
+	if err != nil {
+		return nil, docmill.InvalidDocument(err, "The text of the document could not be read.")
+	}
+	return headings, ctx.Err()
+}

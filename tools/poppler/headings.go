@@ -1,0 +1,210 @@
+package poppler
+
+import (
+	"encoding/xml"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	docmill "github.com/docmill/docmill"
+)
+
+// How edit-bookmarks' from_headings tells headings from body text in
+// pdftotext's -bbox-layout output, where a line's height is its font
+// size. The body size is the size that holds the most characters; a
+// heading's is at least headingRatio times it (a bold run of body text is
+// not a heading) and at least minHeadingGap points more (tiny fonts).
+// Sizes are compared in sizeStep buckets, since the same font gives
+// heights that differ in the last digits from line to line.
+const (
+	headingRatio    = 1.15
+	minHeadingGap   = 1.0
+	sizeStep        = 0.5
+	maxHeadingLevel = 3
+)
+
+// textLine is one line of text as pdftotext lays it out: its page, its
+// block on the page (lines of one heading share a block), its size
+// bucket and its words.
+type textLine struct {
+	page, block int
+	size        float64
+	text        string
+}
+
+// scanLines calls fn for every line of the -bbox-layout XHTML at path,
+// in reading order. The document is read as a stream: its size is
+// bounded by the run's output cap, not by memory.
+func scanLines(path string, fn func(textLine)) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	dec := xml.NewDecoder(f)
+	dec.Strict = false // an XHTML DOCTYPE; entities as HTML has them
+	dec.Entity = xml.HTMLEntity
+	var cur textLine
+	var words []string
+	inLine, inWord := false, false
+	for {
+		tok, err := dec.Token()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("poppler: pdftotext layout: %w", err)
+		}
+		switch t := tok.(type) {
+		case xml.StartElement:
+			switch t.Name.Local {
+			case "page":
+				cur.page++
+			case "block":
+				cur.block++
+			case "line":
+				inLine, words = true, words[:0]
+				cur.size = lineSize(t.Attr)
+			case "word":
+				inWord = inLine
+			}
+		case xml.CharData:
+			if inWord {
+				words = append(words, strings.TrimSpace(string(t)))
+			}
+		case xml.EndElement:
+			switch t.Name.Local {
+			case "word":
+				inWord = false
+			case "line":
+				inLine = false
+				if cur.text = strings.TrimSpace(strings.Join(words, " ")); cur.text != "" && cur.size > 0 {
+					fn(cur)
+				}
+			}
+		}
+	}
+}
+
+// lineSize is a line's height, yMax - yMin, in sizeStep buckets.
+func lineSize(attrs []xml.Attr) float64 {
+	var yMin, yMax float64
+	for _, a := range attrs {
+		v, err := strconv.ParseFloat(a.Value, 64)
+		if err != nil {
+			continue
+		}
+		switch a.Name.Local {
+		case "yMin":
+			yMin = v
+		case "yMax":
+			yMax = v
+		}
+	}
+	return math.Round((yMax-yMin)/sizeStep) * sizeStep
+}
+
+// heading is a heading found in the text: its page, level (1 the
+// largest) and title.
+type heading struct {
+	page, level int
+	title       string
+}
+
+// findHeadings reads the -bbox-layout output at path twice: once to find
+// the body size, once to take the lines clearly larger than it as
+// headings. Consecutive lines of one block in one size are one heading.
+// The largest heading size is level 1, the next level 2, the rest level
+// 3. Headings without a letter (page numbers, rules) are skipped, a
+// title is cut to docmill.MaxBookmarkTitle characters, and the first
+// docmill.MaxBookmarks headings are kept.
+func findHeadings(path string) ([]heading, error) {
+	chars := map[float64]int{}
+	if err := scanLines(path, func(l textLine) { chars[l.size] += utf8.RuneCountInString(l.text) }); err != nil {
+		return nil, err
+	}
+	body, most := 0.0, -1
+	for size, n := range chars {
+		if n > most || (n == most && size < body) {
+			body, most = size, n
+		}
+	}
+	var sizes []float64 // heading sizes, largest first
+	for size := range chars {
+		if size >= body*headingRatio && size >= body+minHeadingGap {
+			sizes = append(sizes, size)
+		}
+	}
+	slices.Sort(sizes)
+	slices.Reverse(sizes)
+	level := func(size float64) int {
+		return min(slices.Index(sizes, size)+1, maxHeadingLevel)
+	}
+	var out []heading
+	var last textLine
+	err := scanLines(path, func(l textLine) {
+		if !slices.Contains(sizes, l.size) {
+			last = textLine{}
+			return
+		}
+		n := len(out)
+		if n > 0 && last.page == l.page && last.block == l.block && last.size == l.size {
+			out[n-1].title += " " + l.text // the heading goes on
+		} else if n < docmill.MaxBookmarks {
+			out = append(out, heading{page: l.page, level: level(l.size), title: l.text})
+		}
+		last = l
+	})
+	if err != nil {
+		return nil, err
+	}
+	return slices.DeleteFunc(out, func(h heading) bool {
+		return !strings.ContainsFunc(h.title, unicode.IsLetter)
+	}), nil
+}
+
+// outlineOf nests headings into bookmarks: each goes under the last
+// heading of a higher level before it, or at the top.
+func outlineOf(headings []heading) []docmill.Bookmark {
+	type node struct {
+		level    int
+		mark     docmill.Bookmark
+		children []*node
+	}
+	root := &node{level: 0}
+	stack := []*node{root} // the open headings, root first
+	for _, h := range headings {
+		for len(stack) > 1 && stack[len(stack)-1].level >= h.level {
+			stack = stack[:len(stack)-1]
+		}
+		n := &node{level: h.level, mark: docmill.Bookmark{Title: cutTitle(h.title), Page: h.page}}
+		parent := stack[len(stack)-1]
+		parent.children = append(parent.children, n)
+		stack = append(stack, n)
+	}
+	var build func(nodes []*node) []docmill.Bookmark
+	build = func(nodes []*node) []docmill.Bookmark {
+		var out []docmill.Bookmark
+		for _, n := range nodes {
+			n.mark.Children = build(n.children)
+			out = append(out, n.mark)
+		}
+		return out
+	}
+	return build(root.children)
+}
+
+// cutTitle cuts s to docmill.MaxBookmarkTitle characters.
+func cutTitle(s string) string {
+	if utf8.RuneCountInString(s) <= docmill.MaxBookmarkTitle {
+		return s
+	}
+	return string([]rune(s)[:docmill.MaxBookmarkTitle-1]) + "…"
+}
