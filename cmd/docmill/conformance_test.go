@@ -46,6 +46,7 @@ func TestToolConformance(t *testing.T) {
 		Dir:      scratch,
 		Limits:   limits,
 		Params:   conformParams,
+		Values:   conformValues,
 		NoEffect: conformNoEffect,
 		Known:    conformKnown,
 		NoPages:  conformNoPages,
@@ -67,6 +68,14 @@ var conformParams = map[string]map[string]string{
 	// With page_size fit the page is the image, and orientation has
 	// nothing to turn.
 	"jpg-to-pdf": {"page_size": "a4"},
+	// A field of the sample form (conformSample).
+	"fill-pdf-form": {"values": `{"Name": "Conformance"}`},
+}
+
+// conformValues are candidate values of params whose declaration suggests
+// none (JSON), by "slug/param".
+var conformValues = map[string][]string{
+	"fill-pdf-form/values": {`{"Name": "Another name"}`},
 }
 
 // conformNoEffect lists the params that change nothing on the suite's
@@ -103,7 +112,7 @@ func conformSample(t *testing.T, tool *docmill.Tool, contentType string) string 
 			return corpus(t, "pdf", "imagemagick-images.pdf")
 		case "ocr-pdf":
 			return toolstest.WriteTemp(t, "conform-sample.pdf", toolstest.TextPDF("Conformance of every tool"))
-		case "flatten-pdf": // a form to flatten
+		case "flatten-pdf", "fill-pdf-form": // a form
 			return toolstest.WriteTemp(t, "conform-form.pdf", toolstest.FormPDF("Conformance"))
 		}
 		return toolstest.WriteTemp(t, "conform-sample.pdf", toolstest.TextPDF("Conformance page one", "Conformance page two", "Conformance page three"))

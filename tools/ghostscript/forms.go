@@ -10,15 +10,26 @@ import (
 )
 
 // FormTools returns the tools that act on a PDF's form and annotations:
-// flatten-pdf. They are declared apart from Tools because the form
-// filler takes a step run in the PDF helper (FormSteps).
-func FormTools(gs, qpdf *sandbox.Engine) []*docmill.Tool {
+// flatten-pdf and fill-pdf-form. They are declared apart from Tools
+// because the form filler takes a step that reads the document in Go,
+// run in the PDF helper (FormSteps).
+func FormTools(gs, qpdf *sandbox.Engine, steps FormSteps) []*docmill.Tool {
 	e := &engines{gs: gs, qpdf: qpdf}
-	tools := []*docmill.Tool{e.flattenTool()}
+	tools := []*docmill.Tool{e.flattenTool(), e.fillTool(steps.Fill)}
 	for _, t := range tools {
 		t.Outputs = []string{pdfContentType}
 	}
 	return tools
+}
+
+// FormSteps are the parts of the form tools that read a user's document
+// in Go; the server runs them in the PDF helper (sandbox.Helpers), out of
+// its own process.
+type FormSteps struct {
+	// Fill sets the fields' values (pdfops.FillFormStepTool), taking
+	// fill-pdf-form's input and params; nil makes fill-pdf-form
+	// unavailable.
+	Fill docmill.RunFunc
 }
 
 func (e *engines) flattenTool() *docmill.Tool {
