@@ -40,7 +40,7 @@ func (e *engines) flattenTool() *docmill.Tool {
 		Description: "Draw a PDF's form fields and annotations (comments, highlights, stamps) into the page " +
 			"content, so that they look the same but can no longer be edited or filled in. " +
 			"The form itself is removed. The document is rewritten as printing to PDF would: " +
-			"pages, text, images and links are kept.",
+			"pages, text, images and bookmarks are kept, but links, being annotations too, stop working.",
 		Engine: "ghostscript",
 		Run:    e.runFlatten,
 	})
@@ -53,7 +53,9 @@ func (e *engines) flattenTool() *docmill.Tool {
 // kinds that lack one (notes, highlights, ink), and leave out the
 // AcroForm. qpdf's own --flatten-annotations is not used: it drops, rather
 // than draws, every annotation without an appearance stream, which is how
-// many viewers save comments.
+// many viewers save comments. Links are annotations as well: Ghostscript
+// 10.0 cannot keep them alone (its PreserveAnnotTypes cannot be set from
+// the command line), so they are lost, which the description says.
 func (e *engines) runFlatten(ctx context.Context, in *docmill.RunInput) (*docmill.RunOutput, error) {
 	src, err := e.checkInput(ctx, in.Files[0], in.WorkDir)
 	if err != nil {
