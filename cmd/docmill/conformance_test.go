@@ -46,6 +46,7 @@ func TestToolConformance(t *testing.T) {
 		Dir:      scratch,
 		Limits:   limits,
 		Params:   conformParams,
+		Values:   conformValues,
 		NoEffect: conformNoEffect,
 		Known:    conformKnown,
 		NoPages:  conformNoPages,
@@ -69,6 +70,14 @@ var conformParams = map[string]map[string]string{
 	"jpg-to-pdf": {"page_size": "a4"},
 	// One source of bookmarks is required: a list on the sample's page.
 	"edit-bookmarks": {"bookmarks": `[{"title": "Conformance", "page": 1}]`},
+	// A field of the sample form (conformSample).
+	"fill-pdf-form": {"values": `{"Name": "Conformance"}`},
+}
+
+// conformValues are candidate values of params whose declaration suggests
+// none (JSON), by "slug/param".
+var conformValues = map[string][]string{
+	"fill-pdf-form/values": {`{"Name": "Another name"}`},
 }
 
 // conformNoEffect lists the params that change nothing on the suite's
@@ -110,7 +119,7 @@ func conformSample(t *testing.T, tool *docmill.Tool, contentType string) string 
 			return corpus(t, "pdf", "imagemagick-images.pdf")
 		case "ocr-pdf":
 			return toolstest.WriteTemp(t, "conform-sample.pdf", toolstest.TextPDF("Conformance of every tool"))
-		case "flatten-pdf": // a form to flatten
+		case "flatten-pdf", "fill-pdf-form": // a form
 			return toolstest.WriteTemp(t, "conform-form.pdf", toolstest.FormPDF("Conformance"))
 		case "remove-annotations": // its params act on annotations
 			return toolstest.WriteTemp(t, "conform-sample.pdf", toolstest.ActivePDF())

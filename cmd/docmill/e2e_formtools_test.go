@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"os/exec"
 	"strings"
@@ -62,8 +63,8 @@ func pdftotext(t *testing.T, data []byte) string {
 	return string(bytes.Join(bytes.Fields(out), []byte(" ")))
 }
 
-// TestFormToolsE2E runs flatten-pdf through a real server and checks its
-// results with qpdf and poppler.
+// TestFormToolsE2E runs flatten-pdf and fill-pdf-form through a real
+// server and checks their results with qpdf and poppler.
 func TestFormToolsE2E(t *testing.T) {
 	s := startServer(t, "")
 	c := s.client(s.DevKey)
@@ -106,4 +107,81 @@ func TestFormToolsE2E(t *testing.T) {
 			}
 		}
 	})
+
+	t.Run("fill", func(t *testing.T) {
+		values := `{"Name": "Jane Roe", "Agree": true, "Color": "Green", "Size": "L", "Toppings": ["Ham", "Olives"]}`
+		form := func() []client.File {
+			return []client.File{{Name: "form.pdf", Body: bytes.NewReader(toolstest.FormPDF(""))}}
+		}
+		j, data := runTool(t, c, "fill-pdf-form", form(), map[string]string{"values": values})
+		if j.Result.Filename != "form-filled.pdf" || j.Meta["fields"] != float64(5) || j.Meta["appearances_generated"] != true {
+			t.Fatalf("result %+v, meta %v", j.Result, j.Meta)
+		}
+		got := qpdfValues(t, toolstest.WriteTemp(t, "filled.pdf", data))
+		want := map[string]string{"Name": "Jane Roe", "Agree": "/Yes", "Color": "/Green", "Size": "L", "Toppings": "Ham,Olives"}
+		if !equalMaps(got, want) {
+			t.Fatalf("qpdf reads %v, want %v", got, want)
+		}
+		// Drawn by qpdf into the fields' appearances, which poppler reads.
+		if text := pdftotext(t, data); !strings.Contains(text, "Jane Roe") {
+			t.Fatalf("pdftotext reads %q", text)
+		}
+
+		j, data = runTool(t, c, "fill-pdf-form", form(), map[string]string{"values": `{"Name": "Jane Roe"}`, "flatten": "true"})
+		out := toolstest.WriteTemp(t, "flat.pdf", data)
+		if f, a := qpdfFields(t, out), qpdfAnnotations(t, out); len(f) != 0 || len(a) != 0 || j.Meta["flattened"] != true {
+			t.Fatalf("flattened: qpdf reads fields %v, annotations %v; meta %v", f, a, j.Meta)
+		}
+		if text := pdftotext(t, data); !strings.Contains(text, "Jane Roe") {
+			t.Fatalf("flattened: pdftotext reads %q", text)
+		}
+		_, fields := runTool(t, c, "pdf-form-fields", []client.File{{Name: "flat.pdf", Body: bytes.NewReader(data)}}, nil)
+		if !strings.Contains(string(fields), `"fields": []`) {
+			t.Fatalf("pdf-form-fields of the flattened form: %s", fields)
+		}
+	})
+
+	t.Run("fill refused", func(t *testing.T) {
+		_, _, err := c.Process(context.Background(), "fill-pdf-form", []client.File{file(t, "pdf", formsPDF)},
+			client.ProcessOptions{Params: map[string]string{"values": `{"Nmae": "x", "Name": "y", "Chek": true}`}, Prefer: "wait=60"})
+		if err == nil || !strings.Contains(err.Error(), "invalid_parameter") || !strings.Contains(err.Error(), `"Chek", "Nmae"`) {
+			t.Fatalf("unknown names: %v", err)
+		}
+	})
+}
+
+// qpdfValues returns the value of every form field of a PDF as qpdf
+// reads it: text without qpdf's "u:" prefix, names as "/Name", a list's
+// entries joined by commas.
+func qpdfValues(t *testing.T, path string) map[string]string {
+	t.Helper()
+	out, err := exec.Command("qpdf", "--json", "--json-key=acroform", path).Output()
+	if err != nil {
+		t.Fatalf("qpdf --json: %v", err)
+	}
+	var doc struct {
+		Acroform struct {
+			Fields []struct {
+				Fullname string `json:"fullname"`
+				Value    any    `json:"value"`
+			} `json:"fields"`
+		} `json:"acroform"`
+	}
+	if err := json.Unmarshal(out, &doc); err != nil {
+		t.Fatal(err)
+	}
+	values := map[string]string{}
+	for _, f := range doc.Acroform.Fields {
+		list, ok := f.Value.([]any)
+		if !ok {
+			list = []any{f.Value}
+		}
+		var vs []string
+		for _, v := range list {
+			s, _ := v.(string)
+			vs = append(vs, strings.TrimPrefix(s, "u:"))
+		}
+		values[f.Fullname] = strings.Join(vs, ",")
+	}
+	return values
 }

@@ -54,12 +54,13 @@ var pdfHelperArgs = []string{"engine", "pdf"}
 
 // helperTools are the tools the PDF helper runs: the pdfcpu tools, the
 // page selection other tools use on PDFs that engines made, and the
-// stream check every PDF passes before an engine sees it, and ocr-pdf's
-// image preparation.
+// stream check every PDF passes before an engine sees it, ocr-pdf's
+// image preparation and fill-pdf-form's filling.
 func helperTools() []*docmill.Tool {
 	return append(pdfops.Tools(), pdfops.SelectPagesTool(), pdfops.StreamCheckTool(), ocr.PrepareImageTool(),
 		pdfops.WriteBookmarksTool(), // edit-bookmarks' outline writing
 	)
+		pdfops.FillFormStepTool())
 }
 
 // engine is the hidden subcommand a helper process runs: `docmill engine

@@ -10,15 +10,26 @@ import (
 )
 
 // FormTools returns the tools that act on a PDF's form and annotations:
-// flatten-pdf. They are declared apart from Tools because the form
-// filler takes a step run in the PDF helper (FormSteps).
-func FormTools(gs, qpdf *sandbox.Engine) []*docmill.Tool {
+// flatten-pdf and fill-pdf-form. They are declared apart from Tools
+// because the form filler takes a step that reads the document in Go,
+// run in the PDF helper (FormSteps).
+func FormTools(gs, qpdf *sandbox.Engine, steps FormSteps) []*docmill.Tool {
 	e := &engines{gs: gs, qpdf: qpdf}
-	tools := []*docmill.Tool{e.flattenTool()}
+	tools := []*docmill.Tool{e.flattenTool(), e.fillTool(steps.Fill)}
 	for _, t := range tools {
 		t.Outputs = []string{pdfContentType}
 	}
 	return tools
+}
+
+// FormSteps are the parts of the form tools that read a user's document
+// in Go; the server runs them in the PDF helper (sandbox.Helpers), out of
+// its own process.
+type FormSteps struct {
+	// Fill sets the fields' values (pdfops.FillFormStepTool), taking
+	// fill-pdf-form's input and params; nil makes fill-pdf-form
+	// unavailable.
+	Fill docmill.RunFunc
 }
 
 func (e *engines) flattenTool() *docmill.Tool {
@@ -29,7 +40,7 @@ func (e *engines) flattenTool() *docmill.Tool {
 		Description: "Draw a PDF's form fields and annotations (comments, highlights, stamps) into the page " +
 			"content, so that they look the same but can no longer be edited or filled in. " +
 			"The form itself is removed. The document is rewritten as printing to PDF would: " +
-			"pages, text, images and links are kept.",
+			"pages, text, images and bookmarks are kept, but links, being annotations too, stop working.",
 		Engine: "ghostscript",
 		Run:    e.runFlatten,
 	})
@@ -42,7 +53,9 @@ func (e *engines) flattenTool() *docmill.Tool {
 // kinds that lack one (notes, highlights, ink), and leave out the
 // AcroForm. qpdf's own --flatten-annotations is not used: it drops, rather
 // than draws, every annotation without an appearance stream, which is how
-// many viewers save comments.
+// many viewers save comments. Links are annotations as well: Ghostscript
+// 10.0 cannot keep them alone (its PreserveAnnotTypes cannot be set from
+// the command line), so they are lost, which the description says.
 func (e *engines) runFlatten(ctx context.Context, in *docmill.RunInput) (*docmill.RunOutput, error) {
 	src, err := e.checkInput(ctx, in.Files[0], in.WorkDir)
 	if err != nil {

@@ -10,13 +10,26 @@ import (
 
 	docmill "github.com/docmill/docmill"
 	"github.com/docmill/docmill/tools/ghostscript"
+	"github.com/docmill/docmill/tools/pdfops"
 	"github.com/docmill/docmill/tools/toolstest"
 )
+
+// TestMain lets this test binary serve as the PDF helper that fills
+// forms, as docmill's own binary does in the server.
+func TestMain(m *testing.M) {
+	toolstest.Main(m, pdfops.FillFormStepTool())
+}
+
+// formSteps are the form tools' steps, run in real jailed helpers of this
+// test binary, as cmd/docmill gives them to FormTools.
+func formSteps() ghostscript.FormSteps {
+	return ghostscript.FormSteps{Fill: toolstest.Helpers().Tool(pdfops.FillFormStepTool()).Run}
+}
 
 // runForm runs the named form tool on path with params.
 func runForm(t *testing.T, slug string, params map[string]string, path string) (*docmill.RunOutput, error) {
 	t.Helper()
-	tl := toolstest.Find(t, ghostscript.FormTools(gsEngine, qpdfEngine), slug)
+	tl := toolstest.Find(t, ghostscript.FormTools(gsEngine, qpdfEngine, formSteps()), slug)
 	if !tl.IsAvailable() {
 		t.Skipf("%s: engines not installed", slug)
 	}

@@ -73,6 +73,10 @@ type Suite struct {
 	// Params are raw base params by tool slug, merged over the derived
 	// ones (a required param gets the first valid value Values offers).
 	Params map[string]map[string]string
+	// Values are more candidate values of params, by "slug/param", tried
+	// after those Values derives from the declaration: for a param whose
+	// declaration suggests no valid value (a JSON document).
+	Values map[string][]string
 	// NoEffect lists params ("slug/param") that legitimately change
 	// nothing on the sample, with the reason; the params check skips
 	// them, and fails a listed param that does change the output, so

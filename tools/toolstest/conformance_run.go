@@ -121,7 +121,7 @@ func (s *Suite) baseParams(t *testing.T, tool *docmill.Tool) map[string]string {
 		if !p.Required {
 			continue
 		}
-		for _, v := range Values(p) {
+		for _, v := range s.candidates(tool, p) {
 			if _, err := tool.ParseParams(map[string]string{p.Name: v}); err == nil || onlyRequired(err, tool) {
 				raw[p.Name] = v
 				break
@@ -160,11 +160,17 @@ func Values(p docmill.Param) []string {
 
 func fmtNum(f float64) string { return fmt.Sprint(f) }
 
+// candidates are the values of p the suite tries: Values, then the
+// suite's own for p.
+func (s *Suite) candidates(tool *docmill.Tool, p docmill.Param) []string {
+	return append(Values(p), s.Values[tool.Slug+"/"+p.Name]...)
+}
+
 // variants returns up to three values of p other than the one in params
 // (the base run's) that ParseParams takes beside the base raw params.
-func variants(tool *docmill.Tool, p docmill.Param, base map[string]string, params docmill.Params) []string {
+func (s *Suite) variants(tool *docmill.Tool, p docmill.Param, base map[string]string, params docmill.Params) []string {
 	var out []string
-	for _, v := range Values(p) {
+	for _, v := range s.candidates(tool, p) {
 		raw := maps.Clone(base)
 		raw[p.Name] = v
 		got, err := tool.ParseParams(raw)
@@ -211,7 +217,7 @@ func (s *Suite) reproducible(t *testing.T, tool *docmill.Tool, raw map[string]st
 // result (a value may equal the tool's implicit behaviour: split's every
 // 1 is its default of a file per page).
 func (s *Suite) checkParam(t *testing.T, tool *docmill.Tool, smp sample, p docmill.Param, raw map[string]string, params docmill.Params, base *result) {
-	vs := variants(tool, p, raw, params)
+	vs := s.variants(tool, p, raw, params)
 	if len(vs) == 0 {
 		if v, ok := refusedBeside(tool, p, raw); ok {
 			t.Logf("param %s=%q: valid alone, refused beside %v by the tool's rule across params (it is read)", p.Name, v, raw)

@@ -1,0 +1,91 @@
+package ghostscript
+
+import (
+	"context"
+	"path/filepath"
+
+	docmill "github.com/docmill/docmill"
+	"github.com/docmill/docmill/sandbox"
+	"github.com/docmill/docmill/tools/formvalues"
+)
+
+// fillTool declares fill-pdf-form. It lives here rather than among the
+// pdfcpu tools because every run needs qpdf (to draw the fields from
+// their new values) and, with flatten, Ghostscript; the filling itself
+// is pdfcpu's, the step fill, run in the PDF helper.
+func (e *engines) fillTool(fill docmill.RunFunc) *docmill.Tool {
+	f := &filler{engines: e, fill: fill}
+	return e.tool(docmill.Tool{
+		Slug: "fill-pdf-form",
+		Meta: []docmill.MetaField{{Name: "pages", Type: docmill.MetaInteger, Description: "Pages of the document."},
+			{Name: "fields", Type: docmill.MetaInteger, Description: "Form fields filled."},
+			{Name: "flattened", Type: docmill.MetaBoolean, Description: "Whether the form was flattened (flatten)."},
+			{Name: "appearances_generated", Type: docmill.MetaBoolean, Description: "Whether the fields were drawn from their new values in the file; false when a value is beyond Latin-1 and viewers draw it."}},
+		Title: "Fill PDF form",
+		Description: "Fill in the form fields of a PDF: text fields, check boxes, radio buttons, combo and list boxes, " +
+			"by the names pdf-form-fields lists. With flatten, the values are drawn into the pages and the form removed.",
+		Params: []docmill.Param{
+			{
+				Name: formvalues.Param, Type: docmill.TypeString, Required: true, Max: docmill.Bound(64000),
+				Description: `A JSON object of field names to values: text for a text field, true or false (or its on state) ` +
+					`for a check box, the chosen option for a radio group or a combo box, a list of options for a list box ` +
+					`that takes several; such as {"Name": "Jane Roe", "Agree": true, "Size": "M"}. ` +
+					`A name the form does not have, or a value not among a field's options, is refused.`,
+				Check: formvalues.Check,
+			},
+			{Name: "flatten", Type: docmill.TypeBoolean, Default: "false",
+				Description: "Draw the filled fields into the pages and remove the form, so the values can no longer be changed."},
+		},
+		Engine:    "pdfcpu",
+		Available: func() bool { return fill != nil && e.available() },
+		Run:       f.run,
+	})
+}
+
+// filler runs fill-pdf-form.
+type filler struct {
+	*engines
+	fill docmill.RunFunc
+}
+
+// run fills the fields in the PDF helper (which refuses unknown names and
+// values a field does not take), then has qpdf generate the fields'
+// appearances from their new values, so that every viewer shows them,
+// not only those that honour /NeedAppearances; with flatten, the form is
+// flattened as flatten-pdf does instead.
+//
+// qpdf draws only Latin-1 text (it writes "?" for the rest), and neither
+// it nor Ghostscript has a font for more: a value beyond Latin-1 is left
+// for viewers to draw (/NeedAppearances, which they honour with fonts of
+// their own), and flattening one is refused rather than drawn as
+// question marks.
+func (f *filler) run(ctx context.Context, in *docmill.RunInput) (*docmill.RunOutput, error) {
+	if _, err := f.checkInput(ctx, in.Files[0], in.WorkDir); err != nil {
+		return nil, err
+	}
+	filled, err := f.fill(ctx, in)
+	if err != nil {
+		return nil, err
+	}
+	out := filepath.Join(in.WorkDir, "form.pdf")
+	flatten := in.Params.Bool("flatten")
+	pages := filled.Meta["pages"]
+	generated := filled.Meta["latin1"] == true
+	switch {
+	case flatten && !generated:
+		return nil, docmill.ParamError("flatten", "cannot draw values beyond Latin-1 (such as Cyrillic) into the page yet; fill without flatten, and viewers show them")
+	case !generated:
+		out = filled.Path
+	case flatten:
+		if pages, err = f.flatten(ctx, filled.Path, out, in.WorkDir); err != nil {
+			return nil, err
+		}
+	default:
+		_, err := f.qpdf.Run(ctx, sandbox.Cmd{Dir: in.WorkDir, Args: []string{"--generate-appearances", filled.Path, out}})
+		if err = qpdfOK(err); err != nil {
+			return nil, failure(err, msgDamaged)
+		}
+	}
+	return pdfResult(in, out, "-filled.pdf", map[string]any{
+		"pages": pages, "fields": filled.Meta["fields"], "flattened": flatten, "appearances_generated": generated}), nil
+}

@@ -1,0 +1,159 @@
+package ghostscript_test
+
+import (
+	"encoding/json"
+	"os/exec"
+	"strings"
+	"testing"
+
+	docmill "github.com/docmill/docmill"
+	"github.com/docmill/docmill/tools/toolstest"
+)
+
+// qpdfValues returns the value of every field of a PDF, as qpdf reads it
+// ("u:" text prefixes dropped).
+func qpdfValues(t *testing.T, path string) map[string]any {
+	t.Helper()
+	out, err := exec.Command("qpdf", "--json", "--json-key=acroform", path).Output()
+	if err != nil {
+		t.Fatalf("qpdf --json: %v", err)
+	}
+	var doc struct {
+		Acroform struct {
+			Fields []struct {
+				Fullname string `json:"fullname"`
+				Value    any    `json:"value"`
+			} `json:"fields"`
+		} `json:"acroform"`
+	}
+	if err := json.Unmarshal(out, &doc); err != nil {
+		t.Fatal(err)
+	}
+	values := map[string]any{}
+	for _, f := range doc.Acroform.Fields {
+		switch v := f.Value.(type) {
+		case string:
+			values[f.Fullname] = strings.TrimPrefix(v, "u:")
+		case []any:
+			var list []string
+			for _, e := range v {
+				s, _ := e.(string)
+				list = append(list, strings.TrimPrefix(s, "u:"))
+			}
+			values[f.Fullname] = strings.Join(list, ",")
+		default:
+			values[f.Fullname] = v
+		}
+	}
+	return values
+}
+
+func TestFillForm(t *testing.T) {
+	in := toolstest.WriteTemp(t, "form.pdf", toolstest.FormPDF(""))
+	values := `{"Name": "Jane Roe", "Agree": true, "Color": "Green", "Size": "M", "Toppings": ["Olives", "Cheese"]}`
+	out, err := runForm(t, "fill-pdf-form", map[string]string{"values": values}, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Filename != "form-filled.pdf" || out.Meta["flattened"] != false {
+		t.Errorf("output %q, meta %v", out.Filename, out.Meta)
+	}
+	got := qpdfValues(t, out.Path)
+	want := map[string]any{"Name": "Jane Roe", "Agree": "/Yes", "Color": "/Green", "Size": "M", "Toppings": "Olives,Cheese"}
+	for k, v := range want {
+		if got[k] != v {
+			t.Errorf("%s = %#v, want %#v", k, got[k], v)
+		}
+	}
+	// qpdf drew the text and choice fields from their values, so a
+	// renderer that draws appearances only shows them.
+	if text := text(t, out.Path); !strings.Contains(text, "Jane Roe") || !strings.Contains(text, "M") {
+		t.Errorf("pdftotext reads %q", text)
+	}
+	qpdfCheck(t, out.Path)
+}
+
+func TestFillFormFlatten(t *testing.T) {
+	in := toolstest.WriteTemp(t, "form.pdf", toolstest.FormPDF(""))
+	out, err := runForm(t, "fill-pdf-form", map[string]string{"values": `{"Name": "Jane Roe", "Agree": "Yes"}`, "flatten": "true"}, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := qpdfValues(t, out.Path); len(got) != 0 {
+		t.Errorf("fields left after flattening: %v", got)
+	}
+	if a := readForm(t, out.Path).annotations; len(a) != 0 {
+		t.Errorf("annotations left after flattening: %v", a)
+	}
+	if text := text(t, out.Path); !strings.Contains(text, "Jane Roe") {
+		t.Errorf("pdftotext reads %q", text)
+	}
+	if out.Meta["flattened"] != true || out.Meta["pages"] != 1 {
+		t.Errorf("meta %v", out.Meta)
+	}
+}
+
+func TestFillFormRefused(t *testing.T) {
+	form := toolstest.WriteTemp(t, "form.pdf", toolstest.FormPDF(""))
+	for _, tt := range []struct{ name, values, path, want string }{
+		{"unknown names", `{"Nmae": "x", "Colour": "Red", "Name": "ok"}`, form, `"Colour", "Nmae"`},
+		{"not an option", `{"Size": "XL"}`, form, `field "Size": "XL" is not one of its options ("S", "M", "L")`},
+		{"radio option", `{"Color": "Blue"}`, form, `field "Color"`},
+		{"check box state", `{"Agree": "maybe"}`, form, `field "Agree"`},
+		{"several in a combo", `{"Size": ["S", "M"]}`, form, `field "Size"`},
+		{"no form", `{"Name": "x"}`, corpusPDF(t, "pdflatex-4-pages.pdf"), "no form fields"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := runForm(t, "fill-pdf-form", map[string]string{"values": tt.values}, tt.path)
+			wantCode(t, err, docmill.CodeInvalidParameter)
+			if msg := docmill.AsError(err).Message; !strings.Contains(msg, tt.want) {
+				t.Errorf("message %q does not say %q", msg, tt.want)
+			}
+		})
+	}
+	// A value that is not the JSON wanted is refused before any run.
+	for _, v := range []string{`Name=Jane`, `["Name"]`, `{}`, `{"Name": null}`, `{"Name": "a", "Name": "b"}`, `{"Name": "a"} x`} {
+		if _, err := runForm(t, "fill-pdf-form", map[string]string{"values": v}, form); docmill.ErrorCode(err) != docmill.CodeInvalidParameter {
+			t.Errorf("values %s: %v, want invalid_parameter", v, err)
+		}
+	}
+}
+
+func TestFillFormBadInput(t *testing.T) {
+	form := toolstest.FormPDF("")
+	for name, path := range map[string]string{
+		"truncated": toolstest.WriteTemp(t, "cut.pdf", form[:len(form)/2]),
+		"encrypted": toolstest.WriteTemp(t, "enc.pdf", toolstest.Encrypt(t, toolstest.WriteTemp(t, "form.pdf", form))),
+	} {
+		t.Run(name, func(t *testing.T) {
+			_, err := runForm(t, "fill-pdf-form", map[string]string{"values": `{"Name": "x"}`}, path)
+			wantCode(t, err, docmill.CodeInvalidDocument)
+		})
+	}
+}
+
+// TestFillFormCyrillic checks that a value beyond Latin-1, which qpdf
+// would draw as question marks, is filled and left for viewers to draw
+// (no stale appearance left), and that flattening one is refused.
+func TestFillFormCyrillic(t *testing.T) {
+	in := corpusPDF(t, "pdflatex-forms.pdf")
+	out, err := runForm(t, "fill-pdf-form", map[string]string{"values": `{"Name": "Иван Петров", "Check": true}`}, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := qpdfValues(t, out.Path); got["Name"] != "Иван Петров" || got["Check"] != "/Yes" {
+		t.Errorf("qpdf reads %v", got)
+	}
+	if out.Meta["appearances_generated"] != false {
+		t.Errorf("meta %v", out.Meta)
+	}
+	b, err := exec.Command("qpdf", "--json", "--json-key=acroform", out.Path).Output()
+	if err != nil || !strings.Contains(string(b), `"needappearances": true`) {
+		t.Errorf("qpdf --json: %v, /NeedAppearances not set:\n%s", err, b)
+	}
+	if text := text(t, out.Path); strings.Contains(text, "?") {
+		t.Errorf("question marks drawn: %q", text)
+	}
+	_, err = runForm(t, "fill-pdf-form", map[string]string{"values": `{"Name": "Иван"}`, "flatten": "true"}, in)
+	wantCode(t, err, docmill.CodeInvalidParameter)
+}
