@@ -10,4 +10,5 @@ func TestMoreEngineToolsE2E(t *testing.T) {
 	c := s.client(s.DevKey)
 	t.Run("linearize-pdf", func(t *testing.T) { checkLinearizeE2E(t, c) })
 	t.Run("grayscale-pdf", func(t *testing.T) { checkGrayscaleE2E(t, c) })
+	t.Run("remove-blank-pages", func(t *testing.T) { checkRemoveBlankE2E(t, c) })
 }
