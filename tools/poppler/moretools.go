@@ -30,5 +30,6 @@ func MoreTools(e Engines, limits docmill.Limits, steps Steps) []*docmill.Tool {
 	limits = limits.WithDefaults()
 	return []*docmill.Tool{
 		removeBlankTool(e, limits, steps),
+		extractImagesTool(e, limits),
 	}
 }
