@@ -93,6 +93,8 @@ const (
 	MetaBoolean MetaType = "boolean"
 	// MetaStrings is a list of strings.
 	MetaStrings MetaType = "strings"
+	// MetaIntegers is a list of integers (page numbers).
+	MetaIntegers MetaType = "integers"
 )
 
 // RunFunc processes in and returns the output it wrote under in.WorkDir. An

@@ -88,8 +88,11 @@ func jobMetaSchema(fields []docmill.MetaField) obj {
 	props := obj{}
 	for _, f := range slices.Concat(docmill.CommonMeta, fields) {
 		sc := obj{"type": string(f.Type)}
-		if f.Type == docmill.MetaStrings {
+		switch f.Type {
+		case docmill.MetaStrings:
 			sc = obj{"type": "array", "items": obj{"type": "string"}}
+		case docmill.MetaIntegers:
+			sc = obj{"type": "array", "items": obj{"type": "integer"}}
 		}
 		if f.Description != "" {
 			sc["description"] = f.Description

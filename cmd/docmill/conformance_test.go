@@ -115,7 +115,7 @@ func conformSample(t *testing.T, tool *docmill.Tool, contentType string) string 
 	switch contentType {
 	case "application/pdf":
 		switch tool.Slug {
-		case "compress-pdf": // its params act on images
+		case "compress-pdf", "extract-images": // their params act on images
 			return corpus(t, "pdf", "imagemagick-images.pdf")
 		case "ocr-pdf":
 			return toolstest.WriteTemp(t, "conform-sample.pdf", toolstest.TextPDF("Conformance of every tool"))

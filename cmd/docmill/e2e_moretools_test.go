@@ -10,4 +10,6 @@ func TestMoreEngineToolsE2E(t *testing.T) {
 	c := s.client(s.DevKey)
 	t.Run("linearize-pdf", func(t *testing.T) { checkLinearizeE2E(t, c) })
 	t.Run("grayscale-pdf", func(t *testing.T) { checkGrayscaleE2E(t, c) })
+	t.Run("remove-blank-pages", func(t *testing.T) { checkRemoveBlankE2E(t, c) })
+	t.Run("extract-images", func(t *testing.T) { checkExtractImagesE2E(t, c) })
 }

@@ -323,13 +323,21 @@ func metaFits(v any, typ docmill.MetaType) bool {
 		return typ == docmill.MetaBoolean
 	case []string:
 		return typ == docmill.MetaStrings
+	case []int:
+		return typ == docmill.MetaIntegers
 	case []any:
+		// Decoded from JSON: every element a string, or every one an
+		// integer (an empty list is either).
+		of := docmill.MetaString
+		if typ == docmill.MetaIntegers {
+			of = docmill.MetaInteger
+		}
 		for _, e := range v {
-			if _, ok := e.(string); !ok {
+			if !metaFits(e, of) {
 				return false
 			}
 		}
-		return typ == docmill.MetaStrings
+		return typ == docmill.MetaStrings || typ == docmill.MetaIntegers
 	}
 	return false
 }

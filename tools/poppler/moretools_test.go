@@ -1,0 +1,34 @@
+package poppler
+
+import (
+	"testing"
+
+	docmill "github.com/docmill/docmill"
+	"github.com/docmill/docmill/sandbox"
+	"github.com/docmill/docmill/tools/pdfops"
+	"github.com/docmill/docmill/tools/toolstest"
+)
+
+// TestMain lets this test binary serve as the PDF helper that selects
+// pages, as docmill's own binary does in the server (`docmill engine
+// pdf`).
+func TestMain(m *testing.M) {
+	toolstest.Main(m, pdfops.SelectPagesTool())
+}
+
+// moreTool returns the MoreTools tool with slug on the real engines, its
+// steps in real jailed helpers of this test binary (as cmd/docmill gives
+// them), skipping t when an engine is missing.
+func moreTool(t testing.TB, slug string) *docmill.Tool {
+	t.Helper()
+	find := func(name string) *sandbox.Engine {
+		e := sandbox.Find(name, []string{"-v"}, sandbox.Options{View: sandbox.View{ReadOnly: DataPaths}})
+		if !e.Available() {
+			t.Skipf("%s is not installed", name)
+		}
+		return e
+	}
+	e := Engines{PDFToPPM: find("pdftoppm"), PDFInfo: find("pdfinfo"), PDFImages: find("pdfimages"), PDFToCairo: find("pdftocairo")}
+	steps := Steps{SelectPages: toolstest.Helpers().Tool(pdfops.SelectPagesTool()).Run}
+	return toolstest.Find(t, MoreTools(e, docmill.Limits{}, steps), slug)
+}
