@@ -103,7 +103,7 @@ func conformSample(t *testing.T, tool *docmill.Tool, contentType string) string 
 			return corpus(t, "pdf", "imagemagick-images.pdf")
 		case "ocr-pdf":
 			return toolstest.WriteTemp(t, "conform-sample.pdf", toolstest.TextPDF("Conformance of every tool"))
-		case "remove-annotations": // its params act on annotations
+		case "remove-annotations", "sanitize-pdf": // their params act on annotations and active content
 			return toolstest.WriteTemp(t, "conform-sample.pdf", toolstest.ActivePDF())
 		}
 		return toolstest.WriteTemp(t, "conform-sample.pdf", toolstest.TextPDF("Conformance page one", "Conformance page two", "Conformance page three"))

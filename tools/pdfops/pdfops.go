@@ -89,7 +89,7 @@ func Tools() []*docmill.Tool {
 		formFieldsTool(),
 		// Document metadata and embedded data (issue 19).
 		editMetadataTool(), extractAttachmentsTool(),
-		removeAnnotationsTool(),
+		removeAnnotationsTool(), sanitizeTool(),
 	})
 	for _, t := range tools {
 		if t.Outputs == nil {
