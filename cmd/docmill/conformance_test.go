@@ -122,6 +122,7 @@ func conformSample(t *testing.T, tool *docmill.Tool, contentType string) string 
 		case "flatten-pdf", "fill-pdf-form": // a form
 			return toolstest.WriteTemp(t, "conform-form.pdf", toolstest.FormPDF("Conformance"))
 		case "remove-annotations": // its params act on annotations
+		case "remove-annotations", "sanitize-pdf": // their params act on annotations and active content
 			return toolstest.WriteTemp(t, "conform-sample.pdf", toolstest.ActivePDF())
 		}
 		return toolstest.WriteTemp(t, "conform-sample.pdf", toolstest.TextPDF("Conformance page one", "Conformance page two", "Conformance page three"))

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"os/exec"
 	"strings"
 	"testing"
@@ -26,25 +27,86 @@ func popplerInfo(t *testing.T, data []byte) map[string]string {
 	return fields
 }
 
+// qpdfXMP returns the catalog's XMP packet of data, read with qpdf.
+func qpdfXMP(t *testing.T, data []byte) string {
+	t.Helper()
+	doc := readQPDF(t, data)
+	var trailer struct {
+		Value struct {
+			Root string `json:"/Root"`
+		} `json:"value"`
+	}
+	if err := json.Unmarshal(doc.objects["trailer"], &trailer); err != nil {
+		t.Fatal(err)
+	}
+	root, _ := doc.value(trailer.Value.Root).(map[string]any)
+	ref, _ := root["/Metadata"].(string)
+	num, _, ok := strings.Cut(ref, " ")
+	if !ok {
+		t.Fatalf("catalog has no XMP stream: %v", root)
+	}
+	out, err := exec.Command("qpdf", "--show-object="+num, "--filtered-stream-data", toolstest.WriteTemp(t, "x.pdf", data)).Output()
+	if err != nil {
+		t.Fatalf("qpdf --show-object: %v", err)
+	}
+	return string(out)
+}
+
 func TestEditMetadataE2E(t *testing.T) {
 	s := startServer(t, "")
 	c := s.client(s.DevKey)
-	params := map[string]string{"title": "Годовой отчёт", "author": "Анна Иванова", "keywords": "отчёт, 2026", "language": "ru"}
-	j, data := runTool(t, c, "edit-metadata", []client.File{file(t, "pdf", fourPages)}, params)
-	if j.Result.ContentType != "application/pdf" || j.Result.Filename != "pdflatex-4-pages-metadata.pdf" {
-		t.Fatalf("result %+v", j.Result)
-	}
-	info := popplerInfo(t, data)
-	if info["Title"] != params["title"] || info["Author"] != params["author"] || info["Keywords"] != params["keywords"] {
-		t.Fatalf("pdfinfo reads %q", info)
-	}
-	if info["Pages"] != "4" {
-		t.Fatalf("pages %q", info["Pages"])
-	}
-
-	_, data = runTool(t, c, "edit-metadata", []client.File{file(t, "pdf", fourPages)}, map[string]string{"clear": "true"})
-	info = popplerInfo(t, data)
-	if info["Title"] != "" || info["Author"] != "" || info["Creator"] != "" {
-		t.Fatalf("after clear pdfinfo reads %q", info)
-	}
+	params := map[string]string{"title": "Годовой отчёт <2026>", "author": "Анна Иванова", "subject": "Продажи & рост", "keywords": "отчёт, 2026", "creator": "Редактор", "language": "ru"}
+	t.Run("set", func(t *testing.T) {
+		j, data := runTool(t, c, "edit-metadata", []client.File{file(t, "pdf", fourPages)}, params)
+		if j.Result.ContentType != "application/pdf" || j.Result.Filename != "pdflatex-4-pages-metadata.pdf" {
+			t.Fatalf("result %+v", j.Result)
+		}
+		info := popplerInfo(t, data)
+		if info["Title"] != params["title"] || info["Author"] != params["author"] || info["Keywords"] != params["keywords"] || info["Subject"] != params["subject"] {
+			t.Fatalf("pdfinfo reads %q", info)
+		}
+		if info["Pages"] != "4" {
+			t.Fatalf("pages %q", info["Pages"])
+		}
+		// The XMP packet, read by qpdf, states what pdfinfo reads from the
+		// Info dictionary, escaped.
+		xmp := qpdfXMP(t, data)
+		for _, want := range []string{
+			"<rdf:li xml:lang=\"x-default\">Годовой отчёт &lt;2026&gt;</rdf:li>",
+			"<dc:creator><rdf:Seq><rdf:li>Анна Иванова</rdf:li>",
+			"<rdf:li xml:lang=\"x-default\">Продажи &amp; рост</rdf:li>",
+			"<pdf:Keywords>отчёт, 2026</pdf:Keywords>",
+			"<xmp:CreatorTool>Редактор</xmp:CreatorTool>",
+			"<pdf:Producer>" + info["Producer"] + "</pdf:Producer>",
+			"<rdf:li>ru</rdf:li>",
+		} {
+			if !strings.Contains(xmp, want) {
+				t.Errorf("XMP lacks %s:\n%s", want, xmp)
+			}
+		}
+	})
+	t.Run("pdfa", func(t *testing.T) {
+		in := toolstest.ReadCorpus(t, "pdf", "crazyones-pdfa.pdf")
+		if !strings.Contains(qpdfXMP(t, in), "pdfaid:part='1'") {
+			t.Fatal("crazyones-pdfa.pdf claims no PDF/A part")
+		}
+		j, data := runTool(t, c, "edit-metadata", []client.File{file(t, "pdf", "crazyones-pdfa.pdf")}, map[string]string{"title": "Crazy ones"})
+		xmp := qpdfXMP(t, data)
+		if !strings.Contains(xmp, "<pdfaid:part>1</pdfaid:part>") || !strings.Contains(xmp, "<pdfaid:conformance>B</pdfaid:conformance>") || j.Meta["pdfa"] != "1B" {
+			t.Fatalf("PDF/A identification lost (meta %v):\n%s", j.Meta, xmp)
+		}
+		if popplerInfo(t, data)["Title"] != "Crazy ones" || !strings.Contains(xmp, ">Crazy ones</rdf:li>") {
+			t.Fatalf("title not set in both:\n%s", xmp)
+		}
+	})
+	t.Run("clear", func(t *testing.T) {
+		_, data := runTool(t, c, "edit-metadata", []client.File{file(t, "pdf", fourPages)}, map[string]string{"clear": "true"})
+		info := popplerInfo(t, data)
+		if info["Title"] != "" || info["Author"] != "" || info["Creator"] != "" {
+			t.Fatalf("after clear pdfinfo reads %q", info)
+		}
+		if xmp := qpdfXMP(t, data); strings.Contains(xmp, "dc:title") || strings.Contains(xmp, "CreatorTool") {
+			t.Fatalf("after clear the XMP states:\n%s", xmp)
+		}
+	})
 }

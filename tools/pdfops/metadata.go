@@ -2,6 +2,8 @@ package pdfops
 
 import (
 	"context"
+	"fmt"
+	"time"
 
 	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/model"
 	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/types"
@@ -29,23 +31,23 @@ func editMetadataTool() *docmill.Tool {
 	}
 	params = append(params,
 		docmill.Param{Name: "language", Type: docmill.TypeString, Description: "The document's language, a BCP 47 tag such as \"en\" or \"ru-RU\". Left as it is when not given.", Max: docmill.Bound(35)},
-		docmill.Param{Name: "clear", Type: docmill.TypeBoolean, Description: "Remove every existing entry (and the XMP metadata) first; values given are then set.", Default: "false"},
+		docmill.Param{Name: "clear", Type: docmill.TypeBoolean, Description: "Remove every existing entry first; values given are then set. A PDF/A or PDF/UA identification in the XMP metadata is kept.", Default: "false"},
 	)
 	return onePDFTool(docmill.Tool{
 		Slug:  "edit-metadata",
-		Meta:  []docmill.MetaField{{Name: "pages", Type: docmill.MetaInteger, Description: "Pages of the document."}, {Name: "cleared", Type: docmill.MetaBoolean, Description: "Whether the existing entries were removed first (clear)."}, {Name: "xmp_removed", Type: docmill.MetaBoolean, Description: "Whether the input's XMP metadata was removed."}},
+		Meta:  []docmill.MetaField{{Name: "pages", Type: docmill.MetaInteger, Description: "Pages of the document."}, {Name: "cleared", Type: docmill.MetaBoolean, Description: "Whether the existing entries were removed first (clear)."}, {Name: "pdfa", Type: docmill.MetaString, Description: "The PDF/A part and conformance (\"2B\") the input's XMP claims and the output keeps; \"\" when none."}},
 		Title: "Edit PDF metadata",
 		Description: "Set the title, author, subject, keywords, creator and language of a PDF, or clear them. " +
-			"The document information dictionary is updated; XMP metadata, which readers may prefer to it, is " +
-			"removed whenever something changes so that the two never disagree. The producer and dates are set by the writer.",
+			"The document information dictionary and the XMP metadata, which readers may prefer to it, are written in step; " +
+			"a PDF/A or PDF/UA identification in the input's XMP is kept. The producer and dates are set by the writer.",
 		Params: params,
 		Run:    runEditMetadata,
 	})
 }
 
-// runEditMetadata updates the Info dictionary and the catalog's /Lang.
-// Any XMP stream is dropped rather than rewritten: pdfcpu cannot edit
-// one, and a stale one would contradict the new values.
+// runEditMetadata updates the Info dictionary and the catalog's /Lang,
+// and replaces the XMP stream by one stating the same values, so that
+// the two never disagree.
 func runEditMetadata(ctx context.Context, in *docmill.RunInput) (out *docmill.RunOutput, err error) {
 	defer recoverPanic(&err)
 	if err := checkSize(ctx, in.Files); err != nil {
@@ -73,7 +75,6 @@ func runEditMetadata(ctx context.Context, in *docmill.RunInput) (out *docmill.Ru
 	if err != nil {
 		return nil, err
 	}
-	changed := clear || set > 0 || hasLang
 	if clear {
 		for k := range info {
 			delete(info, k)
@@ -98,17 +99,40 @@ func runEditMetadata(ctx context.Context, in *docmill.RunInput) (out *docmill.Ru
 		}
 		root["Lang"] = types.StringLiteral(*s)
 	}
-	_, hadXMP := root["Metadata"]
-	xmpRemoved := changed && hadXMP
-	if xmpRemoved {
-		delete(root, "Metadata")
-		doc.CatalogXMPMeta = nil
+	kept, err := metadataInStep(doc, root, info)
+	if err != nil {
+		return nil, err
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	return writeOutput(doc, in.WorkDir, "metadata.pdf", docmill.ResultName(in.Files[0].Filename, ".pdf", "-metadata.pdf"),
-		map[string]any{"pages": doc.PageCount, "cleared": clear, "xmp_removed": xmpRemoved})
+		map[string]any{"pages": doc.PageCount, "cleared": clear, "pdfa": kept[nsPDFAID+" part"] + kept[nsPDFAID+" conformance"]})
+}
+
+// metadataInStep replaces the catalog's XMP by a packet stating the Info
+// dictionary's values, the catalog's /Lang, the producer and dates pdfcpu
+// writes, and the input packet's kept properties, which it returns.
+func metadataInStep(doc *model.Context, root, info types.Dict) (xmpProps, error) {
+	text := func(d types.Dict, key string) string {
+		if d[key] == nil {
+			return ""
+		}
+		s, _ := doc.DereferenceText(d[key]) // an unreadable value is left out
+		return s
+	}
+	// pdfcpu sets both dates to the time it writes, a moment later.
+	now := time.Now().Truncate(time.Second)
+	kept := readKeptXMP(doc, root)
+	packet := buildXMP(xmpValues{
+		title: text(info, "Title"), author: text(info, "Author"), subject: text(info, "Subject"),
+		keywords: text(info, "Keywords"), creator: text(info, "Creator"), lang: text(root, "Lang"),
+		producer: "pdfcpu " + model.VersionStr, created: now, modified: now,
+	}, kept)
+	if err := setXMP(doc, root, packet); err != nil {
+		return nil, fmt.Errorf("pdfops: write XMP metadata: %w", err)
+	}
+	return kept, nil
 }
 
 // infoDict returns the document's information dictionary, made when it

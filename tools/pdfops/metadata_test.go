@@ -96,34 +96,53 @@ func TestEditMetadataClear(t *testing.T) {
 	}
 }
 
-// TestEditMetadataXMP checks that an input's XMP is dropped when the Info
-// dictionary changes, so that the two never disagree.
+// TestEditMetadataXMP checks that the XMP packet is rewritten in step
+// with the Info dictionary, keeping the input's PDF/A identification.
 func TestEditMetadataXMP(t *testing.T) {
 	in := pdfCorpus(t) + "crazyones-pdfa.pdf"
-	root, err := readBack(t, in).Catalog()
+	if !strings.Contains(xmpPacket(t, in), "pdfaid:part='1'") {
+		t.Fatal("input has no PDF/A identification")
+	}
+	out, err := run(t, "edit-metadata", map[string]string{"title": "Безумцы <1997> & co", "author": "Apple", "language": "en"}, in)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, ok := root["Metadata"]; !ok {
-		t.Skip("input has no XMP")
+	if out.Meta["pdfa"] != "1B" {
+		t.Errorf("meta = %v, want pdfa 1B", out.Meta)
 	}
-	out, err := run(t, "edit-metadata", map[string]string{"title": "Crazy"}, in)
-	if err != nil {
-		t.Fatal(err)
+	packet := xmpPacket(t, out.Path)
+	for _, want := range []string{
+		`<dc:title><rdf:Alt><rdf:li xml:lang="x-default">Безумцы &lt;1997&gt; &amp; co</rdf:li></rdf:Alt></dc:title>`,
+		"<dc:creator><rdf:Seq><rdf:li>Apple</rdf:li></rdf:Seq></dc:creator>",
+		"<dc:language><rdf:Bag><rdf:li>en</rdf:li></rdf:Bag></dc:language>",
+		"<pdfaid:part>1</pdfaid:part>", "<pdfaid:conformance>B</pdfaid:conformance>",
+		"<pdf:Producer>pdfcpu ", "<xmp:ModifyDate>",
+	} {
+		if !strings.Contains(packet, want) {
+			t.Errorf("XMP lacks %s:\n%s", want, packet)
+		}
 	}
-	if out.Meta["xmp_removed"] != true {
-		t.Errorf("meta = %v, want xmp_removed", out.Meta)
-	}
-	root, err = readBack(t, out.Path).Catalog()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, ok := root["Metadata"]; ok {
-		t.Error("output still has XMP metadata")
-	}
-	if got := infoField(pdfinfo(t, out.Path), "Title"); got != "Crazy" {
+	if got := infoField(pdfinfo(t, out.Path), "Title"); got != "Безумцы <1997> & co" {
 		t.Errorf("Title = %q", got)
 	}
+}
+
+// xmpPacket returns the catalog's XMP packet of the PDF at path.
+func xmpPacket(t *testing.T, path string) string {
+	t.Helper()
+	doc := readBack(t, path)
+	root, err := doc.Catalog()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sd, _, err := doc.DereferenceStreamDict(root["Metadata"])
+	if err != nil || sd == nil {
+		t.Fatalf("no XMP stream: %v", err)
+	}
+	if err := sd.Decode(); err != nil {
+		t.Fatal(err)
+	}
+	return string(sd.Content)
 }
 
 func TestEditMetadataBadInput(t *testing.T) {

@@ -93,6 +93,7 @@ func Tools() []*docmill.Tool {
 		// Page layout (issue 19).
 		resizeTool(), nupTool(),
 		bookmarksTool(),
+		removeAnnotationsTool(), sanitizeTool(),
 	})
 	for _, t := range tools {
 		if t.Outputs == nil {

@@ -23,8 +23,8 @@ const ActiveXMP = `<?xpacket begin="" id="W5M0MpCehiHzreSzNTczkc9d"?>` +
 //     go to "other.pdf" (GoToR), embedded "inner.pdf" (GoToE) and open
 //     file:///etc/passwd, and a file attachment annotation of
 //     "secret.txt";
-//   - the catalog: a document open action and a will-close action running
-//     JavaScript, a JavaScript name tree of one script, an EmbeddedFiles
+//   - the catalog: an open action visiting https://example.com/opened, a
+//     will-close action running JavaScript, a JavaScript name tree of one script, an EmbeddedFiles
 //     name tree holding "secret.txt" ("secret\n"), XMP metadata
 //     (ActiveXMP), and an Info dictionary with Title "Active" and Author
 //     "Tester".
@@ -34,7 +34,7 @@ func ActivePDF() []byte {
 	page1 := "BT /F1 24 Tf 72 720 Td (Active content page one) Tj ET"
 	page2 := "BT /F1 24 Tf 72 720 Td (Active content page two) Tj ET"
 	objects := []string{
-		/* 1 */ "<< /Type /Catalog /Pages 2 0 R /Names << /JavaScript 10 0 R /EmbeddedFiles 12 0 R >> /OpenAction 9 0 R " +
+		/* 1 */ "<< /Type /Catalog /Pages 2 0 R /Names << /JavaScript 10 0 R /EmbeddedFiles 12 0 R >> /OpenAction << /S /URI /URI (https://example.com/opened) >> " +
 			"/AA << /WC 9 0 R >> /AcroForm << /Fields [7 0 R] /DA (/Helv 0 Tf 0 g) >> /Metadata 15 0 R >>",
 		/* 2 */ "<< /Type /Pages /Kids [4 0 R 5 0 R] /Count 2 >>",
 		/* 3 */ "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
