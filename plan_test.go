@@ -91,3 +91,33 @@ func TestDefaultPlans(t *testing.T) {
 		t.Error("DefaultPlans shares state between calls")
 	}
 }
+
+func TestApplyPlanConfig(t *testing.T) {
+	plans := DefaultPlans()
+	err := ApplyPlanConfig(plans, []byte(`{"pro": {"price": {"amount": 590, "currency": "RUB", "period": "month"}},
+		"free": {"operations_per_month": 50}, "team": {"price": null}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := plans[PlanPro]; p.Price == nil || p.Price.Amount != 590 || p.OperationsPerMonth != 10_000 || p.Name != PlanPro {
+		t.Errorf("pro after the change: %+v %+v", p, p.Price)
+	}
+	if p := plans[PlanFree]; p.OperationsPerMonth != 50 || p.Price == nil || p.Price.Amount != 0 || p.ResultTTL != time.Hour {
+		t.Errorf("free after the change: %+v", p)
+	}
+	if plans[PlanTeam].Price != nil {
+		t.Error(`"price": null left team's price`)
+	}
+	for _, bad := range []string{
+		`{"gold": {}}`,
+		`{"pro": {"price_rub": 5}}`,
+		`{"pro": {"operations_per_month": 0}}`,
+		`{"pro": {"price": {"amount": -1, "currency": "RUB", "period": "month"}}}`,
+		`{"custom": {"price": {"amount": 1}}}`,
+		`[1]`,
+	} {
+		if err := ApplyPlanConfig(DefaultPlans(), []byte(bad)); err == nil {
+			t.Errorf("%s was accepted", bad)
+		}
+	}
+}

@@ -25,6 +25,9 @@ var (
 	ErrQuotaExceeded       = &Error{Code: CodeQuotaExceeded, Message: "The monthly operations quota is used up."}
 	ErrTooManyInFlight     = &Error{Code: CodeRateLimited, Message: "Too many jobs in flight; wait for one to finish."}
 	ErrIdempotencyConflict = &Error{Code: CodeIdempotencyConflict, Message: "This Idempotency-Key was used with a different request."}
+	// ErrTooManyKeys is returned by AddAccountKey past the account's
+	// number of active keys.
+	ErrTooManyKeys = &Error{Code: CodeConflict, Message: "This account has as many active keys as it may; revoke one first."}
 	// ErrEmailTaken is returned by CreateAccount for an email already used.
 	ErrEmailTaken = &Error{Code: CodeConflict, Message: "An account with this email already exists."}
 )
@@ -60,6 +63,16 @@ type Store interface {
 	// RevokeKey revokes the one key whose prefix starts with prefix. It
 	// fails with not_found if none matches and invalid_request if several do.
 	RevokeKey(ctx context.Context, prefix string, now time.Time) (*APIKey, error)
+	// AddAccountKey stores another key of k's account unless the account
+	// has maxActive unrevoked keys already (ErrTooManyKeys), checked in the
+	// same transaction as the insert.
+	AddAccountKey(ctx context.Context, k *APIKey, maxActive int) error
+	// AccountKeys returns one account's keys, revoked ones too, oldest first.
+	AccountKeys(ctx context.Context, accountID string) ([]APIKey, error)
+	// RevokeAccountKey revokes the key of account accountID whose display
+	// prefix is exactly prefix; none (a key of another account included)
+	// is ErrNotFound. Revoking a revoked key returns it unchanged.
+	RevokeAccountKey(ctx context.Context, accountID, prefix string, now time.Time) (*APIKey, error)
 	// SetPlan moves the account of the key matching prefix to plan; limits
 	// are the account's own (custom plans) or nil.
 	SetPlan(ctx context.Context, prefix, plan string, limits *Plan) (*Account, error)

@@ -47,11 +47,7 @@ func (s *Server) handleAccount(w http.ResponseWriter, r *http.Request) {
 		"email":      c.account.Email,
 		"plan":       c.account.Plan,
 		"key_prefix": c.key.Prefix,
-		"limits": limitsBody{
-			OperationsPerMonth: p.OperationsPerMonth, MaxFileBytes: s.fileLimit(p).bytes, RequestsPerMinute: p.RequestsPerMinute,
-			JobsInFlight: p.JobsInFlight, QueuePriority: p.Priority, ResultTTLSeconds: int64(p.ResultTTL / time.Second),
-			Webhooks: p.Webhooks,
-		},
+		"limits":     s.limitsOf(p),
 		"usage": usageBody{
 			Period: period, OperationsUsed: u.Operations, OperationsLimit: p.OperationsPerMonth,
 			JobsInFlight: u.InFlight, ResetsAt: timestamp(end),

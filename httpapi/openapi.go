@@ -114,7 +114,7 @@ func (s *Server) openAPI() obj {
 			{"name": tagJobs, "description": "The caller's jobs: poll, list, cancel."},
 			{"name": tagWebhooks, "description": "Endpoints told when a job ends (Standard Webhooks)."},
 			{"name": tagCatalogue, "description": "The tools, their params, and this node's limits."},
-			{"name": tagAccount, "description": "The caller's plan and usage, and sign-up."},
+			{"name": tagAccount, "description": "The caller's plan, usage and keys; sign-up; the plans and their prices."},
 			{"name": tagFiles, "description": "Results, by signed, expiring links."},
 			{"name": tagOperations, "description": "Health, metrics and this document."},
 		},
@@ -128,6 +128,7 @@ func (s *Server) openAPI() obj {
 		"security": []obj{{"bearer": []string{}}},
 	}
 	webhooksOpenAPI(paths, schemas, doc)
+	accountOpenAPI(paths, schemas)
 	pipelineOpenAPI(paths, schemas)
 	for _, item := range paths {
 		for _, o := range item.(obj) {

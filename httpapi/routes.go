@@ -14,6 +14,11 @@ func (s *Server) routes() http.Handler {
 	mux.Handle("DELETE /v1/jobs/{job_id}", s.authed(s.limited(scopeRead, s.handleDeleteJob)))
 	mux.Handle("GET /v1/account", s.authed(s.limited(scopeRead, s.handleAccount)))
 
+	// The caller's API keys (keys.go).
+	mux.Handle("GET /v1/keys", s.authed(s.limited(scopeRead, s.handleListKeys)))
+	mux.Handle("POST /v1/keys", s.authed(s.limited(scopeRead, s.handleCreateKey)))
+	mux.Handle("DELETE /v1/keys/{prefix}", s.authed(s.limited(scopeRead, s.handleRevokeKey)))
+
 	// Webhook endpoints of the caller's account (webhooks.go).
 	mux.Handle("POST /v1/webhooks", s.authed(s.limited(scopeRead, s.handleCreateWebhook)))
 	mux.Handle("GET /v1/webhooks", s.authed(s.limited(scopeRead, s.handleListWebhooks)))
@@ -23,12 +28,14 @@ func (s *Server) routes() http.Handler {
 	mux.Handle("POST /v1/webhooks/{webhook_id}/enable", s.authed(s.limited(scopeRead, s.handleEnableWebhook)))
 	mux.Handle("GET /v1/webhooks/{webhook_id}/deliveries", s.authed(s.limited(scopeRead, s.handleWebhookDeliveries)))
 
-	// Public: the catalogue, the node's limits, the OpenAPI form, and sign-up.
+	// Public: the catalogue, the node's limits, the OpenAPI form, sign-up,
+	// and the server's settings and plans (config.go).
 	mux.HandleFunc("GET /v1/tools", s.handleTools)
 	mux.HandleFunc("GET /v1/tools/{tool}", s.handleTool)
 	mux.HandleFunc("GET /v1/limits", s.handleLimits)
 	mux.HandleFunc("GET /v1/openapi.json", s.handleOpenAPI)
 	mux.HandleFunc("POST /v1/signup", s.handleSignup)
+	mux.HandleFunc("GET /v1/config", s.handleConfig)
 
 	// Signed, expiring result downloads (GET also answers HEAD).
 	mux.HandleFunc("GET /files/{job_id}/{filename}", s.handleFile)

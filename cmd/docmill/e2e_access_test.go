@@ -140,7 +140,7 @@ func TestPriorityByPlan(t *testing.T) {
 }
 
 func TestSignup(t *testing.T) {
-	closed := startServer(t, "")
+	closed := startServer(t, "", "--signup", "closed")
 	resp, err := http.Post(closed.URL+"/v1/signup", "application/json", strings.NewReader(`{"email":"a@example.com"}`))
 	if err != nil {
 		t.Fatal(err)
@@ -150,7 +150,8 @@ func TestSignup(t *testing.T) {
 		t.Fatalf("closed sign-up: %d", resp.StatusCode)
 	}
 
-	s := startServer(t, "", "--signup", "open")
+	// Sign-up is open by default.
+	s := startServer(t, "")
 	key := signup(t, s.URL, `{"email":"dev@example.com"}`, 201)
 	acct, err := s.client(key).Account(context.Background())
 	if err != nil || acct.Plan != "free" || acct.Limits.OperationsPerMonth != 100 {

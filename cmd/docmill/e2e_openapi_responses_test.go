@@ -203,6 +203,15 @@ func TestOpenAPIResponses(t *testing.T) {
 	c.callJSON("", "POST", "/v1/signup", "/v1/signup", map[string]string{"email": "openapi@example.com"}, 409)
 	c.callJSON("", "POST", "/v1/signup", "/v1/signup", map[string]string{"email": "not an address"}, 400)
 	free, _ := signup["api_key"].(string)
+	c.callJSON("", "GET", "/v1/config", "/v1/config", nil, 200)
+
+	// Keys: add one, list, revoke it; an unknown prefix, a bad body.
+	added := c.callJSON(key, "POST", "/v1/keys", "/v1/keys", map[string]string{"name": "second"}, 201)
+	c.callJSON(key, "POST", "/v1/keys", "/v1/keys", map[string]any{"name": 5}, 400)
+	c.callJSON(key, "GET", "/v1/keys", "/v1/keys", nil, 200)
+	addedPrefix, _ := added["prefix"].(string)
+	c.callJSON(key, "DELETE", "/v1/keys/"+addedPrefix, "/v1/keys/{prefix}", nil, 200)
+	c.callJSON(key, "DELETE", "/v1/keys/dm_live_zzzz", "/v1/keys/{prefix}", nil, 404)
 
 	// Processing: done within the budget, accepted, refused.
 	h, body := multipartForm(t, "doc.pdf", pdf, map[string]string{"angle": "180"})

@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"os"
 	"runtime"
 	"strings"
 	"time"
@@ -31,6 +32,7 @@ type serveFlags struct {
 	baseURL         string
 	cdnURL          string
 	signup          string
+	plansFile       string
 	role            string
 	nodeID          string
 	workers         int
@@ -63,7 +65,8 @@ func (f *serveFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.addr, "addr", ":8080", "address to listen on")
 	fs.StringVar(&f.baseURL, "base-url", "", "public URL of the API, used in job links (default: http://localhost:<port>)")
 	fs.StringVar(&f.cdnURL, "cdn-url", "", "public URL that result files are downloaded from (default: --base-url; with an s3:// --blob-url, presigned links to the bucket)")
-	fs.StringVar(&f.signup, "signup", "closed", "open: anyone may POST /v1/signup for a Free key; closed: keys come from `docmill keys`")
+	fs.StringVar(&f.signup, "signup", "open", "open: anyone may POST /v1/signup for a Free key (10 an hour from one address); closed: keys come only from `docmill keys`, and the web page offers no sign-up")
+	fs.StringVar(&f.plansFile, "plans", "", "plan configuration: a JSON file that changes the default plans' limits and prices, such as {\"pro\": {\"price\": {\"amount\": 590, \"currency\": \"RUB\", \"period\": \"month\"}}} (GET /v1/config shows the result)")
 	fs.StringVar(&f.role, "role", "all", "all: API and workers; api: API only; worker: workers only")
 	fs.StringVar(&f.nodeID, "node-id", "", "name of this server's own scratch directory, --data-dir/tmp/<node-id>, emptied at start-up (what a killed server left there) and locked while it runs; default: the host name, or host-2, host-3, ... when servers share --data-dir")
 	fs.IntVar(&f.workers, "workers", runtime.NumCPU(), "jobs worked at once by this process")
@@ -131,6 +134,19 @@ func (f *serveFlags) validate() error {
 		return errors.New("--workers must be at least 1")
 	}
 	return nil
+}
+
+// plans are the default plans as --plans changes them.
+func (f *serveFlags) plans() (map[string]docmill.Plan, error) {
+	plans := docmill.DefaultPlans()
+	if f.plansFile == "" {
+		return plans, nil
+	}
+	b, err := os.ReadFile(f.plansFile)
+	if err != nil {
+		return nil, fmt.Errorf("--plans: %w", err)
+	}
+	return plans, docmill.ApplyPlanConfig(plans, b)
 }
 
 // serve runs the API and the workers until ctx is canceled, then shuts down
@@ -218,6 +234,10 @@ func serve(ctx context.Context, env *environment, args []string) error {
 		return err
 	}
 
+	plans, err := f.plans()
+	if err != nil {
+		return err
+	}
 	ln, err := net.Listen("tcp", f.addr)
 	if err != nil {
 		return err
@@ -230,7 +250,7 @@ func serve(ctx context.Context, env *environment, args []string) error {
 	defer limiter.Close()
 	api = httpapi.NewServer(httpapi.Config{
 		Store: st, Blob: bucket, Queue: q, Registry: registry, Limiter: limiter, Checks: checks,
-		Plans: docmill.DefaultPlans(), BaseURL: baseURL, CDNURL: f.cdnURL, SigningKey: []byte(secret),
+		Plans: plans, BaseURL: baseURL, CDNURL: f.cdnURL, SigningKey: []byte(secret),
 		Signup: f.signup == "open", SyncBudget: f.syncBudget, MaxUploadBytes: f.maxUploadMB << 20, UploadIdleTimeout: f.uploadIdle,
 		Limits: f.engines.limits, Ready: engineChecks(registry, jail), Logger: log, Registerer: reg, Gatherer: f.ops.apiGatherer(reg),
 		Web: web.Handler(), Space: f.space(),

@@ -45,6 +45,7 @@ func Run(t *testing.T, open func(t *testing.T) docmill.Store) {
 		{"AccountEmailUnique", testAccountEmailUnique},
 		{"Keys", testKeys},
 		{"RevokeKey", testRevokeKey},
+		{"AccountKeys", testAccountKeys},
 		{"SetPlan", testSetPlan},
 		{"JobRoundTrip", testJobRoundTrip},
 		{"JobEmptyValues", testJobEmptyValues},

@@ -67,6 +67,77 @@ func (s *Store) CreateKey(ctx context.Context, k *docmill.APIKey) error {
 	return nil
 }
 
+// AddAccountKey stores another key of k's account unless the account
+// already has maxActive unrevoked keys (docmill.ErrTooManyKeys), counted
+// in the same transaction as the insert, with the account row locked, so
+// that concurrent creations cannot overshoot it.
+func (s *Store) AddAccountKey(ctx context.Context, k *docmill.APIKey, maxActive int) error {
+	err := s.db.InTx(ctx, func(tx Tx) error {
+		if err := lockAccount(ctx, tx, k.AccountID); err != nil {
+			return err
+		}
+		var n int64
+		if err := tx.QueryRow(ctx, sqltext.CountActiveKeys, k.AccountID).Scan(&n); err != nil {
+			return err
+		}
+		if n >= int64(maxActive) {
+			return docmill.ErrTooManyKeys
+		}
+		return insertKey(ctx, tx, k)
+	})
+	if err != nil {
+		return s.errorf("add key: %w", err)
+	}
+	return nil
+}
+
+// AccountKeys returns the keys of account accountID, revoked ones too,
+// oldest first.
+func (s *Store) AccountKeys(ctx context.Context, accountID string) ([]docmill.APIKey, error) {
+	out, err := queryAll(ctx, s.db.Read(), func(r Row) (docmill.APIKey, error) {
+		k, err := scanKey(r)
+		if err != nil {
+			return docmill.APIKey{}, err
+		}
+		return *k, nil
+	}, sqltext.AccountKeys, accountID)
+	if err != nil {
+		return nil, s.errorf("account keys: %w", err)
+	}
+	return out, nil
+}
+
+// RevokeAccountKey revokes the key of account accountID whose display
+// prefix is prefix, whole and exact; a key of another account is
+// docmill.ErrNotFound like no key at all. Revoking a revoked key returns
+// it unchanged. Two keys of the account with that prefix (a 1 in 62^4
+// chance) are an invalid_request error.
+func (s *Store) RevokeAccountKey(ctx context.Context, accountID, prefix string, now time.Time) (*docmill.APIKey, error) {
+	var k *docmill.APIKey
+	err := s.db.InTx(ctx, func(tx Tx) error {
+		keys, err := queryAll(ctx, tx, scanKey, sqltext.AccountKeyByPrefix, accountID, prefix)
+		if err != nil {
+			return err
+		}
+		switch len(keys) {
+		case 0:
+			return docmill.ErrNotFound
+		case 1:
+		default:
+			return docmill.Errorf(docmill.CodeInvalidRequest, "Several keys of this account start with %s; revoke it with `docmill keys revoke`.", prefix)
+		}
+		if _, err := tx.Exec(ctx, sqltext.RevokeKey, keys[0].Hash, millis(now)); err != nil {
+			return err
+		}
+		k, err = scanKey(tx.QueryRow(ctx, sqltext.KeyHash, keys[0].Hash))
+		return err
+	})
+	if err != nil {
+		return nil, s.errorf("revoke key: %w", err)
+	}
+	return k, nil
+}
+
 // lockAccount touches the account row (see sqltext.LockAccount): it serializes the
 // writers of one account and fails with docmill.ErrNotFound if there is no
 // such account.

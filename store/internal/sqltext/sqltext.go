@@ -46,8 +46,13 @@ FROM api_keys k JOIN accounts a ON a.id = k.account_id ORDER BY k.created_at, k.
 	KeysByPrefix = `SELECT ` + KeyColumns + ` FROM api_keys k
 WHERE substr(k.prefix, 1, $2) = $1 OR k.hash = $3 ORDER BY k.created_at LIMIT 2`
 	RevokeKey = `UPDATE api_keys SET revoked_at = $2 WHERE hash = $1 AND revoked_at IS NULL`
-	KeyHash   = `SELECT ` + KeyColumns + ` FROM api_keys k WHERE k.hash = $1`
-	SetPlan   = `UPDATE accounts SET plan = $2, ops_per_month = $3, max_file_bytes = $4,
+	// AccountKeys lists one account's keys; AccountKeyByPrefix finds one
+	// of them by its whole display prefix (LIMIT 2 tells a clash apart).
+	AccountKeys        = `SELECT ` + KeyColumns + ` FROM api_keys k WHERE k.account_id = $1 ORDER BY k.created_at, k.prefix, k.hash`
+	AccountKeyByPrefix = `SELECT ` + KeyColumns + ` FROM api_keys k WHERE k.account_id = $1 AND k.prefix = $2 LIMIT 2`
+	CountActiveKeys    = `SELECT COUNT(*) FROM api_keys WHERE account_id = $1 AND revoked_at IS NULL`
+	KeyHash            = `SELECT ` + KeyColumns + ` FROM api_keys k WHERE k.hash = $1`
+	SetPlan            = `UPDATE accounts SET plan = $2, ops_per_month = $3, max_file_bytes = $4,
 	requests_per_minute = $5, jobs_in_flight = $6, priority = $7, result_ttl_seconds = $8, updated_at = $9
 WHERE id = $1`
 )
