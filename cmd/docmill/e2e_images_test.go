@@ -141,3 +141,45 @@ func checkExtractImagesE2E(t *testing.T, c *client.Client) {
 	if len(unzip(t, data)) != 0 || j.Meta["images"] != float64(0) {
 		t.Fatalf("no images: %d entries, meta %v", len(unzip(t, data)), j.Meta)
 }
+
+func TestCropImageE2E(t *testing.T) {
+	s := startServer(t, "")
+	c := s.client(s.DevKey)
+	corner := func() []client.File { return upload("corner.png", toolstest.Corner(t, 60, 40, 10)) }
+	t.Run("marker kept", func(t *testing.T) {
+		// The top-left 30x20 of a 60x40 image with a 10x10 marker there.
+		j, data := runTool(t, c, "crop-image", corner(), map[string]string{"width": "30", "height": "20"})
+		img, format := decodeImage(t, data)
+		if format != "png" || j.Result.Filename != "corner-cropped.png" || img.Bounds().Dx() != 30 || img.Bounds().Dy() != 20 {
+			t.Fatalf("%s %s %v", j.Result.Filename, format, img.Bounds())
+		}
+		if !markerAt(img, false, false) || markerAt(img, true, false) || markerAt(img, true, true) {
+			t.Error("the marker is not (only) top-left")
+		}
+	})
+	t.Run("marker cut off", func(t *testing.T) {
+		_, data := runTool(t, c, "crop-image", corner(), map[string]string{"left": "10", "top": "10", "width": "50", "height": "30"})
+		img, _ := decodeImage(t, data)
+		if img.Bounds().Dx() != 50 || img.Bounds().Dy() != 30 || markerAt(img, false, false) {
+			t.Fatalf("%v, marker top-left %v", img.Bounds(), markerAt(img, false, false))
+		}
+	})
+	t.Run("photo", func(t *testing.T) {
+		_, data := runTool(t, c, "crop-image", []client.File{file(t, "image", "photo.jpg")}, map[string]string{"left": "100", "top": "50", "width": "200", "height": "150"})
+		cfg, format, err := image.DecodeConfig(bytes.NewReader(data))
+		if err != nil || format != "jpeg" || cfg.Width != 200 || cfg.Height != 150 {
+			t.Fatalf("%v %s %dx%d", err, format, cfg.Width, cfg.Height)
+		}
+	})
+	t.Run("outside", func(t *testing.T) {
+		// photo.jpg is 300x200: a box from 250 wide 51 runs past its edge.
+		_, _, err := c.Process(context.Background(), "crop-image", []client.File{file(t, "image", "photo.jpg")},
+			client.ProcessOptions{Params: map[string]string{"left": "250", "width": "51", "height": "10"}})
+		apiErrorDetail(t, err, 400, "invalid_parameter", "width")
+	})
+	t.Run("damaged", func(t *testing.T) {
+		_, _, err := c.Process(context.Background(), "crop-image", []client.File{file(t, "image", "corrupted.jpg")},
+			client.ProcessOptions{Params: map[string]string{"width": "10", "height": "10"}})
+		apiError(t, err, 400, "invalid_document")
+	})
+}

@@ -85,7 +85,7 @@ func TestResizeParams(t *testing.T) {
 // paramString names a subtest by its params.
 func paramString(raw map[string]string) string {
 	var parts []string
-	for _, k := range []string{"width", "height", "percent", "fit", "enlarge", "quality"} {
+	for _, k := range []string{"left", "top", "width", "height", "percent", "fit", "enlarge", "quality"} {
 		if v, ok := raw[k]; ok {
 			parts = append(parts, k+"="+v)
 		}

@@ -67,39 +67,37 @@ func rotate(ctx context.Context, vips, vipsheader *sandbox.Engine, maxPixels int
 		if _, err := runVips(ctx, vips, in.WorkDir, "autorot", src, save); err != nil {
 			return nil, engineError(err)
 		}
-	} else if err := uprightThen(ctx, vips, in, src, "rot", "{}", save, "d"+angle); err != nil {
-		return nil, err
+	} else {
+		upright, err := writeUpright(ctx, vips, in, src)
+		if err != nil {
+			return nil, err
+		}
+		defer os.Remove(upright)
+		if _, err := runVips(ctx, vips, in.WorkDir, "rot", upright, save, "d"+angle); err != nil {
+			return nil, engineError(err)
+		}
 	}
 	return sizedOutput(ctx, vipsheader, in, out, fm, baseName(f.Filename)+"-rotated", w, h)
 }
 
-// uprightThen applies src's EXIF orientation into a scratch file, then
-// runs the vips operation op with args, where the argument "{}" stands
-// for that upright image. The vips CLI runs one operation per process, so
-// the image is passed on in a file: an uncompressed PNG, written and read
-// back at disk speed, which keeps the EXIF, XMP and ICC metadata (TIFF
-// drops EXIF), and which vips reads with a trusted loader (its native .v
-// format is an untrusted one, blocked by VIPS_BLOCK_UNTRUSTED).
-func uprightThen(ctx context.Context, vips *sandbox.Engine, in *docmill.RunInput, src, op string, args ...string) error {
+// writeUpright applies src's EXIF orientation (vips autorot, which also
+// drops the tag) into a scratch file and returns its path, for a second
+// vips operation; the caller removes it. The vips CLI runs one operation
+// per process, so the image is passed on in a file: an uncompressed PNG,
+// written and read back at disk speed, which keeps the EXIF, XMP and ICC
+// metadata (TIFF drops EXIF), and which vips reads with a trusted loader
+// (its native .v format is an untrusted one, blocked by
+// VIPS_BLOCK_UNTRUSTED).
+func writeUpright(ctx context.Context, vips *sandbox.Engine, in *docmill.RunInput, src string) (string, error) {
 	upright, err := outPath(in, "upright.png")
 	if err != nil {
-		return err
+		return "", err
 	}
-	defer os.Remove(upright)
 	if _, err := runVips(ctx, vips, in.WorkDir, "autorot", src, saveOptions(upright, "compression=0")); err != nil {
-		return engineError(err)
+		os.Remove(upright)
+		return "", engineError(err)
 	}
-	full := []string{op}
-	for _, a := range args {
-		if a == "{}" {
-			a = upright
-		}
-		full = append(full, a)
-	}
-	if _, err := runVips(ctx, vips, in.WorkDir, full...); err != nil {
-		return engineError(err)
-	}
-	return nil
+	return upright, nil
 }
 
 // sizedOutput returns the result at path in format fm, named name plus

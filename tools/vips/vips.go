@@ -49,6 +49,7 @@ func Tools(vips, vipsheader *sandbox.Engine, limits docmill.Limits, scratch stri
 		resizeTool(vips, vipsheader, maxPixels),
 		convertTool(vips, vipsheader, saveableFormats(vips, scratch), maxPixels),
 		rotateTool(vips, vipsheader, maxPixels),
+		cropTool(vips, vipsheader, maxPixels),
 	}
 }
 

@@ -154,7 +154,7 @@ func badInputs(t *testing.T) map[string]string {
 func TestInvalidDocuments(t *testing.T) {
 	params := map[string]map[string]string{
 		"compress-image": nil, "resize-image": {"width": "100"}, "convert-image": {"format": "png"},
-		"rotate-image": nil,
+		"rotate-image": nil, "crop-image": {"width": "10", "height": "10"},
 	}
 	for slug, raw := range params {
 		tool := testTool(t, slug)
@@ -180,11 +180,8 @@ func TestBombRefusedBeforeDecoding(t *testing.T) {
 	missing := sandbox.Find("no-such-program", nil, sandbox.Options{})
 	bomb := toolstest.WriteTemp(t, "bomb.png", bombPNG(50000, 50000))
 	for _, tool := range Tools(missing, missing, docmill.Limits{}, "") {
-		raw := map[string]string{"resize-image": "width=10", "convert-image": "format=jpg"}[tool.Slug]
-		params := map[string]string{}
-		if k, v, ok := strings.Cut(raw, "="); ok {
-			params[k] = v
-		}
+		params := map[string]map[string]string{"resize-image": {"width": "10"}, "convert-image": {"format": "jpg"},
+			"crop-image": {"width": "10", "height": "10"}}[tool.Slug]
 		_, err := runTool(t, tool, bomb, params)
 		toolstest.WantCode(t, err, docmill.CodeInvalidDocument, "")
 	}
@@ -208,6 +205,8 @@ func TestMissingEngine(t *testing.T) {
 				raw["width"] = "10"
 			case "convert-image":
 				raw["format"] = "png"
+			case "crop-image":
+				raw["width"], raw["height"] = "10", "10"
 			}
 			_, err := runTool(t, tool, generatedJPEG(t), raw)
 			toolstest.WantCode(t, err, docmill.CodeEngineUnavailable, "")
@@ -244,7 +243,7 @@ func TestCanceled(t *testing.T) {
 	cancel()
 	for slug, raw := range map[string]map[string]string{
 		"compress-image": nil, "resize-image": {"width": "100"}, "convert-image": {"format": "png"},
-		"rotate-image": nil,
+		"rotate-image": nil, "crop-image": {"width": "10", "height": "10"},
 	} {
 		_, err := toolstest.RunContext(ctx, t, testTool(t, slug), generatedJPEG(t), "image/jpeg", raw)
 		if !errors.Is(err, context.Canceled) {
@@ -318,7 +317,7 @@ func TestImagePixelsLimit(t *testing.T) {
 	}
 	params := map[string]map[string]string{
 		"compress-image": nil, "resize-image": {"width": "100"}, "convert-image": {"format": "png"},
-		"rotate-image": nil,
+		"rotate-image": nil, "crop-image": {"width": "10", "height": "10"},
 	}
 	for _, tool := range tools {
 		t.Run(tool.Slug, func(t *testing.T) {

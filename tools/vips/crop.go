@@ -1,0 +1,96 @@
+package vips
+
+import (
+	"context"
+	"os"
+
+	docmill "github.com/docmill/docmill"
+	"github.com/docmill/docmill/sandbox"
+)
+
+// cropTool declares crop-image, for images of at most maxPixels.
+func cropTool(vips, vipsheader *sandbox.Engine, maxPixels int64) *docmill.Tool {
+	px := func(name string, min float64, required bool, desc string) docmill.Param {
+		p := docmill.Param{Name: name, Type: docmill.TypeInteger, Min: docmill.Bound(min), Max: docmill.Bound(maxSide),
+			Required: required, Description: desc}
+		if !required {
+			p.Default = "0"
+		}
+		return p
+	}
+	return imageTool(docmill.Tool{
+		Slug:  "crop-image",
+		Title: "Crop image",
+		Description: "Cuts a rectangle out of an image, keeping its format. The box is in pixels of the image as it is seen: " +
+			"the EXIF orientation is applied first and its tag dropped. A box that does not fit inside the image is refused.",
+		Meta:      sizeMeta,
+		Accepts:   inputTypes,
+		Outputs:   inputTypes,
+		KeepsType: true,
+		Params: []docmill.Param{
+			px("left", 0, false, "Pixels from the left edge to the box."),
+			px("top", 0, false, "Pixels from the top edge to the box."),
+			px("width", 1, true, "Width of the box in pixels."),
+			px("height", 1, true, "Height of the box in pixels."),
+			qualityParam("JPEG/WebP/AVIF/HEIC quality 1-100 of the output (default 90)."),
+		},
+	}, vips, vipsheader, maxPixels, crop)
+}
+
+// cropBox is a crop-image box in pixels of the upright image.
+type cropBox struct{ left, top, width, height int }
+
+// check refuses a box that does not lie inside an upright w x h image,
+// naming the param that puts it outside: left or top when the box starts
+// beyond the image, width or height when it runs past its edge.
+func (b cropBox) check(w, h int) error {
+	switch {
+	case b.left >= w:
+		return docmill.ParamError("left", "must be less than the image's width as seen, %d", w)
+	case b.top >= h:
+		return docmill.ParamError("top", "must be less than the image's height as seen, %d", h)
+	case b.left+b.width > w:
+		return docmill.ParamError("width", "runs past the right edge: left + width must be at most %d (the image is %d×%d as seen)", w, w, h)
+	case b.top+b.height > h:
+		return docmill.ParamError("height", "runs past the bottom edge: top + height must be at most %d (the image is %d×%d as seen)", h, w, h)
+	}
+	return nil
+}
+
+// crop applies the EXIF orientation (writeUpright), checks the box
+// against the upright size and cuts it out with vips crop.
+func crop(ctx context.Context, vips, vipsheader *sandbox.Engine, maxPixels int64, in *docmill.RunInput) (*docmill.RunOutput, error) {
+	f, fm := oneImage(in)
+	w, h, err := imageSize(ctx, vipsheader, in.WorkDir, f, maxPixels)
+	if err != nil {
+		return nil, err
+	}
+	p := in.Params
+	box := cropBox{left: p.Int("left"), top: p.Int("top"), width: p.Int("width"), height: p.Int("height")}
+	src, err := loadPath(f, true)
+	if err != nil {
+		return nil, err
+	}
+	upright, err := writeUpright(ctx, vips, in, src)
+	if err != nil {
+		return nil, err
+	}
+	defer os.Remove(upright)
+	uw, uh, err := goSize(docmill.LocalFile{Path: upright, ContentType: "image/png"})
+	if err != nil {
+		return nil, docmill.Internal(err) // vips wrote it
+	}
+	if err := box.check(uw, uh); err != nil {
+		return nil, err
+	}
+	out, err := outPath(in, "cropped."+fm.ext)
+	if err != nil {
+		return nil, err
+	}
+	save := saveOptions(out, encodeOptions(fm, in.Params, keepQuality)...)
+	if _, err := runVips(ctx, vips, in.WorkDir, "crop", upright, save,
+		itoa(box.left), itoa(box.top), itoa(box.width), itoa(box.height)); err != nil {
+		return nil, engineError(err)
+	}
+	return sizedOutput(ctx, vipsheader, in, out, fm, baseName(f.Filename)+"-cropped", w, h)
+}
