@@ -77,7 +77,8 @@ var conformParams = map[string]map[string]string{
 // conformValues are candidate values of params whose declaration suggests
 // none (JSON), by "slug/param".
 var conformValues = map[string][]string{
-	"fill-pdf-form/values": {`{"Name": "Another name"}`},
+	"fill-pdf-form/values":     {`{"Name": "Another name"}`},
+	"edit-bookmarks/bookmarks": {`[{"title": "Another outline", "page": 1}]`},
 }
 
 // conformNoEffect lists the params that change nothing on the suite's
@@ -94,11 +95,6 @@ var conformKnown = map[string]string{
 	// so the suite cannot judge its params (tools/pdfops's protect tests
 	// check each of them).
 	"protect-pdf/Params": "result encrypted with a random key: not reproducible",
-	// bookmarks is JSON, and none of the suite's derived strings is a
-	// bookmark list, so no second value can be derived (from_headings is
-	// refused beside bookmarks, which the suite accepts); the e2e test
-	// and tools/poppler's tests check both params.
-	"edit-bookmarks/Params": "bookmarks takes JSON: no second valid value derivable",
 }
 
 // conformNoPages are the PDF-making tools without meta pages.
@@ -121,7 +117,6 @@ func conformSample(t *testing.T, tool *docmill.Tool, contentType string) string 
 			return toolstest.WriteTemp(t, "conform-sample.pdf", toolstest.TextPDF("Conformance of every tool"))
 		case "flatten-pdf", "fill-pdf-form": // a form
 			return toolstest.WriteTemp(t, "conform-form.pdf", toolstest.FormPDF("Conformance"))
-		case "remove-annotations": // its params act on annotations
 		case "remove-annotations", "sanitize-pdf": // their params act on annotations and active content
 			return toolstest.WriteTemp(t, "conform-sample.pdf", toolstest.ActivePDF())
 		}

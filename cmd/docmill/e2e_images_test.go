@@ -3,7 +3,10 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"image"
+	"image/color"
+	"strings"
 	"testing"
 
 	"github.com/docmill/docmill/client"
@@ -87,59 +90,6 @@ func TestRotateImageE2E(t *testing.T) {
 func metaIs(m client.Meta, name string, want int64) bool {
 	n, ok := m.Int(name)
 	return ok && n == want
-	_ "image/jpeg" // decoders of the extracted images
-	_ "image/png"
-	"os/exec"
-	"path"
-	"strconv"
-	"strings"
-	_ "golang.org/x/image/tiff"
-// listedPicture is a picture (not a mask) as pdfimages -list reports it.
-type listedPicture struct{ page, w, h int }
-// listPictures returns the pictures pdfimages -list reports of a corpus
-// PDF, by their number in the listing.
-func listPictures(t *testing.T, name string) map[int]listedPicture {
-	out, err := exec.Command("pdfimages", "-list", corpus(t, "pdf", name)).Output()
-		t.Fatalf("pdfimages -list: %v", err)
-	pics := map[int]listedPicture{}
-	for _, line := range strings.Split(string(out), "\n")[2:] {
-		f := strings.Fields(line)
-		if len(f) < 5 || f[2] == "smask" || f[2] == "mask" {
-			continue
-		n := make([]int, 5)
-		for _, i := range []int{0, 1, 3, 4} {
-			n[i], _ = strconv.Atoi(f[i])
-		pics[n[1]] = listedPicture{page: n[0], w: n[3], h: n[4]}
-	return pics
-// checkExtractImagesE2E: extract-images' zip holds one entry per picture
-// pdfimages -list reports (at min_size 0), each of which Go's decoders
-// read as an image of the listed size; a PDF without images gives an
-// empty zip.
-func checkExtractImagesE2E(t *testing.T, c *client.Client) {
-	for _, name := range []string{"GeoTopo-komprimiert.pdf", "base64image.pdf", "imagemagick-images.pdf", "cmyk-image.pdf"} {
-		t.Run(name, func(t *testing.T) {
-			want := listPictures(t, name)
-			j, data := runTool(t, c, "extract-images", []client.File{file(t, "pdf", name)}, map[string]string{"min_size": "0"})
-			got := unzip(t, data)
-			if len(want) == 0 || len(got) != len(want) || j.Meta["images"] != float64(len(want)) || j.Result.ContentType != "application/zip" {
-				t.Fatalf("%d entries, pdfimages lists %d pictures; meta %v", len(got), len(want), j.Meta)
-			}
-			for entry, b := range got {
-				// <name>-p<page>-<num>.<ext>
-				parts := strings.Split(strings.TrimSuffix(entry, path.Ext(entry)), "-")
-				page, _ := strconv.Atoi(strings.TrimPrefix(parts[len(parts)-2], "p"))
-				num, _ := strconv.Atoi(parts[len(parts)-1])
-				img, format, err := image.Decode(bytes.NewReader(b))
-				if err != nil {
-					t.Fatalf("%s: %v", entry, err)
-				}
-				l, ok := want[num]
-				if !ok || l.page != page || img.Bounds().Dx() != l.w || img.Bounds().Dy() != l.h {
-					t.Fatalf("%s: a %s of %v, pdfimages lists %+v (%v)", entry, format, img.Bounds().Size(), l, ok)
-		})
-	j, data := runTool(t, c, "extract-images", []client.File{file(t, "pdf", fourPages)}, nil)
-	if len(unzip(t, data)) != 0 || j.Meta["images"] != float64(0) {
-		t.Fatalf("no images: %d entries, meta %v", len(unzip(t, data)), j.Meta)
 }
 
 func TestCropImageE2E(t *testing.T) {
@@ -180,6 +130,70 @@ func TestCropImageE2E(t *testing.T) {
 	t.Run("damaged", func(t *testing.T) {
 		_, _, err := c.Process(context.Background(), "crop-image", []client.File{file(t, "image", "corrupted.jpg")},
 			client.ProcessOptions{Params: map[string]string{"width": "10", "height": "10"}})
+		apiError(t, err, 400, "invalid_document")
+	})
+}
+
+// imageReport is the part of image-info's report the test reads.
+type imageReport struct {
+	Format        string            `json:"format"`
+	Width         int               `json:"width"`
+	Height        int               `json:"height"`
+	DisplayWidth  int               `json:"display_width"`
+	DisplayHeight int               `json:"display_height"`
+	Bands         int               `json:"bands"`
+	HasAlpha      bool              `json:"has_alpha"`
+	Orientation   int               `json:"orientation"`
+	Pages         int               `json:"pages"`
+	EXIF          map[string]string `json:"exif"`
+}
+
+func TestImageInfoE2E(t *testing.T) {
+	s := startServer(t, "")
+	c := s.client(s.DevKey)
+	info := func(t *testing.T, files []client.File) imageReport {
+		t.Helper()
+		j, data := runTool(t, c, "image-info", files, nil)
+		if j.Result.ContentType != "application/json" || !strings.HasSuffix(j.Result.Filename, "-info.json") {
+			t.Fatalf("result %+v", j.Result)
+		}
+		var r imageReport
+		if err := json.Unmarshal(data, &r); err != nil {
+			t.Fatalf("%v: %s", err, data)
+		}
+		return r
+	}
+	for _, name := range []string{"iphone-photo.jpg", "map.png", "smile.tiff"} {
+		t.Run(name, func(t *testing.T) {
+			r := info(t, []client.File{file(t, "image", name)})
+			cfg, _, err := image.DecodeConfig(bytes.NewReader(corpusBytes(t, "image", name)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.Width != cfg.Width || r.Height != cfg.Height || r.Pages != 1 || r.Orientation != 1 {
+				t.Errorf("report %+v; Go reads %dx%d", r, cfg.Width, cfg.Height)
+			}
+			// Go's decoders give a non-premultiplied model only to images
+			// with an alpha channel (RGB PNGs and TIFFs get RGBAModel).
+			if hasAlpha := cfg.ColorModel == color.NRGBAModel || cfg.ColorModel == color.NRGBA64Model; r.HasAlpha != hasAlpha {
+				t.Errorf("has_alpha %v; Go's colour model %T", r.HasAlpha, cfg.ColorModel)
+			}
+		})
+	}
+	t.Run("exif", func(t *testing.T) {
+		r := info(t, []client.File{file(t, "image", "iphone-photo.jpg")})
+		if r.Format != "jpg" || r.EXIF["Make"] != "Apple" || r.EXIF["Model"] != "iPhone 6" {
+			t.Errorf("format %s, EXIF %v", r.Format, r.EXIF)
+		}
+	})
+	t.Run("orientation", func(t *testing.T) {
+		r := info(t, upload("sideways.jpg", toolstest.OrientedJPEG(t, 40, 20, 6)))
+		if r.Orientation != 6 || r.DisplayWidth != 20 || r.DisplayHeight != 40 {
+			t.Errorf("report %+v", r)
+		}
+	})
+	t.Run("cut", func(t *testing.T) {
+		_, _, err := c.Process(context.Background(), "image-info", upload("cut.jpg", corpusBytes(t, "image", "photo.jpg")[:64]), client.ProcessOptions{})
 		apiError(t, err, 400, "invalid_document")
 	})
 }

@@ -59,8 +59,8 @@ var pdfHelperArgs = []string{"engine", "pdf"}
 func helperTools() []*docmill.Tool {
 	return append(pdfops.Tools(), pdfops.SelectPagesTool(), pdfops.StreamCheckTool(), ocr.PrepareImageTool(),
 		pdfops.WriteBookmarksTool(), // edit-bookmarks' outline writing
+		pdfops.FillFormStepTool(),
 	)
-		pdfops.FillFormStepTool())
 }
 
 // engine is the hidden subcommand a helper process runs: `docmill engine

@@ -88,11 +88,10 @@ func Tools() []*docmill.Tool {
 		imagesToPDFTool(),
 		formFieldsTool(),
 		// Document metadata and embedded data (issue 19).
-		editMetadataTool(), extractAttachmentsTool(),
-		removeAnnotationsTool(),
+		editMetadataTool(), extractAttachmentsTool(), bookmarksTool(),
 		// Page layout (issue 19).
 		resizeTool(), nupTool(),
-		bookmarksTool(),
+		// Clean-up (issue 19).
 		removeAnnotationsTool(), sanitizeTool(),
 	})
 	for _, t := range tools {
