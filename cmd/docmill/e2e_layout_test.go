@@ -163,6 +163,36 @@ func TestLayoutToolsE2E(t *testing.T) {
 			t.Errorf("sides show pages %q, want %q", got, want)
 		}
 	})
+
+	t.Run("insert-pages", func(t *testing.T) {
+		orig := corpusStarts(t, fourPages, 1, 2, 3, 4)
+		insert := toolstest.TextPDF("Inserted one", "Inserted two")
+		j, data := runTool(t, c, "insert-pages", []client.File{file(t, "pdf", fourPages), pdfFile("insert.pdf", insert)}, map[string]string{"after": "2"})
+		if j.Result.Filename != "pdflatex-4-pages-inserted.pdf" {
+			t.Fatalf("result %+v", j.Result)
+		}
+		want := slices.Concat(orig[:2], []string{"Inserted one", "Inserted two"}, orig[2:])
+		if got := pageStarts(t, data); !slices.Equal(got, want) {
+			t.Errorf("page texts %q, want %q", got, want)
+		}
+
+		_, data = runTool(t, c, "insert-pages", []client.File{file(t, "pdf", fourPages)}, map[string]string{"blank": "2", "after": "0"})
+		if got := pageSizes(t, data); len(got) != 6 || got[0] != [2]int{595, 842} || got[1] != [2]int{595, 842} {
+			t.Errorf("page sizes %v, want six A4 pages", got)
+		}
+		if got, want := pageStarts(t, data), slices.Concat([]string{"", ""}, orig); !slices.Equal(got, want) {
+			t.Errorf("page texts %q, want %q", got, want)
+		}
+
+		code, msg := toolRefusal(t, c, "insert-pages", []client.File{file(t, "pdf", fourPages)}, nil)
+		if code != "missing_file" || !strings.Contains(msg, "blank") {
+			t.Errorf("one file without blank: %s %q, want missing_file naming blank", code, msg)
+		}
+		code, msg = toolRefusal(t, c, "insert-pages", []client.File{file(t, "pdf", fourPages), pdfFile("noise.pdf", append([]byte("%PDF-1.7\n"), toolstest.Noise(4096)...))}, nil)
+		if code != "invalid_document" || !strings.Contains(msg, "PDF to insert") {
+			t.Errorf("a damaged PDF to insert: %s %q, want invalid_document naming it", code, msg)
+		}
+	})
 }
 
 // sheetSides returns the page numbers ("Page N") each page of a

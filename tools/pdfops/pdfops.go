@@ -90,7 +90,7 @@ func Tools() []*docmill.Tool {
 		// Document metadata and embedded data (issue 19).
 		editMetadataTool(), extractAttachmentsTool(),
 		// Page layout (issue 19).
-		resizeTool(), nupTool(), bookletTool(),
+		resizeTool(), nupTool(), bookletTool(), insertPagesTool(),
 	})
 	for _, t := range tools {
 		if t.Outputs == nil {
