@@ -55,6 +55,8 @@ func TestToolConformance(t *testing.T) {
 				t.Fatalf("%s: engine %s unavailable (CI is set: a missing engine fails the run)", tool.Slug, tool.Engine)
 			}
 		},
+		// Second inputs unlike the first (insert-pages, image-watermark).
+		Companions: conformCompanions,
 		// One LibreOffice worker: its tools run one at a time.
 		Serial: map[string]bool{"word-to-pdf": true, "excel-to-pdf": true, "powerpoint-to-pdf": true},
 	})
@@ -153,6 +155,16 @@ func conformSample(t *testing.T, tool *docmill.Tool, contentType string) string 
 		}
 	}
 	return "" // application/octet-stream (legacy Office binaries): not generated
+}
+
+// conformCompanions are the files that follow the sample for the tools
+// whose second input differs from the first.
+func conformCompanions(t *testing.T, tool *docmill.Tool) []toolstest.Companion {
+	switch tool.Slug {
+	case "insert-pages": // the PDF to insert
+		return []toolstest.Companion{{Path: toolstest.WriteTemp(t, "conform-insert.pdf", toolstest.TextPDF("Inserted page")), ContentType: "application/pdf"}}
+	}
+	return nil
 }
 
 // sampleMarkdown has a code block, whose shading print_background keeps

@@ -145,4 +145,67 @@ func TestLayoutToolsE2E(t *testing.T) {
 			t.Errorf("a damaged PDF: %s %q, want invalid_document without internals", code, msg)
 		}
 	})
+	t.Run("booklet-pdf", func(t *testing.T) {
+		j, data := runTool(t, c, "booklet-pdf", []client.File{pdfFile("eight.pdf", numberedPages(8))}, nil)
+		if j.Result.Filename != "eight-booklet.pdf" || len(pdfPages(t, data)) != 4 {
+			t.Fatalf("result %+v, %d sides, want 4", j.Result, len(pdfPages(t, data)))
+		}
+		// Sheet 1: 8|1 on the front, 2|7 on the back; sheet 2: 6|3, 4|5.
+		if got, want := sheetSides(t, data), [][]string{{"1", "8"}, {"2", "7"}, {"3", "6"}, {"4", "5"}}; !slices.EqualFunc(got, want, slices.Equal) {
+			t.Errorf("sides show pages %q, want %q", got, want)
+		}
+
+		_, data = runTool(t, c, "booklet-pdf", []client.File{pdfFile("eight.pdf", numberedPages(8))}, map[string]string{"per_sheet": "4", "page_size": "a3"})
+		if got := pageSizes(t, data); !slices.Equal(got, [][2]int{{842, 1191}, {842, 1191}}) {
+			t.Errorf("sides %v, want two A3 sides", got)
+		}
+		if got, want := sheetSides(t, data), [][]string{{"1", "3", "6", "8"}, {"2", "4", "5", "7"}}; !slices.EqualFunc(got, want, slices.Equal) {
+			t.Errorf("sides show pages %q, want %q", got, want)
+		}
+	})
+
+	t.Run("insert-pages", func(t *testing.T) {
+		orig := corpusStarts(t, fourPages, 1, 2, 3, 4)
+		insert := toolstest.TextPDF("Inserted one", "Inserted two")
+		j, data := runTool(t, c, "insert-pages", []client.File{file(t, "pdf", fourPages), pdfFile("insert.pdf", insert)}, map[string]string{"after": "2"})
+		if j.Result.Filename != "pdflatex-4-pages-inserted.pdf" {
+			t.Fatalf("result %+v", j.Result)
+		}
+		want := slices.Concat(orig[:2], []string{"Inserted one", "Inserted two"}, orig[2:])
+		if got := pageStarts(t, data); !slices.Equal(got, want) {
+			t.Errorf("page texts %q, want %q", got, want)
+		}
+
+		_, data = runTool(t, c, "insert-pages", []client.File{file(t, "pdf", fourPages)}, map[string]string{"blank": "2", "after": "0"})
+		if got := pageSizes(t, data); len(got) != 6 || got[0] != [2]int{595, 842} || got[1] != [2]int{595, 842} {
+			t.Errorf("page sizes %v, want six A4 pages", got)
+		}
+		if got, want := pageStarts(t, data), slices.Concat([]string{"", ""}, orig); !slices.Equal(got, want) {
+			t.Errorf("page texts %q, want %q", got, want)
+		}
+
+		code, msg := toolRefusal(t, c, "insert-pages", []client.File{file(t, "pdf", fourPages)}, nil)
+		if code != "missing_file" || !strings.Contains(msg, "blank") {
+			t.Errorf("one file without blank: %s %q, want missing_file naming blank", code, msg)
+		}
+		code, msg = toolRefusal(t, c, "insert-pages", []client.File{file(t, "pdf", fourPages), pdfFile("noise.pdf", append([]byte("%PDF-1.7\n"), toolstest.Noise(4096)...))}, nil)
+		if code != "invalid_document" || !strings.Contains(msg, "PDF to insert") {
+			t.Errorf("a damaged PDF to insert: %s %q, want invalid_document naming it", code, msg)
+		}
+	})
+}
+
+// sheetSides returns the page numbers ("Page N") each page of a
+// booklet shows, sorted: its pages are turned, so pdftotext's reading
+// order within a side is a guess, while which pages share a side is the
+// imposition.
+func sheetSides(t *testing.T, data []byte) [][]string {
+	t.Helper()
+	var sides [][]string
+	for _, text := range pageTexts(t, data) {
+		nums := strings.Fields(strings.ReplaceAll(text, "Page", ""))
+		slices.Sort(nums)
+		sides = append(sides, nums)
+	}
+	return sides
 }

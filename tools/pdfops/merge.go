@@ -40,10 +40,7 @@ func runMerge(ctx context.Context, in *docmill.RunInput) (out *docmill.RunOutput
 		return nil, err
 	}
 
-	conf := newConfig(model.MERGECREATE)
-	conf.CreateBookmarks = true
-	conf.MergeBookmarkMode = model.MergeBookmarkModePreserve
-
+	conf := mergeConfig()
 	srcs := make([]*model.Context, len(files))
 	for i, f := range files {
 		if srcs[i], err = readDocument(ctx, f, conf, label(i)); err != nil {
@@ -80,6 +77,15 @@ func runMerge(ctx context.Context, in *docmill.RunInput) (out *docmill.RunOutput
 	}
 
 	return writeOutput(dest, in.WorkDir, "merged.pdf", "merged.pdf", map[string]any{"pages": dest.PageCount, "files": len(files)})
+}
+
+// mergeConfig returns the configuration for reading documents to merge:
+// each input's outline (bookmarks) is kept as it is.
+func mergeConfig() *model.Configuration {
+	conf := newConfig(model.MERGECREATE)
+	conf.CreateBookmarks = true
+	conf.MergeBookmarkMode = model.MergeBookmarkModePreserve
+	return conf
 }
 
 // appendDocument appends src, the input at index i, to dest.

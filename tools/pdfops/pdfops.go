@@ -90,9 +90,9 @@ func Tools() []*docmill.Tool {
 		// Document metadata and embedded data (issue 19).
 		editMetadataTool(), extractAttachmentsTool(), bookmarksTool(),
 		// Page layout (issue 19).
-		resizeTool(), nupTool(),
 		// Clean-up (issue 19).
 		removeAnnotationsTool(), sanitizeTool(),
+		resizeTool(), nupTool(), bookletTool(), insertPagesTool(),
 	})
 	for _, t := range tools {
 		if t.Outputs == nil {

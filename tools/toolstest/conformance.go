@@ -64,6 +64,12 @@ type Suite struct {
 	// (the type is then not tried). The first accepted type it makes is
 	// the one the params, bad-input and cancel checks use.
 	Sample func(t *testing.T, tool *docmill.Tool, contentType string) string
+	// Companions, when set, returns the files that follow the sample in
+	// every run of a tool whose inputs differ in kind (insert-pages' PDF
+	// to insert, image-watermark's image), as the client would send them
+	// after it; nil or none for other tools, whose runs send MinFiles
+	// copies of the sample. The bad-input check damages the sample only.
+	Companions func(t *testing.T, tool *docmill.Tool) []Companion
 	// Dir is where the runs' directories are made (the node's scratch
 	// directory, where the warm engines stage files); "" is a temporary
 	// directory of the test.
@@ -251,11 +257,31 @@ func repeat(smp sample, n int) []sample {
 	return out
 }
 
-// files is the sample the runs of tool use: its MinFiles copies of smp.
-func files(tool *docmill.Tool, smp sample) []sample { return repeat(smp, tool.MinFiles) }
+// files is the input of tool's runs on smp: smp and the tool's
+// companions (Suite.Companions) when it has some, else MinFiles copies of
+// smp.
+func (s *Suite) files(t *testing.T, tool *docmill.Tool, smp sample) []sample {
+	if s.Companions == nil {
+		return repeat(smp, tool.MinFiles)
+	}
+	more := s.Companions(t, tool)
+	if len(more) == 0 {
+		return repeat(smp, tool.MinFiles)
+	}
+	out := []sample{smp}
+	for _, c := range more {
+		out = append(out, sample{c.Path, c.ContentType})
+	}
+	return out
+}
+
+// Companion is a file that follows the sample in a tool's runs.
+type Companion struct {
+	Path, ContentType string
+}
 
 func (s *Suite) checkOutput(t *testing.T, tool *docmill.Tool, smp sample) {
-	r := s.run(t, context.Background(), tool, s.baseParams(t, tool), files(tool, smp))
+	r := s.run(t, context.Background(), tool, s.baseParams(t, tool), s.files(t, tool, smp))
 	if r.err != nil {
 		t.Errorf("%s sample %s: %v", smp.contentType, filepath.Base(smp.path), r.err)
 		return
@@ -377,7 +403,7 @@ func (s *Suite) checkCancel(t *testing.T, tool *docmill.Tool, smp sample) {
 	defer cancel()
 	canceled := make(chan time.Time, 1)
 	timer := time.AfterFunc(100*time.Millisecond, func() { canceled <- time.Now(); cancel() })
-	r := s.run(t, ctx, tool, s.baseParams(t, tool), files(tool, smp))
+	r := s.run(t, ctx, tool, s.baseParams(t, tool), s.files(t, tool, smp))
 	if timer.Stop() {
 		return // it finished first
 	}

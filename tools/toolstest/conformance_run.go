@@ -198,7 +198,7 @@ func (s *Suite) checkParams(t *testing.T, tool *docmill.Tool, smp sample) {
 func (s *Suite) reproducible(t *testing.T, tool *docmill.Tool, raw map[string]string, smp sample) *result {
 	var runs []*result
 	for range 3 {
-		r := s.run(t, context.Background(), tool, raw, files(tool, smp))
+		r := s.run(t, context.Background(), tool, raw, s.files(t, tool, smp))
 		if r.err != nil {
 			t.Fatalf("base run %v: %v", raw, r.err)
 		}
@@ -230,7 +230,7 @@ func (s *Suite) checkParam(t *testing.T, tool *docmill.Tool, smp sample, p docmi
 	for _, v := range vs {
 		with := maps.Clone(raw)
 		with[p.Name] = v
-		r := s.run(t, context.Background(), tool, with, files(tool, smp))
+		r := s.run(t, context.Background(), tool, with, s.files(t, tool, smp))
 		switch {
 		case r.err != nil && namesField(r.err, p.Name):
 			t.Logf("param %s=%q: refused beside %v: %v (the tool reads it)", p.Name, v, raw, r.err)
@@ -305,7 +305,7 @@ func (s *Suite) checkBadInput(t *testing.T, tool *docmill.Tool, smp sample) {
 		bad["encrypted"] = write("encrypted", Encrypt(t, smp.path))
 	}
 	for _, label := range slices.Sorted(maps.Keys(bad)) {
-		r := s.run(t, context.Background(), tool, s.baseParams(t, tool), files(tool, bad[label]))
+		r := s.run(t, context.Background(), tool, s.baseParams(t, tool), s.files(t, tool, bad[label]))
 		switch {
 		case r.err == nil:
 			t.Errorf("%s %s: it succeeded (%s, meta %v)", label, smp.contentType, r.out.Filename, r.out.Meta)
