@@ -69,6 +69,9 @@ var conformParams = map[string]map[string]string{
 	"jpg-to-pdf": {"page_size": "a4"},
 	// One source of bookmarks is required: a list on the sample's page.
 	"edit-bookmarks": {"bookmarks": `[{"title": "Conformance", "page": 1}]`},
+	// One way of cropping is required (margins: auto's default, false,
+	// must stay valid beside it).
+	"crop-pdf": {"margins": "10"},
 }
 
 // conformNoEffect lists the params that change nothing on the suite's
@@ -90,6 +93,10 @@ var conformKnown = map[string]string{
 	// refused beside bookmarks, which the suite accepts); the e2e test
 	// and tools/poppler's tests check both params.
 	"edit-bookmarks/Params": "bookmarks takes JSON: no second valid value derivable",
+	// margins and box take lists of millimetres, which none of the
+	// suite's derived strings is; tools/pdfops's and the e2e tests check
+	// every way of cropping.
+	"crop-pdf/Params": "margins and box take number lists: no second valid value derivable",
 }
 
 // conformNoPages are the PDF-making tools without meta pages.
