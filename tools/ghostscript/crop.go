@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -159,7 +160,7 @@ func (e *engines) runCrop(ctx context.Context, setCropBox docmill.RunFunc, in *d
 		if err != nil {
 			return nil, err
 		}
-		drawn, err := e.drawnBoxes(ctx, path, in.WorkDir)
+		drawn, err := e.drawnBoxes(ctx, path, in.WorkDir, in.Params.PageRanges("pages"))
 		if err != nil {
 			return nil, err
 		}
@@ -173,36 +174,89 @@ func (e *engines) runCrop(ctx context.Context, setCropBox docmill.RunFunc, in *d
 	return setCropBox(ctx, &docmill.RunInput{Files: in.Files, WorkDir: in.WorkDir, Limits: in.Limits, Params: step})
 }
 
-// drawnBoxes runs Ghostscript's bbox device over the document and
-// returns the box of what each page draws, as the step's "drawn" param:
+// bboxRunPages bounds the pages one bbox run measures. Ghostscript
+// writes the boxes to standard error, of which the sandbox keeps only the
+// last 16 KiB; 64 pages' boxes take about 8 KiB, leaving room for
+// warnings.
+const bboxRunPages = 64
+
+// drawnBoxes measures, with Ghostscript's bbox device, the box of what
+// each selected page draws and returns them as the step's "drawn" param:
 // "page:x1,y1,x2,y2;..." in points, in the page as shown (Ghostscript
 // applies /Rotate), from the bottom-left corner of its media box. A blank
-// page reports an empty box.
-func (e *engines) drawnBoxes(ctx context.Context, path, dir string) (string, error) {
-	args := []string{"-dSAFER", "-dBATCH", "-dNOPAUSE", "-dQUIET", "-sDEVICE=bbox", bboxResolution, path}
-	res, err := e.gs.Run(ctx, sandbox.Cmd{Args: args, Dir: dir})
+// page reports an empty box; a page whose box could not be read is left
+// out, and so left as it is.
+func (e *engines) drawnBoxes(ctx context.Context, path, dir string, ranges []docmill.PageRange) (string, error) {
+	n, err := e.pageCount(ctx, path, dir)
 	if err != nil {
 		if ctx.Err() != nil {
 			return "", ctx.Err()
 		}
 		return "", failure(err, msgDamaged)
 	}
+	pages, err := docmill.Pages(ranges, n)
+	if err != nil {
+		return "", docmill.ParamError("pages", "%s", err)
+	}
+	slices.Sort(pages)
+	pages = slices.Compact(pages)
 	var b strings.Builder
-	page := 0
+	for len(pages) > 0 {
+		// A run of consecutive pages, at most bboxRunPages.
+		k := 1
+		for k < len(pages) && k < bboxRunPages && pages[k] == pages[k-1]+1 {
+			k++
+		}
+		first, last := pages[0], pages[k-1]
+		pages = pages[k:]
+		boxes, err := e.bbox(ctx, path, dir, first, last)
+		if err != nil {
+			return "", err
+		}
+		if len(boxes) != last-first+1 {
+			// Warnings pushed boxes out of what the sandbox keeps of
+			// standard error: measure those pages one at a time.
+			for p := first; p <= last; p++ {
+				one, err := e.bbox(ctx, path, dir, p, p)
+				if err != nil {
+					return "", err
+				}
+				if len(one) == 1 {
+					fmt.Fprintf(&b, "%d:%s;", p, one[0])
+				}
+			}
+			continue
+		}
+		for i, box := range boxes {
+			fmt.Fprintf(&b, "%d:%s;", first+i, box)
+		}
+	}
+	return b.String(), nil
+}
+
+// bbox runs the bbox device on pages first to last and returns the boxes
+// it reported, "x1,y1,x2,y2" each, in order.
+func (e *engines) bbox(ctx context.Context, path, dir string, first, last int) ([]string, error) {
+	args := []string{"-dSAFER", "-dBATCH", "-dNOPAUSE", "-dQUIET", "-sDEVICE=bbox", bboxResolution,
+		"-dFirstPage=" + strconv.Itoa(first), "-dLastPage=" + strconv.Itoa(last), path}
+	res, err := e.gs.Run(ctx, sandbox.Cmd{Args: args, Dir: dir})
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, failure(err, msgDamaged)
+	}
+	var boxes []string
 	for _, line := range bytes.Split(res.Stderr, []byte("\n")) {
 		rest, ok := bytes.CutPrefix(bytes.TrimSpace(line), []byte("%%HiResBoundingBox:"))
 		if !ok {
 			continue
 		}
-		page++
 		v := strings.Fields(string(rest))
 		if len(v) != 4 {
-			return "", fmt.Errorf("ghostscript: bbox of page %d: %q", page, rest)
+			continue // a line cut by the start of what was kept
 		}
-		fmt.Fprintf(&b, "%d:%s;", page, strings.Join(v, ","))
+		boxes = append(boxes, strings.Join(v, ","))
 	}
-	if page == 0 {
-		return "", docmill.Errorf(docmill.CodeInvalidDocument, "%s", msgDamaged)
-	}
-	return b.String(), nil
+	return boxes, nil
 }
