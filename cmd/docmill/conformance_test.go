@@ -81,6 +81,9 @@ var conformParams = map[string]map[string]string{
 var conformValues = map[string][]string{
 	"fill-pdf-form/values":     {`{"Name": "Another name"}`},
 	"edit-bookmarks/bookmarks": {`[{"title": "Another outline", "page": 1}]`},
+	// One way of cropping is required (margins: auto's default, false,
+	// must stay valid beside it).
+	"crop-pdf": {"margins": "10"},
 }
 
 // conformNoEffect lists the params that change nothing on the suite's
@@ -97,6 +100,10 @@ var conformKnown = map[string]string{
 	// so the suite cannot judge its params (tools/pdfops's protect tests
 	// check each of them).
 	"protect-pdf/Params": "result encrypted with a random key: not reproducible",
+	// margins and box take lists of millimetres, which none of the
+	// suite's derived strings is; tools/pdfops's and the e2e tests check
+	// every way of cropping.
+	"crop-pdf/Params": "margins and box take number lists: no second valid value derivable",
 }
 
 // conformNoPages are the PDF-making tools without meta pages.

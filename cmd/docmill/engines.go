@@ -116,6 +116,7 @@ func toolset(e engineSet, o toolOptions) (tools []*docmill.Tool, close func(), e
 	}
 	check := helpers.Tool(pdfops.StreamCheckTool()).Run
 	gsTools := checkedPDFs(check, ghostscript.Tools(e.gs, e.qpdf))
+	gsTools = append(gsTools, checkedPDFs(check, []*docmill.Tool{ghostscript.CropTool(e.gs, e.qpdf, helpers.Tool(pdfops.SetCropBoxTool()).Run)})...)
 	var repair docmill.RunFunc
 	for _, t := range gsTools {
 		if t.Slug == "repair-pdf" {

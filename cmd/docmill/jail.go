@@ -60,6 +60,7 @@ func helperTools() []*docmill.Tool {
 	return append(pdfops.Tools(), pdfops.SelectPagesTool(), pdfops.StreamCheckTool(), ocr.PrepareImageTool(),
 		pdfops.WriteBookmarksTool(), // edit-bookmarks' outline writing
 		pdfops.FillFormStepTool(),
+		pdfops.SetCropBoxTool(),     // crop-pdf's crop boxes
 	)
 }
 

@@ -148,3 +148,24 @@ func TestWriteBookmarksPastLastPage(t *testing.T) {
 	_, err := writeBookmarks(t, pdfCorpus(t)+"pdflatex-4-pages.pdf", `[{"title": "Five", "page": 5}]`)
 	toolstest.WantCode(t, err, docmill.CodeInvalidParameter, "bookmarks")
 }
+
+// TestBookmarksNamedDestinations resolves bookmarks that go to named
+// destinations, of the name tree and of the catalog's /Dests, and lists
+// a web link's bookmark without a page.
+func TestBookmarksNamedDestinations(t *testing.T) {
+	p := toolstest.WriteTemp(t, "named.pdf", toolstest.PDF(
+		"<< /Type /Catalog /Pages 2 0 R /Outlines 5 0 R /Names << /Dests << /Names [(intro) [4 0 R /Fit]] >> >> /Dests << /old [3 0 R /XYZ 0 0 0] >> >>",
+		"<< /Type /Pages /Kids [3 0 R 4 0 R] /Count 2 >>",
+		"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 200 200] >>",
+		"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 200 200] >>",
+		"<< /Type /Outlines /First 6 0 R /Last 8 0 R /Count 3 >>",
+		"<< /Title (Intro) /Parent 5 0 R /Next 7 0 R /Dest (intro) >>",
+		"<< /Title (Old) /Parent 5 0 R /Prev 6 0 R /Next 8 0 R /A << /S /GoTo /D /old >> >>",
+		"<< /Title (Web) /Parent 5 0 R /Prev 7 0 R /A << /S /URI /URI (https://example.org/) >> >>",
+	))
+	got := flat(listBookmarks(t, p), "")
+	want := []string{"Intro@2", "Old@1", "Web@nil"}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("bookmarks %q, want %q", got, want)
+	}
+}
