@@ -88,7 +88,7 @@ func Tools() []*docmill.Tool {
 		imagesToPDFTool(),
 		formFieldsTool(),
 		// Document metadata and embedded data (issue 19).
-		editMetadataTool(), extractAttachmentsTool(),
+		editMetadataTool(), extractAttachmentsTool(), addAttachmentsTool(),
 	})
 	for _, t := range tools {
 		if t.Outputs == nil {
