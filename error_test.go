@@ -67,6 +67,9 @@ func TestRegistry(t *testing.T) {
 	if !b.AcceptsType("application/pdf") || b.AcceptsType("image/png") {
 		t.Error("AcceptsType")
 	}
+	if anyFile := (&Tool{Accepts: []string{"application/pdf", AnyType}}); !anyFile.AcceptsType("text/plain") || !anyFile.AcceptsType("application/octet-stream") {
+		t.Error("AcceptsType with AnyType")
+	}
 	if !b.IsAvailable() || a.IsAvailable() {
 		t.Error("IsAvailable")
 	}

@@ -16,7 +16,8 @@ type Tool struct {
 	Title       string
 	Description string
 	// Accepts lists the content types the tool takes, as sniffed from the
-	// bytes ("application/pdf", "image/jpeg", ...).
+	// bytes ("application/pdf", "image/jpeg", ...); AnyType takes every
+	// type (add-attachments' files).
 	Accepts  []string
 	MinFiles int
 	MaxFiles int
@@ -189,10 +190,14 @@ type RunOutput struct {
 // IsAvailable reports whether t's engine works on this node.
 func (t *Tool) IsAvailable() bool { return t.Available == nil || t.Available() }
 
+// AnyType in a tool's Accepts takes files of every content type: a tool
+// that embeds files as they are, without reading them.
+const AnyType = "*/*"
+
 // AcceptsType reports whether t takes files of content type ct.
 func (t *Tool) AcceptsType(ct string) bool {
 	for _, a := range t.Accepts {
-		if a == ct {
+		if a == ct || a == AnyType {
 			return true
 		}
 	}

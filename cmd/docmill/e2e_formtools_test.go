@@ -63,9 +63,10 @@ func pdftotext(t *testing.T, data []byte) string {
 	return string(bytes.Join(bytes.Fields(out), []byte(" ")))
 }
 
-// TestFormToolsE2E runs flatten-pdf and fill-pdf-form through a real
-// server and checks their results with qpdf and poppler.
-func TestFormToolsE2E(t *testing.T) {
+// TestFormAndAttachmentToolsE2E runs flatten-pdf, fill-pdf-form and
+// add-attachments through one real server and checks their results with
+// qpdf and poppler.
+func TestFormAndAttachmentToolsE2E(t *testing.T) {
 	s := startServer(t, "")
 	c := s.client(s.DevKey)
 
@@ -148,6 +149,56 @@ func TestFormToolsE2E(t *testing.T) {
 			t.Fatalf("unknown names: %v", err)
 		}
 	})
+
+	t.Run("add attachments", func(t *testing.T) { testAddAttachments(t, c) })
+}
+
+// testAddAttachments embeds a text file, an image and a second file of
+// the same name in a PDF, then reads them back with qpdf and with
+// extract-attachments.
+func testAddAttachments(t *testing.T, c *client.Client) {
+	notes, notes2 := []byte("Meeting notes\n"), []byte("Other notes, same name\n")
+	image := corpusBytes(t, "image", "photo.jpg")
+	files := []client.File{file(t, "pdf", fourPages),
+		{Name: "notes.txt", Body: bytes.NewReader(notes)},
+		{Name: "photo.jpg", Body: bytes.NewReader(image)},
+		{Name: "notes.txt", Body: bytes.NewReader(notes2)}}
+	j, data := runTool(t, c, "add-attachments", files, map[string]string{"description": "Sent with the report"})
+	if j.Result.Filename != "pdflatex-4-pages-attachments.pdf" || j.Meta["files"] != float64(3) || j.Meta["pages"] != float64(4) {
+		t.Fatalf("result %+v, meta %v", j.Result, j.Meta)
+	}
+	out := toolstest.WriteTemp(t, "attached.pdf", data)
+	want := map[string][]byte{"notes.txt": notes, "photo.jpg": image, "notes-2.txt": notes2}
+	list, err := exec.Command("qpdf", "--list-attachments", "--verbose", out).Output()
+	listed := 0 // one unindented "name -> object" line an attachment
+	for line := range strings.Lines(string(list)) {
+		if !strings.HasPrefix(line, " ") && strings.Contains(line, " -> ") {
+			listed++
+		}
+	}
+	if err != nil || listed != len(want) || strings.Count(string(list), "description: Sent with the report") != len(want) {
+		t.Fatalf("qpdf --list-attachments: %v\n%s", err, list)
+	}
+	for name, b := range want {
+		got, err := exec.Command("qpdf", "--show-attachment="+name, out).Output()
+		if err != nil || !bytes.Equal(got, b) {
+			t.Fatalf("qpdf --show-attachment=%s: %v, %d bytes, want %d", name, err, len(got), len(b))
+		}
+	}
+	_, zipped := runTool(t, c, "extract-attachments", []client.File{{Name: "attached.pdf", Body: bytes.NewReader(data)}}, nil)
+	entries := unzip(t, zipped)
+	for name, b := range want {
+		if !bytes.Equal(entries[name], b) {
+			t.Fatalf("extract-attachments gives %s of %d bytes, want %d", name, len(entries[name]), len(b))
+		}
+	}
+
+	// A first file that is not a PDF is refused.
+	_, _, err = c.Process(context.Background(), "add-attachments",
+		[]client.File{{Name: "notes.txt", Body: bytes.NewReader(notes)}, file(t, "pdf", fourPages)}, client.ProcessOptions{Prefer: "wait=60"})
+	if err == nil || !strings.Contains(err.Error(), "unsupported_file_type") || !strings.Contains(err.Error(), "notes.txt") {
+		t.Fatalf("text first: %v", err)
+	}
 }
 
 // qpdfValues returns the value of every form field of a PDF as qpdf

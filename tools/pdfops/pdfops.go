@@ -93,6 +93,7 @@ func Tools() []*docmill.Tool {
 		// Clean-up (issue 19).
 		removeAnnotationsTool(), sanitizeTool(),
 		resizeTool(), nupTool(), bookletTool(), insertPagesTool(),
+		editMetadataTool(), extractAttachmentsTool(), addAttachmentsTool(),
 	})
 	for _, t := range tools {
 		if t.Outputs == nil {

@@ -228,7 +228,8 @@ function renderTool() {
   $("tool-needkey").hidden = !!key();
   const input = $("file-input");
   input.multiple = tool.max_files > 1;
-  input.accept = (tool.accepts || []).join(",");
+  const accepts = tool.accepts || [];
+  input.accept = accepts.includes("*/*") ? "" : accepts.join(","); // "*/*": any file
   $("drop-text").textContent = tool.max_files > 1 ? t("tool.dropMany", { max: tool.max_files }) : t("tool.drop");
   $("reorder-hint").hidden = !(tool.max_files > 1);
   document.title = toolTitle(tool) + " — docmill";
