@@ -49,10 +49,11 @@ func optimized(info string) bool {
 	return m != nil && m[1] == "yes"
 }
 
-// pdfinfoReport returns poppler's pdfinfo report of a PDF.
-func pdfinfoReport(t testing.TB, data []byte) string {
+// pdfinfoReport returns poppler's pdfinfo report of a PDF, with options
+// args.
+func pdfinfoReport(t testing.TB, data []byte, args ...string) string {
 	t.Helper()
-	out, err := exec.Command("pdfinfo", toolstest.WriteTemp(t, "info.pdf", data)).CombinedOutput()
+	out, err := exec.Command("pdfinfo", append(args, toolstest.WriteTemp(t, "info.pdf", data))...).CombinedOutput()
 	if err != nil {
 		t.Fatalf("pdfinfo: %v\n%s", err, out)
 	}

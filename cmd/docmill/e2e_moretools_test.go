@@ -12,4 +12,5 @@ func TestMoreEngineToolsE2E(t *testing.T) {
 	t.Run("grayscale-pdf", func(t *testing.T) { checkGrayscaleE2E(t, c) })
 	t.Run("remove-blank-pages", func(t *testing.T) { checkRemoveBlankE2E(t, c) })
 	t.Run("extract-images", func(t *testing.T) { checkExtractImagesE2E(t, c) })
+	t.Run("pdf-to-svg", func(t *testing.T) { checkSVGE2E(t, c) })
 }

@@ -13,8 +13,10 @@ func (e *engines) grayscaleTool() *docmill.Tool {
 	return e.tool(docmill.Tool{
 		Slug:  "grayscale-pdf",
 		Title: "Grayscale PDF",
-		Description: "Convert every colour of a PDF (text, drawings, images) to shades of grey, for printing " +
-			"in black and white. Pages are rewritten by Ghostscript: text stays text, images are re-encoded in grey.",
+		Description: "Convert the colours of a PDF's pages (text, drawings, images) to shades of grey, for printing " +
+			"in black and white. Pages are rewritten by Ghostscript: text stays text, images are re-encoded in grey. " +
+			"Annotations (comments, highlights, form fields, links) are kept as they are, in their own colours, and so " +
+			"is the colour of hatching drawn with an uncoloured pattern, which Ghostscript does not convert.",
 		Meta:   []docmill.MetaField{{Name: "pages", Type: docmill.MetaInteger, Description: "Pages of the document."}},
 		Engine: "ghostscript",
 		Run:    e.runGrayscale,
@@ -32,7 +34,12 @@ var grayArgs = []string{
 }
 
 // runGrayscale rewrites the input with Ghostscript's pdfwrite converting
-// every colour to grey (grayArgs). The input is checked first
+// the colours of the pages' content to grey (grayArgs). Two things keep
+// their colour, and the description says so: annotations, which pdfwrite
+// carries over unchanged (flattening them into the page would lose
+// comments, links and form fields), and the colour an uncoloured tiling
+// pattern (hatching) is painted in, whose base colour space Ghostscript
+// 10.0 leaves as it is (GeoTopo-komprimiert.pdf's page 23). The input is checked first
 // (checkInput): a file without a PDF header, which Ghostscript would run
 // as PostScript, and one that needs a password are invalid_document.
 func (e *engines) runGrayscale(ctx context.Context, in *docmill.RunInput) (*docmill.RunOutput, error) {

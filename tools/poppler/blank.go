@@ -90,14 +90,15 @@ func runRemoveBlank(ctx context.Context, e Engines, limits docmill.Limits, steps
 	if err != nil {
 		return nil, err
 	}
-	var keep, removed []int
+	var keep []int
+	removed := []int{} // a list in the job's meta even when empty
 	anyInk := false
-	for p, share := range ink {
+	for i, share := range ink {
 		anyInk = anyInk || share > 0
 		if share*100 <= threshold {
-			removed = append(removed, p+1)
+			removed = append(removed, i+1)
 		} else {
-			keep = append(keep, p+1)
+			keep = append(keep, i+1)
 		}
 	}
 	switch {
@@ -113,7 +114,6 @@ func runRemoveBlank(ctx context.Context, e Engines, limits docmill.Limits, steps
 		if err := filecopy.Copy(src, out.Path); err != nil {
 			return nil, docmill.Internal(err)
 		}
-		meta["removed_pages"] = []int{}
 		return out, nil
 	}
 	sel, err := steps.SelectPages(ctx, &docmill.RunInput{Files: []docmill.LocalFile{f}, WorkDir: in.WorkDir,

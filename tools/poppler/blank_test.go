@@ -33,7 +33,7 @@ func TestRemoveBlankPages(t *testing.T) {
 	out = mustRunTool(t, tool, full, nil)
 	got, _ := os.ReadFile(out.Path)
 	want, _ := os.ReadFile(full)
-	if !bytes.Equal(got, want) || out.Meta["removed"] != 0 {
+	if !bytes.Equal(got, want) || out.Meta["removed"] != 0 || !reflect.DeepEqual(out.Meta["removed_pages"], []int{}) {
 		t.Fatalf("no blank page: %d bytes of %d, meta %v", len(got), len(want), out.Meta)
 	}
 

@@ -31,5 +31,6 @@ func MoreTools(e Engines, limits docmill.Limits, steps Steps) []*docmill.Tool {
 	return []*docmill.Tool{
 		removeBlankTool(e, limits, steps),
 		extractImagesTool(e, limits),
+		svgTool(e, limits),
 	}
 }

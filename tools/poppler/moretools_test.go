@@ -21,6 +21,12 @@ func TestMain(m *testing.M) {
 // them), skipping t when an engine is missing.
 func moreTool(t testing.TB, slug string) *docmill.Tool {
 	t.Helper()
+	return limitedMoreTool(t, slug, docmill.Limits{})
+}
+
+// limitedMoreTool is moreTool with limits.
+func limitedMoreTool(t testing.TB, slug string, limits docmill.Limits) *docmill.Tool {
+	t.Helper()
 	find := func(name string) *sandbox.Engine {
 		e := sandbox.Find(name, []string{"-v"}, sandbox.Options{View: sandbox.View{ReadOnly: DataPaths}})
 		if !e.Available() {
@@ -30,5 +36,19 @@ func moreTool(t testing.TB, slug string) *docmill.Tool {
 	}
 	e := Engines{PDFToPPM: find("pdftoppm"), PDFInfo: find("pdfinfo"), PDFImages: find("pdfimages"), PDFToCairo: find("pdftocairo")}
 	steps := Steps{SelectPages: toolstest.Helpers().Tool(pdfops.SelectPagesTool()).Run}
-	return toolstest.Find(t, MoreTools(e, docmill.Limits{}, steps), slug)
+	return toolstest.Find(t, MoreTools(e, limits, steps), slug)
+}
+
+// TestMoreToolsPageLimit: remove-blank-pages and pdf-to-svg refuse more
+// pages than RenderPages before they draw any.
+func TestMoreToolsPageLimit(t *testing.T) {
+	src := toolstest.WriteTemp(t, "doc.pdf", toolstest.TextPDF("One", "Two", "Three"))
+	_, err := runTool(t, limitedMoreTool(t, "remove-blank-pages", docmill.Limits{RenderPages: 2}), src, nil)
+	toolstest.WantCode(t, err, docmill.CodeInvalidDocument, "")
+	svg := limitedMoreTool(t, "pdf-to-svg", docmill.Limits{RenderPages: 2})
+	_, err = runTool(t, svg, src, nil)
+	toolstest.WantCode(t, err, docmill.CodeInvalidParameter, "pages")
+	if _, err := runTool(t, svg, src, map[string]string{"pages": "2-3"}); err != nil {
+		t.Errorf("two pages of three: %v", err)
+	}
 }

@@ -1,6 +1,8 @@
 // Package poppler provides the tools that run poppler's command-line
 // programs: pdf-to-jpg and pdf-to-png (pdftoppm, with pdfinfo for the page
-// count and sizes) and pdf-to-text (pdftotext).
+// count and sizes) and pdf-to-text (pdftotext); and, in MoreTools,
+// remove-blank-pages (pdftoppm, then a page selection in the PDF
+// helper), extract-images (pdfimages) and pdf-to-svg (pdftocairo).
 //
 // Every program runs through the sandbox, so each run is confined, bounded
 // in time and killed with its process group on cancel. This package adds
