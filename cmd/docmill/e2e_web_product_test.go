@@ -43,6 +43,7 @@ func TestWebProduct(t *testing.T) {
 	srv := startServer(t, "")
 	b := newBrowser(t)
 	b.dir = artifactsDir(t)
+	productClosed(b, startServer(t, "", "--signup", "closed"))
 	b.run(chromedp.Navigate(srv.URL + "/"))
 	b.wait(`document.body.dataset.ready === "1" && document.querySelectorAll("a.card").length > 20`, 20*time.Second)
 
@@ -53,6 +54,18 @@ func TestWebProduct(t *testing.T) {
 	productHistory(b)
 	productAccount(b)
 	productPhone(b)
+}
+
+// productClosed: on a server with sign-up closed, the page offers none,
+// and says where keys come from.
+func productClosed(b *browser, closed *testServer) {
+	b.run(chromedp.Navigate(closed.URL + "/"))
+	b.wait(`document.body.dataset.ready === "1"`, 20*time.Second)
+	b.run(chromedp.Click(chromedp.ID("key-open")))
+	if got := b.eval(`document.getElementById("signup-form").hidden + " " + document.getElementById("signup-closed").hidden + " " + document.activeElement.id`); got != "true false paste-key" {
+		b.t.Errorf("closed sign-up: form hidden, note hidden, focus = %q, want true false paste-key", got)
+	}
+	b.shot("00-signup-closed")
 }
 
 // productSignUp: the page offers sign-up because the server has it open,
@@ -210,6 +223,17 @@ func productAccount(b *browser) {
 	if got := b.eval(`document.getElementById("key-shown").textContent === localStorage.getItem("docmill.key") ? "shown" : "hidden"`); got != "shown" {
 		t.Errorf("Show: the key is %s", got)
 	}
+	// Rotate: a new key is kept, the old one revoked, the account the same.
+	old := b.eval(`localStorage.getItem("docmill.key")`)
+	b.run(chromedp.Click(chromedp.ID("key-rotate")))
+	b.wait(`document.getElementById("keys-status").textContent.startsWith("This browser now uses a new key;") && document.querySelectorAll("#keys-list li").length === 3`, 10*time.Second)
+	if now := b.eval(`localStorage.getItem("docmill.key")`); now == old || !strings.HasPrefix(now, "dm_live_") {
+		t.Errorf("after rotating the key is %q (was %q)", now, old)
+	}
+	if got := b.eval(`document.querySelector('#keys-list li[data-prefix="` + old[:12] + `"]').textContent`); !strings.Contains(got, "revoked") {
+		t.Errorf("the old key after rotating: %q", got)
+	}
+	b.wait(`document.getElementById("acct-used").textContent === "3 of 100 operations this month"`, 10*time.Second)
 	b.shot("09-account")
 	checkContrast(b)
 	checkLabels(b)
