@@ -56,6 +56,14 @@ func ResultKey(jobID, filename string) string {
 	return "out/" + jobID + "." + filename
 }
 
+// PreviewName is the file name of the preview of a result named
+// filename: a PNG of its first page, stored beside it under
+// ResultKey(jobID, PreviewName(filename)) and served like it. It extends
+// the result's name, so it can never be the result's own.
+func PreviewName(filename string) string {
+	return filename + ".preview.png"
+}
+
 // ResultName names a job's result after the client's file: its base name
 // (whatever path separator the client's system used), without ext when it
 // ends so (any case; ext "" drops any extension of up to five characters),

@@ -81,6 +81,7 @@ var CommonMeta = []MetaField{
 	{Name: "duration_ms", Type: MetaInteger, Description: "Processing time; set once the job finished."},
 	{Name: "queued_ms", Type: MetaInteger, Description: "Time from creation to the start of processing."},
 	{Name: "repaired", Type: MetaBoolean, Description: "true when the input was damaged and was repaired before the tool ran again."},
+	{Name: "preview_size", Type: MetaInteger, Description: "Bytes of the result's preview (result.preview_url), when one was made."},
 }
 
 // MetaType is the JSON type of a meta figure.

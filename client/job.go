@@ -35,7 +35,10 @@ func (j *Job) Finished() bool {
 type Result struct {
 	// URL is the signed download link; it is absent once the result has
 	// expired or was deleted (Expired is then true).
-	URL         string    `json:"url,omitempty"`
+	URL string `json:"url,omitempty"`
+	// PreviewURL links a PDF result's first page as a small PNG, while
+	// URL does; absent when none was made.
+	PreviewURL  string    `json:"preview_url,omitempty"`
 	Size        int64     `json:"size"`
 	Filename    string    `json:"filename"`
 	ContentType string    `json:"content_type"`

@@ -61,6 +61,7 @@ func jobResultSchema() obj {
 		"description": "Present only when the job is done. Several output files come as one zip archive.",
 		"properties": obj{
 			"url":          obj{"type": "string", "format": "uri", "description": "The signed download link; absent once the result expired."},
+			"preview_url":  obj{"type": "string", "format": "uri", "description": "A PDF result's first page as a small PNG, by a signed link like url's; absent when none could be made. Not charged."},
 			"size":         obj{"type": "integer", "description": "bytes"},
 			"filename":     obj{"type": "string"},
 			"content_type": obj{"type": "string"},

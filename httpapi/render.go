@@ -21,7 +21,10 @@ type jobBody struct {
 }
 
 type resultBody struct {
-	URL         string `json:"url,omitempty"`
+	URL string `json:"url,omitempty"`
+	// PreviewURL links the result's preview, a PNG of its first page
+	// (jobs/preview.go), while the result can be downloaded.
+	PreviewURL  string `json:"preview_url,omitempty"`
 	Size        int64  `json:"size"`
 	Filename    string `json:"filename"`
 	ContentType string `json:"content_type"`
@@ -67,7 +70,11 @@ func (s *Server) renderJob(ctx context.Context, j *docmill.Job) jobBody {
 		case res.DeletedAt != nil || !s.cfg.Now().Before(res.ExpiresAt):
 			b.Result.Expired = true
 		default:
-			b.Result.URL = s.resultURL(ctx, j, res)
+			b.Result.URL = s.resultURL(ctx, j, res.Key, res.Filename, res.ExpiresAt)
+			if _, ok := j.Meta["preview_size"]; ok {
+				name := docmill.PreviewName(res.Filename)
+				b.Result.PreviewURL = s.resultURL(ctx, j, docmill.ResultKey(j.ID, name), name, res.ExpiresAt)
+			}
 		}
 		if e := j.Export; e != nil {
 			b.Result.ExportedTo, b.Result.ExportStatus = e.Destination(), string(e.Status)
@@ -79,13 +86,14 @@ func (s *Server) renderJob(ctx context.Context, j *docmill.Job) jobBody {
 	return b
 }
 
-// resultURL is a result's download link, valid until the result expires:
-// the bucket's own presigned link when it can sign one, else ours.
-func (s *Server) resultURL(ctx context.Context, j *docmill.Job, res *docmill.Result) string {
+// resultURL is the download link of a job's file stored at key (its
+// result or the result's preview), valid until expiresAt: the bucket's
+// own presigned link when it can sign one, else ours.
+func (s *Server) resultURL(ctx context.Context, j *docmill.Job, key, filename string, expiresAt time.Time) string {
 	if s.presigner != nil {
 		// Rounded up to whole seconds, so the link lives until expires_at.
-		ttl := res.ExpiresAt.Sub(s.cfg.Now()).Truncate(time.Second) + time.Second
-		u, ok, err := s.presigner.PresignGet(ctx, res.Key, res.Filename, ttl)
+		ttl := expiresAt.Sub(s.cfg.Now()).Truncate(time.Second) + time.Second
+		u, ok, err := s.presigner.PresignGet(ctx, key, filename, ttl)
 		if err == nil && ok {
 			return u
 		}
@@ -93,5 +101,5 @@ func (s *Server) resultURL(ctx context.Context, j *docmill.Job, res *docmill.Res
 			s.log.Warn("presigning a result failed; linking through the API", "job", j.ID, "err", err)
 		}
 	}
-	return s.fileURL(j.ID, res.Filename, res.ExpiresAt)
+	return s.fileURL(j.ID, filename, expiresAt)
 }

@@ -72,7 +72,7 @@ func (q *Queue[TTx]) export(ctx context.Context, j *docmill.Job) {
 	rctx, rcancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
 	defer rcancel()
 	if e.Status == docmill.ExportDone && !e.KeepResult {
-		if err := q.cfg.Blob.Delete(rctx, j.Result.Key); err != nil {
+		if err := deleteResult(rctx, q.cfg.Blob, j.ID, j.Result); err != nil {
 			q.cfg.Logger.Warn("delete exported result", "job_id", j.ID, "err", err) // the janitor removes it at expiry
 		} else if err := q.cfg.Store.MarkResultDeleted(rctx, j.ID, q.cfg.Now()); err != nil {
 			q.cfg.Logger.Warn("mark exported result deleted", "job_id", j.ID, "err", err)

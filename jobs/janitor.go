@@ -46,7 +46,7 @@ func (q *Queue[TTx]) Sweep(ctx context.Context) error {
 			return err
 		}
 		for _, j := range expired {
-			if err := bl.Delete(ctx, j.Result.Key); err != nil {
+			if err := deleteResult(ctx, bl, j.ID, j.Result); err != nil {
 				return err
 			}
 			if err := st.MarkResultDeleted(ctx, j.ID, now); err != nil {
@@ -76,7 +76,7 @@ func (q *Queue[TTx]) Sweep(ctx context.Context) error {
 		}
 		for _, j := range old {
 			if j.Result != nil && j.Result.DeletedAt == nil {
-				_ = bl.Delete(ctx, j.Result.Key)
+				_ = deleteResult(ctx, bl, j.ID, j.Result)
 			}
 			for _, f := range j.Inputs {
 				_ = bl.Delete(ctx, f.Key)

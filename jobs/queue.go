@@ -350,7 +350,7 @@ func (q *Queue[TTx]) Cancel(ctx context.Context, j *docmill.Job) (*docmill.Job, 
 		return c, nil
 	}
 	if j.Result != nil && j.Result.DeletedAt == nil {
-		if err := q.cfg.Blob.Delete(ctx, j.Result.Key); err != nil {
+		if err := deleteResult(ctx, q.cfg.Blob, j.ID, j.Result); err != nil {
 			return nil, err
 		}
 		if err := q.cfg.Store.MarkResultDeleted(ctx, j.ID, now); err != nil {

@@ -114,7 +114,9 @@ func (q *Queue[TTx]) attempt(ctx context.Context, j *docmill.Job, tool *docmill.
 		}
 		return err
 	}
-	if err := q.succeed(j, tool, out, elapsed); err != nil {
+	// Not counted in the job's duration; never fails it (preview.go).
+	previewSize := q.makePreview(ctx, j, out, dir)
+	if err := q.succeed(j, tool, out, elapsed, previewSize); err != nil {
 		return err
 	}
 	if j.Export != nil { // export_url: sent once the job is done (export.go)
@@ -138,7 +140,8 @@ func scratchFull(dir string) bool {
 }
 
 // succeed uploads the output and records the job done.
-func (q *Queue[TTx]) succeed(j *docmill.Job, tool *docmill.Tool, out *docmill.RunOutput, elapsed time.Duration) error {
+// previewSize is the size of the result's preview, 0 for none.
+func (q *Queue[TTx]) succeed(j *docmill.Job, tool *docmill.Tool, out *docmill.RunOutput, elapsed time.Duration, previewSize int64) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 
@@ -152,6 +155,9 @@ func (q *Queue[TTx]) succeed(j *docmill.Job, tool *docmill.Tool, out *docmill.Ru
 	j.FinishedAt = &now
 	j.Result = &docmill.Result{Key: key, Filename: out.Filename, ContentType: out.ContentType, Size: size, ExpiresAt: now.Add(j.ResultTTL)}
 	j.Meta = q.meta(j, out.Meta, elapsed)
+	if previewSize > 0 {
+		j.Meta["preview_size"] = previewSize
+	}
 	return q.finish(ctx, j, tool, elapsed)
 }
 
@@ -219,7 +225,7 @@ func (q *Queue[TTx]) finish(ctx context.Context, j *docmill.Job, tool *docmill.T
 		return err
 	}
 	if !ok && j.Result != nil { // canceled meanwhile: the result must not stay
-		_ = q.cfg.Blob.Delete(ctx, j.Result.Key)
+		_ = deleteResult(ctx, q.cfg.Blob, j.ID, j.Result)
 	}
 	if ok && j.Export != nil && j.Status != docmill.StatusDone {
 		q.noExport(ctx, j) // export.go

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"net/http"
@@ -29,6 +30,8 @@ type browser struct {
 	// width is the viewport's width; phone is set when it emulates one.
 	width int64
 	phone bool
+	// dir is where shot saves screenshots; "" is screenshotDir.
+	dir string
 }
 
 func newBrowser(t *testing.T) *browser {
@@ -109,10 +112,11 @@ func (b *browser) shot(name string) {
 		b.t.Fatal(err)
 	}
 	b.resize(width, 900, phone)
-	if err := os.MkdirAll(screenshotDir, 0o755); err != nil {
+	dir := cmp.Or(b.dir, screenshotDir)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
 		b.t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(screenshotDir, name+".png"), png, 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, name+".png"), png, 0o644); err != nil {
 		b.t.Fatal(err)
 	}
 }

@@ -25,12 +25,14 @@ export async function api(method, path, body) {
 /**
  * upload posts form to a tool's process endpoint, reporting progress as
  * (loaded, total, bytesPerSecond); it resolves to {status, data, retryAfter}
- * and rejects on a network error. XMLHttpRequest, because fetch reports no
+ * and rejects on a network error or when signal aborts it. XMLHttpRequest, because fetch reports no
  * upload progress.
  */
-export function upload(slug, form, onProgress, onSent) {
+export function upload(slug, form, onProgress, onSent, signal) {
   return new Promise((resolve, reject) => {
     const xhr = new XMLHttpRequest();
+    if (signal) signal.addEventListener("abort", () => xhr.abort());
+    xhr.onabort = () => reject(new DOMException("aborted", "AbortError"));
     xhr.open("POST", "/v1/" + encodeURIComponent(slug) + "/process");
     xhr.setRequestHeader("Authorization", "Bearer " + key());
     xhr.setRequestHeader("Accept", "application/json");

@@ -1,15 +1,20 @@
 // docmill's web interface: the catalogue, keys and the job flow of each
 // tool, through the public API only. Plain modules, no build step.
 
-import { api, key, setKey, upload } from "./api.js";
+import { api, key, setKey } from "./api.js";
 import { $, el } from "./dom.js";
 import { appendParams, buildParams, focusField } from "./controls.js";
 import { buildChain, chainValue, keepChain, resetChain, stepsParam } from "./chain.js";
 import { ChosenFiles } from "./files.js";
 import { hideJobs, initJobs, refreshJobs, renderJobs, showJobs } from "./jobs.js";
+import { runJob } from "./jobrun.js";
+import { cancelBatch, previewURL, runBatch, stopBatch, zipBatch } from "./batch.js";
+import { initAccountPage, renderAccountPage, renderPlans } from "./pages.js";
 import { fmtDate, fmtSize, lang, loadDict, setLang, t, tOr, translatePage } from "./i18n.js";
 
 const LANG = "docmill.lang";
+// BATCH_MAX bounds the files of one batch (a tool that takes one file, run on each).
+const BATCH_MAX = 20;
 
 // Groups of the catalogue, by slug; a tool not listed here is a PDF tool.
 const GROUPS = ["chain", "pdf", "to-pdf", "from-pdf", "images", "security"];
@@ -26,9 +31,10 @@ const GROUP_OF = {
 
 let tools = [];        // GET /v1/tools
 let account = null;    // GET /v1/account, when a key is known
+let config = null;     // GET /v1/config: sign-up and plans
 let current = null;    // the open tool
-let pollTimer = 0;
-let jobToken = 0;      // bumped to abandon a job's polling when the page moves on
+let run = null;        // the open tool's job (runJob)
+let jobToken = 0;      // bumped to abandon a job's updates when the page moves on
 const chosen = new ChosenFiles($("file-list"));
 
 const toolTitle = (tool) => tOr("tool." + tool.slug + ".title", tool.title);
@@ -75,11 +81,25 @@ async function loadAccount() {
     if (res.ok) account = data;
     else if (res.status === 401) showKeyBox(t("key.invalid"));
   }
-  renderAccount();
+  renderAccount(true);
   refreshJobs();
 }
 
-function renderAccount() {
+async function loadConfig() {
+  const { res, data } = await api("GET", "/v1/config").catch(() => ({ res: {}, data: null }));
+  config = res.ok ? data : null;
+  // The page never offers what the server refuses: no sign-up when closed.
+  const open = !!config && config.signup === "open";
+  $("signup-form").hidden = !open;
+  $("signup-closed").hidden = open;
+  renderPlans(config, account);
+}
+
+/** renderAccount redraws the header and, if open, the plans and account pages (reload: their lists too). */
+function renderAccount(reload) {
+  document.querySelectorAll("[data-needs-key]").forEach((e) => { e.hidden = !key(); });
+  renderPlans(config, account);
+  if (!$("acct").hidden) renderAccountPage(account, reload);
   const box = $("account");
   box.replaceChildren();
   $("key-open").hidden = !!key();
@@ -97,9 +117,10 @@ function renderAccount() {
 
 function showKeyBox(message) {
   $("keybox").hidden = false;
+  $("keyforms").hidden = false;
   $("key-error").hidden = !message;
   $("key-error").textContent = message || "";
-  if (!message) $("signup-email").focus();
+  if (!message) ($("signup-form").hidden ? $("paste-key") : $("signup-email")).focus();
 }
 
 async function onSignup(ev) {
@@ -114,6 +135,7 @@ async function onSignup(ev) {
   setKey(data.api_key);
   $("key-value").textContent = data.api_key;
   $("key-created").hidden = false;
+  $("keyforms").hidden = true;
   form.reset();
   showFieldErrors(form, null);
   $("key-error").hidden = true;
@@ -135,6 +157,7 @@ function forgetKey() {
   $("key-created").hidden = true;
   renderAccount();
   refreshJobs();
+  if (!$("acct").hidden) location.hash = "#/";
 }
 
 // ---- catalogue ----
@@ -193,7 +216,13 @@ function route() {
   const jobsView = location.hash === "#/jobs";
   if (jobsView && $("jobs").hidden) { showJobs(); $("jobs-heading").focus(); }
   if (!jobsView) hideJobs();
-  $("catalog").hidden = !!tool || jobsView;
+  const page = location.hash === "#/plans" ? "plans" : location.hash === "#/account" ? "acct" : "";
+  for (const id of ["plans", "acct"]) {
+    const opening = page === id && $(id).hidden;
+    $(id).hidden = page !== id;
+    if (opening) { renderAccount(true); $(id + "-heading").focus(); }
+  }
+  $("catalog").hidden = !!tool || jobsView || !!page;
   $("tool").hidden = !tool;
   if (tool && tool !== current) {
     current = tool;
@@ -205,7 +234,9 @@ function route() {
 
 function abandonJob() {
   jobToken++;
-  clearTimeout(pollTimer);
+  if (run) run.stop();
+  run = null;
+  stopBatch();
 }
 
 function resetTool() {
@@ -227,10 +258,11 @@ function renderTool() {
   $("tool-desc").textContent = toolDesc(tool);
   $("tool-needkey").hidden = !!key();
   const input = $("file-input");
-  input.multiple = tool.max_files > 1;
   const accepts = tool.accepts || [];
   input.accept = accepts.includes("*/*") ? "" : accepts.join(","); // "*/*": any file
-  $("drop-text").textContent = tool.max_files > 1 ? t("tool.dropMany", { max: tool.max_files }) : t("tool.drop");
+  // A tool that takes one file runs several as a batch, one job each.
+  input.multiple = true;
+  $("drop-text").textContent = tool.max_files > 1 ? t("tool.dropMany", { max: tool.max_files }) : t("tool.dropBatch", { max: BATCH_MAX });
   $("reorder-hint").hidden = !(tool.max_files > 1);
   document.title = toolTitle(tool) + " — docmill";
 }
@@ -247,9 +279,10 @@ async function onStart(ev) {
   showError("");
   if (!key()) { showKeyBox(t("key.needed")); return; }
   const min = Math.max(1, current.min_files);
-  if (chosen.files.length < min || chosen.files.length > current.max_files) {
+  const max = current.max_files > 1 ? current.max_files : BATCH_MAX;
+  if (chosen.files.length < min || chosen.files.length > max) {
     const slot = form.querySelector('.field-error[data-for="file"]');
-    slot.textContent = chosen.files.length < min ? t("tool.needFiles", { min }) : t("tool.tooMany", { max: current.max_files });
+    slot.textContent = chosen.files.length < min ? t("tool.needFiles", { min }) : t("tool.tooMany", { max });
     $("file-input").focus();
     return;
   }
@@ -263,22 +296,34 @@ async function onStart(ev) {
     return;
   }
   if (steps) fd.append(stepsParam(current).name, steps);
-  for (const f of chosen.files) fd.append("file", f, f.name);
   const token = ++jobToken;
   form.hidden = true;
-  setProgress(0, t("progress.uploading", { pct: 0, speed: "" }));
-  let r;
-  try {
-    r = await upload(current.slug, fd,
-      (loaded, total, rate) => {
-        const pct = Math.floor((loaded / total) * 100);
-        setProgress(pct, t("progress.uploading", { pct, speed: rate ? fmtSize(rate) + t("progress.perSecond") : "" }));
-      },
-      () => setProgress(null, t("progress.processing")));
-  } catch (e) {
-    r = { status: 0, data: null };
+  if (current.max_files <= 1 && chosen.files.length > 1) {
+    // Each batch job gets its own copy of the fields.
+    const fields = () => { const c = new FormData(); for (const [k, v] of fd) c.append(k, v); return c; };
+    const parallel = (account && account.limits && account.limits.jobs_in_flight) || 2;
+    runBatch(current.slug, chosen.files, fields, parallel, problemText, () => { if (token === jobToken) loadAccount(); });
+    return;
   }
-  if (token === jobToken) handleJob(token, r.status, r.data, r.retryAfter);
+  for (const f of chosen.files) fd.append("file", f, f.name);
+  run = runJob(current.slug, fd, (s) => { if (token === jobToken) showState(s); });
+}
+
+// showState shows a job's progress, its result or its problem.
+function showState(s) {
+  switch (s.phase) {
+    case "uploading":
+      setProgress(s.pct, t("progress.uploading", { pct: s.pct, speed: s.rate ? fmtSize(s.rate) + t("progress.perSecond") : "" }));
+      return;
+    case "sent": case "processing": setProgress(null, t("progress.processing")); return;
+    case "queued": setProgress(null, t("progress.queued")); return;
+    case "done": showResult(s.job); loadAccount(); return;
+    case "failed": failed(t("err.failed", { message: (s.job.error && s.job.error.message) || "" })); return;
+    case "canceled": failed(t("err.canceled")); return;
+  }
+  if (s.status === 401) showKeyBox(t("key.invalid"));
+  if (s.status === 429 && s.problem && s.problem.code === "quota_exceeded") loadAccount();
+  failed(problemText(s.status, s.problem, s.retryAfter), s.problem);
 }
 
 function setProgress(pct, text) {
@@ -297,45 +342,6 @@ function failed(text, problem) {
   if (field) focusField(field); else $("tool-error").focus();
 }
 
-// handleJob follows a job record: done shows the result, queued or
-// processing polls (as often as Retry-After asks), anything else a problem.
-function handleJob(token, status, job, retryAfter) {
-  if (status !== 200 && status !== 202) {
-    if (status === 401) showKeyBox(t("key.invalid"));
-    if (status === 429 && job && job.code === "quota_exceeded") loadAccount();
-    failed(problemText(status, job, retryAfter), job);
-    return;
-  }
-  switch (job && job.status) {
-    case "done": showResult(job); loadAccount(); return;
-    case "failed": failed(t("err.failed", { message: (job.error && job.error.message) || "" })); return;
-    case "canceled": failed(t("err.canceled")); return;
-  }
-  setProgress(null, t(job.status === "queued" ? "progress.queued" : "progress.processing"));
-  const wait = Math.min(30, Math.max(1, Number(retryAfter) || 1)) * 1000;
-  pollTimer = setTimeout(() => poll(token, job.job_id), wait);
-}
-
-async function poll(token, id) {
-  if (token !== jobToken) return;
-  let r;
-  try {
-    // A long poll: answered as soon as the job finishes, or after 30 s.
-    r = await api("GET", "/v1/jobs/" + encodeURIComponent(id) + "?wait=30");
-  } catch (e) {
-    // A dropped connection while polling is retried: the job goes on.
-    pollTimer = setTimeout(() => poll(token, id), 3000);
-    return;
-  }
-  if (token !== jobToken) return;
-  const { res, data } = r;
-  if (res.status === 429 || res.status >= 500) {
-    pollTimer = setTimeout(() => poll(token, id), Math.max(1, Number(res.headers.get("Retry-After")) || 2) * 1000);
-    return;
-  }
-  handleJob(token, res.ok ? 202 : res.status, data, res.headers.get("Retry-After"));
-}
-
 function showResult(job) {
   const r = job.result || {};
   $("progress").hidden = true;
@@ -349,6 +355,10 @@ function showResult(job) {
     const pct = Math.max(0, Math.round((1 - r.size / input) * 100));
     saved.textContent = pct > 0 ? t("result.saved", { pct, from: fmtSize(input), to: fmtSize(r.size) }) : t("result.notSmaller");
   }
+  const img = $("result-preview");
+  const src = previewURL(job);
+  img.hidden = !src;
+  if (src) { img.src = src; img.alt = t("batch.preview", { name: r.filename || "" }); } else img.removeAttribute("src");
   const link = $("result-link");
   link.hidden = !r.url;
   if (r.url) { link.href = r.url; link.setAttribute("download", r.filename || ""); }
@@ -392,6 +402,11 @@ function bind() {
   $("paste-form").addEventListener("submit", onPaste);
   $("tool-form").addEventListener("submit", onStart);
   $("again").addEventListener("click", () => { resetTool(); $("file-input").focus(); });
+  $("batch-again").addEventListener("click", () => { resetTool(); $("file-input").focus(); });
+  $("cancel").addEventListener("click", () => { if (run) run.cancel(); });
+  $("batch-cancel").addEventListener("click", cancelBatch);
+  $("batch-zip").addEventListener("click", zipBatch);
+  initAccountPage(() => loadAccount(), forgetKey);
   $("file-input").addEventListener("change", (e) => { chosen.add(e.target.files); e.target.value = ""; });
   const drop = $("drop");
   drop.addEventListener("dragover", (e) => {
@@ -413,7 +428,7 @@ async function start() {
   await loadDict(localStorage.getItem(LANG));
   $("lang").value = lang();
   translatePage();
-  await Promise.all([loadTools(), loadAccount()]);
+  await Promise.all([loadTools(), loadConfig(), loadAccount()]);
   document.body.dataset.ready = "1";
 }
 

@@ -23,10 +23,9 @@ export class ChosenFiles {
     this.render();
   }
 
-  /** add appends files; a tool taking one file keeps the last chosen. */
+  /** add appends files (on a tool taking one file, several make a batch). */
   add(list) {
     for (const f of list) this.files.push(f);
-    if (this.max <= 1) this.files = this.files.slice(-1);
     this.render();
   }
 

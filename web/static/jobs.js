@@ -1,5 +1,6 @@
-// The caller's recent jobs (GET /v1/jobs): status, tool, when, and the
-// result's download link while it has not expired. While any listed job
+// The caller's recent jobs (GET /v1/jobs): status, tool, when, sizes in
+// and out, processing time, and the result's download link while it has
+// not expired. While any listed job
 // is unfinished the list refreshes itself; "Show more" follows the cursor.
 
 import { api, key } from "./api.js";
@@ -87,12 +88,21 @@ function resultCell(j) {
     " ", el("span", { class: "muted", text: fmtSize(r.size) + ", " + t("jobs.until", { date: fmtDate(r.expires_at) }) }));
 }
 
+// sizesText is "2.1 MB → 1.3 MB": what went in and, once done, what came out.
+function sizesText(j) {
+  const inSize = j.meta && j.meta.input_size;
+  const out = j.result && j.result.size;
+  return (inSize ? fmtSize(inSize) : "") + (out != null ? " → " + fmtSize(out) : "");
+}
+
 function render() {
   const body = $("jobs-body");
   body.replaceChildren(...jobs.map((j) => el("tr", { "data-job": j.job_id, "data-status": j.status },
     el("td", {}, el("span", { class: "status " + j.status, text: tOr("status." + j.status, j.status) })),
     el("td", { text: toolTitle(j.tool) }),
     el("td", {}, el("time", { datetime: j.created_at, text: fmtDate(j.created_at) })),
+    el("td", { class: "sizes", text: sizesText(j) }),
+    el("td", { text: j.meta && j.meta.duration_ms != null ? t("jobs.seconds", { s: (j.meta.duration_ms / 1000).toFixed(1) }) : "" }),
     el("td", {}, resultCell(j)))));
   $("jobs-table").hidden = !jobs.length;
   $("jobs-none").hidden = !!jobs.length || !key();
