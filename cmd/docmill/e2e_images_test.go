@@ -3,7 +3,10 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"image"
+	"image/color"
+	"strings"
 	"testing"
 
 	"github.com/docmill/docmill/client"
@@ -127,6 +130,70 @@ func TestCropImageE2E(t *testing.T) {
 	t.Run("damaged", func(t *testing.T) {
 		_, _, err := c.Process(context.Background(), "crop-image", []client.File{file(t, "image", "corrupted.jpg")},
 			client.ProcessOptions{Params: map[string]string{"width": "10", "height": "10"}})
+		apiError(t, err, 400, "invalid_document")
+	})
+}
+
+// imageReport is the part of image-info's report the test reads.
+type imageReport struct {
+	Format        string            `json:"format"`
+	Width         int               `json:"width"`
+	Height        int               `json:"height"`
+	DisplayWidth  int               `json:"display_width"`
+	DisplayHeight int               `json:"display_height"`
+	Bands         int               `json:"bands"`
+	HasAlpha      bool              `json:"has_alpha"`
+	Orientation   int               `json:"orientation"`
+	Pages         int               `json:"pages"`
+	EXIF          map[string]string `json:"exif"`
+}
+
+func TestImageInfoE2E(t *testing.T) {
+	s := startServer(t, "")
+	c := s.client(s.DevKey)
+	info := func(t *testing.T, files []client.File) imageReport {
+		t.Helper()
+		j, data := runTool(t, c, "image-info", files, nil)
+		if j.Result.ContentType != "application/json" || !strings.HasSuffix(j.Result.Filename, "-info.json") {
+			t.Fatalf("result %+v", j.Result)
+		}
+		var r imageReport
+		if err := json.Unmarshal(data, &r); err != nil {
+			t.Fatalf("%v: %s", err, data)
+		}
+		return r
+	}
+	for _, name := range []string{"iphone-photo.jpg", "map.png", "smile.tiff"} {
+		t.Run(name, func(t *testing.T) {
+			r := info(t, []client.File{file(t, "image", name)})
+			cfg, _, err := image.DecodeConfig(bytes.NewReader(corpusBytes(t, "image", name)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.Width != cfg.Width || r.Height != cfg.Height || r.Pages != 1 || r.Orientation != 1 {
+				t.Errorf("report %+v; Go reads %dx%d", r, cfg.Width, cfg.Height)
+			}
+			// Go's decoders give a non-premultiplied model only to images
+			// with an alpha channel (RGB PNGs and TIFFs get RGBAModel).
+			if hasAlpha := cfg.ColorModel == color.NRGBAModel || cfg.ColorModel == color.NRGBA64Model; r.HasAlpha != hasAlpha {
+				t.Errorf("has_alpha %v; Go's colour model %T", r.HasAlpha, cfg.ColorModel)
+			}
+		})
+	}
+	t.Run("exif", func(t *testing.T) {
+		r := info(t, []client.File{file(t, "image", "iphone-photo.jpg")})
+		if r.Format != "jpg" || r.EXIF["Make"] != "Apple" || r.EXIF["Model"] != "iPhone 6" {
+			t.Errorf("format %s, EXIF %v", r.Format, r.EXIF)
+		}
+	})
+	t.Run("orientation", func(t *testing.T) {
+		r := info(t, upload("sideways.jpg", toolstest.OrientedJPEG(t, 40, 20, 6)))
+		if r.Orientation != 6 || r.DisplayWidth != 20 || r.DisplayHeight != 40 {
+			t.Errorf("report %+v", r)
+		}
+	})
+	t.Run("cut", func(t *testing.T) {
+		_, _, err := c.Process(context.Background(), "image-info", upload("cut.jpg", corpusBytes(t, "image", "photo.jpg")[:64]), client.ProcessOptions{})
 		apiError(t, err, 400, "invalid_document")
 	})
 }
