@@ -51,6 +51,7 @@ func Tools(vips, vipsheader *sandbox.Engine, limits docmill.Limits, scratch stri
 		rotateTool(vips, vipsheader, maxPixels),
 		cropTool(vips, vipsheader, maxPixels),
 		infoTool(vips, vipsheader, maxPixels),
+		watermarkTool(vips, vipsheader, maxPixels),
 	}
 }
 

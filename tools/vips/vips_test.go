@@ -154,7 +154,7 @@ func badInputs(t *testing.T) map[string]string {
 func TestInvalidDocuments(t *testing.T) {
 	params := map[string]map[string]string{
 		"compress-image": nil, "resize-image": {"width": "100"}, "convert-image": {"format": "png"},
-		"rotate-image": nil, "crop-image": {"width": "10", "height": "10"},
+		"rotate-image": nil, "crop-image": {"width": "10", "height": "10"}, "watermark-image": {"text": "x"},
 	}
 	for slug, raw := range params { // image-info reads headers only: TestImageInfoBadInput
 		tool := testTool(t, slug)
@@ -184,7 +184,7 @@ func TestBombRefusedBeforeDecoding(t *testing.T) {
 			continue // it decodes nothing, and reports a bomb (TestImageInfoBomb)
 		}
 		params := map[string]map[string]string{"resize-image": {"width": "10"}, "convert-image": {"format": "jpg"},
-			"crop-image": {"width": "10", "height": "10"}}[tool.Slug]
+			"crop-image": {"width": "10", "height": "10"}, "watermark-image": {"text": "x"}}[tool.Slug]
 		_, err := runTool(t, tool, bomb, params)
 		toolstest.WantCode(t, err, docmill.CodeInvalidDocument, "")
 	}
@@ -210,6 +210,8 @@ func TestMissingEngine(t *testing.T) {
 				raw["format"] = "png"
 			case "crop-image":
 				raw["width"], raw["height"] = "10", "10"
+			case "watermark-image":
+				raw["text"] = "x"
 			}
 			_, err := runTool(t, tool, generatedJPEG(t), raw)
 			toolstest.WantCode(t, err, docmill.CodeEngineUnavailable, "")
@@ -247,6 +249,7 @@ func TestCanceled(t *testing.T) {
 	for slug, raw := range map[string]map[string]string{
 		"compress-image": nil, "resize-image": {"width": "100"}, "convert-image": {"format": "png"},
 		"rotate-image": nil, "crop-image": {"width": "10", "height": "10"}, "image-info": nil,
+		"watermark-image": {"text": "x"},
 	} {
 		_, err := toolstest.RunContext(ctx, t, testTool(t, slug), generatedJPEG(t), "image/jpeg", raw)
 		if !errors.Is(err, context.Canceled) {
@@ -321,6 +324,7 @@ func TestImagePixelsLimit(t *testing.T) {
 	params := map[string]map[string]string{
 		"compress-image": nil, "resize-image": {"width": "100"}, "convert-image": {"format": "png"},
 		"rotate-image": nil, "crop-image": {"width": "10", "height": "10"}, "image-info": nil,
+		"watermark-image": {"text": "x"},
 	}
 	for _, tool := range tools {
 		if tool.Slug == "image-info" {
