@@ -197,3 +197,42 @@ func TestImageInfoE2E(t *testing.T) {
 		apiError(t, err, 400, "invalid_document")
 	})
 }
+// inkBounds returns the bounds of the pixels of img that are not white.
+func inkBounds(img image.Image) image.Rectangle {
+	var box image.Rectangle
+	b := img.Bounds()
+	for y := b.Min.Y; y < b.Max.Y; y++ {
+		for x := b.Min.X; x < b.Max.X; x++ {
+			if !toolstest.Near(img.At(x, y), color.RGBA{255, 255, 255, 255}, 0) {
+				box = box.Union(image.Rect(x, y, x+1, y+1))
+	return box
+func TestWatermarkImageE2E(t *testing.T) {
+	white := func() []client.File { return upload("white.png", toolstest.Corner(t, 600, 300, 0)) }
+	for _, tt := range []struct {
+		position string
+		cell     image.Rectangle // of a 3x3 grid
+	}{
+		{"bottom-right", image.Rect(400, 200, 600, 300)},
+		{"top-left", image.Rect(0, 0, 200, 100)},
+		{"center", image.Rect(200, 100, 400, 200)},
+	} {
+		t.Run(tt.position, func(t *testing.T) {
+			j, data := runTool(t, c, "watermark-image", white(), map[string]string{"text": "WM", "position": tt.position,
+				"font_size": "40", "color": "#000000", "opacity": "1"})
+			img, format := decodeImage(t, data)
+			if format != "png" || j.Result.Filename != "white-watermarked.png" || img.Bounds().Dx() != 600 {
+				t.Fatalf("%s %s %v", j.Result.Filename, format, img.Bounds())
+			if box := inkBounds(img); box.Empty() || !box.In(tt.cell) {
+				t.Errorf("ink %v, want it inside %v", box, tt.cell)
+	t.Run("markup drawn as typed", func(t *testing.T) {
+		_, data := runTool(t, c, "watermark-image", []client.File{file(t, "image", "photo.jpg")},
+			map[string]string{"text": "</span><span size='9999999'>&amp;", "opacity": "1"})
+		if cfg, format, err := image.DecodeConfig(bytes.NewReader(data)); err != nil || format != "jpeg" || cfg.Width != 300 {
+			t.Fatalf("%v %s %d", err, format, cfg.Width)
+	t.Run("control character", func(t *testing.T) {
+		_, _, err := c.Process(context.Background(), "watermark-image", []client.File{file(t, "image", "photo.jpg")},
+			client.ProcessOptions{Params: map[string]string{"text": "a\x1bb"}})
+		apiErrorDetail(t, err, 400, "invalid_parameter", "text")
+	t.Run("damaged", func(t *testing.T) {
+		_, _, err := c.Process(context.Background(), "watermark-image", []client.File{file(t, "image", "corrupted.jpg")},
+			client.ProcessOptions{Params: map[string]string{"text": "x"}})

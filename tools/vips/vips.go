@@ -50,6 +50,8 @@ func Tools(vips, vipsheader *sandbox.Engine, limits docmill.Limits, scratch stri
 		convertTool(vips, vipsheader, saveableFormats(vips, scratch), maxPixels),
 		rotateTool(vips, vipsheader, maxPixels),
 		cropTool(vips, vipsheader, maxPixels),
+		infoTool(vips, vipsheader, maxPixels),
+		watermarkTool(vips, vipsheader, maxPixels),
 	}
 }
 

@@ -25,7 +25,7 @@ const GROUP_OF = {
   "pdf-to-jpg": "from-pdf", "pdf-to-png": "from-pdf", "pdf-to-text": "from-pdf", "pdf-to-pdfa": "from-pdf",
   "ocr-pdf": "from-pdf",
   "compress-image": "images", "resize-image": "images", "convert-image": "images",
-  "rotate-image": "images", "crop-image": "images",
+  "rotate-image": "images", "crop-image": "images", "image-info": "images", "watermark-image": "images",
   "protect-pdf": "security", "unlock-pdf": "security",
 };
 
