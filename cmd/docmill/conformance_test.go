@@ -74,6 +74,9 @@ var conformParams = map[string]map[string]string{
 	"edit-bookmarks": {"bookmarks": `[{"title": "Conformance", "page": 1}]`},
 	// A field of the sample form (conformSample).
 	"fill-pdf-form": {"values": `{"Name": "Conformance"}`},
+	// One way of cropping is required (margins: auto's default, false,
+	// must stay valid beside it).
+	"crop-pdf": {"margins": "10"},
 }
 
 // conformValues are candidate values of params whose declaration suggests
@@ -81,9 +84,6 @@ var conformParams = map[string]map[string]string{
 var conformValues = map[string][]string{
 	"fill-pdf-form/values":     {`{"Name": "Another name"}`},
 	"edit-bookmarks/bookmarks": {`[{"title": "Another outline", "page": 1}]`},
-	// One way of cropping is required (margins: auto's default, false,
-	// must stay valid beside it).
-	"crop-pdf": {"margins": "10"},
 }
 
 // conformNoEffect lists the params that change nothing on the suite's

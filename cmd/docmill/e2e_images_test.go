@@ -197,6 +197,7 @@ func TestImageInfoE2E(t *testing.T) {
 		apiError(t, err, 400, "invalid_document")
 	})
 }
+
 // inkBounds returns the bounds of the pixels of img that are not white.
 func inkBounds(img image.Image) image.Rectangle {
 	var box image.Rectangle
@@ -205,8 +206,15 @@ func inkBounds(img image.Image) image.Rectangle {
 		for x := b.Min.X; x < b.Max.X; x++ {
 			if !toolstest.Near(img.At(x, y), color.RGBA{255, 255, 255, 255}, 0) {
 				box = box.Union(image.Rect(x, y, x+1, y+1))
+			}
+		}
+	}
 	return box
+}
+
 func TestWatermarkImageE2E(t *testing.T) {
+	s := startServer(t, "")
+	c := s.client(s.DevKey)
 	white := func() []client.File { return upload("white.png", toolstest.Corner(t, 600, 300, 0)) }
 	for _, tt := range []struct {
 		position string
@@ -222,17 +230,27 @@ func TestWatermarkImageE2E(t *testing.T) {
 			img, format := decodeImage(t, data)
 			if format != "png" || j.Result.Filename != "white-watermarked.png" || img.Bounds().Dx() != 600 {
 				t.Fatalf("%s %s %v", j.Result.Filename, format, img.Bounds())
+			}
 			if box := inkBounds(img); box.Empty() || !box.In(tt.cell) {
 				t.Errorf("ink %v, want it inside %v", box, tt.cell)
+			}
+		})
+	}
 	t.Run("markup drawn as typed", func(t *testing.T) {
 		_, data := runTool(t, c, "watermark-image", []client.File{file(t, "image", "photo.jpg")},
 			map[string]string{"text": "</span><span size='9999999'>&amp;", "opacity": "1"})
 		if cfg, format, err := image.DecodeConfig(bytes.NewReader(data)); err != nil || format != "jpeg" || cfg.Width != 300 {
 			t.Fatalf("%v %s %d", err, format, cfg.Width)
+		}
+	})
 	t.Run("control character", func(t *testing.T) {
 		_, _, err := c.Process(context.Background(), "watermark-image", []client.File{file(t, "image", "photo.jpg")},
 			client.ProcessOptions{Params: map[string]string{"text": "a\x1bb"}})
 		apiErrorDetail(t, err, 400, "invalid_parameter", "text")
+	})
 	t.Run("damaged", func(t *testing.T) {
 		_, _, err := c.Process(context.Background(), "watermark-image", []client.File{file(t, "image", "corrupted.jpg")},
 			client.ProcessOptions{Params: map[string]string{"text": "x"}})
+		apiError(t, err, 400, "invalid_document")
+	})
+}

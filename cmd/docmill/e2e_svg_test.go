@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math"
 	"net/http"
-	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -27,9 +26,6 @@ type svgDoc struct {
 	} `xml:"g>g>use"`
 }
 
-// pageSizeRE reads pdfinfo's page size lines.
-var pageSizeRE = regexp.MustCompile(`(?m)^Page\s+(\d+) size:\s+([\d.]+) x ([\d.]+) pts`)
-
 // checkSVGE2E: pdf-to-svg of four pages gives a zip of four SVGs, each
 // well-formed XML with an <svg> root of the page's size (pdfinfo) that
 // draws as many glyphs as pdftotext finds characters on the page (within
@@ -41,7 +37,7 @@ func checkSVGE2E(t *testing.T, c *client.Client) {
 	if j.Result.Filename != "pdflatex-4-pages-svg.zip" || len(entries) != 4 {
 		t.Fatalf("%s: %d entries", j.Result.Filename, len(entries))
 	}
-	sizes := pageSizes(t, toolstest.ReadCorpus(t, "pdf", fourPages))
+	sizes := pageSizesByNumber(t, toolstest.ReadCorpus(t, "pdf", fourPages))
 	for p := 1; p <= 4; p++ {
 		doc := parseSVG(t, entries[fmt.Sprintf("pdflatex-4-pages-%d.svg", p)])
 		checkSVGSize(t, doc, sizes[p])
@@ -70,7 +66,7 @@ func checkSVGE2E(t *testing.T, c *client.Client) {
 	if err != nil || resp.Header.Get("Content-Type") != "image/svg+xml" {
 		t.Fatalf("served as %q (%v)", resp.Header.Get("Content-Type"), err)
 	}
-	rot := pageSizes(t, toolstest.ReadCorpus(t, "pdf", "habibi-rotated.pdf"))[1]
+	rot := pageSizesByNumber(t, toolstest.ReadCorpus(t, "pdf", "habibi-rotated.pdf"))[1]
 	checkSVGSize(t, parseSVG(t, data), [2]float64{rot[1], rot[0]}) // /Rotate 90
 }
 
@@ -95,9 +91,9 @@ func checkSVGSize(t *testing.T, doc svgDoc, size [2]float64) {
 	}
 }
 
-// pageSizes returns each page's size in points as pdfinfo reports it
+// pageSizesByNumber returns each page's size in points as pdfinfo reports it
 // (before its /Rotate).
-func pageSizes(t *testing.T, pdf []byte) map[int][2]float64 {
+func pageSizesByNumber(t *testing.T, pdf []byte) map[int][2]float64 {
 	t.Helper()
 	out := map[int][2]float64{}
 	for _, m := range pageSizeRE.FindAllStringSubmatch(pdfinfoReport(t, pdf, "-f", "1", "-l", "1000"), -1) {

@@ -59,7 +59,7 @@ var pdfHelperArgs = []string{"engine", "pdf"}
 func helperTools() []*docmill.Tool {
 	return append(pdfops.Tools(), pdfops.SelectPagesTool(), pdfops.StreamCheckTool(), ocr.PrepareImageTool(),
 		pdfops.WriteBookmarksTool(), // edit-bookmarks' outline writing
-		pdfops.FillFormStepTool(),
+		pdfops.FillFormStepTool(),   // fill-pdf-form's filling
 		pdfops.SetCropBoxTool(),     // crop-pdf's crop boxes
 	)
 }

@@ -88,12 +88,11 @@ func Tools() []*docmill.Tool {
 		imagesToPDFTool(),
 		formFieldsTool(),
 		// Document metadata and embedded data (issue 19).
-		editMetadataTool(), extractAttachmentsTool(), bookmarksTool(),
+		editMetadataTool(), extractAttachmentsTool(), addAttachmentsTool(), bookmarksTool(),
 		// Page layout (issue 19).
+		resizeTool(), nupTool(), bookletTool(), insertPagesTool(),
 		// Clean-up (issue 19).
 		removeAnnotationsTool(), sanitizeTool(),
-		resizeTool(), nupTool(), bookletTool(), insertPagesTool(),
-		editMetadataTool(), extractAttachmentsTool(), addAttachmentsTool(),
 	})
 	for _, t := range tools {
 		if t.Outputs == nil {

@@ -258,10 +258,10 @@ function renderTool() {
   $("tool-desc").textContent = toolDesc(tool);
   $("tool-needkey").hidden = !!key();
   const input = $("file-input");
-  const accepts = tool.accepts || [];
-  input.accept = accepts.includes("*/*") ? "" : accepts.join(","); // "*/*": any file
   // A tool that takes one file runs several as a batch, one job each.
   input.multiple = true;
+  const accepts = tool.accepts || [];
+  input.accept = accepts.includes("*/*") ? "" : accepts.join(","); // "*/*": any file
   $("drop-text").textContent = tool.max_files > 1 ? t("tool.dropMany", { max: tool.max_files }) : t("tool.dropBatch", { max: BATCH_MAX });
   $("reorder-hint").hidden = !(tool.max_files > 1);
   document.title = toolTitle(tool) + " — docmill";
@@ -373,7 +373,8 @@ function changeLang(l) {
   $("lang").value = lang();
   translatePage();
   renderCatalog();
-  renderAccount();
+  $("keys-status").textContent = ""; // said in the language left
+  renderAccount(true); // the account page's lists are drawn in the language
   renderJobs();
   if (current) {
     // Rebuild the controls in the new language, keeping what was entered.
