@@ -55,10 +55,10 @@ var pdfHelperArgs = []string{"engine", "pdf"}
 // helperTools are the tools the PDF helper runs: the pdfcpu tools, the
 // page selection other tools use on PDFs that engines made, and the
 // stream check every PDF passes before an engine sees it, ocr-pdf's
-// image preparation and fill-pdf-form's filling.
+// image preparation, and fill-pdf-form's and flatten-pdf's steps.
 func helperTools() []*docmill.Tool {
 	return append(pdfops.Tools(), pdfops.SelectPagesTool(), pdfops.StreamCheckTool(), ocr.PrepareImageTool(),
-		pdfops.FillFormStepTool())
+		pdfops.FillFormStepTool(), pdfops.RestoreLinksStepTool())
 }
 
 // engine is the hidden subcommand a helper process runs: `docmill engine
