@@ -11,8 +11,8 @@ import (
 
 // FormTools returns the tools that act on a PDF's form and annotations:
 // flatten-pdf and fill-pdf-form. They are declared apart from Tools
-// because the form filler takes a step that reads the document in Go,
-// run in the PDF helper (FormSteps).
+// because they take steps that read the document in Go, run in the PDF
+// helper (FormSteps).
 func FormTools(gs, qpdf *sandbox.Engine, steps FormSteps) []*docmill.Tool {
 	f := &forms{engines: &engines{gs: gs, qpdf: qpdf}, steps: steps}
 	tools := []*docmill.Tool{f.flattenTool(), f.fillTool()}
