@@ -88,6 +88,15 @@ func TestFormAndAttachmentToolsE2E(t *testing.T) {
 		}
 	})
 
+	t.Run("flatten keeps links", func(t *testing.T) {
+		in := corpus(t, "pdf", "pdflatex-outline.pdf")
+		_, data := runTool(t, c, "flatten-pdf", []client.File{file(t, "pdf", "pdflatex-outline.pdf")}, nil)
+		before, after := qpdfAnnotations(t, in), qpdfAnnotations(t, toolstest.WriteTemp(t, "flat.pdf", data))
+		if len(before) == 0 || !equalStrings(after, before) {
+			t.Fatalf("annotations %v, were %v (all links)", after, before)
+		}
+	})
+
 	t.Run("flatten the corpus", func(t *testing.T) {
 		for _, name := range []string{formsPDF, "annotated_pdf.pdf"} {
 			in := corpus(t, "pdf", name)

@@ -127,7 +127,7 @@ func toolset(e engineSet, o toolOptions) (tools []*docmill.Tool, close func(), e
 		tools = append(tools, repairing(repair, helpers.Tool(t))...)
 	}
 	tools = append(tools, gsTools...)
-	formSteps := ghostscript.FormSteps{Fill: helpers.Tool(pdfops.FillFormStepTool()).Run}
+	formSteps := ghostscript.FormSteps{Fill: helpers.Tool(pdfops.FillFormStepTool()).Run, RestoreLinks: helpers.Tool(pdfops.RestoreLinksStepTool()).Run}
 	tools = append(tools, checkedPDFs(check, ghostscript.FormTools(e.gs, e.qpdf, formSteps))...)
 	tools = append(tools, checkedPDFs(check, poppler.Tools(e.pdftoppm, e.pdftotext, e.pdfinfo, o.limits))...)
 	tools = append(tools, checkedPDFs(check, []*docmill.Tool{poppler.EditBookmarksTool(e.pdftotext, helpers.Tool(pdfops.WriteBookmarksTool()).Run)})...)

@@ -53,15 +53,13 @@ func (f *jailFlags) open(scratch string, log *slog.Logger, stderr io.Writer) *sa
 var pdfHelperArgs = []string{"engine", "pdf"}
 
 // helperTools are the tools the PDF helper runs: the pdfcpu tools, the
-// page selection other tools use on PDFs that engines made, and the
-// stream check every PDF passes before an engine sees it, ocr-pdf's
-// image preparation and fill-pdf-form's filling.
+// page selection other tools use on PDFs that engines made, the stream
+// check every PDF passes before an engine sees it, and the pdfcpu steps
+// of the tools that other engines run (ocr-pdf, edit-bookmarks,
+// fill-pdf-form, flatten-pdf, crop-pdf).
 func helperTools() []*docmill.Tool {
 	return append(pdfops.Tools(), pdfops.SelectPagesTool(), pdfops.StreamCheckTool(), ocr.PrepareImageTool(),
-		pdfops.WriteBookmarksTool(), // edit-bookmarks' outline writing
-		pdfops.FillFormStepTool(),   // fill-pdf-form's filling
-		pdfops.SetCropBoxTool(),     // crop-pdf's crop boxes
-	)
+		pdfops.WriteBookmarksTool(), pdfops.FillFormStepTool(), pdfops.RestoreLinksStepTool(), pdfops.SetCropBoxTool())
 }
 
 // engine is the hidden subcommand a helper process runs: `docmill engine

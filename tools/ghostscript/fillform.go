@@ -12,10 +12,9 @@ import (
 // fillTool declares fill-pdf-form. It lives here rather than among the
 // pdfcpu tools because every run needs qpdf (to draw the fields from
 // their new values) and, with flatten, Ghostscript; the filling itself
-// is pdfcpu's, the step fill, run in the PDF helper.
-func (e *engines) fillTool(fill docmill.RunFunc) *docmill.Tool {
-	f := &filler{engines: e, fill: fill}
-	return e.tool(docmill.Tool{
+// is pdfcpu's, the step Fill, run in the PDF helper.
+func (f *forms) fillTool() *docmill.Tool {
+	return f.tool(docmill.Tool{
 		Slug: "fill-pdf-form",
 		Meta: []docmill.MetaField{{Name: "pages", Type: docmill.MetaInteger, Description: "Pages of the document."},
 			{Name: "fields", Type: docmill.MetaInteger, Description: "Form fields filled."},
@@ -37,18 +36,12 @@ func (e *engines) fillTool(fill docmill.RunFunc) *docmill.Tool {
 				Description: "Draw the filled fields into the pages and remove the form, so the values can no longer be changed."},
 		},
 		Engine:    "pdfcpu",
-		Available: func() bool { return fill != nil && e.available() },
-		Run:       f.run,
+		Available: func() bool { return f.steps.Fill != nil && f.available() },
+		Run:       f.runFill,
 	})
 }
 
-// filler runs fill-pdf-form.
-type filler struct {
-	*engines
-	fill docmill.RunFunc
-}
-
-// run fills the fields in the PDF helper (which refuses unknown names and
+// runFill fills the fields in the PDF helper (which refuses unknown names and
 // values a field does not take), then has qpdf generate the fields'
 // appearances from their new values, so that every viewer shows them,
 // not only those that honour /NeedAppearances; with flatten, the form is
@@ -59,11 +52,11 @@ type filler struct {
 // for viewers to draw (/NeedAppearances, which they honour with fonts of
 // their own), and flattening one is refused rather than drawn as
 // question marks.
-func (f *filler) run(ctx context.Context, in *docmill.RunInput) (*docmill.RunOutput, error) {
+func (f *forms) runFill(ctx context.Context, in *docmill.RunInput) (*docmill.RunOutput, error) {
 	if _, err := f.checkInput(ctx, in.Files[0], in.WorkDir); err != nil {
 		return nil, err
 	}
-	filled, err := f.fill(ctx, in)
+	filled, err := f.steps.Fill(ctx, in)
 	if err != nil {
 		return nil, err
 	}
@@ -77,7 +70,7 @@ func (f *filler) run(ctx context.Context, in *docmill.RunInput) (*docmill.RunOut
 	case !generated:
 		out = filled.Path
 	case flatten:
-		if pages, err = f.flatten(ctx, filled.Path, out, in.WorkDir); err != nil {
+		if out, pages, err = f.flatten(ctx, in, filled.Path); err != nil {
 			return nil, err
 		}
 	default:

@@ -11,11 +11,11 @@ import (
 
 // FormTools returns the tools that act on a PDF's form and annotations:
 // flatten-pdf and fill-pdf-form. They are declared apart from Tools
-// because the form filler takes a step that reads the document in Go,
-// run in the PDF helper (FormSteps).
+// because they take steps that read the document in Go, run in the PDF
+// helper (FormSteps).
 func FormTools(gs, qpdf *sandbox.Engine, steps FormSteps) []*docmill.Tool {
-	e := &engines{gs: gs, qpdf: qpdf}
-	tools := []*docmill.Tool{e.flattenTool(), e.fillTool(steps.Fill)}
+	f := &forms{engines: &engines{gs: gs, qpdf: qpdf}, steps: steps}
+	tools := []*docmill.Tool{f.flattenTool(), f.fillTool()}
 	for _, t := range tools {
 		t.Outputs = []string{pdfContentType}
 	}
@@ -30,19 +30,30 @@ type FormSteps struct {
 	// fill-pdf-form's input and params; nil makes fill-pdf-form
 	// unavailable.
 	Fill docmill.RunFunc
+	// RestoreLinks puts back the links flattening dropped
+	// (pdfops.RestoreLinksStepTool), taking the document before
+	// flattening and the flattened one; nil leaves them dropped.
+	RestoreLinks docmill.RunFunc
 }
 
-func (e *engines) flattenTool() *docmill.Tool {
-	return e.tool(docmill.Tool{
+// forms runs the form tools: the engines, and the steps run in the PDF
+// helper.
+type forms struct {
+	*engines
+	steps FormSteps
+}
+
+func (f *forms) flattenTool() *docmill.Tool {
+	return f.tool(docmill.Tool{
 		Slug:  "flatten-pdf",
 		Meta:  []docmill.MetaField{{Name: "pages", Type: docmill.MetaInteger, Description: "Pages of the document."}},
 		Title: "Flatten PDF",
 		Description: "Draw a PDF's form fields and annotations (comments, highlights, stamps) into the page " +
 			"content, so that they look the same but can no longer be edited or filled in. " +
 			"The form itself is removed. The document is rewritten as printing to PDF would: " +
-			"pages, text, images and bookmarks are kept, but links, being annotations too, stop working.",
+			"pages, text, images, bookmarks and links (to web pages and within the document) are kept.",
 		Engine: "ghostscript",
-		Run:    e.runFlatten,
+		Run:    f.runFlatten,
 	})
 }
 
@@ -53,37 +64,50 @@ func (e *engines) flattenTool() *docmill.Tool {
 // kinds that lack one (notes, highlights, ink), and leave out the
 // AcroForm. qpdf's own --flatten-annotations is not used: it drops, rather
 // than draws, every annotation without an appearance stream, which is how
-// many viewers save comments. Links are annotations as well: Ghostscript
-// 10.0 cannot keep them alone (its PreserveAnnotTypes cannot be set from
-// the command line), so they are lost, which the description says.
-func (e *engines) runFlatten(ctx context.Context, in *docmill.RunInput) (*docmill.RunOutput, error) {
-	src, err := e.checkInput(ctx, in.Files[0], in.WorkDir)
+// many viewers save comments. Ghostscript drops links, which are
+// annotations with nothing to draw (its PreserveAnnotTypes, which could
+// keep them, cannot be set from the command line in 10.0): the step
+// RestoreLinks puts them back.
+func (f *forms) runFlatten(ctx context.Context, in *docmill.RunInput) (*docmill.RunOutput, error) {
+	src, err := f.checkInput(ctx, in.Files[0], in.WorkDir)
 	if err != nil {
 		return nil, err
 	}
-	out := filepath.Join(in.WorkDir, "flattened.pdf")
-	pages, err := e.flatten(ctx, src, out, in.WorkDir)
+	out, pages, err := f.flatten(ctx, in, src)
 	if err != nil {
 		return nil, err
 	}
 	return pdfResult(in, out, "-flattened.pdf", map[string]any{"pages": pages}), nil
 }
 
-// flatten writes src flattened to out (see runFlatten) and returns its
-// page count.
-func (e *engines) flatten(ctx context.Context, src, out, dir string) (int, error) {
+// flatten writes src, a PDF in in's work directory, flattened (see
+// runFlatten) and returns the path and the page count of the result.
+func (f *forms) flatten(ctx context.Context, in *docmill.RunInput, src string) (string, int, error) {
+	dir := in.WorkDir
 	mid := filepath.Join(dir, "appearances.pdf")
-	_, err := e.qpdf.Run(ctx, sandbox.Cmd{Dir: dir, Args: []string{"--generate-appearances", src, mid}})
+	_, err := f.qpdf.Run(ctx, sandbox.Cmd{Dir: dir, Args: []string{"--generate-appearances", src, mid}})
 	if err = qpdfOK(err); err != nil {
-		return 0, failure(err, msgDamaged)
+		return "", 0, failure(err, msgDamaged)
 	}
 	defer os.Remove(mid)
-	if err := e.runGS(ctx, dir, out, "-dPreserveAnnots=false", mid); err != nil {
-		return 0, gsFailure(err, msgDamaged)
+	out := filepath.Join(dir, "flattened.pdf")
+	if err := f.runGS(ctx, dir, out, "-dPreserveAnnots=false", mid); err != nil {
+		return "", 0, gsFailure(err, msgDamaged)
 	}
-	pages, err := e.pageCount(ctx, out, dir)
+	if f.steps.RestoreLinks != nil {
+		both := []docmill.LocalFile{
+			{Path: mid, Filename: "appearances.pdf", ContentType: pdfContentType},
+			{Path: out, Filename: "flattened.pdf", ContentType: pdfContentType},
+		}
+		linked, err := f.steps.RestoreLinks(ctx, &docmill.RunInput{Files: both, WorkDir: dir, Limits: in.Limits})
+		if err != nil {
+			return "", 0, err
+		}
+		out = linked.Path
+	}
+	pages, err := f.pageCount(ctx, out, dir)
 	if err != nil {
-		return 0, failure(err, msgDamaged)
+		return "", 0, failure(err, msgDamaged)
 	}
-	return pages, nil
+	return out, pages, nil
 }

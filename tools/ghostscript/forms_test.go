@@ -3,8 +3,10 @@ package ghostscript_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"image"
 	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 
@@ -15,15 +17,16 @@ import (
 )
 
 // TestMain lets this test binary serve as the PDF helper that fills
-// forms, as docmill's own binary does in the server.
+// forms and restores links, as docmill's own binary does in the server.
 func TestMain(m *testing.M) {
-	toolstest.Main(m, pdfops.FillFormStepTool())
+	toolstest.Main(m, pdfops.FillFormStepTool(), pdfops.RestoreLinksStepTool())
 }
 
 // formSteps are the form tools' steps, run in real jailed helpers of this
 // test binary, as cmd/docmill gives them to FormTools.
 func formSteps() ghostscript.FormSteps {
-	return ghostscript.FormSteps{Fill: toolstest.Helpers().Tool(pdfops.FillFormStepTool()).Run}
+	h := toolstest.Helpers()
+	return ghostscript.FormSteps{Fill: h.Tool(pdfops.FillFormStepTool()).Run, RestoreLinks: h.Tool(pdfops.RestoreLinksStepTool()).Run}
 }
 
 // runForm runs the named form tool on path with params.
@@ -187,4 +190,105 @@ func meanDiff(a, b image.Image) float64 {
 		}
 	}
 	return sum / 0xffff / float64(r.Dx()*r.Dy())
+}
+
+// qpdfLinks returns the links of a PDF as qpdf reads them, one
+// "page N: target" a link, target being its URI or "page M" for a
+// destination in the document.
+func qpdfLinks(t *testing.T, path string) []string {
+	t.Helper()
+	out, err := exec.Command("qpdf", "--json", "--json-key=pages", "--json-key=qpdf", path).Output()
+	if err != nil {
+		t.Fatalf("qpdf --json: %v", err)
+	}
+	var doc struct {
+		Pages []struct {
+			Object string `json:"object"`
+		} `json:"pages"`
+		Qpdf []json.RawMessage `json:"qpdf"`
+	}
+	var objects map[string]struct {
+		Value any `json:"value"`
+	}
+	if err := json.Unmarshal(out, &doc); err != nil || len(doc.Qpdf) != 2 || json.Unmarshal(doc.Qpdf[1], &objects) != nil {
+		t.Fatalf("qpdf --json: %v", err)
+	}
+	deref := func(v any) any {
+		if s, ok := v.(string); ok && strings.HasSuffix(s, " R") {
+			return objects["obj:"+s].Value
+		}
+		return v
+	}
+	pageNr := map[string]int{}
+	for i, p := range doc.Pages {
+		pageNr[p.Object] = i + 1
+	}
+	var links []string
+	for i, p := range doc.Pages {
+		page, _ := deref(p.Object).(map[string]any)
+		annots, _ := deref(page["/Annots"]).([]any)
+		for _, a := range annots {
+			d, _ := deref(a).(map[string]any)
+			if d["/Subtype"] != "/Link" {
+				continue
+			}
+			target := "?"
+			if act, ok := deref(d["/A"]).(map[string]any); ok && act["/S"] == "/URI" {
+				target = strings.TrimPrefix(fmt.Sprint(deref(act["/URI"])), "u:")
+			} else if dest, ok := deref(d["/Dest"]).([]any); ok && len(dest) > 0 {
+				target = fmt.Sprintf("page %d", pageNr[fmt.Sprint(dest[0])])
+			}
+			links = append(links, fmt.Sprintf("page %d: %s", i+1, target))
+		}
+	}
+	slices.Sort(links)
+	return links
+}
+
+// linkedPDF is two pages: the first has a web link, a link to the second
+// page and a note without an appearance (which Ghostscript draws).
+func linkedPDF() []byte {
+	content := "BT /F1 24 Tf 72 720 Td (Links) Tj ET"
+	return toolstest.PDF(
+		"<< /Type /Catalog /Pages 2 0 R >>",
+		"<< /Type /Pages /Kids [3 0 R 4 0 R] /Count 2 >>",
+		"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] /Resources << /Font << /F1 5 0 R >> >> /Contents 6 0 R /Annots [7 0 R 8 0 R 9 0 R] >>",
+		"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] /Resources << /Font << /F1 5 0 R >> >> /Contents 6 0 R >>",
+		"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
+		fmt.Sprintf("<< /Length %d >>\nstream\n%s\nendstream", len(content), content),
+		"<< /Type /Annot /Subtype /Link /Rect [72 700 200 740] /A << /S /URI /URI (https://example.com/docmill) >> >>",
+		"<< /Type /Annot /Subtype /Link /Rect [72 600 200 640] /Dest [4 0 R /XYZ 0 800 0] >>",
+		"<< /Type /Annot /Subtype /Text /Rect [300 700 320 720] /Contents (A note) /Open false >>",
+	)
+}
+
+// TestFlattenKeepsLinks checks that links, which Ghostscript drops, are
+// put back: a web link and a link within the document, and the named
+// destinations of a pdflatex document.
+func TestFlattenKeepsLinks(t *testing.T) {
+	in := toolstest.WriteTemp(t, "links.pdf", linkedPDF())
+	want := []string{"page 1: https://example.com/docmill", "page 1: page 2"}
+	if got := qpdfLinks(t, in); !slices.Equal(got, want) {
+		t.Fatalf("the test file's links read %v", got)
+	}
+	out, err := runForm(t, "flatten-pdf", nil, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := qpdfLinks(t, out.Path); !slices.Equal(got, want) {
+		t.Errorf("links %v, want %v", got, want)
+	}
+	if a := readForm(t, out.Path).annotations; len(a) != 2 {
+		t.Errorf("annotations %v, want the two links only", a)
+	}
+
+	in = corpusPDF(t, "pdflatex-outline.pdf")
+	out, err = runForm(t, "flatten-pdf", nil, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := qpdfLinks(t, out.Path)
+	if len(got) != 9 || slices.ContainsFunc(got, func(l string) bool { return strings.HasSuffix(l, "?") || strings.HasSuffix(l, "page 0") }) {
+		t.Errorf("pdflatex-outline.pdf's links after flattening: %v", got)
+	}
 }
