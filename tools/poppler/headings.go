@@ -122,12 +122,18 @@ type heading struct {
 // the body size, once to take the lines clearly larger than it as
 // headings. Consecutive lines of one block in one size are one heading.
 // The largest heading size is level 1, the next level 2, the rest level
-// 3. Headings without a letter (page numbers, rules) are skipped, a
-// title is cut to docmill.MaxBookmarkTitle characters, and the first
-// docmill.MaxBookmarks headings are kept.
+// 3. Headings without a letter (page numbers, rules) are skipped, and so
+// are running heads (runningHead); a title is cut to
+// docmill.MaxBookmarkTitle characters, and the first docmill.MaxBookmarks
+// headings are kept.
 func findHeadings(path string) ([]heading, error) {
 	chars := map[float64]int{}
-	if err := scanLines(path, func(l textLine) { chars[l.size] += utf8.RuneCountInString(l.text) }); err != nil {
+	pages := 0
+	err := scanLines(path, func(l textLine) {
+		chars[l.size] += utf8.RuneCountInString(l.text)
+		pages = max(pages, l.page)
+	})
+	if err != nil {
 		return nil, err
 	}
 	body, most := 0.0, -1
@@ -149,7 +155,7 @@ func findHeadings(path string) ([]heading, error) {
 	}
 	var out []heading
 	var last textLine
-	err := scanLines(path, func(l textLine) {
+	err = scanLines(path, func(l textLine) {
 		if !slices.Contains(sizes, l.size) {
 			last = textLine{}
 			return
@@ -165,9 +171,30 @@ func findHeadings(path string) ([]heading, error) {
 	if err != nil {
 		return nil, err
 	}
+	running := runningHeads(out, pages)
 	return slices.DeleteFunc(out, func(h heading) bool {
-		return !strings.ContainsFunc(h.title, unicode.IsLetter)
+		return !strings.ContainsFunc(h.title, unicode.IsLetter) || running[h.title]
 	}), nil
+}
+
+// runningHeads returns the titles of headings that recur as running
+// heads do, the document's or a chapter's title at the top of its pages:
+// on at least 3 of the document's pages and more than half of them.
+func runningHeads(headings []heading, pages int) map[string]bool {
+	onPages := map[string]map[int]bool{}
+	for _, h := range headings {
+		if onPages[h.title] == nil {
+			onPages[h.title] = map[int]bool{}
+		}
+		onPages[h.title][h.page] = true
+	}
+	running := map[string]bool{}
+	for title, set := range onPages {
+		if len(set) >= 3 && 2*len(set) > pages {
+			running[title] = true
+		}
+	}
+	return running
 }
 
 // outlineOf nests headings into bookmarks: each goes under the last
