@@ -167,6 +167,20 @@ func TestBookmarksE2E(t *testing.T) {
 		if !equalStrings(got, want) {
 			t.Fatalf("qpdf reads the outline %q, want %q (meta %v)", got, want, j.Meta)
 		}
+		// pdflatex's section headings are the outline hyperref wrote:
+		// the same titles (after their numbers) on the same pages.
+		_, data = runTool(t, c, "edit-bookmarks", []client.File{file(t, "pdf", outlinePDF)}, map[string]string{"from_headings": "true"})
+		got = nil
+		for _, line := range qpdfOutline(t, toolstest.WriteTemp(t, "sections.pdf", data)) {
+			if _, title, ok := strings.Cut(line, " "); ok && !strings.HasPrefix(line, " ") {
+				got = append(got, title)
+			} else if line != "Contents@1" {
+				got = append(got, "unexpected "+line)
+			}
+		}
+		if want := qpdfOutline(t, toolstest.Corpus(t, "pdf")+"/"+outlinePDF); !equalStrings(got, want) {
+			t.Fatalf("headings %q, the file's own outline %q", got, want)
+		}
 		// Text all in one size has no headings.
 		_, _, err := c.Process(context.Background(), "edit-bookmarks", []client.File{{Name: "flat.pdf", Body: bytes.NewReader(toolstest.TextPDF("One", "Two"))}},
 			client.ProcessOptions{Params: map[string]string{"from_headings": "true"}, Prefer: "wait=60"})

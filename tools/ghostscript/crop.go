@@ -213,6 +213,10 @@ func (e *engines) drawnBoxes(ctx context.Context, path, dir string, ranges []doc
 		if err != nil {
 			return "", err
 		}
+		if len(boxes) == 0 {
+			// Not even the last page's box: Ghostscript drew nothing.
+			return "", docmill.Errorf(docmill.CodeInvalidDocument, "%s", msgDamaged)
+		}
 		if len(boxes) != last-first+1 {
 			// Warnings pushed boxes out of what the sandbox keeps of
 			// standard error: measure those pages one at a time.
@@ -245,6 +249,9 @@ func (e *engines) bbox(ctx context.Context, path, dir string, first, last int) (
 			return nil, ctx.Err()
 		}
 		return nil, failure(err, msgDamaged)
+	}
+	if noPages(res) {
+		return nil, gsFailure(errNoPages, msgDamaged)
 	}
 	var boxes []string
 	for _, line := range bytes.Split(res.Stderr, []byte("\n")) {

@@ -31,11 +31,11 @@ const (
 )
 
 // textLine is one line of text as pdftotext lays it out: its page, its
-// block on the page (lines of one heading share a block), its size
-// bucket and its words.
+// block on the page (lines of one heading share a block), its top (y
+// from the top of the page), its size bucket and its words.
 type textLine struct {
 	page, block int
-	size        float64
+	top, size   float64
 	text        string
 }
 
@@ -71,7 +71,7 @@ func scanLines(path string, fn func(textLine)) error {
 				cur.block++
 			case "line":
 				inLine, words = true, words[:0]
-				cur.size = lineSize(t.Attr)
+				cur.top, cur.size = lineBox(t.Attr)
 			case "word":
 				inWord = inLine
 			}
@@ -93,8 +93,9 @@ func scanLines(path string, fn func(textLine)) error {
 	}
 }
 
-// lineSize is a line's height, yMax - yMin, in sizeStep buckets.
-func lineSize(attrs []xml.Attr) float64 {
+// lineBox returns a line's top, yMin, and its height, yMax - yMin, in
+// sizeStep buckets.
+func lineBox(attrs []xml.Attr) (top, size float64) {
 	var yMin, yMax float64
 	for _, a := range attrs {
 		v, err := strconv.ParseFloat(a.Value, 64)
@@ -108,13 +109,14 @@ func lineSize(attrs []xml.Attr) float64 {
 			yMax = v
 		}
 	}
-	return math.Round((yMax-yMin)/sizeStep) * sizeStep
+	return yMin, math.Round((yMax-yMin)/sizeStep) * sizeStep
 }
 
 // heading is a heading found in the text: its page, level (1 the
-// largest) and title.
+// largest), top on the page and title.
 type heading struct {
 	page, level int
+	top         float64
 	title       string
 }
 
@@ -122,12 +124,18 @@ type heading struct {
 // the body size, once to take the lines clearly larger than it as
 // headings. Consecutive lines of one block in one size are one heading.
 // The largest heading size is level 1, the next level 2, the rest level
-// 3. Headings without a letter (page numbers, rules) are skipped, a
-// title is cut to docmill.MaxBookmarkTitle characters, and the first
-// docmill.MaxBookmarks headings are kept.
+// 3. Headings without a letter (page numbers, rules) are skipped, and so
+// are running heads (runningHead); a title is cut to
+// docmill.MaxBookmarkTitle characters, and the first docmill.MaxBookmarks
+// headings are kept.
 func findHeadings(path string) ([]heading, error) {
 	chars := map[float64]int{}
-	if err := scanLines(path, func(l textLine) { chars[l.size] += utf8.RuneCountInString(l.text) }); err != nil {
+	pages := 0
+	err := scanLines(path, func(l textLine) {
+		chars[l.size] += utf8.RuneCountInString(l.text)
+		pages = max(pages, l.page)
+	})
+	if err != nil {
 		return nil, err
 	}
 	body, most := 0.0, -1
@@ -149,25 +157,56 @@ func findHeadings(path string) ([]heading, error) {
 	}
 	var out []heading
 	var last textLine
-	err := scanLines(path, func(l textLine) {
+	err = scanLines(path, func(l textLine) {
 		if !slices.Contains(sizes, l.size) {
 			last = textLine{}
 			return
 		}
 		n := len(out)
-		if n > 0 && last.page == l.page && last.block == l.block && last.size == l.size {
-			out[n-1].title += " " + l.text // the heading goes on
+		// The heading goes on in the next line of its block, or on the
+		// same line in another block (a section number set apart).
+		goesOn := last.page == l.page && last.size == l.size && (last.block == l.block || math.Abs(last.top-l.top) < 1)
+		if n > 0 && goesOn {
+			out[n-1].title += " " + l.text
 		} else if n < docmill.MaxBookmarks {
-			out = append(out, heading{page: l.page, level: level(l.size), title: l.text})
+			out = append(out, heading{page: l.page, level: level(l.size), top: l.top, title: l.text})
 		}
 		last = l
 	})
 	if err != nil {
 		return nil, err
 	}
+	running := runningHeads(out, pages)
 	return slices.DeleteFunc(out, func(h heading) bool {
-		return !strings.ContainsFunc(h.title, unicode.IsLetter)
+		return !strings.ContainsFunc(h.title, unicode.IsLetter) || running[h.title]
 	}), nil
+}
+
+// runningHeads returns the titles of headings that recur as running
+// heads do, the document's or a chapter's title in the same place on
+// its pages: at the same height (within a few points) on at least 3 of
+// the document's pages and more than half of them. A section title that
+// merely recurs ("Summary" in every chapter) is at other heights.
+func runningHeads(headings []heading, pages int) map[string]bool {
+	type place struct {
+		title  string
+		height float64
+	}
+	onPages := map[place]map[int]bool{}
+	for _, h := range headings {
+		k := place{h.title, math.Round(h.top / 4)}
+		if onPages[k] == nil {
+			onPages[k] = map[int]bool{}
+		}
+		onPages[k][h.page] = true
+	}
+	running := map[string]bool{}
+	for k, set := range onPages {
+		if len(set) >= 3 && 2*len(set) > pages {
+			running[k.title] = true
+		}
+	}
+	return running
 }
 
 // outlineOf nests headings into bookmarks: each goes under the last

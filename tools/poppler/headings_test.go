@@ -81,6 +81,35 @@ func TestFindHeadingsOneSize(t *testing.T) {
 	}
 }
 
+// TestFindHeadingsRunningHead leaves out a large title repeated at the
+// top of every page.
+func TestFindHeadingsRunningHead(t *testing.T) {
+	_, pdftotext, _ := testEngines(t)
+	var lines []toolstest.HeadingLine
+	for page := 1; page <= 4; page++ {
+		lines = append(lines, toolstest.HeadingLine{Page: page, Size: 18, Text: "Quarterly Review"})
+		if page == 2 {
+			lines = append(lines, toolstest.HeadingLine{Page: page, Size: 14, Text: "Findings"})
+		}
+		for range 5 {
+			lines = append(lines, toolstest.HeadingLine{Page: page, Size: 10, Text: "Body text in the size that holds most of the characters."})
+		}
+	}
+	dir := t.TempDir()
+	src := filepath.Join(dir, "input-0.pdf")
+	if err := os.WriteFile(src, toolstest.HeadingsPDF(lines), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	in := &docmill.RunInput{WorkDir: dir, Files: []docmill.LocalFile{{Path: src, Filename: "review.pdf", ContentType: pdfContentType}}}
+	headings, err := documentHeadings(context.Background(), pdftotext, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := flatOutline(outlineOf(headings), ""); !reflect.DeepEqual(got, []string{"Findings@2"}) {
+		t.Fatalf("outline %q, want only Findings", got)
+	}
+}
+
 func TestBookmarkSource(t *testing.T) {
 	tool := EditBookmarksTool(nil, nil)
 	for _, tc := range []struct {
