@@ -21,6 +21,7 @@ type engineSet struct {
 	jail                         *sandbox.Jail
 	gs, qpdf                     *sandbox.Engine
 	pdftoppm, pdftotext, pdfinfo *sandbox.Engine
+	pdffonts, pdfimages          *sandbox.Engine // pdf-info's
 	ocrmypdf, tesseract          *sandbox.Engine
 	soffice, python3             *sandbox.Engine
 	vips, vipsheader             *sandbox.Engine
@@ -53,6 +54,8 @@ func findEngines(jail *sandbox.Jail, observe func(sandbox.RunReport)) engineSet 
 		pdftoppm:   sandbox.Find("pdftoppm", []string{"-v"}, opts(gsLimits, poppler.DataPaths)),
 		pdftotext:  sandbox.Find("pdftotext", []string{"-v"}, opts(gsLimits, poppler.DataPaths)),
 		pdfinfo:    sandbox.Find("pdfinfo", []string{"-v"}, opts(gsLimits, poppler.DataPaths)),
+		pdffonts:   sandbox.Find("pdffonts", []string{"-v"}, opts(gsLimits, poppler.DataPaths)),
+		pdfimages:  sandbox.Find("pdfimages", []string{"-v"}, opts(gsLimits, poppler.DataPaths)),
 		ocrmypdf:   sandbox.Find("ocrmypdf", []string{"--version"}, opts(ocrLimits, ocr.DataPaths)),
 		soffice:    sandbox.Find("soffice", []string{"--version"}, opts(officeLimits, office.DataPaths)),
 		python3:    sandbox.Find("python3", nil, opts(officeLimits, office.DataPaths)),
@@ -124,6 +127,8 @@ func toolset(e engineSet, o toolOptions) (tools []*docmill.Tool, close func(), e
 	}
 	tools = append(tools, gsTools...)
 	tools = append(tools, checkedPDFs(check, poppler.Tools(e.pdftoppm, e.pdftotext, e.pdfinfo, o.limits))...)
+	pdfInfo := poppler.InfoTool(poppler.InfoEngines{PDFInfo: e.pdfinfo, PDFFonts: e.pdffonts, PDFImages: e.pdfimages, QPDF: e.qpdf}, helpers.Tool(pdfops.InspectTool()).Run)
+	tools = append(tools, checkedPDFs(check, []*docmill.Tool{pdfInfo})...)
 	tools = append(tools, checkedPDFs(check, ocr.Tools(e.ocrmypdf, e.tesseract, o.limits, ocr.Steps{Pages: selectPages, PrepareImage: helpers.Tool(ocr.PrepareImageTool()).Run}, o.scratch))...)
 	tools = append(tools, pool.Tools()...)
 	tools = append(tools, vips.Tools(e.vips, e.vipsheader, o.limits, o.scratch)...)

@@ -53,11 +53,11 @@ func (f *jailFlags) open(scratch string, log *slog.Logger, stderr io.Writer) *sa
 var pdfHelperArgs = []string{"engine", "pdf"}
 
 // helperTools are the tools the PDF helper runs: the pdfcpu tools, the
-// page selection other tools use on PDFs that engines made, and the
-// stream check every PDF passes before an engine sees it, and ocr-pdf's
-// image preparation.
+// page selection other tools use on PDFs that engines made, the
+// stream check every PDF passes before an engine sees it, ocr-pdf's
+// image preparation, and pdf-info's structure step.
 func helperTools() []*docmill.Tool {
-	return append(pdfops.Tools(), pdfops.SelectPagesTool(), pdfops.StreamCheckTool(), ocr.PrepareImageTool())
+	return append(pdfops.Tools(), pdfops.SelectPagesTool(), pdfops.StreamCheckTool(), ocr.PrepareImageTool(), pdfops.InspectTool())
 }
 
 // engine is the hidden subcommand a helper process runs: `docmill engine
