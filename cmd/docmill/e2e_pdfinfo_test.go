@@ -160,10 +160,21 @@ func TestPDFInfoE2E(t *testing.T) {
 			t.Errorf("encryption %+v, pages %d", r.Encryption, r.Pages.Count)
 		}
 	})
-	t.Run("active", func(t *testing.T) {
-		_, r, _ := pdfInfo(t, c, client.File{Name: "active.pdf", Body: bytes.NewReader(toolstest.ActivePDF())})
-		if !r.JavaScript || r.FormFields != 1 || r.Pages.Count != 2 || r.Metadata["title"] != "Active" {
-			t.Errorf("report %+v", r)
+	t.Run("active and tagged", func(t *testing.T) {
+		active := toolstest.ActivePDF()
+		_, r, _ := pdfInfo(t, c, client.File{Name: "active.pdf", Body: bytes.NewReader(active)})
+		info := popplerInfo(t, active)
+		if !r.JavaScript || info["JavaScript"] != "yes" || r.FormFields != 1 || r.Pages.Count != 2 || r.Metadata["title"] != "Active" || r.Tagged {
+			t.Errorf("report %+v; pdfinfo reads %v", r, info)
+		}
+		tagged := toolstest.PDF(
+			"<< /Type /Catalog /Pages 2 0 R /MarkInfo << /Marked true >> /StructTreeRoot 4 0 R >>",
+			"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+			"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 200 200] >>",
+			"<< /Type /StructTreeRoot >>")
+		_, r, raw := pdfInfo(t, c, client.File{Name: "tagged.pdf", Body: bytes.NewReader(tagged)})
+		if info := popplerInfo(t, tagged); !r.Tagged || info["Tagged"] != "yes" || r.JavaScript || info["JavaScript"] != "no" {
+			t.Errorf("report %s; pdfinfo reads %v", raw, info)
 		}
 	})
 	t.Run("damaged", func(t *testing.T) {
