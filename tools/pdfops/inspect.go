@@ -35,8 +35,9 @@ const maxProblemChars = 300
 // "javascript" (a JavaScript name tree, action or /JS entry anywhere),
 // "form_fields" and "signatures" (terminal AcroForm fields, and those of
 // type /Sig), "pdfa" ("2B", from the XMP's pdfaid), "pdfua" ("1", from
-// pdfuaid), "problems" (pdfcpu's messages, at most one of reading and one
-// of validating, each cut to 300 characters).
+// pdfuaid), "problems" (pdfcpu's message of each stage that failed:
+// reading, validating, the catalog, the form; each on one line, without
+// the input's path, cut to maxProblemChars).
 func InspectTool() *docmill.Tool {
 	disableConfigDir()
 	return withBudgets([]*docmill.Tool{onePDFTool(docmill.Tool{
