@@ -97,3 +97,26 @@ func Pages(ranges []PageRange, pageCount int) ([]int, error) {
 	}
 	return out, nil
 }
+
+// FormatPages writes ascending page numbers as a page selection that
+// ParsePageRanges reads back, runs of consecutive pages as ranges
+// ("1-3,5"); no pages is "".
+func FormatPages(pages []int) string {
+	var b []byte
+	for i := 0; i < len(pages); {
+		j := i
+		for j+1 < len(pages) && pages[j+1] == pages[j]+1 {
+			j++
+		}
+		if len(b) > 0 {
+			b = append(b, ',')
+		}
+		b = strconv.AppendInt(b, int64(pages[i]), 10)
+		if j > i {
+			b = append(b, '-')
+			b = strconv.AppendInt(b, int64(pages[j]), 10)
+		}
+		i = j + 1
+	}
+	return string(b)
+}

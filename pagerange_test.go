@@ -96,3 +96,19 @@ func TestPages(t *testing.T) {
 		})
 	}
 }
+
+func TestFormatPages(t *testing.T) {
+	for _, tt := range []struct {
+		pages []int
+		want  string
+	}{
+		{nil, ""},
+		{[]int{1}, "1"},
+		{[]int{1, 2, 3, 5}, "1-3,5"},
+		{[]int{2, 4, 5, 6, 9, 10}, "2,4-6,9-10"},
+	} {
+		if got := FormatPages(tt.pages); got != tt.want {
+			t.Errorf("FormatPages(%v) = %q, want %q", tt.pages, got, tt.want)
+		}
+	}
+}

@@ -55,7 +55,7 @@ func qpdfXMP(t *testing.T, data []byte) string {
 func TestEditMetadataE2E(t *testing.T) {
 	s := startServer(t, "")
 	c := s.client(s.DevKey)
-	params := map[string]string{"title": "Годовой отчёт <2026>", "author": "Анна Иванова", "subject": "Продажи & рост", "keywords": "отчёт, 2026", "creator": "Редактор", "language": "ru"}
+	params := map[string]string{"title": "Годовой отчёт <2026>", "author": "Анна Иванова", "subject": "Продажи & рост", "keywords": "отчёт, 2026", "creator": "Редактор", "producer": "Вёрстка 3.1", "language": "ru"}
 	t.Run("set", func(t *testing.T) {
 		j, data := runTool(t, c, "edit-metadata", []client.File{file(t, "pdf", fourPages)}, params)
 		if j.Result.ContentType != "application/pdf" || j.Result.Filename != "pdflatex-4-pages-metadata.pdf" {
@@ -64,6 +64,12 @@ func TestEditMetadataE2E(t *testing.T) {
 		info := popplerInfo(t, data)
 		if info["Title"] != params["title"] || info["Author"] != params["author"] || info["Keywords"] != params["keywords"] || info["Subject"] != params["subject"] {
 			t.Fatalf("pdfinfo reads %q", info)
+		}
+		if info["Producer"] != params["producer"] {
+			t.Fatalf("pdfinfo reads Producer %q", info["Producer"])
+		}
+		if out, err := exec.Command("qpdf", "--check", toolstest.WriteTemp(t, "m.pdf", data)).CombinedOutput(); err != nil {
+			t.Fatalf("qpdf --check: %v\n%s", err, out)
 		}
 		if info["Pages"] != "4" {
 			t.Fatalf("pages %q", info["Pages"])

@@ -64,7 +64,7 @@ func TestSanitizeE2E(t *testing.T) {
 			}
 		}
 		info := popplerInfo(t, data)
-		if info["Title"] != "" || info["Author"] != "" || info["Metadata Stream"] != "no" {
+		if info["Title"] != "" || info["Author"] != "" || info["Metadata Stream"] != "no" || info["JavaScript"] != "no" {
 			t.Errorf("pdfinfo reads metadata %v", info)
 		}
 	})

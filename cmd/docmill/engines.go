@@ -18,14 +18,14 @@ import (
 // engineSet is the external programs this node found at start-up, and
 // the jail they run in.
 type engineSet struct {
-	jail                         *sandbox.Jail
-	gs, qpdf                     *sandbox.Engine
-	pdftoppm, pdftotext, pdfinfo *sandbox.Engine
-	pdfimages, pdftocairo        *sandbox.Engine
-	ocrmypdf, tesseract          *sandbox.Engine
-	soffice, python3             *sandbox.Engine
-	vips, vipsheader             *sandbox.Engine
-	helper                       *sandbox.Engine
+	jail                            *sandbox.Jail
+	gs, qpdf                        *sandbox.Engine
+	pdftoppm, pdftotext, pdfinfo    *sandbox.Engine
+	pdffonts, pdfimages, pdftocairo *sandbox.Engine
+	ocrmypdf, tesseract             *sandbox.Engine
+	soffice, python3                *sandbox.Engine
+	vips, vipsheader                *sandbox.Engine
+	helper                          *sandbox.Engine
 }
 
 // Resource limits of the engines' runs, beside the jail's memory cap
@@ -56,6 +56,7 @@ func findEngines(jail *sandbox.Jail, observe func(sandbox.RunReport)) engineSet 
 		pdfinfo:    sandbox.Find("pdfinfo", []string{"-v"}, opts(gsLimits, poppler.DataPaths)),
 		pdfimages:  sandbox.Find("pdfimages", []string{"-v"}, opts(gsLimits, poppler.DataPaths)),
 		pdftocairo: sandbox.Find("pdftocairo", []string{"-v"}, opts(gsLimits, poppler.DataPaths)),
+		pdffonts:   sandbox.Find("pdffonts", []string{"-v"}, opts(gsLimits, poppler.DataPaths)),
 		ocrmypdf:   sandbox.Find("ocrmypdf", []string{"--version"}, opts(ocrLimits, ocr.DataPaths)),
 		soffice:    sandbox.Find("soffice", []string{"--version"}, opts(officeLimits, office.DataPaths)),
 		python3:    sandbox.Find("python3", nil, opts(officeLimits, office.DataPaths)),
@@ -133,6 +134,8 @@ func toolset(e engineSet, o toolOptions) (tools []*docmill.Tool, close func(), e
 	tools = append(tools, checkedPDFs(check, []*docmill.Tool{poppler.EditBookmarksTool(e.pdftotext, helpers.Tool(pdfops.WriteBookmarksTool()).Run)})...)
 	popplerMore := poppler.Engines{PDFToPPM: e.pdftoppm, PDFInfo: e.pdfinfo, PDFImages: e.pdfimages, PDFToCairo: e.pdftocairo}
 	tools = append(tools, checkedPDFs(check, poppler.MoreTools(popplerMore, o.limits, poppler.Steps{SelectPages: selectPages}))...)
+	pdfInfo := poppler.InfoTool(poppler.InfoEngines{PDFInfo: e.pdfinfo, PDFFonts: e.pdffonts, PDFImages: e.pdfimages, QPDF: e.qpdf}, helpers.Tool(pdfops.InspectTool()).Run)
+	tools = append(tools, checkedPDFs(check, []*docmill.Tool{pdfInfo})...)
 	tools = append(tools, checkedPDFs(check, ocr.Tools(e.ocrmypdf, e.tesseract, o.limits, ocr.Steps{Pages: selectPages, PrepareImage: helpers.Tool(ocr.PrepareImageTool()).Run}, o.scratch))...)
 	tools = append(tools, pool.Tools()...)
 	tools = append(tools, vips.Tools(e.vips, e.vipsheader, o.limits, o.scratch)...)

@@ -25,12 +25,13 @@ var infoFields = []struct{ param, key, what string }{
 }
 
 func editMetadataTool() *docmill.Tool {
-	params := make([]docmill.Param, 0, len(infoFields)+2)
+	params := make([]docmill.Param, 0, len(infoFields)+3)
 	for _, f := range infoFields {
 		params = append(params, docmill.Param{Name: f.param, Type: docmill.TypeString, Description: f.what + " Left as it is when not given.", Max: docmill.Bound(maxMetadataChars)})
 	}
 	params = append(params,
 		docmill.Param{Name: "language", Type: docmill.TypeString, Description: "The document's language, a BCP 47 tag such as \"en\" or \"ru-RU\". Left as it is when not given.", Max: docmill.Bound(35)},
+		docmill.Param{Name: "producer", Type: docmill.TypeString, Description: "The application that made the PDF. The writer's own name (pdfcpu) when not given.", Max: docmill.Bound(maxMetadataChars)},
 		docmill.Param{Name: "clear", Type: docmill.TypeBoolean, Description: "Remove every existing entry first; values given are then set. A PDF/A or PDF/UA identification in the XMP metadata is kept.", Default: "false"},
 	)
 	return onePDFTool(docmill.Tool{
@@ -39,7 +40,7 @@ func editMetadataTool() *docmill.Tool {
 		Title: "Edit PDF metadata",
 		Description: "Set the title, author, subject, keywords, creator and language of a PDF, or clear them. " +
 			"The document information dictionary and the XMP metadata, which readers may prefer to it, are written in step; " +
-			"a PDF/A or PDF/UA identification in the input's XMP is kept. The producer and dates are set by the writer.",
+			"a PDF/A or PDF/UA identification in the input's XMP is kept. The dates are set to the time of writing.",
 		Params: params,
 		Run:    runEditMetadata,
 	})
@@ -57,12 +58,9 @@ func runEditMetadata(ctx context.Context, in *docmill.RunInput) (out *docmill.Ru
 	if err != nil {
 		return nil, err
 	}
-	clear := in.Params.Bool("clear")
-	set := 0
-	for _, f := range infoFields {
-		if in.Params.String(f.param) != "" {
-			set++
-		}
+	clear, producer := in.Params.Bool("clear"), in.Params.String("producer")
+	if producer != "" && doc.Encrypt != nil {
+		return nil, docmill.ParamError("producer", "cannot be set on an encrypted document")
 	}
 	lang := in.Params.String("language")
 	hasLang := lang != ""
@@ -99,21 +97,37 @@ func runEditMetadata(ctx context.Context, in *docmill.RunInput) (out *docmill.Ru
 		}
 		root["Lang"] = types.StringLiteral(*s)
 	}
-	kept, err := metadataInStep(doc, root, info)
+	if producer == "" {
+		producer = pdfcpuProducer
+	} else {
+		if _, err := types.EscapedUTF16String(producer); err != nil {
+			return nil, docmill.ParamError("producer", "cannot be written to a PDF: %s", err)
+		}
+		useXRefTable(doc)
+	}
+	kept, err := metadataInStep(doc, root, info, producer)
 	if err != nil {
 		return nil, err
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	return writeOutput(doc, in.WorkDir, "metadata.pdf", docmill.ResultName(in.Files[0].Filename, ".pdf", "-metadata.pdf"),
+	out, err = writeOutput(doc, in.WorkDir, "metadata.pdf", docmill.ResultName(in.Files[0].Filename, ".pdf", "-metadata.pdf"),
 		map[string]any{"pages": doc.PageCount, "cleared": clear, "pdfa": kept[nsPDFAID+" part"] + kept[nsPDFAID+" conformance"]})
+	if err != nil || producer == pdfcpuProducer {
+		return out, err
+	}
+	if err := appendProducer(out.Path, doc, producer); err != nil {
+		return nil, fmt.Errorf("pdfops: set producer: %w", err)
+	}
+	return out, nil
 }
 
 // metadataInStep replaces the catalog's XMP by a packet stating the Info
 // dictionary's values, the catalog's /Lang, the producer and dates pdfcpu
-// writes, and the input packet's kept properties, which it returns.
-func metadataInStep(doc *model.Context, root, info types.Dict) (xmpProps, error) {
+// writes or producer, and the input packet's kept properties, which it
+// returns.
+func metadataInStep(doc *model.Context, root, info types.Dict, producer string) (xmpProps, error) {
 	text := func(d types.Dict, key string) string {
 		if d[key] == nil {
 			return ""
@@ -127,7 +141,7 @@ func metadataInStep(doc *model.Context, root, info types.Dict) (xmpProps, error)
 	packet := buildXMP(xmpValues{
 		title: text(info, "Title"), author: text(info, "Author"), subject: text(info, "Subject"),
 		keywords: text(info, "Keywords"), creator: text(info, "Creator"), lang: text(root, "Lang"),
-		producer: "pdfcpu " + model.VersionStr, created: now, modified: now,
+		producer: producer, created: now, modified: now,
 	}, kept)
 	if err := setXMP(doc, root, packet); err != nil {
 		return nil, fmt.Errorf("pdfops: write XMP metadata: %w", err)

@@ -155,3 +155,28 @@ func TestEditMetadataBadInput(t *testing.T) {
 	_, err := runValidated(t, "edit-metadata", map[string]string{"title": strings.Repeat("x", 2001)}, pdfCorpus(t)+"pdflatex-4-pages.pdf")
 	wantCode(t, err, docmill.CodeInvalidParameter)
 }
+
+// TestEditMetadataProducer checks that a producer given is what pdfinfo
+// and the XMP read, in a file qpdf finds sound, for a PDF 1.5 input with
+// an xref stream and a PDF 1.4 one with a table.
+func TestEditMetadataProducer(t *testing.T) {
+	for _, name := range []string{"pdflatex-4-pages.pdf", "crazyones-pdfa.pdf"} {
+		out, err := run(t, "edit-metadata", map[string]string{"producer": "Издатель 2.0 (docmill)", "title": "T"}, pdfCorpus(t)+name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := infoField(pdfinfo(t, out.Path), "Producer"); got != "Издатель 2.0 (docmill)" {
+			t.Errorf("%s: pdfinfo reads Producer %q", name, got)
+		}
+		if p := xmpPacket(t, out.Path); !strings.Contains(p, "<pdf:Producer>Издатель 2.0 (docmill)</pdf:Producer>") {
+			t.Errorf("%s: XMP:\n%s", name, p)
+		}
+		if b, err := exec.Command("qpdf", "--check", out.Path).CombinedOutput(); err != nil {
+			t.Errorf("%s: qpdf --check: %v\n%s", name, err, b)
+		}
+	}
+	_, err := runValidated(t, "edit-metadata", map[string]string{"producer": "x"}, encryptedPDF(t))
+	if err == nil {
+		t.Error("an encrypted input was accepted")
+	}
+}

@@ -117,7 +117,7 @@ func runRemoveBlank(ctx context.Context, e Engines, limits docmill.Limits, steps
 		return out, nil
 	}
 	sel, err := steps.SelectPages(ctx, &docmill.RunInput{Files: []docmill.LocalFile{f}, WorkDir: in.WorkDir,
-		Limits: in.Limits, Params: docmill.Params{"pages": pageList(keep)}})
+		Limits: in.Limits, Params: docmill.Params{"pages": docmill.FormatPages(keep)}})
 	if err != nil {
 		return nil, err
 	}
@@ -156,26 +156,4 @@ func inkShares(ctx context.Context, e Engines, limits docmill.Limits, src, dir s
 		}
 	}
 	return shares, nil
-}
-
-// pageList writes sorted page numbers as a page selection, runs of
-// consecutive pages as ranges ("1-3,5").
-func pageList(pages []int) string {
-	var b []byte
-	for i := 0; i < len(pages); {
-		j := i
-		for j+1 < len(pages) && pages[j+1] == pages[j]+1 {
-			j++
-		}
-		if len(b) > 0 {
-			b = append(b, ',')
-		}
-		b = strconv.AppendInt(b, int64(pages[i]), 10)
-		if j > i {
-			b = append(b, '-')
-			b = strconv.AppendInt(b, int64(pages[j]), 10)
-		}
-		i = j + 1
-	}
-	return string(b)
 }

@@ -70,21 +70,6 @@ func TestRemoveBlankThreshold(t *testing.T) {
 	}
 }
 
-func TestPageList(t *testing.T) {
-	for _, tt := range []struct {
-		pages []int
-		want  string
-	}{
-		{[]int{1}, "1"},
-		{[]int{1, 2, 3, 5}, "1-3,5"},
-		{[]int{2, 4, 5, 6, 9, 10}, "2,4-6,9-10"},
-	} {
-		if got := pageList(tt.pages); got != tt.want {
-			t.Errorf("pageList(%v) = %q, want %q", tt.pages, got, tt.want)
-		}
-	}
-}
-
 func TestGraymapPixels(t *testing.T) {
 	good := append([]byte("P5\n3 2\n255\n"), 0, 1, 2, 3, 4, 5)
 	if pix, err := graymapPixels(good); err != nil || len(pix) != 6 {
