@@ -91,6 +91,7 @@ func Tools() []*docmill.Tool {
 		editMetadataTool(), extractAttachmentsTool(),
 		// Page layout (issue 19).
 		resizeTool(), nupTool(), bookletTool(), insertPagesTool(),
+		imageWatermarkTool(),
 	})
 	for _, t := range tools {
 		if t.Outputs == nil {
