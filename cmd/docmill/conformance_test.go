@@ -131,6 +131,9 @@ func conformSample(t *testing.T, tool *docmill.Tool, contentType string) string 
 		}
 		return toolstest.WriteTemp(t, "conform-sample.pdf", toolstest.TextPDF("Conformance page one", "Conformance page two", "Conformance page three"))
 	case "image/png", "image/jpeg", "image/gif", "image/tiff", "image/webp":
+		if tool.Slug == "image-watermark" { // its image comes second: conformCompanions
+			return ""
+		}
 		return sampleImage(t, dir, contentType)
 	case "text/html":
 		return toolstest.WriteTemp(t, "conform-sample.html", []byte(sampleHTML))
@@ -170,6 +173,8 @@ func conformCompanions(t *testing.T, tool *docmill.Tool) []toolstest.Companion {
 	switch tool.Slug {
 	case "insert-pages": // the PDF to insert
 		return []toolstest.Companion{{Path: toolstest.WriteTemp(t, "conform-insert.pdf", toolstest.TextPDF("Inserted page")), ContentType: "application/pdf"}}
+	case "image-watermark": // the image to stamp
+		return []toolstest.Companion{{Path: sampleImage(t, t.TempDir(), "image/png"), ContentType: "image/png"}}
 	}
 	return nil
 }

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"image"
+	"image/png"
 	"os/exec"
 	"regexp"
 	"slices"
@@ -193,6 +195,77 @@ func TestLayoutToolsE2E(t *testing.T) {
 			t.Errorf("a damaged PDF to insert: %s %q, want invalid_document naming it", code, msg)
 		}
 	})
+
+	t.Run("image-watermark", func(t *testing.T) {
+		logo := blackPNG(t, 40, 20)
+		j, data := runTool(t, c, "image-watermark", []client.File{file(t, "pdf", fourPages), pdfFile("logo.png", logo)},
+			map[string]string{"position": "top-right", "opacity": "1", "pages": "2,4"})
+		if j.Result.Filename != "pdflatex-4-pages-watermarked.pdf" {
+			t.Fatalf("result %+v", j.Result)
+		}
+		if got := imagePageList(t, data); !slices.Equal(got, []int{2, 4}) {
+			t.Errorf("pdfimages lists images on pages %v, want 2 and 4", got)
+		}
+		// At 18 dpi an A4 page is 149 by 211 pixels; the logo, a quarter
+		// of the page's width, ends 7 pixels (28 pt) from the right and
+		// top edges: its middle is near (123, 16), blank on the input.
+		if v := grayAt(t, data, 2, 123, 16); v > 60 {
+			t.Errorf("page 2 at the logo's place is %d, want black", v)
+		}
+		if v := grayAt(t, toolstest.ReadCorpus(t, "pdf", fourPages), 2, 123, 16); v < 200 {
+			t.Errorf("the input's page 2 at the logo's place is %d: the check needs a blank spot", v)
+		}
+		if v := grayAt(t, data, 1, 123, 16); v < 200 {
+			t.Errorf("page 1 (not selected) at the logo's place is %d, want blank", v)
+		}
+
+		code, msg := toolRefusal(t, c, "image-watermark", []client.File{pdfFile("logo.png", logo), file(t, "pdf", fourPages)}, nil)
+		if code != "unsupported_file_type" || !strings.Contains(msg, "PDF first") {
+			t.Errorf("image first: %s %q, want unsupported_file_type saying the PDF goes first", code, msg)
+		}
+	})
+}
+
+// blackPNG returns a w by h black PNG.
+func blackPNG(t *testing.T, w, h int) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	if err := png.Encode(&b, image.NewGray(image.Rect(0, 0, w, h))); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+// imagePageList returns the page of each image pdfimages -list finds.
+func imagePageList(t *testing.T, data []byte) []int {
+	t.Helper()
+	out, err := exec.Command("pdfimages", "-list", toolstest.WriteTemp(t, "images.pdf", data)).CombinedOutput()
+	if err != nil {
+		t.Fatalf("pdfimages: %v\n%s", err, out)
+	}
+	var pages []int
+	for _, line := range strings.Split(string(out), "\n") {
+		if f := strings.Fields(line); len(f) > 2 && f[2] == "image" {
+			n, _ := strconv.Atoi(f[0])
+			pages = append(pages, n)
+		}
+	}
+	return pages
+}
+
+// grayAt renders page n with pdftoppm at 18 dpi in gray and returns the
+// pixel at x, y from the top left.
+func grayAt(t *testing.T, data []byte, n, x, y int) byte {
+	t.Helper()
+	out, err := exec.Command("pdftoppm", "-r", "18", "-gray", "-f", strconv.Itoa(n), "-l", strconv.Itoa(n), toolstest.WriteTemp(t, "page.pdf", data)).Output()
+	if err != nil {
+		t.Fatalf("pdftoppm: %v", err)
+	}
+	// A binary PGM: "P5", width, height, maxval, one white space, pixels.
+	f := strings.Fields(string(out[:min(len(out), 32)]))
+	w, _ := strconv.Atoi(f[1])
+	header := len(strings.Join(f[:4], " ")) + 1
+	return out[header+y*w+x]
 }
 
 // sheetSides returns the page numbers ("Page N") each page of a

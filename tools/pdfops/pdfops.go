@@ -90,7 +90,7 @@ func Tools() []*docmill.Tool {
 		// Document metadata and embedded data (issue 19).
 		editMetadataTool(), extractAttachmentsTool(), addAttachmentsTool(), bookmarksTool(),
 		// Page layout (issue 19).
-		resizeTool(), nupTool(), bookletTool(), insertPagesTool(),
+		resizeTool(), nupTool(), bookletTool(), insertPagesTool(), imageWatermarkTool(),
 		// Clean-up (issue 19).
 		removeAnnotationsTool(), sanitizeTool(),
 	})
