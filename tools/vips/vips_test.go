@@ -63,6 +63,7 @@ func testTool(t testing.TB, slug string) *docmill.Tool {
 // would give.
 var contentTypes = map[string]string{
 	".jpg": "image/jpeg", ".png": "image/png", ".webp": "image/webp", ".tiff": "image/tiff", ".gif": "image/gif",
+	".avif": "image/avif", ".heic": "image/heif",
 }
 
 // runTool validates raw params as the API does and runs tool on path
