@@ -98,3 +98,27 @@ func TestHEIFDamaged(t *testing.T) {
 		}
 	}
 }
+
+// TestCompressAVIF: an AVIF written at quality 95 comes back smaller, in
+// AVIF, at its size.
+func TestCompressAVIF(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "photo.avif")
+	if b, err := exec.Command("vips", "copy", corpusImage(t, "photo.jpg"), out+"[Q=95]").CombinedOutput(); err != nil {
+		t.Skipf("this libvips cannot write AVIF: %v: %s", err, b)
+	}
+	res := mustRunTool(t, testTool(t, "compress-image"), out, map[string]string{"preset": "extreme"})
+	in, err := os.Stat(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := os.Stat(res.Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.ContentType != "image/avif" || got.Size() >= in.Size() || res.Meta["saved_bytes"] == int64(0) {
+		t.Errorf("%s %s: %d -> %d bytes, meta %v", res.Filename, res.ContentType, in.Size(), got.Size(), res.Meta)
+	}
+	if w, h := externalSize(t, res.Path); w != 300 || h != 200 {
+		t.Errorf("size %dx%d", w, h)
+	}
+}
