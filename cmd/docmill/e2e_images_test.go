@@ -135,6 +135,13 @@ func TestCropImageE2E(t *testing.T) {
 			client.ProcessOptions{Params: map[string]string{"width": "10", "height": "10"}})
 		apiError(t, err, 400, "invalid_document")
 	})
+	t.Run("bomb", func(t *testing.T) {
+		// A few dozen bytes declaring 50000x50000 pixels: refused by its
+		// header, before anything decodes it.
+		_, _, err := c.Process(context.Background(), "crop-image", upload("bomb.png", toolstest.BombPNG(50000, 50000)),
+			client.ProcessOptions{Params: map[string]string{"width": "10", "height": "10"}})
+		apiErrorDetail(t, err, 400, "invalid_document", "the limit is 100 MP")
+	})
 }
 
 // imageReport is the part of image-info's report the test reads.
@@ -245,6 +252,11 @@ func TestWatermarkImageE2E(t *testing.T) {
 		if cfg, format, err := image.DecodeConfig(bytes.NewReader(data)); err != nil || format != "jpeg" || cfg.Width != 300 {
 			t.Fatalf("%v %s %d", err, format, cfg.Width)
 		}
+	})
+	t.Run("bomb", func(t *testing.T) {
+		_, _, err := c.Process(context.Background(), "watermark-image", upload("bomb.png", toolstest.BombPNG(1, 200_000_000)),
+			client.ProcessOptions{Params: map[string]string{"text": "x"}})
+		apiError(t, err, 400, "invalid_document")
 	})
 	t.Run("control character", func(t *testing.T) {
 		_, _, err := c.Process(context.Background(), "watermark-image", []client.File{file(t, "image", "photo.jpg")},
