@@ -22,7 +22,7 @@ func limitsSchema() obj {
 			"stream_decoded_bytes", "job_decoded_bytes", "archive_entries", "archive_bytes", "archive_ratio", "engine_memory",
 		},
 		"properties": obj{
-			"image_pixels":               integer("Pixels (width x height) of one image that compress-image, resize-image, convert-image or ocr-pdf reads or makes, read from its header before decoding."),
+			"image_pixels":               integer("Pixels (width x height) of one image that compress-, resize-, convert-, rotate-, crop-, watermark-image or ocr-pdf reads or makes, read from its header before decoding."),
 			"embedded_image_pixels":      integer("Pixels of one JPEG that jpg-to-pdf embeds without decoding."),
 			"decoded_image_pixels":       integer("Pixels of one PNG, GIF, TIFF or WebP image that jpg-to-pdf decodes."),
 			"decoded_image_pixels_total": integer("Pixels that jpg-to-pdf decodes in one job, all images together."),

@@ -347,6 +347,9 @@ func sniff(head []byte) string {
 	if bytes.HasPrefix(head, []byte("II*\x00")) || bytes.HasPrefix(head, []byte("MM\x00*")) {
 		return "image/tiff"
 	}
+	if ct := sniffHEIF(head); ct != "" {
+		return ct
+	}
 	ct, _, _ := strings.Cut(http.DetectContentType(head), ";")
 	ct = strings.TrimSpace(ct)
 	// A format that announces itself at byte 0 (zip, images) wins over a

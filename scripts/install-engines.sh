@@ -10,6 +10,13 @@ packages=(
 	libreoffice-writer-nogui libreoffice-calc-nogui libreoffice-impress-nogui python3-uno bubblewrap
 	fonts-liberation2 fonts-crosextra-carlito fonts-crosextra-caladea fonts-dejavu
 )
+# HEIF/HEIC and AVIF: libvips reads them through libheif. Debian 12's
+# libheif1 links its codecs (libde265, x265, dav1d, aom); from Debian 13
+# they are plugins, only recommended, so --no-install-recommends below
+# would leave them out: ask for those this release has.
+for p in libheif-plugin-libde265 libheif-plugin-dav1d libheif-plugin-aomenc; do
+	apt-cache show "$p" >/dev/null 2>&1 && packages+=("$p")
+done
 missing=()
 for p in "${packages[@]}"; do
 	dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")

@@ -130,7 +130,7 @@ func conformSample(t *testing.T, tool *docmill.Tool, contentType string) string 
 			return toolstest.WriteTemp(t, "conform-sample.pdf", toolstest.ActivePDF())
 		}
 		return toolstest.WriteTemp(t, "conform-sample.pdf", toolstest.TextPDF("Conformance page one", "Conformance page two", "Conformance page three"))
-	case "image/png", "image/jpeg", "image/gif", "image/tiff", "image/webp":
+	case "image/png", "image/jpeg", "image/gif", "image/tiff", "image/webp", "image/avif", "image/heif":
 		if tool.Slug == "image-watermark" { // its image comes second: conformCompanions
 			return ""
 		}
@@ -222,7 +222,7 @@ func zipOf(t *testing.T, files map[string]string) []byte {
 }
 
 // sampleImage writes a 96x64 picture with dark text-like bars (so that
-// OCR has something to look at) in contentType; TIFF and WebP are made
+// OCR has something to look at) in contentType; TIFF, WebP, AVIF and HEIC are made
 // from the PNG by vips.
 func sampleImage(t *testing.T, dir, contentType string) string {
 	img := image.NewRGBA(image.Rect(0, 0, 96, 64))
@@ -237,7 +237,8 @@ func sampleImage(t *testing.T, dir, contentType string) string {
 	}
 	var b bytes.Buffer
 	var err error
-	ext := map[string]string{"image/png": ".png", "image/jpeg": ".jpg", "image/gif": ".gif", "image/tiff": ".tif", "image/webp": ".webp"}[contentType]
+	ext := map[string]string{"image/png": ".png", "image/jpeg": ".jpg", "image/gif": ".gif", "image/tiff": ".tif", "image/webp": ".webp",
+		"image/avif": ".avif", "image/heif": ".heic"}[contentType]
 	switch contentType {
 	case "image/jpeg":
 		err = jpeg.Encode(&b, img, &jpeg.Options{Quality: 90})

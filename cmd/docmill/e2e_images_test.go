@@ -6,6 +6,9 @@ import (
 	"encoding/json"
 	"image"
 	"image/color"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -132,6 +135,13 @@ func TestCropImageE2E(t *testing.T) {
 			client.ProcessOptions{Params: map[string]string{"width": "10", "height": "10"}})
 		apiError(t, err, 400, "invalid_document")
 	})
+	t.Run("bomb", func(t *testing.T) {
+		// A few dozen bytes declaring 50000x50000 pixels: refused by its
+		// header, before anything decodes it.
+		_, _, err := c.Process(context.Background(), "crop-image", upload("bomb.png", toolstest.BombPNG(50000, 50000)),
+			client.ProcessOptions{Params: map[string]string{"width": "10", "height": "10"}})
+		apiErrorDetail(t, err, 400, "invalid_document", "the limit is 100 MP")
+	})
 }
 
 // imageReport is the part of image-info's report the test reads.
@@ -243,6 +253,11 @@ func TestWatermarkImageE2E(t *testing.T) {
 			t.Fatalf("%v %s %d", err, format, cfg.Width)
 		}
 	})
+	t.Run("bomb", func(t *testing.T) {
+		_, _, err := c.Process(context.Background(), "watermark-image", upload("bomb.png", toolstest.BombPNG(1, 200_000_000)),
+			client.ProcessOptions{Params: map[string]string{"text": "x"}})
+		apiError(t, err, 400, "invalid_document")
+	})
 	t.Run("control character", func(t *testing.T) {
 		_, _, err := c.Process(context.Background(), "watermark-image", []client.File{file(t, "image", "photo.jpg")},
 			client.ProcessOptions{Params: map[string]string{"text": "a\x1bb"}})
@@ -252,5 +267,59 @@ func TestWatermarkImageE2E(t *testing.T) {
 		_, _, err := c.Process(context.Background(), "watermark-image", []client.File{file(t, "image", "corrupted.jpg")},
 			client.ProcessOptions{Params: map[string]string{"text": "x"}})
 		apiError(t, err, 400, "invalid_document")
+	})
+}
+
+// heifUpload makes a 60x40 image with the marker top-left in ext (heic or
+// avif) with vips run directly, skipping t with vips' reason when this
+// libvips cannot write it.
+func heifUpload(t *testing.T, ext string) []client.File {
+	t.Helper()
+	png := toolstest.WriteTemp(t, "corner.png", toolstest.Corner(t, 60, 40, 10))
+	out := filepath.Join(t.TempDir(), "corner."+ext)
+	if b, err := exec.Command("vips", "copy", png, out).CombinedOutput(); err != nil {
+		t.Skipf("this libvips cannot write .%s: %v: %s", ext, err, b)
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return upload("corner."+ext, b)
+}
+
+// TestHEIFImagesE2E: uploads are sniffed as image/heif and image/avif by
+// their ftyp brands; HEIC converts to a JPEG that Go decodes; AVIF goes
+// through a tool that keeps its format; a tool that does not write HEIC
+// refuses it, naming the type.
+func TestHEIFImagesE2E(t *testing.T) {
+	s := startServer(t, "")
+	c := s.client(s.DevKey)
+	t.Run("heic to jpg", func(t *testing.T) {
+		j, data := runTool(t, c, "convert-image", heifUpload(t, "heic"), map[string]string{"format": "jpg"})
+		// Accepted at all: sniffed as one of the tool's types.
+		if j.Result.Filename != "corner.jpg" || j.Result.ContentType != "image/jpeg" {
+			t.Fatalf("result %+v", j.Result)
+		}
+		img, format := decodeImage(t, data)
+		if format != "jpeg" || img.Bounds().Dx() != 60 || img.Bounds().Dy() != 40 || !markerAt(img, false, false) || markerAt(img, true, true) {
+			t.Errorf("%s %v, marker top-left %v", format, img.Bounds(), markerAt(img, false, false))
+		}
+	})
+	t.Run("heic info", func(t *testing.T) {
+		_, data := runTool(t, c, "image-info", heifUpload(t, "heic"), nil)
+		var r imageReport
+		if err := json.Unmarshal(data, &r); err != nil || r.Format != "heic" || r.Width != 60 || r.Height != 40 {
+			t.Errorf("%v %+v", err, r)
+		}
+	})
+	t.Run("avif rotated", func(t *testing.T) {
+		j, _ := runTool(t, c, "rotate-image", heifUpload(t, "avif"), map[string]string{"angle": "90"})
+		if j.Result.ContentType != "image/avif" || j.Result.Filename != "corner-rotated.avif" || !metaIs(j.Meta, "width", 40) || !metaIs(j.Meta, "height", 60) {
+			t.Errorf("result %+v, meta %v", j.Result, j.Meta)
+		}
+	})
+	t.Run("heic not written", func(t *testing.T) {
+		_, _, err := c.Process(context.Background(), "rotate-image", heifUpload(t, "heic"), client.ProcessOptions{})
+		apiErrorDetail(t, err, 400, "unsupported_file_type", "image/heif")
 	})
 }

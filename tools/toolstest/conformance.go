@@ -385,7 +385,7 @@ func positive(v any) bool {
 var extensions = map[string][]string{
 	"application/pdf": {".pdf"}, "application/zip": {".zip"}, "text/plain": {".txt"}, "application/json": {".json"},
 	"image/jpeg": {".jpg", ".jpeg"}, "image/png": {".png"}, "image/webp": {".webp"},
-	"image/avif": {".avif"}, "image/tiff": {".tif", ".tiff"}, "image/gif": {".gif"},
+	"image/avif": {".avif"}, "image/tiff": {".tif", ".tiff"}, "image/gif": {".gif"}, "image/heif": {".heic", ".heif"},
 	"image/svg+xml": {".svg"},
 }
 

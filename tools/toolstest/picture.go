@@ -3,6 +3,7 @@ package toolstest
 import (
 	"bytes"
 	"encoding/binary"
+	"hash/crc32"
 	"image"
 	"image/color"
 	"image/jpeg"
@@ -126,4 +127,22 @@ func OrientedJPEG(t testing.TB, w, h int, orient uint16) []byte {
 	seg := append([]byte{0xff, 0xe1}, binary.BigEndian.AppendUint16(nil, uint16(len(app1)+2))...)
 	jpg := buf.Bytes()
 	return append(append(append([]byte{}, jpg[:2]...), append(seg, app1...)...), jpg[2:]...)
+}
+
+// BombPNG returns a valid PNG header declaring w x h RGB pixels, followed
+// by a tiny IDAT and IEND: a few dozen bytes that would need gigabytes to
+// decode.
+func BombPNG(w, h uint32) []byte {
+	chunk := func(typ string, data []byte) []byte {
+		b := binary.BigEndian.AppendUint32(nil, uint32(len(data)))
+		b = append(append(b, typ...), data...)
+		return binary.BigEndian.AppendUint32(b, crc32.ChecksumIEEE(append([]byte(typ), data...)))
+	}
+	ihdr := binary.BigEndian.AppendUint32(nil, w)
+	ihdr = binary.BigEndian.AppendUint32(ihdr, h)
+	ihdr = append(ihdr, 8, 2, 0, 0, 0) // 8-bit RGB, no interlace
+	b := []byte("\x89PNG\r\n\x1a\n")
+	b = append(b, chunk("IHDR", ihdr)...)
+	b = append(b, chunk("IDAT", []byte{0x78, 0x9c, 0x03, 0x00, 0x00, 0x00, 0x00, 0x01})...)
+	return append(b, chunk("IEND", nil)...)
 }

@@ -21,16 +21,16 @@ func compressTool(vips, vipsheader *sandbox.Engine, maxPixels int64) *docmill.To
 		Slug:  "compress-image",
 		Meta:  []docmill.MetaField{{Name: "output_size", Type: docmill.MetaInteger, Description: "Bytes of the result."}, {Name: "saved_bytes", Type: docmill.MetaInteger, Description: "input_size - output_size (0 when compressing did not help and the input is returned)."}, {Name: "ratio", Type: docmill.MetaNumber, Description: "output_size / input_size."}, {Name: "quality", Type: docmill.MetaInteger, Description: "The quality used."}},
 		Title: "Compress image",
-		Description: "Makes a JPEG, PNG or WebP image smaller in the same format: re-encodes it at the preset's quality " +
+		Description: "Makes a JPEG, PNG, WebP or AVIF image smaller in the same format: re-encodes it at the preset's quality " +
 			"(PNG through palette quantization when that is smaller), applies the EXIF orientation and strips metadata. " +
 			"Never returns a larger file than the input.",
-		Accepts:   []string{"image/jpeg", "image/png", "image/webp"},
-		Outputs:   []string{"image/jpeg", "image/png", "image/webp"},
+		Accepts:   []string{"image/jpeg", "image/png", "image/webp", "image/avif"},
+		Outputs:   []string{"image/jpeg", "image/png", "image/webp", "image/avif"},
 		KeepsType: true,
 		Params: []docmill.Param{
 			{Name: "preset", Type: docmill.TypeString, Enum: []string{"low", "recommended", "extreme"}, Default: "recommended",
 				Description: "Compression level: low keeps the most quality, extreme makes the smallest file."},
-			qualityParam("JPEG/WebP quality 1-100 (for PNG, the quantization quality); overrides the preset."),
+			qualityParam("JPEG/WebP/AVIF quality 1-100 (for PNG, the quantization quality); overrides the preset."),
 		},
 	}, vips, vipsheader, maxPixels, compress)
 }
@@ -103,6 +103,9 @@ func compress(ctx context.Context, vips, vipsheader *sandbox.Engine, maxPixels i
 //   - JPEG: Huffman tables optimised for the image and progressive scans,
 //     both lossless savings on top of the quality.
 //   - WebP: the slowest, tightest lossy effort.
+//   - AVIF: libheif's AV1 encoder at the package's low effort (see
+//     avifEffort: a higher one would not fit a capped image in the
+//     timeout).
 //   - PNG: a palette image quantized by libimagequant at quality q, which
 //     usually wins by far on photos and screenshots, and the lossless image
 //     at the strongest zlib level, which wins on images that already have
@@ -116,6 +119,8 @@ func compressCandidates(fm format, q int, preset, strip string) [][]string {
 		return [][]string{{"Q=" + itoa(q), "optimize_coding", "interlace", strip}}
 	case "webp":
 		return [][]string{{"Q=" + itoa(q), "effort=6", strip}}
+	case "avif":
+		return [][]string{{"Q=" + itoa(q), "effort=" + itoa(avifEffort), strip}}
 	default:
 		dither := "1"
 		if preset == "extreme" {

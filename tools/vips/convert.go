@@ -27,7 +27,7 @@ func convertTool(vips, vipsheader *sandbox.Engine, saveable []string, maxPixels 
 		Description: "Converts an image to another format. The EXIF orientation is applied to the pixels, since not " +
 			"every format or viewer honours it; transparency becomes white in JPEG. Multi-page TIFF and animated GIF " +
 			"inputs give their first page or frame.",
-		Accepts:    inputTypes,
+		Accepts:    readTypes,
 		Outputs:    formatTypes(saveable),
 		OutputsFor: func(p docmill.Params) []string { return formatTypes([]string{p.String("format")}) },
 		Params: []docmill.Param{
@@ -99,9 +99,11 @@ var probed = struct {
 }{formats: map[string][]string{}}
 
 func probeFormats(vips *sandbox.Engine, scratch string) []string {
-	all := make([]string, len(formats))
-	for i, f := range formats {
-		all[i] = f.ext
+	var all []string
+	for _, f := range formats {
+		if !f.readOnly {
+			all = append(all, f.ext)
+		}
 	}
 	var out []string
 	// With vips unavailable or the probe directory not made, out stays

@@ -46,7 +46,7 @@ func infoTool(vips, vipsheader *sandbox.Engine, maxPixels int64) *docmill.Tool {
 			{Name: "height", Type: docmill.MetaInteger, Description: "Stored height, pixels."},
 			{Name: "pages", Type: docmill.MetaInteger, Description: "Pages or frames (1 for single-image formats)."},
 		},
-		Accepts: inputTypes,
+		Accepts: readTypes,
 		Outputs: []string{jsonContentType},
 	}, vips, vipsheader, maxPixels, imageInfo)
 }

@@ -1,5 +1,6 @@
 // Package vips provides the image tools that run libvips' command-line
-// programs: compress-image, resize-image and convert-image.
+// programs: compress-image, resize-image, convert-image, rotate-image,
+// crop-image, watermark-image and image-info.
 //
 // libvips is used through its CLI (Debian's libvips-tools) rather than
 // cgo bindings: the build has no cgo, and every external program must run
@@ -15,6 +16,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -83,17 +85,20 @@ type format struct {
 	ext         string // file extension, without the dot; also the enum value of convert-image
 	contentType string
 	lossy       bool // whether quality applies
+	// readOnly formats are read, never written (see readTypes).
+	readOnly bool
 }
 
 // formats are every format known to the package, in the order the
 // catalogue lists them.
 var formats = []format{
-	{"jpg", "image/jpeg", true},
-	{"png", "image/png", false},
-	{"webp", "image/webp", true},
-	{"avif", "image/avif", true},
-	{"tiff", "image/tiff", false},
-	{"gif", "image/gif", false},
+	{"jpg", "image/jpeg", true, false},
+	{"png", "image/png", false, false},
+	{"webp", "image/webp", true, false},
+	{"avif", "image/avif", true, false},
+	{"tiff", "image/tiff", false, false},
+	{"gif", "image/gif", false, false},
+	{"heic", "image/heif", true, true},
 }
 
 // formatOf returns the format of a sniffed content type.
@@ -116,10 +121,19 @@ func formatByExt(ext string) (format, bool) {
 	return format{}, false
 }
 
-// inputTypes are the content types the tools accept: the formats vips
-// loads natively (AVIF input is left out: the upload sniffer does not
-// recognise it).
-var inputTypes = []string{"image/jpeg", "image/png", "image/webp", "image/tiff", "image/gif"}
+// inputTypes are the content types the tools that keep the input's
+// format accept (resize, rotate, crop, watermark): the formats vips loads
+// natively, and AVIF through libheif.
+var inputTypes = []string{"image/jpeg", "image/png", "image/webp", "image/tiff", "image/gif", "image/avif"}
+
+// readTypes are the content types the tools that make another format
+// (convert-image, image-info) accept: inputTypes and HEIF/HEIC, which
+// libheif reads but which the tools do not write: libheif's x265 encoder
+// runs at a fixed preset that vips 8.14 cannot lower, about 22 s of CPU
+// for a 9 MP photo (over a minute on a busy 2-core node), so an image at
+// the pixel cap would overrun the tools' timeout. A HEIC photo is
+// converted first (convert-image, or a pipeline starting with it).
+var readTypes = append(slices.Clone(inputTypes), "image/heif")
 
 // runVips runs e in dir with args. VIPS_BLOCK_UNTRUSTED keeps vips from
 // falling back to its untrusted loaders (ImageMagick, ...) whatever the

@@ -3,9 +3,7 @@ package vips
 import (
 	"bytes"
 	"context"
-	"encoding/binary"
 	"errors"
-	"hash/crc32"
 	"image"
 	"os"
 	"path/filepath"
@@ -63,6 +61,7 @@ func testTool(t testing.TB, slug string) *docmill.Tool {
 // would give.
 var contentTypes = map[string]string{
 	".jpg": "image/jpeg", ".png": "image/png", ".webp": "image/webp", ".tiff": "image/tiff", ".gif": "image/gif",
+	".avif": "image/avif", ".heic": "image/heif",
 }
 
 // runTool validates raw params as the API does and runs tool on path
@@ -114,23 +113,8 @@ func decodeSize(t *testing.T, out *docmill.RunOutput) (int, int) {
 	return cfg.Width, cfg.Height
 }
 
-// bombPNG returns a valid PNG header declaring w x h RGB pixels, followed
-// by a tiny IDAT and IEND: a few dozen bytes that would need gigabytes to
-// decode.
-func bombPNG(w, h uint32) []byte {
-	chunk := func(typ string, data []byte) []byte {
-		b := binary.BigEndian.AppendUint32(nil, uint32(len(data)))
-		b = append(append(b, typ...), data...)
-		return binary.BigEndian.AppendUint32(b, crc32.ChecksumIEEE(append([]byte(typ), data...)))
-	}
-	ihdr := binary.BigEndian.AppendUint32(nil, w)
-	ihdr = binary.BigEndian.AppendUint32(ihdr, h)
-	ihdr = append(ihdr, 8, 2, 0, 0, 0) // 8-bit RGB, no interlace
-	b := []byte("\x89PNG\r\n\x1a\n")
-	b = append(b, chunk("IHDR", ihdr)...)
-	b = append(b, chunk("IDAT", []byte{0x78, 0x9c, 0x03, 0x00, 0x00, 0x00, 0x00, 0x01})...)
-	return append(b, chunk("IEND", nil)...)
-}
+// bombPNG is toolstest.BombPNG.
+func bombPNG(w, h uint32) []byte { return toolstest.BombPNG(w, h) }
 
 // orientedJPEG is toolstest.OrientedJPEG.
 func orientedJPEG(t *testing.T, w, h int, orient uint16) []byte {
