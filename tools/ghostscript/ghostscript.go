@@ -1,5 +1,8 @@
 // Package ghostscript provides the tools that run on Ghostscript and qpdf:
-// compress-pdf, repair-pdf, pdf-to-pdfa, linearize-pdf and grayscale-pdf.
+// compress-pdf, repair-pdf, pdf-to-pdfa, linearize-pdf and grayscale-pdf
+// (Tools); flatten-pdf and fill-pdf-form (FormTools), and crop-pdf
+// (CropTool), whose pdfcpu parts run in the PDF helper as steps the
+// caller injects.
 //
 // Every program runs through the sandbox package, Ghostscript always with
 // -dSAFER. Ghostscript interprets any input that is not a PDF as

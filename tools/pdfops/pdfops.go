@@ -1,7 +1,11 @@
 // Package pdfops provides the PDF tools built on pdfcpu: merge, split,
 // rotate, extract, remove and organize pages, watermark, page numbers,
-// protect, unlock, and images to PDF; and the steps other tools take on
-// PDFs (SelectPagesTool, StreamCheckTool).
+// protect, unlock, and images to PDF; form fields, metadata, bookmarks
+// and attachments; resize, n-up, booklet, insert pages and image
+// watermarks; removing annotations and sanitizing. It also provides the
+// steps other tools take on PDFs in the PDF helper (SelectPagesTool,
+// StreamCheckTool, and the pdfcpu parts of crop-pdf, fill-pdf-form,
+// flatten-pdf, edit-bookmarks and pdf-info).
 //
 // pdfcpu is a library: the server never calls it itself. Its tools run in
 // docmill's PDF helper processes (sandbox.Helpers), jailed like every

@@ -2,7 +2,10 @@
 // programs: pdf-to-jpg and pdf-to-png (pdftoppm, with pdfinfo for the page
 // count and sizes) and pdf-to-text (pdftotext); and, in MoreTools,
 // remove-blank-pages (pdftoppm, then a page selection in the PDF
-// helper), extract-images (pdfimages) and pdf-to-svg (pdftocairo).
+// helper), extract-images (pdfimages) and pdf-to-svg (pdftocairo);
+// edit-bookmarks (EditBookmarksTool: pdftotext finds the headings, the
+// PDF helper writes the outline) and pdf-info (InfoTool: pdfinfo,
+// pdffonts, pdfimages and qpdf, with the PDF helper's structure step).
 //
 // Every program runs through the sandbox, so each run is confined, bounded
 // in time and killed with its process group on cancel. This package adds
