@@ -371,7 +371,7 @@ function changeLang(l) {
   $("lang").value = lang();
   translatePage();
   renderCatalog();
-  renderAccount();
+  renderAccount(true); // the account page's lists are drawn in the language
   renderJobs();
   if (current) {
     // Rebuild the controls in the new language, keeping what was entered.
