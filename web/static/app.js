@@ -371,6 +371,7 @@ function changeLang(l) {
   $("lang").value = lang();
   translatePage();
   renderCatalog();
+  $("keys-status").textContent = ""; // said in the language left
   renderAccount(true); // the account page's lists are drawn in the language
   renderJobs();
   if (current) {
