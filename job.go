@@ -150,6 +150,11 @@ type Job struct {
 	// Export, when set, is where the result is sent once the job is done
 	// (the request's export_url) and how that went.
 	Export *Export
+
+	// Preview asks the job for a preview of its result (the request's
+	// preview=true): a PDF result's first page as a PNG, never charged
+	// (jobs/preview.go).
+	Preview bool
 }
 
 // ExportStatus is where the export of a job's result stands.

@@ -200,6 +200,7 @@ func addURLFields(props map[string]any, minFiles, maxFiles int) {
 	props["export_url"] = map[string]any{"type": "string", "format": "uri", "maxLength": maxURLBytes,
 		"description": "A presigned PUT URL (S3, GCS, Azure) the result is sent to once the job is done, with its Content-Type and Content-Length; " +
 			"retried on 5xx, 429 and network errors. See result.export_status. https only; checked at request time (400 invalid_parameter)."}
+	props["preview"] = previewProperty()
 	props["keep_result"] = map[string]any{"type": "boolean", "default": true,
 		"description": "With export_url: false deletes docmill's copy once exported (result.url is then absent)."}
 }

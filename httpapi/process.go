@@ -101,6 +101,10 @@ func (s *Server) processNew(w http.ResponseWriter, r *http.Request, tool *docmil
 	// its export fields are valid; a pipeline's steps are checked against
 	// every input, fetched ones included.
 	export, err := s.takeExport(ctx, up.fields)
+	preview := false
+	if err == nil {
+		preview, err = takePreview(up.fields)
+	}
 	if err == nil {
 		err = s.fetchInputs(ctx, up, tool, jobID, s.fileLimit(c.plan), s.cfg.Blob)
 	}
@@ -124,12 +128,12 @@ func (s *Server) processNew(w http.ResponseWriter, r *http.Request, tool *docmil
 		Params: params, Inputs: up.files, Priority: c.plan.Priority, ResultTTL: c.plan.ResultTTL,
 		// Created now, once its files are stored: the job's queued_ms
 		// (started - created) is its time in the queue, not the upload's.
-		IdempotencyKey: idemKey, CreatedAt: s.cfg.Now(), Export: export,
+		IdempotencyKey: idemKey, CreatedAt: s.cfg.Now(), Export: export, Preview: preview,
 	}
 	// Only a request with an Idempotency-Key is ever matched against
 	// another, so only its files were hashed.
 	if idemKey != "" {
-		job.RequestHash = requestHash(tool.Slug, params, withExport(up.hashes, export))
+		job.RequestHash = requestHash(tool.Slug, params, withPreview(withExport(up.hashes, export), preview))
 	}
 	stored, err := s.cfg.Store.CreateJob(ctx, job, adm)
 	if err != nil {
@@ -185,11 +189,15 @@ func (s *Server) fingerprint(ctx context.Context, w http.ResponseWriter, r *http
 	if err != nil {
 		return "", false, err
 	}
+	preview, err := takePreview(up.fields)
+	if err != nil {
+		return "", false, err
+	}
 	form, err := s.parseForm(tool, up)
 	if err != nil {
 		return "", false, err
 	}
-	return requestHash(tool.Slug, form.params, withExport(up.hashes, export)), form.long, nil
+	return requestHash(tool.Slug, form.params, withPreview(withExport(up.hashes, export), preview)), form.long, nil
 }
 
 // answerJob waits up to wait for an unfinished job, then answers with it

@@ -9,7 +9,8 @@ import (
 	"github.com/docmill/docmill"
 )
 
-// A done job whose result is a PDF gets a preview: its first page as a
+// A done job whose result is a PDF gets a preview when its request asked
+// for one (preview=true; docmill.Job.Preview): its first page as a
 // small PNG, shown by the web page before the download. It is made by
 // the node's own pdf-to-png tool, so it runs jailed and within the node's
 // limits like every engine run, and is stored beside the result
@@ -31,7 +32,7 @@ const previewTimeout = 20 * time.Second
 // makePreview stores the preview of out, j's result, and returns its
 // size; 0 when none was made. dir is the job's scratch directory.
 func (q *Queue[TTx]) makePreview(ctx context.Context, j *docmill.Job, out *docmill.RunOutput, dir string) int64 {
-	if out.ContentType != "application/pdf" || q.cfg.Registry == nil {
+	if !j.Preview || out.ContentType != "application/pdf" || q.cfg.Registry == nil {
 		return 0
 	}
 	tool, ok := q.cfg.Registry.Lookup(previewTool)

@@ -3,6 +3,8 @@
 package web
 
 import (
+	"bytes"
+	"compress/gzip"
 	"embed"
 	"encoding/json"
 	"io/fs"
@@ -10,6 +12,7 @@ import (
 	"path"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/docmill/docmill"
 )
@@ -29,7 +32,8 @@ var contentTypes = map[string]string{
 	".svg":  "image/svg+xml",
 }
 
-// Handler serves index.html at "/" and the assets under "/static/", whole:
+// Handler serves index.html at "/" and the assets under "/static/", whole
+// and gzip-compressed when the client accepts it:
 // the assets are small, so Range and conditional requests are not answered
 // (RFC 9110 lets a server ignore them) and no answer but 200 can come of
 // them. Its errors, a 404 and a 405, are problem+json like the API's.
@@ -56,6 +60,11 @@ func Handler() http.Handler {
 			return
 		}
 		h := w.Header()
+		h.Set("Vary", "Accept-Encoding")
+		if acceptsGzip(r.Header.Get("Accept-Encoding")) {
+			h.Set("Content-Encoding", "gzip")
+			b = gzipped(name, b)
+		}
 		h.Set("Content-Type", ct)
 		h.Set("Cache-Control", cache)
 		h.Set("Content-Security-Policy", csp)
@@ -67,6 +76,37 @@ func Handler() http.Handler {
 			_, _ = w.Write(b)
 		}
 	})
+}
+
+// gzipCache holds each file compressed, once: the files never change.
+var gzipCache sync.Map
+
+// gzipped returns the file name, whose bytes are b, gzip-compressed.
+func gzipped(name string, b []byte) []byte {
+	if z, ok := gzipCache.Load(name); ok {
+		return z.([]byte)
+	}
+	var buf bytes.Buffer
+	zw, _ := gzip.NewWriterLevel(&buf, gzip.BestCompression)
+	_, _ = zw.Write(b)
+	_ = zw.Close()
+	gzipCache.Store(name, buf.Bytes())
+	return buf.Bytes()
+}
+
+// acceptsGzip reports whether an Accept-Encoding header admits gzip
+// (RFC 9110 12.5.3: listed, or "*", without q=0).
+func acceptsGzip(header string) bool {
+	for _, part := range strings.Split(header, ",") {
+		coding, params, _ := strings.Cut(part, ";")
+		coding = strings.ToLower(strings.TrimSpace(coding))
+		if coding != "gzip" && coding != "*" {
+			continue
+		}
+		q := strings.ReplaceAll(strings.ToLower(params), " ", "")
+		return !(q == "q=0" || strings.HasPrefix(q, "q=0.0") && strings.Trim(q[4:], "0") == "" || q == "q=0.")
+	}
+	return false
 }
 
 // writeProblem answers status with a problem+json body. The request id is

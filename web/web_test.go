@@ -1,6 +1,8 @@
 package web
 
 import (
+	"bytes"
+	"compress/gzip"
 	"encoding/json"
 	"io"
 	"io/fs"
@@ -191,20 +193,64 @@ func TestI18n(t *testing.T) {
 // TestWeight checks the promise that the whole interface, before files are
 // chosen, is under 150 KB: the page and every asset it loads.
 func TestWeight(t *testing.T) {
-	total := 0
+	total, sent := 0, 0
 	err := fs.WalkDir(files, ".", func(name string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err
 		}
 		b, err := files.ReadFile(name)
 		total += len(b)
+		sent += len(gzipped(name, b))
 		return err
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("interface weight: %d bytes", total)
+	t.Logf("interface weight: %d bytes, %d as sent gzip-compressed", total, sent)
 	if total >= 150<<10 {
 		t.Errorf("the interface weighs %d bytes, more than 150 KB", total)
+	}
+}
+
+// TestGzip checks that a client accepting gzip gets each file compressed,
+// the same bytes once decompressed, and that others get it as it is.
+func TestGzip(t *testing.T) {
+	for _, tc := range []struct {
+		accept string
+		gzip   bool
+	}{
+		{"gzip, deflate, br", true}, {"br;q=1, gzip;q=0.5", true}, {"*", true},
+		{"gzip;q=0", false}, {"gzip; q=0.000", false}, {"", false}, {"identity", false},
+	} {
+		for _, path := range []string{"/", "/static/app.js", "/static/i18n.json"} {
+			r := httptest.NewRequest(http.MethodGet, path, nil)
+			r.Header.Set("Accept-Encoding", tc.accept)
+			w := httptest.NewRecorder()
+			Handler().ServeHTTP(w, r)
+			name := strings.TrimPrefix(path, "/")
+			if name == "" {
+				name = "index.html"
+			}
+			raw, _ := files.ReadFile(name)
+			body := w.Body.Bytes()
+			if got := w.Header().Get("Content-Encoding") == "gzip"; got != tc.gzip {
+				t.Fatalf("%s with Accept-Encoding %q: gzip %v, want %v", path, tc.accept, got, tc.gzip)
+			}
+			if w.Header().Get("Vary") != "Accept-Encoding" || w.Header().Get("Content-Length") != strconv.Itoa(len(body)) {
+				t.Errorf("%s: Vary %q, Content-Length %q for %d bytes", path, w.Header().Get("Vary"), w.Header().Get("Content-Length"), len(body))
+			}
+			if tc.gzip {
+				zr, err := gzip.NewReader(bytes.NewReader(body))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if body, err = io.ReadAll(zr); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if !bytes.Equal(body, raw) {
+				t.Errorf("%s with Accept-Encoding %q: the body is not the file", path, tc.accept)
+			}
+		}
 	}
 }

@@ -10,16 +10,28 @@ import (
 	"github.com/docmill/docmill/client"
 )
 
-// TestResultPreview: a PDF result has a preview, its first page as a PNG
-// at 72 dpi, by a signed link, not charged; an image result has none; the
-// preview goes when the result is deleted.
+// TestResultPreview: asked for (preview=true), a PDF result has a
+// preview, its first page as a PNG at 72 dpi, by a signed link, not
+// charged; not asked for, or for an image result, there is none; a bad
+// value is a 400; the preview goes when the result is deleted.
 func TestResultPreview(t *testing.T) {
 	s := startServer(t, "")
 	ctx := context.Background()
 	c := s.client(s.DevKey)
 	before := accountUsage(ctx, t, c).OperationsUsed
 
-	job, _, err := c.Process(ctx, "rotate-pdf", []client.File{file(t, "pdf", "pdflatex-4-pages.pdf")}, client.ProcessOptions{Params: map[string]string{"angle": "90"}})
+	plain, _, err := c.Process(ctx, "rotate-pdf", []client.File{file(t, "pdf", "minimal-document.pdf")}, client.ProcessOptions{Params: map[string]string{"angle": "90"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := plain.Meta.Int("preview_size"); ok || plain.Result.PreviewURL != "" {
+		t.Errorf("a preview no one asked for: %+v", plain.Result)
+	}
+	_, _, err = c.Process(ctx, "rotate-pdf", []client.File{file(t, "pdf", "minimal-document.pdf")}, client.ProcessOptions{Params: map[string]string{"angle": "90", "preview": "yes"}})
+	apiErrorDetail(t, err, 400, "invalid_parameter", "preview")
+
+	before = accountUsage(ctx, t, c).OperationsUsed
+	job, _, err := c.Process(ctx, "rotate-pdf", []client.File{file(t, "pdf", "pdflatex-4-pages.pdf")}, client.ProcessOptions{Params: map[string]string{"angle": "90", "preview": "true"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,7 +55,7 @@ func TestResultPreview(t *testing.T) {
 	}
 
 	// An image result shows itself: no preview is made.
-	imgJob, _, err := c.Process(ctx, "convert-image", []client.File{file(t, "image", "phone-photo.jpg")}, client.ProcessOptions{Params: map[string]string{"format": "png"}})
+	imgJob, _, err := c.Process(ctx, "convert-image", []client.File{file(t, "image", "phone-photo.jpg")}, client.ProcessOptions{Params: map[string]string{"format": "png", "preview": "true"}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -21,6 +21,7 @@ func testJobRoundTrip(t *testing.T, s docmill.Store) {
 	in.IdempotencyKey, in.RequestHash = "idem-1", "hash-1"
 	in.CreatedAt = time.Date(2026, 11, 22, 12, 0, 0, 123_456_789, time.FixedZone("X", -5*3600))
 	in.Meta = map[string]any{"note": "x"}
+	in.Preview = true
 	in.Status = docmill.StatusDone // ignored: a new job is queued
 
 	got, err := s.CreateJob(t.Context(), in, docmill.Admission{Period: period, MaxOperations: 10, MaxInFlight: 2})

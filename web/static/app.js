@@ -296,6 +296,7 @@ async function onStart(ev) {
     return;
   }
   if (steps) fd.append(stepsParam(current).name, steps);
+  fd.append("preview", "true"); // a PDF result's first page, shown before the download
   const token = ++jobToken;
   form.hidden = true;
   if (current.max_files <= 1 && chosen.files.length > 1) {

@@ -60,7 +60,7 @@ func (s *Store) CreateJob(ctx context.Context, j *docmill.Job, adm docmill.Admis
 		}
 		_, err := tx.Exec(ctx, sqltext.InsertJob, id, j.AccountID, j.Tool, c.params, c.inputs,
 			j.Priority, j.ResultTTL.Milliseconds(), nullString(j.IdempotencyKey), j.RequestHash,
-			millis(created), c.meta, adm.Period, c.export, j.Charge())
+			millis(created), c.meta, adm.Period, c.export, j.Charge(), boolInt(j.Preview))
 		if err != nil {
 			return err
 		}
@@ -454,17 +454,18 @@ func encodeJob(j *docmill.Job) (jobJSON, error) {
 func scanJob(r Row) (*docmill.Job, error) {
 	var j docmill.Job
 	var status, params, inputs, meta, filename, contentType, errMsg, errFields, export string
-	var ttl, created, size, expires int64
+	var ttl, created, size, expires, preview int64
 	var started, finished, resultDeleted, inputsDeleted *int64
 	var resultKey, errCode *string
 	err := r.Scan(&j.ID, &j.AccountID, &j.Tool, &status, &params, &inputs, &j.Priority, &ttl,
 		&j.IdempotencyKey, &j.RequestHash, &created, &started, &finished,
 		&resultKey, &filename, &contentType, &size, &expires, &resultDeleted,
-		&meta, &errCode, &errMsg, &errFields, &inputsDeleted, &export, &j.Operations)
+		&meta, &errCode, &errMsg, &errFields, &inputsDeleted, &export, &j.Operations, &preview)
 	if err != nil {
 		return nil, err
 	}
 	j.Status = docmill.Status(status)
+	j.Preview = preview != 0
 	j.ResultTTL = time.Duration(ttl) * time.Millisecond
 	j.CreatedAt = fromMillis(created)
 	j.StartedAt = timePtr(started)
@@ -494,4 +495,12 @@ func scanJob(r Row) (*docmill.Job, error) {
 		return nil, fmt.Errorf("job %s: %w", j.ID, err)
 	}
 	return &j, nil
+}
+
+// boolInt is a flag as its INTEGER column holds it.
+func boolInt(b bool) int64 {
+	if b {
+		return 1
+	}
+	return 0
 }

@@ -64,7 +64,7 @@ const (
 	result_key, COALESCE(result_filename, ''), COALESCE(result_content_type, ''),
 	COALESCE(result_size, 0), COALESCE(result_expires_at, 0), result_deleted_at,
 	meta, error_code, COALESCE(error_message, ''), COALESCE(error_fields, ''), inputs_deleted_at,
-	COALESCE(export, ''), operations`
+	COALESCE(export, ''), operations, preview`
 
 	Job          = `SELECT ` + JobColumns + ` FROM jobs WHERE id = $1`
 	JobExists    = `SELECT COUNT(*) FROM jobs WHERE id = $1`
@@ -75,8 +75,8 @@ const (
 	// MAX, not SUM: PostgreSQL sums BIGINT into NUMERIC. (account_id, period) is unique anyway.
 	UsedOperations = `SELECT COALESCE(MAX(operations), 0) FROM usage WHERE account_id = $1 AND period = $2`
 	InsertJob      = `INSERT INTO jobs (id, account_id, tool, status, params, inputs, priority, result_ttl_ms,
-	idempotency_key, request_hash, created_at, meta, period, export, operations)
-VALUES ($1, $2, $3, 'queued', $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)`
+	idempotency_key, request_hash, created_at, meta, period, export, operations, preview)
+VALUES ($1, $2, $3, 'queued', $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)`
 
 	StartJob = `UPDATE jobs SET status = 'processing', started_at = COALESCE(started_at, $2)
 WHERE id = $1 AND status IN ('queued', 'processing')`
