@@ -18,7 +18,6 @@ func TestResultPreview(t *testing.T) {
 	s := startServer(t, "")
 	ctx := context.Background()
 	c := s.client(s.DevKey)
-	before := accountUsage(ctx, t, c).OperationsUsed
 
 	plain, _, err := c.Process(ctx, "rotate-pdf", []client.File{file(t, "pdf", "minimal-document.pdf")}, client.ProcessOptions{Params: map[string]string{"angle": "90"}})
 	if err != nil {
@@ -30,7 +29,7 @@ func TestResultPreview(t *testing.T) {
 	_, _, err = c.Process(ctx, "rotate-pdf", []client.File{file(t, "pdf", "minimal-document.pdf")}, client.ProcessOptions{Params: map[string]string{"angle": "90", "preview": "yes"}})
 	apiErrorDetail(t, err, 400, "invalid_parameter", "preview")
 
-	before = accountUsage(ctx, t, c).OperationsUsed
+	before := accountUsage(ctx, t, c).OperationsUsed
 	job, _, err := c.Process(ctx, "rotate-pdf", []client.File{file(t, "pdf", "pdflatex-4-pages.pdf")}, client.ProcessOptions{Params: map[string]string{"angle": "90", "preview": "true"}})
 	if err != nil {
 		t.Fatal(err)

@@ -3,6 +3,7 @@ package main
 import (
 	"archive/zip"
 	"bytes"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -49,6 +50,7 @@ func TestWebProduct(t *testing.T) {
 
 	productSignUp(b)
 	productPlans(b)
+	productTooLarge(b)
 	productBatch(b)
 	productCancel(b)
 	productHistory(b)
@@ -114,6 +116,27 @@ func productPlans(b *browser) {
 	}
 	b.shot("03-plans-ru")
 	b.setLang("en")
+}
+
+// productTooLarge: a file over the plan's size is refused on the page,
+// not uploaded to be refused (a sparse file: nothing is read).
+func productTooLarge(b *browser) {
+	t := b.t
+	big := filepath.Join(t.TempDir(), "big.pdf")
+	if f, err := os.Create(big); err != nil {
+		t.Fatal(err)
+	} else if err := errors.Join(f.Truncate(101<<20), f.Close()); err != nil {
+		t.Fatal(err)
+	}
+	b.openTool("compress-pdf")
+	b.choose(big)
+	b.wait(`document.querySelectorAll("#file-list li").length === 1`, 5*time.Second)
+	b.run(chromedp.Click(chromedp.ID("start")))
+	if got := b.eval(`document.getElementById("file-error").textContent + "|" + document.getElementById("tool-form").hidden`); got != "big.pdf is 101\u00a0MB; your plan takes files up to 100\u00a0MB.|false" {
+		t.Errorf("a file over the plan's size: %q", got)
+	}
+	b.run(chromedp.Click(chromedp.CSS(`#file-list li button.remove`)))
+	b.wait(`document.querySelectorAll("#file-list li").length === 0`, 5*time.Second)
 }
 
 // productBatch: three PDFs on compress-pdf run as three jobs, each shown

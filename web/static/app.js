@@ -280,9 +280,13 @@ async function onStart(ev) {
   if (!key()) { showKeyBox(t("key.needed")); return; }
   const min = Math.max(1, current.min_files);
   const max = current.max_files > 1 ? current.max_files : BATCH_MAX;
-  if (chosen.files.length < min || chosen.files.length > max) {
+  // The plan's file size is known: a file over it is not sent to be refused.
+  const limit = account && account.limits && account.limits.max_file_bytes;
+  const big = limit && chosen.files.find((f) => f.size > limit);
+  if (chosen.files.length < min || chosen.files.length > max || big) {
     const slot = form.querySelector('.field-error[data-for="file"]');
-    slot.textContent = chosen.files.length < min ? t("tool.needFiles", { min }) : t("tool.tooMany", { max });
+    slot.textContent = big ? t("tool.fileTooLarge", { name: big.name, size: fmtSize(big.size), max: fmtSize(limit) })
+      : chosen.files.length < min ? t("tool.needFiles", { min }) : t("tool.tooMany", { max });
     $("file-input").focus();
     return;
   }
