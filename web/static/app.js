@@ -17,7 +17,7 @@ const LANG = "docmill.lang";
 const BATCH_MAX = 20;
 
 // Groups of the catalogue, by slug; a tool not listed here is a PDF tool.
-const GROUPS = ["chain", "pdf", "to-pdf", "from-pdf", "images", "security"];
+const GROUPS = ["chain", "pdf", "pages", "forms", "inspect", "to-pdf", "from-pdf", "convert", "images", "security"];
 const GROUP_OF = {
   "pipeline": "chain",
   "word-to-pdf": "to-pdf", "excel-to-pdf": "to-pdf", "powerpoint-to-pdf": "to-pdf",
@@ -26,7 +26,19 @@ const GROUP_OF = {
   "ocr-pdf": "from-pdf",
   "compress-image": "images", "resize-image": "images", "convert-image": "images",
   "rotate-image": "images", "crop-image": "images", "image-info": "images", "watermark-image": "images",
-  "protect-pdf": "security", "unlock-pdf": "security",
+  "protect-pdf": "security", "unlock-pdf": "security", "sanitize-pdf": "security",
+  "redact-pdf": "security", "sign-pdf": "security", "verify-pdf-signatures": "security",
+  "resize-pdf": "pages", "nup-pdf": "pages", "booklet-pdf": "pages", "insert-pages": "pages",
+  "crop-pdf": "pages", "remove-blank-pages": "pages",
+  "pdf-form-fields": "forms", "fill-pdf-form": "forms", "flatten-pdf": "forms",
+  "edit-metadata": "forms", "pdf-bookmarks": "forms", "edit-bookmarks": "forms",
+  "add-attachments": "forms", "extract-attachments": "forms",
+  "pdf-info": "inspect", "remove-annotations": "inspect", "linearize-pdf": "inspect",
+  "grayscale-pdf": "inspect", "compare-pdf": "inspect",
+  "extract-images": "from-pdf", "pdf-to-svg": "from-pdf", "pdf-to-word": "from-pdf", "pdf-to-odt": "from-pdf",
+  "image-to-text": "from-pdf",
+  "url-to-pdf": "to-pdf", "url-to-image": "images", "html-to-image": "images",
+  "convert-document": "convert", "document-thumbnail": "convert",
 };
 
 let tools = [];        // GET /v1/tools
