@@ -59,6 +59,9 @@ func readDocument(ctx context.Context, f docmill.LocalFile, conf *model.Configur
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	if key, loops := loopingNameTree(doc); loops {
+		return nil, docmill.InvalidDocument(nil, "%s is damaged: its %s name tree loops back on itself.", label, key)
+	}
 	if err := api.ValidateContext(doc); err != nil {
 		return nil, documentError(ctx, label, err)
 	}
