@@ -358,7 +358,33 @@ func sniff(head []byte) string {
 	if (ct == "text/plain" || ct == "application/octet-stream") && bytes.Contains(head, []byte("%PDF-")) {
 		return "application/pdf"
 	}
+	if ct == "application/octet-stream" && isPKCS12(head) {
+		return pkcs12Type
+	}
 	return ct
+}
+
+// pkcs12Type is a PKCS#12 certificate and key file (.p12, .pfx), which
+// sign-pdf takes beside the PDF.
+const pkcs12Type = "application/x-pkcs12"
+
+// isPKCS12 reports whether head starts as a PKCS#12 PFX does (RFC 7292):
+// a DER or BER SEQUENCE whose first element is the INTEGER version 3,
+// followed by the authSafe SEQUENCE. It is a magic number, not a parse:
+// the tool that takes the file reads it, jailed.
+func isPKCS12(head []byte) bool {
+	if len(head) < 2 || head[0] != 0x30 {
+		return false
+	}
+	n := 2 // the SEQUENCE's tag and first length byte
+	switch l := head[1]; {
+	case l == 0x80: // BER, indefinite length
+	case l > 0x80 && l <= 0x84:
+		n += int(l - 0x80)
+	default:
+		return false // a short-form length: too small for a PFX
+	}
+	return bytes.HasPrefix(head[min(n, len(head)):], []byte{0x02, 0x01, 0x03, 0x30})
 }
 
 func describeType(ct string) string {

@@ -4,7 +4,7 @@
 # and `make test`.
 set -euo pipefail
 packages=(
-	qpdf poppler-utils ghostscript
+	qpdf poppler-utils ghostscript libnss3-tools
 	tesseract-ocr tesseract-ocr-eng tesseract-ocr-rus ocrmypdf
 	libvips-tools chromium
 	libreoffice-writer-nogui libreoffice-calc-nogui libreoffice-impress-nogui python3-uno bubblewrap

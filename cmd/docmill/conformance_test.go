@@ -77,7 +77,12 @@ var conformParams = map[string]map[string]string{
 	// One way of cropping is required (margins: auto's default, false,
 	// must stay valid beside it).
 	"crop-pdf": {"margins": "10"},
+	// The password of the certificate file conformCompanions sends.
+	"sign-pdf": {"certificate_password": conformCertPassword},
 }
+
+// conformCertPassword is the password of sign-pdf's certificate file.
+const conformCertPassword = "conformance"
 
 // conformValues are candidate values of params whose declaration suggests
 // none (JSON), by "slug/param".
@@ -104,6 +109,10 @@ var conformKnown = map[string]string{
 	// suite's derived strings is; tools/pdfops's and the e2e tests check
 	// every way of cropping.
 	"crop-pdf/Params": "margins and box take number lists: no second valid value derivable",
+	// The signature holds its signing time (in /M and in the signed
+	// attributes) and a random field name: two runs always differ. The
+	// e2e test (e2e_sign_test.go) checks the reason with pdfsig.
+	"sign-pdf/Params": "signature holds its signing time: not reproducible",
 }
 
 // conformNoPages are the PDF-making tools without meta pages.
@@ -175,6 +184,8 @@ func conformCompanions(t *testing.T, tool *docmill.Tool) []toolstest.Companion {
 		return []toolstest.Companion{{Path: toolstest.WriteTemp(t, "conform-insert.pdf", toolstest.TextPDF("Inserted page")), ContentType: "application/pdf"}}
 	case "image-watermark": // the image to stamp
 		return []toolstest.Companion{{Path: sampleImage(t, t.TempDir(), "image/png"), ContentType: "image/png"}}
+	case "sign-pdf": // the certificate and key to sign with
+		return []toolstest.Companion{{Path: toolstest.WriteTemp(t, "conform.p12", signPKCS12(t, "Conformance", conformCertPassword)), ContentType: "application/x-pkcs12"}}
 	}
 	return nil
 }

@@ -22,6 +22,7 @@ type engineSet struct {
 	gs, qpdf                        *sandbox.Engine
 	pdftoppm, pdftotext, pdfinfo    *sandbox.Engine
 	pdffonts, pdfimages, pdftocairo *sandbox.Engine
+	pdfsig, certutil, pk12util      *sandbox.Engine
 	ocrmypdf, tesseract             *sandbox.Engine
 	soffice, python3                *sandbox.Engine
 	vips, vipsheader                *sandbox.Engine
@@ -57,6 +58,9 @@ func findEngines(jail *sandbox.Jail, observe func(sandbox.RunReport)) engineSet 
 		pdfimages:  sandbox.Find("pdfimages", []string{"-v"}, opts(gsLimits, poppler.DataPaths)),
 		pdftocairo: sandbox.Find("pdftocairo", []string{"-v"}, opts(gsLimits, poppler.DataPaths)),
 		pdffonts:   sandbox.Find("pdffonts", []string{"-v"}, opts(gsLimits, poppler.DataPaths)),
+		pdfsig:     sandbox.Find("pdfsig", []string{"-v"}, opts(gsLimits, poppler.DataPaths)),
+		certutil:   sandbox.Find("certutil", nil, opts(gsLimits)),
+		pk12util:   sandbox.Find("pk12util", nil, opts(gsLimits)),
 		ocrmypdf:   sandbox.Find("ocrmypdf", []string{"--version"}, opts(ocrLimits, ocr.DataPaths)),
 		soffice:    sandbox.Find("soffice", []string{"--version"}, opts(officeLimits, office.DataPaths)),
 		python3:    sandbox.Find("python3", nil, opts(officeLimits, office.DataPaths)),
@@ -136,6 +140,8 @@ func toolset(e engineSet, o toolOptions) (tools []*docmill.Tool, close func(), e
 	tools = append(tools, checkedPDFs(check, poppler.MoreTools(popplerMore, o.limits, poppler.Steps{SelectPages: selectPages}))...)
 	pdfInfo := poppler.InfoTool(poppler.InfoEngines{PDFInfo: e.pdfinfo, PDFFonts: e.pdffonts, PDFImages: e.pdfimages, QPDF: e.qpdf}, helpers.Tool(pdfops.InspectTool()).Run)
 	tools = append(tools, checkedPDFs(check, []*docmill.Tool{pdfInfo})...)
+	signing := poppler.SignEngines{PDFSig: e.pdfsig, CertUtil: e.certutil, PK12Util: e.pk12util, PDFInfo: e.pdfinfo}
+	tools = append(tools, checkedPDFs(check, []*docmill.Tool{poppler.SignTool(signing)})...)
 	tools = append(tools, checkedPDFs(check, ocr.Tools(e.ocrmypdf, e.tesseract, o.limits, ocr.Steps{Pages: selectPages, PrepareImage: helpers.Tool(ocr.PrepareImageTool()).Run}, o.scratch))...)
 	tools = append(tools, pool.Tools()...)
 	tools = append(tools, vips.Tools(e.vips, e.vipsheader, o.limits, o.scratch)...)

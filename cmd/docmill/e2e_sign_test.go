@@ -1,0 +1,232 @@
+package main
+
+import (
+	"crypto/rand"
+	"crypto/rsa"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
+	"fmt"
+	"io"
+	"math/big"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+	"unicode/utf16"
+
+	"github.com/docmill/docmill/client"
+	"github.com/docmill/docmill/tools/toolstest"
+)
+
+// signPKCS12 returns a PKCS#12 file of a fresh self-signed certificate
+// (CN commonName, O "Docmill Test") and its RSA key, made by Go's
+// crypto/x509 and exported by openssl under password.
+func signPKCS12(t testing.TB, commonName, password string) []byte {
+	t.Helper()
+	key, err := rsa.GenerateKey(rand.Reader, 2048)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber:          big.NewInt(time.Now().UnixNano()),
+		Subject:               pkix.Name{CommonName: commonName, Organization: []string{"Docmill Test"}},
+		NotBefore:             time.Now().Add(-time.Hour),
+		NotAfter:              time.Now().Add(24 * time.Hour),
+		KeyUsage:              x509.KeyUsageDigitalSignature | x509.KeyUsageContentCommitment,
+		BasicConstraintsValid: true,
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	certPEM := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})
+	keyPEM := pem.EncodeToMemory(&pem.Block{Type: "RSA PRIVATE KEY", Bytes: x509.MarshalPKCS1PrivateKey(key)})
+	for name, b := range map[string][]byte{"cert.pem": certPEM, "key.pem": keyPEM, "pass": []byte(password)} {
+		if err := os.WriteFile(filepath.Join(dir, name), b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out := filepath.Join(dir, "signer.p12")
+	cmd := exec.Command("openssl", "pkcs12", "-export", "-in", "cert.pem", "-inkey", "key.pem", "-name", commonName,
+		"-passout", "file:pass", "-out", out)
+	cmd.Dir = dir
+	if msg, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("openssl pkcs12 -export: %v\n%s", err, msg)
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// signPdfsig runs poppler's pdfsig (no certificate check against a trust
+// store: the test's certificate is self-signed) on data and returns its
+// report.
+func signPdfsig(t testing.TB, data []byte) string {
+	t.Helper()
+	out, err := exec.Command("pdfsig", "-nocert", toolstest.WriteTemp(t, "signed.pdf", data)).CombinedOutput()
+	if err != nil {
+		t.Fatalf("pdfsig: %v\n%s", err, out)
+	}
+	return string(out)
+}
+
+// signAppendUpdate returns data with an incremental update appended by
+// hand: a new Info dictionary, a classic cross-reference section for it
+// and a trailer that points back (/Prev) at the signed revision's. The
+// catalog and size come from qpdf's reading of the trailer.
+func signAppendUpdate(t testing.TB, data []byte) []byte {
+	t.Helper()
+	trailer, err := exec.Command("qpdf", "--show-object=trailer", toolstest.WriteTemp(t, "t.pdf", data)).Output()
+	if err != nil {
+		t.Fatalf("qpdf --show-object=trailer: %v", err)
+	}
+	root := regexp.MustCompile(`/Root (\d+ \d+ R)`).FindSubmatch(trailer)
+	size := regexp.MustCompile(`/Size (\d+)`).FindSubmatch(trailer)
+	starts := regexp.MustCompile(`startxref\s+(\d+)`).FindAllSubmatch(data, -1)
+	if root == nil || size == nil || len(starts) == 0 {
+		t.Fatalf("trailer %s, %d startxref", trailer, len(starts))
+	}
+	num, _ := strconv.Atoi(string(size[1]))
+	out := append([]byte{}, data...)
+	if out[len(out)-1] != '\n' {
+		out = append(out, '\n')
+	}
+	objAt := len(out)
+	out = append(out, strconv.Itoa(num)+" 0 obj\n<< /Title (Changed after signing) >>\nendobj\n"...)
+	xrefAt := len(out)
+	out = append(out, "xref\n0 1\n0000000000 65535 f \n"+strconv.Itoa(num)+" 1\n"...)
+	out = append(out, []byte(padOffset(objAt)+" 00000 n \n")...)
+	out = append(out, "trailer\n<< /Size "+strconv.Itoa(num+1)+" /Root "+string(root[1])+" /Info "+strconv.Itoa(num)+
+		" 0 R /Prev "+string(starts[len(starts)-1][1])+" >>\nstartxref\n"+strconv.Itoa(xrefAt)+"\n%%EOF\n"...)
+	return out
+}
+
+// signUTF16Hex returns s as a PDF text string in UTF-16BE with its byte
+// order mark, in lower-case hex (as poppler writes it).
+func signUTF16Hex(s string) string {
+	var b strings.Builder
+	b.WriteString("feff")
+	for _, u := range utf16.Encode([]rune(s)) {
+		fmt.Fprintf(&b, "%04x", u)
+	}
+	return b.String()
+}
+
+// padOffset writes a cross-reference offset as its ten digits.
+func padOffset(n int) string {
+	s := strconv.Itoa(n)
+	return strings.Repeat("0", 10-len(s)) + s
+}
+
+// signJobRecord returns the job's record as the API sends it.
+func signJobRecord(t testing.TB, s *testServer, id string) string {
+	t.Helper()
+	req, err := http.NewRequest("GET", s.URL+"/v1/jobs/"+id, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+s.DevKey)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil || resp.StatusCode != 200 {
+		t.Fatalf("GET job %s: %d %v", id, resp.StatusCode, err)
+	}
+	return string(b)
+}
+
+// signServerLog returns every line the server logged so far.
+func signServerLog(s *testServer) string {
+	s.out.mu.Lock()
+	defer s.out.mu.Unlock()
+	return strings.Join(s.out.lines, "\n")
+}
+
+// TestSignPDFE2E signs a corpus PDF through a real server with a
+// certificate made here, and checks the result with poppler's pdfsig: a
+// valid SHA-256 adbe.pkcs7.detached signature by that certificate over
+// the whole file, with the reason given; the password appears in no job
+// record nor log line; a wrong password and a second file that is no
+// PKCS#12 are refused as client errors naming what is wrong.
+func TestSignPDFE2E(t *testing.T) {
+	s := startServer(t, "")
+	c := s.client(s.DevKey)
+	const password = "Pa55-wörd for signing"
+	p12 := signPKCS12(t, "Signer E2E", password)
+	const reason = "Утверждено: e2e test"
+
+	j, signed := runTool(t, c, "sign-pdf", []client.File{file(t, "pdf", fourPages), pdfFile("signer.p12", p12)},
+		map[string]string{"certificate_password": password, "reason": reason})
+	if j.Result.ContentType != "application/pdf" || j.Result.Filename != "pdflatex-4-pages-signed.pdf" || j.Meta["pages"] != float64(4) {
+		t.Fatalf("result %+v, meta %v", j.Result, j.Meta)
+	}
+	report := signPdfsig(t, signed)
+	for _, want := range []string{
+		"Signature #1:", "Signer Certificate Common Name: Signer E2E", "O=Docmill Test",
+		"Signing Hash Algorithm: SHA-256", "Signature Type: adbe.pkcs7.detached",
+		"Total document signed", "Signature Validation: Signature is Valid.",
+	} {
+		if !strings.Contains(report, want) {
+			t.Errorf("pdfsig does not report %q:\n%s", want, report)
+		}
+	}
+	if strings.Contains(report, "Signature #2") {
+		t.Errorf("pdfsig reads more than one signature:\n%s", report)
+	}
+	// The original revision is left as it was: signing only appends.
+	orig := toolstest.ReadCorpus(t, "pdf", fourPages)
+	if len(signed) <= len(orig) || string(signed[:len(orig)]) != string(orig) {
+		t.Errorf("the signed file does not start with the original's %d bytes", len(orig))
+	}
+	// pdfsig 22 does not print the reason: it is in the signature
+	// dictionary as a UTF-16 text string, which the file holds in hex.
+	if want := "/Reason <" + signUTF16Hex(reason) + ">"; !strings.Contains(string(signed), want) {
+		t.Errorf("the signature dictionary lacks %s", want)
+	}
+	// A change appended after signing leaves the signature valid over
+	// its revision, which no longer covers the whole file.
+	if report := signPdfsig(t, signAppendUpdate(t, signed)); !strings.Contains(report, "Not total document signed") ||
+		!strings.Contains(report, "Signature is Valid.") {
+		t.Errorf("pdfsig of the file changed after signing:\n%s", report)
+	}
+	if rec := signJobRecord(t, s, j.JobID); strings.Contains(rec, password) || strings.Contains(rec, "certificate_password") {
+		t.Errorf("the job record holds the password: %s", rec)
+	}
+
+	t.Run("wrong password", func(t *testing.T) {
+		code, msg := toolRefusal(t, c, "sign-pdf", []client.File{file(t, "pdf", fourPages), pdfFile("signer.p12", p12)},
+			map[string]string{"certificate_password": "not the password"})
+		if code != "invalid_parameter" || !strings.Contains(msg, "certificate_password") || strings.Contains(msg, "not the password") {
+			t.Fatalf("wrong password: %s %q", code, msg)
+		}
+	})
+	t.Run("not PKCS#12", func(t *testing.T) {
+		code, msg := toolRefusal(t, c, "sign-pdf", []client.File{file(t, "pdf", fourPages), pdfFile("signer.p12", []byte("not a certificate at all\n"))},
+			map[string]string{"certificate_password": password})
+		if code != "unsupported_file_type" {
+			t.Fatalf("text as certificate: %s %q", code, msg)
+		}
+		// DER that sniffs as PKCS#12 but is not one: refused by the engine.
+		fake := append([]byte("\x30\x82\x01\x00\x02\x01\x03\x30\x82\x00\xf9"), toolstest.Noise(256)...)
+		code, msg = toolRefusal(t, c, "sign-pdf", []client.File{file(t, "pdf", fourPages), pdfFile("fake.p12", fake)},
+			map[string]string{"certificate_password": password})
+		if code != "invalid_document" || !strings.Contains(msg, "PKCS#12") || strings.Contains(msg, "SEC_ERROR") || strings.Contains(msg, "/tmp") {
+			t.Fatalf("fake PKCS#12: %s %q", code, msg)
+		}
+	})
+	if log := signServerLog(s); strings.Contains(log, password) || strings.Contains(log, "not the password") {
+		t.Errorf("the server log holds a password")
+	}
+}
