@@ -1,10 +1,16 @@
 package main
 
 import (
+	"archive/zip"
 	"bytes"
 	"context"
 	"encoding/csv"
+	"image"
+	_ "image/jpeg"
+	_ "image/png"
 	"net/http"
+	"os/exec"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -91,3 +97,63 @@ func officeServedAs(t *testing.T, url, contentType string) {
 	}
 }
 
+// TestPDFToWordE2E converts text PDFs to .docx and .odt over HTTP and
+// reads the results with archive/zip and encoding/xml: the words
+// pdftotext reads in the original come back in order, none in text
+// frames; the title is a heading (of level 2 in google-doc-document.pdf,
+// whose table's row of flags is set larger); the picture is in the
+// document.
+func TestPDFToWordE2E(t *testing.T) {
+	s := startServer(t, "")
+	c := s.client(s.DevKey)
+	whole := func(name string) string {
+		out, err := exec.Command("pdftotext", "-enc", "UTF-8", corpus(t, "pdf", name), "-").Output()
+		if err != nil {
+			t.Fatalf("pdftotext: %v", err)
+		}
+		return string(out)
+	}
+	for _, tc := range []struct{ tool, file, heading, contentType string }{
+		{"pdf-to-word", "google-doc-document.pdf", `<w:pStyle w:val="Heading[123]"/></w:pPr><w:r><w:t xml:space="preserve">Example document<`, "application/vnd.openxmlformats-officedocument.wordprocessingml.document"},
+		{"pdf-to-odt", "google-doc-document.pdf", `text:outline-level="[123]">Example document<`, "application/vnd.oasis.opendocument.text"},
+		{"pdf-to-word", "pdflatex-4-pages.pdf", "", "application/vnd.openxmlformats-officedocument.wordprocessingml.document"},
+	} {
+		t.Run(tc.tool+"/"+tc.file, func(t *testing.T) {
+			j, data := runTool(t, c, tc.tool, []client.File{file(t, "pdf", tc.file)}, nil)
+			inOrder := toolstest.WordsInOrder(whole(tc.file), toolstest.OfficeText(t, data))
+			framed, flowing := toolstest.FramedText(t, data)
+			if inOrder < 0.95 || framed != 0 || flowing == 0 {
+				t.Fatalf("%.3f of the words in order, %d characters in frames, %d flowing", inOrder, framed, flowing)
+			}
+			if tc.heading != "" && !regexp.MustCompile(tc.heading).MatchString(officeMainPart(t, data)) {
+				t.Fatalf("no heading %q", tc.heading)
+			}
+			officeServedAs(t, j.Result.URL, tc.contentType)
+		})
+	}
+	t.Run("image", func(t *testing.T) {
+		j, data := runTool(t, c, "pdf-to-odt", []client.File{file(t, "pdf", "pdflatex-image.pdf")}, nil)
+		z, err := zip.NewReader(bytes.NewReader(data), int64(len(data)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		pic := toolstest.ZipPart(t, z, "Pictures/image1.jpg")
+		cfg, _, err := image.DecodeConfig(bytes.NewReader(pic))
+		if err != nil || cfg.Width < 8 || !strings.Contains(officeMainPart(t, data), `xlink:href="Pictures/image1.jpg"`) {
+			t.Fatalf("picture %v %+v; meta %v", err, cfg, j.Meta)
+		}
+	})
+}
+
+// officeMainPart is the part of a .docx or .odt that holds its body.
+func officeMainPart(t *testing.T, data []byte) string {
+	t.Helper()
+	z, err := zip.NewReader(bytes.NewReader(data), int64(len(data)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := z.Open("word/document.xml"); err == nil {
+		return string(toolstest.ZipPart(t, z, "word/document.xml"))
+	}
+	return string(toolstest.ZipPart(t, z, "content.xml"))
+}
