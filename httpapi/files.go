@@ -47,6 +47,21 @@ func (s *Server) fileURL(jobID, filename string, expiresAt time.Time) string {
 // Range headers are served, ignored or unsatisfiable. Every error is
 // problem+json, and the file is opened at most once per request, never once
 // per range.
+// documentTypes are the content types of the office formats tools write
+// (convert-document, pdf-to-word), which Go's own table lacks: a system
+// without /etc/mime.types still serves them as what they are.
+var documentTypes = map[string]string{
+	".docx": "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
+	".xlsx": "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+	".pptx": "application/vnd.openxmlformats-officedocument.presentationml.presentation",
+	".odt":  "application/vnd.oasis.opendocument.text",
+	".ods":  "application/vnd.oasis.opendocument.spreadsheet",
+	".odp":  "application/vnd.oasis.opendocument.presentation",
+	".rtf":  "application/rtf",
+	".epub": "application/epub+zip",
+	".csv":  "text/csv; charset=utf-8",
+}
+
 func (s *Server) handleFile(w http.ResponseWriter, r *http.Request) {
 	jobID, filename := r.PathValue("job_id"), r.PathValue("filename")
 	q := r.URL.Query()
@@ -123,6 +138,9 @@ func (s *Server) handleFile(w http.ResponseWriter, r *http.Request) {
 	// Tools name results by what they are, so the extension decides; a
 	// local bucket keeps no content type of its own.
 	ct := mime.TypeByExtension(path.Ext(filename))
+	if ct == "" {
+		ct = documentTypes[strings.ToLower(path.Ext(filename))]
+	}
 	if ct == "" {
 		ct = attrs.ContentType
 	}

@@ -3,7 +3,9 @@
 It connects to the worker's soffice over a UNO pipe, prints one JSON line
 {"ready": true} and then reads jobs from stdin, one JSON object per line:
   {"in": "/abs/input.docx", "out": "/abs/output.pdf", "export": "writer_pdf_Export",
-   "filter": "" (import filter, optional), "options": "" (import filter options)}
+   "filter": "" (import filter, optional), "options": "" (import filter options),
+   "export_options": "" (export filter options, optional: CSV's separator...),
+   "page_range": "" (PDF export only, optional: the pages to export, "1")}
 and answers each with one JSON line:
   {"ok": true} | {"ok": false, "kind": "load"|"store"|"bridge", "msg": "..."}
 A "bridge" failure means soffice is gone: the process exits after answering,
@@ -72,8 +74,14 @@ def convert(desktop, job):
     if doc is None:
         return {"ok": False, "kind": "load", "msg": "loadComponentFromURL returned nothing"}
     try:
-        store = (prop("FilterName", job["export"]),)
-        doc.storeToURL(uno.systemPathToFileUrl(job["out"]), store)
+        store = [prop("FilterName", job["export"])]
+        if job.get("export_options"):
+            store.append(prop("FilterOptions", job["export_options"]))
+        if job.get("page_range"):
+            data = uno.Any("[]com.sun.star.beans.PropertyValue", (prop("PageRange", job["page_range"]),))
+            store.append(prop("FilterData", data))
+        store = tuple(store)
+        uno.invoke(doc, "storeToURL", (uno.systemPathToFileUrl(job["out"]), store))
         return {"ok": True}
     except DisposedException:
         raise

@@ -68,6 +68,21 @@ func accepts(f family) []string {
 // unsupported_file_type naming the right tool; a damaged archive is
 // invalid_document.
 func detect(path string, want family, limits docmill.Limits) (kind, error) {
+	k, err := sniff(path, want, limits)
+	if err != nil {
+		return kind{}, err
+	}
+	if k.fam != want {
+		return kind{}, docmill.Errorf(docmill.CodeUnsupportedFileType,
+			"The file is %s (%s); use %s for it.", k.fam, k.ext, k.fam.toolFor())
+	}
+	return k, nil
+}
+
+// sniff tells what the file at path is, by content only, whatever its
+// family; a text file is read as the family text hints (plain text for
+// text, CSV for spreadsheet).
+func sniff(path string, hint family, limits docmill.Limits) (kind, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return kind{}, docmill.Internal(err)
@@ -85,16 +100,9 @@ func detect(path string, want family, limits docmill.Limits) (kind, error) {
 	case bytes.HasPrefix(head, []byte(`{\rtf`)):
 		k = kind{fam: text, ext: "rtf"}
 	default:
-		k, err = detectText(f, want)
+		k, err = detectText(f, hint)
 	}
-	if err != nil {
-		return kind{}, err
-	}
-	if k.fam != want {
-		return kind{}, docmill.Errorf(docmill.CodeUnsupportedFileType,
-			"The file is %s (%s); use %s for it.", k.fam, k.ext, k.fam.toolFor())
-	}
-	return k, nil
+	return k, err
 }
 
 // detectZip tells OOXML and ODF documents apart by the parts every one of

@@ -14,13 +14,14 @@ import (
 	"github.com/docmill/docmill/tools/ziplimit"
 )
 
-// Tools returns word-to-pdf, excel-to-pdf and powerpoint-to-pdf, all
-// served by p.
+// Tools returns word-to-pdf, excel-to-pdf, powerpoint-to-pdf and
+// convert-document, all served by p.
 func (p *Pool) Tools() []*docmill.Tool {
 	return []*docmill.Tool{
 		p.tool(text, "word-to-pdf", "Word to PDF", "Convert Word, OpenDocument text, RTF and plain-text documents (doc, docx, odt, rtf, txt) to PDF.", "writer_pdf_Export"),
 		p.tool(spreadsheet, "excel-to-pdf", "Excel to PDF", "Convert spreadsheets (xls, xlsx, ods, csv) to PDF.", "calc_pdf_Export"),
 		p.tool(presentation, "powerpoint-to-pdf", "PowerPoint to PDF", "Convert presentations (ppt, pptx, odp) to PDF.", "impress_pdf_Export"),
+		p.ConvertTool(),
 	}
 }
 
@@ -59,20 +60,8 @@ func (p *Pool) run(ctx context.Context, in *docmill.RunInput, f family, export s
 	if err := checkArchive(file.Path, p.opts.Limits); err != nil {
 		return nil, err
 	}
-	// LibreOffice sees the document under a name with the right extension,
-	// in a directory of this job only; it writes the PDF beside it.
-	dir, err := os.MkdirTemp(in.WorkDir, "office-")
+	out, err := p.stageAndConvert(ctx, in.WorkDir, file.Path, k, job{Export: export}, "pdf")
 	if err != nil {
-		return nil, docmill.Internal(err)
-	}
-	src := filepath.Join(dir, "document."+k.ext)
-	if err := os.Link(file.Path, src); err != nil {
-		if err := os.Symlink(file.Path, src); err != nil {
-			return nil, docmill.Internal(err)
-		}
-	}
-	out := filepath.Join(dir, "document.pdf")
-	if err := p.convert(ctx, job{In: src, Out: out, Export: export, Filter: k.filter, Options: k.options}); err != nil {
 		return nil, err
 	}
 	out, pages, err := p.selectPages(ctx, in.WorkDir, out, in.Params.String("pages"))

@@ -41,6 +41,11 @@ type job struct {
 	Export  string `json:"export"`
 	Filter  string `json:"filter,omitempty"`
 	Options string `json:"options,omitempty"`
+	// ExportOptions are the export filter's options (CSV's separator,
+	// text's encoding).
+	ExportOptions string `json:"export_options,omitempty"`
+	// PageRange, for a PDF export, limits it to those pages ("1").
+	PageRange string `json:"page_range,omitempty"`
 }
 
 // reply is one line the converter writes.
@@ -162,7 +167,7 @@ func (w *worker) convert(ctx context.Context, j job, jail *sandbox.Jail) error {
 		return err
 	}
 	paths := w.conv.Paths()
-	if err := w.run(ctx, job{In: paths.InJail(in), Out: paths.InJail(out), Export: j.Export, Filter: j.Filter, Options: j.Options}); err != nil {
+	if err := w.run(ctx, job{In: paths.InJail(in), Out: paths.InJail(out), Export: j.Export, Filter: j.Filter, Options: j.Options, ExportOptions: j.ExportOptions, PageRange: j.PageRange}); err != nil {
 		return err
 	}
 	if err := os.Rename(out, j.Out); err != nil {

@@ -36,6 +36,9 @@ const (
 type textLine struct {
 	page, block int
 	top, size   float64
+	// left and right are the line's xMin and xMax (pdf-to-word's
+	// paragraphs).
+	left, right float64
 	text        string
 }
 
@@ -72,6 +75,7 @@ func scanLines(path string, fn func(textLine)) error {
 			case "line":
 				inLine, words = true, words[:0]
 				cur.top, cur.size = lineBox(t.Attr)
+				cur.left, cur.right = lineSpan(t.Attr)
 			case "word":
 				inWord = inLine
 			}
@@ -110,6 +114,23 @@ func lineBox(attrs []xml.Attr) (top, size float64) {
 		}
 	}
 	return yMin, math.Round((yMax-yMin)/sizeStep) * sizeStep
+}
+
+// lineSpan returns a line's xMin and xMax.
+func lineSpan(attrs []xml.Attr) (left, right float64) {
+	for _, a := range attrs {
+		v, err := strconv.ParseFloat(a.Value, 64)
+		if err != nil {
+			continue
+		}
+		switch a.Name.Local {
+		case "xMin":
+			left = v
+		case "xMax":
+			right = v
+		}
+	}
+	return left, right
 }
 
 // heading is a heading found in the text: its page, level (1 the

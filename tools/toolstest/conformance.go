@@ -387,6 +387,14 @@ var extensions = map[string][]string{
 	"image/jpeg": {".jpg", ".jpeg"}, "image/png": {".png"}, "image/webp": {".webp"},
 	"image/avif": {".avif"}, "image/tiff": {".tif", ".tiff"}, "image/gif": {".gif"}, "image/heif": {".heic", ".heif"},
 	"image/svg+xml": {".svg"},
+	// Office documents (convert-document, pdf-to-word, pdf-to-odt).
+	"application/vnd.openxmlformats-officedocument.wordprocessingml.document":   {".docx"},
+	"application/vnd.openxmlformats-officedocument.spreadsheetml.sheet":         {".xlsx"},
+	"application/vnd.openxmlformats-officedocument.presentationml.presentation": {".pptx"},
+	"application/vnd.oasis.opendocument.text":                                   {".odt"},
+	"application/vnd.oasis.opendocument.spreadsheet":                            {".ods"},
+	"application/vnd.oasis.opendocument.presentation":                           {".odp"},
+	"application/rtf": {".rtf"}, "application/epub+zip": {".epub"}, "text/csv": {".csv"},
 }
 
 func extensionFits(name, contentType string) bool {

@@ -1,0 +1,198 @@
+package poppler
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	docmill "github.com/docmill/docmill"
+	"github.com/docmill/docmill/sandbox"
+)
+
+// Content types of the documents pdf-to-word and pdf-to-odt write.
+const (
+	docxContentType = "application/vnd.openxmlformats-officedocument.wordprocessingml.document"
+	odtContentType  = "application/vnd.oasis.opendocument.text"
+)
+
+// WordEngines are the programs pdf-to-word and pdf-to-odt run.
+type WordEngines struct {
+	PDFToText, PDFImages *sandbox.Engine
+}
+
+// WordTools returns pdf-to-word and pdf-to-odt: a PDF's text reflowed
+// into an editable document. The text and its layout come from
+// pdftotext -bbox-layout (blocks, lines and their sizes); lines are
+// joined into paragraphs and lines set clearly larger than the body
+// become headings (see reflow); the images pdfimages extracts as PNG or
+// JPEG follow their page's text. LibreOffice's own PDF import is not
+// used: it puts every line in a text frame of its own, which is what
+// users of such tools complain about (see BenchmarkPDFToWordQuality).
+func WordTools(e WordEngines, limits docmill.Limits) []*docmill.Tool {
+	limits = limits.WithDefaults()
+	return []*docmill.Tool{
+		wordTool(e, limits, "pdf-to-word", "PDF to Word", "Word document (.docx)", docxContentType, ".docx", writeDocx),
+		wordTool(e, limits, "pdf-to-odt", "PDF to ODT", "OpenDocument text (.odt)", odtContentType, ".odt", writeODT),
+	}
+}
+
+func wordTool(e WordEngines, limits docmill.Limits, slug, title, kind, contentType, ext string, write func(string, docBody) error) *docmill.Tool {
+	return &docmill.Tool{
+		Slug: slug, Title: title,
+		Description: "Turn a PDF into an editable " + kind + ": its text in flowing paragraphs, headings by font size, " +
+			"its images after their page's text. Tables become paragraphs; a scanned PDF has no text to take (run ocr-pdf first).",
+		Accepts:  []string{pdfContentType},
+		Outputs:  []string{contentType},
+		MinFiles: 1, MaxFiles: 1,
+		Meta: []docmill.MetaField{
+			{Name: "pages", Type: docmill.MetaInteger, Description: "Pages of the PDF read."},
+			{Name: "paragraphs", Type: docmill.MetaInteger, Description: "Paragraphs written, headings included."},
+			{Name: "headings", Type: docmill.MetaInteger, Description: "Paragraphs made headings."},
+			{Name: "images", Type: docmill.MetaInteger, Description: "Images placed."},
+		},
+		Engine:    "poppler",
+		Timeout:   timeout,
+		Available: func() bool { return e.PDFToText.Available() && e.PDFImages.Available() },
+		Engines: func() []docmill.EngineStatus {
+			return []docmill.EngineStatus{e.PDFToText.Status(), e.PDFImages.Status()}
+		},
+		Run: func(ctx context.Context, in *docmill.RunInput) (*docmill.RunOutput, error) {
+			body, pages, err := readDocument(ctx, e, limits, in)
+			if err != nil {
+				return nil, err
+			}
+			out := filepath.Join(in.WorkDir, "converted"+ext)
+			if err := write(out, body); err != nil {
+				return nil, fmt.Errorf("poppler: write %s: %w", ext, err)
+			}
+			headings := 0
+			for _, p := range body.paras {
+				if p.level > 0 {
+					headings++
+				}
+			}
+			return &docmill.RunOutput{
+				Path: out, Filename: docmill.ResultName(in.Files[0].Filename, ".pdf", ext), ContentType: contentType,
+				Meta: map[string]any{"pages": pages, "paragraphs": len(body.paras), "headings": headings, "images": len(body.pictures)},
+			}, nil
+		},
+	}
+}
+
+// readDocument reads the PDF's text as paragraphs and extracts its
+// images; it returns them with the number of pages.
+func readDocument(ctx context.Context, e WordEngines, limits docmill.Limits, in *docmill.RunInput) (docBody, int, error) {
+	src, err := filepath.Abs(in.Files[0].Path)
+	if err != nil {
+		return docBody{}, 0, fmt.Errorf("poppler: input path: %w", err)
+	}
+	layout, err := runLayout(ctx, e.PDFToText, src, in.WorkDir)
+	if err != nil {
+		return docBody{}, 0, err
+	}
+	var lines []textLine
+	pages := 0
+	err = scanLayout(layout, func(l textLine) { lines = append(lines, l) }, func() { pages++ })
+	if err != nil {
+		return docBody{}, 0, err
+	}
+	pics, err := documentPictures(ctx, e.PDFImages, src, in.WorkDir, pages, limits)
+	if err != nil {
+		return docBody{}, 0, err
+	}
+	return docBody{paras: reflow(lines), pictures: pics}, pages, nil
+}
+
+// runLayout runs pdftotext -bbox-layout into a file of dir, capped at
+// maxLayoutBytes, and returns its path.
+func runLayout(ctx context.Context, pdftotext *sandbox.Engine, src, dir string) (string, error) {
+	path := filepath.Join(dir, "layout.xhtml")
+	f, err := os.Create(path)
+	if err != nil {
+		return "", fmt.Errorf("poppler: create layout: %w", err)
+	}
+	defer f.Close()
+	buf := bufio.NewWriterSize(f, 1<<20)
+	_, err = pdftotext.Run(ctx, sandbox.Cmd{Args: []string{"-enc", "UTF-8", "-bbox-layout", src, "-"}, Dir: dir, Stdout: buf, MaxOutput: maxLayoutBytes})
+	if errors.Is(err, sandbox.ErrOutputTooLarge) {
+		e := docmill.Errorf(docmill.CodeFileTooLarge, "The text of the document is too large to convert (over %d MB of layout).", maxLayoutBytes>>20)
+		e.Err = err
+		return "", e
+	}
+	if err != nil {
+		return "", engineError(err, "reading its text")
+	}
+	if err := buf.Flush(); err != nil {
+		return "", fmt.Errorf("poppler: write layout: %w", err)
+	}
+	return path, nil
+}
+
+// scanLayout is scanLines, also counting the pages: page is called for
+// each page of the layout, lines or none.
+func scanLayout(path string, line func(textLine), page func()) error {
+	last := 0
+	err := scanLines(path, func(l textLine) {
+		for ; last < l.page; last++ {
+			page()
+		}
+		line(l)
+	})
+	if err != nil {
+		return err
+	}
+	n, err := countPages(path)
+	for ; last < n; last++ {
+		page()
+	}
+	return err
+}
+
+// countPages counts the <page> elements of the layout at path.
+func countPages(path string) (int, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<16), 1<<24)
+	n := 0
+	for sc.Scan() {
+		if strings.HasPrefix(strings.TrimSpace(sc.Text()), "<page ") {
+			n++
+		}
+	}
+	return n, sc.Err()
+}
+
+// documentPictures extracts the document's images that are pictures (not
+// masks) and that pdfimages writes as PNG or JPEG, within limits (see
+// listEmbedded). A document of no pages has none.
+func documentPictures(ctx context.Context, pdfimages *sandbox.Engine, src, dir string, pages int, limits docmill.Limits) ([]picture, error) {
+	if pages == 0 {
+		return nil, nil
+	}
+	listed, err := listEmbedded(ctx, pdfimages, src, dir, 1, pages, limits)
+	if err != nil {
+		return nil, err
+	}
+	files, err := extractEmbedded(ctx, pdfimages, src, dir, 1, pages)
+	if err != nil {
+		return nil, err
+	}
+	var pics []picture
+	for _, im := range listed {
+		p, ok := files[im.num]
+		ext := strings.ToLower(filepath.Ext(p))
+		if !ok || im.kind != "image" || ext != ".png" && ext != ".jpg" || im.w < 8 || im.h < 8 {
+			continue
+		}
+		pics = append(pics, picture{path: p, page: im.page, w: im.w, h: im.h})
+	}
+	return pics, nil
+}

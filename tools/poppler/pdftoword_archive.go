@@ -1,0 +1,127 @@
+package poppler
+
+import (
+	"archive/zip"
+	"bytes"
+	"encoding/xml"
+	"fmt"
+	"io"
+	"os"
+	"path"
+	"strings"
+)
+
+// picture is an image to place in the document: its file (a PNG or a
+// JPEG pdfimages wrote), the page it is on, and its size in pixels.
+type picture struct {
+	path string
+	page int
+	w, h int
+}
+
+// ext is the picture's file extension, "png" or "jpg".
+func (p picture) ext() string { return strings.TrimPrefix(path.Ext(p.path), ".") }
+
+// displaySize is the picture's size in points: 96 pixels an inch, no
+// wider than maxPictureWidth (the text width of an A4 page).
+func (p picture) displaySize() (w, h float64) {
+	w, h = float64(p.w)*0.75, float64(p.h)*0.75
+	if w > maxPictureWidth {
+		w, h = maxPictureWidth, h*maxPictureWidth/w
+	}
+	return w, h
+}
+
+const maxPictureWidth = 450.0
+
+// docBody is what goes in a document: the paragraphs, then each page's
+// pictures after that page's last paragraph.
+type docBody struct {
+	paras    []paragraph
+	pictures []picture
+}
+
+// each calls para for every paragraph and pic for every picture, in the
+// document's order; the index of a picture is its number among the
+// pictures.
+func (b docBody) each(para func(paragraph), pic func(int, picture)) {
+	next := 0
+	flush := func(upTo int) {
+		for next < len(b.pictures) && b.pictures[next].page <= upTo {
+			pic(next, b.pictures[next])
+			next++
+		}
+	}
+	for i, p := range b.paras {
+		flush(p.page - 1)
+		para(p)
+		if i == len(b.paras)-1 || b.paras[i+1].page != p.page {
+			flush(p.page)
+		}
+	}
+	flush(1 << 30)
+}
+
+// escaped is s escaped for XML text and attributes; characters XML
+// cannot hold become U+FFFD.
+func escaped(s string) string {
+	var b strings.Builder
+	xml.EscapeText(&b, []byte(s))
+	return b.String()
+}
+
+// zipWriter writes a document archive part by part, remembering the
+// first error.
+type zipWriter struct {
+	z   *zip.Writer
+	err error
+}
+
+// part writes a part; stored leaves it uncompressed (ODF's mimetype).
+func (w *zipWriter) part(name string, body []byte, stored bool) {
+	if w.err != nil {
+		return
+	}
+	method := zip.Deflate
+	if stored {
+		method = zip.Store
+	}
+	var f io.Writer
+	if f, w.err = w.z.CreateHeader(&zip.FileHeader{Name: name, Method: method}); w.err == nil {
+		_, w.err = f.Write(body)
+	}
+}
+
+// file copies the file at src into the part name.
+func (w *zipWriter) file(name, src string) {
+	if w.err != nil {
+		return
+	}
+	var b []byte
+	if b, w.err = os.ReadFile(src); w.err == nil {
+		w.part(name, b, true) // PNG and JPEG are compressed already
+	}
+}
+
+// writeArchive makes the file at dst with fill's parts.
+func writeArchive(dst string, fill func(*zipWriter)) error {
+	f, err := os.Create(dst)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	w := &zipWriter{z: zip.NewWriter(f)}
+	fill(w)
+	if w.err != nil {
+		return w.err
+	}
+	if err := w.z.Close(); err != nil {
+		return err
+	}
+	return f.Close()
+}
+
+// buffer is a bytes.Buffer with Printf.
+type buffer struct{ bytes.Buffer }
+
+func (b *buffer) printf(format string, args ...any) { fmt.Fprintf(&b.Buffer, format, args...) }

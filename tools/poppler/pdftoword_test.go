@@ -1,0 +1,190 @@
+package poppler
+
+import (
+	"archive/zip"
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	docmill "github.com/docmill/docmill"
+	"github.com/docmill/docmill/sandbox"
+	"github.com/docmill/docmill/tools/toolstest"
+)
+
+// wordTestTool returns pdf-to-word or pdf-to-odt on the real engines,
+// skipping t when one is missing.
+func wordTestTool(t testing.TB, slug string) *docmill.Tool {
+	t.Helper()
+	find := func(name string) *sandbox.Engine {
+		e := sandbox.Find(name, []string{"-v"}, sandbox.Options{View: sandbox.View{ReadOnly: DataPaths}})
+		if !e.Available() {
+			t.Skipf("%s is not installed", name)
+		}
+		return e
+	}
+	return toolstest.Find(t, WordTools(WordEngines{PDFToText: find("pdftotext"), PDFImages: find("pdfimages")}, docmill.Limits{}), slug)
+}
+
+// plainText is pdftotext's reading of a PDF, the reference the reflowed
+// text is held to.
+func plainText(t testing.TB, path string) string {
+	t.Helper()
+	out, err := exec.Command("pdftotext", "-enc", "UTF-8", path, "-").Output()
+	if err != nil {
+		t.Fatalf("pdftotext: %v", err)
+	}
+	return string(out)
+}
+
+// wordQuality converts the PDF at path with tool and returns the share
+// of pdftotext's words in order in the result, the characters in text
+// frames and in flowing paragraphs, and the result.
+func wordQuality(t testing.TB, tool *docmill.Tool, path string) (inOrder float64, framed, flowing int, out *docmill.RunOutput, data []byte) {
+	t.Helper()
+	out = mustRunTool(t, tool, path, nil)
+	data, err := os.ReadFile(out.Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	framed, flowing = toolstest.FramedText(t, data)
+	return toolstest.WordsInOrder(plainText(t, path), toolstest.OfficeText(t, data)), framed, flowing, out, data
+}
+
+// TestPDFToWord converts text PDFs of the corpus: pdftotext's words come
+// back in order, in paragraphs (no text frames). pdflatex-4-pages.pdf is
+// one paragraph that runs over four pages, numbered at the foot;
+// google-doc-document.pdf is a title over twenty one-line paragraphs
+// and a table.
+func TestPDFToWord(t *testing.T) {
+	cases := []struct {
+		name                 string
+		paragraphs, headings int
+	}{
+		{"pdflatex-4-pages.pdf", 1, 0},
+		{"google-doc-document.pdf", 30, 1},
+	}
+	for _, slug := range []string{"pdf-to-word", "pdf-to-odt"} {
+		tool := wordTestTool(t, slug)
+		for _, tc := range cases {
+			inOrder, framed, flowing, out, _ := wordQuality(t, tool, corpusPDF(t, tc.name))
+			if inOrder < 0.95 || framed != 0 || flowing == 0 {
+				t.Errorf("%s %s: %.3f of the words in order, %d characters framed, %d flowing", slug, tc.name, inOrder, framed, flowing)
+			}
+			p, h := out.Meta["paragraphs"].(int), out.Meta["headings"].(int)
+			if tc.paragraphs == 1 && p != 1 || p < tc.paragraphs || h < tc.headings || out.Meta["pages"] == 0 {
+				t.Errorf("%s %s: meta %v", slug, tc.name, out.Meta)
+			}
+		}
+	}
+}
+
+// TestPDFToWordImages: the picture of pdflatex-image.pdf is in the
+// document, as a part its document.xml refers to.
+func TestPDFToWordImages(t *testing.T) {
+	out := mustRunTool(t, wordTestTool(t, "pdf-to-word"), corpusPDF(t, "pdflatex-image.pdf"), nil)
+	data, err := os.ReadFile(out.Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	z, err := zip.NewReader(bytes.NewReader(data), int64(len(data)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := toolstest.ZipPart(t, z, "word/document.xml")
+	rels := string(toolstest.ZipPart(t, z, "word/_rels/document.xml.rels"))
+	if out.Meta["images"] != 1 || !bytes.Contains(doc, []byte(`r:embed="rIdImage1"`)) || !strings.Contains(rels, "media/image1.") {
+		t.Fatalf("meta %v, rels %s", out.Meta, rels)
+	}
+}
+
+// TestReflow: lines join into paragraphs by block, gap, size and page;
+// hyphenated words are mended; the largest size is heading level 1.
+func TestReflow(t *testing.T) {
+	lines := []textLine{
+		{page: 1, block: 1, top: 50, size: 20, text: "Title"},
+		{page: 1, block: 2, top: 100, size: 10, text: "The first para-"},
+		{page: 1, block: 2, top: 112, size: 10, text: "graph goes on and"},
+		{page: 2, block: 3, top: 50, size: 10, text: "runs onto the next page."},
+		{page: 2, block: 3, top: 90, size: 10, text: "A second one, after a gap."},
+		{page: 2, block: 4, top: 102, size: 10, text: "Another block: well-"},
+		{page: 2, block: 4, top: 114, size: 10, text: "Known words stay whole."},
+		{page: 2, block: 5, top: 130, size: 14, text: "Section"},
+		{page: 2, block: 6, top: 150, size: 10, text: "Body text."},
+	}
+	want := []paragraph{
+		{page: 1, level: 1, size: 20, text: "Title"},
+		{page: 1, size: 10, text: "The first paragraph goes on and runs onto the next page."},
+		{page: 2, size: 10, text: "A second one, after a gap."},
+		{page: 2, size: 10, text: "Another block: well- Known words stay whole."},
+		{page: 2, level: 2, size: 14, text: "Section"},
+		{page: 2, size: 10, text: "Body text."},
+	}
+	got := reflow(lines)
+	if len(got) != len(want) {
+		t.Fatalf("%d paragraphs %+v, want %d", len(got), got, len(want))
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("paragraph %d: %+v, want %+v", i, got[i], want[i])
+		}
+	}
+}
+
+// BenchmarkPDFToWordQuality prints pdf-to-word's and pdf-to-odt's
+// quality on the corpus's text PDFs: the share of pdftotext's words in
+// order in the result, and the share of text in frames rather than in
+// flowing paragraphs; and the same figures of LibreOffice's own PDF
+// import into Writer (writer_pdf_import), when soffice is installed, the
+// approach the tools do not take. It never fails on the figures.
+func BenchmarkPDFToWordQuality(b *testing.B) {
+	files := []string{"pdflatex-4-pages.pdf", "google-doc-document.pdf", "002-trivial-libre-office-writer.pdf", "minimal-document.pdf"}
+	var report strings.Builder // one log entry: a benchmark's log shows its first lines only
+	for b.Loop() {
+		report.Reset()
+		for _, name := range files {
+			path := corpusPDF(b, name)
+			for _, slug := range []string{"pdf-to-word", "pdf-to-odt"} {
+				inOrder, framed, flowing, out, _ := wordQuality(b, wordTestTool(b, slug), path)
+				fmt.Fprintf(&report, "\n%-36s %-11s words in order %5.1f%%, text in frames %5.1f%%, %v paragraphs, %v headings, %v images",
+					name, slug, 100*inOrder, 100*share(framed, flowing), out.Meta["paragraphs"], out.Meta["headings"], out.Meta["images"])
+			}
+			if data, ok := libreOfficeImport(b, path); ok {
+				framed, flowing := toolstest.FramedText(b, data)
+				inOrder := toolstest.WordsInOrder(plainText(b, path), toolstest.OfficeText(b, data))
+				fmt.Fprintf(&report, "\n%-36s %-11s words in order %5.1f%%, text in frames %5.1f%%", name, "libreoffice", 100*inOrder, 100*share(framed, flowing))
+			}
+		}
+	}
+	b.Log(report.String())
+	b.ReportMetric(0, "ns/op")
+}
+
+func share(part, rest int) float64 {
+	if part+rest == 0 {
+		return 0
+	}
+	return float64(part) / float64(part+rest)
+}
+
+// libreOfficeImport converts the PDF at path to .docx with LibreOffice's
+// writer_pdf_import filter, for the benchmark's comparison only; false
+// when soffice is missing or fails.
+func libreOfficeImport(b *testing.B, path string) ([]byte, bool) {
+	soffice, err := exec.LookPath("soffice")
+	if err != nil {
+		return nil, false
+	}
+	dir := b.TempDir()
+	cmd := exec.Command(soffice, "-env:UserInstallation=file://"+filepath.Join(dir, "profile"), "--headless", "--norestore",
+		"--infilter=writer_pdf_import", "--convert-to", "docx:MS Word 2007 XML", "--outdir", dir, path)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		b.Logf("soffice: %v: %s", err, out)
+		return nil, false
+	}
+	data, err := os.ReadFile(filepath.Join(dir, strings.TrimSuffix(filepath.Base(path), ".pdf")+".docx"))
+	return data, err == nil
+}
