@@ -386,7 +386,7 @@ var extensions = map[string][]string{
 	"application/pdf": {".pdf"}, "application/zip": {".zip"}, "text/plain": {".txt"}, "application/json": {".json"},
 	"image/jpeg": {".jpg", ".jpeg"}, "image/png": {".png"}, "image/webp": {".webp"},
 	"image/avif": {".avif"}, "image/tiff": {".tif", ".tiff"}, "image/gif": {".gif"},
-	"image/svg+xml": {".svg"},
+	"image/svg+xml": {".svg"}, "application/xhtml+xml": {".xhtml", ".hocr"}, "application/xml": {".xml"},
 }
 
 func extensionFits(name, contentType string) bool {
