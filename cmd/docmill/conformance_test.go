@@ -131,7 +131,7 @@ func conformSample(t *testing.T, tool *docmill.Tool, contentType string) string 
 		switch tool.Slug {
 		case "compress-pdf", "extract-images": // their params act on images
 			return corpus(t, "pdf", "imagemagick-images.pdf")
-		case "ocr-pdf":
+		case "ocr-pdf", "image-to-text":
 			return toolstest.WriteTemp(t, "conform-sample.pdf", toolstest.TextPDF("Conformance of every tool"))
 		case "flatten-pdf", "fill-pdf-form": // a form
 			return toolstest.WriteTemp(t, "conform-form.pdf", toolstest.FormPDF("Conformance"))
@@ -142,6 +142,9 @@ func conformSample(t *testing.T, tool *docmill.Tool, contentType string) string 
 	case "image/png", "image/jpeg", "image/gif", "image/tiff", "image/webp", "image/avif", "image/heif":
 		if tool.Slug == "image-watermark" { // its image comes second: conformCompanions
 			return ""
+		}
+		if tool.Slug == "image-to-text" { // it needs words to recognize
+			return textImage(t, dir, contentType)
 		}
 		return sampleImage(t, dir, contentType)
 	case "text/html":
@@ -276,4 +279,23 @@ func sampleImage(t *testing.T, dir, contentType string) string {
 		t.Fatalf("vips copy to %s: %v\n%s", ext, err, out)
 	}
 	return p
+}
+
+// textImage renders a page of words to an image of contentType (PNG,
+// JPEG or TIFF) with pdftoppm, for the OCR tools; "" for another type.
+func textImage(t *testing.T, dir, contentType string) string {
+	format, ext := map[string]string{"image/png": "-png", "image/jpeg": "-jpeg", "image/tiff": "-tiff"}[contentType],
+		map[string]string{"image/png": ".png", "image/jpeg": ".jpg", "image/tiff": ".tif"}[contentType]
+	if format == "" {
+		return ""
+	}
+	pdf := toolstest.WriteTemp(t, "conform-words.pdf", toolstest.TextPDF("Conformance of every tool"))
+	root := filepath.Join(dir, "conform-sample")
+	if b, err := exec.Command("pdftoppm", format, "-r", "150", "-singlefile", pdf, root).CombinedOutput(); err != nil {
+		t.Fatalf("pdftoppm: %v\n%s", err, b)
+	}
+	if ext == ".jpg" { // pdftoppm names its JPEGs .jpg, its TIFFs .tif
+		return root + ".jpg"
+	}
+	return root + ext
 }

@@ -143,7 +143,9 @@ func toolset(e engineSet, o toolOptions) (tools []*docmill.Tool, close func(), e
 	tools = append(tools, checkedPDFs(check, []*docmill.Tool{pdfInfo})...)
 	signing := poppler.SignEngines{PDFSig: e.pdfsig, CertUtil: e.certutil, PK12Util: e.pk12util, PDFInfo: e.pdfinfo}
 	tools = append(tools, checkedPDFs(check, []*docmill.Tool{poppler.SignTool(signing)})...)
-	tools = append(tools, checkedPDFs(check, ocr.Tools(e.ocrmypdf, e.tesseract, o.limits, ocr.Steps{Pages: selectPages, PrepareImage: helpers.Tool(ocr.PrepareImageTool()).Run}, o.scratch))...)
+	ocrSteps := ocr.Steps{Pages: selectPages, PrepareImage: helpers.Tool(ocr.PrepareImageTool()).Run}
+	tools = append(tools, checkedPDFs(check, ocr.Tools(e.ocrmypdf, e.tesseract, o.limits, ocrSteps, o.scratch))...)
+	tools = append(tools, checkedPDFs(check, []*docmill.Tool{ocr.TextTool(e.tesseract, e.pdftoppm, o.limits, ocrSteps, o.scratch)})...)
 	tools = append(tools, pool.Tools()...)
 	tools = append(tools, vips.Tools(e.vips, e.vipsheader, o.limits, o.scratch)...)
 	browser := chromium.New(chromium.Options{Limits: o.limits, Jail: e.jail, Dir: o.scratch}) // starts on its first job

@@ -386,7 +386,7 @@ var extensions = map[string][]string{
 	"application/pdf": {".pdf"}, "application/zip": {".zip"}, "text/plain": {".txt"}, "application/json": {".json"},
 	"image/jpeg": {".jpg", ".jpeg"}, "image/png": {".png"}, "image/webp": {".webp"},
 	"image/avif": {".avif"}, "image/tiff": {".tif", ".tiff"}, "image/gif": {".gif"}, "image/heif": {".heic", ".heif"},
-	"image/svg+xml": {".svg"},
+	"image/svg+xml": {".svg"}, "application/xhtml+xml": {".xhtml", ".hocr"}, "application/xml": {".xml"},
 	// Office documents (convert-document, pdf-to-word, pdf-to-odt).
 	"application/vnd.openxmlformats-officedocument.wordprocessingml.document":   {".docx"},
 	"application/vnd.openxmlformats-officedocument.spreadsheetml.sheet":         {".xlsx"},
