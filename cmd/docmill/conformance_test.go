@@ -77,6 +77,9 @@ var conformParams = map[string]map[string]string{
 	// One way of cropping is required (margins: auto's default, false,
 	// must stay valid beside it).
 	"crop-pdf": {"margins": "10"},
+	// PNG has no quality to change; a full page is never shorter than
+	// the viewport, so the viewport is made shorter than the sample.
+	"html-to-image": {"format": "jpeg", "height": "100"},
 }
 
 // conformValues are candidate values of params whose declaration suggests
@@ -163,7 +166,7 @@ func conformSample(t *testing.T, tool *docmill.Tool, contentType string) string 
 			return corpus(t, "office", "embedded.xlsx")
 		case "powerpoint-to-pdf":
 			return corpus(t, "office", "ph-populated-placeholders.pptx")
-		case "html-to-pdf":
+		case "html-to-pdf", "html-to-image":
 			return toolstest.WriteTemp(t, "conform-sample.zip", zipOf(t, map[string]string{"index.html": sampleHTML}))
 		}
 	}
