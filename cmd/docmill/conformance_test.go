@@ -79,6 +79,9 @@ var conformParams = map[string]map[string]string{
 	"crop-pdf": {"margins": "10"},
 	// The password of the certificate file conformCompanions sends.
 	"sign-pdf": {"certificate_password": conformCertPassword},
+	// PNG has no quality to change; a full page is never shorter than
+	// the viewport, so the viewport is made shorter than the sample.
+	"html-to-image": {"format": "jpeg", "height": "100"},
 }
 
 // conformCertPassword is the password of sign-pdf's certificate file.
@@ -172,7 +175,7 @@ func conformSample(t *testing.T, tool *docmill.Tool, contentType string) string 
 			return corpus(t, "office", "embedded.xlsx")
 		case "powerpoint-to-pdf":
 			return corpus(t, "office", "ph-populated-placeholders.pptx")
-		case "html-to-pdf":
+		case "html-to-pdf", "html-to-image":
 			return toolstest.WriteTemp(t, "conform-sample.zip", zipOf(t, map[string]string{"index.html": sampleHTML}))
 		}
 	}

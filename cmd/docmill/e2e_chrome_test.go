@@ -4,17 +4,24 @@ import (
 	"bytes"
 	"encoding/xml"
 	"errors"
+	"image"
+	"image/color"
+	_ "image/jpeg"
+	_ "image/png"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/docmill/docmill/client"
 	"github.com/docmill/docmill/tools/toolstest"
+	_ "golang.org/x/image/webp"
 )
 
 // chromeWordsPDF is a two-page PDF of known words, for the OCR tests.
@@ -201,4 +208,79 @@ func chromeRefusal(t *testing.T, c *client.Client, tool string, files []client.F
 	}
 	t.Fatalf("%s: job %s %+v, want a refusal", tool, j.Status, j.Result)
 	return "", ""
+}
+
+// chromeDecode decodes an image with Go's own decoders (PNG, JPEG, WebP),
+// not Chromium's.
+func chromeDecode(t *testing.T, data []byte) (image.Image, string) {
+	t.Helper()
+	img, format, err := image.Decode(bytes.NewReader(data))
+	if err != nil {
+		t.Fatalf("decode: %v", err)
+	}
+	return img, format
+}
+
+// chromeNear reports whether the pixel of img at x, y is within 40 of
+// want in each channel (JPEG and WebP are lossy).
+func chromeNear(img image.Image, x, y int, want color.RGBA) bool {
+	r, g, b, _ := img.At(x, y).RGBA()
+	d := func(a uint32, b uint8) bool { return max(int(a>>8), int(b))-min(int(a>>8), int(b)) <= 40 }
+	return d(r, want.R) && d(g, want.G) && d(b, want.B)
+}
+
+// chromeShotPage is a white page 3000 px tall with a red square at
+// (100, 200) and a blue one at (300, 2500), both 50 px, styled from a
+// stylesheet of the upload; it also asks for an image of a server on
+// 127.0.0.1 (hits counts its requests), which must be blocked.
+func chromeShotPage(t *testing.T, hits *atomic.Int64) []byte {
+	t.Helper()
+	outside := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { hits.Add(1) }))
+	t.Cleanup(outside.Close)
+	return zipOf(t, map[string]string{
+		"index.html": `<!doctype html><html><head><link rel="stylesheet" href="style.css"></head><body>` +
+			`<div id="red"></div><div id="blue"></div><img src="` + outside.URL + `/pixel.png"></body></html>`,
+		"style.css": `html,body{margin:0;background:#fff;height:3000px}` +
+			`#red{position:absolute;left:100px;top:200px;width:50px;height:50px;background:#f00}` +
+			`#blue{position:absolute;left:300px;top:2500px;width:50px;height:50px;background:#00f}`,
+	})
+}
+
+func TestHTMLToImageE2E(t *testing.T) {
+	s := startServer(t, "")
+	c := s.client(s.DevKey)
+	var hits atomic.Int64
+	site := toolstest.WriteTemp(t, "shot.zip", chromeShotPage(t, &hits))
+	red, blue, white := color.RGBA{255, 0, 0, 255}, color.RGBA{0, 0, 255, 255}, color.RGBA{255, 255, 255, 255}
+	cases := []struct {
+		params        map[string]string
+		format        string
+		width, height int
+		ext           string
+	}{
+		{map[string]string{}, "png", 1280, 800, ".png"},
+		{map[string]string{"format": "jpeg", "width": "640", "height": "400", "quality": "90"}, "jpeg", 640, 400, ".jpg"},
+		{map[string]string{"format": "webp", "width": "800", "full_page": "true"}, "webp", 800, 3000, ".webp"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.format, func(t *testing.T) {
+			j, data := runTool(t, c, "html-to-image", []client.File{chromeUpload(t, site)}, tc.params)
+			if j.Result.Filename != "shot"+tc.ext || j.Meta["blocked_requests"] == float64(0) {
+				t.Fatalf("result %+v, meta %v", j.Result, j.Meta)
+			}
+			img, format := chromeDecode(t, data)
+			if b := img.Bounds(); format != tc.format || b.Dx() != tc.width || b.Dy() != tc.height {
+				t.Fatalf("%s %v, want %s %dx%d", format, b, tc.format, tc.width, tc.height)
+			}
+			if !chromeNear(img, 125, 225, red) || !chromeNear(img, 95, 225, white) || !chromeNear(img, 155, 225, white) {
+				t.Errorf("no red square at (100, 200): %v, around %v %v", img.At(125, 225), img.At(95, 225), img.At(155, 225))
+			}
+			if tc.height > 2500 && !chromeNear(img, 325, 2525, blue) {
+				t.Errorf("no blue square at (300, 2500) of the full page: %v", img.At(325, 2525))
+			}
+		})
+	}
+	if n := hits.Load(); n != 0 {
+		t.Fatalf("the page reached a server outside its upload %d times", n)
+	}
 }

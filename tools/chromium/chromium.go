@@ -182,7 +182,8 @@ func (b *Browser) Close() {
 	}
 }
 
-// Tools returns html-to-pdf and markdown-to-pdf, both printed by b.
+// Tools returns html-to-pdf, markdown-to-pdf and html-to-image, all
+// rendered by b.
 func (b *Browser) Tools() []*docmill.Tool {
 	statuses := func() []docmill.EngineStatus { return []docmill.EngineStatus{b.Status()} }
 	return []*docmill.Tool{
@@ -221,6 +222,7 @@ func (b *Browser) Tools() []*docmill.Tool {
 			Engines:   statuses,
 			Run:       b.runMarkdown,
 		},
+		b.htmlImageTool(statuses),
 	}
 }
 

@@ -36,6 +36,8 @@ type printSettings struct {
 	// title is the PDF's title when the page has none: the upload's name
 	// without its extension.
 	title string
+	// shot, when set, makes the job a screenshot instead of a PDF.
+	shot *shotSettings
 }
 
 // jsString returns s as a JavaScript string literal (JSON's escaping,
@@ -149,8 +151,8 @@ func (inst *instance) print(ctx context.Context, root, dst string, s printSettin
 	return st.blocked.Load(), nil
 }
 
-// printIn loads site st in tab t and prints it to dst, every step bounded
-// by ctx.
+// printIn loads site st in tab t and prints it to dst (or, for a
+// screenshot job, captures it), every step bounded by ctx.
 func printIn(ctx context.Context, t *tab, st *site, dst string, s printSettings) error {
 	job, cancel := context.WithCancel(t.ctx)
 	defer cancel()
@@ -161,6 +163,11 @@ func printIn(ctx context.Context, t *tab, st *site, dst string, s printSettings)
 		job, c2 = context.WithDeadline(job, d)
 		defer c2()
 	}
+	if s.shot != nil {
+		if err := setViewport(job, s.shot); err != nil {
+			return err
+		}
+	}
 	if err := chromedp.Do(job, chromedp.Navigate(st.url("index.html"))); err != nil {
 		return err
 	}
@@ -169,6 +176,9 @@ func printIn(ctx context.Context, t *tab, st *site, dst string, s printSettings)
 	ready := fmt.Sprintf("document.fonts.ready.then(() => { if (!document.title.trim()) document.title = %s; return true; })", jsString(s.title))
 	if _, err := chromedp.Run(job, chromedp.Evaluate[bool](ready, chromedp.EvalAwaitPromise)); err != nil {
 		return err
+	}
+	if s.shot != nil {
+		return captureImage(job, dst, s.shot)
 	}
 	return printPDF(job, dst, s)
 }

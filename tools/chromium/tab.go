@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/cdproto/fetch"
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/page"
@@ -205,7 +206,7 @@ func (i *instance) putBack(t *tab, s *site) {
 var errOtherTarget = errors.New("chromium: the tab's browser context holds another target")
 
 // reset readies t for another job after job s: about:blank, no history,
-// no window.name, nothing stored for s's origin, and no target of a page in t's browser
+// no viewport size, no window.name, nothing stored for s's origin, and no target of a page in t's browser
 // context but the tab.
 func (t *tab) reset(s *site) error {
 	ctx, cancel := context.WithTimeout(t.ctx, resetTimeout)
@@ -214,6 +215,10 @@ func (t *tab) reset(s *site) error {
 		return err
 	}
 	if _, err := chromedp.Call(ctx, page.ResetNavigationHistory, cdp.Empty{}); err != nil {
+		return err
+	}
+	// A screenshot job sized the viewport (setViewport).
+	if _, err := chromedp.Call(ctx, emulation.ClearDeviceMetricsOverride, cdp.Empty{}); err != nil {
 		return err
 	}
 	// window.name belongs to the tab, not to a page: it outlives the
