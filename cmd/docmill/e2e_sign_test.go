@@ -68,6 +68,28 @@ func signPKCS12(t testing.TB, commonName, password string) []byte {
 	return b
 }
 
+// signCertOnlyPKCS12 returns a PKCS#12 file that holds a certificate and
+// no private key, made by openssl under password.
+func signCertOnlyPKCS12(t testing.TB, password string) []byte {
+	t.Helper()
+	dir := t.TempDir()
+	for _, args := range [][]string{
+		{"req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", "key.pem", "-out", "cert.pem", "-days", "1", "-subj", "/CN=No Key"},
+		{"pkcs12", "-export", "-nokeys", "-in", "cert.pem", "-out", "cert.p12", "-passout", "pass:" + password},
+	} {
+		cmd := exec.Command("openssl", args...)
+		cmd.Dir = dir
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("openssl %s: %v\n%s", args[0], err, out)
+		}
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "cert.p12"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
 // signPdfsig runs poppler's pdfsig (no certificate check against a trust
 // store: the test's certificate is self-signed) on data and returns its
 // report.
@@ -225,6 +247,13 @@ func TestSignPDFE2E(t *testing.T) {
 			map[string]string{"certificate_password": password})
 		if code != "invalid_document" || !strings.Contains(msg, "PKCS#12") || strings.Contains(msg, "SEC_ERROR") || strings.Contains(msg, "/tmp") {
 			t.Fatalf("fake PKCS#12: %s %q", code, msg)
+		}
+	})
+	t.Run("no private key", func(t *testing.T) {
+		code, msg := toolRefusal(t, c, "sign-pdf", []client.File{file(t, "pdf", fourPages), pdfFile("cert.p12", signCertOnlyPKCS12(t, "keyless"))},
+			map[string]string{"certificate_password": "keyless"})
+		if code != "invalid_document" || !strings.Contains(msg, "no private key") {
+			t.Fatalf("certificate without a key: %s %q", code, msg)
 		}
 	})
 	if log := signServerLog(s); strings.Contains(log, password) || strings.Contains(log, "not the password") {
