@@ -5,6 +5,7 @@ import (
 	"crypto/rsa"
 	"crypto/x509"
 	"crypto/x509/pkix"
+	"encoding/json"
 	"encoding/pem"
 	"fmt"
 	"io"
@@ -61,6 +62,28 @@ func signPKCS12(t testing.TB, commonName, password string) []byte {
 		t.Fatalf("openssl pkcs12 -export: %v\n%s", err, msg)
 	}
 	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// signCertOnlyPKCS12 returns a PKCS#12 file that holds a certificate and
+// no private key, made by openssl under password.
+func signCertOnlyPKCS12(t testing.TB, password string) []byte {
+	t.Helper()
+	dir := t.TempDir()
+	for _, args := range [][]string{
+		{"req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", "key.pem", "-out", "cert.pem", "-days", "1", "-subj", "/CN=No Key"},
+		{"pkcs12", "-export", "-nokeys", "-in", "cert.pem", "-out", "cert.p12", "-passout", "pass:" + password},
+	} {
+		cmd := exec.Command("openssl", args...)
+		cmd.Dir = dir
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("openssl %s: %v\n%s", args[0], err, out)
+		}
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "cert.p12"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -226,7 +249,111 @@ func TestSignPDFE2E(t *testing.T) {
 			t.Fatalf("fake PKCS#12: %s %q", code, msg)
 		}
 	})
+	t.Run("no private key", func(t *testing.T) {
+		code, msg := toolRefusal(t, c, "sign-pdf", []client.File{file(t, "pdf", fourPages), pdfFile("cert.p12", signCertOnlyPKCS12(t, "keyless"))},
+			map[string]string{"certificate_password": "keyless"})
+		if code != "invalid_document" || !strings.Contains(msg, "no private key") {
+			t.Fatalf("certificate without a key: %s %q", code, msg)
+		}
+	})
 	if log := signServerLog(s); strings.Contains(log, password) || strings.Contains(log, "not the password") {
 		t.Errorf("the server log holds a password")
 	}
+}
+
+// signVerified is verify-pdf-signatures' report as the e2e test reads it.
+type signVerified struct {
+	Signatures []struct {
+		FieldName string `json:"field_name"`
+		Signer    struct {
+			CommonName        string `json:"common_name"`
+			DistinguishedName string `json:"distinguished_name"`
+		} `json:"signer"`
+		SigningTime          string     `json:"signing_time"`
+		HashAlgorithm        string     `json:"hash_algorithm"`
+		SignatureType        string     `json:"signature_type"`
+		SignedRanges         [][2]int64 `json:"signed_ranges"`
+		CoversWholeDocument  bool       `json:"covers_whole_document"`
+		ModifiedAfterSigning bool       `json:"modified_after_signing"`
+		SignatureValid       bool       `json:"signature_valid"`
+		SignatureStatus      string     `json:"signature_status"`
+		CertificateStatus    string     `json:"certificate_status"`
+	} `json:"signatures"`
+}
+
+// signVerify runs verify-pdf-signatures on data and decodes its report.
+func signVerify(t *testing.T, c *client.Client, name string, data []byte) signVerified {
+	t.Helper()
+	j, body := runTool(t, c, "verify-pdf-signatures", []client.File{pdfFile(name, data)}, nil)
+	if j.Result.ContentType != "application/json" || !strings.HasSuffix(j.Result.Filename, "-signatures.json") {
+		t.Fatalf("result %+v", j.Result)
+	}
+	var r signVerified
+	if err := json.Unmarshal(body, &r); err != nil {
+		t.Fatalf("report %s: %v", body, err)
+	}
+	if r.Signatures == nil || j.Meta["signatures"] != float64(len(r.Signatures)) {
+		t.Fatalf("report %s, meta %v", body, j.Meta)
+	}
+	return r
+}
+
+// TestVerifyPDFSignaturesE2E signs a corpus PDF through the server, then
+// reads the signature back with verify-pdf-signatures and checks what it
+// reports against the certificate made here, against the file's size and
+// against what pdfsig itself prints: a valid signature by Signer Verify,
+// over the whole file, self-signed (unknown_issuer: no trust anchors offline), signed a moment
+// ago; after an incremental update appended by hand, the same signature
+// is still valid but no longer covers the file, and pdfsig agrees. A PDF
+// without signatures gives an empty list.
+func TestVerifyPDFSignaturesE2E(t *testing.T) {
+	s := startServer(t, "")
+	c := s.client(s.DevKey)
+	p12 := signPKCS12(t, "Signer Verify", "verify-pass")
+	start := time.Now().Add(-time.Minute)
+	_, signed := runTool(t, c, "sign-pdf", []client.File{file(t, "pdf", fourPages), pdfFile("signer.p12", p12)},
+		map[string]string{"certificate_password": "verify-pass"})
+
+	r := signVerify(t, c, "signed.pdf", signed)
+	if len(r.Signatures) != 1 {
+		t.Fatalf("%d signatures, want 1: %+v", len(r.Signatures), r)
+	}
+	sig := r.Signatures[0]
+	when, err := time.Parse(time.RFC3339, sig.SigningTime)
+	if err != nil || when.Before(start) || when.After(time.Now().Add(time.Minute)) {
+		t.Errorf("signing time %q (%v), want about now", sig.SigningTime, err)
+	}
+	if sig.Signer.CommonName != "Signer Verify" || !strings.Contains(sig.Signer.DistinguishedName, "O=Docmill Test") ||
+		!sig.SignatureValid || sig.SignatureStatus != "valid" || sig.CertificateStatus != "unknown_issuer" ||
+		sig.HashAlgorithm != "SHA-256" || sig.SignatureType != "adbe.pkcs7.detached" ||
+		!sig.CoversWholeDocument || sig.ModifiedAfterSigning {
+		t.Errorf("signature %+v", sig)
+	}
+	if n := len(sig.SignedRanges); n != 2 || sig.SignedRanges[0][0] != 0 || sig.SignedRanges[1][1] != int64(len(signed)) {
+		t.Errorf("signed ranges %v of a %d-byte file", sig.SignedRanges, len(signed))
+	}
+	if report := signPdfsig(t, signed); !strings.Contains(report, "Signer Certificate Common Name: "+sig.Signer.CommonName) ||
+		!strings.Contains(report, "Signature Field Name: "+sig.FieldName) {
+		t.Errorf("pdfsig reads otherwise:\n%s", report)
+	}
+
+	t.Run("modified after signing", func(t *testing.T) {
+		changed := signAppendUpdate(t, signed)
+		if report := signPdfsig(t, changed); !strings.Contains(report, "Not total document signed") {
+			t.Fatalf("pdfsig does not see the change:\n%s", report)
+		}
+		r := signVerify(t, c, "changed.pdf", changed)
+		if len(r.Signatures) != 1 {
+			t.Fatalf("%d signatures, want 1", len(r.Signatures))
+		}
+		sig := r.Signatures[0]
+		if !sig.ModifiedAfterSigning || sig.CoversWholeDocument || !sig.SignatureValid || sig.SignedRanges[1][1] != int64(len(signed)) {
+			t.Errorf("changed file's signature %+v", sig)
+		}
+	})
+	t.Run("unsigned", func(t *testing.T) {
+		if r := signVerify(t, c, "plain.pdf", toolstest.ReadCorpus(t, "pdf", fourPages)); len(r.Signatures) != 0 {
+			t.Errorf("unsigned file: %+v", r)
+		}
+	})
 }

@@ -142,7 +142,8 @@ func toolset(e engineSet, o toolOptions) (tools []*docmill.Tool, close func(), e
 	pdfInfo := poppler.InfoTool(poppler.InfoEngines{PDFInfo: e.pdfinfo, PDFFonts: e.pdffonts, PDFImages: e.pdfimages, QPDF: e.qpdf}, helpers.Tool(pdfops.InspectTool()).Run)
 	tools = append(tools, checkedPDFs(check, []*docmill.Tool{pdfInfo})...)
 	signing := poppler.SignEngines{PDFSig: e.pdfsig, CertUtil: e.certutil, PK12Util: e.pk12util, PDFInfo: e.pdfinfo}
-	tools = append(tools, checkedPDFs(check, []*docmill.Tool{poppler.SignTool(signing)})...)
+	verifying := poppler.VerifyEngines{PDFSig: e.pdfsig, CertUtil: e.certutil}
+	tools = append(tools, checkedPDFs(check, []*docmill.Tool{poppler.SignTool(signing), poppler.VerifySignaturesTool(verifying)})...)
 	ocrSteps := ocr.Steps{Pages: selectPages, PrepareImage: helpers.Tool(ocr.PrepareImageTool()).Run}
 	tools = append(tools, checkedPDFs(check, ocr.Tools(e.ocrmypdf, e.tesseract, o.limits, ocrSteps, o.scratch))...)
 	tools = append(tools, checkedPDFs(check, []*docmill.Tool{ocr.TextTool(e.tesseract, e.pdftoppm, o.limits, ocrSteps, o.scratch)})...)
