@@ -34,24 +34,31 @@ import (
 // huntTimeout bounds each run.
 const huntTimeout = 30 * time.Second
 
-// huntTools is the registry of the real engines, built once.
-var huntTools = sync.OnceValues(func() (map[string]*docmill.Tool, error) {
-	scratch, err := os.MkdirTemp("", "docmill-hunt-")
-	if err != nil {
-		return nil, err
+// huntTools are the tools of the real engines, by slug, which TestHunt
+// builds with a scratch directory of its own and closes at its end.
+var huntTools map[string]*docmill.Tool
+
+// TestHunt runs the hunt's three parts over one toolset.
+func TestHunt(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the engines")
 	}
+	scratch := t.TempDir()
 	limits := docmill.DefaultLimits()
 	jail := sandbox.NewJail(sandbox.JailOptions{Memory: limits.EngineMemory, Dir: scratch})
-	tools, _, err := toolset(findEngines(jail, nil), toolOptions{officeWorkers: 1, limits: limits, scratch: scratch})
+	tools, closeTools, err := toolset(findEngines(jail, nil), toolOptions{officeWorkers: 1, limits: limits, scratch: scratch})
 	if err != nil {
-		return nil, err
+		t.Fatal(err)
 	}
-	m := map[string]*docmill.Tool{}
+	t.Cleanup(func() { closeTools(); huntTools = nil })
+	huntTools = map[string]*docmill.Tool{}
 	for _, tl := range tools {
-		m[tl.Slug] = tl
+		huntTools[tl.Slug] = tl
 	}
-	return m, nil
-})
+	t.Run("PDFMatrix", huntPDFMatrix)
+	t.Run("ImageMatrix", huntImageMatrix)
+	t.Run("ParamBounds", huntParamBounds)
+}
 
 // huntFile is one input file of a case.
 type huntFile struct {
@@ -68,11 +75,7 @@ var huntLeak = regexp.MustCompile(`(?i)/tmp|/work|/usr/|/proc|input-\d|goroutine
 // huntRun runs slug on files with raw params and checks the outcome.
 func huntRun(t *testing.T, slug string, files []huntFile, raw map[string]string) {
 	t.Helper()
-	tools, err := huntTools()
-	if err != nil {
-		t.Fatal(err)
-	}
-	tool := tools[slug]
+	tool := huntTools[slug]
 	if tool == nil {
 		t.Fatalf("no tool %s", slug)
 	}
@@ -329,13 +332,10 @@ var huntPDFPicks = map[string][]string{
 	"truncated":                 {"pdf-info"},
 }
 
-// TestHuntPDFMatrix runs the PDF tools on the hostile PDFs (huntPDFPicks,
+// huntPDFMatrix runs the PDF tools on the hostile PDFs (huntPDFPicks,
 // or all of them with HUNT_ALL=1; HUNT_INPUT picks one input, HUNT_SKIP
 // leaves inputs out).
-func TestHuntPDFMatrix(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs the engines")
-	}
+func huntPDFMatrix(t *testing.T) {
 	all := os.Getenv("HUNT_ALL") != ""
 	params := map[string]map[string]string{}
 	for _, tl := range huntPDFTools {
@@ -556,13 +556,10 @@ var huntImagePicks = map[string][]int{
 	"jpeg in png clothing": {2, -1},
 }
 
-// TestHuntImageMatrix runs the image tools on the hostile images, and
+// huntImageMatrix runs the image tools on the hostile images, and
 // image-watermark with each as its stamp (huntImagePicks, or all with
 // HUNT_ALL=1).
-func TestHuntImageMatrix(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs the engines")
-	}
+func huntImageMatrix(t *testing.T) {
 	all := os.Getenv("HUNT_ALL") != ""
 	pdf := toolstest.TextPDF("page")
 	for name, f := range huntImages() {
@@ -621,12 +618,9 @@ func huntBookmarks(size, depth, leaf int) string {
 	return b.String()
 }
 
-// TestHuntParamBounds runs the tools with params at their bounds, some on
+// huntParamBounds runs the tools with params at their bounds, some on
 // a document of the page limit.
-func TestHuntParamBounds(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs the engines")
-	}
+func huntParamBounds(t *testing.T) {
 	many := huntPDFFile(huntManyPages(docmill.DefaultLimits().PDFPages))
 	// nup-pdf and booklet-pdf took over 30 s on the page limit on a loaded
 	// machine (2 cores, load 24): 2000 pages keep the run within a minute.
