@@ -77,6 +77,8 @@ var conformParams = map[string]map[string]string{
 	// One way of cropping is required (margins: auto's default, false,
 	// must stay valid beside it).
 	"crop-pdf": {"margins": "10"},
+	// Something to black out is required: a phrase of page 1.
+	"redact-pdf": {"terms": "page one"},
 }
 
 // conformValues are candidate values of params whose declaration suggests
@@ -84,6 +86,8 @@ var conformParams = map[string]map[string]string{
 var conformValues = map[string][]string{
 	"fill-pdf-form/values":     {`{"Name": "Another name"}`},
 	"edit-bookmarks/bookmarks": {`[{"title": "Another outline", "page": 1}]`},
+	"redact-pdf/presets":       {"emails"},
+	"redact-pdf/boxes":         {`[{"page": 2, "x": 72, "y": 100, "width": 100, "height": 40}]`},
 }
 
 // conformNoEffect lists the params that change nothing on the suite's
@@ -91,6 +95,8 @@ var conformValues = map[string][]string{
 var conformNoEffect = map[string]string{
 	// The sample is not encrypted: there is nothing to open with it.
 	"unlock-pdf/password": "a password only opens an encrypted input",
+	// The sample holds no e-mail address or other personal data.
+	"redact-pdf/presets": "the sample has no personal data to find",
 }
 
 // conformKnown are the checks tools are known to fail (see Suite.Known).

@@ -136,6 +136,8 @@ func toolset(e engineSet, o toolOptions) (tools []*docmill.Tool, close func(), e
 	tools = append(tools, checkedPDFs(check, poppler.MoreTools(popplerMore, o.limits, poppler.Steps{SelectPages: selectPages}))...)
 	pdfInfo := poppler.InfoTool(poppler.InfoEngines{PDFInfo: e.pdfinfo, PDFFonts: e.pdffonts, PDFImages: e.pdfimages, QPDF: e.qpdf}, helpers.Tool(pdfops.InspectTool()).Run)
 	tools = append(tools, checkedPDFs(check, []*docmill.Tool{pdfInfo})...)
+	redact := poppler.RedactTool(poppler.RedactEngines{PDFToText: e.pdftotext, PDFToPPM: e.pdftoppm, PDFInfo: e.pdfinfo}, o.limits, helpers.Tool(pdfops.RedactPagesTool()).Run)
+	tools = append(tools, checkedPDFs(check, []*docmill.Tool{redact})...)
 	tools = append(tools, checkedPDFs(check, ocr.Tools(e.ocrmypdf, e.tesseract, o.limits, ocr.Steps{Pages: selectPages, PrepareImage: helpers.Tool(ocr.PrepareImageTool()).Run}, o.scratch))...)
 	tools = append(tools, pool.Tools()...)
 	tools = append(tools, vips.Tools(e.vips, e.vipsheader, o.limits, o.scratch)...)
