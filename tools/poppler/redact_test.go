@@ -3,6 +3,7 @@ package poppler
 import (
 	"os/exec"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -136,4 +137,51 @@ func TestRedactPDF(t *testing.T) {
 	// A box past the last page.
 	_, err = runTool(t, tool, src, map[string]string{"boxes": `[{"page": 4, "x": 0, "y": 0, "width": 10, "height": 10}]`})
 	toolstest.WantCode(t, err, docmill.CodeInvalidParameter, "boxes")
+}
+
+// TestRedactRotatedCropped: on a page turned by /Rotate 90 and cut by a
+// crop box, the match is found and blacked out where the page shows it,
+// and the new page has the size the page was shown at.
+func TestRedactRotatedCropped(t *testing.T) {
+	tool := redactTool(t)
+	content := "BT /F1 24 Tf 72 720 Td (Secret word) Tj ET BT /F1 24 Tf 300 720 Td (Public) Tj ET"
+	src := toolstest.WriteTemp(t, "rot.pdf", toolstest.PDF(
+		"<< /Type /Catalog /Pages 2 0 R >>",
+		"<< /Type /Pages /Kids [4 0 R] /Count 1 >>",
+		"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
+		"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] /CropBox [50 100 545 800] /Rotate 90 /Resources << /Font << /F1 3 0 R >> >> /Contents 5 0 R >>",
+		"<< /Length "+strconv.Itoa(len(content))+" >>\nstream\n"+content+"\nendstream",
+	))
+	out := mustRunTool(t, tool, src, map[string]string{"terms": "secret"})
+	if out.Meta["redactions"] != 1 {
+		t.Fatalf("meta %v", out.Meta)
+	}
+	info, err := exec.Command("pdfinfo", out.Path).Output()
+	if err != nil || !strings.Contains(string(info), "Page size:       700 x 495 pts") {
+		t.Fatalf("pdfinfo: %v\n%s", err, info)
+	}
+	// Shown turned, the page has "Secret" running down from (620, 22)
+	// to (637, 90), points from the top left (pdftotext -cropbox of the
+	// input), and "Public" further down.
+	before := toolstest.RenderPage(t, src, 1, 72, "-cropbox")
+	after := toolstest.RenderPage(t, out.Path, 1, 72)
+	if after.Bounds() != before.Bounds() {
+		t.Fatalf("bounds %v, want %v", after.Bounds(), before.Bounds())
+	}
+	dark := func(x, y int) bool { r, _, _, _ := after.At(x, y).RGBA(); return r < 0x2000 }
+	if !dark(628, 50) || !dark(622, 30) {
+		t.Error("the secret is not black where the page shows it")
+	}
+	black, all := 0, 0
+	for y := 255; y < 300; y++ {
+		for x := 621; x < 636; x++ {
+			all++
+			if dark(x, y) {
+				black++
+			}
+		}
+	}
+	if black == 0 || black*10 > all*8 {
+		t.Errorf("the public word's area is %d%% black, want its glyphs only", black*100/all)
+	}
 }
