@@ -42,8 +42,8 @@ func RedactTool(e RedactEngines, limits docmill.Limits, replace docmill.RunFunc)
 			"to black out is replaced by an image of it at 150 dpi with black boxes painted in, so nothing under a " +
 			"box survives: no text, image or vector, and such a page has no text layer, links or comments left. " +
 			"Other pages are left as they are. The document's metadata (Info and XMP) is always removed; on redacted " +
-			"pages its tags are too. Bookmarks, attachments and form field values are not searched: remove them with " +
-			"sanitize-pdf or flatten-pdf first. " + fmt.Sprintf("At most %d pages are redacted.", limits.RenderPages),
+			"pages its tags are too. Bookmarks, attachments, form field values and the comments of pages without a box " +
+			"are not searched: remove them with sanitize-pdf, remove-annotations or flatten-pdf first. " + fmt.Sprintf("At most %d pages are redacted.", limits.RenderPages),
 		Meta: []docmill.MetaField{
 			{Name: "pages", Type: docmill.MetaInteger, Description: "Pages of the document."},
 			{Name: "redactions", Type: docmill.MetaInteger, Description: "Areas blacked out: each match of a term, the regex or a preset (one match may span several words), and each box given."},

@@ -18,6 +18,12 @@ import (
 // missing.
 func redactTool(t testing.TB) *docmill.Tool {
 	t.Helper()
+	return limitedRedactTool(t, docmill.Limits{})
+}
+
+// limitedRedactTool is redactTool with limits.
+func limitedRedactTool(t testing.TB, limits docmill.Limits) *docmill.Tool {
+	t.Helper()
 	find := func(name string) *sandbox.Engine {
 		e := sandbox.Find(name, []string{"-v"}, sandbox.Options{View: sandbox.View{ReadOnly: DataPaths}})
 		if !e.Available() {
@@ -26,7 +32,7 @@ func redactTool(t testing.TB) *docmill.Tool {
 		return e
 	}
 	e := RedactEngines{PDFToText: find("pdftotext"), PDFToPPM: find("pdftoppm"), PDFInfo: find("pdfinfo")}
-	return RedactTool(e, docmill.Limits{}, toolstest.Helpers().Tool(pdfops.RedactPagesTool()).Run)
+	return RedactTool(e, limits, toolstest.Helpers().Tool(pdfops.RedactPagesTool()).Run)
 }
 
 func TestRedactChecksums(t *testing.T) {
@@ -183,5 +189,18 @@ func TestRedactRotatedCropped(t *testing.T) {
 	}
 	if black == 0 || black*10 > all*8 {
 		t.Errorf("the public word's area is %d%% black, want its glyphs only", black*100/all)
+	}
+}
+
+// TestRedactPageLimit: more pages to redact than RenderPages is refused
+// before any is drawn; as many is fine.
+func TestRedactPageLimit(t *testing.T) {
+	tool := limitedRedactTool(t, docmill.Limits{RenderPages: 2})
+	src := toolstest.WriteTemp(t, "doc.pdf", toolstest.TextPDF("Secret one", "Secret two", "Secret three"))
+	_, err := runTool(t, tool, src, map[string]string{"terms": "secret"})
+	toolstest.WantCode(t, err, docmill.CodeInvalidDocument, "")
+	out := mustRunTool(t, tool, src, map[string]string{"terms": "secret", "pages": "2-3"})
+	if !reflect.DeepEqual(out.Meta["redacted_pages"], []int{2, 3}) {
+		t.Fatalf("meta %v", out.Meta)
 	}
 }
