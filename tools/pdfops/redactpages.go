@@ -2,8 +2,10 @@ package pdfops
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/model"
 	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/types"
@@ -34,14 +36,16 @@ const maxRedactImages = 10_000
 // as it was shown. Whether or not pages were replaced, the document's
 // metadata (the Info dictionary's entries and the XMP stream) is dropped,
 // and so is its structure tree (tags whose /ActualText and /Alt repeat
-// the text), when pages were replaced. Unreferenced objects are not
+// the text), when pages were replaced. A bookmark whose title holds one
+// of "texts" (a JSON list of the texts blacked out), in any case, gets
+// the title redactedTitle. Unreferenced objects are not
 // written: pdfcpu writes only what the document reaches.
 func RedactPagesTool() *docmill.Tool {
 	disableConfigDir()
 	t := onePDFTool(docmill.Tool{
 		Slug:   RedactPagesSlug,
 		Title:  "Redact pages",
-		Params: []docmill.Param{{Name: "pages", Type: docmill.TypePages}},
+		Params: []docmill.Param{{Name: "pages", Type: docmill.TypePages}, {Name: "texts", Type: docmill.TypeString}},
 		Meta:   []docmill.MetaField{{Name: "pages", Type: docmill.MetaInteger, Description: "Pages of the document."}},
 		Run:    runRedactPages,
 	})
@@ -80,6 +84,9 @@ func runRedactPages(ctx context.Context, in *docmill.RunInput) (out *docmill.Run
 		}
 	}
 	if err := dropDocumentText(doc, len(pages) > 0); err != nil {
+		return nil, err
+	}
+	if err := scrubOutline(doc, in.Params.String("texts")); err != nil {
 		return nil, err
 	}
 	return writeOutput(doc, in.WorkDir, "redacted.pdf", f.Filename, map[string]any{"pages": doc.PageCount})
@@ -141,6 +148,55 @@ func dropDocumentText(doc *model.Context, replaced bool) error {
 	if replaced {
 		delete(root, "StructTreeRoot")
 		delete(root, "MarkInfo")
+	}
+	return nil
+}
+
+// redactedTitle replaces a bookmark title that held a redacted text.
+const redactedTitle = "[redacted]"
+
+// scrubOutline gives every outline item of doc whose title holds one of
+// texts (a JSON list of strings), in any case, the title redactedTitle.
+// The walk stops at an item already seen (a loop) and is bounded as
+// pdf-bookmarks' is.
+func scrubOutline(doc *model.Context, texts string) error {
+	var list []string
+	if texts == "" {
+		return nil
+	}
+	if err := json.Unmarshal([]byte(texts), &list); err != nil {
+		return fmt.Errorf("pdfops: redact-pages texts: %w", err)
+	}
+	for i, t := range list {
+		list[i] = strings.ToLower(t)
+	}
+	root, err := doc.Catalog()
+	if err != nil {
+		return docmill.InvalidDocument(err, "The PDF's catalog could not be read: it is damaged.")
+	}
+	outlines, err := doc.DereferenceDict(root["Outlines"])
+	if err != nil || outlines == nil || len(list) == 0 {
+		return nil // no outline, or one that cannot be read: no title is shown either
+	}
+	seen := map[int]bool{}
+	stack := []types.Object{outlines["First"]}
+	for len(stack) > 0 && len(seen) <= maxOutlineItems {
+		ref, ok := stack[len(stack)-1].(types.IndirectRef)
+		stack = stack[:len(stack)-1]
+		if !ok || seen[ref.ObjectNumber.Value()] {
+			continue
+		}
+		seen[ref.ObjectNumber.Value()] = true
+		item, err := doc.DereferenceDict(ref)
+		if err != nil || item == nil {
+			continue
+		}
+		title, _ := doc.DereferenceText(item["Title"])
+		title = strings.ToLower(title)
+		if slices.ContainsFunc(list, func(t string) bool { return strings.Contains(title, t) }) {
+			item["Title"] = types.StringLiteral(redactedTitle)
+		}
+		stack = append(stack, item["Next"], item["First"])
 	}
 	return nil
 }

@@ -2,6 +2,7 @@ package poppler
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"maps"
 	"path/filepath"
@@ -42,8 +43,9 @@ func RedactTool(e RedactEngines, limits docmill.Limits, replace docmill.RunFunc)
 			"to black out is replaced by an image of it at 150 dpi with black boxes painted in, so nothing under a " +
 			"box survives: no text, image or vector, and such a page has no text layer, links or comments left. " +
 			"Other pages are left as they are. The document's metadata (Info and XMP) is always removed; on redacted " +
-			"pages its tags are too. Bookmarks, attachments, form field values and the comments of pages without a box " +
-			"are not searched: remove them with sanitize-pdf, remove-annotations or flatten-pdf first. " + fmt.Sprintf("At most %d pages are redacted.", limits.RenderPages),
+			"pages its tags are too; a bookmark whose title holds a text blacked out is renamed [redacted]. Attachments, " +
+			"form field values and the comments of pages without a box are not searched: remove them with sanitize-pdf, " +
+			"remove-annotations or flatten-pdf first. " + fmt.Sprintf("At most %d pages are redacted.", limits.RenderPages),
 		Meta: []docmill.MetaField{
 			{Name: "pages", Type: docmill.MetaInteger, Description: "Pages of the document."},
 			{Name: "redactions", Type: docmill.MetaInteger, Description: "Areas blacked out: each match of a term, the regex or a preset (one match may span several words), and each box given."},
@@ -140,12 +142,18 @@ func runRedact(ctx context.Context, e RedactEngines, limits docmill.Limits, repl
 	if err != nil {
 		return nil, err
 	}
-	pages, err := findRedactions(ctx, e.PDFToText, src, dir, count, in.Params)
+	found, err := findRedactions(ctx, e.PDFToText, src, dir, count, in.Params)
 	if err != nil {
 		return nil, err
 	}
+	pages := found.pages
 	redacted := slices.Sorted(maps.Keys(pages))
 	step := &docmill.RunInput{Files: []docmill.LocalFile{f}, WorkDir: in.WorkDir, Limits: in.Limits, Params: docmill.Params{}}
+	texts, err := json.Marshal(slices.Sorted(maps.Keys(found.texts)))
+	if err != nil {
+		return nil, docmill.Internal(err)
+	}
+	step.Params["texts"] = string(texts)
 	perPage, total := []int{}, 0
 	if len(redacted) > 0 {
 		dpi, err := redactResolution(ctx, e.PDFInfo, src, dir, limits, redacted, sizes)
@@ -157,7 +165,7 @@ func runRedact(ctx context.Context, e RedactEngines, limits docmill.Limits, repl
 			return nil, err
 		}
 		step.Files = append(step.Files, images...)
-		step.Params = docmill.Params{"pages": docmill.FormatPages(redacted)}
+		step.Params["pages"] = docmill.FormatPages(redacted)
 		for _, p := range redacted {
 			perPage = append(perPage, pages[p].count)
 			total += pages[p].count

@@ -42,8 +42,17 @@ type layoutScan struct {
 	match  textMatcher
 	search map[int]bool // the pages to search; nil: every page
 	pages  map[int]*pageRedactions
-	boxes  int // boxes so far, all pages
+	boxes  int             // boxes so far, all pages
+	texts  map[string]bool // the texts matched, up to maxFoundTexts
 }
+
+// maxFoundTexts bounds the distinct texts redact-pdf passes to its step
+// to look for in bookmark titles; longer ones than maxFoundTextLen are
+// not passed (no title is that long in practice).
+const (
+	maxFoundTexts   = 2000
+	maxFoundTextLen = 300
+)
 
 // scan finds the matches of s.match in the layout at path, whose first
 // page is page first of the document, and adds the boxes of the words
@@ -111,7 +120,8 @@ func (s *layoutScan) line(page int, words []textWord) error {
 		starts[i] = b.Len()
 		b.WriteString(w.text)
 	}
-	spans := s.match.find(b.String())
+	line := b.String()
+	spans := s.match.find(line)
 	if len(spans) == 0 {
 		return nil
 	}
@@ -122,6 +132,9 @@ func (s *layoutScan) line(page int, words []textWord) error {
 	}
 	for _, sp := range spans {
 		pr.count++
+		if text := line[sp.start:sp.end]; len(s.texts) < maxFoundTexts && len(text) <= maxFoundTextLen {
+			s.texts[text] = true
+		}
 		for i, w := range words {
 			if starts[i] < sp.end && starts[i]+len(w.text) > sp.start {
 				pr.boxes = append(pr.boxes, w.box)

@@ -61,12 +61,12 @@ func checkRedactBoxes(v string) error {
 	return err
 }
 
-// findRedactions returns, by page, what to black out in the document of
-// count pages at src: the words that match the text params on the pages
+// findRedactions returns, by page (layoutScan.pages), what to black out
+// in the document of count pages at src, and the texts matched: the words that match the text params on the pages
 // the "pages" param selects, and the boxes param's areas. A box on a page
 // past the last is invalid_parameter.
-func findRedactions(ctx context.Context, pdftotext *sandbox.Engine, src, dir string, count int, p docmill.Params) (map[int]*pageRedactions, error) {
-	s := layoutScan{match: newTextMatcher(p), pages: map[int]*pageRedactions{}}
+func findRedactions(ctx context.Context, pdftotext *sandbox.Engine, src, dir string, count int, p docmill.Params) (*layoutScan, error) {
+	s := &layoutScan{match: newTextMatcher(p), pages: map[int]*pageRedactions{}, texts: map[string]bool{}}
 	if !s.match.empty() {
 		sel, err := docmill.Pages(p.PageRanges("pages"), count)
 		if err != nil {
@@ -106,7 +106,7 @@ func findRedactions(ctx context.Context, pdftotext *sandbox.Engine, src, dir str
 			pr.count++
 		}
 	}
-	return s.pages, ctx.Err()
+	return s, ctx.Err()
 }
 
 // writeLayout runs pdftotext -bbox-layout on pages first to last of the

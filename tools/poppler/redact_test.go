@@ -1,6 +1,7 @@
 package poppler
 
 import (
+	"bytes"
 	"os/exec"
 	"reflect"
 	"strconv"
@@ -202,5 +203,30 @@ func TestRedactPageLimit(t *testing.T) {
 	out := mustRunTool(t, tool, src, map[string]string{"terms": "secret", "pages": "2-3"})
 	if !reflect.DeepEqual(out.Meta["redacted_pages"], []int{2, 3}) {
 		t.Fatalf("meta %v", out.Meta)
+	}
+}
+
+// TestRedactBookmarks: a bookmark whose title holds a text blacked out
+// loses its title; another keeps its own.
+func TestRedactBookmarks(t *testing.T) {
+	tool := redactTool(t)
+	content := "BT /F1 24 Tf 72 720 Td (Mail ann@example.com) Tj ET"
+	src := toolstest.WriteTemp(t, "marks.pdf", toolstest.PDF(
+		"<< /Type /Catalog /Pages 2 0 R /Outlines 6 0 R >>",
+		"<< /Type /Pages /Kids [4 0 R] /Count 1 >>",
+		"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
+		"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] /Resources << /Font << /F1 3 0 R >> >> /Contents 5 0 R >>",
+		"<< /Length "+strconv.Itoa(len(content))+" >>\nstream\n"+content+"\nendstream",
+		"<< /Type /Outlines /First 7 0 R /Last 8 0 R /Count 2 >>",
+		"<< /Title (Letters to ANN@example.com) /Parent 6 0 R /Next 8 0 R /Dest [4 0 R /Fit] >>",
+		"<< /Title (Contents) /Parent 6 0 R /Prev 7 0 R /Dest [4 0 R /Fit] >>",
+	))
+	out := mustRunTool(t, tool, src, map[string]string{"presets": "emails"})
+	qdf, err := exec.Command("qpdf", "--qdf", "--object-streams=disable", out.Path, "-").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Contains(bytes.ToLower(qdf), []byte("example.com")) || !bytes.Contains(qdf, []byte("(Contents)")) || !bytes.Contains(qdf, []byte("[redacted]")) {
+		t.Fatalf("outline of the result:\n%s", qdf)
 	}
 }
