@@ -2,7 +2,9 @@
 // programs: pdf-to-jpg and pdf-to-png (pdftoppm, with pdfinfo for the page
 // count and sizes) and pdf-to-text (pdftotext); and, in MoreTools,
 // remove-blank-pages (pdftoppm, then a page selection in the PDF
-// helper), extract-images (pdfimages) and pdf-to-svg (pdftocairo).
+// helper), extract-images (pdfimages) and pdf-to-svg (pdftocairo); and,
+// in RedactTool, redact-pdf (pdftotext's word boxes, pdftoppm, then a
+// page replacement in the PDF helper).
 //
 // Every program runs through the sandbox, so each run is confined, bounded
 // in time and killed with its process group on cancel. This package adds
