@@ -208,19 +208,23 @@ func TestRedactPDFE2E(t *testing.T) {
 		}
 	})
 
-	t.Run("refused", func(t *testing.T) {
-		for param, raw := range map[string]map[string]string{
-			"regex": {"regex": "(unclosed"},
-			"terms": {"terms": `["unclosed`},
-			"boxes": {"boxes": `[{"page": 1, "x": 0, "y": 0, "width": -5, "height": 5}]`},
-		} {
-			_, _, err := c.Process(context.Background(), "redact-pdf", []client.File{pdfFile("personal.pdf", src)}, client.ProcessOptions{Params: raw, Prefer: "wait=60"})
-			p, ok := err.(*client.Problem)
-			if !ok || p.StatusCode != 400 || p.Code != "invalid_parameter" || !strings.Contains(p.Detail, param) {
-				t.Errorf("%v: %v, want a 400 invalid_parameter naming %s", raw, err, param)
-			}
+	t.Run("refused", func(t *testing.T) { redactRefusals(t, c, src) })
+}
+
+// redactRefusals checks that bad terms, regex and boxes are a 400
+// invalid_parameter naming the param, answered before a job is made.
+func redactRefusals(t *testing.T, c *client.Client, src []byte) {
+	for param, raw := range map[string]map[string]string{
+		"regex": {"regex": "(unclosed"},
+		"terms": {"terms": `["unclosed`},
+		"boxes": {"boxes": `[{"page": 1, "x": 0, "y": 0, "width": -5, "height": 5}]`},
+	} {
+		_, _, err := c.Process(context.Background(), "redact-pdf", []client.File{pdfFile("personal.pdf", src)}, client.ProcessOptions{Params: raw, Prefer: "wait=60"})
+		p, ok := err.(*client.Problem)
+		if !ok || p.StatusCode != 400 || p.Code != "invalid_parameter" || !strings.Contains(p.Detail, param) {
+			t.Errorf("%v: %v, want a 400 invalid_parameter naming %s", raw, err, param)
 		}
-	})
+	}
 }
 
 // TestRedactCorpusE2E: a phrase of a real document (pdflatex's), in
