@@ -82,6 +82,8 @@ var conformParams = map[string]map[string]string{
 	// PNG has no quality to change; a full page is never shorter than
 	// the viewport, so the viewport is made shorter than the sample.
 	"html-to-image": {"format": "jpeg", "height": "100"},
+	// Something to black out is required: a phrase of page 1.
+	"redact-pdf": {"terms": "page one"},
 }
 
 // conformCertPassword is the password of sign-pdf's certificate file.
@@ -92,6 +94,8 @@ const conformCertPassword = "conformance"
 var conformValues = map[string][]string{
 	"fill-pdf-form/values":     {`{"Name": "Another name"}`},
 	"edit-bookmarks/bookmarks": {`[{"title": "Another outline", "page": 1}]`},
+	"redact-pdf/presets":       {"emails"},
+	"redact-pdf/boxes":         {`[{"page": 2, "x": 72, "y": 100, "width": 100, "height": 40}]`},
 }
 
 // conformNoEffect lists the params that change nothing on the suite's
@@ -99,6 +103,8 @@ var conformValues = map[string][]string{
 var conformNoEffect = map[string]string{
 	// The sample is not encrypted: there is nothing to open with it.
 	"unlock-pdf/password": "a password only opens an encrypted input",
+	// The sample holds no e-mail address or other personal data.
+	"redact-pdf/presets": "the sample has no personal data to find",
 }
 
 // conformKnown are the checks tools are known to fail (see Suite.Known).

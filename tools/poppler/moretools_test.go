@@ -13,7 +13,7 @@ import (
 // pages, as docmill's own binary does in the server (`docmill engine
 // pdf`).
 func TestMain(m *testing.M) {
-	toolstest.Main(m, pdfops.SelectPagesTool())
+	toolstest.Main(m, pdfops.SelectPagesTool(), pdfops.RedactPagesTool())
 }
 
 // moreTool returns the MoreTools tool with slug on the real engines, its

@@ -4,8 +4,10 @@
 // remove-blank-pages (pdftoppm, then a page selection in the PDF
 // helper), extract-images (pdfimages) and pdf-to-svg (pdftocairo);
 // edit-bookmarks (EditBookmarksTool: pdftotext finds the headings, the
-// PDF helper writes the outline) and pdf-info (InfoTool: pdfinfo,
-// pdffonts, pdfimages and qpdf, with the PDF helper's structure step).
+// PDF helper writes the outline), pdf-info (InfoTool: pdfinfo, pdffonts,
+// pdfimages and qpdf, with the PDF helper's structure step) and
+// redact-pdf (RedactTool: pdftotext's word boxes, pdftoppm, then a page
+// replacement in the PDF helper).
 //
 // Every program runs through the sandbox, so each run is confined, bounded
 // in time and killed with its process group on cancel. This package adds

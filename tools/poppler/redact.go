@@ -1,0 +1,182 @@
+package poppler
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"path/filepath"
+	"slices"
+
+	docmill "github.com/docmill/docmill"
+	"github.com/docmill/docmill/sandbox"
+)
+
+// redactDPI is the resolution redact-pdf draws the pages it redacts at:
+// 150 dpi keeps text of 8 points legible and an A4 page at 2.2
+// megapixels. A page too large for the render caps at it is drawn at the
+// highest resolution they allow, and refused below minDPI.
+const redactDPI = 150
+
+// RedactEngines are the poppler programs redact-pdf runs.
+type RedactEngines struct {
+	PDFToText, PDFToPPM, PDFInfo *sandbox.Engine
+}
+
+// RedactTool declares redact-pdf: it finds the words to black out with
+// pdftotext -bbox-layout (terms, a regular expression, presets of
+// personal data), adds the boxes the client gives, draws every page that
+// has any with pdftoppm, paints the boxes black in the image, and has
+// replace (pdfops.RedactPagesTool, run in the PDF helper) put the images
+// in place of those pages and drop the document's metadata. Pages without
+// a box are left as they are, text and vectors. limits bound the
+// rendering (RenderPages, RenderPagePixels, RenderPixelsTotal; a zero
+// field takes its default).
+func RedactTool(e RedactEngines, limits docmill.Limits, replace docmill.RunFunc) *docmill.Tool {
+	limits = limits.WithDefaults()
+	return &docmill.Tool{
+		Slug:  "redact-pdf",
+		Title: "Redact PDF",
+		Description: "Black out text and areas of a PDF for good. The words that match terms, a regular expression " +
+			"or presets of personal data are found in the text layer (scanned pages without one have no words to " +
+			"find: give boxes, or run ocr-pdf first), and boxes can be given by position. Every page with something " +
+			"to black out is replaced by an image of it at 150 dpi with black boxes painted in, so nothing under a " +
+			"box survives: no text, image or vector, and such a page has no text layer, links or comments left. " +
+			"Other pages are left as they are. The document's metadata (Info and XMP) is always removed; on redacted " +
+			"pages its tags are too; a bookmark whose title holds a text blacked out is renamed [redacted]. Attachments, " +
+			"form field values and the comments of pages without a box are not searched: remove them with sanitize-pdf, " +
+			"remove-annotations or flatten-pdf first. " + fmt.Sprintf("At most %d pages are redacted.", limits.RenderPages),
+		Meta: []docmill.MetaField{
+			{Name: "pages", Type: docmill.MetaInteger, Description: "Pages of the document."},
+			{Name: "redactions", Type: docmill.MetaInteger, Description: "Areas blacked out: each match of a term, the regex or a preset (one match may span several words), and each box given."},
+			{Name: "redacted_pages", Type: docmill.MetaIntegers, Description: "The pages replaced by images, in order."},
+			{Name: "redactions_per_page", Type: docmill.MetaIntegers, Description: "The redactions on each of redacted_pages, in the same order."},
+		},
+		Params:      redactParams(),
+		CheckParams: checkRedactSource,
+		Accepts:     []string{pdfContentType},
+		Outputs:     []string{pdfContentType},
+		MinFiles:    1,
+		MaxFiles:    1,
+		Engine:      engineName,
+		Timeout:     timeout,
+		Available: func() bool {
+			return replace != nil && sandbox.AllAvailable(e.PDFToText, e.PDFToPPM, e.PDFInfo)()
+		},
+		Engines: sandbox.Statuses(e.PDFToText, e.PDFToPPM, e.PDFInfo),
+		Run: func(ctx context.Context, in *docmill.RunInput) (*docmill.RunOutput, error) {
+			return runRedact(ctx, e, limits, replace, in)
+		},
+	}
+}
+
+func redactParams() []docmill.Param {
+	return []docmill.Param{
+		{
+			Name: "terms", Type: docmill.TypeString, Max: docmill.Bound(maxRedactTermsLen), Check: checkRedactTerms,
+			Description: "Text to black out: one term per line, or a JSON list of strings. Matched without regard to case, " +
+				"anywhere in a word, and across the words of one line (a term's spaces match any spacing); every word a " +
+				fmt.Sprintf("match touches is blacked out whole. At most %d terms of %d to %d characters.", maxRedactTerms, minRedactTermChars, maxRedactTermChars),
+		},
+		{
+			Name: "regex", Type: docmill.TypeString, Max: docmill.Bound(maxRedactRegexLen), Check: checkRedactRegex,
+			Description: "A regular expression in Go's RE2 syntax (no backreferences; matching takes linear time), matched " +
+				"on each line of text, its words joined by single spaces; case is ignored unless it starts with (?-i). " +
+				"Every word a match touches is blacked out whole.",
+		},
+		{
+			Name: "presets", Type: docmill.TypeString, Max: docmill.Bound(200), Check: checkRedactPresets,
+			Description: "Kinds of personal data to find, comma-separated: " + presetsDescription(),
+		},
+		{
+			Name: "boxes", Type: docmill.TypeString, Max: docmill.Bound(maxBoxesParamLen), Check: checkRedactBoxes,
+			Description: `Areas to black out, as JSON: [{"page": 1, "x": 72, "y": 100, "width": 200, "height": 30}], ` +
+				"in points (1/72 inch), x and y the top left corner of the area measured from the top left corner of the " +
+				fmt.Sprintf("page as it is shown (its crop box, turned by its rotation). At most %d boxes.", maxRedactBoxParams),
+		},
+		{
+			Name: "pages", Type: docmill.TypePages,
+			Description: `Pages whose text is searched for terms, regex and presets, such as "1-3,5,8-"; every page when absent. Boxes apply to the pages they name.`,
+		},
+	}
+}
+
+// presetsDescription lists the presets for the catalogue.
+func presetsDescription() string {
+	s := ""
+	for i, p := range redactPresets {
+		if i > 0 {
+			s += "; "
+		}
+		s += p.name + " (" + p.what + ")"
+	}
+	return s + "."
+}
+
+// checkRedactSource holds redact-pdf to having something to black out.
+func checkRedactSource(p docmill.Params) error {
+	if !p.Has("terms") && !p.Has("regex") && !p.Has("presets") && !p.Has("boxes") {
+		return docmill.ParamError("terms", "is required unless regex, presets or boxes are given")
+	}
+	return nil
+}
+
+// runRedact finds the boxes of every page, draws the pages that have any
+// with them painted black, and has replace put those images in place of
+// the pages. A document with nothing to black out still goes through
+// replace, which drops its metadata.
+func runRedact(ctx context.Context, e RedactEngines, limits docmill.Limits, replace docmill.RunFunc, in *docmill.RunInput) (*docmill.RunOutput, error) {
+	if replace == nil || !e.PDFToText.Available() || !e.PDFToPPM.Available() {
+		return nil, engineError(sandbox.ErrUnavailable, "")
+	}
+	f := in.Files[0]
+	src, err := filepath.Abs(f.Path)
+	if err != nil {
+		return nil, fmt.Errorf("poppler: input path: %w", err)
+	}
+	dir, err := filepath.Abs(in.WorkDir)
+	if err != nil {
+		return nil, fmt.Errorf("poppler: work dir: %w", err)
+	}
+	count, sizes, err := pageInfo(ctx, e.PDFInfo, src, dir, limits.RenderPages)
+	if err != nil {
+		return nil, err
+	}
+	found, err := findRedactions(ctx, e.PDFToText, src, dir, count, in.Params)
+	if err != nil {
+		return nil, err
+	}
+	pages := found.pages
+	redacted := slices.Sorted(maps.Keys(pages))
+	step := &docmill.RunInput{Files: []docmill.LocalFile{f}, WorkDir: in.WorkDir, Limits: in.Limits, Params: docmill.Params{}}
+	texts, err := json.Marshal(slices.Sorted(maps.Keys(found.texts)))
+	if err != nil {
+		return nil, docmill.Internal(err)
+	}
+	step.Params["texts"] = string(texts)
+	perPage, total := []int{}, 0
+	if len(redacted) > 0 {
+		dpi, err := redactResolution(ctx, e.PDFInfo, src, dir, limits, redacted, sizes)
+		if err != nil {
+			return nil, err
+		}
+		images, err := drawRedacted(ctx, e.PDFToPPM, src, dir, dpi, redacted, sizes, pages)
+		if err != nil {
+			return nil, err
+		}
+		step.Files = append(step.Files, images...)
+		step.Params["pages"] = docmill.FormatPages(redacted)
+		for _, p := range redacted {
+			perPage = append(perPage, pages[p].count)
+			total += pages[p].count
+		}
+	}
+	out, err := replace(ctx, step)
+	if err != nil {
+		return nil, err
+	}
+	return &docmill.RunOutput{Path: out.Path, ContentType: pdfContentType,
+		Filename: docmill.ResultName(f.Filename, ".pdf", "-redacted.pdf"),
+		Meta: map[string]any{"pages": count, "redactions": total, "redacted_pages": append([]int{}, redacted...),
+			"redactions_per_page": perPage}}, nil
+}
