@@ -134,6 +134,7 @@ func toolset(e engineSet, o toolOptions) (tools []*docmill.Tool, close func(), e
 	tools = append(tools, checkedPDFs(check, []*docmill.Tool{poppler.EditBookmarksTool(e.pdftotext, helpers.Tool(pdfops.WriteBookmarksTool()).Run)})...)
 	popplerMore := poppler.Engines{PDFToPPM: e.pdftoppm, PDFInfo: e.pdfinfo, PDFImages: e.pdfimages, PDFToCairo: e.pdftocairo}
 	tools = append(tools, checkedPDFs(check, poppler.MoreTools(popplerMore, o.limits, poppler.Steps{SelectPages: selectPages}))...)
+	tools = append(tools, checkedPDFs(check, []*docmill.Tool{poppler.CompareTool(popplerMore, e.pdftotext, o.limits, helpers.Tool(pdfops.CompareReportTool()).Run)})...)
 	pdfInfo := poppler.InfoTool(poppler.InfoEngines{PDFInfo: e.pdfinfo, PDFFonts: e.pdffonts, PDFImages: e.pdfimages, QPDF: e.qpdf}, helpers.Tool(pdfops.InspectTool()).Run)
 	tools = append(tools, checkedPDFs(check, []*docmill.Tool{pdfInfo})...)
 	tools = append(tools, checkedPDFs(check, ocr.Tools(e.ocrmypdf, e.tesseract, o.limits, ocr.Steps{Pages: selectPages, PrepareImage: helpers.Tool(ocr.PrepareImageTool()).Run}, o.scratch))...)
