@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"image"
+	"image/color"
 	"os/exec"
 	"strings"
 	"testing"
@@ -44,6 +46,19 @@ func compareCheckPDF(t *testing.T, data []byte, pages int) {
 	if m := pagesRE.FindStringSubmatch(pdfinfoReport(t, data)); m == nil || m[1] != fmt.Sprint(pages) {
 		t.Fatalf("pdfinfo counts %v pages, want %d", m, pages)
 	}
+}
+
+// compareHasColor reports whether any pixel of img is near c.
+func compareHasColor(img image.Image, c color.RGBA) bool {
+	b := img.Bounds()
+	for y := b.Min.Y; y < b.Max.Y; y++ {
+		for x := b.Min.X; x < b.Max.X; x++ {
+			if toolstest.Near(img.At(x, y), c, 40) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // compareDrawingPDF is a one-page PDF with a line of text and, when
@@ -92,17 +107,34 @@ func TestComparePDFE2E(t *testing.T) {
 		if got := strings.Join(strings.Fields(pageText(t, data, 3)), " "); got != "The slow fox saw a dog run" {
 			t.Fatalf("page 3 of the report %q, want the changed page 2", got)
 		}
+		// The boxes, seen by pdftoppm: red on the original's page, green
+		// on the changed one's, each only there.
+		report := toolstest.WriteTemp(t, "boxes.pdf", data)
+		red, green := color.RGBA{R: 217, A: 255}, color.RGBA{G: 153, A: 255}
+		if !compareHasColor(toolstest.RenderPage(t, report, 2, 72), red) || compareHasColor(toolstest.RenderPage(t, report, 2, 72), green) {
+			t.Fatal("page 2 of the report should have red boxes and no green ones")
+		}
+		if !compareHasColor(toolstest.RenderPage(t, report, 3, 72), green) || compareHasColor(toolstest.RenderPage(t, report, 3, 72), red) {
+			t.Fatal("page 3 of the report should have green boxes and no red ones")
+		}
 		if !strings.Contains(pageText(t, data, 4), "Page 2: pixels that differ") {
 			t.Fatalf("page 4 of the report %q, want the diff image's caption", pageText(t, data, 4))
 		}
 	})
 	t.Run("identical", func(t *testing.T) {
-		doc := toolstest.TextPDF("Одна и та же страница", "Same second page")
-		j, data := comparePDF(t, c, doc, doc)
+		// Cyrillic file names, drawn in the stamp font, read back.
+		doc := toolstest.TextPDF("Same first page", "Same second page")
+		j, data := runTool(t, c, "compare-pdf", []client.File{
+			{Name: "отчёт.pdf", Body: bytes.NewReader(doc)},
+			{Name: "отчёт-2.pdf", Body: bytes.NewReader(doc)},
+		}, nil)
 		compareMeta(t, j, true, 0, 0, 0, 0)
 		compareCheckPDF(t, data, 1)
-		if text := pdftotext(t, data); !strings.Contains(text, "The documents are identical") {
-			t.Fatalf("report text %q", text)
+		text := pdftotext(t, data)
+		for _, want := range []string{"The documents are identical", "Original: отчёт.pdf (2 pages)", "Changed: отчёт-2.pdf (2 pages)"} {
+			if !strings.Contains(text, want) {
+				t.Fatalf("report text %q lacks %q", text, want)
+			}
 		}
 	})
 	t.Run("drawing", func(t *testing.T) {
