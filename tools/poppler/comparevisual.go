@@ -124,7 +124,6 @@ func readPageImage(path string, s pageSize) (*image.Gray, error) {
 	if err != nil {
 		return nil, err
 	}
-	// graymapPixels checked that pix is exactly width x height.
 	width, height := graymapSize(b)
 	if width*height != len(pix) {
 		return nil, fmt.Errorf("poppler: page image of %d pixels, not %dx%d", len(pix), width, height)
@@ -133,10 +132,11 @@ func readPageImage(path string, s pageSize) (*image.Gray, error) {
 }
 
 // graymapSize returns the width and height of a binary PGM that
-// graymapPixels accepted.
+// graymapPixels accepted (0, 0 should its header not read so again).
 func graymapSize(b []byte) (w, h int) {
-	var maxval int
-	fmt.Sscan(string(b[2:min(len(b), 64)]), &w, &h, &maxval)
+	if _, err := fmt.Sscan(string(b[2:min(len(b), 64)]), &w, &h); err != nil {
+		return 0, 0
+	}
 	return w, h
 }
 
