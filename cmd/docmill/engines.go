@@ -139,6 +139,7 @@ func toolset(e engineSet, o toolOptions) (tools []*docmill.Tool, close func(), e
 	popplerMore := poppler.Engines{PDFToPPM: e.pdftoppm, PDFInfo: e.pdfinfo, PDFImages: e.pdfimages, PDFToCairo: e.pdftocairo}
 	tools = append(tools, checkedPDFs(check, poppler.MoreTools(popplerMore, o.limits, poppler.Steps{SelectPages: selectPages}))...)
 	tools = append(tools, checkedPDFs(check, poppler.WordTools(poppler.WordEngines{PDFToText: e.pdftotext, PDFImages: e.pdfimages}, o.limits))...)
+	tools = append(tools, checkedPDFs(check, []*docmill.Tool{poppler.CompareTool(popplerMore, e.pdftotext, o.limits, helpers.Tool(pdfops.CompareReportTool()).Run)})...)
 	pdfInfo := poppler.InfoTool(poppler.InfoEngines{PDFInfo: e.pdfinfo, PDFFonts: e.pdffonts, PDFImages: e.pdfimages, QPDF: e.qpdf}, helpers.Tool(pdfops.InspectTool()).Run)
 	tools = append(tools, checkedPDFs(check, []*docmill.Tool{pdfInfo})...)
 	signing := poppler.SignEngines{PDFSig: e.pdfsig, CertUtil: e.certutil, PK12Util: e.pk12util, PDFInfo: e.pdfinfo}

@@ -56,11 +56,11 @@ var pdfHelperArgs = []string{"engine", "pdf"}
 // page selection other tools use on PDFs that engines made, the stream
 // check every PDF passes before an engine sees it, and the pdfcpu steps
 // of the tools that other engines run (ocr-pdf, edit-bookmarks,
-// fill-pdf-form, flatten-pdf, crop-pdf, pdf-info, redact-pdf).
+// fill-pdf-form, flatten-pdf, crop-pdf, pdf-info, redact-pdf, compare-pdf).
 func helperTools() []*docmill.Tool {
 	return append(pdfops.Tools(), pdfops.SelectPagesTool(), pdfops.StreamCheckTool(), ocr.PrepareImageTool(),
 		pdfops.WriteBookmarksTool(), pdfops.FillFormStepTool(), pdfops.RestoreLinksStepTool(), pdfops.SetCropBoxTool(), pdfops.InspectTool(),
-		pdfops.RedactPagesTool())
+		pdfops.RedactPagesTool(), pdfops.CompareReportTool())
 }
 
 // engine is the hidden subcommand a helper process runs: `docmill engine

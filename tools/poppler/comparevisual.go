@@ -1,0 +1,195 @@
+package poppler
+
+import (
+	"context"
+	"fmt"
+	"image"
+	"image/color"
+	"image/png"
+	"os"
+	"path/filepath"
+	"strconv"
+
+	docmill "github.com/docmill/docmill"
+)
+
+// How compare-pdf compares the look of pages: both documents are drawn
+// in grey at compareDPI (an A4 page is 414 x 585 pixels), and a pixel
+// differs when its two values are more than pixelTolerance (of 255)
+// apart, which absorbs anti-aliasing noise but not a line or a letter.
+// A page differs when any pixel does, or when its size does. At most
+// maxDiffImages differing pages get a diff image in the report.
+const (
+	compareDPI     = 50
+	pixelTolerance = 40
+	maxDiffImages  = 100
+)
+
+// visualDiff is what the look of two documents' pages tells.
+type visualDiff struct {
+	differing []int          // pages, in both documents, that look different
+	images    map[int]string // diff images of the first maxDiffImages of them
+}
+
+// compareRenderings draws the pages both documents have (the first
+// common pages) and compares them pixel by pixel. sizes are pdfinfo's
+// page sizes of the two documents.
+func compareRenderings(ctx context.Context, e Engines, limits docmill.Limits, srcs [2]string, dir string, common int, sizes [2]map[int]pageSize, labels [2]string) (*visualDiff, error) {
+	pages := make([]int, common)
+	for i := range pages {
+		pages[i] = i + 1
+	}
+	var rendered [2]map[int]string
+	for d := range 2 {
+		if err := checkPixels(limits, pages, sizes[d], compareDPI); err != nil {
+			return nil, namedError(docmill.Errorf(docmill.CodeInvalidDocument, "The pages are too large to compare."), labels[d])
+		}
+		r := renderer{engine: e.PDFToPPM, src: srcs[d], dir: dir, args: []string{"-r", strconv.Itoa(compareDPI), "-cropbox", "-gray"}}
+		images, err := r.renderAll(ctx, splitRuns(pages, e.PDFToPPM.Slots()), e.PDFToPPM.Slots())
+		if err != nil {
+			return nil, namedError(err, labels[d])
+		}
+		if rendered[d], err = moveRenders(images, dir, d); err != nil {
+			return nil, err
+		}
+	}
+	v := &visualDiff{images: map[int]string{}}
+	for _, p := range pages {
+		a, err := readPageImage(rendered[0][p], sizes[0][p])
+		if err != nil {
+			return nil, err
+		}
+		b, err := readPageImage(rendered[1][p], sizes[1][p])
+		if err != nil {
+			return nil, err
+		}
+		if samePixels(a, b) {
+			continue
+		}
+		v.differing = append(v.differing, p)
+		if len(v.images) < maxDiffImages {
+			path := filepath.Join(dir, fmt.Sprintf("compare-diff-%05d.png", p))
+			if err := writeDiffImage(path, a, b); err != nil {
+				return nil, err
+			}
+			v.images[p] = path
+		}
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+	}
+	return v, nil
+}
+
+// moveRenders moves the directories the renderer wrote pages of document
+// d into (render-000, ...) to names of their own (compare-0-render-000),
+// so that the other document's renderer can use the same work directory
+// (the only one the engine's jail shows it), and returns the pages' new
+// paths.
+func moveRenders(images map[int]string, dir string, d int) (map[int]string, error) {
+	moved := map[string]string{}
+	out := make(map[int]string, len(images))
+	for p, path := range images {
+		from := filepath.Dir(path)
+		to, ok := moved[from]
+		if !ok {
+			to = filepath.Join(dir, fmt.Sprintf("compare-%d-%s", d, filepath.Base(from)))
+			if err := os.Rename(from, to); err != nil {
+				return nil, fmt.Errorf("poppler: move renders: %w", err)
+			}
+			moved[from] = to
+		}
+		out[p] = filepath.Join(to, filepath.Base(path))
+	}
+	return out, nil
+}
+
+// readPageImage reads (and removes) the grey page pdftoppm drew of a
+// page of size s, checked as inkShare checks it.
+func readPageImage(path string, s pageSize) (*image.Gray, error) {
+	defer os.Remove(path)
+	w, h := s.pixels(compareDPI)
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, fmt.Errorf("poppler: page image: %w", err)
+	}
+	if limit := (w+2)*(h+2) + 64; st.Size() > limit {
+		return nil, fmt.Errorf("poppler: page image of %d bytes, above the %d of a %dx%d page", st.Size(), limit, w, h)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("poppler: page image: %w", err)
+	}
+	pix, err := graymapPixels(b)
+	if err != nil {
+		return nil, err
+	}
+	width, height := graymapSize(b)
+	if width*height != len(pix) {
+		return nil, fmt.Errorf("poppler: page image of %d pixels, not %dx%d", len(pix), width, height)
+	}
+	return &image.Gray{Pix: pix, Stride: width, Rect: image.Rect(0, 0, width, height)}, nil
+}
+
+// graymapSize returns the width and height of a binary PGM that
+// graymapPixels accepted (0, 0 should its header not read so again).
+func graymapSize(b []byte) (w, h int) {
+	if _, err := fmt.Sscan(string(b[2:min(len(b), 64)]), &w, &h); err != nil {
+		return 0, 0
+	}
+	return w, h
+}
+
+// samePixels reports whether two page images have one size and no pixel
+// more than pixelTolerance apart.
+func samePixels(a, b *image.Gray) bool {
+	if a.Rect != b.Rect {
+		return false
+	}
+	for i, v := range a.Pix {
+		if absDiff(v, b.Pix[i]) > pixelTolerance {
+			return false
+		}
+	}
+	return true
+}
+
+func absDiff(x, y uint8) int {
+	if x > y {
+		return int(x - y)
+	}
+	return int(y - x)
+}
+
+// writeDiffImage writes a PNG of the larger of the two pages' sizes: the
+// original faded to a light grey, and in red every pixel that differs
+// (including those only one of the pages covers).
+func writeDiffImage(path string, a, b *image.Gray) error {
+	w, h := max(a.Rect.Dx(), b.Rect.Dx()), max(a.Rect.Dy(), b.Rect.Dy())
+	img := image.NewRGBA(image.Rect(0, 0, w, h))
+	red := color.RGBA{R: 220, A: 255}
+	for y := range h {
+		for x := range w {
+			in := image.Pt(x, y)
+			inA, inB := in.In(a.Rect), in.In(b.Rect)
+			switch {
+			case inA && inB && absDiff(a.GrayAt(x, y).Y, b.GrayAt(x, y).Y) <= pixelTolerance:
+				v := 255 - (255-a.GrayAt(x, y).Y)/3
+				img.SetRGBA(x, y, color.RGBA{R: v, G: v, B: v, A: 255})
+			case inA || inB:
+				img.SetRGBA(x, y, red)
+			default:
+				img.SetRGBA(x, y, color.RGBA{R: 255, G: 255, B: 255, A: 255})
+			}
+		}
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return fmt.Errorf("poppler: diff image: %w", err)
+	}
+	if err := png.Encode(f, img); err != nil {
+		f.Close()
+		return fmt.Errorf("poppler: diff image: %w", err)
+	}
+	return f.Close()
+}
