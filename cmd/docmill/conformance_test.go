@@ -58,7 +58,7 @@ func TestToolConformance(t *testing.T) {
 		// Second inputs unlike the first (insert-pages, image-watermark).
 		Companions: conformCompanions,
 		// One LibreOffice worker: its tools run one at a time.
-		Serial: map[string]bool{"word-to-pdf": true, "excel-to-pdf": true, "powerpoint-to-pdf": true, "convert-document": true},
+		Serial: map[string]bool{"word-to-pdf": true, "excel-to-pdf": true, "powerpoint-to-pdf": true, "convert-document": true, "document-thumbnail": true},
 	})
 }
 
@@ -161,7 +161,7 @@ func conformSample(t *testing.T, tool *docmill.Tool, contentType string) string 
 	case "text/markdown":
 		return toolstest.WriteTemp(t, "conform-sample.md", []byte(sampleMarkdown))
 	case "text/rtf", "application/rtf":
-		if tool.Slug != "word-to-pdf" && tool.Slug != "convert-document" { // RTF is a text document
+		if tool.Slug != "word-to-pdf" && tool.Slug != "convert-document" && tool.Slug != "document-thumbnail" { // RTF is a text document
 			return ""
 		}
 		return toolstest.WriteTemp(t, "conform-sample.rtf", []byte(`{\rtf1\ansi Conformance of every tool.\par}`))
@@ -175,7 +175,7 @@ func conformSample(t *testing.T, tool *docmill.Tool, contentType string) string 
 		return toolstest.WriteTemp(t, "conform-sample.txt", []byte("Conformance of every tool.\n"))
 	case "application/zip":
 		switch tool.Slug {
-		case "word-to-pdf", "convert-document":
+		case "word-to-pdf", "convert-document", "document-thumbnail":
 			return toolstest.WriteTemp(t, "conform-sample.docx", zipOf(t, sampleDocx))
 		case "excel-to-pdf":
 			return corpus(t, "office", "embedded.xlsx")

@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"os/exec"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -156,4 +157,69 @@ func officeMainPart(t *testing.T, data []byte) string {
 		return string(toolstest.ZipPart(t, z, "word/document.xml"))
 	}
 	return string(toolstest.ZipPart(t, z, "content.xml"))
+}
+
+// TestDocumentThumbnailE2E makes thumbnails of a PDF, an office document
+// and an image over HTTP and reads each with Go's image decoders: a PNG
+// of the width asked for, of a page's proportions, not blank.
+func TestDocumentThumbnailE2E(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow")
+	}
+	s := startServer(t, "", "--office-workers", "1")
+	c := s.client(s.DevKey)
+	for _, tc := range []struct {
+		dir, file  string
+		width      int
+		minH, maxH float64 // height over width
+	}{
+		{"pdf", "pdflatex-4-pages.pdf", 400, 1.2, 1.5},
+		{"office", "test.docx", 300, 1.2, 1.5},
+		{"office", "ph-populated-placeholders.pptx", 500, 0.5, 0.8},
+		{"image", "phone-photo.jpg", 120, 0.3, 3},
+	} {
+		t.Run(tc.file, func(t *testing.T) {
+			j, data := runTool(t, c, "document-thumbnail", []client.File{file(t, tc.dir, tc.file)}, map[string]string{"width": strconv.Itoa(tc.width)})
+			img, format, err := image.Decode(bytes.NewReader(data))
+			if err != nil || format != "png" {
+				t.Fatalf("%s %v", format, err)
+			}
+			b := img.Bounds()
+			if ratio := float64(b.Dy()) / float64(b.Dx()); b.Dx() != tc.width || ratio < tc.minH || ratio > tc.maxH {
+				t.Fatalf("%dx%d, want width %d and height %.1f-%.1f of it", b.Dx(), b.Dy(), tc.width, tc.minH, tc.maxH)
+			}
+			if ink := officeInk(img); ink < 0.002 {
+				t.Fatalf("blank: %.4f of the pixels differ from the page", ink)
+			}
+			if !strings.HasSuffix(j.Result.Filename, ".png") || j.Result.ContentType != "image/png" {
+				t.Fatalf("%s %s", j.Result.Filename, j.Result.ContentType)
+			}
+		})
+	}
+	_, _, err := c.Process(context.Background(), "document-thumbnail", []client.File{file(t, "pdf", "pdflatex-4-pages.pdf")}, client.ProcessOptions{Params: map[string]string{"width": "5000"}})
+	apiErrorDetail(t, err, 400, "invalid_parameter", "width")
+}
+
+// officeInk is the share of img's pixels that differ clearly from its
+// top-left pixel (the page's background).
+func officeInk(img image.Image) float64 {
+	b := img.Bounds()
+	r0, g0, b0, _ := img.At(b.Min.X, b.Min.Y).RGBA()
+	differ := 0
+	for y := b.Min.Y; y < b.Max.Y; y++ {
+		for x := b.Min.X; x < b.Max.X; x++ {
+			r, g, bl, _ := img.At(x, y).RGBA()
+			if officeDiff(r, r0)+officeDiff(g, g0)+officeDiff(bl, b0) > 3*0x2000 {
+				differ++
+			}
+		}
+	}
+	return float64(differ) / float64(b.Dx()*b.Dy())
+}
+
+func officeDiff(a, b uint32) uint32 {
+	if a > b {
+		return a - b
+	}
+	return b - a
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/docmill/docmill/tools/office"
 	"github.com/docmill/docmill/tools/pdfops"
 	"github.com/docmill/docmill/tools/poppler"
+	"github.com/docmill/docmill/tools/thumbnail"
 	"github.com/docmill/docmill/tools/vips"
 )
 
@@ -152,6 +153,8 @@ func toolset(e engineSet, o toolOptions) (tools []*docmill.Tool, close func(), e
 	tools = append(tools, checkedPDFs(check, []*docmill.Tool{ocr.TextTool(e.tesseract, e.pdftoppm, o.limits, ocrSteps, o.scratch)})...)
 	tools = append(tools, pool.Tools()...)
 	tools = append(tools, vips.Tools(e.vips, e.vipsheader, o.limits, o.scratch)...)
+	tools = append(tools, thumbnail.Tool(thumbnail.Steps{PDFToPNG: toolBySlug(tools, "pdf-to-png"), Resize: toolBySlug(tools, "resize-image"),
+		ConvertImage: toolBySlug(tools, "convert-image"), OfficeToPDF: pool.FirstPagePDF, OfficeTypes: office.Accepts()}))
 	browser := chromium.New(chromium.Options{Limits: o.limits, Jail: e.jail, Dir: o.scratch}) // starts on its first job
 	tools = append(tools, browser.Tools()...)
 	if o.pools != nil {
@@ -167,6 +170,16 @@ func toolset(e engineSet, o toolOptions) (tools []*docmill.Tool, close func(), e
 			os.RemoveAll(offDir)
 		}
 	}, nil
+}
+
+// toolBySlug is the tool of tools with slug, or nil.
+func toolBySlug(tools []*docmill.Tool, slug string) *docmill.Tool {
+	for _, t := range tools {
+		if t.Slug == slug {
+			return t
+		}
+	}
+	return nil
 }
 
 // checkedPDFs makes every PDF input of tools pass check (the stream check,

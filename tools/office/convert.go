@@ -153,3 +153,34 @@ func (p *Pool) stageAndConvert(ctx context.Context, workDir, path string, k kind
 	}
 	return out, nil
 }
+
+// pdfExports are the PDF export filters of each family.
+var pdfExports = map[family]string{text: "writer_pdf_Export", spreadsheet: "calc_pdf_Export", presentation: "impress_pdf_Export"}
+
+// FirstPagePDF is a step for tools that show a document (document-
+// thumbnail): it exports the first page of an office document of any
+// family (plain text read as text) to PDF, as the PDF tools do, with the
+// same checks. Its output is the PDF, "application/pdf".
+func (p *Pool) FirstPagePDF(ctx context.Context, in *docmill.RunInput) (*docmill.RunOutput, error) {
+	if !p.ok {
+		return nil, unavailable(p.whyNot)
+	}
+	file := in.Files[0]
+	k, err := sniff(file.Path, text, p.opts.Limits)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkArchive(file.Path, p.opts.Limits); err != nil {
+		return nil, err
+	}
+	out, err := p.stageAndConvert(ctx, in.WorkDir, file.Path, k, job{Export: pdfExports[k.fam], PageRange: "1"}, "pdf")
+	if err != nil {
+		return nil, err
+	}
+	return &docmill.RunOutput{Path: out, Filename: docmill.ResultName(file.Filename, "", ".pdf"), ContentType: "application/pdf",
+		Meta: map[string]any{"input_format": k.ext}}, nil
+}
+
+// Accepts lists the content types of the office documents the pool
+// reads, of every family.
+func Accepts() []string { return accepts(text) }

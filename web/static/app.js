@@ -23,7 +23,7 @@ const GROUP_OF = {
   "word-to-pdf": "to-pdf", "excel-to-pdf": "to-pdf", "powerpoint-to-pdf": "to-pdf",
   "html-to-pdf": "to-pdf", "markdown-to-pdf": "to-pdf", "jpg-to-pdf": "to-pdf",
   "pdf-to-jpg": "from-pdf", "pdf-to-png": "from-pdf", "pdf-to-text": "from-pdf", "pdf-to-pdfa": "from-pdf",
-  "pdf-to-word": "from-pdf", "pdf-to-odt": "from-pdf",
+  "pdf-to-word": "from-pdf", "pdf-to-odt": "from-pdf", "document-thumbnail": "from-pdf",
   "ocr-pdf": "from-pdf",
   "compress-image": "images", "resize-image": "images", "convert-image": "images",
   "rotate-image": "images", "crop-image": "images", "image-info": "images", "watermark-image": "images",
