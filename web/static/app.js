@@ -23,7 +23,6 @@ const GROUP_OF = {
   "word-to-pdf": "to-pdf", "excel-to-pdf": "to-pdf", "powerpoint-to-pdf": "to-pdf",
   "html-to-pdf": "to-pdf", "markdown-to-pdf": "to-pdf", "jpg-to-pdf": "to-pdf",
   "pdf-to-jpg": "from-pdf", "pdf-to-png": "from-pdf", "pdf-to-text": "from-pdf", "pdf-to-pdfa": "from-pdf",
-  "pdf-to-word": "from-pdf", "pdf-to-odt": "from-pdf", "document-thumbnail": "from-pdf",
   "ocr-pdf": "from-pdf",
   "compress-image": "images", "resize-image": "images", "convert-image": "images",
   "rotate-image": "images", "crop-image": "images", "image-info": "images", "watermark-image": "images",
@@ -38,7 +37,7 @@ const GROUP_OF = {
   "grayscale-pdf": "inspect", "compare-pdf": "inspect",
   "extract-images": "from-pdf", "pdf-to-svg": "from-pdf", "pdf-to-word": "from-pdf", "pdf-to-odt": "from-pdf",
   "image-to-text": "from-pdf",
-  "url-to-pdf": "to-pdf", "url-to-image": "images", "html-to-image": "images",
+  "html-to-image": "images",
   "convert-document": "convert", "document-thumbnail": "convert",
 };
 
