@@ -77,13 +77,9 @@ func runRemoveBlank(ctx context.Context, e Engines, limits docmill.Limits, steps
 		return nil, engineError(sandbox.ErrUnavailable, "")
 	}
 	f := in.Files[0]
-	src, err := filepath.Abs(f.Path)
+	src, dir, err := absPaths(in)
 	if err != nil {
-		return nil, fmt.Errorf("poppler: input path: %w", err)
-	}
-	dir, err := filepath.Abs(in.WorkDir)
-	if err != nil {
-		return nil, fmt.Errorf("poppler: work dir: %w", err)
+		return nil, err
 	}
 	threshold := in.Params.Float("threshold")
 	ink, err := inkShares(ctx, e, limits, src, dir)

@@ -68,24 +68,14 @@ func extractImagesTool(e Engines, limits docmill.Limits) *docmill.Tool {
 // extracts them (pdfimages) and zips those kept, in page order.
 func runExtractImages(ctx context.Context, e Engines, limits docmill.Limits, in *docmill.RunInput) (*docmill.RunOutput, error) {
 	f := in.Files[0]
-	src, err := filepath.Abs(f.Path)
-	if err != nil {
-		return nil, fmt.Errorf("poppler: input path: %w", err)
-	}
-	dir, err := filepath.Abs(in.WorkDir)
-	if err != nil {
-		return nil, fmt.Errorf("poppler: work dir: %w", err)
-	}
-	count, _, err := pageInfo(ctx, e.PDFInfo, src, dir, 1)
+	src, dir, err := absPaths(in)
 	if err != nil {
 		return nil, err
 	}
-	sel, err := docmill.Pages(in.Params.PageRanges("pages"), count)
+	pages, count, err := selectedPages(ctx, e.PDFInfo, src, dir, in.Params)
 	if err != nil {
-		return nil, docmill.ParamError("pages", "%s", err)
+		return nil, err
 	}
-	slices.Sort(sel)
-	pages := slices.Compact(sel)
 	first, last := pages[0], pages[len(pages)-1]
 	listed, err := listEmbedded(ctx, e.PDFImages, src, dir, first, last, limits)
 	if err != nil {

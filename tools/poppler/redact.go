@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
-	"path/filepath"
 	"slices"
 
 	docmill "github.com/docmill/docmill"
@@ -130,13 +129,9 @@ func runRedact(ctx context.Context, e RedactEngines, limits docmill.Limits, repl
 		return nil, engineError(sandbox.ErrUnavailable, "")
 	}
 	f := in.Files[0]
-	src, err := filepath.Abs(f.Path)
+	src, dir, err := absPaths(in)
 	if err != nil {
-		return nil, fmt.Errorf("poppler: input path: %w", err)
-	}
-	dir, err := filepath.Abs(in.WorkDir)
-	if err != nil {
-		return nil, fmt.Errorf("poppler: work dir: %w", err)
+		return nil, err
 	}
 	count, sizes, err := pageInfo(ctx, e.PDFInfo, src, dir, limits.RenderPages)
 	if err != nil {

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -56,24 +55,14 @@ func svgTool(e Engines, limits docmill.Limits) *docmill.Tool {
 // made, and every file to the sandbox's file size limit.
 func runSVG(ctx context.Context, e Engines, limits docmill.Limits, in *docmill.RunInput) (*docmill.RunOutput, error) {
 	f := in.Files[0]
-	src, err := filepath.Abs(f.Path)
-	if err != nil {
-		return nil, fmt.Errorf("poppler: input path: %w", err)
-	}
-	dir, err := filepath.Abs(in.WorkDir)
-	if err != nil {
-		return nil, fmt.Errorf("poppler: work dir: %w", err)
-	}
-	count, _, err := pageInfo(ctx, e.PDFInfo, src, dir, 1)
+	src, dir, err := absPaths(in)
 	if err != nil {
 		return nil, err
 	}
-	sel, err := docmill.Pages(in.Params.PageRanges("pages"), count)
+	pages, count, err := selectedPages(ctx, e.PDFInfo, src, dir, in.Params)
 	if err != nil {
-		return nil, docmill.ParamError("pages", "%s", err)
+		return nil, err
 	}
-	slices.Sort(sel)
-	pages := slices.Compact(sel)
 	if len(pages) > limits.RenderPages {
 		return nil, docmill.ParamError("pages", "selects %d pages; at most %d pages can be converted at once", len(pages), limits.RenderPages)
 	}
