@@ -120,24 +120,11 @@ func readPageImage(path string, s pageSize) (*image.Gray, error) {
 	if err != nil {
 		return nil, fmt.Errorf("poppler: page image: %w", err)
 	}
-	pix, err := graymapPixels(b)
+	width, height, pix, err := netpbm(b, "P5", 1)
 	if err != nil {
 		return nil, err
 	}
-	width, height := graymapSize(b)
-	if width*height != len(pix) {
-		return nil, fmt.Errorf("poppler: page image of %d pixels, not %dx%d", len(pix), width, height)
-	}
 	return &image.Gray{Pix: pix, Stride: width, Rect: image.Rect(0, 0, width, height)}, nil
-}
-
-// graymapSize returns the width and height of a binary PGM that
-// graymapPixels accepted (0, 0 should its header not read so again).
-func graymapSize(b []byte) (w, h int) {
-	if _, err := fmt.Sscan(string(b[2:min(len(b), 64)]), &w, &h); err != nil {
-		return 0, 0
-	}
-	return w, h
 }
 
 // samePixels reports whether two page images have one size and no pixel

@@ -39,29 +39,39 @@ func inkShare(path string, w, h int) (float64, error) {
 	return float64(ink) / float64(max(len(pix), 1)), nil
 }
 
-// graymapPixels returns the pixels of a binary PGM as pdftoppm writes it:
-// "P5", its width, height and 255 as the largest value, each followed by
-// one whitespace byte, then a byte a pixel.
+// graymapPixels returns the pixels of a binary PGM as pdftoppm writes it
+// (see netpbm): a byte a pixel.
 func graymapPixels(b []byte) ([]byte, error) {
-	rest, ok := bytes.CutPrefix(b, []byte("P5"))
+	_, _, pix, err := netpbm(b, "P5", 1)
+	return pix, err
+}
+
+// netpbm reads a binary PGM ("P5", channels 1) or PPM ("P6", channels 3)
+// as pdftoppm writes it: magic, width, height and 255 as the largest
+// value, each followed by one whitespace byte, then channels bytes a
+// pixel. Sides are bounded by maxPageSide and the pixels must fill the
+// rest of b exactly, so a damaged header never sizes an allocation.
+func netpbm(b []byte, magic string, channels int) (w, h int, pix []byte, err error) {
+	rest, ok := bytes.CutPrefix(b, []byte(magic))
 	if !ok {
-		return nil, fmt.Errorf("poppler: page image is not a binary PGM")
+		return 0, 0, nil, fmt.Errorf("poppler: page image is not a binary %s netpbm image", magic)
 	}
 	var fields [3]int
 	for i := range fields {
 		rest = bytes.TrimLeft(rest, " \t\r\n")
 		end := bytes.IndexAny(rest, " \t\r\n")
 		if end < 1 {
-			return nil, fmt.Errorf("poppler: page image header cut short")
+			return 0, 0, nil, fmt.Errorf("poppler: page image header cut short")
 		}
 		n, err := strconv.Atoi(string(rest[:end]))
-		if err != nil || n < 1 {
-			return nil, fmt.Errorf("poppler: page image header field %q", rest[:end])
+		if err != nil || n < 1 || n > maxPageSide {
+			return 0, 0, nil, fmt.Errorf("poppler: page image header field %q", rest[:end])
 		}
 		fields[i], rest = n, rest[end+1:]
 	}
-	if fields[2] != 255 || len(rest) != fields[0]*fields[1] {
-		return nil, fmt.Errorf("poppler: page image of %dx%d (max %d) has %d bytes of pixels", fields[0], fields[1], fields[2], len(rest))
+	w, h = fields[0], fields[1]
+	if fields[2] != 255 || len(rest) != channels*w*h {
+		return 0, 0, nil, fmt.Errorf("poppler: page image of %dx%d (max %d) has %d bytes of pixels", w, h, fields[2], len(rest))
 	}
-	return rest, nil
+	return w, h, rest, nil
 }

@@ -2,13 +2,11 @@ package poppler
 
 import (
 	"bufio"
-	"bytes"
 	"fmt"
 	"image"
 	"image/png"
 	"math"
 	"os"
-	"strconv"
 )
 
 // redactPadding widens every black box on each side, in points, so that
@@ -61,30 +59,12 @@ func blackOut(src, dst string, w, h int64, dpi int, boxes []rect) error {
 	return writePNG(dst, img)
 }
 
-// pixmap returns the pixels of a binary PPM as pdftoppm writes it: "P6",
-// its width, height and 255 as the largest value, each followed by one
-// whitespace byte, then three bytes a pixel.
+// pixmap returns the pixels of a binary PPM as pdftoppm writes it (see
+// netpbm).
 func pixmap(b []byte) (*image.RGBA, error) {
-	rest, ok := bytes.CutPrefix(b, []byte("P6"))
-	if !ok {
-		return nil, fmt.Errorf("poppler: page image is not a binary PPM")
-	}
-	var fields [3]int
-	for i := range fields {
-		rest = bytes.TrimLeft(rest, " \t\r\n")
-		end := bytes.IndexAny(rest, " \t\r\n")
-		if end < 1 {
-			return nil, fmt.Errorf("poppler: page image header cut short")
-		}
-		n, err := strconv.Atoi(string(rest[:end]))
-		if err != nil || n < 1 || n > maxPageSide {
-			return nil, fmt.Errorf("poppler: page image header field %q", rest[:end])
-		}
-		fields[i], rest = n, rest[end+1:]
-	}
-	w, h := fields[0], fields[1]
-	if fields[2] != 255 || len(rest) != 3*w*h {
-		return nil, fmt.Errorf("poppler: page image of %dx%d (max %d) has %d bytes of pixels", w, h, fields[2], len(rest))
+	w, h, rest, err := netpbm(b, "P6", 3)
+	if err != nil {
+		return nil, err
 	}
 	img := image.NewRGBA(image.Rect(0, 0, w, h))
 	for i, j := 0, 0; i < len(rest); i, j = i+3, j+4 {
