@@ -30,7 +30,7 @@ const (
 )
 
 func removeBlankTool(e Engines, limits docmill.Limits, steps Steps) *docmill.Tool {
-	return &docmill.Tool{
+	return engineTool(docmill.Tool{
 		Slug:  "remove-blank-pages",
 		Title: "Remove blank pages",
 		Description: "Remove the pages that hold (almost) nothing: each page is drawn in grey at 20 dpi, and it is " +
@@ -52,18 +52,12 @@ func removeBlankTool(e Engines, limits docmill.Limits, steps Steps) *docmill.Too
 				"or a stray dot; 1 (390 pixels of A4) also pages with a short line of text, such as a page number. " +
 				"At 20 dpi a lone mark smaller than 10-point text may leave no ink at all.",
 		}},
-		Accepts:   []string{pdfContentType},
 		Outputs:   []string{pdfContentType},
-		MinFiles:  1,
-		MaxFiles:  1,
-		Engine:    engineName,
-		Timeout:   timeout,
-		Available: func() bool { return steps.SelectPages != nil && sandbox.AllAvailable(e.PDFToPPM, e.PDFInfo)() },
-		Engines:   sandbox.Statuses(e.PDFToPPM, e.PDFInfo),
+		Available: func() bool { return steps.SelectPages != nil },
 		Run: func(ctx context.Context, in *docmill.RunInput) (*docmill.RunOutput, error) {
 			return runRemoveBlank(ctx, e, limits, steps, in)
 		},
-	}
+	}, e.PDFToPPM, e.PDFInfo)
 }
 
 // runRemoveBlank finds the blank pages (findBlank) and keeps the others

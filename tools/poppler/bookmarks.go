@@ -23,17 +23,14 @@ const maxLayoutBytes int64 = 1 << 30
 // PDF helper): it takes the PDF and a "bookmarks" param, the JSON
 // docmill.ParseBookmarks reads, and refuses a page past the last.
 func EditBookmarksTool(pdftotext *sandbox.Engine, write docmill.RunFunc) *docmill.Tool {
-	return &docmill.Tool{
+	return engineTool(docmill.Tool{
 		Slug:  "edit-bookmarks",
 		Title: "Edit PDF bookmarks",
 		Description: "Replace the bookmarks (outline) of a PDF: with a list given as JSON, " +
 			`[{"title": "Chapter 1", "page": 1, "children": [...]}], as pdf-bookmarks lists them; ` +
 			"or built from the document's headings, the lines set in a larger font than the body text " +
 			"(the largest size the top level, at most three levels). An empty list removes the bookmarks.",
-		Accepts:  []string{pdfContentType},
-		Outputs:  []string{pdfContentType},
-		MinFiles: 1,
-		MaxFiles: 1,
+		Outputs: []string{pdfContentType},
 		Params: []docmill.Param{
 			{
 				Name: "bookmarks", Type: docmill.TypeString, Max: docmill.Bound(64 << 10), Check: checkBookmarksParam,
@@ -52,14 +49,10 @@ func EditBookmarksTool(pdftotext *sandbox.Engine, write docmill.RunFunc) *docmil
 			{Name: "pages", Type: docmill.MetaInteger, Description: "Pages of the document."},
 			{Name: "bookmarks", Type: docmill.MetaInteger, Description: "Bookmarks written, at every level."},
 		},
-		Engine:    engineName,
-		Timeout:   timeout,
-		Available: sandbox.AllAvailable(pdftotext),
-		Engines:   sandbox.Statuses(pdftotext),
 		Run: func(ctx context.Context, in *docmill.RunInput) (*docmill.RunOutput, error) {
 			return runEditBookmarks(ctx, pdftotext, write, in)
 		},
-	}
+	}, pdftotext)
 }
 
 func checkBookmarksParam(v string) error {

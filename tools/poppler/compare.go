@@ -18,7 +18,7 @@ import (
 // engine that reads the words, the others come from e.
 func CompareTool(e Engines, pdftotext *sandbox.Engine, limits docmill.Limits, report docmill.RunFunc) *docmill.Tool {
 	limits = limits.WithDefaults()
-	return &docmill.Tool{
+	return engineTool(docmill.Tool{
 		Slug:  "compare-pdf",
 		Title: "Compare PDFs",
 		Description: "Compare two PDFs, the original first and the changed version second, and get a PDF report: " +
@@ -38,18 +38,14 @@ func CompareTool(e Engines, pdftotext *sandbox.Engine, limits docmill.Limits, re
 			{Name: "pages_changed", Type: docmill.MetaInteger, Description: "Pages of the changed document."},
 			{Name: "pages", Type: docmill.MetaInteger, Description: "Pages of the report."},
 		},
-		Accepts:   []string{pdfContentType},
 		Outputs:   []string{pdfContentType},
 		MinFiles:  2,
 		MaxFiles:  2,
-		Engine:    engineName,
-		Timeout:   timeout,
-		Available: func() bool { return report != nil && sandbox.AllAvailable(pdftotext, e.PDFToPPM, e.PDFInfo)() },
-		Engines:   sandbox.Statuses(pdftotext, e.PDFToPPM, e.PDFInfo),
+		Available: func() bool { return report != nil },
 		Run: func(ctx context.Context, in *docmill.RunInput) (*docmill.RunOutput, error) {
 			return runCompare(ctx, e, pdftotext, limits, report, in)
 		},
-	}
+	}, pdftotext, e.PDFToPPM, e.PDFInfo)
 }
 
 // compareInput is one of the two documents: its absolute path, how

@@ -28,7 +28,7 @@ const (
 var imageArgs = []string{"-png", "-tiff", "-j", "-jp2", "-p"}
 
 func extractImagesTool(e Engines, limits docmill.Limits) *docmill.Tool {
-	return &docmill.Tool{
+	return engineTool(docmill.Tool{
 		Slug:  "extract-images",
 		Title: "Extract images from PDF",
 		Description: "Save the images embedded in a PDF, as a zip archive of <name>-p<page>-<n>.<ext>: JPEG and " +
@@ -48,19 +48,12 @@ func extractImagesTool(e Engines, limits docmill.Limits) *docmill.Tool {
 			{Name: "pages", Type: docmill.TypePages,
 				Description: `Pages whose images to extract, such as "1-3,5,8-"; every page when absent.`},
 		},
-		Accepts:   []string{pdfContentType},
-		Outputs:   []string{ziparchive.ContentType},
-		MayZip:    true,
-		MinFiles:  1,
-		MaxFiles:  1,
-		Engine:    engineName,
-		Timeout:   timeout,
-		Available: sandbox.AllAvailable(e.PDFImages, e.PDFInfo),
-		Engines:   sandbox.Statuses(e.PDFImages, e.PDFInfo),
+		Outputs: []string{ziparchive.ContentType},
+		MayZip:  true,
 		Run: func(ctx context.Context, in *docmill.RunInput) (*docmill.RunOutput, error) {
 			return runExtractImages(ctx, e, limits, in)
 		},
-	}
+	}, e.PDFImages, e.PDFInfo)
 }
 
 // runExtractImages lists the images of the selected pages (pdfimages

@@ -41,24 +41,16 @@ func WordTools(e WordEngines, limits docmill.Limits) []*docmill.Tool {
 }
 
 func wordTool(e WordEngines, limits docmill.Limits, slug, title, kind, contentType, ext string, write func(string, docBody) error) *docmill.Tool {
-	return &docmill.Tool{
+	return engineTool(docmill.Tool{
 		Slug: slug, Title: title,
 		Description: "Turn a PDF into an editable " + kind + ": its text in flowing paragraphs, headings by font size, " +
 			"its images after their page's text. Tables become paragraphs; a scanned PDF has no text to take (run ocr-pdf first).",
-		Accepts:  []string{pdfContentType},
-		Outputs:  []string{contentType},
-		MinFiles: 1, MaxFiles: 1,
+		Outputs: []string{contentType},
 		Meta: []docmill.MetaField{
 			{Name: "pages", Type: docmill.MetaInteger, Description: "Pages of the PDF read."},
 			{Name: "paragraphs", Type: docmill.MetaInteger, Description: "Paragraphs written, headings included."},
 			{Name: "headings", Type: docmill.MetaInteger, Description: "Paragraphs made headings."},
 			{Name: "images", Type: docmill.MetaInteger, Description: "Images placed."},
-		},
-		Engine:    "poppler",
-		Timeout:   timeout,
-		Available: func() bool { return e.PDFToText.Available() && e.PDFImages.Available() },
-		Engines: func() []docmill.EngineStatus {
-			return []docmill.EngineStatus{e.PDFToText.Status(), e.PDFImages.Status()}
 		},
 		Run: func(ctx context.Context, in *docmill.RunInput) (*docmill.RunOutput, error) {
 			body, pages, err := readDocument(ctx, e, limits, in)
@@ -80,7 +72,7 @@ func wordTool(e WordEngines, limits docmill.Limits, slug, title, kind, contentTy
 				Meta: map[string]any{"pages": pages, "paragraphs": len(body.paras), "headings": headings, "images": len(body.pictures)},
 			}, nil
 		},
-	}
+	}, e.PDFToText, e.PDFImages)
 }
 
 // readDocument reads the PDF's text as paragraphs and extracts its

@@ -83,3 +83,26 @@ func engineError(err error, doing string) error {
 		},
 	})
 }
+
+// engineTool completes the declaration of a tool of this package that
+// runs engines: unless t says otherwise, it takes exactly one PDF; it is
+// poppler's, bounded by timeout, available when every engine is (and
+// t.Available, when set, holds too: a step injected by the caller), and
+// lists the engines' statuses.
+func engineTool(t docmill.Tool, engines ...*sandbox.Engine) *docmill.Tool {
+	if t.Accepts == nil {
+		t.Accepts = []string{pdfContentType}
+	}
+	if t.MinFiles == 0 && t.MaxFiles == 0 {
+		t.MinFiles, t.MaxFiles = 1, 1
+	}
+	t.Engine, t.Timeout = engineName, timeout
+	all := sandbox.AllAvailable(engines...)
+	if ready := t.Available; ready != nil {
+		t.Available = func() bool { return ready() && all() }
+	} else {
+		t.Available = all
+	}
+	t.Engines = sandbox.Statuses(engines...)
+	return &t
+}

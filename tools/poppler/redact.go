@@ -33,7 +33,7 @@ type RedactEngines struct {
 // field takes its default).
 func RedactTool(e RedactEngines, limits docmill.Limits, replace docmill.RunFunc) *docmill.Tool {
 	limits = limits.WithDefaults()
-	return &docmill.Tool{
+	return engineTool(docmill.Tool{
 		Slug:  "redact-pdf",
 		Title: "Redact PDF",
 		Description: "Black out text and areas of a PDF for good. The words that match terms, a regular expression " +
@@ -53,20 +53,12 @@ func RedactTool(e RedactEngines, limits docmill.Limits, replace docmill.RunFunc)
 		},
 		Params:      redactParams(),
 		CheckParams: checkRedactSource,
-		Accepts:     []string{pdfContentType},
 		Outputs:     []string{pdfContentType},
-		MinFiles:    1,
-		MaxFiles:    1,
-		Engine:      engineName,
-		Timeout:     timeout,
-		Available: func() bool {
-			return replace != nil && sandbox.AllAvailable(e.PDFToText, e.PDFToPPM, e.PDFInfo)()
-		},
-		Engines: sandbox.Statuses(e.PDFToText, e.PDFToPPM, e.PDFInfo),
+		Available:   func() bool { return replace != nil },
 		Run: func(ctx context.Context, in *docmill.RunInput) (*docmill.RunOutput, error) {
 			return runRedact(ctx, e, limits, replace, in)
 		},
-	}
+	}, e.PDFToText, e.PDFToPPM, e.PDFInfo)
 }
 
 func redactParams() []docmill.Param {

@@ -79,7 +79,7 @@ func renderTool(f imageFormat, pdftoppm, pdfinfo *sandbox.Engine, limits docmill
 		Description: `Pages to convert, such as "1-3,5,8-"; every page when absent. Each page is ` +
 			`converted once, in page order, whatever order or repeats the selection has.`,
 	})
-	return &docmill.Tool{
+	return engineTool(docmill.Tool{
 		Slug:  f.slug,
 		Meta:  []docmill.MetaField{{Name: "pages", Type: docmill.MetaInteger, Description: "Pages of the document."}, {Name: "images", Type: docmill.MetaInteger, Description: "Images made (one is returned as is, several as a zip)."}, {Name: "dpi", Type: docmill.MetaInteger, Description: "The resolution rendered at."}},
 		Title: f.title,
@@ -87,20 +87,13 @@ func renderTool(f imageFormat, pdftoppm, pdfinfo *sandbox.Engine, limits docmill
 			"a zip archive <name>-images.zip of <name>-<page>.%s, page numbers zero-padded so they sort. "+
 			"At most %d pages and %s a page.",
 			f.ext, f.ext, f.ext, limits.RenderPages, pixelCount(limits.RenderPagePixels)),
-		Accepts:   []string{pdfContentType},
-		Outputs:   []string{f.contentType},
-		MayZip:    true,
-		MinFiles:  1,
-		MaxFiles:  1,
-		Params:    params,
-		Engine:    engineName,
-		Timeout:   timeout,
-		Available: sandbox.AllAvailable(pdftoppm, pdfinfo),
-		Engines:   sandbox.Statuses(pdftoppm, pdfinfo),
+		Outputs: []string{f.contentType},
+		MayZip:  true,
+		Params:  params,
 		Run: func(ctx context.Context, in *docmill.RunInput) (*docmill.RunOutput, error) {
 			return runRender(ctx, f, pdftoppm, pdfinfo, limits, in)
 		},
-	}
+	}, pdftoppm, pdfinfo)
 }
 
 // runRender renders the selected pages with pdftoppm, in parallel runs, and

@@ -36,7 +36,7 @@ type InfoEngines struct {
 // report of zeros would mislead (an owner password alone is no bar).
 func InfoTool(e InfoEngines, structure docmill.RunFunc) *docmill.Tool {
 	engines := []*sandbox.Engine{e.PDFInfo, e.PDFFonts, e.PDFImages, e.QPDF}
-	return &docmill.Tool{
+	return engineTool(docmill.Tool{
 		Slug:  "pdf-info",
 		Title: "PDF info",
 		Description: "Report what a PDF holds as JSON: pages and their sizes, PDF version, metadata, encryption and permissions, " +
@@ -46,18 +46,11 @@ func InfoTool(e InfoEngines, structure docmill.RunFunc) *docmill.Tool {
 			{Name: "pages", Type: docmill.MetaInteger, Description: "Pages of the document; 0 when it could not be read."},
 			{Name: "problems", Type: docmill.MetaInteger, Description: "Problems reported."},
 		},
-		Accepts:   []string{pdfContentType},
-		Outputs:   []string{reportContentType},
-		MinFiles:  1,
-		MaxFiles:  1,
-		Engine:    engineName,
-		Timeout:   timeout,
-		Available: sandbox.AllAvailable(engines...),
-		Engines:   sandbox.Statuses(engines...),
+		Outputs: []string{reportContentType},
 		Run: func(ctx context.Context, in *docmill.RunInput) (*docmill.RunOutput, error) {
 			return runInfo(ctx, e, structure, in)
 		},
-	}
+	}, engines...)
 }
 
 // runInfo gathers the parts of the report and writes it.

@@ -55,7 +55,7 @@ const (
 // supported with -add-signature): the tool declares no more than that.
 func SignTool(e SignEngines) *docmill.Tool {
 	engines := []*sandbox.Engine{e.PDFSig, e.CertUtil, e.PK12Util, e.PDFInfo}
-	return &docmill.Tool{
+	return engineTool(docmill.Tool{
 		Slug:  "sign-pdf",
 		Title: "Sign PDF",
 		Description: "Sign a PDF digitally with the certificate and private key of a PKCS#12 file (.p12, .pfx), sent as the second file: " +
@@ -71,18 +71,14 @@ func SignTool(e SignEngines) *docmill.Tool {
 			{Name: "pages", Type: docmill.MetaInteger, Description: "Pages of the signed document."},
 			{Name: "signer", Type: docmill.MetaString, Description: "Name (nickname) of the certificate the document was signed with."},
 		},
-		Accepts:   []string{pdfContentType, PKCS12ContentType},
-		Outputs:   []string{pdfContentType},
-		MinFiles:  2,
-		MaxFiles:  2,
-		Engine:    engineName,
-		Timeout:   timeout,
-		Available: sandbox.AllAvailable(engines...),
-		Engines:   sandbox.Statuses(engines...),
+		Accepts:  []string{pdfContentType, PKCS12ContentType},
+		Outputs:  []string{pdfContentType},
+		MinFiles: 2,
+		MaxFiles: 2,
 		Run: func(ctx context.Context, in *docmill.RunInput) (*docmill.RunOutput, error) {
 			return runSign(ctx, e, in)
 		},
-	}
+	}, engines...)
 }
 
 // checkOneLine refuses line breaks and other control characters: a

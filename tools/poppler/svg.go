@@ -18,7 +18,7 @@ import (
 const svgContentType = "image/svg+xml"
 
 func svgTool(e Engines, limits docmill.Limits) *docmill.Tool {
-	return &docmill.Tool{
+	return engineTool(docmill.Tool{
 		Slug:  "pdf-to-svg",
 		Title: "PDF to SVG",
 		Description: "Convert PDF pages to SVG vector drawings (text drawn as glyph outlines, images embedded). " +
@@ -33,19 +33,12 @@ func svgTool(e Engines, limits docmill.Limits) *docmill.Tool {
 			Description: `Pages to convert, such as "1-3,5,8-"; every page when absent. Each page is ` +
 				`converted once, in page order, whatever order or repeats the selection has.`,
 		}},
-		Accepts:   []string{pdfContentType},
-		Outputs:   []string{svgContentType},
-		MayZip:    true,
-		MinFiles:  1,
-		MaxFiles:  1,
-		Engine:    engineName,
-		Timeout:   timeout,
-		Available: sandbox.AllAvailable(e.PDFToCairo, e.PDFInfo),
-		Engines:   sandbox.Statuses(e.PDFToCairo, e.PDFInfo),
+		Outputs: []string{svgContentType},
+		MayZip:  true,
 		Run: func(ctx context.Context, in *docmill.RunInput) (*docmill.RunOutput, error) {
 			return runSVG(ctx, e, limits, in)
 		},
-	}
+	}, e.PDFToCairo, e.PDFInfo)
 }
 
 // runSVG converts the selected pages, once each and in order, with one

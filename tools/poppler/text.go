@@ -25,29 +25,22 @@ const textContentType = "text/plain; charset=utf-8"
 
 // textTool declares pdf-to-text.
 func textTool(pdftotext *sandbox.Engine) *docmill.Tool {
-	return &docmill.Tool{
+	return engineTool(docmill.Tool{
 		Slug:  "pdf-to-text",
 		Meta:  []docmill.MetaField{{Name: "text_bytes", Type: docmill.MetaInteger, Description: "Bytes of the text extracted."}},
 		Title: "PDF to text",
 		Description: "Extract the text of a PDF as UTF-8 plain text, <name>.txt, pages separated by form feeds. " +
 			"Scanned pages without a text layer give no text; run ocr-pdf first.",
-		Accepts:  []string{pdfContentType},
-		Outputs:  []string{"text/plain"}, // textContentType, as a sniffed upload names it
-		MinFiles: 1,
-		MaxFiles: 1,
+		Outputs: []string{"text/plain"}, // textContentType, as a sniffed upload names it
 		Params: []docmill.Param{{
 			Name: "layout", Type: docmill.TypeBoolean, Default: "false",
 			Description: "Keep the physical layout of the page (columns, indentation) with spaces, " +
 				"instead of the reading order.",
 		}},
-		Engine:    engineName,
-		Timeout:   timeout,
-		Available: sandbox.AllAvailable(pdftotext),
-		Engines:   sandbox.Statuses(pdftotext),
 		Run: func(ctx context.Context, in *docmill.RunInput) (*docmill.RunOutput, error) {
 			return runText(ctx, pdftotext, in)
 		},
-	}
+	}, pdftotext)
 }
 
 // runText runs pdftotext with its text on standard output, streamed into

@@ -36,7 +36,7 @@ const unreadableReport = "The document's signatures could not be read unambiguou
 // every signature of a PDF, as poppler's pdfsig checks it offline.
 func VerifySignaturesTool(e VerifyEngines) *docmill.Tool {
 	engines := []*sandbox.Engine{e.PDFSig, e.CertUtil}
-	return &docmill.Tool{
+	return engineTool(docmill.Tool{
 		Slug:  "verify-pdf-signatures",
 		Title: "Verify PDF signatures",
 		Description: "Check the digital signatures of a PDF and report them as JSON: signer, signing time, whether the signature is valid, " +
@@ -46,18 +46,11 @@ func VerifySignaturesTool(e VerifyEngines) *docmill.Tool {
 			{Name: "signatures", Type: docmill.MetaInteger, Description: "Signatures of the document."},
 			{Name: "valid_signatures", Type: docmill.MetaInteger, Description: "Signatures whose digest and signature are valid."},
 		},
-		Accepts:   []string{pdfContentType},
-		Outputs:   []string{reportContentType},
-		MinFiles:  1,
-		MaxFiles:  1,
-		Engine:    engineName,
-		Timeout:   timeout,
-		Available: sandbox.AllAvailable(engines...),
-		Engines:   sandbox.Statuses(engines...),
+		Outputs: []string{reportContentType},
 		Run: func(ctx context.Context, in *docmill.RunInput) (*docmill.RunOutput, error) {
 			return runVerify(ctx, e, in)
 		},
-	}
+	}, engines...)
 }
 
 // signatureReport is one signature as verify-pdf-signatures reports it.
