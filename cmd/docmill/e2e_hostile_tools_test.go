@@ -310,8 +310,7 @@ var huntPDFTools = []struct {
 // huntPDFPicks are the runs of the default hunt: each hostile PDF with
 // the tools it probes best, every tool at least once, within a minute.
 // HUNT_ALL=1 runs every PDF tool on every hostile PDF instead (about 25
-// minutes; grayscale-pdf is known to exceed huntTimeout on "nested dicts
-// 1e5" and "annots 1e5", where Ghostscript's legacy interpreter spins).
+// minutes).
 var huntPDFPicks = map[string][]string{
 	"embedded files tree cycle": {"resize-pdf", "nup-pdf", "extract-attachments", "sanitize-pdf"},
 	"kids cycle":                {"booklet-pdf", "pdf-to-svg"},

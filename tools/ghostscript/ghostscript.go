@@ -197,29 +197,50 @@ var gsBase = []string{"-dSAFER", "-dBATCH", "-dNOPAUSE", "-dQUIET", "-sDEVICE=pd
 // then exits 0 and writes a blank page, saying so only on its output.
 var errNoPages = errors.New("ghostscript: no pages processed")
 
+// legacyFloor and legacyFactor bound the legacy retry: at least
+// legacyFloor, or legacyFactor times the run of the new interpreter that
+// refused the input. The legacy interpreter is a fallback for files the new one of
+// Ghostscript 10.0 refuses at once (a damaged xref, a broken header);
+// on some hostile inputs it spins instead (dictionaries nested 10^4
+// deep: quadratic, past the tool's whole timeout at 10^5), so it gets a
+// budget of its own rather than the rest of the job's. A variable so
+// that a test can lower the floor.
+var (
+	legacyFloor  = 30 * time.Second
+	legacyFactor = 4
+)
+
 // runGS runs Ghostscript's pdfwrite with args (options, then files, the
 // input last) writing to out. When the new PDF interpreter refuses the
 // input (see legacyMayOpen), the run is repeated with the legacy one
 // (-dNEWPDF=false), which opens files the new one of Ghostscript 10.0
-// refuses. A run in which neither processed a page fails with errNoPages.
+// refuses, within legacyBudget. A run in which neither processed a page
+// fails with errNoPages; a legacy run out of its budget leaves the new
+// interpreter's refusal as the answer.
 func (e *engines) runGS(ctx context.Context, dir, out string, args ...string) error {
-	var err error
-	for _, legacy := range []bool{false, true} {
-		argv := append([]string(nil), gsBase...)
-		if legacy {
-			argv = append(argv, "-dNEWPDF=false")
-		}
-		// pdfwrite reads "%d" in an output name as a page number.
-		argv = append(argv, "-sOutputFile="+strings.ReplaceAll(out, "%", "%%"))
-		argv = append(argv, args...)
-		var res *sandbox.Result
-		res, err = e.gs.Run(ctx, sandbox.Cmd{Args: argv, Dir: dir})
-		if err == nil && noPages(res) {
-			err = errNoPages
-		}
-		if err == nil || ctx.Err() != nil || !legacyMayOpen(err) {
-			return err
-		}
+	start := time.Now()
+	err := e.runPDFWrite(ctx, dir, out, 0, args)
+	if err == nil || ctx.Err() != nil || !legacyMayOpen(err) {
+		return err
+	}
+	budget := max(legacyFloor, time.Duration(legacyFactor)*time.Since(start))
+	legacyErr := e.runPDFWrite(ctx, dir, out, budget, append([]string{"-dNEWPDF=false"}, args...))
+	if errors.Is(legacyErr, context.DeadlineExceeded) && ctx.Err() == nil {
+		return err // out of its budget: the new interpreter's refusal stands
+	}
+	return legacyErr
+}
+
+// runPDFWrite is one Ghostscript pdfwrite run (timeout 0: ctx's only),
+// errNoPages when it processed no page.
+func (e *engines) runPDFWrite(ctx context.Context, dir, out string, timeout time.Duration, args []string) error {
+	argv := append([]string(nil), gsBase...)
+	// pdfwrite reads "%d" in an output name as a page number.
+	argv = append(argv, "-sOutputFile="+strings.ReplaceAll(out, "%", "%%"))
+	argv = append(argv, args...)
+	res, err := e.gs.Run(ctx, sandbox.Cmd{Args: argv, Dir: dir, Timeout: timeout})
+	if err == nil && noPages(res) {
+		err = errNoPages
 	}
 	return err
 }
