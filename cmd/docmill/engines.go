@@ -121,8 +121,12 @@ func toolset(e engineSet, o toolOptions) (tools []*docmill.Tool, close func(), e
 		return nil, nil, err
 	}
 	check := helpers.Tool(pdfops.StreamCheckTool()).Run
-	gsTools := checkedPDFs(check, ghostscript.Tools(e.gs, e.qpdf))
-	gsTools = append(gsTools, checkedPDFs(check, []*docmill.Tool{ghostscript.CropTool(e.gs, e.qpdf, helpers.Tool(pdfops.SetCropBoxTool()).Run)})...)
+	gsSteps := ghostscript.Steps{
+		SetCropBox:   helpers.Tool(pdfops.SetCropBoxTool()).Run,
+		Fill:         helpers.Tool(pdfops.FillFormStepTool()).Run,
+		RestoreLinks: helpers.Tool(pdfops.RestoreLinksStepTool()).Run,
+	}
+	gsTools := checkedPDFs(check, ghostscript.Tools(e.gs, e.qpdf, gsSteps))
 	var repair docmill.RunFunc
 	for _, t := range gsTools {
 		if t.Slug == "repair-pdf" {
@@ -133,8 +137,6 @@ func toolset(e engineSet, o toolOptions) (tools []*docmill.Tool, close func(), e
 		tools = append(tools, repairing(repair, helpers.Tool(t))...)
 	}
 	tools = append(tools, gsTools...)
-	formSteps := ghostscript.FormSteps{Fill: helpers.Tool(pdfops.FillFormStepTool()).Run, RestoreLinks: helpers.Tool(pdfops.RestoreLinksStepTool()).Run}
-	tools = append(tools, checkedPDFs(check, ghostscript.FormTools(e.gs, e.qpdf, formSteps))...)
 	tools = append(tools, checkedPDFs(check, poppler.Tools(e.pdftoppm, e.pdftotext, e.pdfinfo, o.limits))...)
 	tools = append(tools, checkedPDFs(check, []*docmill.Tool{poppler.EditBookmarksTool(e.pdftotext, helpers.Tool(pdfops.WriteBookmarksTool()).Run)})...)
 	popplerMore := poppler.Engines{PDFToPPM: e.pdftoppm, PDFInfo: e.pdfinfo, PDFImages: e.pdfimages, PDFToCairo: e.pdftocairo}

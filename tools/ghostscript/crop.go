@@ -29,15 +29,11 @@ const (
 // of 4000 dpi took GeoTopo-komprimiert.pdf, 117 pages, 4x as long).
 const bboxResolution = "-r144"
 
-// CropTool declares crop-pdf: it sets the crop box of a PDF's pages from
+// cropTool declares crop-pdf: it sets the crop box of a PDF's pages from
 // margins, a box, or the drawn area found by Ghostscript's bbox device
-// (auto). setCropBox is the step that writes the boxes
-// (pdfops.SetCropBoxTool run in the PDF helper); it takes the PDF, the
-// "pages" param and, in points, "margins", "box" or "drawn" with
-// "padding".
-func CropTool(gs, qpdf *sandbox.Engine, setCropBox docmill.RunFunc) *docmill.Tool {
-	e := &engines{gs: gs, qpdf: qpdf}
-	t := e.tool(docmill.Tool{
+// (auto), written by the SetCropBox step.
+func (e *engines) cropTool() *docmill.Tool {
+	return e.tool(docmill.Tool{
 		Slug:  "crop-pdf",
 		Title: "Crop PDF",
 		Description: "Crop the pages of a PDF: cut margins off each page, keep a box, or trim the white margins " +
@@ -58,13 +54,10 @@ func CropTool(gs, qpdf *sandbox.Engine, setCropBox docmill.RunFunc) *docmill.Too
 			{Name: "pages", Type: docmill.MetaInteger, Description: "Pages of the document."},
 			{Name: "cropped_pages", Type: docmill.MetaInteger, Description: "Pages whose crop box was set."},
 		},
-		Engine: "ghostscript",
-		Run: func(ctx context.Context, in *docmill.RunInput) (*docmill.RunOutput, error) {
-			return e.runCrop(ctx, setCropBox, in)
-		},
+		Engine:    "ghostscript",
+		Available: func() bool { return e.steps.SetCropBox != nil && e.available() },
+		Run:       e.runCrop,
 	})
-	t.Outputs = []string{pdfContentType}
-	return t
 }
 
 // defaultPaddingMM is auto's padding when none is given.
@@ -143,7 +136,10 @@ func points(mm []float64) string {
 
 // runCrop turns crop-pdf's params into the step's, measuring the drawn
 // area of every page with Ghostscript for auto.
-func (e *engines) runCrop(ctx context.Context, setCropBox docmill.RunFunc, in *docmill.RunInput) (*docmill.RunOutput, error) {
+func (e *engines) runCrop(ctx context.Context, in *docmill.RunInput) (*docmill.RunOutput, error) {
+	if e.steps.SetCropBox == nil {
+		return nil, failure(sandbox.ErrUnavailable, msgDamaged)
+	}
 	step := docmill.Params{"pages": in.Params.String("pages")}
 	switch {
 	case in.Params.Has("margins"):
@@ -171,7 +167,7 @@ func (e *engines) runCrop(ctx context.Context, setCropBox docmill.RunFunc, in *d
 		step["drawn"] = drawn
 		step["padding"] = strconv.FormatFloat(padding*pointsPerMM, 'f', 3, 64)
 	}
-	return setCropBox(ctx, &docmill.RunInput{Files: in.Files, WorkDir: in.WorkDir, Limits: in.Limits, Params: step})
+	return e.steps.SetCropBox(ctx, &docmill.RunInput{Files: in.Files, WorkDir: in.WorkDir, Limits: in.Limits, Params: step})
 }
 
 // bboxRunPages bounds the pages one bbox run measures. Ghostscript

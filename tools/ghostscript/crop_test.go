@@ -8,7 +8,7 @@ import (
 )
 
 func TestCropParams(t *testing.T) {
-	tool := CropTool(nil, nil, nil)
+	tool := (&engines{}).cropTool()
 	for _, tc := range []struct {
 		raw   map[string]string
 		field string

@@ -13,8 +13,8 @@ import (
 // pdfcpu tools because every run needs qpdf (to draw the fields from
 // their new values) and, with flatten, Ghostscript; the filling itself
 // is pdfcpu's, the step Fill, run in the PDF helper.
-func (f *forms) fillTool() *docmill.Tool {
-	return f.tool(docmill.Tool{
+func (e *engines) fillTool() *docmill.Tool {
+	return e.tool(docmill.Tool{
 		Slug: "fill-pdf-form",
 		Meta: []docmill.MetaField{{Name: "pages", Type: docmill.MetaInteger, Description: "Pages of the document."},
 			{Name: "fields", Type: docmill.MetaInteger, Description: "Form fields filled."},
@@ -36,8 +36,8 @@ func (f *forms) fillTool() *docmill.Tool {
 				Description: "Draw the filled fields into the pages and remove the form, so the values can no longer be changed."},
 		},
 		Engine:    "pdfcpu",
-		Available: func() bool { return f.steps.Fill != nil && f.available() },
-		Run:       f.runFill,
+		Available: func() bool { return e.steps.Fill != nil && e.available() },
+		Run:       e.runFill,
 	})
 }
 
@@ -52,11 +52,14 @@ func (f *forms) fillTool() *docmill.Tool {
 // for viewers to draw (/NeedAppearances, which they honour with fonts of
 // their own), and flattening one is refused rather than drawn as
 // question marks.
-func (f *forms) runFill(ctx context.Context, in *docmill.RunInput) (*docmill.RunOutput, error) {
-	if _, err := f.checkInput(ctx, in.Files[0], in.WorkDir); err != nil {
+func (e *engines) runFill(ctx context.Context, in *docmill.RunInput) (*docmill.RunOutput, error) {
+	if e.steps.Fill == nil {
+		return nil, failure(sandbox.ErrUnavailable, msgDamaged)
+	}
+	if _, err := e.checkInput(ctx, in.Files[0], in.WorkDir); err != nil {
 		return nil, err
 	}
-	filled, err := f.steps.Fill(ctx, in)
+	filled, err := e.steps.Fill(ctx, in)
 	if err != nil {
 		return nil, err
 	}
@@ -70,11 +73,11 @@ func (f *forms) runFill(ctx context.Context, in *docmill.RunInput) (*docmill.Run
 	case !generated:
 		out = filled.Path
 	case flatten:
-		if out, pages, err = f.flatten(ctx, in, filled.Path); err != nil {
+		if out, pages, err = e.flatten(ctx, in, filled.Path); err != nil {
 			return nil, err
 		}
 	default:
-		_, err := f.qpdf.Run(ctx, sandbox.Cmd{Dir: in.WorkDir, Args: []string{"--generate-appearances", filled.Path, out}})
+		_, err := e.qpdf.Run(ctx, sandbox.Cmd{Dir: in.WorkDir, Args: []string{"--generate-appearances", filled.Path, out}})
 		if err = qpdfOK(err); err != nil {
 			return nil, failure(err, msgDamaged)
 		}

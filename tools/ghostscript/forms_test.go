@@ -19,20 +19,24 @@ import (
 // TestMain lets this test binary serve as the PDF helper that fills
 // forms and restores links, as docmill's own binary does in the server.
 func TestMain(m *testing.M) {
-	toolstest.Main(m, pdfops.FillFormStepTool(), pdfops.RestoreLinksStepTool())
+	toolstest.Main(m, pdfops.FillFormStepTool(), pdfops.RestoreLinksStepTool(), pdfops.SetCropBoxTool())
 }
 
-// formSteps are the form tools' steps, run in real jailed helpers of this
-// test binary, as cmd/docmill gives them to FormTools.
-func formSteps() ghostscript.FormSteps {
+// steps are the tools' steps, run in real jailed helpers of this test
+// binary, as cmd/docmill gives them to Tools.
+func steps() ghostscript.Steps {
 	h := toolstest.Helpers()
-	return ghostscript.FormSteps{Fill: h.Tool(pdfops.FillFormStepTool()).Run, RestoreLinks: h.Tool(pdfops.RestoreLinksStepTool()).Run}
+	return ghostscript.Steps{
+		SetCropBox:   h.Tool(pdfops.SetCropBoxTool()).Run,
+		Fill:         h.Tool(pdfops.FillFormStepTool()).Run,
+		RestoreLinks: h.Tool(pdfops.RestoreLinksStepTool()).Run,
+	}
 }
 
 // runForm runs the named form tool on path with params.
 func runForm(t *testing.T, slug string, params map[string]string, path string) (*docmill.RunOutput, error) {
 	t.Helper()
-	tl := toolstest.Find(t, ghostscript.FormTools(gsEngine, qpdfEngine, formSteps()), slug)
+	tl := toolstest.Find(t, ghostscript.Tools(gsEngine, qpdfEngine, steps()), slug)
 	if !tl.IsAvailable() {
 		t.Skipf("%s: engines not installed", slug)
 	}

@@ -1,8 +1,7 @@
 // Package ghostscript provides the tools that run on Ghostscript and qpdf:
-// compress-pdf, repair-pdf, pdf-to-pdfa, linearize-pdf and grayscale-pdf
-// (Tools); flatten-pdf and fill-pdf-form (FormTools), and crop-pdf
-// (CropTool), whose pdfcpu parts run in the PDF helper as steps the
-// caller injects.
+// compress-pdf, repair-pdf, pdf-to-pdfa, linearize-pdf, grayscale-pdf,
+// and crop-pdf, flatten-pdf and fill-pdf-form, whose pdfcpu parts run in
+// the PDF helper as steps the caller injects (Steps).
 //
 // Every program runs through the sandbox package, Ghostscript always with
 // -dSAFER. Ghostscript interprets any input that is not a PDF as
@@ -57,19 +56,40 @@ func pdfResult(in *docmill.RunInput, out, suffix string, meta map[string]any) *d
 // the same bound.
 const timeout = 5 * time.Minute
 
-// engines holds the programs the tools run; the caller finds them.
+// engines holds the programs the tools run, found by the caller, and the
+// steps it runs in the PDF helper.
 type engines struct {
 	gs, qpdf *sandbox.Engine
+	steps    Steps
 }
 
-// Tools returns compress-pdf, repair-pdf, pdf-to-pdfa, linearize-pdf and
-// grayscale-pdf, run with gs and qpdf as found by the caller (missing
-// engines make the tools unavailable, never a crash).
-func Tools(gs, qpdf *sandbox.Engine) []*docmill.Tool {
-	e := &engines{gs: gs, qpdf: qpdf}
+// Steps are the parts of the tools that read a user's document in Go;
+// the server runs them in the PDF helper (sandbox.Helpers), out of its
+// own process. A nil step makes the tools that need it unavailable.
+type Steps struct {
+	// SetCropBox writes crop-pdf's boxes (pdfops.SetCropBoxTool): it
+	// takes the PDF, the "pages" param and, in points, "margins", "box"
+	// or "drawn" with "padding".
+	SetCropBox docmill.RunFunc
+	// Fill sets the fields' values (pdfops.FillFormStepTool), taking
+	// fill-pdf-form's input and params.
+	Fill docmill.RunFunc
+	// RestoreLinks puts back the links flattening dropped
+	// (pdfops.RestoreLinksStepTool), taking the document before
+	// flattening and the flattened one; nil leaves them dropped (and
+	// flatten-pdf available).
+	RestoreLinks docmill.RunFunc
+}
+
+// Tools returns compress-pdf, repair-pdf, pdf-to-pdfa, linearize-pdf,
+// grayscale-pdf, crop-pdf, flatten-pdf and fill-pdf-form, run with gs
+// and qpdf as found by the caller (missing engines make the tools
+// unavailable, never a crash) and steps.
+func Tools(gs, qpdf *sandbox.Engine, steps Steps) []*docmill.Tool {
+	e := &engines{gs: gs, qpdf: qpdf, steps: steps}
 	tools := []*docmill.Tool{e.compressTool(), e.repairTool(), e.pdfaTool(),
-		// More tools (issue 19).
-		e.linearizeTool(), e.grayscaleTool(),
+		e.linearizeTool(), e.grayscaleTool(), e.cropTool(),
+		e.flattenTool(), e.fillTool(),
 	}
 	for _, t := range tools {
 		t.Outputs = []string{pdfContentType}

@@ -28,7 +28,7 @@ var (
 // missing on this machine.
 func tool(t testing.TB, slug string) *docmill.Tool {
 	t.Helper()
-	tl := toolstest.Find(t, ghostscript.Tools(gsEngine, qpdfEngine), slug)
+	tl := toolstest.Find(t, ghostscript.Tools(gsEngine, qpdfEngine, steps()), slug)
 	if !tl.IsAvailable() {
 		t.Skipf("%s: engines not installed", slug)
 	}
@@ -85,7 +85,7 @@ func TestUnavailable(t *testing.T) {
 	healthy := toolstest.WriteTemp(t, "healthy.pdf", toolstest.TextPDF("Healthy"))
 	// linearize-pdf runs qpdf alone.
 	qpdfOnly := map[string]bool{"linearize-pdf": true}
-	for _, tl := range ghostscript.Tools(missing, qpdfEngine) {
+	for _, tl := range ghostscript.Tools(missing, qpdfEngine, ghostscript.Steps{}) {
 		if tl.IsAvailable() != qpdfOnly[tl.Slug] {
 			t.Errorf("%s available without gs: %v", tl.Slug, tl.IsAvailable())
 		}
