@@ -107,6 +107,10 @@ func parseStep(reg *Registry, i int, item json.RawMessage) (Step, []FieldError, 
 		return Step{}, []FieldError{{Field: at(".tool"), Message: fmt.Sprintf("%q is not a tool; GET /v1/tools lists them", *rs.Tool)}}, nil
 	case tool.Slug == PipelineSlug:
 		return Step{}, []FieldError{{Field: at(".tool"), Message: "a pipeline cannot be a step of a pipeline"}}, nil
+	case tool.MaxFiles == 0:
+		// Its address would be checked at the edge only as a tool's
+		// own param (checkURLParams); a step takes files.
+		return Step{}, []FieldError{{Field: at(".tool"), Message: fmt.Sprintf("%s takes no file, so it cannot be a step of a pipeline", tool.Slug)}}, nil
 	}
 	values := map[string]string{}
 	var fields []FieldError

@@ -143,6 +143,8 @@ func (t *Tool) CheckFileCount(n int) error {
 	switch {
 	case n < t.MinFiles:
 		return Errorf(CodeMissingFile, "%s needs at least %d files; got %d.", t.Slug, t.MinFiles, n)
+	case n > t.MaxFiles && t.MaxFiles == 0:
+		return Errorf(CodeTooManyFiles, "%s takes no file: its params say what to work on.", t.Slug)
 	case n > t.MaxFiles:
 		return Errorf(CodeTooManyFiles, "%s takes at most %d file(s).", t.Slug, t.MaxFiles)
 	}

@@ -71,6 +71,10 @@ type Options struct {
 	// scratch directory: a profile holds what pages left in it, and one
 	// left by a killed server is removed when the node starts again.
 	Dir string
+	// Pages sends the requests of url-to-pdf's and url-to-image's pages
+	// (see Doer); nil leaves those tools unavailable. The package never
+	// reaches the network itself.
+	Pages Doer
 
 	// noOSIsolation turns off the network namespace and the dead proxy,
 	// so that tests can show that request interception alone blocks the
@@ -182,10 +186,11 @@ func (b *Browser) Close() {
 	}
 }
 
-// Tools returns html-to-pdf, markdown-to-pdf and html-to-image, all
-// rendered by b.
+// Tools returns html-to-pdf, markdown-to-pdf, html-to-image, url-to-pdf
+// and url-to-image, all rendered by b.
 func (b *Browser) Tools() []*docmill.Tool {
 	statuses := func() []docmill.EngineStatus { return []docmill.EngineStatus{b.Status()} }
+	urls := b.urlTools(statuses)
 	return []*docmill.Tool{
 		{
 			Slug:  "html-to-pdf",
@@ -223,6 +228,7 @@ func (b *Browser) Tools() []*docmill.Tool {
 			Run:       b.runMarkdown,
 		},
 		b.htmlImageTool(statuses),
+		urls[0], urls[1],
 	}
 }
 
