@@ -215,7 +215,7 @@ func toolSchema() obj {
 			"description": obj{"type": "string"},
 			"accepts":     obj{"type": "array", "items": obj{"type": "string"}, "description": "Content types taken, as sniffed from the bytes."},
 			"min_files":   obj{"type": "integer", "minimum": 0},
-			"max_files":   obj{"type": "integer", "minimum": 1},
+			"max_files":   obj{"type": "integer", "minimum": 0, "description": "0: the tool takes no file; its params say what to work on (url-to-pdf)."},
 			"params":      obj{"type": "array", "items": ref("ToolParam")},
 			"long":        obj{"type": "boolean", "description": "Long tools answer 202 at once unless the request asks to wait (Prefer: wait=N)."},
 			"engine":      obj{"type": "string"},
