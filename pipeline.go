@@ -108,8 +108,10 @@ func parseStep(reg *Registry, i int, item json.RawMessage) (Step, []FieldError, 
 	case tool.Slug == PipelineSlug:
 		return Step{}, []FieldError{{Field: at(".tool"), Message: "a pipeline cannot be a step of a pipeline"}}, nil
 	case tool.MaxFiles == 0:
-		// Its address would be checked at the edge only as a tool's
-		// own param (checkURLParams); a step takes files.
+		// A step works on the files of the job or of the step before;
+		// a tool that takes none (url-to-pdf) has nothing to do there,
+		// and its address is checked at the edge only as a tool's own
+		// param.
 		return Step{}, []FieldError{{Field: at(".tool"), Message: fmt.Sprintf("%s takes no file, so it cannot be a step of a pipeline", tool.Slug)}}, nil
 	}
 	values := map[string]string{}

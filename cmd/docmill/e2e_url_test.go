@@ -10,6 +10,9 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/docmill/docmill"
+	"github.com/docmill/docmill/client"
 )
 
 // urlSite is a local web site for url-to-pdf and url-to-image: a
@@ -178,6 +181,22 @@ func TestURLToolsLocal(t *testing.T) {
 		if w, h := urlImageSize(t, urlResult(t, status, j)); w != 800 || h < 2400 {
 			t.Errorf("full page %dx%d, want 800 wide and the page's 2400+ px tall", w, h)
 		}
+	})
+	t.Run("client and Idempotency-Key", func(t *testing.T) {
+		c := s.client(s.DevKey)
+		opts := client.ProcessOptions{Params: map[string]string{"url": site.srv.URL + "/page", "width": "320", "height": "200"},
+			Prefer: "wait=60", IdempotencyKey: "url-e2e-replay"}
+		first, _, err := c.Process(t.Context(), "url-to-image", nil, opts)
+		if err != nil || first.Status != docmill.StatusDone {
+			t.Fatalf("%+v, %v", first, err)
+		}
+		again, _, err := c.Process(t.Context(), "url-to-image", nil, opts)
+		if err != nil || again.JobID != first.JobID {
+			t.Errorf("the same request again: %+v, %v; want job %s replayed", again, err, first.JobID)
+		}
+		opts.Params["width"] = "400"
+		_, _, err = c.Process(t.Context(), "url-to-image", nil, opts)
+		apiError(t, err, 409, "idempotency_conflict")
 	})
 	t.Run("errors", func(t *testing.T) {
 		status, body := processRaw(t, s, s.DevKey, "url-to-pdf", formItem{name: "url", value: site.srv.URL + "/gone"})

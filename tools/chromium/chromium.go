@@ -13,6 +13,17 @@
 // client. The page itself is never loaded from file://, so it has no
 // file-system privileges at all.
 //
+// url-to-pdf and url-to-image load a page from its address instead, still
+// with no network of Chromium's own: each request the tab makes (the
+// document, every redirect hop, every subresource) is fetched by this
+// process through Options.Pages (the server's outbound client, which
+// checks every address at dial time) and handed back to the tab; only
+// GETs of http and https URLs are sent, within per-job bounds (remote.go),
+// and a redirect is given to Chromium as it is, so its target comes back
+// through the same interception and checks. A URL job's tab is closed
+// afterwards rather than reused: its page's storage belongs to real
+// origins that another job may load.
+//
 // Life cycle: one browser process, started on the first job, serves up to
 // MaxTabs jobs at once, one tab each. A tab, in a browser context of its
 // own, prints job after job (see tab for what keeps them apart). The
