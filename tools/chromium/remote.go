@@ -157,6 +157,9 @@ func (r *remote) fetchOne(method, raw string, headers network.Headers) (answer, 
 		return answer{}, errBlocked(fetchReason(err))
 	}
 	defer resp.Body.Close()
+	if resp.StatusCode < 200 || resp.StatusCode > 599 {
+		return answer{}, errBlocked(fmt.Sprintf("the server answered HTTP %d", resp.StatusCode))
+	}
 	if resp.ContentLength > r.maxResponse {
 		return answer{}, errBlocked(fmt.Sprintf("a response was larger than %d bytes", r.maxResponse))
 	}
