@@ -10,6 +10,9 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
 
 	"github.com/docmill/docmill"
 	"github.com/docmill/docmill/client"
@@ -204,4 +207,37 @@ func TestURLToolsLocal(t *testing.T) {
 		status, body = processRaw(t, s, s.DevKey, "url-to-pdf", formItem{name: "url", value: site.srv.URL + "/page"}, formItem{name: "wait_for", value: "30001"})
 		wantProblem(t, status, body, 400, "invalid_parameter", "wait_for", "wait_for")
 	})
+}
+
+// TestURLToolsWeb drives url-to-pdf's form in the web interface: no file
+// picker, an address field, and the PDF of the page as the result.
+func TestURLToolsWeb(t *testing.T) {
+	site := urlNewSite(t)
+	s := startServer(t, "", "--allow-private-urls")
+	b := newBrowser(t)
+	b.run(chromedp.Navigate(s.URL + "/"))
+	b.eval(`(() => { localStorage.setItem("docmill.key", "` + s.DevKey + `"); return ""; })()`)
+	b.run(chromedp.Reload())
+	b.wait(`document.body.dataset.ready === "1"`, 20*time.Second)
+	b.openTool("url-to-pdf")
+	if got := b.eval(`document.querySelector('#tool-form [data-param="file"]').hidden + " " + document.getElementById("tool-files-title").hidden`); got != "true true" {
+		t.Errorf("file picker hidden: %s, want true true", got)
+	}
+	if got := b.eval(`document.querySelector('#params input[name="url"]').type`); got != "url" {
+		t.Errorf("the url field is an input of type %q", got)
+	}
+	b.run(chromedp.SendKeys(chromedp.CSS(`#params input[name="url"]`), site.srv.URL+"/page"),
+		chromedp.Click(chromedp.ID("start")))
+	b.wait(`!document.getElementById("result").hidden || !document.getElementById("tool-error").hidden`, 60*time.Second)
+	if msg := b.eval(`document.getElementById("tool-error").textContent`); msg != "" {
+		t.Fatalf("the form's job failed: %s", msg)
+	}
+	if text := pdftotext(t, b.download()); !strings.Contains(text, "Page served locally") {
+		t.Errorf("PDF text %q lacks the page", text)
+	}
+	// Back in the catalogue, a tool that takes files shows its picker again.
+	b.openTool("html-to-pdf")
+	if got := b.eval(`document.querySelector('#tool-form [data-param="file"]').hidden + ""`); got != "false" {
+		t.Errorf("html-to-pdf's file picker hidden: %s", got)
+	}
 }
