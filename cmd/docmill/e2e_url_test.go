@@ -6,6 +6,8 @@ import (
 	"image/png"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -239,5 +241,25 @@ func TestURLToolsWeb(t *testing.T) {
 	b.openTool("html-to-pdf")
 	if got := b.eval(`document.querySelector('#tool-form [data-param="file"]').hidden + ""`); got != "false" {
 		t.Errorf("html-to-pdf's file picker hidden: %s", got)
+	}
+}
+
+// TestURLToolsCLI: docmill process runs a tool that takes no file on its
+// params alone, and saves the result in the current directory.
+func TestURLToolsCLI(t *testing.T) {
+	site := urlNewSite(t)
+	s := startServer(t, "", "--allow-private-urls")
+	dir := t.TempDir()
+	t.Chdir(dir)
+	runCLI(t, "process", "--url", s.URL, "--key", s.DevKey, "-p", "url="+site.srv.URL+"/page", "url-to-pdf")
+	b, err := os.ReadFile(filepath.Join(dir, "127.0.0.1.pdf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if text := pdftotext(t, b); !strings.Contains(text, "Page served locally") {
+		t.Errorf("PDF text %q lacks the page", text)
+	}
+	if list := runCLI(t, "tools", "--url", s.URL); !strings.Contains(list, "no file") {
+		t.Errorf("tools does not say url-to-pdf takes no file:\n%s", list)
 	}
 }
