@@ -17,8 +17,12 @@ type Tool struct {
 	Description string
 	// Accepts lists the content types the tool takes, as sniffed from the
 	// bytes ("application/pdf", "image/jpeg", ...); AnyType takes every
-	// type (add-attachments' files).
-	Accepts  []string
+	// type (add-attachments' files); none for a tool that takes no file.
+	Accepts []string
+	// MinFiles and MaxFiles bound the files of a run. A tool with
+	// MaxFiles 0 takes no file: its params say what to work on
+	// (url-to-pdf's url); it is sent form fields only, and cannot be a
+	// pipeline's step.
 	MinFiles int
 	MaxFiles int
 	Params   []Param
