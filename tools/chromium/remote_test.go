@@ -1,6 +1,7 @@
 package chromium
 
 import (
+	"compress/gzip"
 	"context"
 	"errors"
 	"fmt"
@@ -52,6 +53,12 @@ func remoteServer(t *testing.T) *httptest.Server {
 			w.Write([]byte(strings.Repeat("x", 5000)))
 		case "/missing":
 			http.NotFound(w, r)
+		case "/gzip-bomb": // 8 MB of zeros in about 8 KB
+			w.Header().Set("Content-Encoding", "gzip")
+			w.Header().Set("Content-Type", "text/css")
+			zw := gzip.NewWriter(w)
+			zw.Write(make([]byte, 8<<20))
+			zw.Close()
 		default:
 			w.Write([]byte("ok"))
 		}
@@ -131,6 +138,11 @@ func TestRemoteFetch(t *testing.T) {
 		r.maxResponse = 4000
 		if _, err := r.fetch("GET", srv.URL+"/big", nil, false); err == nil {
 			t.Error("a response past the per-response bound was fetched")
+		}
+		r = newR()
+		r.maxResponse = 1 << 20
+		if _, err := r.fetch("GET", srv.URL+"/gzip-bomb", nil, false); err == nil || !strings.Contains(err.Error(), "larger") {
+			t.Errorf("a gzip bomb past the per-response bound, decoded: %v, want blocked", err)
 		}
 		r = newR()
 		r.maxBytes = 6000

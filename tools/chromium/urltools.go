@@ -113,11 +113,15 @@ func (s *pageSettings) wait(ctx context.Context) error {
 		switch {
 		case errors.As(err, &exc):
 			return docmill.ParamError("wait_for", "is not a valid CSS selector")
-		case err != nil:
+		case err != nil && ctx.Err() != nil:
 			return err
+		case err != nil:
+			// The page is between documents (a script navigated it):
+			// it is asked again, until the deadline.
 		case found:
 			return nil
-		case time.Now().After(deadline):
+		}
+		if time.Now().After(deadline) {
 			s.timedOut = true
 			return nil
 		}
