@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"image/color"
 	"math"
+	"net/url"
 	"sort"
 	"strconv"
 	"strings"
@@ -25,7 +26,17 @@ const (
 	// TypeColor is an RGB colour written "#rrggbb" (the '#' may be left
 	// out); its canonical form is lower case with the '#'.
 	TypeColor ParamType = "color"
+	// TypeURL is the address of a web page the tool fetches (url-to-pdf):
+	// an absolute http:// or https:// URL with a host and no user
+	// information, at most MaxURLLength bytes. The HTTP edge also holds it
+	// to the outbound rules (no private address without
+	// --allow-private-urls) before a job is made; the tool's fetches are
+	// checked again at dial time.
+	TypeURL ParamType = "url"
 )
+
+// MaxURLLength bounds a TypeURL param, in bytes.
+const MaxURLLength = 2048
 
 // Param declares one tool parameter. Values arrive as multipart form fields
 // and are validated against the declaration before a job is created.
@@ -259,6 +270,8 @@ func (p Param) check(v string) (string, string) {
 			return "", "must be a colour written #rrggbb, such as #ff0000 for red"
 		}
 		return fmt.Sprintf("#%02x%02x%02x", c.R, c.G, c.B), ""
+	case TypeURL:
+		return checkURL(v)
 	case TypePages:
 		if _, err := ParsePageRanges(v); err != nil {
 			return "", err.Error()
@@ -270,6 +283,24 @@ func (p Param) check(v string) (string, string) {
 		}
 		return v, ""
 	}
+}
+
+// checkURL validates a TypeURL value, kept as given (a fragment
+// included: a single-page application may route by it).
+func checkURL(v string) (string, string) {
+	if len(v) > MaxURLLength {
+		return "", fmt.Sprintf("must be at most %d characters long", MaxURLLength)
+	}
+	u, err := url.Parse(v)
+	switch {
+	case err != nil || !u.IsAbs() || u.Opaque != "" || u.Host == "" || u.Hostname() == "":
+		return "", "must be an absolute http:// or https:// URL, such as https://example.com/"
+	case u.Scheme != "http" && u.Scheme != "https":
+		return "", "must be an http:// or https:// URL"
+	case u.User != nil:
+		return "", "must not carry a user name or password"
+	}
+	return v, ""
 }
 
 func (p Param) checkBounds(f float64) string {

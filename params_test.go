@@ -250,3 +250,37 @@ func TestParseParamsCheckParams(t *testing.T) {
 		t.Fatalf("invalid and combined: %v", err)
 	}
 }
+
+// TestParseParamsURL: a TypeURL param takes an absolute http or https URL
+// with a host, no user information and at most MaxURLLength bytes, kept
+// as given.
+func TestParseParamsURL(t *testing.T) {
+	tool := &Tool{Slug: "url-to-pdf", Params: []Param{{Name: "url", Type: TypeURL, Required: true}}}
+	for _, tc := range []struct {
+		in string
+		ok bool
+	}{
+		{"https://example.com/", true},
+		{"http://127.0.0.1:8080/a?b=c#frag", true},
+		{"https://[::1]/", true},
+		{"ftp://example.com/", false},
+		{"file:///etc/passwd", false},
+		{"javascript:alert(1)", false},
+		{"data:text/html,<p>x</p>", false},
+		{"//example.com/", false},
+		{"/relative", false},
+		{"https://", false},
+		{"https://user:pass@example.com/", false},
+		{"https://user@example.com/", false},
+		{"https://example.com/" + strings.Repeat("a", MaxURLLength), false},
+	} {
+		got, err := tool.ParseParams(map[string]string{"url": tc.in})
+		if (err == nil) != tc.ok {
+			t.Errorf("%q: %v, want ok %v", tc.in, err, tc.ok)
+			continue
+		}
+		if tc.ok && got["url"] != tc.in {
+			t.Errorf("%q: kept as %q", tc.in, got["url"])
+		}
+	}
+}

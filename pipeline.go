@@ -107,6 +107,12 @@ func parseStep(reg *Registry, i int, item json.RawMessage) (Step, []FieldError, 
 		return Step{}, []FieldError{{Field: at(".tool"), Message: fmt.Sprintf("%q is not a tool; GET /v1/tools lists them", *rs.Tool)}}, nil
 	case tool.Slug == PipelineSlug:
 		return Step{}, []FieldError{{Field: at(".tool"), Message: "a pipeline cannot be a step of a pipeline"}}, nil
+	case tool.MaxFiles == 0:
+		// A step works on the files of the job or of the step before;
+		// a tool that takes none (url-to-pdf) has nothing to do there,
+		// and its address is checked at the edge only as a tool's own
+		// param.
+		return Step{}, []FieldError{{Field: at(".tool"), Message: fmt.Sprintf("%s takes no file, so it cannot be a step of a pipeline", tool.Slug)}}, nil
 	}
 	values := map[string]string{}
 	var fields []FieldError

@@ -41,6 +41,8 @@ func testRegistry() *docmill.Registry {
 			OutputsFor: func(p docmill.Params) []string {
 				return []string{map[string]string{"jpg": "image/jpeg", "png": "image/png", "tiff": "image/tiff"}[p.String("format")]}
 			}},
+		&docmill.Tool{Slug: "url-to-pdf", Outputs: []string{pdf},
+			Params: []docmill.Param{{Name: "url", Type: docmill.TypeURL, Required: true}}},
 	)
 }
 
@@ -86,6 +88,10 @@ func TestParseSteps(t *testing.T) {
 		{name: "resize then compress-image, a TIFF", steps: `[{"tool": "resize-image"}, {"tool": "compress-image"}]`, types: []string{"image/tiff"},
 			fields: []string{"steps[1].tool"}},
 		{name: "convert a TIFF to PNG, then compress", steps: `[{"tool": "convert-image", "params": {"format": "png"}}, {"tool": "compress-image"}]`, types: []string{"image/tiff"}},
+		{name: "a tool that takes no file, first", steps: `[{"tool": "url-to-pdf", "params": {"url": "https://example.com/"}}, {"tool": "compress-pdf"}]`,
+			fields: []string{"steps[0].tool"}},
+		{name: "a tool that takes no file, later", steps: `[{"tool": "compress-pdf"}, {"tool": "url-to-pdf", "params": {"url": "https://example.com/"}}]`,
+			fields: []string{"steps[1].tool"}},
 		{name: "convert to TIFF, then compress", steps: `[{"tool": "convert-image", "params": {"format": "tiff"}}, {"tool": "compress-image"}]`,
 			fields: []string{"steps[1].tool"}},
 	}

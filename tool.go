@@ -17,8 +17,12 @@ type Tool struct {
 	Description string
 	// Accepts lists the content types the tool takes, as sniffed from the
 	// bytes ("application/pdf", "image/jpeg", ...); AnyType takes every
-	// type (add-attachments' files).
-	Accepts  []string
+	// type (add-attachments' files); none for a tool that takes no file.
+	Accepts []string
+	// MinFiles and MaxFiles bound the files of a run. A tool with
+	// MaxFiles 0 takes no file: its params say what to work on
+	// (url-to-pdf's url); it is sent form fields only, and cannot be a
+	// pipeline's step.
 	MinFiles int
 	MaxFiles int
 	Params   []Param
@@ -143,6 +147,8 @@ func (t *Tool) CheckFileCount(n int) error {
 	switch {
 	case n < t.MinFiles:
 		return Errorf(CodeMissingFile, "%s needs at least %d files; got %d.", t.Slug, t.MinFiles, n)
+	case n > t.MaxFiles && t.MaxFiles == 0:
+		return Errorf(CodeTooManyFiles, "%s takes no file: its params say what to work on.", t.Slug)
 	case n > t.MaxFiles:
 		return Errorf(CodeTooManyFiles, "%s takes at most %d file(s).", t.Slug, t.MaxFiles)
 	}

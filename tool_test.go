@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -34,5 +35,18 @@ func TestInvokeRefusesLinkedOutput(t *testing.T) {
 	}}
 	if _, err := plain.Invoke(context.Background(), &RunInput{WorkDir: work}); err != nil {
 		t.Fatalf("a regular output: %v", err)
+	}
+}
+
+// TestCheckFileCountNoFiles: a tool that takes no file accepts none and
+// refuses one, saying so.
+func TestCheckFileCountNoFiles(t *testing.T) {
+	tool := &Tool{Slug: "url-to-pdf"}
+	if err := tool.CheckFileCount(0); err != nil {
+		t.Errorf("no file: %v", err)
+	}
+	err := tool.CheckFileCount(1)
+	if ErrorCode(err) != CodeTooManyFiles || !strings.Contains(err.Error(), "takes no file") {
+		t.Errorf("one file: %v, want too_many_files saying it takes none", err)
 	}
 }

@@ -215,7 +215,7 @@ func toolSchema() obj {
 			"description": obj{"type": "string"},
 			"accepts":     obj{"type": "array", "items": obj{"type": "string"}, "description": "Content types taken, as sniffed from the bytes."},
 			"min_files":   obj{"type": "integer", "minimum": 0},
-			"max_files":   obj{"type": "integer", "minimum": 1},
+			"max_files":   obj{"type": "integer", "minimum": 0, "description": "0: the tool takes no file; its params say what to work on (url-to-pdf)."},
 			"params":      obj{"type": "array", "items": ref("ToolParam")},
 			"long":        obj{"type": "boolean", "description": "Long tools answer 202 at once unless the request asks to wait (Prefer: wait=N)."},
 			"engine":      obj{"type": "string"},
@@ -227,12 +227,12 @@ func toolSchema() obj {
 
 func toolParamSchema() obj {
 	types := []string{}
-	for _, t := range []docmill.ParamType{docmill.TypeString, docmill.TypeInteger, docmill.TypeNumber, docmill.TypeBoolean, docmill.TypePages, docmill.TypeColor, docmill.TypeSteps} {
+	for _, t := range []docmill.ParamType{docmill.TypeString, docmill.TypeInteger, docmill.TypeNumber, docmill.TypeBoolean, docmill.TypePages, docmill.TypeColor, docmill.TypeURL, docmill.TypeSteps} {
 		types = append(types, string(t))
 	}
 	return obj{"type": "object", "required": []string{"name", "type", "required"}, "properties": obj{
 		"name":        obj{"type": "string"},
-		"type":        obj{"type": "string", "enum": types, "description": "pages: a selection such as 1-3,5,8-; color: #rrggbb; steps: the pipeline's JSON array of steps."},
+		"type":        obj{"type": "string", "enum": types, "description": "pages: a selection such as 1-3,5,8-; color: #rrggbb; url: an absolute http(s) URL the tool fetches; steps: the pipeline's JSON array of steps."},
 		"description": obj{"type": "string"},
 		"required":    obj{"type": "boolean"},
 		"enum":        obj{"type": "array", "items": obj{"type": "string"}},

@@ -70,6 +70,11 @@ func toolForm(t *docmill.Tool) formSchema {
 // No input field is required on its own: file and file_url together
 // make the tool's inputs.
 func fileFields(f *formSchema, minFiles, maxFiles int, accepts []string) {
+	if maxFiles == 0 { // a tool that takes no file (url-to-pdf): its params say what to work on
+		addURLFields(f.props, 0, 0)
+		delete(f.props, "file_url")
+		return
+	}
 	f.props["file"] = obj{"type": "array", "items": obj{"type": "string", "format": "binary"}, "minItems": minFiles, "maxItems": maxFiles,
 		"description": "Repeat the field for several files; accepted types: " + strings.Join(accepts, ", ")}
 	addURLFields(f.props, minFiles, maxFiles)
@@ -121,6 +126,8 @@ func paramSchema(p docmill.Param) obj {
 		sc["type"] = string(p.Type)
 	case docmill.TypeColor:
 		sc["type"], sc["pattern"] = "string", "^#?[0-9a-fA-F]{6}$"
+	case docmill.TypeURL:
+		sc["type"], sc["format"] = "string", "uri"
 	case docmill.TypePages:
 		sc["type"] = "string"
 		sc["description"] = strings.TrimSpace(p.Description + " A page selection such as 1-3,5,8-.")

@@ -119,6 +119,11 @@ func (s *Server) processNew(w http.ResponseWriter, r *http.Request, tool *docmil
 		s.writeError(w, r, err)
 		return
 	}
+	if err := s.checkURLParams(ctx, tool, form.params); err != nil {
+		s.deleteInputs(up.files)
+		s.writeError(w, r, err)
+		return
+	}
 	if form.long {
 		wait, _ = s.waitBudget(r, true) // a pipeline with a long step; the header was read once already
 	}
@@ -147,6 +152,27 @@ func (s *Server) processNew(w http.ResponseWriter, r *http.Request, tool *docmil
 		s.deleteInputs(up.files)
 	}
 	s.answerJob(w, r, stored, tool, wait)
+}
+
+// checkURLParams holds the addresses a tool will fetch (its TypeURL
+// params, url-to-pdf's page) to the outbound rules before a job is made,
+// so that a refused one is a 400 invalid_parameter naming the param, and
+// no request is sent to it. The tool's fetches are checked again at dial
+// time: what a name resolves to may change.
+func (s *Server) checkURLParams(ctx context.Context, tool *docmill.Tool, params docmill.Params) error {
+	for _, p := range tool.Params {
+		v, ok := params[p.Name]
+		if p.Type != docmill.TypeURL || !ok {
+			continue
+		}
+		if s.cfg.URLs == nil {
+			return docmill.ParamError(p.Name, "is not supported by this server")
+		}
+		if err := s.cfg.URLs.CheckURL(ctx, p.Name, v); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // replay answers a request whose Idempotency-Key names an existing job of

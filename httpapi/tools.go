@@ -34,8 +34,12 @@ func renderTool(t *docmill.Tool) toolBody {
 	if params == nil {
 		params = []docmill.Param{}
 	}
+	accepts := t.Accepts
+	if accepts == nil { // a tool that takes no file (url-to-pdf)
+		accepts = []string{}
+	}
 	b := toolBody{
-		Slug: t.Slug, Title: t.Title, Description: t.Description, Accepts: t.Accepts,
+		Slug: t.Slug, Title: t.Title, Description: t.Description, Accepts: accepts,
 		MinFiles: t.MinFiles, MaxFiles: t.MaxFiles, Params: params, Long: t.Long,
 		Outputs: t.Outputs, KeepsType: t.KeepsType, MayZip: t.MayZip,
 		Engine: t.Engine, Available: t.IsAvailable(), Endpoint: "/v1/" + t.Slug + "/process",

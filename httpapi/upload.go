@@ -158,7 +158,8 @@ func (s *Server) readParts(ctx context.Context, body io.Reader, boundary string,
 			return fail(err)
 		}
 	}
-	if len(up.files) == 0 {
+	// A tool that takes no file (url-to-pdf) is sent its form fields only.
+	if len(up.files) == 0 && tool.MinFiles > 0 {
 		return fail(docmill.Errorf(docmill.CodeMissingFile, "No file: send one in the multipart field \"file\", or its URL in \"file_url\"."))
 	}
 	if err := tool.CheckFileCount(len(up.files)); err != nil {

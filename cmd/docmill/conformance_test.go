@@ -3,11 +3,15 @@ package main
 import (
 	"archive/zip"
 	"bytes"
+	"fmt"
 	"image"
 	"image/color"
 	"image/gif"
 	"image/jpeg"
 	"image/png"
+	"maps"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -32,7 +36,9 @@ func TestToolConformance(t *testing.T) {
 	scratch := t.TempDir()
 	limits := docmill.DefaultLimits()
 	jail := sandbox.NewJail(sandbox.JailOptions{Memory: limits.EngineMemory, Dir: scratch})
-	tools, closeTools, err := toolset(findEngines(jail, nil), toolOptions{officeWorkers: 1, limits: limits, scratch: scratch})
+	// url-to-pdf and url-to-image load their pages from the test's own
+	// server, on loopback.
+	tools, closeTools, err := toolset(findEngines(jail, nil), toolOptions{officeWorkers: 1, limits: limits, scratch: scratch, allowPrivateURLs: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -40,13 +46,14 @@ func TestToolConformance(t *testing.T) {
 		closeTools()
 		t.Logf("conformance of %d tools: %v", len(tools), time.Since(start).Round(time.Second))
 	})
+	urlParams, urlValues := urlConformInputs(t)
 	toolstest.Conformance(t, toolstest.Suite{
 		Registry: docmill.NewRegistry(tools...),
 		Sample:   conformSample,
 		Dir:      scratch,
 		Limits:   limits,
-		Params:   conformParams,
-		Values:   conformValues,
+		Params:   urlParams,
+		Values:   urlValues,
 		NoEffect: conformNoEffect,
 		Known:    conformKnown,
 		NoPages:  conformNoPages,
@@ -127,6 +134,7 @@ var conformKnown = map[string]string{
 // conformNoPages are the PDF-making tools without meta pages.
 var conformNoPages = map[string]string{
 	"html-to-pdf":     "Chromium's print does not count pages; meta has blocked_requests",
+	"url-to-pdf":      "Chromium's print does not count pages; meta has blocked_requests",
 	"markdown-to-pdf": "Chromium's print does not count pages; meta has blocked_requests",
 	"compress-pdf":    "meta has input_size, output_size and the ratio instead",
 }
@@ -307,4 +315,33 @@ func textImage(t *testing.T, dir, contentType string) string {
 		return root + ".jpg"
 	}
 	return root + ext
+}
+
+// urlConformServer serves the pages of url-to-pdf's and url-to-image's
+// conformance runs: sampleHTML at /, another page at /other.
+func urlConformServer(t *testing.T) string {
+	t.Helper()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		if r.URL.Path == "/other" {
+			fmt.Fprint(w, `<!DOCTYPE html><html><body style="background:#036"><h1>Another page</h1><p>Not the sample at all.</p></body></html>`)
+			return
+		}
+		fmt.Fprint(w, sampleHTML)
+	}))
+	t.Cleanup(srv.Close)
+	return srv.URL
+}
+
+// urlConformInputs are conformParams and conformValues with the URL
+// tools' pages: the base page, and another one for the params check.
+func urlConformInputs(t *testing.T) (map[string]map[string]string, map[string][]string) {
+	page := urlConformServer(t) + "/"
+	params, values := maps.Clone(conformParams), maps.Clone(conformValues)
+	params["url-to-pdf"] = map[string]string{"url": page}
+	// As html-to-image: a viewport shorter than the page.
+	params["url-to-image"] = map[string]string{"url": page, "format": "jpeg", "height": "100"}
+	values["url-to-pdf/url"] = []string{page + "other"}
+	values["url-to-image/url"] = []string{page + "other"}
+	return params, values
 }

@@ -3,8 +3,10 @@ package main
 import (
 	"context"
 	"os"
+	"time"
 
 	"github.com/docmill/docmill"
+	"github.com/docmill/docmill/outbound"
 	"github.com/docmill/docmill/sandbox"
 	"github.com/docmill/docmill/tools/chromium"
 	"github.com/docmill/docmill/tools/ghostscript"
@@ -87,6 +89,9 @@ type toolOptions struct {
 	// pools, if set, is told of each warm pool (the PDF helpers,
 	// LibreOffice, Chromium's tabs) and how to read its usage.
 	pools func(name string, usage func() (size, busy int))
+	// allowPrivateURLs lets url-to-pdf's pages reach loopback, private
+	// and link-local addresses over plain http (--allow-private-urls).
+	allowPrivateURLs bool
 }
 
 // officeDir is a directory of its own for the LibreOffice pool under
@@ -157,7 +162,12 @@ func toolset(e engineSet, o toolOptions) (tools []*docmill.Tool, close func(), e
 	tools = append(tools, vips.Tools(e.vips, e.vipsheader, o.limits, o.scratch)...)
 	tools = append(tools, thumbnail.Tool(thumbnail.Steps{PDFToPNG: toolBySlug(tools, "pdf-to-png"), Resize: toolBySlug(tools, "resize-image"),
 		ConvertImage: toolBySlug(tools, "convert-image"), OfficeToPDF: pool.FirstPagePDF, OfficeTypes: office.Accepts()}))
-	browser := chromium.New(chromium.Options{Limits: o.limits, Jail: e.jail, Dir: o.scratch}) // starts on its first job
+	// The pages of url-to-pdf and url-to-image fetch through outbound's
+	// rules, every request checked at dial time; no redirect is followed
+	// (Chromium follows it, and its next request is checked again), and
+	// the tool caps the bodies itself.
+	pages := outbound.New(outbound.Config{AllowPrivate: o.allowPrivateURLs, Timeout: 20 * time.Second, HeaderTimeout: 15 * time.Second, MaxResponseBytes: -1})
+	browser := chromium.New(chromium.Options{Limits: o.limits, Jail: e.jail, Dir: o.scratch, Pages: pages}) // starts on its first job
 	tools = append(tools, browser.Tools()...)
 	if o.pools != nil {
 		o.pools("pdf-helper", helpers.Usage)

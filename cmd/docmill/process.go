@@ -51,10 +51,12 @@ func (p paramFlags) Set(v string) error {
 	return nil
 }
 
-const processSynopsis = `process [-p name=value]... [-o PATH] [--force] [--async] [--json] [flags] TOOL FILE...
+const processSynopsis = `process [-p name=value]... [-o PATH] [--force] [--async] [--json] [flags] TOOL [FILE]...
 
 Uploads the files to TOOL, waits for the job and saves its result next to
 the (first) input, under the name the server gives it, or at -o. A tool
+that takes no file (url-to-pdf -p url=https://...) is sent its params
+only, and its result is saved in the current directory. A tool
 that takes one file runs once per file, several jobs at once (as many as
 the plan lets be in flight), each result next to its input or in the
 directory -o. A 429 is waited out (Retry-After); Ctrl-C cancels the job on
@@ -88,7 +90,7 @@ func process(ctx context.Context, env *environment, args []string) error {
 	if err := env.parse(fs, args); err != nil {
 		return err
 	}
-	if fs.NArg() < 2 {
+	if fs.NArg() < 1 {
 		return errors.New("usage: docmill " + strings.SplitN(processSynopsis, "\n", 2)[0])
 	}
 	tool, inputs := fs.Arg(0), fs.Args()[1:]
@@ -146,7 +148,10 @@ func (r *processRun) one(ctx context.Context, inputs []string, dir, file string)
 			return nil, fmt.Errorf("%s exists; --force overwrites it", file)
 		}
 	}
-	label := filepath.Base(inputs[0])
+	label := r.tool // a tool that takes no file
+	if len(inputs) > 0 {
+		label = filepath.Base(inputs[0])
+	}
 	if len(inputs) > 1 {
 		label += fmt.Sprintf(" and %d more", len(inputs)-1)
 	}
@@ -203,6 +208,8 @@ func (r *processRun) one(ctx context.Context, inputs []string, dir, file string)
 	case path != "":
 	case dir != "":
 		path = filepath.Join(dir, j.Result.Filename)
+	case len(inputs) == 0:
+		path = filepath.Base(j.Result.Filename)
 	default:
 		path = filepath.Join(filepath.Dir(inputs[0]), j.Result.Filename)
 	}

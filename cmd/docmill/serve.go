@@ -59,6 +59,7 @@ func serve(ctx context.Context, env *environment, args []string) error {
 	f.engines.scratch = scratch.Dir
 	reg, runs := newMetrics()
 	f.engines.pools = poolMetrics(reg)
+	f.engines.allowPrivateURLs = f.allowPrivateURLs
 	registry, closeTools, err := f.registry(jail, runs.observe)
 	if err != nil {
 		return err
@@ -78,7 +79,7 @@ func serve(ctx context.Context, env *environment, args []string) error {
 	exports := outbound.New(outbound.Config{AllowPrivate: f.allowPrivateURLs, Timeout: f.transferTimeout,
 		HeaderTimeout: 30 * time.Second})
 	if f.allowPrivateURLs {
-		log.Warn("--allow-private-urls: webhooks, file_url and export_url may reach loopback, private and link-local addresses over plain http; for development only")
+		log.Warn("--allow-private-urls: webhooks, file_url, export_url and url-to-pdf's pages may reach loopback, private and link-local addresses over plain http; for development only")
 	}
 	// The API server renders webhook events as it renders a job record;
 	// it is built below, on the queue, and the queue renders nothing

@@ -86,7 +86,7 @@ func (f *serveFlags) register(fs *flag.FlagSet) {
 	f.ops.register(fs)
 	fs.StringVar(&f.redisURL, "redis-url", "", "Redis URL (redis://host:6379/0) for rate limits shared by every API node; empty: limits kept in this process")
 	fs.BoolVar(&f.devKey, "dev-key", true, "on first start with no keys, create a Pro key named dev and print it")
-	fs.BoolVar(&f.allowPrivateURLs, "allow-private-urls", false, "development and tests only: let webhook URLs, file_url and export_url be http:// and reach loopback, private and link-local addresses")
+	fs.BoolVar(&f.allowPrivateURLs, "allow-private-urls", false, "development and tests only: let webhook URLs, file_url, export_url and the pages of url-to-pdf and url-to-image be http:// and reach loopback, private and link-local addresses")
 	fs.DurationVar(&f.transferTimeout, "transfer-timeout", 30*time.Minute, "limit of one file_url download or export_url upload, whole body included (connecting and the answer's header: 30 s)")
 	f.exportSchedule = jobs.ExportSchedule
 	fs.Func("export-retry-schedule", "delays between the attempts of an export_url upload that failed with 5xx, 429 or a network error, comma-separated (default 2s,10s,30s: four attempts)", func(v string) error {

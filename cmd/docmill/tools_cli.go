@@ -60,6 +60,8 @@ func tools(ctx context.Context, env *environment, args []string) error {
 // fileCount says how many files a tool takes.
 func fileCount(t client.Tool) string {
 	switch {
+	case t.MaxFiles == 0: // url-to-pdf: its params say what to work on
+		return "no file"
 	case t.MinFiles == t.MaxFiles && t.MaxFiles == 1:
 		return "1 file"
 	case t.MinFiles == t.MaxFiles:

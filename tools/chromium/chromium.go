@@ -13,6 +13,17 @@
 // client. The page itself is never loaded from file://, so it has no
 // file-system privileges at all.
 //
+// url-to-pdf and url-to-image load a page from its address instead, still
+// with no network of Chromium's own: each request the tab makes (the
+// document, every redirect hop, every subresource) is fetched by this
+// process through Options.Pages (the server's outbound client, which
+// checks every address at dial time) and handed back to the tab; only
+// GETs of http and https URLs are sent, within per-job bounds (remote.go),
+// and a redirect is given to Chromium as it is, so its target comes back
+// through the same interception and checks. A URL job's tab is closed
+// afterwards rather than reused: its page's storage belongs to real
+// origins that another job may load.
+//
 // Life cycle: one browser process, started on the first job, serves up to
 // MaxTabs jobs at once, one tab each. A tab, in a browser context of its
 // own, prints job after job (see tab for what keeps them apart). The
@@ -71,6 +82,10 @@ type Options struct {
 	// scratch directory: a profile holds what pages left in it, and one
 	// left by a killed server is removed when the node starts again.
 	Dir string
+	// Pages sends the requests of url-to-pdf's and url-to-image's pages
+	// (see Doer); nil leaves those tools unavailable. The package never
+	// reaches the network itself.
+	Pages Doer
 
 	// noOSIsolation turns off the network namespace and the dead proxy,
 	// so that tests can show that request interception alone blocks the
@@ -182,10 +197,11 @@ func (b *Browser) Close() {
 	}
 }
 
-// Tools returns html-to-pdf, markdown-to-pdf and html-to-image, all
-// rendered by b.
+// Tools returns html-to-pdf, markdown-to-pdf, html-to-image, url-to-pdf
+// and url-to-image, all rendered by b.
 func (b *Browser) Tools() []*docmill.Tool {
 	statuses := func() []docmill.EngineStatus { return []docmill.EngineStatus{b.Status()} }
+	urls := b.urlTools(statuses)
 	return []*docmill.Tool{
 		{
 			Slug:  "html-to-pdf",
@@ -223,6 +239,7 @@ func (b *Browser) Tools() []*docmill.Tool {
 			Run:       b.runMarkdown,
 		},
 		b.htmlImageTool(statuses),
+		urls[0], urls[1],
 	}
 }
 

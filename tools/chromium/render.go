@@ -38,6 +38,9 @@ type printSettings struct {
 	title string
 	// shot, when set, makes the job a screenshot instead of a PDF.
 	shot *shotSettings
+	// page, when set, makes the job a web page loaded from its address
+	// (url-to-pdf, url-to-image) instead of the job's files.
+	page *pageSettings
 }
 
 // jsString returns s as a JavaScript string literal (JSON's escaping,
@@ -137,6 +140,11 @@ func (inst *instance) print(ctx context.Context, root, dst string, s printSettin
 		return 0, err
 	}
 	st := newSite(root)
+	if s.page != nil {
+		pageCtx, cancel := context.WithCancel(ctx)
+		defer cancel()
+		st.remote = newRemote(pageCtx, s.page.client, s.page.url)
+	}
 	t.site.Store(st)
 	err = printIn(ctx, t, st, dst, s)
 	t.site.Store(nil)
@@ -147,7 +155,14 @@ func (inst *instance) print(ctx context.Context, root, dst string, s printSettin
 		inst.dropTab(t, ctx.Err() != nil)
 		return 0, err
 	}
-	inst.putBack(t, st)
+	if st.remote != nil {
+		// A web page's storage belongs to origins that another job may
+		// load too: its tab, and its browser context with everything
+		// the page stored, are closed rather than reset.
+		inst.dropTab(t, true)
+	} else {
+		inst.putBack(t, st)
+	}
 	return st.blocked.Load(), nil
 }
 
@@ -168,8 +183,19 @@ func printIn(ctx context.Context, t *tab, st *site, dst string, s printSettings)
 			return err
 		}
 	}
-	if err := chromedp.Do(job, chromedp.Navigate(st.url("index.html"))); err != nil {
+	err := chromedp.Do(job, chromedp.Navigate(st.start()))
+	if st.remote != nil && job.Err() == nil {
+		if failed := st.remote.mainResult(); failed != nil {
+			return failed
+		}
+	}
+	if err != nil {
 		return err
+	}
+	if s.page != nil {
+		if err := s.page.wait(job); err != nil {
+			return err
+		}
 	}
 	// Wait for the fonts; a page without a title gets s.title, or
 	// Chromium would title the PDF with the job's random address.

@@ -31,6 +31,10 @@ func (t *tab) serveRequests(events iter.Seq2[fetch.EventRequestPaused, error]) {
 			return
 		}
 		s := t.site.Load()
+		if s != nil && s.remote != nil {
+			go t.serveRemote(s, ev)
+			continue
+		}
 		var res response
 		ok := false
 		if s != nil {
@@ -60,6 +64,29 @@ func (t *tab) serveRequests(events iter.Seq2[fetch.EventRequestPaused, error]) {
 			Body: res.body,
 		})
 	}
+}
+
+// serveRemote answers a request of a URL job's page by fetching it
+// (remote.fetch), or fails it as blocked and counts it.
+func (t *tab) serveRemote(s *site, ev fetch.EventRequestPaused) {
+	main := ev.ResourceType == network.ResourceTypeDocument && string(ev.FrameID) == string(t.id)
+	a, err := s.remote.fetch(ev.Request.Method, ev.Request.URL, ev.Request.Headers, main)
+	if err == nil {
+		_, err = chromedp.Call(t.ctx, fetch.FulfillRequest, fetch.FulfillRequestParams{
+			RequestID: ev.RequestID, ResponseCode: a.status, ResponseHeaders: a.headers, Body: a.body,
+		})
+		if err == nil || t.ctx.Err() != nil {
+			return
+		}
+		// An answer Chromium refuses (a status or header it does not
+		// take) must not leave the request paused until the job's end.
+	}
+	s.blocked.Add(1)
+	reason := network.ErrorReasonBlockedByClient
+	if ev.ResourceType == network.ResourceTypeDocument {
+		reason = network.ErrorReasonAborted
+	}
+	_, _ = chromedp.Call(t.ctx, fetch.FailRequest, fetch.FailRequestParams{RequestID: ev.RequestID, ErrorReason: reason})
 }
 
 // response is what the virtual origin answers.

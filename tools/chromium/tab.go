@@ -50,6 +50,9 @@ type site struct {
 	root    string       // the directory holding index.html
 	host    string       // the job's own virtual host
 	blocked atomic.Int64 // requests refused
+	// remote, when set, makes the site a web page fetched from its own
+	// address (url-to-pdf): root and host are then unused.
+	remote *remote
 }
 
 // newSite returns the site of a job whose files are under root, on a
@@ -64,6 +67,15 @@ func newSite(root string) *site {
 
 // url returns the address of name (a path relative to the site's root).
 func (s *site) url(name string) string { return "http://" + s.host + "/" + name }
+
+// start is the address the job's tab loads: index.html, or the remote
+// page's.
+func (s *site) start() string {
+	if s.remote != nil {
+		return s.remote.start
+	}
+	return s.url("index.html")
+}
 
 // resetTimeout bounds the reset of a tab between jobs.
 const resetTimeout = 5 * time.Second

@@ -25,7 +25,9 @@ import (
 // For each available tool of Registry, Conformance checks, calling
 // ParseParams and Run directly (no HTTP, no queue), each in a fresh work
 // directory made alone in a directory of its own:
-//   - Declaration: a slug, a title, 1 <= MinFiles <= MaxFiles, accepted
+//   - Declaration: a slug, a title, 1 <= MinFiles <= MaxFiles (or no
+//     file at all: MinFiles = MaxFiles = 0, for a tool whose params say
+//     what to work on, such as url-to-pdf, which skips BadInput), accepted
 //     types, a timeout, and a Default and Enum that ParseParams accepts;
 //   - FileCount: a run with fewer files than MinFiles, or (for one-file
 //     tools) with two, is a client error, never internal nor a panic;
@@ -141,6 +143,11 @@ func (s *Suite) runTool(t *testing.T, tool *docmill.Tool) {
 		return
 	}
 	samples := s.samples(t, tool)
+	if tool.MaxFiles == 0 {
+		// A tool that takes no file (url-to-pdf) runs on its params
+		// alone: its base params (Suite.Params) say what to work on.
+		samples = []sample{{}}
+	}
 	if len(samples) == 0 {
 		t.Fatalf("the sampler makes none of the accepted types %v", tool.Accepts)
 	}
@@ -162,6 +169,9 @@ func (s *Suite) runTool(t *testing.T, tool *docmill.Tool) {
 		t.Run(c.name, func(t *testing.T) {
 			if why, ok := s.Known[tool.Slug+"/"+c.name]; ok {
 				t.Skip("known failure: " + why)
+			}
+			if c.name == "BadInput" && tool.MaxFiles == 0 {
+				t.Skip("the tool takes no file to damage")
 			}
 			c.fn(t, tool, samples[0])
 		})
@@ -187,7 +197,8 @@ func (s *Suite) checkDeclaration(t *testing.T, tool *docmill.Tool) {
 	if tool.Slug == "" || tool.Title == "" || tool.Engine == "" || tool.Run == nil {
 		t.Errorf("slug %q, title %q, engine %q, run set %v: all are required", tool.Slug, tool.Title, tool.Engine, tool.Run != nil)
 	}
-	if tool.MinFiles < 1 || tool.MaxFiles < tool.MinFiles || len(tool.Accepts) == 0 || tool.Timeout <= 0 {
+	takesFiles := tool.MaxFiles > 0
+	if (takesFiles && (tool.MinFiles < 1 || len(tool.Accepts) == 0)) || tool.MaxFiles < tool.MinFiles || tool.MinFiles < 0 || tool.Timeout <= 0 {
 		t.Errorf("files %d-%d, accepts %v, timeout %v", tool.MinFiles, tool.MaxFiles, tool.Accepts, tool.Timeout)
 	}
 	// A pipeline checks each step against what the step before makes.
@@ -232,6 +243,13 @@ func onlyRequired(err error, tool *docmill.Tool) bool {
 }
 
 func (s *Suite) checkFileCount(t *testing.T, tool *docmill.Tool, smp sample) {
+	if tool.MaxFiles == 0 { // a file given to a tool that takes none
+		one := sample{WriteTemp(t, "conform-extra.txt", []byte("a file no one asked for\n")), "text/plain"}
+		if r := s.run(t, context.Background(), tool, s.baseParams(t, tool), []sample{one}); !isClientError(r.err) {
+			t.Errorf("1 file (declared none): %v, want a client error", r.err)
+		}
+		return
+	}
 	counts := []int{0}
 	if tool.MinFiles > 1 {
 		counts = append(counts, tool.MinFiles-1)
@@ -288,7 +306,7 @@ func (s *Suite) checkOutput(t *testing.T, tool *docmill.Tool, smp sample) {
 	}
 	out := r.out
 	base := docmill.ResultName(filepath.Base(smp.path), "", "")
-	if tool.MinFiles > 1 { // named for no one file of several ("merged.pdf")
+	if tool.MinFiles > 1 || tool.MaxFiles == 0 { // named for no one file of several ("merged.pdf"), or for no file
 		base = ""
 	}
 	if !strings.HasPrefix(out.Filename, base) || strings.ContainsAny(out.Filename, `/\`) || out.Filename == "" {

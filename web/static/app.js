@@ -38,6 +38,7 @@ const GROUP_OF = {
   "extract-images": "from-pdf", "pdf-to-svg": "from-pdf", "pdf-to-word": "from-pdf", "pdf-to-odt": "from-pdf",
   "image-to-text": "from-pdf",
   "html-to-image": "images",
+  "url-to-pdf": "to-pdf", "url-to-image": "images",
   "convert-document": "convert", "document-thumbnail": "convert",
 };
 
@@ -276,6 +277,10 @@ function renderTool() {
   input.accept = accepts.includes("*/*") ? "" : accepts.join(","); // "*/*": any file
   $("drop-text").textContent = tool.max_files > 1 ? t("tool.dropMany", { max: tool.max_files }) : t("tool.dropBatch", { max: BATCH_MAX });
   $("reorder-hint").hidden = !(tool.max_files > 1);
+  // A tool that takes no file (url-to-pdf) shows its address field only.
+  const noFiles = tool.max_files === 0;
+  $("tool-form").querySelector('[data-param="file"]').hidden = noFiles;
+  $("tool-files-title").hidden = noFiles;
   document.title = toolTitle(tool) + " — docmill";
 }
 
@@ -290,8 +295,9 @@ async function onStart(ev) {
   showFieldErrors(form, null);
   showError("");
   if (!key()) { showKeyBox(t("key.needed")); return; }
-  const min = Math.max(1, current.min_files);
-  const max = current.max_files > 1 ? current.max_files : BATCH_MAX;
+  const noFiles = current.max_files === 0;
+  const min = noFiles ? 0 : Math.max(1, current.min_files);
+  const max = noFiles ? 0 : current.max_files > 1 ? current.max_files : BATCH_MAX;
   // The plan's file size is known: a file over it is not sent to be refused.
   const limit = account && account.limits && account.limits.max_file_bytes;
   const big = limit && chosen.files.find((f) => f.size > limit);
@@ -315,7 +321,7 @@ async function onStart(ev) {
   fd.append("preview", "true"); // a PDF result's first page, shown before the download
   const token = ++jobToken;
   form.hidden = true;
-  if (current.max_files <= 1 && chosen.files.length > 1) {
+  if (current.max_files === 1 && chosen.files.length > 1) {
     // Each batch job gets its own copy of the fields.
     const fields = () => { const c = new FormData(); for (const [k, v] of fd) c.append(k, v); return c; };
     const parallel = (account && account.limits && account.limits.jobs_in_flight) || 2;

@@ -12,7 +12,7 @@ import { t, tOr } from "./i18n.js";
 const MAX_STEPS = 10;
 
 let steps = [];   // [{ slug, values: {name: value as entered} }]
-let choices = []; // the tools a step may be: available ones, not the pipeline
+let choices = []; // the tools a step may be: available ones that take files, not the pipeline
 let root = null;  // the editor's element, inside the params box
 
 const titleOf = (tool) => tOr("tool." + tool.slug + ".title", tool.title);
@@ -30,7 +30,7 @@ export function resetChain() { steps = []; }
  * the steps kept, with the values entered in them.
  */
 export function buildChain(box, tools) {
-  choices = tools.filter((x) => x.available && !(x.params || []).some(isSteps));
+  choices = tools.filter((x) => x.available && x.max_files > 0 && !(x.params || []).some(isSteps));
   if (root) root.remove();
   root = el("div", { class: "param chain", "data-param": "steps" },
     el("span", { class: "label", id: "chain-label", text: t("chain.steps") }));

@@ -65,11 +65,11 @@ function control(tool, p, id, name) {
       step: p.type === "integer" ? 1 : "any", placeholder: hasDefault ? p.default : t("tool.automatic") });
   }
   const secret = /password/.test(p.name);
-  const i = el("input", { id, name, type: secret ? "password" : "text",
+  const i = el("input", { id, name, type: secret ? "password" : p.type === "url" ? "url" : "text",
     autocomplete: secret ? "new-password" : "off", spellcheck: "false",
     value: p.type !== "pages" && hasDefault && !secret ? p.default : null,
-    placeholder: p.type === "pages" ? t("tool.pagesHint") : null,
-    maxlength: p.type === "string" && p.max != null ? p.max : null, required: p.required });
+    placeholder: p.type === "pages" ? t("tool.pagesHint") : p.type === "url" ? "https://" : null,
+    maxlength: (p.type === "string" || p.type === "url") && p.max != null ? p.max : null, required: p.required });
   if (p.type === "pages") {
     i.dataset.pages = "1";
     i.addEventListener("input", () => checkPages(i));

@@ -1,0 +1,227 @@
+package chromium
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/chromedp/cdproto/fetch"
+	"github.com/chromedp/cdproto/network"
+
+	docmill "github.com/docmill/docmill"
+)
+
+// Doer sends the requests of the URL tools' pages. The server gives an
+// outbound client, which holds every connection to its address rules at
+// dial time (no private address unless --allow-private-urls); it must
+// follow no redirects, so that each hop goes back through the tab's
+// interception and these rules.
+type Doer interface {
+	Do(req *http.Request) (*http.Response, error)
+}
+
+// Bounds of the fetches of one URL job. The whole job is also bounded by
+// the tool's timeout.
+const (
+	// maxRemoteResponse bounds one response's body, decoded; a larger
+	// one is blocked (it also travels base64 over the DevTools pipe).
+	maxRemoteResponse = 32 << 20
+	// maxRemoteBytes bounds the bodies of all of a job's responses.
+	maxRemoteBytes = 128 << 20
+	// maxRemoteRequests bounds the requests of a job (redirects count).
+	maxRemoteRequests = 500
+	// remoteRequestTimeout bounds one request, its body included.
+	remoteRequestTimeout = 20 * time.Second
+	// remoteParallel bounds the requests of a job in flight at once.
+	remoteParallel = 6
+)
+
+// forwardedRequestHeaders are the headers of the page's requests sent on:
+// content negotiation only. Cookies, credentials and the page's own
+// headers are not (the client sends its own User-Agent).
+var forwardedRequestHeaders = []string{"Accept", "Accept-Language"}
+
+// forwardedResponseHeaders are the headers of an answer given to
+// Chromium: the type, the redirect target and what cross-origin fonts and
+// scripts need. Set-Cookie is not: the page's requests carry no cookies
+// (nothing is sent but forwardedRequestHeaders), so a cookie could only
+// hand one job's state to the page; nor is Content-Disposition, which
+// would make a document a download.
+var forwardedResponseHeaders = []string{
+	"Content-Type", "Location", "Content-Language",
+	"Access-Control-Allow-Origin", "Access-Control-Allow-Credentials", "Access-Control-Allow-Headers",
+	"Access-Control-Allow-Methods", "Access-Control-Expose-Headers",
+}
+
+// remote is the web page of a URL job as its tab fetches it: every
+// request the page makes (the document, each hop of a redirect, every
+// subresource) is a GET sent through client within the job's bounds.
+type remote struct {
+	ctx    context.Context // the job's; its end stops every fetch
+	client Doer
+	start  string // the page's address
+	sem    chan struct{}
+	// bounds are the remote* constants; tests lower them.
+	maxResponse, maxBytes, maxRequests int64
+
+	requests atomic.Int64 // requests sent
+	bytes    atomic.Int64 // body bytes received
+
+	mu sync.Mutex
+	// status is the HTTP status of the main frame's last document
+	// (redirects included); failure, why its last fetch got no answer.
+	status  int
+	failure string
+}
+
+// newRemote returns the remote site of a job that loads start.
+func newRemote(ctx context.Context, client Doer, start string) *remote {
+	return &remote{ctx: ctx, client: client, start: start, sem: make(chan struct{}, remoteParallel),
+		maxResponse: maxRemoteResponse, maxBytes: maxRemoteBytes, maxRequests: maxRemoteRequests}
+}
+
+// answer is a fetched response as Chromium gets it.
+type answer struct {
+	status  int64
+	headers []*fetch.HeaderEntry
+	body    []byte
+}
+
+// errBlocked marks a request the rules refuse; its text is the reason,
+// safe to show.
+type errBlocked string
+
+func (e errBlocked) Error() string { return string(e) }
+
+// fetch answers one request of the page: a GET of an http or https URL
+// without user information, within the job's request and byte budgets,
+// sent through the client; its answer is given back as it is, a redirect
+// too (Chromium follows its Location, which comes back here). Any other
+// request, a refused address, a failed connection and a body past the
+// bounds give an errBlocked. main says the request is the main frame's
+// document, whose status and failure the job reports (mainResult).
+func (r *remote) fetch(method, raw string, headers network.Headers, main bool) (answer, error) {
+	a, err := r.fetchOne(method, raw, headers)
+	if main {
+		r.mu.Lock()
+		if err != nil {
+			r.failure = err.Error()
+		} else {
+			r.status, r.failure = int(a.status), ""
+		}
+		r.mu.Unlock()
+	}
+	return a, err
+}
+
+func (r *remote) fetchOne(method, raw string, headers network.Headers) (answer, error) {
+	u, err := url.Parse(raw)
+	switch {
+	case err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "":
+		return answer{}, errBlocked("only http:// and https:// addresses are fetched")
+	case u.User != nil:
+		return answer{}, errBlocked("an address with a user name or password is refused")
+	case method != http.MethodGet:
+		return answer{}, errBlocked("only GET requests are sent")
+	case r.requests.Add(1) > r.maxRequests:
+		return answer{}, errBlocked(fmt.Sprintf("the page made more than %d requests", r.maxRequests))
+	}
+	select {
+	case r.sem <- struct{}{}:
+		defer func() { <-r.sem }()
+	case <-r.ctx.Done():
+		return answer{}, errBlocked("the job ended")
+	}
+	ctx, cancel := context.WithTimeout(r.ctx, remoteRequestTimeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, raw, nil)
+	if err != nil {
+		return answer{}, errBlocked("the address is malformed")
+	}
+	for _, name := range forwardedRequestHeaders {
+		for k, v := range headers {
+			if s, ok := v.(string); ok && strings.EqualFold(k, name) {
+				req.Header.Set(name, s)
+			}
+		}
+	}
+	resp, err := r.client.Do(req)
+	if err != nil {
+		return answer{}, errBlocked(fetchReason(err))
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode < 200 || resp.StatusCode > 599 {
+		return answer{}, errBlocked(fmt.Sprintf("the server answered HTTP %d", resp.StatusCode))
+	}
+	if resp.ContentLength > r.maxResponse {
+		return answer{}, errBlocked(fmt.Sprintf("a response was larger than %d bytes", r.maxResponse))
+	}
+	body, err := io.ReadAll(io.LimitReader(resp.Body, r.maxResponse+1))
+	switch {
+	case err != nil:
+		return answer{}, errBlocked("the transfer broke off or took too long")
+	case int64(len(body)) > r.maxResponse:
+		return answer{}, errBlocked(fmt.Sprintf("a response was larger than %d bytes", r.maxResponse))
+	case r.bytes.Add(int64(len(body))) > r.maxBytes:
+		return answer{}, errBlocked(fmt.Sprintf("the page's responses came to more than %d bytes", r.maxBytes))
+	}
+	a := answer{status: int64(resp.StatusCode), body: body}
+	for _, name := range forwardedResponseHeaders {
+		for _, v := range resp.Header.Values(name) {
+			a.headers = append(a.headers, &fetch.HeaderEntry{Name: name, Value: v})
+		}
+	}
+	a.headers = append(a.headers, &fetch.HeaderEntry{Name: "Cache-Control", Value: "no-store"})
+	return a, nil
+}
+
+// fetchReason says why a request got no answer, without the details of
+// this node's network (resolver addresses, local ports).
+func fetchReason(err error) string {
+	var t interface{ Timeout() bool }
+	switch {
+	case errors.Is(err, docmill.ErrInternalAddress):
+		return "its address is private, loopback, link-local or otherwise internal, and is refused"
+	case errors.Is(err, docmill.ErrInsecureURL):
+		return "only https:// addresses are fetched"
+	case errors.Is(err, context.DeadlineExceeded) || (errors.As(err, &t) && t.Timeout()):
+		return fmt.Sprintf("the server did not answer within %v", remoteRequestTimeout)
+	case errors.Is(err, context.Canceled):
+		return "the job ended"
+	}
+	return "the connection failed"
+}
+
+// mainResult is the job's error when the page itself could not be had:
+// fetch_failed (field url) when its document got no answer or an HTTP
+// error status (4xx, 5xx), with the reason; nil otherwise.
+func (r *remote) mainResult() error {
+	r.mu.Lock()
+	status, failure := r.status, r.failure
+	r.mu.Unlock()
+	switch {
+	case failure != "":
+		return pageFailed(failure)
+	case status >= 400:
+		return pageFailed(fmt.Sprintf("the server answered HTTP %d", status))
+	case status == 0:
+		return pageFailed("the page was not loaded")
+	}
+	return nil
+}
+
+// pageFailed is the fetch_failed error of a page that could not be had.
+func pageFailed(reason string) *docmill.Error {
+	return &docmill.Error{
+		Code:    docmill.CodeFetchFailed,
+		Message: "Could not load the page at url: " + reason + ".",
+		Fields:  []docmill.FieldError{{Field: "url", Message: reason}},
+	}
+}
