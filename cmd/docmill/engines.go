@@ -155,6 +155,7 @@ func toolset(e engineSet, o toolOptions) (tools []*docmill.Tool, close func(), e
 	tools = append(tools, vips.Tools(e.vips, e.vipsheader, o.limits, o.scratch)...)
 	tools = append(tools, thumbnail.Tool(thumbnail.Steps{PDFToPNG: toolBySlug(tools, "pdf-to-png"), Resize: toolBySlug(tools, "resize-image"),
 		ConvertImage: toolBySlug(tools, "convert-image"), OfficeToPDF: pool.FirstPagePDF, OfficeTypes: office.Accepts()}))
+	convertedImages(tools, toolBySlug(tools, "convert-image"))
 	browser := chromium.New(chromium.Options{Limits: o.limits, Jail: e.jail, Dir: o.scratch}) // starts on its first job
 	tools = append(tools, browser.Tools()...)
 	if o.pools != nil {
