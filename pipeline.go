@@ -244,12 +244,20 @@ func stepsError(fields []FieldError) *Error {
 }
 
 // OutputTypes returns the content types t's result may have when run with
-// params p on files of the types in: in's types it keeps (KeepsType),
-// those its params pick (OutputsFor), or else every type of Outputs.
+// params p on files of the types in: in's types it keeps (KeepsType; a
+// type it recodes becomes the type it is written as), those its params
+// pick (OutputsFor), or else every type of Outputs.
 func (t *Tool) OutputTypes(p Params, in []string) []string {
 	switch {
 	case t.KeepsType:
-		return intersect(in, t.Outputs)
+		kept := make([]string, len(in))
+		for i, ct := range in {
+			kept[i] = ct
+			if to, ok := t.Recodes[ct]; ok {
+				kept[i] = to
+			}
+		}
+		return intersect(kept, t.Outputs)
 	case t.OutputsFor != nil:
 		return t.OutputsFor(p)
 	}

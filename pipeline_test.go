@@ -169,3 +169,21 @@ func TestStepsFigures(t *testing.T) {
 		t.Errorf("pipeline accepts %v, max files %d; want every tool's types and 50", pipe.Accepts, pipe.MaxFiles)
 	}
 }
+
+// TestOutputTypesRecodes: a tool that keeps its input's type gives a type
+// it does not write as the type Recodes names, so the next step of a
+// pipeline is checked against what the tool really makes.
+func TestOutputTypesRecodes(t *testing.T) {
+	keep := &docmill.Tool{Slug: "resize-image", Accepts: []string{"image/png", "image/jpeg", "image/heif"},
+		Outputs: []string{"image/png", "image/jpeg"}, KeepsType: true, Recodes: map[string]string{"image/heif": "image/jpeg"}}
+	for _, tt := range []struct{ in, want []string }{
+		{[]string{"image/png"}, []string{"image/png"}},
+		{[]string{"image/heif"}, []string{"image/jpeg"}},
+		{[]string{"image/heif", "image/jpeg", "image/png"}, []string{"image/jpeg", "image/png"}},
+		{[]string{"application/pdf"}, []string{}},
+	} {
+		if got := keep.OutputTypes(nil, tt.in); !slices.Equal(got, tt.want) {
+			t.Errorf("OutputTypes(%v) = %v, want %v", tt.in, got, tt.want)
+		}
+	}
+}

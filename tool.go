@@ -42,6 +42,10 @@ type Tool struct {
 	// KeepsType says the result has its input's type, one of Outputs
 	// (compress-image, resize-image).
 	KeepsType bool
+	// Recodes, with KeepsType, maps a type the tool reads but does not
+	// write to the type its result has instead (resize-image writes a
+	// HEIF photo as a JPEG): one of Outputs.
+	Recodes map[string]string
 	// OutputsFor, when set, narrows Outputs for given params
 	// (convert-image's format); it returns a subset of Outputs.
 	OutputsFor func(Params) []string

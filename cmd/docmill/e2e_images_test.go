@@ -289,8 +289,8 @@ func heifUpload(t *testing.T, ext string) []client.File {
 
 // TestHEIFImagesE2E: uploads are sniffed as image/heif and image/avif by
 // their ftyp brands; HEIC converts to a JPEG that Go decodes; AVIF goes
-// through a tool that keeps its format; a tool that does not write HEIC
-// refuses it, naming the type.
+// through a tool that keeps its format; a tool that keeps the format
+// writes a HEIC as a JPEG (HEIC is not written).
 func TestHEIFImagesE2E(t *testing.T) {
 	s := startServer(t, "")
 	c := s.client(s.DevKey)
@@ -318,8 +318,11 @@ func TestHEIFImagesE2E(t *testing.T) {
 			t.Errorf("result %+v, meta %v", j.Result, j.Meta)
 		}
 	})
-	t.Run("heic not written", func(t *testing.T) {
-		_, _, err := c.Process(context.Background(), "rotate-image", heifUpload(t, "heic"), client.ProcessOptions{})
-		apiErrorDetail(t, err, 400, "unsupported_file_type", "image/heif")
+	t.Run("heic rotated as jpg", func(t *testing.T) {
+		j, data := runTool(t, c, "rotate-image", heifUpload(t, "heic"), map[string]string{"angle": "90"})
+		img, format := decodeImage(t, data)
+		if j.Result.Filename != "corner-rotated.jpg" || format != "jpeg" || img.Bounds().Dx() != 40 || img.Bounds().Dy() != 60 {
+			t.Errorf("result %+v: %s %v", j.Result, format, img.Bounds())
+		}
 	})
 }

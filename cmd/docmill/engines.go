@@ -162,6 +162,7 @@ func toolset(e engineSet, o toolOptions) (tools []*docmill.Tool, close func(), e
 	tools = append(tools, vips.Tools(e.vips, e.vipsheader, o.limits, o.scratch)...)
 	tools = append(tools, thumbnail.Tool(thumbnail.Steps{PDFToPNG: toolBySlug(tools, "pdf-to-png"), Resize: toolBySlug(tools, "resize-image"),
 		ConvertImage: toolBySlug(tools, "convert-image"), OfficeToPDF: pool.FirstPagePDF, OfficeTypes: office.Accepts()}))
+	convertedImages(tools, toolBySlug(tools, "convert-image"))
 	// The pages of url-to-pdf and url-to-image fetch through outbound's
 	// rules, every request checked at dial time; no redirect is followed
 	// (Chromium follows it, and its next request is checked again), and

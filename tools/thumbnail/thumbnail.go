@@ -50,8 +50,10 @@ type Steps struct {
 
 const pdfType = "application/pdf"
 
-// imageTypes are the image inputs taken (those resize-image reads).
-var imageTypes = []string{"image/jpeg", "image/png", "image/webp", "image/tiff", "image/gif"}
+// imageTypes are the image inputs taken (those resize-image reads: it
+// writes a HEIF/HEIC as a JPEG and an AVIF as an AVIF, which convert-image
+// then saves as PNG).
+var imageTypes = []string{"image/jpeg", "image/png", "image/webp", "image/tiff", "image/gif", "image/heif", "image/avif"}
 
 // Tool returns document-thumbnail on steps.
 func Tool(steps Steps) *docmill.Tool {

@@ -19,14 +19,16 @@ var presetQuality = map[string]int{"low": 85, "recommended": 75, "extreme": 55}
 func compressTool(vips, vipsheader *sandbox.Engine, maxPixels int64) *docmill.Tool {
 	return imageTool(docmill.Tool{
 		Slug:  "compress-image",
-		Meta:  []docmill.MetaField{{Name: "output_size", Type: docmill.MetaInteger, Description: "Bytes of the result."}, {Name: "saved_bytes", Type: docmill.MetaInteger, Description: "input_size - output_size (0 when compressing did not help and the input is returned)."}, {Name: "ratio", Type: docmill.MetaNumber, Description: "output_size / input_size."}, {Name: "quality", Type: docmill.MetaInteger, Description: "The quality used."}},
+		Meta:  []docmill.MetaField{{Name: "output_size", Type: docmill.MetaInteger, Description: "Bytes of the result."}, {Name: "saved_bytes", Type: docmill.MetaInteger, Description: "input_size - output_size (0 when compressing did not help and the input is returned; negative when a HEIC input became a larger JPEG)."}, {Name: "ratio", Type: docmill.MetaNumber, Description: "output_size / input_size."}, {Name: "quality", Type: docmill.MetaInteger, Description: "The quality used."}},
 		Title: "Compress image",
 		Description: "Makes a JPEG, PNG, WebP or AVIF image smaller in the same format: re-encodes it at the preset's quality " +
 			"(PNG through palette quantization when that is smaller), applies the EXIF orientation and strips metadata. " +
-			"Never returns a larger file than the input.",
-		Accepts:   []string{"image/jpeg", "image/png", "image/webp", "image/avif"},
+			"Never returns a larger file than the input, except that a HEIC/HEIF photo always becomes a JPEG " +
+			"(HEIC is not written here), which may be larger than the HEIC.",
+		Accepts:   []string{"image/jpeg", "image/png", "image/webp", "image/avif", "image/heif"},
 		Outputs:   []string{"image/jpeg", "image/png", "image/webp", "image/avif"},
 		KeepsType: true,
+		Recodes:   recoded,
 		Params: []docmill.Param{
 			{Name: "preset", Type: docmill.TypeString, Enum: []string{"low", "recommended", "extreme"}, Default: "recommended",
 				Description: "Compression level: low keeps the most quality, extreme makes the smallest file."},
@@ -37,13 +39,16 @@ func compressTool(vips, vipsheader *sandbox.Engine, maxPixels int64) *docmill.To
 
 // compress re-encodes the input in its own format and returns the smallest
 // of the candidates, or the input unchanged when none is smaller (meta
-// saved_bytes 0): a compressor that enlarges a file is worse than none.
+// saved_bytes 0): a compressor that enlarges a file is worse than none. A
+// HEIC input is re-encoded as a JPEG (keptImage) and that JPEG returned
+// whatever its size (saved_bytes may then be negative): the HEIC itself
+// would not be the JPEG the tool declares.
 //
 // Every candidate goes through vips autorot, which turns the pixels as the
 // EXIF orientation says and drops the tag, so that stripping the metadata
 // cannot leave a photo on its side.
 func compress(ctx context.Context, vips, vipsheader *sandbox.Engine, maxPixels int64, in *docmill.RunInput) (*docmill.RunOutput, error) {
-	f, fm := oneImage(in)
+	f, fm := keptImage(in)
 	if _, _, err := imageSize(ctx, vipsheader, in.WorkDir, f, maxPixels); err != nil {
 		return nil, err
 	}
@@ -81,7 +86,7 @@ func compress(ctx context.Context, vips, vipsheader *sandbox.Engine, maxPixels i
 	if st, err := os.Stat(f.Path); err == nil {
 		inSize = st.Size()
 	}
-	if bestSize >= inSize {
+	if bestSize >= inSize && f.ContentType == fm.contentType { // a recoded input is never returned as it is
 		err = filecopy.Copy(f.Path, final)
 		bestSize = inSize
 	} else {

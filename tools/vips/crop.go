@@ -21,18 +21,19 @@ func cropTool(vips, vipsheader *sandbox.Engine, maxPixels int64) *docmill.Tool {
 	return imageTool(docmill.Tool{
 		Slug:  "crop-image",
 		Title: "Crop image",
-		Description: "Cuts a rectangle out of an image, keeping its format. The box is in pixels of the image as it is seen: " +
+		Description: "Cuts a rectangle out of an image, keeping its format (a HEIC/HEIF photo becomes a JPEG). The box is in pixels of the image as it is seen: " +
 			"the EXIF orientation is applied first and its tag dropped. A box that does not fit inside the image is refused.",
 		Meta:      sizeMeta,
-		Accepts:   inputTypes,
-		Outputs:   inputTypes,
+		Accepts:   readTypes,
+		Outputs:   writtenTypes,
 		KeepsType: true,
+		Recodes:   recoded,
 		Params: []docmill.Param{
 			px("left", 0, false, "Pixels from the left edge to the box."),
 			px("top", 0, false, "Pixels from the top edge to the box."),
 			px("width", 1, true, "Width of the box in pixels."),
 			px("height", 1, true, "Height of the box in pixels."),
-			qualityParam("JPEG/WebP/AVIF/HEIC quality 1-100 of the output (default 90)."),
+			qualityParam("JPEG/WebP/AVIF quality 1-100 of the output (default 90)."),
 		},
 	}, vips, vipsheader, maxPixels, crop)
 }
@@ -60,7 +61,7 @@ func (b cropBox) check(w, h int) error {
 // crop applies the EXIF orientation (writeUpright), checks the box
 // against the upright size and cuts it out with vips crop.
 func crop(ctx context.Context, vips, vipsheader *sandbox.Engine, maxPixels int64, in *docmill.RunInput) (*docmill.RunOutput, error) {
-	f, fm := oneImage(in)
+	f, fm := keptImage(in)
 	w, h, err := imageSize(ctx, vipsheader, in.WorkDir, f, maxPixels)
 	if err != nil {
 		return nil, err

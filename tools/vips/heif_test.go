@@ -1,12 +1,16 @@
 package vips
 
 import (
+	"bytes"
+	"encoding/binary"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	docmill "github.com/docmill/docmill"
 	"github.com/docmill/docmill/tools/toolstest"
@@ -42,8 +46,9 @@ func externalSize(t *testing.T, path string) (int, int) {
 	return dims[0], dims[1]
 }
 
-// TestHEIFInputs: HEIC goes to image-info and convert-image; AVIF to
-// every tool, and the tools that keep the format write AVIF back.
+// TestHEIFInputs: HEIC and AVIF go to every tool; the tools that keep
+// the format write AVIF back and a HEIC as a JPEG, which Go decodes with
+// the marker still top-left after a crop.
 func TestHEIFInputs(t *testing.T) {
 	heic, avif := heifSample(t, "heic"), heifSample(t, "avif")
 	for path, format := range map[string]string{heic: "heic", avif: "avif"} {
@@ -67,17 +72,72 @@ func TestHEIFInputs(t *testing.T) {
 		{"crop-image", map[string]string{"width": "30", "height": "20"}, 30, 20},
 		{"resize-image", map[string]string{"width": "30"}, 30, 20},
 		{"watermark-image", map[string]string{"text": "x"}, 60, 40},
+		{"compress-image", nil, 60, 40},
 	} {
 		t.Run(tt.slug, func(t *testing.T) {
-			out := mustRunTool(t, testTool(t, tt.slug), avif, tt.raw)
-			if out.ContentType != "image/avif" || !strings.HasSuffix(out.Filename, ".avif") {
-				t.Errorf("result %s %s", out.Filename, out.ContentType)
-			}
-			if w, h := externalSize(t, out.Path); w != tt.w || h != tt.h {
-				t.Errorf("size %dx%d, want %dx%d", w, h, tt.w, tt.h)
+			for path, want := range map[string]string{avif: "avif", heic: "jpg"} {
+				out := mustRunTool(t, testTool(t, tt.slug), path, tt.raw)
+				if ct := map[string]string{"avif": "image/avif", "jpg": "image/jpeg"}[want]; out.ContentType != ct || !strings.HasSuffix(out.Filename, "."+want) {
+					t.Errorf("%s: result %s %s", want, out.Filename, out.ContentType)
+				}
+				if w, h := externalSize(t, out.Path); w != tt.w || h != tt.h {
+					t.Errorf("%s: size %dx%d, want %dx%d", want, w, h, tt.w, tt.h)
+				}
+				if want == "jpg" {
+					img := decodeOutput(t, out.Path)
+					if tt.slug == "crop-image" && !slices.Equal(markedCorners(img), []string{"top-left"}) {
+						t.Errorf("heic cropped: marker in %v", markedCorners(img))
+					}
+				}
 			}
 		})
 	}
+}
+
+// TestHEIFBomb: a HEIC or AVIF whose boxes declare 16000x16000 pixels
+// (256 MP, within libheif's own limit of 16384 a side) over a 64x48
+// picture is refused from its header by every tool, in well under a
+// second of decoding.
+func TestHEIFBomb(t *testing.T) {
+	for _, ext := range []string{"heic", "avif"} {
+		bomb := toolstest.WriteTemp(t, "bomb."+ext, heifBomb(t, heifSample(t, ext), 16000))
+		for _, slug := range []string{"convert-image", "resize-image", "compress-image", "rotate-image"} {
+			raw := map[string]map[string]string{"convert-image": {"format": "png"}, "resize-image": {"width": "10"}}[slug]
+			start := time.Now()
+			_, err := runTool(t, testTool(t, slug), bomb, raw)
+			if e := toolstest.WantCode(t, err, docmill.CodeInvalidDocument, ""); !strings.Contains(e.Message, "16000×16000") {
+				t.Errorf("%s %s: %q", slug, ext, e.Message)
+			}
+			if d := time.Since(start); d > 10*time.Second {
+				t.Errorf("%s %s: refused after %v", slug, ext, d)
+			}
+		}
+	}
+}
+
+// heifBomb returns the file at path with the width and height of every
+// ispe (image spatial extents) box set to side.
+func heifBomb(t *testing.T, path string, side uint32) []byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for i := bytes.Index(b, []byte("ispe")); i >= 0 && i+16 <= len(b); {
+		binary.BigEndian.PutUint32(b[i+8:], side)
+		binary.BigEndian.PutUint32(b[i+12:], side)
+		n++
+		j := bytes.Index(b[i+4:], []byte("ispe"))
+		if j < 0 {
+			break
+		}
+		i += 4 + j
+	}
+	if n == 0 {
+		t.Fatal("no ispe box")
+	}
+	return b
 }
 
 // TestHEIFDamaged: a HEIC or AVIF cut after its first boxes is

@@ -29,11 +29,12 @@ func resizeTool(vips, vipsheader *sandbox.Engine, maxPixels int64) *docmill.Tool
 		Slug:  "resize-image",
 		Meta:  []docmill.MetaField{{Name: "width", Type: docmill.MetaInteger, Description: "Width of the result, pixels."}, {Name: "height", Type: docmill.MetaInteger, Description: "Height of the result, pixels."}, {Name: "input_width", Type: docmill.MetaInteger, Description: "Width of the input, pixels."}, {Name: "input_height", Type: docmill.MetaInteger, Description: "Height of the input, pixels."}},
 		Title: "Resize image",
-		Description: "Resizes an image by width and/or height, or by percent, keeping its format. " +
+		Description: "Resizes an image by width and/or height, or by percent, keeping its format (a HEIC/HEIF photo becomes a JPEG). " +
 			"The EXIF orientation is applied first, so sizes are as the image is seen.",
-		Accepts:   inputTypes,
-		Outputs:   inputTypes,
+		Accepts:   readTypes,
+		Outputs:   writtenTypes,
 		KeepsType: true,
+		Recodes:   recoded,
 		Params: []docmill.Param{
 			side("width"), side("height"),
 			{Name: "percent", Type: docmill.TypeInteger, Min: docmill.Bound(1), Max: docmill.Bound(1000),
@@ -53,7 +54,7 @@ func resizeTool(vips, vipsheader *sandbox.Engine, maxPixels int64) *docmill.Tool
 // 1/2, 1/4 or 1/8 size when that is enough), applies the EXIF orientation
 // and resizes in one pass: the fastest way libvips has.
 func resize(ctx context.Context, vips, vipsheader *sandbox.Engine, maxPixels int64, in *docmill.RunInput) (*docmill.RunOutput, error) {
-	f, fm := oneImage(in)
+	f, fm := keptImage(in)
 	box := resizeBoxFor(in.Params)
 	w, h, err := imageSize(ctx, vipsheader, in.WorkDir, f, maxPixels)
 	if err != nil {

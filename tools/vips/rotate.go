@@ -14,17 +14,18 @@ func rotateTool(vips, vipsheader *sandbox.Engine, maxPixels int64) *docmill.Tool
 	return imageTool(docmill.Tool{
 		Slug:  "rotate-image",
 		Title: "Rotate image",
-		Description: "Turns an image clockwise by 90, 180 or 270 degrees, or by its EXIF orientation (auto), keeping its format. " +
+		Description: "Turns an image clockwise by 90, 180 or 270 degrees, or by its EXIF orientation (auto), keeping its format (a HEIC/HEIF photo becomes a JPEG). " +
 			"The EXIF orientation is always applied to the pixels first and its tag dropped, so the turn is of the image as it is seen " +
 			"and no viewer turns it again. Multi-page TIFF and animated GIF inputs give their first page or frame.",
 		Meta:      sizeMeta,
-		Accepts:   inputTypes,
-		Outputs:   inputTypes,
+		Accepts:   readTypes,
+		Outputs:   writtenTypes,
 		KeepsType: true,
+		Recodes:   recoded,
 		Params: []docmill.Param{
 			{Name: "angle", Type: docmill.TypeString, Enum: []string{"90", "180", "270", "auto"}, Default: "90",
 				Description: "Clockwise turn in degrees, or auto: only apply the EXIF orientation (a photo taken sideways comes out upright)."},
-			qualityParam("JPEG/WebP/AVIF/HEIC quality 1-100 of the output (default 90)."),
+			qualityParam("JPEG/WebP/AVIF quality 1-100 of the output (default 90)."),
 		},
 	}, vips, vipsheader, maxPixels, rotate)
 }
@@ -48,7 +49,7 @@ const keepQuality = 90
 // orientation and drops its tag) and then, unless angle is auto, vips rot
 // on that upright image.
 func rotate(ctx context.Context, vips, vipsheader *sandbox.Engine, maxPixels int64, in *docmill.RunInput) (*docmill.RunOutput, error) {
-	f, fm := oneImage(in)
+	f, fm := keptImage(in)
 	w, h, err := imageSize(ctx, vipsheader, in.WorkDir, f, maxPixels)
 	if err != nil {
 		return nil, err

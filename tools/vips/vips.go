@@ -121,19 +121,24 @@ func formatByExt(ext string) (format, bool) {
 	return format{}, false
 }
 
-// inputTypes are the content types the tools that keep the input's
-// format accept (resize, rotate, crop, watermark): the formats vips loads
-// natively, and AVIF through libheif.
-var inputTypes = []string{"image/jpeg", "image/png", "image/webp", "image/tiff", "image/gif", "image/avif"}
+// writtenTypes are the content types the tools that keep the input's
+// format write (resize, rotate, crop, watermark): the formats vips loads
+// and saves natively, and AVIF through libheif.
+var writtenTypes = []string{"image/jpeg", "image/png", "image/webp", "image/tiff", "image/gif", "image/avif"}
 
-// readTypes are the content types the tools that make another format
-// (convert-image, image-info) accept: inputTypes and HEIF/HEIC, which
-// libheif reads but which the tools do not write: libheif's x265 encoder
-// runs at a fixed preset that vips 8.14 cannot lower, about 22 s of CPU
-// for a 9 MP photo (over a minute on a busy 2-core node), so an image at
-// the pixel cap would overrun the tools' timeout. A HEIC photo is
-// converted first (convert-image, or a pipeline starting with it).
-var readTypes = append(slices.Clone(inputTypes), "image/heif")
+// readTypes are the content types every tool of the package accepts:
+// writtenTypes and HEIF/HEIC, which libheif reads but which the tools do
+// not write: libheif's x265 encoder runs at a fixed preset that vips 8.14
+// cannot lower, about 22 s of CPU for a 9 MP photo (over a minute on a
+// busy 2-core node), so an image at the pixel cap would overrun the
+// tools' timeout. The tools that keep the input's format write a HEIC
+// input as a JPEG (recoded, see keptImage), the format a phone exports
+// its HEIC photos in.
+var readTypes = append(slices.Clone(writtenTypes), "image/heif")
+
+// recoded maps the types the tools read but do not write to the type
+// the tools that keep the input's format write instead (Tool.Recodes).
+var recoded = map[string]string{"image/heif": "image/jpeg"}
 
 // runVips runs e in dir with args. VIPS_BLOCK_UNTRUSTED keeps vips from
 // falling back to its untrusted loaders (ImageMagick, ...) whatever the
@@ -232,6 +237,18 @@ func baseName(filename string) string {
 func oneImage(in *docmill.RunInput) (docmill.LocalFile, format) {
 	f := in.Files[0]
 	fm, _ := formatOf(f.ContentType)
+	return f, fm
+}
+
+// keptImage returns the single input of a run of a tool that keeps the
+// input's format, with the format its result is written in: the input's,
+// or for a format the package does not write (HEIC) the one recoded
+// names.
+func keptImage(in *docmill.RunInput) (docmill.LocalFile, format) {
+	f, fm := oneImage(in)
+	if fm.readOnly {
+		fm, _ = formatOf(recoded[fm.contentType])
+	}
 	return f, fm
 }
 

@@ -37,16 +37,17 @@ func watermarkTool(vips, vipsheader *sandbox.Engine, maxPixels int64) *docmill.T
 		Slug:  "watermark-image",
 		Title: "Watermark image",
 		Description: "Draws text over an image, at one of nine positions, with an opacity, size and colour, keeping the " +
-			"image's format. The EXIF orientation is applied first, so the text is upright on the image as it is seen; " +
+			"image's format (a HEIC/HEIF photo becomes a JPEG). The EXIF orientation is applied first, so the text is upright on the image as it is seen; " +
 			"the text wraps to the image's width.",
 		Meta: []docmill.MetaField{
 			{Name: "width", Type: docmill.MetaInteger, Description: "Width of the result, pixels."},
 			{Name: "height", Type: docmill.MetaInteger, Description: "Height of the result, pixels."},
 			{Name: "font_size", Type: docmill.MetaInteger, Description: "The font size used, pixels (given, or chosen from the image's size)."},
 		},
-		Accepts:   inputTypes,
-		Outputs:   inputTypes,
+		Accepts:   readTypes,
+		Outputs:   writtenTypes,
 		KeepsType: true,
+		Recodes:   recoded,
 		Params: []docmill.Param{
 			{Name: "text", Type: docmill.TypeString, Required: true, Min: docmill.Bound(1), Max: docmill.Bound(maxWatermarkText),
 				Description: "The text; a line break, or the two characters \\n, starts a new line.", Check: checkWatermarkText},
@@ -57,7 +58,7 @@ func watermarkTool(vips, vipsheader *sandbox.Engine, maxPixels int64) *docmill.T
 			{Name: "font_size", Type: docmill.TypeInteger, Min: docmill.Bound(minFontSize), Max: docmill.Bound(maxFontSize),
 				Description: "Font size in pixels. By default a twelfth of the image's shorter side (at least 12)."},
 			{Name: "color", Type: docmill.TypeColor, Default: "#808080", Description: "Text colour as #rrggbb."},
-			qualityParam("JPEG/WebP/AVIF/HEIC quality 1-100 of the output (default 90)."),
+			qualityParam("JPEG/WebP/AVIF quality 1-100 of the output (default 90)."),
 		},
 	}, vips, vipsheader, maxPixels, watermark)
 }
@@ -96,7 +97,7 @@ func watermarkMarkup(p docmill.Params) string {
 // with vips text, as wide as the image at most, and composites it at the
 // position.
 func watermark(ctx context.Context, vips, vipsheader *sandbox.Engine, maxPixels int64, in *docmill.RunInput) (*docmill.RunOutput, error) {
-	f, fm := oneImage(in)
+	f, fm := keptImage(in)
 	if _, _, err := imageSize(ctx, vipsheader, in.WorkDir, f, maxPixels); err != nil {
 		return nil, err
 	}

@@ -265,6 +265,9 @@ function resetTool() {
   renderTool();
 }
 
+/** ACCEPT_EXTENSIONS are the file extensions the file picker offers beside a content type. */
+const ACCEPT_EXTENSIONS = { "image/heif": [".heic", ".heif"], "image/avif": [".avif"] };
+
 function renderTool() {
   const tool = current;
   $("tool-title").textContent = toolTitle(tool);
@@ -274,7 +277,9 @@ function renderTool() {
   // A tool that takes one file runs several as a batch, one job each.
   input.multiple = true;
   const accepts = tool.accepts || [];
-  input.accept = accepts.includes("*/*") ? "" : accepts.join(","); // "*/*": any file
+  // "*/*": any file. A type some systems map no extension to (.heic on
+  // Windows and Linux) is also offered by its extensions.
+  input.accept = accepts.includes("*/*") ? "" : accepts.flatMap((a) => [a, ...(ACCEPT_EXTENSIONS[a] || [])]).join(",");
   $("drop-text").textContent = tool.max_files > 1 ? t("tool.dropMany", { max: tool.max_files }) : t("tool.dropBatch", { max: BATCH_MAX });
   $("reorder-hint").hidden = !(tool.max_files > 1);
   // A tool that takes no file (url-to-pdf) shows its address field only.
