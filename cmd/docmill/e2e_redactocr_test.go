@@ -158,15 +158,15 @@ func TestRedactOCRE2E(t *testing.T) {
 	t.Run("cyrillic", func(t *testing.T) { redactocrCyrillic(t, c) })
 
 	t.Run("too many pages", func(t *testing.T) {
-		// 51 pages, each holding the term: more than ocr=true reads, refused
-		// before any page is drawn; without ocr the same document is redacted.
-		pages := make([]string, 51)
+		// 21 pages, each holding the term: more than ocr=true reads,
+		// refused before any page is drawn.
+		pages := make([]string, 21)
 		for i := range pages {
 			pages[i] = fmt.Sprintf("Page %d names Morozov", i+1)
 		}
 		many := toolstest.TextPDF(pages...)
 		code, msg := toolRefusal(t, c, "redact-pdf", []client.File{pdfFile("many.pdf", many)}, map[string]string{"terms": "Morozov", "ocr": "true"})
-		if code != "invalid_document" || !strings.Contains(msg, "at most 50 pages can be redacted with ocr=true") {
+		if code != "invalid_document" || !strings.Contains(msg, "at most 20 pages can be redacted with ocr=true") {
 			t.Errorf("%s: %s", code, msg)
 		}
 	})

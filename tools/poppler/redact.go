@@ -19,18 +19,20 @@ import (
 // highest resolution they allow, and refused below minDPI.
 const redactDPI = 150
 
-// maxRedactOCRPages bounds the pages redact-pdf OCRs with ocr=true.
-// tesseract reads a page at 150 dpi in 2 to 4 s of one core, so 50 pages
-// fit well within the tool's timeout on a node of two cores that runs
-// other jobs too; more would call for ocr-pdf's long-job handling.
-const maxRedactOCRPages = 50
+// maxRedactOCRPages bounds the pages redact-pdf OCRs with ocr=true, all
+// in one tesseract run. tesseract reads a dense A4 page at 150 dpi in
+// about 9 s of CPU with eng+rus (7.5 s with eng alone; measured on
+// pdflatex pages), so 20 pages take some 3 minutes, within the tool's
+// 5-minute timeout with the rendering; more would call for ocr-pdf's
+// long-job handling.
+const maxRedactOCRPages = 20
 
 // maxRedactOCRPixels bounds the pixels of the page images redact-pdf
 // OCRs with ocr=true, since tesseract's time and memory grow with them:
 // those of maxRedactOCRPages A4 pages at 150 dpi (2.2 megapixels each),
-// with room to spare. A page drawn at the render cap (100 megapixels) is
-// read alone.
-const maxRedactOCRPixels = 120_000_000
+// with some room. A page drawn near the render cap (100 megapixels) is
+// refused: its text could take tesseract past the timeout.
+const maxRedactOCRPixels = 50_000_000
 
 // RedactEngines are the poppler programs redact-pdf runs.
 type RedactEngines struct {
