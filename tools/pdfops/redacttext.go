@@ -2,6 +2,7 @@ package pdfops
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"strconv"
@@ -55,6 +56,9 @@ func (l *textLayers) addTo(dst *model.Context, i int, w, h float64) (content str
 		return "", types.IndirectRef{}, fmt.Errorf("pdfops: text layer page %d has no size", i)
 	}
 	text, err := l.doc.PageContent(page, i)
+	if errors.Is(err, model.ErrNoContent) {
+		text, err = nil, nil // no word recognized
+	}
 	if err != nil {
 		return "", types.IndirectRef{}, fmt.Errorf("pdfops: text layer page %d content: %w", i, err)
 	}
