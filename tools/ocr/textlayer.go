@@ -53,7 +53,7 @@ func TextLayerTool(tesseract *sandbox.Engine, scratch string) *docmill.Tool {
 }
 
 // The resolutions TextLayerTool accepts: redact-pdf draws pages at 150
-// dpi, lower for a large page, never below 18.
+// dpi, lower for a large page, never below 72 (poppler's minDPI).
 const (
 	minTextLayerDPI = 10
 	maxTextLayerDPI = 1200
