@@ -112,6 +112,9 @@ var conformNoEffect = map[string]string{
 	"unlock-pdf/password": "a password only opens an encrypted input",
 	// The sample holds no e-mail address or other personal data.
 	"redact-pdf/presets": "the sample has no personal data to find",
+	// The base run is without OCR (ocr=true is judged on its own, by
+	// meta.ocr_pages); e2e_redactocr_test.go checks lang=rus and eng.
+	"redact-pdf/lang": "read only with ocr=true",
 }
 
 // conformKnown are the checks tools are known to fail (see Suite.Known).

@@ -153,7 +153,8 @@ func toolset(e engineSet, o toolOptions) (tools []*docmill.Tool, close func(), e
 	signing := poppler.SignEngines{PDFSig: e.pdfsig, CertUtil: e.certutil, PK12Util: e.pk12util, PDFInfo: e.pdfinfo}
 	verifying := poppler.VerifyEngines{PDFSig: e.pdfsig, CertUtil: e.certutil}
 	tools = append(tools, checkedPDFs(check, []*docmill.Tool{poppler.SignTool(signing), poppler.VerifySignaturesTool(verifying)})...)
-	redact := poppler.RedactTool(poppler.RedactEngines{PDFToText: e.pdftotext, PDFToPPM: e.pdftoppm, PDFInfo: e.pdfinfo}, o.limits, helpers.Tool(pdfops.RedactPagesTool()).Run)
+	redactSteps := poppler.RedactSteps{Replace: helpers.Tool(pdfops.RedactPagesTool()).Run, TextLayer: ocr.TextLayerTool(e.tesseract, o.scratch).Run}
+	redact := poppler.RedactTool(poppler.RedactEngines{PDFToText: e.pdftotext, PDFToPPM: e.pdftoppm, PDFInfo: e.pdfinfo}, o.limits, redactSteps)
 	tools = append(tools, checkedPDFs(check, []*docmill.Tool{redact})...)
 	ocrSteps := ocr.Steps{Pages: selectPages, PrepareImage: helpers.Tool(ocr.PrepareImageTool()).Run}
 	tools = append(tools, checkedPDFs(check, ocr.Tools(e.ocrmypdf, e.tesseract, o.limits, ocrSteps, o.scratch))...)

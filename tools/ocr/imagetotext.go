@@ -32,6 +32,9 @@ const (
 // type.
 type textFormat struct {
 	config, ext, contentType string
+	// options come before config on tesseract's command line (-c
+	// variables).
+	options []string
 }
 
 // textFormats are image-to-text's formats by the value of its format
@@ -179,7 +182,8 @@ func (r *textRunner) recognize(ctx context.Context, images []string, dpi int, la
 		}
 	}
 	base := filepath.Join(workDir, "ocr-text")
-	args := []string{input, base, "--dpi", strconv.Itoa(dpi), "-l", lang, format.config}
+	args := append([]string{input, base, "--dpi", strconv.Itoa(dpi), "-l", lang}, format.options...)
+	args = append(args, format.config)
 	if _, err := r.tesseract.Run(ctx, sandbox.Cmd{Args: args, Dir: workDir, Timeout: timeout}); err != nil {
 		if ctxErr := ctx.Err(); ctxErr != nil {
 			return "", ctxErr

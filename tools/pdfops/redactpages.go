@@ -40,24 +40,44 @@ const maxRedactImages = 10_000
 // of "texts" (a JSON list of the texts blacked out), in any case, gets
 // the title redactedTitle. Unreferenced objects are not
 // written: pdfcpu writes only what the document reaches.
+//
+// With "text_layer" true, one more file follows the PNGs: a PDF with one
+// page per image, in order, holding only an invisible text layer
+// recognized in that image (ocr.TextLayerTool's output); each replaced
+// page draws its page over the image as a form XObject, stretched to the
+// page, so that the page can be searched and copied from again. The text
+// was read from the image with the boxes painted, so it holds nothing
+// blacked out.
 func RedactPagesTool() *docmill.Tool {
 	disableConfigDir()
 	t := onePDFTool(docmill.Tool{
-		Slug:   RedactPagesSlug,
-		Title:  "Redact pages",
-		Params: []docmill.Param{{Name: "pages", Type: docmill.TypePages}, {Name: "texts", Type: docmill.TypeString}},
-		Meta:   []docmill.MetaField{{Name: "pages", Type: docmill.MetaInteger, Description: "Pages of the document."}},
-		Run:    runRedactPages,
+		Slug:  RedactPagesSlug,
+		Title: "Redact pages",
+		Params: []docmill.Param{{Name: "pages", Type: docmill.TypePages}, {Name: "texts", Type: docmill.TypeString},
+			{Name: "text_layer", Type: docmill.TypeBoolean, Default: "false"}},
+		Meta: []docmill.MetaField{{Name: "pages", Type: docmill.MetaInteger, Description: "Pages of the document."}},
+		Run:  runRedactPages,
 	})
 	t.Accepts = []string{pdfContentType, "image/png"}
-	t.MaxFiles = 1 + maxRedactImages
+	t.MaxFiles = 2 + maxRedactImages
 	return withBudgets([]*docmill.Tool{t})[0]
 }
 
 func runRedactPages(ctx context.Context, in *docmill.RunInput) (out *docmill.RunOutput, err error) {
 	defer recoverPanic(&err)
 	f, images := in.Files[0], in.Files[1:]
-	if err := checkSize(ctx, in.Files[:1]); err != nil {
+	var layerFile *docmill.LocalFile
+	if in.Params.Bool("text_layer") {
+		if len(images) == 0 {
+			return nil, fmt.Errorf("pdfops: redact-pages got no text layer")
+		}
+		layerFile, images = &images[len(images)-1], images[:len(images)-1]
+	}
+	sized := in.Files[:1]
+	if layerFile != nil {
+		sized = []docmill.LocalFile{f, *layerFile}
+	}
+	if err := checkSize(ctx, sized); err != nil {
 		return nil, err
 	}
 	doc, err := readDocument(ctx, f, newConfig(model.ADDWATERMARKS), theFile)
@@ -75,11 +95,17 @@ func runRedactPages(ctx context.Context, in *docmill.RunInput) (out *docmill.Run
 	if len(pages) != len(images) || len(slices.Compact(sorted)) != len(pages) {
 		return nil, fmt.Errorf("pdfops: redact-pages got %d images for pages %v", len(images), pages)
 	}
+	var layers *textLayers
+	if layerFile != nil {
+		if layers, err = readTextLayers(ctx, *layerFile, len(pages)); err != nil {
+			return nil, err
+		}
+	}
 	for i, p := range pages {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		if err := replaceWithImage(doc, p, images[i].Path); err != nil {
+		if err := replaceWithImage(doc, p, images[i].Path, layers, i+1); err != nil {
 			return nil, err
 		}
 	}
@@ -97,8 +123,9 @@ func runRedactPages(ctx context.Context, in *docmill.RunInput) (out *docmill.Run
 // (within its media box), turned by its rotation, which becomes the new
 // media box, upright. The page keeps its dictionary (and so its place and
 // every reference to it), but its every entry that draws, annotates or
-// describes the old content is replaced or removed.
-func replaceWithImage(doc *model.Context, p int, path string) error {
+// describes the old content is replaced or removed. With layers, page
+// layer of layers is drawn over the image.
+func replaceWithImage(doc *model.Context, p int, path string, layers *textLayers, layer int) error {
 	page, _, inh, err := doc.PageDict(p, false)
 	if err != nil || page == nil || inh == nil || inh.MediaBox == nil {
 		return docmill.InvalidDocument(err, "Page %d of the PDF could not be read: it is damaged.", p)
@@ -120,7 +147,17 @@ func replaceWithImage(doc *model.Context, p int, path string) error {
 	if err != nil {
 		return err
 	}
-	content, err := newContentStream(doc, string(imageContent(imagePlacement{pageW: w, pageH: h, w: w, h: h}, 1)))
+	draw := string(imageContent(imagePlacement{pageW: w, pageH: h, w: w, h: h}, 1))
+	xobjects := types.Dict{"Im0": *img.ref}
+	if layers != nil {
+		text, form, err := layers.addTo(doc, layer, w, h)
+		if err != nil {
+			return err
+		}
+		draw += text
+		xobjects[textLayerName] = form
+	}
+	content, err := newContentStream(doc, draw)
 	if err != nil {
 		return err
 	}
@@ -130,7 +167,7 @@ func replaceWithImage(doc *model.Context, p int, path string) error {
 	}
 	page["MediaBox"] = types.NewNumberArray(0, 0, w, h)
 	page["Rotate"] = types.Integer(0) // the image is already upright; a /Rotate inherited from the tree must not turn it
-	page["Resources"] = types.Dict{"XObject": types.Dict{"Im0": *img.ref}}
+	page["Resources"] = types.Dict{"XObject": xobjects}
 	page["Contents"] = *content
 	return nil
 }

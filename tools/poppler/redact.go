@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"path/filepath"
 	"slices"
+	"strconv"
 
 	docmill "github.com/docmill/docmill"
 	"github.com/docmill/docmill/sandbox"
@@ -17,9 +19,37 @@ import (
 // highest resolution they allow, and refused below minDPI.
 const redactDPI = 150
 
+// maxRedactOCRPages bounds the pages redact-pdf OCRs with ocr=true, all
+// in one tesseract run. tesseract reads a dense A4 page at 150 dpi in
+// about 9 s of CPU with eng+rus (7.5 s with eng alone; measured on
+// pdflatex pages), so 20 pages take some 3 minutes, within the tool's
+// 5-minute timeout with the rendering; more would call for ocr-pdf's
+// long-job handling.
+const maxRedactOCRPages = 20
+
+// maxRedactOCRPixels bounds the pixels of the page images redact-pdf
+// OCRs with ocr=true, since tesseract's time and memory grow with them:
+// those of maxRedactOCRPages A4 pages at 150 dpi (2.2 megapixels each),
+// with some room. A page drawn near the render cap (100 megapixels) is
+// refused: its text could take tesseract past the timeout.
+const maxRedactOCRPixels = 50_000_000
+
 // RedactEngines are the poppler programs redact-pdf runs.
 type RedactEngines struct {
 	PDFToText, PDFToPPM, PDFInfo *sandbox.Engine
+}
+
+// RedactSteps are the parts of redact-pdf other packages provide, each
+// run as a docmill.RunFunc.
+type RedactSteps struct {
+	// Replace is pdfops.RedactPagesTool run in the PDF helper; nil makes
+	// the tool unavailable.
+	Replace docmill.RunFunc
+	// TextLayer is ocr.TextLayerTool: the invisible text tesseract
+	// recognizes in page images, as a text-only PDF with a page per
+	// image. nil, or an engine it lacks, refuses ocr=true with
+	// engine_unavailable; the tool stays available without OCR.
+	TextLayer docmill.RunFunc
 }
 
 // RedactTool declares redact-pdf: it finds the words to black out with
@@ -28,10 +58,13 @@ type RedactEngines struct {
 // has any with pdftoppm, paints the boxes black in the image, and has
 // replace (pdfops.RedactPagesTool, run in the PDF helper) put the images
 // in place of those pages and drop the document's metadata. Pages without
-// a box are left as they are, text and vectors. limits bound the
-// rendering (RenderPages, RenderPagePixels, RenderPixelsTotal; a zero
-// field takes its default).
-func RedactTool(e RedactEngines, limits docmill.Limits, replace docmill.RunFunc) *docmill.Tool {
+// a box are left as they are, text and vectors. With ocr=true,
+// steps.TextLayer reads the painted images again and replace puts the
+// text it found over them, invisible. limits bound the rendering
+// (RenderPages, RenderPagePixels, RenderPixelsTotal; a zero field takes
+// its default).
+func RedactTool(e RedactEngines, limits docmill.Limits, steps RedactSteps) *docmill.Tool {
+	replace := steps.Replace
 	limits = limits.WithDefaults()
 	return engineTool(docmill.Tool{
 		Slug:  "redact-pdf",
@@ -44,19 +77,23 @@ func RedactTool(e RedactEngines, limits docmill.Limits, replace docmill.RunFunc)
 			"Other pages are left as they are. The document's metadata (Info and XMP) is always removed; on redacted " +
 			"pages its tags are too; a bookmark whose title holds a text blacked out is renamed [redacted]. Attachments, " +
 			"form field values and the comments of pages without a box are not searched: remove them with sanitize-pdf, " +
-			"remove-annotations or flatten-pdf first. " + fmt.Sprintf("At most %d pages are redacted.", limits.RenderPages),
+			"remove-annotations or flatten-pdf first. With ocr=true the replaced pages get an invisible text layer " +
+			"again, recognized by OCR in the image with the boxes already black, so it can be searched and copied " +
+			"but holds nothing blacked out (OCR may misread words). " +
+			fmt.Sprintf("At most %d pages are redacted, and at most %d with ocr=true.", limits.RenderPages, maxRedactOCRPages),
 		Meta: []docmill.MetaField{
 			{Name: "pages", Type: docmill.MetaInteger, Description: "Pages of the document."},
 			{Name: "redactions", Type: docmill.MetaInteger, Description: "Areas blacked out: each match of a term, the regex or a preset (one match may span several words), and each box given."},
 			{Name: "redacted_pages", Type: docmill.MetaIntegers, Description: "The pages replaced by images, in order."},
 			{Name: "redactions_per_page", Type: docmill.MetaIntegers, Description: "The redactions on each of redacted_pages, in the same order."},
+			{Name: "ocr_pages", Type: docmill.MetaInteger, Description: "Redacted pages given a text layer by OCR: all of them with ocr=true, else 0."},
 		},
 		Params:      redactParams(),
 		CheckParams: checkRedactSource,
 		Outputs:     []string{pdfContentType},
 		Available:   func() bool { return replace != nil },
 		Run: func(ctx context.Context, in *docmill.RunInput) (*docmill.RunOutput, error) {
-			return runRedact(ctx, e, limits, replace, in)
+			return runRedact(ctx, e, limits, steps, in)
 		},
 	}, e.PDFToText, e.PDFToPPM, e.PDFInfo)
 }
@@ -89,6 +126,16 @@ func redactParams() []docmill.Param {
 			Name: "pages", Type: docmill.TypePages,
 			Description: `Pages whose text is searched for terms, regex and presets, such as "1-3,5,8-"; every page when absent. Boxes apply to the pages they name.`,
 		},
+		{
+			Name: "ocr", Type: docmill.TypeBoolean, Default: "false",
+			Description: "Give the redacted pages an invisible text layer again, recognized by OCR (tesseract) in their images " +
+				"with the boxes already black, so that they can be searched and copied from. Takes seconds per page; " +
+				fmt.Sprintf("at most %d redacted pages.", maxRedactOCRPages),
+		},
+		{
+			Name: "lang", Type: docmill.TypeString, Enum: []string{"eng", "rus", "eng+rus"}, Default: "eng+rus",
+			Description: "With ocr=true, the language of the text: eng (English), rus (Russian) or eng+rus (both).",
+		},
 	}
 }
 
@@ -116,9 +163,13 @@ func checkRedactSource(p docmill.Params) error {
 // with them painted black, and has replace put those images in place of
 // the pages. A document with nothing to black out still goes through
 // replace, which drops its metadata.
-func runRedact(ctx context.Context, e RedactEngines, limits docmill.Limits, replace docmill.RunFunc, in *docmill.RunInput) (*docmill.RunOutput, error) {
+func runRedact(ctx context.Context, e RedactEngines, limits docmill.Limits, steps RedactSteps, in *docmill.RunInput) (*docmill.RunOutput, error) {
+	replace, ocr := steps.Replace, in.Params.Bool("ocr")
 	if replace == nil || !e.PDFToText.Available() || !e.PDFToPPM.Available() {
 		return nil, engineError(sandbox.ErrUnavailable, "")
+	}
+	if ocr && steps.TextLayer == nil {
+		return nil, docmill.Errorf(docmill.CodeEngineUnavailable, "The OCR engine is not available on this server; redact without ocr.")
 	}
 	f := in.Files[0]
 	src, dir, err := absPaths(in)
@@ -141,11 +192,16 @@ func runRedact(ctx context.Context, e RedactEngines, limits docmill.Limits, repl
 		return nil, docmill.Internal(err)
 	}
 	step.Params["texts"] = string(texts)
-	perPage, total := []int{}, 0
+	perPage, total, ocrPages := []int{}, 0, 0
 	if len(redacted) > 0 {
 		dpi, err := redactResolution(ctx, e.PDFInfo, src, dir, limits, redacted, sizes)
 		if err != nil {
 			return nil, err
+		}
+		if ocr {
+			if err := checkOCRBounds(redacted, sizes, dpi); err != nil {
+				return nil, err
+			}
 		}
 		images, err := drawRedacted(ctx, e.PDFToPPM, src, dir, dpi, redacted, sizes, pages)
 		if err != nil {
@@ -153,6 +209,15 @@ func runRedact(ctx context.Context, e RedactEngines, limits docmill.Limits, repl
 		}
 		step.Files = append(step.Files, images...)
 		step.Params["pages"] = docmill.FormatPages(redacted)
+		if ocr {
+			layer, err := recognizeText(ctx, steps.TextLayer, in, images, dpi)
+			if err != nil {
+				return nil, err
+			}
+			step.Files = append(step.Files, layer)
+			step.Params["text_layer"] = "true"
+			ocrPages = len(redacted)
+		}
 		for _, p := range redacted {
 			perPage = append(perPage, pages[p].count)
 			total += pages[p].count
@@ -165,5 +230,36 @@ func runRedact(ctx context.Context, e RedactEngines, limits docmill.Limits, repl
 	return &docmill.RunOutput{Path: out.Path, ContentType: pdfContentType,
 		Filename: docmill.ResultName(f.Filename, ".pdf", "-redacted.pdf"),
 		Meta: map[string]any{"pages": count, "redactions": total, "redacted_pages": append([]int{}, redacted...),
-			"redactions_per_page": perPage}}, nil
+			"redactions_per_page": perPage, "ocr_pages": ocrPages}}, nil
+}
+
+// checkOCRBounds refuses, before any page is drawn, more pages to OCR
+// than maxRedactOCRPages, or pages whose images at dpi (sizes holds them
+// all) are together over maxRedactOCRPixels.
+func checkOCRBounds(pages []int, sizes map[int]pageSize, dpi int) error {
+	if len(pages) > maxRedactOCRPages {
+		return docmill.LimitExceeded(fmt.Sprintf("%d pages have something to black out; at most %d pages can be redacted with ocr=true", len(pages), maxRedactOCRPages))
+	}
+	var total int64
+	for _, p := range pages {
+		w, h := sizes[p].pixels(dpi)
+		total += w * h
+	}
+	if total > maxRedactOCRPixels {
+		return docmill.LimitExceeded(fmt.Sprintf("The %d pages to redact would be %s at %d dpi; OCR (ocr=true) reads at most %s",
+			len(pages), pixelCount(total), dpi, pixelCount(maxRedactOCRPixels)))
+	}
+	return nil
+}
+
+// recognizeText has textLayer (RedactSteps.TextLayer) read the painted
+// page images, drawn at dpi, in the language of in's "lang" param, and
+// returns the text-only PDF it made, a page per image.
+func recognizeText(ctx context.Context, textLayer docmill.RunFunc, in *docmill.RunInput, images []docmill.LocalFile, dpi int) (docmill.LocalFile, error) {
+	out, err := textLayer(ctx, &docmill.RunInput{Files: images, WorkDir: in.WorkDir, Limits: in.Limits,
+		Params: docmill.Params{"lang": in.Params.String("lang"), "dpi": strconv.Itoa(dpi)}})
+	if err != nil {
+		return docmill.LocalFile{}, err
+	}
+	return docmill.LocalFile{Path: out.Path, Filename: filepath.Base(out.Path), ContentType: pdfContentType}, nil
 }

@@ -25,6 +25,12 @@ func redactTool(t testing.TB) *docmill.Tool {
 // limitedRedactTool is redactTool with limits.
 func limitedRedactTool(t testing.TB, limits docmill.Limits) *docmill.Tool {
 	t.Helper()
+	return stepsRedactTool(t, limits, nil)
+}
+
+// stepsRedactTool is limitedRedactTool with textLayer as its OCR step.
+func stepsRedactTool(t testing.TB, limits docmill.Limits, textLayer docmill.RunFunc) *docmill.Tool {
+	t.Helper()
 	find := func(name string) *sandbox.Engine {
 		e := sandbox.Find(name, []string{"-v"}, sandbox.Options{View: sandbox.View{ReadOnly: DataPaths}})
 		if !e.Available() {
@@ -33,7 +39,7 @@ func limitedRedactTool(t testing.TB, limits docmill.Limits) *docmill.Tool {
 		return e
 	}
 	e := RedactEngines{PDFToText: find("pdftotext"), PDFToPPM: find("pdftoppm"), PDFInfo: find("pdfinfo")}
-	return RedactTool(e, limits, toolstest.Helpers().Tool(pdfops.RedactPagesTool()).Run)
+	return RedactTool(e, limits, RedactSteps{Replace: toolstest.Helpers().Tool(pdfops.RedactPagesTool()).Run, TextLayer: textLayer})
 }
 
 func TestRedactChecksums(t *testing.T) {
@@ -113,7 +119,7 @@ func TestRedactPDF(t *testing.T) {
 	tool := redactTool(t)
 	src := toolstest.WriteTemp(t, "doc.pdf", toolstest.TextPDF("Mail john.doe@example.com now", "Plain words only", "INN 7707083893 ok"))
 	out := mustRunTool(t, tool, src, map[string]string{"presets": "emails,inn"})
-	want := map[string]any{"pages": 3, "redactions": 2, "redacted_pages": []int{1, 3}, "redactions_per_page": []int{1, 1}}
+	want := map[string]any{"pages": 3, "redactions": 2, "redacted_pages": []int{1, 3}, "redactions_per_page": []int{1, 1}, "ocr_pages": 0}
 	if !reflect.DeepEqual(out.Meta, want) || out.Filename != "doc-redacted.pdf" {
 		t.Fatalf("meta %v, filename %q", out.Meta, out.Filename)
 	}
