@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"math/big"
 	"os/exec"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -236,7 +237,8 @@ func TestSignVisibleE2E(t *testing.T) {
 
 // TestSignHostileE2E: a page beyond the document, a huge PKCS#12 file, a
 // PDF whose page tree loops and an encrypted PDF are refused as the
-// client's errors, and the server stays up.
+// client's errors; a PDF whose cross-reference data is damaged is
+// repaired, then signed; and the server stays up.
 func TestSignHostileE2E(t *testing.T) {
 	s := startServer(t, "")
 	c := s.client(s.DevKey)
@@ -277,6 +279,15 @@ func TestSignHostileE2E(t *testing.T) {
 				t.Fatalf("%s %q, want %s saying %q", code, msg, tc.code, tc.says)
 			}
 		})
+	}
+	// A file whose last startxref points nowhere is repaired (rewritten)
+	// by the server, and the repair signed.
+	broken := regexp.MustCompile(`startxref\s+\d+`).ReplaceAll(toolstest.ReadCorpus(t, "pdf", "google-doc-document.pdf"), []byte("startxref\n12"))
+	j, repaired := runTool(t, c, "sign-pdf", []client.File{pdfFile("broken.pdf", broken), pdfFile("s.p12", p12)},
+		map[string]string{"certificate_password": "pw"})
+	if report := signPdfsig(t, repaired); j.Meta["repaired"] != true || !strings.Contains(report, "Signature is Valid.") ||
+		!strings.Contains(report, "Total document signed") {
+		t.Errorf("damaged file: meta %v, pdfsig:\n%s", j.Meta, report)
 	}
 	// The server still signs.
 	if _, signed := runTool(t, c, "sign-pdf", []client.File{file(t, "pdf", fourPages), pdfFile("s.p12", p12)},

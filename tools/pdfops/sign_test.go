@@ -387,3 +387,43 @@ func signLoopingPDF() []byte {
 	fmt.Fprintf(&b, "trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n", len(objects)+1, xref)
 	return b.Bytes()
 }
+
+// TestSignVisibleRotated draws a visible signature on a page shown turned
+// (habibi-rotated.pdf): pdfsig finds it valid and pdftotext reads its
+// text upright.
+func TestSignVisibleRotated(t *testing.T) {
+	if _, err := exec.LookPath("pdftotext"); err != nil {
+		t.Skip("pdftotext not installed")
+	}
+	p12 := signP12(t, "Rotated Signer", true, pkcs12.Modern, "")
+	out, err := signRun(t, pdfCorpus(t)+"habibi-rotated.pdf", p12, map[string]string{"visible": "true", "text": "Upright signature"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if report := signPdfsig(t, out.Path); !strings.Contains(report, "Signature is Valid.") {
+		t.Errorf("pdfsig:\n%s", report)
+	}
+	text, err := exec.Command("pdftotext", "-l", "1", out.Path, "-").Output()
+	if err != nil || !strings.Contains(string(text), "Upright signature") {
+		t.Errorf("pdftotext: %q %v", text, err)
+	}
+}
+
+// TestSignDamagedXRef: a file whose last startxref points nowhere is
+// unreadable (docmill.ErrUnreadable), which makes the server repair it
+// and sign the repair.
+func TestSignDamagedXRef(t *testing.T) {
+	orig, err := os.ReadFile(pdfCorpus(t) + "google-doc-document.pdf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	broken := regexp.MustCompile(`startxref\s+\d+`).ReplaceAll(orig, []byte("startxref\n12"))
+	path := filepath.Join(t.TempDir(), "broken.pdf")
+	if err := os.WriteFile(path, broken, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, err = signRun(t, path, signP12(t, "Damaged", false, pkcs12.Modern, ""), nil)
+	if !errors.Is(err, docmill.ErrUnreadable) {
+		t.Fatalf("%v, want an unreadable document", err)
+	}
+}
