@@ -98,7 +98,7 @@ func SignTool() *docmill.Tool {
 		Available: stampFontAvailable,
 		Run:       runSign,
 	})
-	t.Accepts = []string{pdfContentType, PKCS12ContentType}
+	t.Accepts, t.Outputs = []string{pdfContentType, PKCS12ContentType}, []string{pdfContentType}
 	t.MinFiles, t.MaxFiles = 2, 2
 	return withBudgets([]*docmill.Tool{t})[0]
 }
