@@ -24,6 +24,7 @@ require (
 	golang.org/x/term v0.47.0
 	golang.org/x/text v0.42.0
 	modernc.org/sqlite v1.60.1
+	software.sslmate.com/src/go-pkcs12 v0.5.0
 )
 
 require (

@@ -191,7 +191,7 @@ func TestSignPDFE2E(t *testing.T) {
 	const reason = "Утверждено: e2e test"
 
 	j, signed := runTool(t, c, "sign-pdf", []client.File{file(t, "pdf", fourPages), pdfFile("signer.p12", p12)},
-		map[string]string{"certificate_password": password, "reason": reason})
+		map[string]string{"certificate_password": password, "reason": reason, "format": "pkcs7"})
 	if j.Result.ContentType != "application/pdf" || j.Result.Filename != "pdflatex-4-pages-signed.pdf" || j.Meta["pages"] != float64(4) {
 		t.Fatalf("result %+v, meta %v", j.Result, j.Meta)
 	}
@@ -312,7 +312,7 @@ func TestVerifyPDFSignaturesE2E(t *testing.T) {
 	p12 := signPKCS12(t, "Signer Verify", "verify-pass")
 	start := time.Now().Add(-time.Minute)
 	_, signed := runTool(t, c, "sign-pdf", []client.File{file(t, "pdf", fourPages), pdfFile("signer.p12", p12)},
-		map[string]string{"certificate_password": "verify-pass"})
+		map[string]string{"certificate_password": "verify-pass", "format": "pkcs7"})
 
 	r := signVerify(t, c, "signed.pdf", signed)
 	if len(r.Signatures) != 1 {

@@ -25,7 +25,7 @@ type engineSet struct {
 	gs, qpdf                        *sandbox.Engine
 	pdftoppm, pdftotext, pdfinfo    *sandbox.Engine
 	pdffonts, pdfimages, pdftocairo *sandbox.Engine
-	pdfsig, certutil, pk12util      *sandbox.Engine
+	pdfsig, certutil                *sandbox.Engine
 	ocrmypdf, tesseract             *sandbox.Engine
 	soffice, python3                *sandbox.Engine
 	vips, vipsheader                *sandbox.Engine
@@ -63,7 +63,6 @@ func findEngines(jail *sandbox.Jail, observe func(sandbox.RunReport)) engineSet 
 		pdffonts:   sandbox.Find("pdffonts", []string{"-v"}, opts(gsLimits, poppler.DataPaths)),
 		pdfsig:     sandbox.Find("pdfsig", []string{"-v"}, opts(gsLimits, poppler.DataPaths)),
 		certutil:   sandbox.Find("certutil", nil, opts(gsLimits)),
-		pk12util:   sandbox.Find("pk12util", nil, opts(gsLimits)),
 		ocrmypdf:   sandbox.Find("ocrmypdf", []string{"--version"}, opts(ocrLimits, ocr.DataPaths)),
 		soffice:    sandbox.Find("soffice", []string{"--version"}, opts(officeLimits, office.DataPaths)),
 		python3:    sandbox.Find("python3", nil, opts(officeLimits, office.DataPaths)),
@@ -150,9 +149,11 @@ func toolset(e engineSet, o toolOptions) (tools []*docmill.Tool, close func(), e
 	tools = append(tools, checkedPDFs(check, []*docmill.Tool{poppler.CompareTool(popplerMore, e.pdftotext, o.limits, helpers.Tool(pdfops.CompareReportTool()).Run)})...)
 	pdfInfo := poppler.InfoTool(poppler.InfoEngines{PDFInfo: e.pdfinfo, PDFFonts: e.pdffonts, PDFImages: e.pdfimages, QPDF: e.qpdf}, helpers.Tool(pdfops.InspectTool()).Run)
 	tools = append(tools, checkedPDFs(check, []*docmill.Tool{pdfInfo})...)
-	signing := poppler.SignEngines{PDFSig: e.pdfsig, CertUtil: e.certutil, PK12Util: e.pk12util, PDFInfo: e.pdfinfo}
+	// sign-pdf runs in the PDF helper; a PDF whose cross-reference data
+	// is damaged is repaired (rewritten) and the repair signed.
+	tools = append(tools, checkedPDFs(check, repairing(repair, helpers.Tool(pdfops.SignTool())))...)
 	verifying := poppler.VerifyEngines{PDFSig: e.pdfsig, CertUtil: e.certutil}
-	tools = append(tools, checkedPDFs(check, []*docmill.Tool{poppler.SignTool(signing), poppler.VerifySignaturesTool(verifying)})...)
+	tools = append(tools, checkedPDFs(check, []*docmill.Tool{poppler.VerifySignaturesTool(verifying)})...)
 	redactSteps := poppler.RedactSteps{Replace: helpers.Tool(pdfops.RedactPagesTool()).Run, TextLayer: ocr.TextLayerTool(e.tesseract, o.scratch).Run}
 	redact := poppler.RedactTool(poppler.RedactEngines{PDFToText: e.pdftotext, PDFToPPM: e.pdftoppm, PDFInfo: e.pdfinfo}, o.limits, redactSteps)
 	tools = append(tools, checkedPDFs(check, []*docmill.Tool{redact})...)

@@ -56,11 +56,12 @@ var pdfHelperArgs = []string{"engine", "pdf"}
 // page selection other tools use on PDFs that engines made, the stream
 // check every PDF passes before an engine sees it, and the pdfcpu steps
 // of the tools that other engines run (ocr-pdf, edit-bookmarks,
-// fill-pdf-form, flatten-pdf, crop-pdf, pdf-info, redact-pdf, compare-pdf).
+// fill-pdf-form, flatten-pdf, crop-pdf, pdf-info, redact-pdf, compare-pdf),
+// and sign-pdf, which parses the PDF and the PKCS#12 file in the helper.
 func helperTools() []*docmill.Tool {
 	return append(pdfops.Tools(), pdfops.SelectPagesTool(), pdfops.StreamCheckTool(), ocr.PrepareImageTool(),
 		pdfops.WriteBookmarksTool(), pdfops.FillFormStepTool(), pdfops.RestoreLinksStepTool(), pdfops.SetCropBoxTool(), pdfops.InspectTool(),
-		pdfops.RedactPagesTool(), pdfops.CompareReportTool())
+		pdfops.RedactPagesTool(), pdfops.CompareReportTool(), pdfops.SignTool())
 }
 
 // engine is the hidden subcommand a helper process runs: `docmill engine

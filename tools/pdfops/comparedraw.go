@@ -74,11 +74,16 @@ func newCompareSummary(ctx context.Context, lines []string) (*compareReport, err
 // blankPDF returns a PDF of n blank A4 pages.
 func blankPDF(n int) []byte {
 	a4 := imagePageSizes["a4"]
+	return blankPagesPDF(n, a4[0], a4[1])
+}
+
+// blankPagesPDF returns a PDF of n blank pages of w by h points.
+func blankPagesPDF(n int, w, h float64) []byte {
 	objects := []string{"<< /Type /Catalog /Pages 2 0 R >>", ""}
 	kids := make([]string, n)
 	for i := range n {
 		kids[i] = fmt.Sprintf("%d 0 R", i+3)
-		objects = append(objects, fmt.Sprintf("<< /Type /Page /Parent 2 0 R /MediaBox [0 0 %.2f %.2f] /Resources << >> >>", a4[0], a4[1]))
+		objects = append(objects, fmt.Sprintf("<< /Type /Page /Parent 2 0 R /MediaBox [0 0 %.2f %.2f] /Resources << >> >>", w, h))
 	}
 	objects[1] = fmt.Sprintf("<< /Type /Pages /Kids [%s] /Count %d >>", strings.Join(kids, " "), n)
 	var b bytes.Buffer
@@ -139,6 +144,14 @@ func (r *compareReport) reorder(order []int) error {
 // reportText returns the stamp that writes text, black, at the top left
 // of a report page; characters the stamp font lacks become "?".
 func reportText(text string) *model.Watermark {
+	return textAtTopLeft(text, summaryFontSize, reportMargin)
+}
+
+// textAtTopLeft returns the stamp that writes text, black, in the stamp
+// font at fontSize points, margin points from the top left corner of a
+// page; characters the stamp font lacks become "?". The compare report
+// and the visible signature draw their text with it.
+func textAtTopLeft(text string, fontSize int, margin float64) *model.Watermark {
 	if bad, err := undrawableRunes(text); err == nil {
 		for _, c := range bad {
 			text = strings.ReplaceAll(text, string(c), "?")
@@ -149,10 +162,10 @@ func reportText(text string) *model.Watermark {
 	wm.OnTop = true
 	wm.TextString = escapeStampText(text)
 	wm.FontName = stampFontName
-	wm.FontSize = summaryFontSize
+	wm.FontSize = fontSize
 	wm.ScaleAbs, wm.Scale = true, 1
 	wm.Pos = types.TopLeft
-	wm.Dx, wm.Dy = reportMargin, -reportMargin
+	wm.Dx, wm.Dy = margin, -margin
 	wm.Diagonal = model.NoDiagonal
 	wm.UserRotOrDiagonal = true
 	black := color.SimpleColor{}

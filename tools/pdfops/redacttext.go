@@ -106,7 +106,9 @@ type objectCopier struct {
 	copied   map[int]types.IndirectRef
 }
 
-// maxCopyDepth bounds the nesting of the copied objects.
+// maxCopyDepth bounds the nesting of objects copied from one document
+// into another (a text layer, a signature's drawing): they nest a few
+// levels.
 const maxCopyDepth = 32
 
 // copy returns o as an object of dst.

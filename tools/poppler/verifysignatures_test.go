@@ -56,12 +56,3 @@ func TestParseSignaturesRefusesInjectedLines(t *testing.T) {
 		}
 	}
 }
-
-func TestParseNicks(t *testing.T) {
-	if n, ok := parseNicks([]byte("Certificate nicknames available:\nmy key\nother\n")); !ok || n != "my key" {
-		t.Errorf("%q %v", n, ok)
-	}
-	if _, ok := parseNicks([]byte("There are no certificates available.\n")); ok {
-		t.Error("no certificates read as a nickname")
-	}
-}

@@ -1,0 +1,234 @@
+package pdfops
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/pdfcpu/pdfcpu/pkg/api"
+	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu"
+	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/model"
+	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/types"
+
+	docmill "github.com/docmill/docmill"
+)
+
+// How a visible signature is drawn: its text at signFontSize points (less
+// when the page is too narrow, down to signMinFontSize), signPad points
+// inside a thin frame.
+const (
+	signFontSize    = 9
+	signMinFontSize = 4
+	signPad         = 6
+)
+
+// writeAppearance writes to u the appearance stream of the signature's
+// widget, and returns the widget's rectangle and the stream's object
+// number. An invisible signature's appearance is empty, its rectangle
+// [0 0 0 0].
+func writeAppearance(ctx context.Context, doc *model.Context, u *incrementalUpdate, req *signRequest) (types.Array, int, error) {
+	nr := u.reserve()
+	if !req.visible {
+		u.writeStream(nr, types.Dict{"Type": types.Name("XObject"), "Subtype": types.Name("Form"),
+			"BBox": types.NewNumberArray(0, 0, 0, 0), "Resources": types.Dict{}}, nil)
+		return types.NewNumberArray(0, 0, 0, 0), nr, nil
+	}
+	release, err := acquireStampFont()
+	if err != nil {
+		return nil, 0, err
+	}
+	defer release()
+	sizes, err := stampPageSizes(doc)
+	if err != nil {
+		return nil, 0, docmill.InvalidDocument(err, "The PDF's pages could not be measured: it is damaged.")
+	}
+	pbs, err := doc.PageBoundaries(nil)
+	if err != nil || len(pbs) < req.page || len(sizes) < req.page || pbs[req.page-1].CropBox() == nil {
+		return nil, 0, docmill.InvalidDocument(err, "Page %d of the PDF could not be read: it is damaged.", req.page)
+	}
+	crop := pbs[req.page-1].CropBox()
+	page := sizes[req.page-1]
+	text := req.appearanceText()
+	stamp := textStamp{text: text}
+	w1, h1, err := stamp.size(1)
+	if err != nil {
+		return nil, 0, fmt.Errorf("pdfops: measure signature text: %w", err)
+	}
+	room := page.width - 2*page.margin() - 2*signPad
+	fontSize := math.Max(signMinFontSize, math.Min(signFontSize, math.Floor(room/w1)))
+	w, h := math.Ceil(w1*fontSize)+2*signPad, math.Ceil(h1*fontSize)+2*signPad
+	form, err := drawSignatureText(ctx, text, int(fontSize), w, h)
+	if err != nil {
+		return nil, 0, err
+	}
+	res, err := copyObject(form.doc, u, form.resources, map[int]int{}, 0)
+	if err != nil {
+		return nil, 0, fmt.Errorf("pdfops: signature appearance: %w", err)
+	}
+	frame := fmt.Sprintf("q 0.15 0.25 0.6 RG 0.8 w 0.4 0.4 %.2f %.2f re S Q\n", w-0.8, h-0.8)
+	d := types.Dict{"Type": types.Name("XObject"), "Subtype": types.Name("Form"), "BBox": types.NewNumberArray(0, 0, w, h), "Resources": res}
+	if m := rotationMatrix(page.rot); m != nil {
+		d["Matrix"] = m
+	}
+	u.writeStream(nr, d, append([]byte(frame), form.content...))
+	return signatureRect(crop, page, stampSpotNamed(req.position), w, h), nr, nil
+}
+
+// appearanceText is the visible signature's text: the client's, or who
+// signed, when, why and where.
+func (r *signRequest) appearanceText() string {
+	if strings.TrimSpace(r.text) != "" {
+		return r.text
+	}
+	lines := []string{"Digitally signed by " + r.signerName(), "Date: " + r.when.Format("2006-01-02 15:04:05 UTC")}
+	if r.reason != "" {
+		lines = append(lines, "Reason: "+r.reason)
+	}
+	if r.location != "" {
+		lines = append(lines, "Location: "+r.location)
+	}
+	return strings.Join(lines, "\n")
+}
+
+// signatureForm is the drawing of a visible signature's text: the
+// content and resources of a page of pdfcpu's document doc.
+type signatureForm struct {
+	doc       *model.Context
+	resources types.Object
+	content   []byte
+}
+
+// drawSignatureText draws text at fontSize on a page of w by h points as
+// the compare report draws its text (textAtTopLeft, the stamp font
+// embedded), writes that page and reads it back, so that its streams are
+// encoded as a file holds them.
+func drawSignatureText(ctx context.Context, text string, fontSize int, w, h float64) (*signatureForm, error) {
+	doc, err := pdfcpu.ReadWithContext(ctx, bytes.NewReader(blankPagesPDF(1, w, h)), newStampConfig())
+	if err == nil {
+		err = doc.EnsurePageCount()
+	}
+	if err == nil {
+		err = pdfcpu.AddWatermarksMap(doc, map[int]*model.Watermark{1: textAtTopLeft(escapeStampText(text), fontSize, signPad)})
+	}
+	var buf bytes.Buffer
+	if err == nil {
+		err = api.WriteContext(doc, &buf)
+	}
+	if err == nil {
+		doc, err = pdfcpu.ReadWithContext(ctx, bytes.NewReader(buf.Bytes()), newConfig(model.ADDWATERMARKS))
+	}
+	if err == nil {
+		err = doc.EnsurePageCount()
+	}
+	if err != nil {
+		return nil, fmt.Errorf("pdfops: draw signature text: %w", err)
+	}
+	page, _, _, err := doc.PageDict(1, false)
+	if err != nil || page == nil {
+		return nil, fmt.Errorf("pdfops: signature page: %v", err)
+	}
+	content, err := doc.PageContent(page, 1)
+	if err != nil {
+		return nil, fmt.Errorf("pdfops: signature page content: %w", err)
+	}
+	return &signatureForm{doc: doc, resources: page["Resources"], content: content}, nil
+}
+
+// copyObject writes to u every object obj refers to in src, renumbered
+// (done maps src's numbers to u's), and returns obj with its references
+// renumbered.
+func copyObject(src *model.Context, u *incrementalUpdate, obj types.Object, done map[int]int, depth int) (types.Object, error) {
+	if depth > maxCopyDepth {
+		return nil, fmt.Errorf("objects nest deeper than %d", maxCopyDepth)
+	}
+	switch o := obj.(type) {
+	case types.IndirectRef:
+		old := o.ObjectNumber.Value()
+		if nr, ok := done[old]; ok {
+			return *types.NewIndirectRef(nr, 0), nil
+		}
+		nr := u.reserve()
+		done[old] = nr
+		target, err := src.Dereference(o)
+		if err != nil {
+			return nil, err
+		}
+		if sd, ok := target.(types.StreamDict); ok {
+			d, err := copyObject(src, u, sd.Dict, done, depth+1)
+			if err != nil {
+				return nil, err
+			}
+			u.writeStream(nr, d.(types.Dict), sd.Raw)
+		} else {
+			c, err := copyObject(src, u, target, done, depth+1)
+			if err != nil {
+				return nil, err
+			}
+			body := "null"
+			if c != nil {
+				body = c.PDFString()
+			}
+			u.writeObject(nr, 0, body)
+		}
+		return *types.NewIndirectRef(nr, 0), nil
+	case types.Dict:
+		out := types.Dict{}
+		for k, v := range o {
+			c, err := copyObject(src, u, v, done, depth+1)
+			if err != nil {
+				return nil, err
+			}
+			out[k] = c
+		}
+		return out, nil
+	case types.Array:
+		out := make(types.Array, len(o))
+		for i, v := range o {
+			c, err := copyObject(src, u, v, done, depth+1)
+			if err != nil {
+				return nil, err
+			}
+			out[i] = c
+		}
+		return out, nil
+	}
+	return obj, nil
+}
+
+// rotationMatrix is the appearance's /Matrix on a page shown turned rot
+// degrees clockwise: the drawing turned back, so that it reads upright.
+func rotationMatrix(rot int) types.Array {
+	switch rot {
+	case 90:
+		return types.NewNumberArray(0, 1, -1, 0, 0, 0)
+	case 180:
+		return types.NewNumberArray(-1, 0, 0, -1, 0, 0)
+	case 270:
+		return types.NewNumberArray(0, -1, 1, 0, 0, 0)
+	}
+	return nil
+}
+
+// signatureRect returns the widget's rectangle, in the page's default
+// user space, of a w by h box at spot of page p (as a reader sees it,
+// its crop box crop shown turned), margin from the edges it is near.
+func signatureRect(crop *types.Rectangle, p stampPage, spot stampSpot, w, h float64) types.Array {
+	m := p.margin()
+	pick := func(s int, size, extent float64) float64 {
+		switch s {
+		case -1:
+			return m
+		case 1:
+			return size - m - extent
+		}
+		return (size - extent) / 2
+	}
+	// The box's corners as seen, from the top left corner of the page.
+	x0 := pick(spot.x, p.width, w)
+	y0 := p.height - pick(spot.y, p.height, h) - h
+	ax, ay := unturn(crop, p.rot, x0, y0)
+	bx, by := unturn(crop, p.rot, x0+w, y0+h)
+	return types.NewNumberArray(round2(math.Min(ax, bx)), round2(math.Min(ay, by)), round2(math.Max(ax, bx)), round2(math.Max(ay, by)))
+}

@@ -1,0 +1,237 @@
+package pdfops
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode/utf16"
+
+	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/types"
+
+	docmill "github.com/docmill/docmill"
+)
+
+// This file writes an incremental update (ISO 32000-1, 7.5.6): objects
+// appended after a document's bytes, which stay as they were, with a
+// cross-reference section of the same kind as the document's last one
+// (a classic table, or a cross-reference stream) that points back at it.
+
+// incrementalUpdate is the bytes appended to a document of base bytes:
+// new and rewritten objects, then the cross-reference section.
+type incrementalUpdate struct {
+	base    int64 // the offset of buf's first byte in the signed file
+	buf     bytes.Buffer
+	next    int           // number of the next new object
+	offsets map[int]int64 // object number: its offset in the file
+	gens    map[int]int   // object number: its generation
+}
+
+// newIncrementalUpdate starts an update of a document of size bytes whose
+// trailer /Size is objects; lead is written first (a line break if the
+// document does not end with one).
+func newIncrementalUpdate(size int64, objects int, lead string) *incrementalUpdate {
+	u := &incrementalUpdate{base: size, next: objects, offsets: map[int]int64{}, gens: map[int]int{}}
+	u.buf.WriteString(lead)
+	return u
+}
+
+// reserve returns the number of a new object, to be written later.
+func (u *incrementalUpdate) reserve() int {
+	n := u.next
+	u.next++
+	return n
+}
+
+// offset is the file offset of what is written next.
+func (u *incrementalUpdate) offset() int64 { return u.base + int64(u.buf.Len()) }
+
+// writeObject writes object nr, generation gen, whose body is body (a PDF
+// object in its text form).
+func (u *incrementalUpdate) writeObject(nr, gen int, body string) {
+	u.offsets[nr], u.gens[nr] = u.offset(), gen
+	fmt.Fprintf(&u.buf, "%d %d obj\n%s\nendobj\n", nr, gen, body)
+}
+
+// writeStream writes stream object nr (generation 0): dict, completed
+// with the /Length of data, and data, which is already encoded as dict's
+// /Filter says.
+func (u *incrementalUpdate) writeStream(nr int, dict types.Dict, data []byte) {
+	d := dict.Clone().(types.Dict)
+	d["Length"] = types.Integer(len(data))
+	u.offsets[nr], u.gens[nr] = u.offset(), 0
+	fmt.Fprintf(&u.buf, "%d 0 obj\n%s\nstream\n", nr, d.PDFString())
+	u.buf.Write(data)
+	u.buf.WriteString("\nendstream\nendobj\n")
+}
+
+// trailerEntries are what the update's trailer repeats of the document's.
+type trailerEntries struct {
+	root, info *types.IndirectRef
+	id         types.Array
+	prev       int64 // the offset of the document's last cross-reference section
+}
+
+// finish writes the cross-reference section, as a stream when stream is
+// set, and the trailer, and returns the update's bytes.
+func (u *incrementalUpdate) finish(t trailerEntries, stream bool) []byte {
+	entries := func(d types.Dict) {
+		d["Size"] = types.Integer(u.next)
+		d["Root"] = *t.root
+		if t.info != nil {
+			d["Info"] = *t.info
+		}
+		if len(t.id) == 2 {
+			d["ID"] = t.id
+		}
+		d["Prev"] = types.Integer(t.prev)
+	}
+	if stream {
+		nr := u.reserve()
+		at := u.offset()
+		u.offsets[nr], u.gens[nr] = at, 0
+		var data []byte
+		var index types.Array
+		for _, run := range u.runs() {
+			index = append(index, types.Integer(run[0]), types.Integer(run[1]))
+			for n := run[0]; n < run[0]+run[1]; n++ {
+				off := u.offsets[n]
+				data = append(data, 1, byte(off>>24), byte(off>>16), byte(off>>8), byte(off), byte(u.gens[n]>>8), byte(u.gens[n]))
+			}
+		}
+		d := types.Dict{"Type": types.Name("XRef"), "W": types.Array{types.Integer(1), types.Integer(4), types.Integer(2)}, "Index": index}
+		entries(d)
+		u.writeStream(nr, d, data)
+		fmt.Fprintf(&u.buf, "startxref\n%d\n%%%%EOF\n", at)
+		return u.buf.Bytes()
+	}
+	at := u.offset()
+	u.buf.WriteString("xref\n")
+	for _, run := range u.runs() {
+		fmt.Fprintf(&u.buf, "%d %d\n", run[0], run[1])
+		for n := run[0]; n < run[0]+run[1]; n++ {
+			fmt.Fprintf(&u.buf, "%010d %05d n \n", u.offsets[n], u.gens[n])
+		}
+	}
+	d := types.Dict{}
+	entries(d)
+	fmt.Fprintf(&u.buf, "trailer\n%s\nstartxref\n%d\n%%%%EOF\n", d.PDFString(), at)
+	return u.buf.Bytes()
+}
+
+// runs returns the written objects' numbers as runs of consecutive
+// numbers: first number, count.
+func (u *incrementalUpdate) runs() [][2]int {
+	nrs := make([]int, 0, len(u.offsets))
+	for n := range u.offsets {
+		nrs = append(nrs, n)
+	}
+	slices.Sort(nrs)
+	var out [][2]int
+	for _, n := range nrs {
+		if len(out) > 0 && out[len(out)-1][0]+out[len(out)-1][1] == n {
+			out[len(out)-1][1]++
+			continue
+		}
+		out = append(out, [2]int{n, 1})
+	}
+	return out
+}
+
+// lastXRef is where a document's last cross-reference section is, and
+// its kind.
+type lastXRef struct {
+	offset int64
+	stream bool
+}
+
+// startXRefPattern finds the last startxref keyword and its offset.
+var startXRefPattern = regexp.MustCompile(`startxref\s+(\d+)`)
+
+// objectHeaderPattern is an indirect object's header, "12 0 obj".
+var objectHeaderPattern = regexp.MustCompile(`^\s*\d+\s+\d+\s+obj\b`)
+
+// errXRefDamaged is a document whose last startxref does not point at a
+// cross-reference section; the document must be repaired (rewritten)
+// before anything can be appended to it.
+var errXRefDamaged = errors.New("pdfops: the last startxref does not point at a cross-reference section")
+
+// findLastXRef reads the tail of the file f of size bytes for its last
+// startxref and checks that it points at a cross-reference table or
+// stream.
+func findLastXRef(f io.ReaderAt, size int64) (lastXRef, error) {
+	const tail = 2048
+	start := max(0, size-tail)
+	buf := make([]byte, size-start)
+	if _, err := f.ReadAt(buf, start); err != nil && err != io.EOF {
+		return lastXRef{}, err
+	}
+	all := startXRefPattern.FindAllSubmatch(buf, -1)
+	if len(all) == 0 {
+		return lastXRef{}, errXRefDamaged
+	}
+	off, err := strconv.ParseInt(string(all[len(all)-1][1]), 10, 64)
+	if err != nil || off <= 0 || off >= size {
+		return lastXRef{}, errXRefDamaged
+	}
+	head := make([]byte, min(1024, size-off))
+	if _, err := f.ReadAt(head, off); err != nil && err != io.EOF {
+		return lastXRef{}, err
+	}
+	switch {
+	case bytes.HasPrefix(bytes.TrimLeft(head, " \t\r\n\f\x00"), []byte("xref")):
+		return lastXRef{offset: off}, nil
+	case objectHeaderPattern.Match(head) && bytes.Contains(head, []byte("/XRef")):
+		return lastXRef{offset: off, stream: true}, nil
+	}
+	return lastXRef{}, errXRefDamaged
+}
+
+// sigText returns s as a PDF text string: a literal string when it is
+// printable ASCII, else UTF-16BE with a byte order mark, in hex.
+func sigText(s string) string {
+	ascii := true
+	for _, r := range s {
+		if r < 0x20 || r > 0x7e {
+			ascii = false
+			break
+		}
+	}
+	if ascii {
+		r := strings.NewReplacer(`\`, `\\`, `(`, `\(`, `)`, `\)`)
+		return "(" + r.Replace(s) + ")"
+	}
+	var b strings.Builder
+	b.WriteString("<feff")
+	for _, u := range utf16.Encode([]rune(s)) {
+		fmt.Fprintf(&b, "%04x", u)
+	}
+	b.WriteString(">")
+	return b.String()
+}
+
+// copyFileTo appends the file at path to w.
+func copyFileTo(w io.Writer, path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return fmt.Errorf("pdfops: open input: %w", err)
+	}
+	defer f.Close()
+	if _, err := io.Copy(w, f); err != nil {
+		return fmt.Errorf("pdfops: copy input: %w", err)
+	}
+	return nil
+}
+
+// damagedXRef is the error of a document whose cross-reference data is
+// damaged: unreadable, so that the server repairs it (rewrites it, which
+// loses the signatures it may hold) and signs the repair.
+func damagedXRef(err error) error {
+	return docmill.InvalidDocument(fmt.Errorf("%w: %w", docmill.ErrUnreadable, err),
+		"The PDF's cross-reference data is damaged, so a signature cannot be appended to it; repair it (repair-pdf) and try again.")
+}
