@@ -141,22 +141,20 @@ func toolset(e engineSet, o toolOptions) (tools []*docmill.Tool, close func(), e
 		tools = append(tools, repairing(repair, helpers.Tool(t))...)
 	}
 	tools = append(tools, gsTools...)
-	tools = append(tools, checkedPDFs(check, poppler.Tools(e.pdftoppm, e.pdftotext, e.pdfinfo, o.limits))...)
-	tools = append(tools, checkedPDFs(check, []*docmill.Tool{poppler.EditBookmarksTool(e.pdftotext, helpers.Tool(pdfops.WriteBookmarksTool()).Run)})...)
-	popplerMore := poppler.Engines{PDFToPPM: e.pdftoppm, PDFInfo: e.pdfinfo, PDFImages: e.pdfimages, PDFToCairo: e.pdftocairo}
-	tools = append(tools, checkedPDFs(check, poppler.MoreTools(popplerMore, o.limits, poppler.Steps{SelectPages: selectPages}))...)
-	tools = append(tools, checkedPDFs(check, poppler.WordTools(poppler.WordEngines{PDFToText: e.pdftotext, PDFImages: e.pdfimages}, o.limits))...)
-	tools = append(tools, checkedPDFs(check, []*docmill.Tool{poppler.CompareTool(popplerMore, e.pdftotext, o.limits, helpers.Tool(pdfops.CompareReportTool()).Run)})...)
-	pdfInfo := poppler.InfoTool(poppler.InfoEngines{PDFInfo: e.pdfinfo, PDFFonts: e.pdffonts, PDFImages: e.pdfimages, QPDF: e.qpdf}, helpers.Tool(pdfops.InspectTool()).Run)
-	tools = append(tools, checkedPDFs(check, []*docmill.Tool{pdfInfo})...)
+	popplerEngines := poppler.Engines{PDFToPPM: e.pdftoppm, PDFToText: e.pdftotext, PDFInfo: e.pdfinfo, PDFImages: e.pdfimages,
+		PDFToCairo: e.pdftocairo, PDFFonts: e.pdffonts, PDFSig: e.pdfsig, QPDF: e.qpdf, CertUtil: e.certutil}
+	popplerSteps := poppler.Steps{
+		SelectPages:    selectPages,
+		WriteBookmarks: helpers.Tool(pdfops.WriteBookmarksTool()).Run,
+		CompareReport:  helpers.Tool(pdfops.CompareReportTool()).Run,
+		Inspect:        helpers.Tool(pdfops.InspectTool()).Run,
+		RedactPages:    helpers.Tool(pdfops.RedactPagesTool()).Run,
+		TextLayer:      ocr.TextLayerTool(e.tesseract, o.scratch).Run,
+	}
+	tools = append(tools, checkedPDFs(check, poppler.Tools(popplerEngines, popplerSteps, o.limits))...)
 	// sign-pdf runs in the PDF helper; a PDF whose cross-reference data
 	// is damaged is repaired (rewritten) and the repair signed.
 	tools = append(tools, checkedPDFs(check, repairing(repair, helpers.Tool(pdfops.SignTool())))...)
-	verifying := poppler.VerifyEngines{PDFSig: e.pdfsig, CertUtil: e.certutil}
-	tools = append(tools, checkedPDFs(check, []*docmill.Tool{poppler.VerifySignaturesTool(verifying)})...)
-	redactSteps := poppler.RedactSteps{Replace: helpers.Tool(pdfops.RedactPagesTool()).Run, TextLayer: ocr.TextLayerTool(e.tesseract, o.scratch).Run}
-	redact := poppler.RedactTool(poppler.RedactEngines{PDFToText: e.pdftotext, PDFToPPM: e.pdftoppm, PDFInfo: e.pdfinfo}, o.limits, redactSteps)
-	tools = append(tools, checkedPDFs(check, []*docmill.Tool{redact})...)
 	ocrSteps := ocr.Steps{Pages: selectPages, PrepareImage: helpers.Tool(ocr.PrepareImageTool()).Run}
 	tools = append(tools, checkedPDFs(check, ocr.Tools(e.ocrmypdf, e.tesseract, o.limits, ocrSteps, o.scratch))...)
 	tools = append(tools, checkedPDFs(check, []*docmill.Tool{ocr.TextTool(e.tesseract, e.pdftoppm, o.limits, ocrSteps, o.scratch)})...)

@@ -22,7 +22,7 @@ const RedactPagesSlug = "redact-pages"
 const maxRedactImages = 10_000
 
 // RedactPagesTool is not a public tool but redact-pdf's step (see
-// poppler.RedactTool): it replaces pages of a PDF by images of them that
+// poppler.Steps.RedactPages): it replaces pages of a PDF by images of them that
 // redact-pdf drew with black boxes, and drops what the document holds
 // beside its pages that could repeat a redacted text. Its files are the
 // PDF, then one PNG per page to replace, in the order of its "pages"

@@ -16,13 +16,11 @@ import (
 // every word with its coordinates, about ten times the text.
 const maxLayoutBytes int64 = 1 << 30
 
-// EditBookmarksTool declares edit-bookmarks: it replaces a PDF's outline
+// editBookmarksTool declares edit-bookmarks: it replaces a PDF's outline
 // with the bookmarks given as JSON, or with one built from the document's
-// headings (from_headings, found with pdftotext -bbox-layout). write is
-// the step that writes the outline (pdfops.WriteBookmarksTool run in the
-// PDF helper): it takes the PDF and a "bookmarks" param, the JSON
-// docmill.ParseBookmarks reads, and refuses a page past the last.
-func EditBookmarksTool(pdftotext *sandbox.Engine, write docmill.RunFunc) *docmill.Tool {
+// headings (from_headings, found with pdftotext -bbox-layout); write
+// (Steps.WriteBookmarks) writes the outline.
+func editBookmarksTool(pdftotext *sandbox.Engine, write docmill.RunFunc) *docmill.Tool {
 	return engineTool(docmill.Tool{
 		Slug:  "edit-bookmarks",
 		Title: "Edit PDF bookmarks",

@@ -11,12 +11,10 @@ import (
 	"github.com/docmill/docmill/sandbox"
 )
 
-// CompareTool declares compare-pdf: the words of two PDFs (pdftotext
+// compareTool declares compare-pdf: the words of two PDFs (pdftotext
 // -bbox) are diffed and their pages drawn (pdftoppm) and compared pixel
-// by pixel; report is the step that builds the report PDF
-// (pdfops.CompareReportTool run in the PDF helper). pdftotext is the
-// engine that reads the words, the others come from e.
-func CompareTool(e Engines, pdftotext *sandbox.Engine, limits docmill.Limits, report docmill.RunFunc) *docmill.Tool {
+// by pixel; report (Steps.CompareReport) builds the report PDF.
+func compareTool(e Engines, limits docmill.Limits, report docmill.RunFunc) *docmill.Tool {
 	limits = limits.WithDefaults()
 	return engineTool(docmill.Tool{
 		Slug:  "compare-pdf",
@@ -43,9 +41,9 @@ func CompareTool(e Engines, pdftotext *sandbox.Engine, limits docmill.Limits, re
 		MaxFiles:  2,
 		Available: func() bool { return report != nil },
 		Run: func(ctx context.Context, in *docmill.RunInput) (*docmill.RunOutput, error) {
-			return runCompare(ctx, e, pdftotext, limits, report, in)
+			return runCompare(ctx, e, limits, report, in)
 		},
-	}, pdftotext, e.PDFToPPM, e.PDFInfo)
+	}, e.PDFToText, e.PDFToPPM, e.PDFInfo)
 }
 
 // compareInput is one of the two documents: its absolute path, how
@@ -60,8 +58,8 @@ type compareInput struct {
 // runCompare reads both documents' page sizes (refusing one of too many
 // pages before anything else is done), their words and their pictures,
 // then has report build the report from the plan.
-func runCompare(ctx context.Context, e Engines, pdftotext *sandbox.Engine, limits docmill.Limits, report docmill.RunFunc, in *docmill.RunInput) (*docmill.RunOutput, error) {
-	if !e.PDFToPPM.Available() || !pdftotext.Available() || report == nil {
+func runCompare(ctx context.Context, e Engines, limits docmill.Limits, report docmill.RunFunc, in *docmill.RunInput) (*docmill.RunOutput, error) {
+	if !e.PDFToPPM.Available() || !e.PDFToText.Available() || report == nil {
 		return nil, engineError(sandbox.ErrUnavailable, "")
 	}
 	dir, err := filepath.Abs(in.WorkDir)
@@ -83,7 +81,7 @@ func runCompare(ctx context.Context, e Engines, pdftotext *sandbox.Engine, limit
 		docs[i] = d
 	}
 	for i, d := range docs {
-		if d.words, err = documentWords(ctx, pdftotext, d.src, dir, fmt.Sprintf("compare-words-%d.xhtml", i), d.label); err != nil {
+		if d.words, err = documentWords(ctx, e.PDFToText, d.src, dir, fmt.Sprintf("compare-words-%d.xhtml", i), d.label); err != nil {
 			return nil, err
 		}
 	}

@@ -111,7 +111,7 @@ func TestFindHeadingsRunningHead(t *testing.T) {
 }
 
 func TestBookmarkSource(t *testing.T) {
-	tool := EditBookmarksTool(nil, nil)
+	tool := editBookmarksTool(nil, nil)
 	for _, tc := range []struct {
 		raw   map[string]string
 		field string

@@ -16,7 +16,7 @@ func TestMain(m *testing.M) {
 	toolstest.Main(m, pdfops.SelectPagesTool(), pdfops.RedactPagesTool())
 }
 
-// moreTool returns the MoreTools tool with slug on the real engines, its
+// moreTool returns the moreTools tool with slug on the real engines, its
 // steps in real jailed helpers of this test binary (as cmd/docmill gives
 // them), skipping t when an engine is missing.
 func moreTool(t testing.TB, slug string) *docmill.Tool {
@@ -36,7 +36,7 @@ func limitedMoreTool(t testing.TB, slug string, limits docmill.Limits) *docmill.
 	}
 	e := Engines{PDFToPPM: find("pdftoppm"), PDFInfo: find("pdfinfo"), PDFImages: find("pdfimages"), PDFToCairo: find("pdftocairo")}
 	steps := Steps{SelectPages: toolstest.Helpers().Tool(pdfops.SelectPagesTool()).Run}
-	return toolstest.Find(t, MoreTools(e, limits, steps), slug)
+	return toolstest.Find(t, moreTools(e, limits, steps), slug)
 }
 
 // TestMoreToolsPageLimit: remove-blank-pages and pdf-to-svg refuse more

@@ -19,12 +19,7 @@ const (
 	odtContentType  = "application/vnd.oasis.opendocument.text"
 )
 
-// WordEngines are the programs pdf-to-word and pdf-to-odt run.
-type WordEngines struct {
-	PDFToText, PDFImages *sandbox.Engine
-}
-
-// WordTools returns pdf-to-word and pdf-to-odt: a PDF's text reflowed
+// wordTools returns pdf-to-word and pdf-to-odt: a PDF's text reflowed
 // into an editable document. The text and its layout come from
 // pdftotext -bbox-layout (blocks, lines and their sizes); lines are
 // joined into paragraphs and lines set clearly larger than the body
@@ -32,7 +27,7 @@ type WordEngines struct {
 // JPEG follow their page's text. LibreOffice's own PDF import is not
 // used: it puts every line in a text frame of its own, which is what
 // users of such tools complain about (see BenchmarkPDFToWordQuality).
-func WordTools(e WordEngines, limits docmill.Limits) []*docmill.Tool {
+func wordTools(e Engines, limits docmill.Limits) []*docmill.Tool {
 	limits = limits.WithDefaults()
 	return []*docmill.Tool{
 		wordTool(e, limits, "pdf-to-word", "PDF to Word", "Word document (.docx)", docxContentType, ".docx", writeDocx),
@@ -40,7 +35,7 @@ func WordTools(e WordEngines, limits docmill.Limits) []*docmill.Tool {
 	}
 }
 
-func wordTool(e WordEngines, limits docmill.Limits, slug, title, kind, contentType, ext string, write func(string, docBody) error) *docmill.Tool {
+func wordTool(e Engines, limits docmill.Limits, slug, title, kind, contentType, ext string, write func(string, docBody) error) *docmill.Tool {
 	return engineTool(docmill.Tool{
 		Slug: slug, Title: title,
 		Description: "Turn a PDF into an editable " + kind + ": its text in flowing paragraphs, headings by font size, " +
@@ -77,7 +72,7 @@ func wordTool(e WordEngines, limits docmill.Limits, slug, title, kind, contentTy
 
 // readDocument reads the PDF's text as paragraphs and extracts its
 // images; it returns them with the number of pages.
-func readDocument(ctx context.Context, e WordEngines, limits docmill.Limits, in *docmill.RunInput) (docBody, int, error) {
+func readDocument(ctx context.Context, e Engines, limits docmill.Limits, in *docmill.RunInput) (docBody, int, error) {
 	src, err := filepath.Abs(in.Files[0].Path)
 	if err != nil {
 		return docBody{}, 0, fmt.Errorf("poppler: input path: %w", err)

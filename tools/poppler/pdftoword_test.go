@@ -26,7 +26,7 @@ func wordTestTool(t testing.TB, slug string) *docmill.Tool {
 		}
 		return e
 	}
-	return toolstest.Find(t, WordTools(WordEngines{PDFToText: find("pdftotext"), PDFImages: find("pdfimages")}, docmill.Limits{}), slug)
+	return toolstest.Find(t, wordTools(Engines{PDFToText: find("pdftotext"), PDFImages: find("pdfimages")}, docmill.Limits{}), slug)
 }
 
 // plainText is pdftotext's reading of a PDF, the reference the reflowed

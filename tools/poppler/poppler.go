@@ -1,13 +1,16 @@
 // Package poppler provides the tools that run poppler's command-line
-// programs: pdf-to-jpg and pdf-to-png (pdftoppm, with pdfinfo for the page
-// count and sizes) and pdf-to-text (pdftotext); and, in MoreTools,
-// remove-blank-pages (pdftoppm, then a page selection in the PDF
-// helper), extract-images (pdfimages) and pdf-to-svg (pdftocairo);
-// edit-bookmarks (EditBookmarksTool: pdftotext finds the headings, the
-// PDF helper writes the outline), pdf-info (InfoTool: pdfinfo, pdffonts,
-// pdfimages and qpdf, with the PDF helper's structure step) and
-// redact-pdf (RedactTool: pdftotext's word boxes, pdftoppm, then a page
-// replacement in the PDF helper).
+// programs (Tools): pdf-to-jpg and pdf-to-png (pdftoppm, with pdfinfo for
+// the page count and sizes), pdf-to-text (pdftotext), remove-blank-pages
+// (pdftoppm, then a page selection in the PDF helper), extract-images
+// (pdfimages), pdf-to-svg (pdftocairo), edit-bookmarks (pdftotext finds
+// the headings, the PDF helper writes the outline), pdf-to-word and
+// pdf-to-odt (pdftotext's layout reflowed here), compare-pdf (pdftotext's
+// words, pdftoppm's pixels, a report made in the PDF helper), pdf-info
+// (pdfinfo, pdffonts, pdfimages and qpdf, with the PDF helper's
+// structure step), verify-pdf-signatures (pdfsig) and redact-pdf
+// (pdftotext's word boxes, pdftoppm, then a page replacement in the PDF
+// helper). The steps in the PDF helper, and tesseract's text layer, are
+// injected by the caller (Steps).
 //
 // Every program runs through the sandbox, so each run is confined, bounded
 // in time and killed with its process group on cancel. This package adds
@@ -41,12 +44,27 @@ const (
 	pdfContentType = "application/pdf"
 )
 
-// Tools returns the poppler-backed tools. The engines are found once by the
-// caller (sandbox.Find); a missing one leaves its tools in the catalogue,
-// not available, failing with engine_unavailable. limits bound what
-// pdf-to-jpg and pdf-to-png render (RenderPages, RenderPagePixels,
-// RenderPixelsTotal); a zero field takes its default.
-func Tools(pdftoppm, pdftotext, pdfinfo *sandbox.Engine, limits docmill.Limits) []*docmill.Tool {
+// Tools returns the package's tools: pdf-to-jpg, pdf-to-png, pdf-to-text,
+// edit-bookmarks, remove-blank-pages, extract-images, pdf-to-svg,
+// pdf-to-word, pdf-to-odt, compare-pdf, pdf-info, verify-pdf-signatures
+// and redact-pdf. A missing engine or step leaves its tools in the
+// catalogue, not available, failing with engine_unavailable. limits
+// bound what the tools render and write (RenderPages, RenderPagePixels,
+// RenderPixelsTotal; a zero field takes its default).
+func Tools(e Engines, steps Steps, limits docmill.Limits) []*docmill.Tool {
+	tools := pageTools(e.PDFToPPM, e.PDFToText, e.PDFInfo, limits)
+	tools = append(tools, editBookmarksTool(e.PDFToText, steps.WriteBookmarks))
+	tools = append(tools, moreTools(e, limits, steps)...)
+	tools = append(tools, wordTools(e, limits)...)
+	return append(tools,
+		compareTool(e, limits, steps.CompareReport),
+		infoTool(e, steps.Inspect),
+		verifySignaturesTool(e),
+		redactTool(e, limits, steps))
+}
+
+// pageTools returns pdf-to-jpg, pdf-to-png and pdf-to-text.
+func pageTools(pdftoppm, pdftotext, pdfinfo *sandbox.Engine, limits docmill.Limits) []*docmill.Tool {
 	limits = limits.WithDefaults()
 	return []*docmill.Tool{
 		renderTool(jpegFormat, pdftoppm, pdfinfo, limits),

@@ -53,7 +53,7 @@ func testTool(t testing.TB, slug string) *docmill.Tool {
 func limitedTool(t testing.TB, slug string, limits docmill.Limits) *docmill.Tool {
 	t.Helper()
 	pdftoppm, pdftotext, pdfinfo := testEngines(t)
-	return toolstest.Find(t, Tools(pdftoppm, pdftotext, pdfinfo, limits), slug)
+	return toolstest.Find(t, pageTools(pdftoppm, pdftotext, pdfinfo, limits), slug)
 }
 
 // runTool validates raw params as the API does and runs tool on path
@@ -111,7 +111,7 @@ func TestInvalidDocuments(t *testing.T) {
 
 func TestMissingEngine(t *testing.T) {
 	missing := sandbox.Find("no-such-program", nil, sandbox.Options{})
-	for _, tool := range Tools(missing, missing, missing, docmill.Limits{}) {
+	for _, tool := range pageTools(missing, missing, missing, docmill.Limits{}) {
 		t.Run(tool.Slug, func(t *testing.T) {
 			if tool.IsAvailable() {
 				t.Error("available with its engine missing")
@@ -129,7 +129,7 @@ func TestMissingEngine(t *testing.T) {
 
 func TestDeclarations(t *testing.T) {
 	pdftoppm, pdftotext, pdfinfo := testEngines(t)
-	for _, tool := range Tools(pdftoppm, pdftotext, pdfinfo, docmill.Limits{}) {
+	for _, tool := range pageTools(pdftoppm, pdftotext, pdfinfo, docmill.Limits{}) {
 		if !tool.IsAvailable() || tool.Engine != engineName || tool.Long || tool.Timeout <= 0 ||
 			tool.MinFiles != 1 || tool.MaxFiles != 1 || !tool.AcceptsType(pdfContentType) {
 			t.Errorf("%s: unexpected declaration %+v", tool.Slug, tool)

@@ -34,37 +34,19 @@ const maxRedactOCRPages = 20
 // refused: its text could take tesseract past the timeout.
 const maxRedactOCRPixels = 50_000_000
 
-// RedactEngines are the poppler programs redact-pdf runs.
-type RedactEngines struct {
-	PDFToText, PDFToPPM, PDFInfo *sandbox.Engine
-}
-
-// RedactSteps are the parts of redact-pdf other packages provide, each
-// run as a docmill.RunFunc.
-type RedactSteps struct {
-	// Replace is pdfops.RedactPagesTool run in the PDF helper; nil makes
-	// the tool unavailable.
-	Replace docmill.RunFunc
-	// TextLayer is ocr.TextLayerTool: the invisible text tesseract
-	// recognizes in page images, as a text-only PDF with a page per
-	// image. nil, or an engine it lacks, refuses ocr=true with
-	// engine_unavailable; the tool stays available without OCR.
-	TextLayer docmill.RunFunc
-}
-
-// RedactTool declares redact-pdf: it finds the words to black out with
+// redactTool declares redact-pdf: it finds the words to black out with
 // pdftotext -bbox-layout (terms, a regular expression, presets of
 // personal data), adds the boxes the client gives, draws every page that
 // has any with pdftoppm, paints the boxes black in the image, and has
-// replace (pdfops.RedactPagesTool, run in the PDF helper) put the images
+// steps.RedactPages put the images
 // in place of those pages and drop the document's metadata. Pages without
 // a box are left as they are, text and vectors. With ocr=true,
-// steps.TextLayer reads the painted images again and replace puts the
+// steps.TextLayer reads the painted images again and RedactPages puts the
 // text it found over them, invisible. limits bound the rendering
 // (RenderPages, RenderPagePixels, RenderPixelsTotal; a zero field takes
 // its default).
-func RedactTool(e RedactEngines, limits docmill.Limits, steps RedactSteps) *docmill.Tool {
-	replace := steps.Replace
+func redactTool(e Engines, limits docmill.Limits, steps Steps) *docmill.Tool {
+	replace := steps.RedactPages
 	limits = limits.WithDefaults()
 	return engineTool(docmill.Tool{
 		Slug:  "redact-pdf",
@@ -163,8 +145,8 @@ func checkRedactSource(p docmill.Params) error {
 // with them painted black, and has replace put those images in place of
 // the pages. A document with nothing to black out still goes through
 // replace, which drops its metadata.
-func runRedact(ctx context.Context, e RedactEngines, limits docmill.Limits, steps RedactSteps, in *docmill.RunInput) (*docmill.RunOutput, error) {
-	replace, ocr := steps.Replace, in.Params.Bool("ocr")
+func runRedact(ctx context.Context, e Engines, limits docmill.Limits, steps Steps, in *docmill.RunInput) (*docmill.RunOutput, error) {
+	replace, ocr := steps.RedactPages, in.Params.Bool("ocr")
 	if replace == nil || !e.PDFToText.Available() || !e.PDFToPPM.Available() {
 		return nil, engineError(sandbox.ErrUnavailable, "")
 	}

@@ -14,15 +14,15 @@ import (
 	"github.com/docmill/docmill/tools/toolstest"
 )
 
-// redactTool returns redact-pdf on the real engines, its step in a real
+// testRedactTool returns redact-pdf on the real engines, its step in a real
 // jailed helper of this test binary, skipping t when an engine is
 // missing.
-func redactTool(t testing.TB) *docmill.Tool {
+func testRedactTool(t testing.TB) *docmill.Tool {
 	t.Helper()
 	return limitedRedactTool(t, docmill.Limits{})
 }
 
-// limitedRedactTool is redactTool with limits.
+// limitedRedactTool is testRedactTool with limits.
 func limitedRedactTool(t testing.TB, limits docmill.Limits) *docmill.Tool {
 	t.Helper()
 	return stepsRedactTool(t, limits, nil)
@@ -38,8 +38,8 @@ func stepsRedactTool(t testing.TB, limits docmill.Limits, textLayer docmill.RunF
 		}
 		return e
 	}
-	e := RedactEngines{PDFToText: find("pdftotext"), PDFToPPM: find("pdftoppm"), PDFInfo: find("pdfinfo")}
-	return RedactTool(e, limits, RedactSteps{Replace: toolstest.Helpers().Tool(pdfops.RedactPagesTool()).Run, TextLayer: textLayer})
+	e := Engines{PDFToText: find("pdftotext"), PDFToPPM: find("pdftoppm"), PDFInfo: find("pdfinfo")}
+	return redactTool(e, limits, Steps{RedactPages: toolstest.Helpers().Tool(pdfops.RedactPagesTool()).Run, TextLayer: textLayer})
 }
 
 func TestRedactChecksums(t *testing.T) {
@@ -91,7 +91,7 @@ func TestRedactMatcher(t *testing.T) {
 }
 
 func TestRedactParams(t *testing.T) {
-	tool := redactTool(t)
+	tool := testRedactTool(t)
 	for name, raw := range map[string]map[string]string{
 		"nothing":     {},
 		"bad regex":   {"regex": "a(b"},
@@ -116,7 +116,7 @@ func TestRedactParams(t *testing.T) {
 // their pages are images with black where they were, and a page without
 // a match keeps its text.
 func TestRedactPDF(t *testing.T) {
-	tool := redactTool(t)
+	tool := testRedactTool(t)
 	src := toolstest.WriteTemp(t, "doc.pdf", toolstest.TextPDF("Mail john.doe@example.com now", "Plain words only", "INN 7707083893 ok"))
 	out := mustRunTool(t, tool, src, map[string]string{"presets": "emails,inn"})
 	want := map[string]any{"pages": 3, "redactions": 2, "redacted_pages": []int{1, 3}, "redactions_per_page": []int{1, 1}, "ocr_pages": 0}
@@ -156,7 +156,7 @@ func TestRedactPDF(t *testing.T) {
 // crop box, the match is found and blacked out where the page shows it,
 // and the new page has the size the page was shown at.
 func TestRedactRotatedCropped(t *testing.T) {
-	tool := redactTool(t)
+	tool := testRedactTool(t)
 	content := "BT /F1 24 Tf 72 720 Td (Secret word) Tj ET BT /F1 24 Tf 300 720 Td (Public) Tj ET"
 	src := toolstest.WriteTemp(t, "rot.pdf", toolstest.PDF(
 		"<< /Type /Catalog /Pages 2 0 R >>",
@@ -215,7 +215,7 @@ func TestRedactPageLimit(t *testing.T) {
 // TestRedactBookmarks: a bookmark whose title holds a text blacked out
 // loses its title; another keeps its own.
 func TestRedactBookmarks(t *testing.T) {
-	tool := redactTool(t)
+	tool := testRedactTool(t)
 	content := "BT /F1 24 Tf 72 720 Td (Mail ann@example.com) Tj ET"
 	src := toolstest.WriteTemp(t, "marks.pdf", toolstest.PDF(
 		"<< /Type /Catalog /Pages 2 0 R /Outlines 6 0 R >>",

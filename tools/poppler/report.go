@@ -16,15 +16,7 @@ import (
 // reportContentType is pdf-info's output.
 const reportContentType = "application/json"
 
-// InfoEngines are the programs pdf-info runs, each in the sandbox.
-type InfoEngines struct {
-	PDFInfo, PDFFonts, PDFImages *sandbox.Engine
-	// QPDF checks the file's syntax (qpdf --check) and reads its
-	// encryption and permissions (qpdf --json).
-	QPDF *sandbox.Engine
-}
-
-// InfoTool declares pdf-info. It lives here, with the poppler programs
+// infoTool declares pdf-info. It lives here, with the poppler programs
 // that give most of its report, and takes the rest as injected parts:
 // qpdf, and structure, the pdfcpu step (pdfops.InspectTool run in the PDF
 // helper) that reads tagging, forms, signatures, XMP claims and scripts.
@@ -34,7 +26,7 @@ type InfoEngines struct {
 // refused (invalid_document), as is a password-protected one: without
 // the user password no engine reads its pages, fonts or images, and a
 // report of zeros would mislead (an owner password alone is no bar).
-func InfoTool(e InfoEngines, structure docmill.RunFunc) *docmill.Tool {
+func infoTool(e Engines, structure docmill.RunFunc) *docmill.Tool {
 	engines := []*sandbox.Engine{e.PDFInfo, e.PDFFonts, e.PDFImages, e.QPDF}
 	return engineTool(docmill.Tool{
 		Slug:  "pdf-info",
@@ -54,7 +46,7 @@ func InfoTool(e InfoEngines, structure docmill.RunFunc) *docmill.Tool {
 }
 
 // runInfo gathers the parts of the report and writes it.
-func runInfo(ctx context.Context, e InfoEngines, structure docmill.RunFunc, in *docmill.RunInput) (*docmill.RunOutput, error) {
+func runInfo(ctx context.Context, e Engines, structure docmill.RunFunc, in *docmill.RunInput) (*docmill.RunOutput, error) {
 	src, err := filepath.Abs(in.Files[0].Path)
 	if err != nil {
 		return nil, fmt.Errorf("poppler: input path: %w", err)

@@ -17,13 +17,6 @@ import (
 	"github.com/docmill/docmill/sandbox"
 )
 
-// VerifyEngines are the programs verify-pdf-signatures runs: certutil
-// makes an empty NSS database (no trust anchors: the check is offline and
-// trusts no one by default) and pdfsig checks the signatures against it.
-type VerifyEngines struct {
-	PDFSig, CertUtil *sandbox.Engine
-}
-
 // maxSigOutput bounds what pdfsig may print of a document's signatures.
 const maxSigOutput = 4 << 20
 
@@ -32,9 +25,10 @@ const maxSigOutput = 4 << 20
 // shaped as pdfsig's own lines.
 const unreadableReport = "The document's signatures could not be read unambiguously: a certificate or field name holds line breaks."
 
-// VerifySignaturesTool returns verify-pdf-signatures: a JSON report of
-// every signature of a PDF, as poppler's pdfsig checks it offline.
-func VerifySignaturesTool(e VerifyEngines) *docmill.Tool {
+// verifySignaturesTool returns verify-pdf-signatures: a JSON report of
+// every signature of a PDF, as poppler's pdfsig checks it offline
+// against an empty NSS database that certutil makes.
+func verifySignaturesTool(e Engines) *docmill.Tool {
 	engines := []*sandbox.Engine{e.PDFSig, e.CertUtil}
 	return engineTool(docmill.Tool{
 		Slug:  "verify-pdf-signatures",
@@ -83,7 +77,7 @@ type signatureReport struct {
 }
 
 // runVerify asks pdfsig for the signatures and for their count.
-func runVerify(ctx context.Context, e VerifyEngines, in *docmill.RunInput) (*docmill.RunOutput, error) {
+func runVerify(ctx context.Context, e Engines, in *docmill.RunInput) (*docmill.RunOutput, error) {
 	f := in.Files[0]
 	src, err := filepath.Abs(f.Path)
 	if err != nil {
