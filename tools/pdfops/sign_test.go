@@ -224,7 +224,7 @@ func TestSignVisible(t *testing.T) {
 	src := pdfCorpus(t) + "pdflatex-4-pages.pdf"
 	p12 := signP12(t, "Видимый Подписант", false, pkcs12.Modern, "pw")
 	out, err := signRun(t, src, p12, map[string]string{"certificate_password": "pw", "visible": "true", "page": "2",
-		"position": "bottom-right", "text": "Подписано: Иван\nSigned by Ivan"})
+		"position": "bottom-right", "text": "Подписано: Иван\nSigned by Ivan, 100% (%p)"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -235,7 +235,7 @@ func TestSignVisible(t *testing.T) {
 		t.Errorf("pdfsig:\n%s", report)
 	}
 	text, err := exec.Command("pdftotext", "-f", "2", "-l", "2", "-x", "300", "-y", "600", "-W", "400", "-H", "300", out.Path, "-").Output()
-	if err != nil || !strings.Contains(string(text), "Подписано: Иван") || !strings.Contains(string(text), "Signed by Ivan") {
+	if err != nil || !strings.Contains(string(text), "Подписано: Иван") || !strings.Contains(string(text), "Signed by Ivan, 100% (%p)") {
 		t.Errorf("pdftotext of the bottom right of page 2: %q %v", text, err)
 	}
 	rect := signWidgetRect(t, out.Path, 2)

@@ -110,7 +110,7 @@ func drawSignatureText(ctx context.Context, text string, fontSize int, w, h floa
 		err = doc.EnsurePageCount()
 	}
 	if err == nil {
-		err = pdfcpu.AddWatermarksMap(doc, map[int]*model.Watermark{1: textAtTopLeft(escapeStampText(text), fontSize, signPad)})
+		err = pdfcpu.AddWatermarksMap(doc, map[int]*model.Watermark{1: textAtTopLeft(text, fontSize, signPad)})
 	}
 	var buf bytes.Buffer
 	if err == nil {
