@@ -31,6 +31,7 @@ import (
 	"net/http"
 	"net/netip"
 	"net/url"
+	"slices"
 	"syscall"
 	"time"
 
@@ -198,14 +199,12 @@ func (c *Client) CheckURL(ctx context.Context, field, raw string) error {
 	}
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
+	// One answer for a name that does not resolve and one that resolves
+	// to an internal address: two would tell a client which names this
+	// node's resolver knows inside its own network.
 	addrs, err := net.DefaultResolver.LookupNetIP(ctx, "ip", host)
-	if err != nil || len(addrs) == 0 {
-		return docmill.ParamError(field, "has a host name that does not resolve")
-	}
-	for _, ip := range addrs {
-		if !Allowed(ip) {
-			return docmill.ParamError(field, "must not point to a private, loopback, link-local or otherwise internal address")
-		}
+	if err != nil || len(addrs) == 0 || slices.ContainsFunc(addrs, func(ip netip.Addr) bool { return !Allowed(ip) }) {
+		return docmill.ParamError(field, "must have a host name that resolves to public addresses only (not private, loopback, link-local or otherwise internal ones)")
 	}
 	return nil
 }
@@ -252,6 +251,14 @@ var refused = []netip.Prefix{
 	netip.MustParsePrefix("100::/64"),        // discard
 	netip.MustParsePrefix("2001:db8::/32"),   // documentation
 	netip.MustParsePrefix("fd00:ec2::/32"),   // AWS's IPv6 metadata (also in fc00::/7)
+	// IPv6 forms a host or a relay may map to an IPv4 address of its
+	// own network: IPv4-compatible (::a.b.c.d, deprecated), IPv4-
+	// translated (::ffff:0:a.b.c.d), Teredo tunnels, and the deprecated
+	// site-local range, which some stacks still route inside the site.
+	netip.MustParsePrefix("::/96"),
+	netip.MustParsePrefix("::ffff:0:0:0/96"),
+	netip.MustParsePrefix("2001::/32"),
+	netip.MustParsePrefix("fec0::/10"),
 }
 
 // embeddedV4 are the IPv6 prefixes whose last 32 bits are an IPv4

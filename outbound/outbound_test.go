@@ -47,6 +47,11 @@ func TestAllowed(t *testing.T) {
 		{"64:ff9b::808:808", true},        // NAT64 of 8.8.8.8
 		{"2002:7f00:1::1", false},         // 6to4 of 127.0.0.1
 		{"2001:db8::1", false},
+		{"::127.0.0.1", false},         // IPv4-compatible loopback
+		{"::a9fe:a9fe", false},         // IPv4-compatible metadata
+		{"::ffff:0:7f00:1", false},     // IPv4-translated loopback
+		{"2001:0:4136:e378::1", false}, // Teredo
+		{"fec0::1", false},             // site-local
 	}
 	for _, tt := range tests {
 		if got := Allowed(netip.MustParseAddr(tt.ip)); got != tt.want {

@@ -22,7 +22,10 @@
 // and a redirect is given to Chromium as it is, so its target comes back
 // through the same interception and checks. A URL job's tab is closed
 // afterwards rather than reused: its page's storage belongs to real
-// origins that another job may load.
+// origins that another job may load. The tab's interception does not see
+// the requests of service workers and shared workers (their own targets):
+// those meet the empty network namespace and the dead proxy, which is why
+// the tools are available only in the jail (Available).
 //
 // Life cycle: one browser process, started on the first job, serves up to
 // MaxTabs jobs at once, one tab each. A tab, in a browser context of its

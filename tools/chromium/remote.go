@@ -31,10 +31,13 @@ type Doer interface {
 // the tool's timeout.
 const (
 	// maxRemoteResponse bounds one response's body, decoded; a larger
-	// one is blocked (it also travels base64 over the DevTools pipe).
-	maxRemoteResponse = 32 << 20
-	// maxRemoteBytes bounds the bodies of all of a job's responses.
-	maxRemoteBytes = 128 << 20
+	// one is blocked (it also travels base64 over the DevTools pipe, so
+	// it is held about three times while it is given to Chromium).
+	maxRemoteResponse = 16 << 20
+	// maxRemoteBytes bounds the bodies of all of a job's responses,
+	// charged as they are read: what a job's fetches hold in memory at
+	// once, before the copies made to hand them over.
+	maxRemoteBytes = 64 << 20
 	// maxRemoteRequests bounds the requests of a job (redirects count).
 	maxRemoteRequests = 500
 	// remoteRequestTimeout bounds one request, its body included.
@@ -163,14 +166,18 @@ func (r *remote) fetchOne(method, raw string, headers network.Headers) (answer, 
 	if resp.ContentLength > r.maxResponse {
 		return answer{}, errBlocked(fmt.Sprintf("a response was larger than %d bytes", r.maxResponse))
 	}
-	body, err := io.ReadAll(io.LimitReader(resp.Body, r.maxResponse+1))
+	overBudget := errBlocked(fmt.Sprintf("the page's responses came to more than %d bytes", r.maxBytes))
+	if resp.ContentLength > 0 && r.bytes.Load()+resp.ContentLength > r.maxBytes {
+		return answer{}, overBudget
+	}
+	body, err := io.ReadAll(io.LimitReader(&budgetReader{r: resp.Body, used: &r.bytes, max: r.maxBytes}, r.maxResponse+1))
 	switch {
+	case errors.Is(err, errOverBudget):
+		return answer{}, overBudget
 	case err != nil:
 		return answer{}, errBlocked("the transfer broke off or took too long")
 	case int64(len(body)) > r.maxResponse:
 		return answer{}, errBlocked(fmt.Sprintf("a response was larger than %d bytes", r.maxResponse))
-	case r.bytes.Add(int64(len(body))) > r.maxBytes:
-		return answer{}, errBlocked(fmt.Sprintf("the page's responses came to more than %d bytes", r.maxBytes))
 	}
 	a := answer{status: int64(resp.StatusCode), body: body}
 	for _, name := range forwardedResponseHeaders {
@@ -180,6 +187,27 @@ func (r *remote) fetchOne(method, raw string, headers network.Headers) (answer, 
 	}
 	a.headers = append(a.headers, &fetch.HeaderEntry{Name: "Cache-Control", Value: "no-store"})
 	return a, nil
+}
+
+// errOverBudget is budgetReader's error once the job's bytes are spent.
+var errOverBudget = errors.New("chromium: the page's byte budget is spent")
+
+// budgetReader charges every byte it reads to a job's budget (used, at
+// most max) as it reads, not once a body is whole, so that the requests
+// a page has in flight at once cannot together hold more than the budget
+// in memory.
+type budgetReader struct {
+	r    io.Reader
+	used *atomic.Int64
+	max  int64
+}
+
+func (b *budgetReader) Read(p []byte) (int, error) {
+	n, err := b.r.Read(p)
+	if b.used.Add(int64(n)) > b.max {
+		return n, errOverBudget
+	}
+	return n, err
 }
 
 // fetchReason says why a request got no answer, without the details of

@@ -152,6 +152,17 @@ func TestRemoteFetch(t *testing.T) {
 		if _, err := r.fetch("GET", srv.URL+"/big", nil, false); err == nil {
 			t.Error("responses past the job's byte bound were fetched")
 		}
+		// The budget is charged as a body arrives: a long answer stops
+		// at the budget, not after it was read whole (six such answers
+		// in flight at once would otherwise hold six times the bound).
+		r = newR()
+		r.maxResponse, r.maxBytes = 16<<20, 1<<20
+		if _, err := r.fetch("GET", srv.URL+"/gzip-bomb", nil, false); err == nil || !strings.Contains(err.Error(), "came to more than") {
+			t.Errorf("an 8 MB answer within a 1 MB budget: %v, want blocked by the budget", err)
+		}
+		if got := r.bytes.Load(); got > 2<<20 {
+			t.Errorf("%d bytes read for a 1 MB budget: the answer was read whole", got)
+		}
 		r = newR()
 		r.maxRequests = 2
 		for i := range 3 {
