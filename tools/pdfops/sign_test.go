@@ -345,6 +345,36 @@ func TestSignRefusals(t *testing.T) {
 	}
 }
 
+// TestSignKDFBomb: a PKCS#12 file of a few kilobytes whose MAC and
+// encrypted parts ask for 8,388,607 key-derivation rounds each (a file
+// the library spends minutes of CPU on before it can tell a wrong
+// password) is refused at once, as a document error naming the rounds.
+func TestSignKDFBomb(t *testing.T) {
+	corpus := pdfCorpus(t)
+	data, err := os.ReadFile(signP12(t, "Bomb", false, pkcs12.Modern.WithIterations(54321), "pw"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 54321 is the DER INTEGER 02 03 00 d4 31; 0x7fffff has the same length.
+	count := []byte{0x02, 0x03, 0x00, 0xd4, 0x31}
+	if n := bytes.Count(data, count); n < 3 {
+		t.Fatalf("the encoder wrote the count %d times, want the MAC's, the certificates' and the key's", n)
+	}
+	bomb := filepath.Join(t.TempDir(), "bomb.p12")
+	if err := os.WriteFile(bomb, bytes.ReplaceAll(data, count, []byte{0x02, 0x03, 0x7f, 0xff, 0xff}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	_, err = signRun(t, corpus+"pdflatex-4-pages.pdf", bomb, map[string]string{"certificate_password": "pw"})
+	var e *docmill.Error
+	if !errors.As(err, &e) || e.Code != docmill.CodeInvalidDocument || !strings.Contains(e.Message, "8388607") {
+		t.Fatalf("%v, want invalid_document naming 8388607 rounds", err)
+	}
+	if d := time.Since(start); d > 10*time.Second {
+		t.Errorf("refused after %v: the rounds were run", d)
+	}
+}
+
 // signTestCert returns a fresh self-signed certificate.
 func signTestCert(t testing.TB) *x509.Certificate {
 	t.Helper()

@@ -45,6 +45,9 @@ func readSigner(path, password, passwordParam string) (*signer, error) {
 	if err != nil {
 		return nil, fmt.Errorf("pdfops: read certificate file: %w", err)
 	}
+	if err := checkKDFWork(data); err != nil {
+		return nil, err
+	}
 	key, cert, cas, err := decodePKCS12(data, password)
 	switch {
 	case errors.Is(err, pkcs12.ErrIncorrectPassword):
