@@ -15,6 +15,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -322,6 +323,11 @@ func textImage(t *testing.T, dir, contentType string) string {
 
 // urlConformServer serves the pages of url-to-pdf's and url-to-image's
 // conformance runs: sampleHTML at /, another page at /other.
+//
+// 1.5 s after it loads, the sample puts a <conform> element first on the
+// page: the suite's first candidate for wait_for, "conform", then finds
+// it and prints a page that differs from the base run's, instead of
+// waiting out the 30 s a selector is waited for.
 func urlConformServer(t *testing.T) string {
 	t.Helper()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -330,11 +336,19 @@ func urlConformServer(t *testing.T) string {
 			fmt.Fprint(w, `<!DOCTYPE html><html><body style="background:#036"><h1>Another page</h1><p>Not the sample at all.</p></body></html>`)
 			return
 		}
-		fmt.Fprint(w, sampleHTML)
+		fmt.Fprint(w, strings.Replace(sampleHTML, "</body>", lateElement+"</body>", 1))
 	}))
 	t.Cleanup(srv.Close)
 	return srv.URL
 }
+
+// lateElement is the script that adds the sample's late element.
+const lateElement = `<script>setTimeout(function () {
+  var e = document.createElement("conform");
+  e.textContent = "Waited for this.";
+  e.style.cssText = "display:block;background:#fc0;font-size:40px";
+  document.body.insertBefore(e, document.body.firstChild);
+}, 1500);</script>`
 
 // urlConformInputs are conformParams and conformValues with the URL
 // tools' pages: the base page, and another one for the params check.
