@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"cmp"
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/base64"
@@ -64,17 +65,10 @@ var documentTypes = map[string]string{
 
 func (s *Server) handleFile(w http.ResponseWriter, r *http.Request) {
 	jobID, filename := r.PathValue("job_id"), r.PathValue("filename")
-	q := r.URL.Query()
-	exp, err := strconv.ParseInt(q.Get("expires"), 10, 64)
-	want := s.signature(jobID, filename, exp)
-	if err != nil || !hmac.Equal([]byte(want), []byte(q.Get("signature"))) {
-		s.writeError(w, r, docmill.Errorf(docmill.CodeForbidden, "The download link is not valid."))
-		return
-	}
-	expiresAt := time.Unix(exp, 0)
 	now := s.cfg.Now()
-	if !now.Before(expiresAt) {
-		s.writeError(w, r, docmill.Errorf(docmill.CodeGone, "The download link expired at %s.", timestamp(expiresAt)))
+	expiresAt, err := s.checkLink(jobID, filename, r.URL.Query(), now)
+	if err != nil {
+		s.writeError(w, r, err)
 		return
 	}
 	key := docmill.ResultKey(jobID, filename)
@@ -135,31 +129,58 @@ func (s *Server) handleFile(w http.ResponseWriter, r *http.Request) {
 		body = &offsetReader{r: rc, off: span.first}
 	}
 
-	// Tools name results by what they are, so the extension decides; a
-	// local bucket keeps no content type of its own.
-	ct := mime.TypeByExtension(path.Ext(filename))
-	if ct == "" {
-		ct = documentTypes[strings.ToLower(path.Ext(filename))]
-	}
-	if ct == "" {
-		ct = attrs.ContentType
-	}
-	if ct == "" {
-		ct = "application/octet-stream"
-	}
+	ct := resultContentType(filename, attrs.ContentType)
 	validators()
 	h.Set("Content-Disposition", mime.FormatMediaType("attachment", map[string]string{"filename": filename}))
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("Accept-Ranges", "bytes")
 
-	var werr error
+	if werr := writeFileBody(w, r.Method == http.MethodHead, body, ranges, size, ct); werr != nil && r.Context().Err() == nil {
+		// The status line is sent: the client sees a short body.
+		s.log.Warn("download cut short", "request_id", requestID(r.Context()), "path", r.URL.Path, "err", werr)
+	}
+}
+
+// checkLink checks a download link's signature and expiry (query's
+// expires and signature) for jobID's filename at now, and returns when
+// it expires: a link not signed by this deployment is forbidden, an
+// expired one gone.
+func (s *Server) checkLink(jobID, filename string, query url.Values, now time.Time) (time.Time, error) {
+	exp, err := strconv.ParseInt(query.Get("expires"), 10, 64)
+	want := s.signature(jobID, filename, exp)
+	if err != nil || !hmac.Equal([]byte(want), []byte(query.Get("signature"))) {
+		return time.Time{}, docmill.Errorf(docmill.CodeForbidden, "The download link is not valid.")
+	}
+	expiresAt := time.Unix(exp, 0)
+	if !now.Before(expiresAt) {
+		return time.Time{}, docmill.Errorf(docmill.CodeGone, "The download link expired at %s.", timestamp(expiresAt))
+	}
+	return expiresAt, nil
+}
+
+// resultContentType is the Content-Type of a result named filename whose
+// store recorded stored (maybe empty). Tools name results by what they
+// are, so the extension decides; a local bucket keeps no content type of
+// its own.
+func resultContentType(filename, stored string) string {
+	ext := path.Ext(filename)
+	return cmp.Or(mime.TypeByExtension(ext), documentTypes[strings.ToLower(ext)], stored, "application/octet-stream")
+}
+
+// writeFileBody writes the status, the headers of the body and the body
+// of a download of a file of size bytes and type ct: whole (200), one
+// range (206) or several as multipart/byteranges (206). body reads from
+// the first byte served on; head sends the headers alone.
+func writeFileBody(w http.ResponseWriter, head bool, body *offsetReader, ranges []byteRange, size int64, ct string) error {
+	h := w.Header()
+	var err error
 	switch len(ranges) {
 	case 0:
 		h.Set("Content-Type", ct)
 		h.Set("Content-Length", strconv.FormatInt(size, 10))
 		w.WriteHeader(http.StatusOK)
-		if r.Method != http.MethodHead {
-			_, werr = io.CopyN(w, body, size)
+		if !head {
+			_, err = io.CopyN(w, body, size)
 		}
 	case 1:
 		ra := ranges[0]
@@ -167,16 +188,13 @@ func (s *Server) handleFile(w http.ResponseWriter, r *http.Request) {
 		h.Set("Content-Range", ra.contentRange(size))
 		h.Set("Content-Length", strconv.FormatInt(ra.length(), 10))
 		w.WriteHeader(http.StatusPartialContent)
-		if r.Method != http.MethodHead {
-			_, werr = io.CopyN(w, body, ra.length())
+		if !head {
+			_, err = io.CopyN(w, body, ra.length())
 		}
 	default:
-		werr = writeByteranges(w, r.Method == http.MethodHead, body, ranges, size, ct)
+		err = writeByteranges(w, head, body, ranges, size, ct)
 	}
-	if werr != nil && r.Context().Err() == nil {
-		// The status line is sent: the client sees a short body.
-		s.log.Warn("download cut short", "request_id", requestID(r.Context()), "path", r.URL.Path, "err", werr)
-	}
+	return err
 }
 
 // resultReadError is the answer to a failed read of a result file: gone

@@ -66,39 +66,14 @@ func serve(ctx context.Context, env *environment, args []string) error {
 	}
 	defer closeTools() // after the queue stopped: conversions in progress end first
 
-	// One client for every request to a user's URL (outbound's rules).
-	out := outbound.New(outbound.Config{AllowPrivate: f.allowPrivateURLs, UserAgent: "docmill-webhooks/" + docmill.Version})
-	// Imports (file_url) and exports (export_url) move whole files: no
-	// bound on a transfer but 30 s to connect and get the answer's header
-	// (and --fetch-timeout overall), no cap on the body (the plan's limit
-	// is enforced while it streams). Imports follow redirects, each
-	// target checked again; exports follow none (a PUT redirected would
-	// be lost).
-	imports := outbound.New(outbound.Config{AllowPrivate: f.allowPrivateURLs, Timeout: f.transferTimeout,
-		HeaderTimeout: 30 * time.Second, MaxResponseBytes: -1, MaxRedirects: 5})
-	exports := outbound.New(outbound.Config{AllowPrivate: f.allowPrivateURLs, Timeout: f.transferTimeout,
-		HeaderTimeout: 30 * time.Second})
-	if f.allowPrivateURLs {
-		log.Warn("--allow-private-urls: webhooks, file_url, export_url and url-to-pdf's pages may reach loopback, private and link-local addresses over plain http; for development only")
-	}
+	urls := f.userURLClients(log)
 	// The API server renders webhook events as it renders a job record;
 	// it is built below, on the queue, and the queue renders nothing
 	// before it starts (n.run), after that.
 	var api *httpapi.Server
-	q, err := db.queue(jobs.Config{
-		Webhooks: jobs.WebhookConfig{
-			Client:   out.HTTPClient(),
-			Render:   func(ctx context.Context, j *docmill.Job) any { return api.RenderJob(ctx, j) },
-			Schedule: f.webhookSchedule,
-		},
-		Store: st, Blob: bucket, Registry: registry, Logger: log, Workers: f.queueWorkers(),
-		JobTimeout: f.jobTimeout, RescueMargin: f.rescueMargin, PollInterval: f.pollInterval,
-		// Unique to this life of the node: its heartbeats and River's
-		// record of what it runs must not be taken for a previous life's.
-		NodeID:     scratch.ID + "_" + randomHex(6),
-		ScratchDir: scratch.Dir, Limits: f.engines.limits, JanitorInterval: f.janitorInterval, Registerer: reg,
-		Exports: jobs.ExportConfig{Client: exports.HTTPClient(), Schedule: f.exportSchedule},
-	})
+	cfg := f.queueConfig(scratch, urls, func(ctx context.Context, j *docmill.Job) any { return api.RenderJob(ctx, j) })
+	cfg.Store, cfg.Blob, cfg.Registry, cfg.Logger, cfg.Registerer = st, bucket, registry, log, reg
+	q, err := db.queue(cfg)
 	if err != nil {
 		return err
 	}
@@ -129,24 +104,78 @@ func serve(ctx context.Context, env *environment, args []string) error {
 		Signup: f.signup == "open", SyncBudget: f.syncBudget, MaxUploadBytes: f.maxUploadMB << 20, UploadIdleTimeout: f.uploadIdle,
 		Limits: f.engines.limits, Ready: engineChecks(registry, jail), Logger: log, Registerer: reg, Gatherer: f.ops.apiGatherer(reg),
 		Web: web.Handler(), Space: f.space(),
-		CheckWebhookURL: out.CheckURL, URLs: imports,
+		CheckWebhookURL: urls.webhooks.CheckURL, URLs: urls.imports,
 	})
 	n.drain = api.Drain
-	var handler http.Handler = api
-	if f.role == "worker" {
-		handler = opsOnly(api)
-	}
-	// No WriteTimeout or ReadTimeout: long polls (GET /v1/jobs/{id}?wait,
-	// up to 60 s), sync waits (Prefer: wait, up to 5 min), uploads and
-	// downloads of gigabytes outlast any fixed one. Stalled uploads are
-	// cut by --upload-idle-timeout, waits by their own bound and the drain.
-	n.srv = &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
+	n.srv = f.httpServer(api)
 	stopMetrics, err := f.ops.serveMetrics(reg, log)
 	if err != nil {
 		return err
 	}
 	defer stopMetrics()
 	return n.run(ctx, env, ln, baseURL)
+}
+
+// userURLClients are the clients of every request to a user's URL, each
+// held to outbound's rules: --allow-private-urls alone opens loopback,
+// private and link-local addresses, and says so in the log.
+type userURLClients struct {
+	// webhooks delivers events and checks the URLs given for them.
+	webhooks *outbound.Client
+	// imports fetches file_url inputs: whole files, so no bound on a
+	// transfer but 30 s to connect and get the answer's header (and
+	// --fetch-timeout overall), no cap on the body (the plan's limit is
+	// enforced while it streams); redirects followed, each target
+	// checked again.
+	imports *outbound.Client
+	// exports PUTs results to export_url: as imports, but following no
+	// redirect (a PUT redirected would be lost).
+	exports *outbound.Client
+}
+
+func (f *serveFlags) userURLClients(log *slog.Logger) userURLClients {
+	if f.allowPrivateURLs {
+		log.Warn("--allow-private-urls: webhooks, file_url, export_url and url-to-pdf's pages may reach loopback, private and link-local addresses over plain http; for development only")
+	}
+	return userURLClients{
+		webhooks: outbound.New(outbound.Config{AllowPrivate: f.allowPrivateURLs, UserAgent: "docmill-webhooks/" + docmill.Version}),
+		imports: outbound.New(outbound.Config{AllowPrivate: f.allowPrivateURLs, Timeout: f.transferTimeout,
+			HeaderTimeout: 30 * time.Second, MaxResponseBytes: -1, MaxRedirects: 5}),
+		exports: outbound.New(outbound.Config{AllowPrivate: f.allowPrivateURLs, Timeout: f.transferTimeout,
+			HeaderTimeout: 30 * time.Second}),
+	}
+}
+
+// queueConfig is the queue's configuration from the flags, scratch and
+// urls: webhooks rendered by render, exports PUT through urls. The
+// caller adds the store, blob store, registry, logger and metrics.
+func (f *serveFlags) queueConfig(scratch *jobs.Scratch, urls userURLClients, render func(context.Context, *docmill.Job) any) jobs.Config {
+	return jobs.Config{
+		Webhooks:   jobs.WebhookConfig{Client: urls.webhooks.HTTPClient(), Render: render, Schedule: f.webhookSchedule},
+		Workers:    f.queueWorkers(),
+		JobTimeout: f.jobTimeout, RescueMargin: f.rescueMargin, PollInterval: f.pollInterval,
+		// Unique to this life of the node: its heartbeats and River's
+		// record of what it runs must not be taken for a previous life's.
+		NodeID:     scratch.ID + "_" + randomHex(6),
+		ScratchDir: scratch.Dir, Limits: f.engines.limits, JanitorInterval: f.janitorInterval,
+		Exports: jobs.ExportConfig{Client: urls.exports.HTTPClient(), Schedule: f.exportSchedule},
+	}
+}
+
+// httpServer is the node's HTTP server of api: the whole API, or on a
+// worker node only its operations endpoints.
+//
+// It has no WriteTimeout or ReadTimeout: long polls (GET
+// /v1/jobs/{id}?wait, up to 60 s), sync waits (Prefer: wait, up to 5
+// min), uploads and downloads of gigabytes outlast any fixed one.
+// Stalled uploads are cut by --upload-idle-timeout, waits by their own
+// bound and the drain.
+func (f *serveFlags) httpServer(api *httpapi.Server) *http.Server {
+	var handler http.Handler = api
+	if f.role == "worker" {
+		handler = opsOnly(api)
+	}
+	return &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
 }
 
 // setUp returns the deployment's URL signing key, made on the first start
