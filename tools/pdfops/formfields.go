@@ -117,87 +117,108 @@ func walkFormFields(doc *model.Context) ([]*fieldNode, error) {
 	if err != nil {
 		return nil, err
 	}
-	var out []*fieldNode
-	seen := map[int]bool{}
-	var walk func(kids types.Array, prefix, ft string, flags int, value types.Object, depth int) error
-	walk = func(kids types.Array, prefix, ft string, flags int, value types.Object, depth int) error {
-		if depth > 32 {
-			return fmt.Errorf("form field tree deeper than 32")
-		}
-		for _, k := range kids {
-			if ref, ok := k.(types.IndirectRef); ok {
-				if seen[ref.ObjectNumber.Value()] {
-					continue
-				}
-				seen[ref.ObjectNumber.Value()] = true
-			}
-			d, err := doc.DereferenceDict(k)
-			if err != nil {
-				return err
-			}
-			if d == nil {
-				continue
-			}
-			name := prefix
-			if t, err := doc.DereferenceText(d["T"]); err == nil && d["T"] != nil {
-				if name != "" {
-					name += "."
-				}
-				name += t
-			}
-			fft, fflags, fvalue := ft, flags, value
-			if n := d.NameEntry("FT"); n != nil {
-				fft = *n
-			}
-			if o, ok := d.Find("Ff"); ok {
-				if i, err := doc.DereferenceInteger(o); err == nil && i != nil {
-					fflags = i.Value()
-				}
-			}
-			if o, ok := d.Find("V"); ok {
-				fvalue = o
-			}
-			sub, err := doc.DereferenceArray(d["Kids"])
-			if err != nil {
-				return err
-			}
-			// Kids that have a name are fields; kids without one are
-			// the widgets of this field.
-			var fieldKids types.Array
-			var widgets []types.Dict
-			var refs []int
-			for _, kk := range sub {
-				kd, err := doc.DereferenceDict(kk)
-				if err != nil {
-					return err
-				}
-				if kd == nil {
-					continue
-				}
-				if _, named := kd.Find("T"); named {
-					fieldKids = append(fieldKids, kk)
-					continue
-				}
-				widgets = append(widgets, kd)
-				refs = append(refs, objNr(kk))
-			}
-			if len(fieldKids) > 0 {
-				if err := walk(fieldKids, name, fft, fflags, fvalue, depth+1); err != nil {
-					return err
-				}
-				continue
-			}
-			if len(sub) == 0 {
-				widgets, refs = []types.Dict{d}, []int{objNr(k)}
-			}
-			if len(out) >= maxFormFields {
-				return fmt.Errorf("more than %d form fields", maxFormFields)
-			}
-			out = append(out, &fieldNode{name: name, dict: d, ft: fft, flags: fflags, value: fvalue, widgets: widgets, refs: refs})
-		}
-		return nil
+	w := &fieldWalk{doc: doc, seen: map[int]bool{}}
+	return w.out, w.walk(kids, fieldNode{}, 0)
+}
+
+// fieldWalk is walkFormFields' walk of the field tree: each object is
+// visited once, whatever the tree's references say, to at most 32
+// levels and maxFormFields fields.
+type fieldWalk struct {
+	doc  *model.Context
+	seen map[int]bool
+	out  []*fieldNode
+}
+
+// walk visits kids, the fields below parent (whose name, type, flags and
+// value they inherit), at depth.
+func (w *fieldWalk) walk(kids types.Array, parent fieldNode, depth int) error {
+	if depth > 32 {
+		return fmt.Errorf("form field tree deeper than 32")
 	}
-	return out, walk(kids, "", "", 0, nil, 0)
+	for _, k := range kids {
+		if ref, ok := k.(types.IndirectRef); ok {
+			if w.seen[ref.ObjectNumber.Value()] {
+				continue
+			}
+			w.seen[ref.ObjectNumber.Value()] = true
+		}
+		d, err := w.doc.DereferenceDict(k)
+		if err != nil {
+			return err
+		}
+		if d == nil {
+			continue
+		}
+		f := w.inherit(d, parent)
+		sub, err := w.doc.DereferenceArray(d["Kids"])
+		if err != nil {
+			return err
+		}
+		fieldKids, err := w.widgets(sub, &f)
+		if err != nil {
+			return err
+		}
+		if len(fieldKids) > 0 {
+			if err := w.walk(fieldKids, f, depth+1); err != nil {
+				return err
+			}
+			continue
+		}
+		if len(sub) == 0 {
+			f.widgets, f.refs = []types.Dict{d}, []int{objNr(k)}
+		}
+		if len(w.out) >= maxFormFields {
+			return fmt.Errorf("more than %d form fields", maxFormFields)
+		}
+		w.out = append(w.out, &f)
+	}
+	return nil
+}
+
+// inherit is the field d below parent: its qualified name, and its own
+// type, flags and value where it has them, else parent's.
+func (w *fieldWalk) inherit(d types.Dict, parent fieldNode) fieldNode {
+	f := fieldNode{name: parent.name, dict: d, ft: parent.ft, flags: parent.flags, value: parent.value}
+	if t, err := w.doc.DereferenceText(d["T"]); err == nil && d["T"] != nil {
+		if f.name != "" {
+			f.name += "."
+		}
+		f.name += t
+	}
+	if n := d.NameEntry("FT"); n != nil {
+		f.ft = *n
+	}
+	if o, ok := d.Find("Ff"); ok {
+		if i, err := w.doc.DereferenceInteger(o); err == nil && i != nil {
+			f.flags = i.Value()
+		}
+	}
+	if o, ok := d.Find("V"); ok {
+		f.value = o
+	}
+	return f
+}
+
+// widgets sorts a field's kids: those with a name are fields, returned;
+// those without are the field's widgets, added to f.
+func (w *fieldWalk) widgets(kids types.Array, f *fieldNode) (fields types.Array, err error) {
+	for _, k := range kids {
+		kd, err := w.doc.DereferenceDict(k)
+		if err != nil {
+			return nil, err
+		}
+		if kd == nil {
+			continue
+		}
+		if _, named := kd.Find("T"); named {
+			fields = append(fields, k)
+			continue
+		}
+		f.widgets = append(f.widgets, kd)
+		f.refs = append(f.refs, objNr(k))
+	}
+	return fields, nil
 }
 
 func objNr(o types.Object) int {
