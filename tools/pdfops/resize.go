@@ -32,7 +32,8 @@ func resizeTool() *docmill.Tool {
 // A4), its content scaled by the same factor across and down and centred,
 // so nothing is stretched; the margins left are blank. Annotations are
 // moved with the content. A page shown turned (/Rotate) is resized as
-// shown and loses its /Rotate, its content being turned instead.
+// shown and loses its /Rotate, its content being turned instead. The
+// print-production boxes of a resized page are dropped (dropPrintBoxes).
 func runResize(ctx context.Context, in *docmill.RunInput) (out *docmill.RunOutput, err error) {
 	defer recoverPanic(&err)
 	size := pageSizeOf(in.Params)
@@ -57,9 +58,31 @@ func runResize(ctx context.Context, in *docmill.RunInput) (out *docmill.RunOutpu
 	if err := pdfcpu.Resize(doc, set, res); err != nil {
 		return nil, docmill.InvalidDocument(err, "The file's pages could not be resized: it is damaged or uses a structure this tool does not support.")
 	}
+	if err := dropPrintBoxes(doc, pages); err != nil {
+		return nil, docmill.InvalidDocument(err, "The file's pages could not be resized: it is damaged or uses a structure this tool does not support.")
+	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	return writeOutput(doc, in.WorkDir, "resized.pdf", docmill.ResultName(in.Files[0].Filename, ".pdf", "-resized.pdf"),
 		map[string]any{"pages": doc.PageCount, "resized_pages": len(pages)})
+}
+
+// dropPrintBoxes removes the trim, bleed and art boxes (and their
+// display colours) of the given pages, once resized: pdfcpu scales the
+// content and gives the page a new media and crop box, but leaves those
+// boxes in the old page's coordinates, where they would cut the wrong
+// part of the new page. Without them each defaults to the crop box, the
+// whole new page. (They are not inherited, so only the page holds them.)
+func dropPrintBoxes(doc *model.Context, pages []int) error {
+	for _, n := range pages {
+		d, _, _, err := doc.PageDict(n, false)
+		if err != nil {
+			return err
+		}
+		for _, k := range []string{"TrimBox", "BleedBox", "ArtBox", "BoxColorInfo"} {
+			delete(d, k)
+		}
+	}
+	return nil
 }

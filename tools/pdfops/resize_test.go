@@ -1,7 +1,9 @@
 package pdfops_test
 
 import (
+	"os/exec"
 	"slices"
+	"strings"
 	"testing"
 
 	docmill "github.com/docmill/docmill"
@@ -60,6 +62,49 @@ func TestResizePDFLandscape(t *testing.T) {
 	}
 	if got := layoutSizes(t, out.Path); !slices.Equal(got, [][2]int{{792, 612}}) {
 		t.Errorf("page sizes %v, want one landscape letter page", got)
+	}
+}
+
+// TestResizePDFPrintBoxes: a resized page loses its trim, bleed and art
+// boxes, left by pdfcpu in the old page's coordinates (pdfinfo then
+// gives each as the new crop box); a page not resized keeps them.
+func TestResizePDFPrintBoxes(t *testing.T) {
+	if _, err := exec.LookPath("pdfinfo"); err != nil {
+		t.Skip("pdfinfo not installed")
+	}
+	boxes := "/MediaBox [0 0 595 842] /TrimBox [20 20 575 822] /BleedBox [10 10 585 832] /ArtBox [40 40 555 802] /BoxColorInfo << >>"
+	in := toolstest.WriteTemp(t, "print.pdf", toolstest.PDF(
+		"<< /Type /Catalog /Pages 2 0 R >>",
+		"<< /Type /Pages /Kids [3 0 R 4 0 R] /Count 2 >>",
+		"<< /Type /Page /Parent 2 0 R "+boxes+" >>",
+		"<< /Type /Page /Parent 2 0 R "+boxes+" >>"))
+	out, err := run(t, "resize-pdf", map[string]string{"page_size": "letter", "pages": "1"}, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	info := func(page string) map[string]string {
+		b, err := exec.Command("pdfinfo", "-box", "-f", page, "-l", page, out.Path).Output()
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := map[string]string{}
+		for _, line := range strings.Split(string(b), "\n") {
+			for _, box := range []string{"MediaBox", "CropBox", "TrimBox", "BleedBox", "ArtBox"} {
+				if k, v, ok := strings.Cut(line, box+":"); ok && strings.HasPrefix(k, "Page") {
+					got[box] = strings.Join(strings.Fields(v), " ")
+				}
+			}
+		}
+		return got
+	}
+	p1 := info("1")
+	for _, box := range []string{"TrimBox", "BleedBox", "ArtBox"} {
+		if p1[box] != p1["CropBox"] || p1["CropBox"] != "0.00 0.00 612.00 792.00" {
+			t.Errorf("page 1's %s %q, crop box %q: want both the new letter page", box, p1[box], p1["CropBox"])
+		}
+	}
+	if p2 := info("2"); p2["TrimBox"] != "20.00 20.00 575.00 822.00" || p2["ArtBox"] != "40.00 40.00 555.00 802.00" {
+		t.Errorf("page 2, not resized, has boxes %v", p2)
 	}
 }
 
