@@ -78,7 +78,7 @@ function showFieldErrors(root, p) {
     if (!slot) continue;
     slot.textContent = fe.message;
     const row = slot.closest("[data-param]");
-    const input = row && row.querySelector("input,select");
+    const input = row && row.querySelector("input,select,textarea");
     if (input) input.setAttribute("aria-invalid", "true");
     first = first || fe.field;
   }

@@ -12,6 +12,9 @@ import { t, tOr } from "./i18n.js";
 const SEGMENTED_MAX = 4;
 // SLIDER_STEPS is the widest integer range given a slider.
 const SLIDER_STEPS = 1000;
+// LONG_TEXT is the shortest bound of a string param shown as a box of
+// several lines.
+const LONG_TEXT = 10000;
 
 // A page selection as the API parses it: "all", or pages and ranges such as
 // "1-3,5,8-" and "-3", comma-separated.
@@ -63,6 +66,13 @@ function control(tool, p, id, name) {
   if (p.type === "integer" || p.type === "number") {
     return el("input", { id, name, type: "number", inputmode: "numeric", min: p.min, max: p.max,
       step: p.type === "integer" ? 1 : "any", placeholder: hasDefault ? p.default : t("tool.automatic") });
+  }
+  // A long text (redact's terms, one a line; JSON such as bookmarks or a
+  // form's values) gets a box of several lines: an input cannot hold a
+  // line break.
+  if (p.type === "string" && p.max != null && p.max >= LONG_TEXT) {
+    return el("textarea", { id, name, rows: 5, spellcheck: "false", autocomplete: "off", maxlength: p.max,
+      required: p.required, text: hasDefault ? p.default : null });
   }
   const secret = /password/.test(p.name);
   const i = el("input", { id, name, type: secret ? "password" : p.type === "url" ? "url" : "text",
@@ -122,7 +132,7 @@ export function buildParams(box, tool, prefix = "") {
       row = segmented(tool, p, id, helpId, errId, name);
     } else {
       const c = control(tool, p, id, name);
-      const input = c.matches("input,select") ? c : c.querySelector("input");
+      const input = c.matches("input,select,textarea") ? c : c.querySelector("input");
       input.setAttribute("aria-describedby", (hint ? helpId + " " : "") + errId);
       row = el("div", { class: "param" + (p.type === "boolean" ? " boolean" : ""), "data-param": name },
         el("label", { for: id, text: label(tool, p) }), c);
@@ -152,9 +162,9 @@ export function appendParams(form, tool, fd, prefix = "") {
 
 /** focusField moves the focus to the control of the named param or to the file picker. */
 export function focusField(name) {
-  const target = name === "file" ? $("file-input") : document.querySelector('[data-param="' + CSS.escape(name) + '"] input, [data-param="' + CSS.escape(name) + '"] select');
+  const target = name === "file" ? $("file-input") : document.querySelector(['input', 'select', 'textarea'].map((c) => '[data-param="' + CSS.escape(name) + '"] ' + c).join(", "));
   // A chain's step ("steps[1]", "steps[1].tool"): its own controls.
   const slot = document.querySelector('.field-error[data-for="' + CSS.escape(name) + '"]');
-  const near = slot && slot.closest("[data-param]") && slot.closest("[data-param]").querySelector("select,input");
+  const near = slot && slot.closest("[data-param]") && slot.closest("[data-param]").querySelector("select,input,textarea");
   if (target || near) (target || near).focus();
 }
