@@ -149,6 +149,16 @@ func TestFormAndAttachmentToolsE2E(t *testing.T) {
 		if !strings.Contains(string(fields), `"fields": []`) {
 			t.Fatalf("pdf-form-fields of the flattened form: %s", fields)
 		}
+
+		// Beyond Latin-1, drawn by docmill in the jailed helper, then
+		// flattened by Ghostscript.
+		j, data = runTool(t, c, "fill-pdf-form", form(), map[string]string{"values": `{"Name": "Анна Каренина", "Size": "M"}`, "flatten": "true"})
+		if j.Meta["appearances_generated"] != true || j.Meta["flattened"] != true {
+			t.Fatalf("Cyrillic, flattened: meta %v", j.Meta)
+		}
+		if text := pdftotext(t, data); !strings.Contains(text, "Анна Каренина") || strings.Contains(text, "?") {
+			t.Fatalf("Cyrillic, flattened: pdftotext reads %q", text)
+		}
 	})
 
 	t.Run("fill refused", func(t *testing.T) {

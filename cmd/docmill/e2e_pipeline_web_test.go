@@ -16,11 +16,7 @@ import (
 func TestPipelineWeb(t *testing.T) {
 	srv := startServer(t, "")
 	b := newBrowser(t)
-	b.run(chromedp.Navigate(srv.URL + "/"))
-	b.wait(`document.body.dataset.ready === "1"`, 20*time.Second)
-	b.eval(`(() => { localStorage.setItem("docmill.key", "` + srv.DevKey + `"); return ""; })()`)
-	b.run(chromedp.Navigate(srv.URL + "/"))
-	b.wait(`document.body.dataset.ready === "1"`, 20*time.Second)
+	b.signIn(srv.URL, srv.DevKey)
 	if got := b.eval(`document.querySelector('[data-group="chain"] a').getAttribute("href")`); got != "#/tool/pipeline" {
 		t.Fatalf("the catalogue's chain group links %q", got)
 	}

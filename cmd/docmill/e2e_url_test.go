@@ -217,10 +217,7 @@ func TestURLToolsWeb(t *testing.T) {
 	site := urlNewSite(t)
 	s := startServer(t, "", "--allow-private-urls")
 	b := newBrowser(t)
-	b.run(chromedp.Navigate(s.URL + "/"))
-	b.eval(`(() => { localStorage.setItem("docmill.key", "` + s.DevKey + `"); return ""; })()`)
-	b.run(chromedp.Reload())
-	b.wait(`document.body.dataset.ready === "1"`, 20*time.Second)
+	b.signIn(s.URL, s.DevKey)
 	b.openTool("url-to-pdf")
 	if got := b.eval(`document.querySelector('#tool-form [data-param="file"]').hidden + " " + document.getElementById("tool-files-title").hidden`); got != "true true" {
 		t.Errorf("file picker hidden: %s, want true true", got)

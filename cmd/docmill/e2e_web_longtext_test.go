@@ -19,10 +19,7 @@ import (
 func TestWebLongText(t *testing.T) {
 	s := startServer(t, "")
 	b := newBrowser(t)
-	b.run(chromedp.Navigate(s.URL + "/"))
-	b.eval(`(() => { localStorage.setItem("docmill.key", "` + s.DevKey + `"); return ""; })()`)
-	b.run(chromedp.Reload())
-	b.wait(`document.body.dataset.ready === "1"`, 20*time.Second)
+	b.signIn(s.URL, s.DevKey)
 	b.openTool("redact-pdf")
 	if got := b.eval(`document.querySelector('#params [name="terms"]').tagName + " " + document.querySelector('#params [name="regex"]').tagName`); got != "TEXTAREA INPUT" {
 		t.Errorf("terms and regex controls are %s, want TEXTAREA INPUT", got)

@@ -141,6 +141,15 @@ func (b *browser) setLang(l string) {
 	b.eval(`(() => { const s = document.getElementById("lang"); s.value = "` + l + `"; s.dispatchEvent(new Event("change")); return ""; })()`)
 }
 
+// signIn opens the web interface at base with key stored, as after
+// signing in, and waits until it is ready.
+func (b *browser) signIn(base, key string) {
+	b.run(chromedp.Navigate(base + "/"))
+	b.eval(`(() => { localStorage.setItem("docmill.key", "` + key + `"); return ""; })()`)
+	b.run(chromedp.Reload())
+	b.wait(`document.body.dataset.ready === "1"`, 20*time.Second)
+}
+
 func (b *browser) openTool(slug string) {
 	b.eval(`(() => { location.hash = "#/tool/` + slug + `"; return ""; })()`)
 	b.wait(`!document.getElementById("tool").hidden && document.querySelector("#params") !== null`, 10*time.Second)

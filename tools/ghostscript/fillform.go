@@ -2,6 +2,7 @@ package ghostscript
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
 
 	docmill "github.com/docmill/docmill"
@@ -19,7 +20,7 @@ func (e *engines) fillTool() *docmill.Tool {
 		Meta: []docmill.MetaField{{Name: "pages", Type: docmill.MetaInteger, Description: "Pages of the document."},
 			{Name: "fields", Type: docmill.MetaInteger, Description: "Form fields filled."},
 			{Name: "flattened", Type: docmill.MetaBoolean, Description: "Whether the form was flattened (flatten)."},
-			{Name: "appearances_generated", Type: docmill.MetaBoolean, Description: "Whether the fields were drawn from their new values in the file; false when a value is beyond Latin-1 and viewers draw it."}},
+			{Name: "appearances_generated", Type: docmill.MetaBoolean, Description: "Whether the fields filled were drawn from their new values in the file (by qpdf, or, for values beyond Latin-1, with docmill's own font); false when a widget could not be drawn and is left to viewers."}},
 		Title: "Fill PDF form",
 		Description: "Fill in the form fields of a PDF: text fields, check boxes, radio buttons, combo and list boxes, " +
 			"by the names pdf-form-fields lists. With flatten, the values are drawn into the pages and the form removed.",
@@ -47,11 +48,11 @@ func (e *engines) fillTool() *docmill.Tool {
 // not only those that honour /NeedAppearances; with flatten, the form is
 // flattened as flatten-pdf does instead.
 //
-// qpdf draws only Latin-1 text (it writes "?" for the rest), and neither
-// it nor Ghostscript has a font for more: a value beyond Latin-1 is left
-// for viewers to draw (/NeedAppearances, which they honour with fonts of
-// their own), and flattening one is refused rather than drawn as
-// question marks.
+// qpdf draws only Latin-1 text (it writes "?" for the rest): when a
+// value is beyond Latin-1 the step has drawn the filled fields itself,
+// with a font that has Cyrillic and Greek, and qpdf is left out (with
+// flatten, it only draws the fields nobody filled, if they lack an
+// appearance).
 func (e *engines) runFill(ctx context.Context, in *docmill.RunInput) (*docmill.RunOutput, error) {
 	if e.steps.Fill == nil {
 		return nil, failure(sandbox.ErrUnavailable, msgDamaged)
@@ -66,11 +67,11 @@ func (e *engines) runFill(ctx context.Context, in *docmill.RunInput) (*docmill.R
 	out := filepath.Join(in.WorkDir, "form.pdf")
 	flatten := in.Params.Bool("flatten")
 	pages := filled.Meta["pages"]
-	generated := filled.Meta["latin1"] == true
+	latin1 := filled.Meta["latin1"] == true
+	// A count, an int here or a float64 back from the PDF helper.
+	generated := latin1 || fmt.Sprint(filled.Meta["undrawn"]) == "0"
 	switch {
-	case flatten && !generated:
-		return nil, docmill.ParamError("flatten", "cannot draw values beyond Latin-1 (such as Cyrillic) into the page yet; fill without flatten, and viewers show them")
-	case !generated:
+	case !latin1 && !flatten:
 		out = filled.Path
 	case flatten:
 		if out, pages, err = e.flatten(ctx, in, filled.Path); err != nil {

@@ -133,27 +133,76 @@ func TestFillFormBadInput(t *testing.T) {
 }
 
 // TestFillFormCyrillic checks that a value beyond Latin-1, which qpdf
-// would draw as question marks, is filled and left for viewers to draw
-// (no stale appearance left), and that flattening one is refused.
+// would draw as question marks, is filled and drawn with docmill's own
+// font (no /NeedAppearances left for qpdf or viewers to redraw it), and
+// that flattening draws it into the page.
 func TestFillFormCyrillic(t *testing.T) {
 	in := corpusPDF(t, "pdflatex-forms.pdf")
-	out, err := runForm(t, "fill-pdf-form", map[string]string{"values": `{"Name": "Иван Петров", "Check": true}`}, in)
+	values := `{"Name": "Иван Петров", "Check": true}`
+	out, err := runForm(t, "fill-pdf-form", map[string]string{"values": values}, in)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got := qpdfValues(t, out.Path); got["Name"] != "Иван Петров" || got["Check"] != "/Yes" {
 		t.Errorf("qpdf reads %v", got)
 	}
-	if out.Meta["appearances_generated"] != false {
+	if out.Meta["appearances_generated"] != true {
 		t.Errorf("meta %v", out.Meta)
 	}
 	b, err := exec.Command("qpdf", "--json", "--json-key=acroform", out.Path).Output()
-	if err != nil || !strings.Contains(string(b), `"needappearances": true`) {
-		t.Errorf("qpdf --json: %v, /NeedAppearances not set:\n%s", err, b)
+	if err != nil || !strings.Contains(string(b), `"needappearances": false`) {
+		t.Errorf("qpdf --json: %v, /NeedAppearances left on:\n%s", err, b)
 	}
-	if text := text(t, out.Path); strings.Contains(text, "?") {
-		t.Errorf("question marks drawn: %q", text)
+	flat, err := runForm(t, "fill-pdf-form", map[string]string{"values": values, "flatten": "true"}, in)
+	if err != nil {
+		t.Fatal(err)
 	}
-	_, err = runForm(t, "fill-pdf-form", map[string]string{"values": `{"Name": "Иван"}`, "flatten": "true"}, in)
-	wantCode(t, err, docmill.CodeInvalidParameter)
+	if flat.Meta["flattened"] != true || flat.Meta["appearances_generated"] != true {
+		t.Errorf("meta %v", flat.Meta)
+	}
+	if got := qpdfValues(t, flat.Path); len(got) != 0 {
+		t.Errorf("fields left after flattening: %v", got)
+	}
+	if text := text(t, flat.Path); !strings.Contains(text, "Иван Петров") || strings.Contains(text, "?") {
+		t.Errorf("flattened text %q: want the Cyrillic name, and no question marks", text)
+	}
+}
+
+// TestFillFormCyrillicKinds: beyond Latin-1, a password field is drawn
+// as asterisks, a multi-line field line by line, a combo box's choice as
+// text, and a widget with an empty rectangle is left to viewers
+// (appearances_generated false); flattening draws the others.
+func TestFillFormCyrillicKinds(t *testing.T) {
+	const widget = "/Type /Annot /Subtype /Widget /F 4 /P 3 0 R /DA (/Helv 0 Tf 0 g)"
+	in := toolstest.WriteTemp(t, "kinds.pdf", toolstest.PDF(
+		"<< /Type /Catalog /Pages 2 0 R /AcroForm << /Fields [4 0 R 5 0 R 6 0 R 7 0 R] /DA (/Helv 0 Tf 0 g) >> >>",
+		"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+		"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] /Annots [4 0 R 5 0 R 6 0 R 7 0 R] >>",
+		"<< "+widget+" /FT /Tx /Ff 8192 /T (Secret) /Rect [72 760 272 780] >>",
+		"<< "+widget+" /FT /Tx /Ff 4096 /T (Notes) /Rect [72 600 372 700] /Q 1 >>",
+		"<< "+widget+" /FT /Ch /Ff 393216 /T (City) /Opt [(Moscow)] /Rect [72 560 272 580] >>",
+		"<< "+widget+" /FT /Tx /T (Hidden) /Rect [0 0 0 0] >>"))
+	values := `{"Secret": "пароль", "Notes": "Первая строка\nВторая строка", "City": "Казань", "Hidden": "скрыто"}`
+	out, err := runForm(t, "fill-pdf-form", map[string]string{"values": values}, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Meta["appearances_generated"] != false {
+		t.Errorf("meta %v: the empty widget cannot be drawn", out.Meta)
+	}
+	flat, err := runForm(t, "fill-pdf-form", map[string]string{"values": values, "flatten": "true"}, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := text(t, flat.Path)
+	for _, want := range []string{"******", "Первая строка", "Вторая строка", "Казань"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("flattened text %q lacks %q", text, want)
+		}
+	}
+	for _, not := range []string{"пароль", "скрыто", "?"} {
+		if strings.Contains(text, not) {
+			t.Errorf("flattened text %q has %q", text, not)
+		}
+	}
 }

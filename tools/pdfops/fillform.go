@@ -32,18 +32,21 @@ const maxNamesListed = 20
 // options, and asks viewers to draw the fields again from their values
 // (/NeedAppearances); fill-pdf-form then has qpdf generate those
 // appearances when it can (meta "latin1"). When a value is beyond
-// Latin-1 (Cyrillic, say), qpdf cannot: the text fields filled then lose
-// their old appearances, so that no viewer shows a stale one, and are
-// left for viewers to draw. Its output is the
-// filled PDF, with "pages", "fields" (how many were filled) and "latin1"
-// in meta.
+// Latin-1 (Cyrillic, say), qpdf cannot: this step then draws the text
+// and choice fields filled itself, with the stamp font
+// (drawFieldAppearances), and turns /NeedAppearances off, so that qpdf
+// leaves them. Its output is the filled PDF, with "pages", "fields" (how
+// many were filled), "latin1" and "undrawn" (widgets of filled fields
+// left without an appearance, their rectangle empty or past a page's
+// size, for viewers to draw) in meta.
 func FillFormStepTool() *docmill.Tool {
 	return onePDFTool(docmill.Tool{
 		Slug:  FillFormSlug,
 		Title: "Fill PDF form values",
 		Meta: []docmill.MetaField{{Name: "pages", Type: docmill.MetaInteger, Description: "Pages of the document."},
 			{Name: "fields", Type: docmill.MetaInteger, Description: "Form fields filled."},
-			{Name: "latin1", Type: docmill.MetaBoolean, Description: "Whether every value filled is Latin-1 text, which qpdf can draw."}},
+			{Name: "latin1", Type: docmill.MetaBoolean, Description: "Whether every value filled is Latin-1 text, which qpdf can draw."},
+			{Name: "undrawn", Type: docmill.MetaInteger, Description: "Widgets of filled fields this step could not draw, when a value is beyond Latin-1."}},
 		Params: []docmill.Param{{Name: formvalues.Param, Type: docmill.TypeString, Required: true, Check: formvalues.Check}},
 		Run:    runFillForm,
 	})
@@ -74,7 +77,7 @@ func runFillForm(ctx context.Context, in *docmill.RunInput) (out *docmill.RunOut
 		return nil, err
 	}
 	latin1 := true
-	var drawn []*fieldNode // filled fields whose appearance shows text
+	var texts []drawnField // filled fields whose appearance shows text
 	for _, name := range values.Names() {
 		v := values[name]
 		for _, n := range byName[name] {
@@ -82,26 +85,47 @@ func runFillForm(ctx context.Context, in *docmill.RunInput) (out *docmill.RunOut
 				return nil, docmill.ParamError(formvalues.Param, "field %q: %s", name, err)
 			}
 			if typ := fieldType(n.ft, n.flags); typ != "checkbox" && typ != "radio" {
-				drawn = append(drawn, n)
+				texts = append(texts, drawnField{node: n, text: drawnText(n, v.Text, v.List)})
 			}
 			latin1 = latin1 && isLatin1(v)
-		}
-	}
-	if !latin1 { // viewers draw them: no stale appearance may show instead
-		for _, n := range drawn {
-			for _, w := range n.widgets {
-				delete(w, "AP")
-			}
 		}
 	}
 	if err := needAppearances(doc); err != nil {
 		return nil, docmill.InvalidDocument(err, "The file's form could not be read: it is damaged.")
 	}
+	undrawn := 0
+	if !latin1 {
+		drawn, err := drawFieldAppearances(ctx, doc, texts, acroFormDA(doc))
+		if err != nil {
+			return nil, err
+		}
+		for _, f := range texts {
+			undrawn += len(f.node.widgets)
+		}
+		undrawn -= drawn
+	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	return writeOutput(doc, in.WorkDir, "filled.pdf", docmill.ResultName(in.Files[0].Filename, ".pdf", "-filled.pdf"),
-		map[string]any{"pages": doc.PageCount, "fields": len(values), "latin1": latin1})
+		map[string]any{"pages": doc.PageCount, "fields": len(values), "latin1": latin1, "undrawn": undrawn})
+}
+
+// acroFormDA is doc's AcroForm's default appearance string, which a
+// field without its own /DA inherits; "" when it has none.
+func acroFormDA(doc *model.Context) string {
+	root, err := doc.Catalog()
+	if err != nil {
+		return ""
+	}
+	af, err := doc.DereferenceDict(root["AcroForm"])
+	if err != nil || af == nil {
+		return ""
+	}
+	if s, ok := af["DA"].(types.StringLiteral); ok {
+		return s.Value()
+	}
+	return ""
 }
 
 // isLatin1 reports whether v's text is all Latin-1, which qpdf draws in

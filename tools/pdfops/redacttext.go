@@ -100,7 +100,8 @@ func (l *textLayers) addTo(dst *model.Context, i int, w, h float64) (content str
 // into another's, each indirect object once (copied maps its number in
 // src to its reference in dst), at most maxTextLayerObjects of them and
 // maxCopyDepth deep: the text layer is an engine's output, trusted no
-// more than its input.
+// more than its input. A filled field's drawing (drawFieldText) is
+// copied with it too.
 type objectCopier struct {
 	src, dst *model.XRefTable
 	copied   map[int]types.IndirectRef

@@ -1,14 +1,11 @@
 package pdfops
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"math"
 	"strings"
 
-	"github.com/pdfcpu/pdfcpu/pkg/api"
-	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu"
 	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/model"
 	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/types"
 
@@ -102,38 +99,9 @@ type signatureForm struct {
 
 // drawSignatureText draws text at fontSize on a page of w by h points as
 // the compare report draws its text (textAtTopLeft, the stamp font
-// embedded), writes that page and reads it back, so that its streams are
-// encoded as a file holds them.
+// embedded).
 func drawSignatureText(ctx context.Context, text string, fontSize int, w, h float64) (*signatureForm, error) {
-	doc, err := pdfcpu.ReadWithContext(ctx, bytes.NewReader(blankPagesPDF(1, w, h)), newStampConfig())
-	if err == nil {
-		err = doc.EnsurePageCount()
-	}
-	if err == nil {
-		err = pdfcpu.AddWatermarksMap(doc, map[int]*model.Watermark{1: textAtTopLeft(text, fontSize, signPad)})
-	}
-	var buf bytes.Buffer
-	if err == nil {
-		err = api.WriteContext(doc, &buf)
-	}
-	if err == nil {
-		doc, err = pdfcpu.ReadWithContext(ctx, bytes.NewReader(buf.Bytes()), newConfig(model.ADDWATERMARKS))
-	}
-	if err == nil {
-		err = doc.EnsurePageCount()
-	}
-	if err != nil {
-		return nil, fmt.Errorf("pdfops: draw signature text: %w", err)
-	}
-	page, _, _, err := doc.PageDict(1, false)
-	if err != nil || page == nil {
-		return nil, fmt.Errorf("pdfops: signature page: %v", err)
-	}
-	content, err := doc.PageContent(page, 1)
-	if err != nil {
-		return nil, fmt.Errorf("pdfops: signature page content: %w", err)
-	}
-	return &signatureForm{doc: doc, resources: page["Resources"], content: content}, nil
+	return drawText(ctx, textAtTopLeft(text, fontSize, signPad), w, h)
 }
 
 // copyObject writes to u every object obj refers to in src, renumbered
