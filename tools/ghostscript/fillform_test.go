@@ -2,9 +2,11 @@ package ghostscript_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"os/exec"
 	"strings"
 	"testing"
+	"time"
 
 	docmill "github.com/docmill/docmill"
 	"github.com/docmill/docmill/tools/toolstest"
@@ -205,4 +207,65 @@ func TestFillFormCyrillicKinds(t *testing.T) {
 			t.Errorf("flattened text %q has %q", text, not)
 		}
 	}
+}
+
+// TestFillFormManyWidgets: a Cyrillic value for a field of 20,000
+// widgets of as many sizes is drawn once, each widget placing that
+// drawing; 1,000 fields (as many as values may name) are drawn in one
+// pass. Neither takes the fill long (logged).
+func TestFillFormManyWidgets(t *testing.T) {
+	widget := func(parent string, i int) string {
+		return fmt.Sprintf("<< /Type /Annot /Subtype /Widget %s /P 3 0 R /Rect [72 700 %.2f 720] >>", parent, 272+float64(i)*0.01)
+	}
+	form := func(fields string, more []string) string {
+		objects := []string{
+			"<< /Type /Catalog /Pages 2 0 R /AcroForm << /Fields [" + fields + "] /DA (/Helv 0 Tf 0 g) >> >>",
+			"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+			"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] >>",
+		}
+		return toolstest.WriteTemp(t, "widgets.pdf", toolstest.PDF(append(objects, more...)...))
+	}
+	t.Run("one field, 20,000 widgets", func(t *testing.T) {
+		var kids strings.Builder
+		objects := []string{""}
+		for i := range 20000 {
+			fmt.Fprintf(&kids, "%d 0 R ", i+5)
+			objects = append(objects, widget("/Parent 4 0 R", i))
+		}
+		objects[0] = "<< /FT /Tx /T (Name) /Kids [" + kids.String() + "] >>"
+		in := form("4 0 R", objects)
+		start := time.Now()
+		out, err := runForm(t, "fill-pdf-form", map[string]string{"values": `{"Name": "Иван"}`}, in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("20,000 widgets filled in %v", time.Since(start).Round(time.Millisecond))
+		if out.Meta["appearances_generated"] != true {
+			t.Errorf("meta %v", out.Meta)
+		}
+	})
+	t.Run("1,000 fields", func(t *testing.T) {
+		var fields []string
+		var objects []string
+		values := map[string]string{}
+		for i := range 1000 {
+			fields = append(fields, fmt.Sprintf("%d 0 R", i+4))
+			objects = append(objects, strings.Replace(widget("", i), "/Type /Annot", fmt.Sprintf("/FT /Tx /T (f%d) /Type /Annot", i), 1))
+			values[fmt.Sprintf("f%d", i)] = fmt.Sprintf("Поле %d", i)
+		}
+		in := form(strings.Join(fields, " "), objects)
+		js, err := json.Marshal(values)
+		if err != nil {
+			t.Fatal(err)
+		}
+		start := time.Now()
+		out, err := runForm(t, "fill-pdf-form", map[string]string{"values": string(js)}, in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("1,000 fields filled in %v", time.Since(start).Round(time.Millisecond))
+		if out.Meta["appearances_generated"] != true {
+			t.Errorf("meta %v", out.Meta)
+		}
+	})
 }

@@ -1,6 +1,7 @@
 package pdfops
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -100,11 +101,13 @@ func (l *textLayers) addTo(dst *model.Context, i int, w, h float64) (content str
 // into another's, each indirect object once (copied maps its number in
 // src to its reference in dst), at most maxTextLayerObjects of them and
 // maxCopyDepth deep: the text layer is an engine's output, trusted no
-// more than its input. A filled field's drawing (drawFieldText) is
+// more than its input. Filled fields' drawings (drawFieldTexts) are
 // copied with it too.
 type objectCopier struct {
 	src, dst *model.XRefTable
 	copied   map[int]types.IndirectRef
+	// limit replaces maxTextLayerObjects when it is not 0.
+	limit int
 }
 
 // maxCopyDepth bounds the nesting of objects copied from one document
@@ -123,8 +126,8 @@ func (c *objectCopier) copy(o types.Object, depth int) (types.Object, error) {
 		if ref, ok := c.copied[n]; ok {
 			return ref, nil
 		}
-		if len(c.copied) >= maxTextLayerObjects {
-			return nil, fmt.Errorf("pdfops: text layer holds over %d objects", maxTextLayerObjects)
+		if limit := cmp.Or(c.limit, maxTextLayerObjects); len(c.copied) >= limit {
+			return nil, fmt.Errorf("pdfops: copy of over %d objects", limit)
 		}
 		target, err := c.src.Dereference(o)
 		if err != nil {
