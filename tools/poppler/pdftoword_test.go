@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	docmill "github.com/docmill/docmill"
 	"github.com/docmill/docmill/sandbox"
@@ -187,4 +188,27 @@ func libreOfficeImport(b *testing.B, path string) ([]byte, bool) {
 	}
 	data, err := os.ReadFile(filepath.Join(dir, strings.TrimSuffix(filepath.Base(path), ".pdf")+".docx"))
 	return data, err == nil
+}
+
+// TestReflowLongParagraph: a paragraph of many long lines, a sentence
+// that runs on across 10,000 pages (as a 300 KB PDF can make it), is
+// joined in time linear in its length. Joining each line to the
+// paragraph's string so far copied it whole each time: 10,000 lines of
+// 2,000 characters took some 100 GB of copying.
+func TestReflowLongParagraph(t *testing.T) {
+	line := strings.Repeat("abcdefghij", 200)
+	lines := make([]textLine, 10_000)
+	for i := range lines {
+		lines[i] = textLine{page: i + 1, block: i + 1, top: 50, size: 10, left: 10, right: 500, text: line}
+	}
+	done := make(chan []paragraph, 1)
+	go func() { done <- reflow(lines) }()
+	select {
+	case got := <-done:
+		if len(got) != 1 || len(got[0].text) != len(lines)*(len(line)+1)-1 {
+			t.Fatalf("%d paragraphs, the first of %d bytes", len(got), len(got[0].text))
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("reflow of 10,000 lines took more than 5 s")
+	}
 }
