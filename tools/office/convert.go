@@ -35,6 +35,13 @@ var docFormats = []docFormat{
 	{"odp", presentation, "application/vnd.oasis.opendocument.presentation", "impress8", ""},
 }
 
+// maxCSVCells bounds the cells of a sheet saved as CSV, counted from A1
+// to the end of its used area, since CSV writes a separator for each,
+// empty or not: a sheet of 1,048,576 rows by 95 columns, a CSV of at
+// least 100 MB. Beyond it a file of a few KB (one value in the sheet's
+// last cell) would have LibreOffice write 17 GB until the deadline.
+const maxCSVCells = 100_000_000
+
 func docFormatByExt(ext string) (docFormat, bool) {
 	for _, f := range docFormats {
 		if f.ext == ext {
@@ -104,7 +111,11 @@ func (p *Pool) convertDocument(ctx context.Context, in *docmill.RunInput) (*docm
 	if err := checkArchive(file.Path, p.opts.Limits); err != nil {
 		return nil, err
 	}
-	out, err := p.stageAndConvert(ctx, in.WorkDir, file.Path, k, job{Export: to.export, ExportOptions: to.options}, to.ext)
+	j := job{Export: to.export, ExportOptions: to.options}
+	if to.ext == "csv" {
+		j.MaxCells = maxCSVCells
+	}
+	out, err := p.stageAndConvert(ctx, in.WorkDir, file.Path, k, j, to.ext)
 	if err != nil {
 		return nil, err
 	}

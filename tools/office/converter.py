@@ -5,9 +5,11 @@ It connects to the worker's soffice over a UNO pipe, prints one JSON line
   {"in": "/abs/input.docx", "out": "/abs/output.pdf", "export": "writer_pdf_Export",
    "filter": "" (import filter, optional), "options": "" (import filter options),
    "export_options": "" (export filter options, optional: CSV's separator...),
-   "page_range": "" (PDF export only, optional: the pages to export, "1")}
+   "page_range": "" (PDF export only, optional: the pages to export, "1"),
+   "max_cells": 0 (spreadsheet export only, optional: see sheet_cells)}
 and answers each with one JSON line:
   {"ok": true} | {"ok": false, "kind": "load"|"store"|"bridge", "msg": "..."}
+  | {"ok": false, "kind": "limit", "rows": R, "cols": C}
 A "bridge" failure means soffice is gone: the process exits after answering,
 and the Go side replaces the whole worker.
 """
@@ -53,6 +55,21 @@ def connect(pipe, wait):
     return ctx.ServiceManager.createInstanceWithContext("com.sun.star.frame.Desktop", ctx)
 
 
+def sheet_cells(doc):
+    """Rows and columns from A1 to the end of the used area of the sheet
+    a CSV export saves (the active one). CSV writes a separator for every
+    cell of that rectangle, used or not, so one value in the sheet's last
+    cell (XFD1048576) makes 17 billion of them from a 1.5 KB file."""
+    try:
+        sheet = doc.getCurrentController().getActiveSheet()
+    except Exception:
+        sheet = doc.getSheets().getByIndex(0)
+    cursor = sheet.createCursor()
+    cursor.gotoEndOfUsedArea(False)
+    end = cursor.getRangeAddress()
+    return end.EndRow + 1, end.EndColumn + 1
+
+
 def convert(desktop, job):
     load = [
         prop("Hidden", True),
@@ -74,6 +91,10 @@ def convert(desktop, job):
     if doc is None:
         return {"ok": False, "kind": "load", "msg": "loadComponentFromURL returned nothing"}
     try:
+        if job.get("max_cells"):
+            rows, cols = sheet_cells(doc)
+            if rows * cols > job["max_cells"]:
+                return {"ok": False, "kind": "limit", "rows": rows, "cols": cols}
         store = [prop("FilterName", job["export"])]
         if job.get("export_options"):
             store.append(prop("FilterOptions", job["export_options"]))

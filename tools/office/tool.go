@@ -109,11 +109,16 @@ func (p *Pool) convert(ctx context.Context, j job) error {
 		p.idle <- w
 	}
 	var le *loadError
+	var ce *cellsError
 	switch {
 	case err == nil:
 		return nil
 	case errors.As(err, &le):
 		return docmill.InvalidDocument(err, "LibreOffice could not open the document: it is damaged, password-protected or not the format it claims to be.")
+	case errors.As(err, &ce):
+		e := docmill.LimitExceeded(fmt.Sprintf("The sheet spans %d rows by %d columns, more than the %d cells a CSV may have", ce.rows, ce.cols, j.MaxCells))
+		e.Err = err
+		return e
 	case ctx.Err() != nil:
 		return ctx.Err() // the job's own cancel or deadline
 	case errors.Is(err, context.DeadlineExceeded):

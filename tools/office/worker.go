@@ -46,14 +46,21 @@ type job struct {
 	ExportOptions string `json:"export_options,omitempty"`
 	// PageRange, for a PDF export, limits it to those pages ("1").
 	PageRange string `json:"page_range,omitempty"`
+	// MaxCells, when above 0, refuses a spreadsheet whose exported
+	// sheet spans more cells, from A1 to the end of its used area
+	// (*cellsError): a CSV export writes a separator for each.
+	MaxCells int64 `json:"max_cells,omitempty"`
 }
 
 // reply is one line the converter writes.
 type reply struct {
 	Ready bool   `json:"ready"`
 	OK    bool   `json:"ok"`
-	Kind  string `json:"kind"` // load, store or bridge when !OK
+	Kind  string `json:"kind"` // load, store, limit or bridge when !OK
 	Msg   string `json:"msg"`
+	// Rows and Cols are the sheet's span, for kind limit (job.MaxCells).
+	Rows int64 `json:"rows"`
+	Cols int64 `json:"cols"`
 }
 
 // errBridge marks a worker whose soffice or converter died or hung: an
@@ -167,7 +174,7 @@ func (w *worker) convert(ctx context.Context, j job, jail *sandbox.Jail) error {
 		return err
 	}
 	paths := w.conv.Paths()
-	if err := w.run(ctx, job{In: paths.InJail(in), Out: paths.InJail(out), Export: j.Export, Filter: j.Filter, Options: j.Options, ExportOptions: j.ExportOptions, PageRange: j.PageRange}); err != nil {
+	if err := w.run(ctx, job{In: paths.InJail(in), Out: paths.InJail(out), Export: j.Export, Filter: j.Filter, Options: j.Options, ExportOptions: j.ExportOptions, PageRange: j.PageRange, MaxCells: j.MaxCells}); err != nil {
 		return err
 	}
 	if err := os.Rename(out, j.Out); err != nil {
@@ -193,6 +200,8 @@ func (w *worker) run(ctx context.Context, j job) error {
 			return nil
 		case r.Kind == "load":
 			return &loadError{msg: r.Msg}
+		case r.Kind == "limit":
+			return &cellsError{rows: r.Rows, cols: r.Cols}
 		default:
 			return fmt.Errorf("office: export failed: %s", r.Msg)
 		}
@@ -231,6 +240,13 @@ func (w *worker) kill() {
 type loadError struct{ msg string }
 
 func (e *loadError) Error() string { return "office: load failed: " + e.msg }
+
+// cellsError is a sheet spanning more cells than job.MaxCells.
+type cellsError struct{ rows, cols int64 }
+
+func (e *cellsError) Error() string {
+	return fmt.Sprintf("office: the sheet spans %d rows by %d columns", e.rows, e.cols)
+}
 
 type emptyReader struct{}
 
