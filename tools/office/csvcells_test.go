@@ -1,6 +1,7 @@
 package office_test
 
 import (
+	"context"
 	"encoding/csv"
 	"os"
 	"path/filepath"
@@ -10,6 +11,7 @@ import (
 
 	docmill "github.com/docmill/docmill"
 	"github.com/docmill/docmill/tools/office"
+	"github.com/docmill/docmill/tools/toolstest"
 )
 
 // xlsxSheet is a minimal .xlsx whose one sheet holds sheetData.
@@ -60,5 +62,26 @@ func TestCSVCellBound(t *testing.T) {
 	rows, err := csv.NewReader(f).ReadAll()
 	if err != nil || len(rows) != 3 || rows[0][0] != "1" || rows[2][2] != "2" {
 		t.Fatalf("rows %q, %v", rows, err)
+	}
+}
+
+// TestPDFCellBound: the same 1.5 KB sheet exported to PDF (excel-to-pdf,
+// and the first page document-thumbnail draws) kept LibreOffice laying
+// out its 17 billion cells until the deadline; a sheet spanning 100
+// million cells (A1 to CV1000000) takes it about 8 s. The sheets' cells
+// are bounded as for CSV, all sheets together, since a PDF shows every
+// sheet.
+func TestPDFCellBound(t *testing.T) {
+	p := newPool(t, office.Options{Workers: 1, Timeout: 30 * time.Second})
+	far := filepath.Join(t.TempDir(), "far.xlsx")
+	writeZip(t, far, xlsxSheet(`<row r="1"><c r="A1"><v>1</v></c></row><row r="1048576"><c r="XFD1048576"><v>2</v></c></row>`))
+	_, err := run(t, toolOf(t, p, "excel-to-pdf"), far, nil)
+	if code(err) != docmill.CodeInvalidDocument || !strings.Contains(err.(*docmill.Error).Message, "processing limit") {
+		t.Fatalf("excel-to-pdf: %v, want a processing limit", err)
+	}
+	dir := t.TempDir()
+	_, err = p.FirstPagePDF(context.Background(), &docmill.RunInput{Files: []docmill.LocalFile{toolstest.Input(t, dir, far, "")}, WorkDir: dir, Params: docmill.Params{}})
+	if code(err) != docmill.CodeInvalidDocument || !strings.Contains(err.(*docmill.Error).Message, "processing limit") {
+		t.Fatalf("first page: %v, want a processing limit", err)
 	}
 }

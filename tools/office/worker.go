@@ -46,10 +46,13 @@ type job struct {
 	ExportOptions string `json:"export_options,omitempty"`
 	// PageRange, for a PDF export, limits it to those pages ("1").
 	PageRange string `json:"page_range,omitempty"`
-	// MaxCells, when above 0, refuses a spreadsheet whose exported
-	// sheet spans more cells, from A1 to the end of its used area
-	// (*cellsError): a CSV export writes a separator for each.
-	MaxCells int64 `json:"max_cells,omitempty"`
+	// MaxCells, when above 0, refuses a spreadsheet whose sheets span
+	// more cells, each from A1 to the end of its used area
+	// (*cellsError): a CSV export writes a separator for each, and a PDF
+	// export lays each out. ActiveSheet counts the sheet a CSV export
+	// saves only, instead of all.
+	MaxCells    int64 `json:"max_cells,omitempty"`
+	ActiveSheet bool  `json:"active_sheet,omitempty"`
 }
 
 // reply is one line the converter writes.
@@ -58,7 +61,8 @@ type reply struct {
 	OK    bool   `json:"ok"`
 	Kind  string `json:"kind"` // load, store, limit or bridge when !OK
 	Msg   string `json:"msg"`
-	// Rows and Cols are the sheet's span, for kind limit (job.MaxCells).
+	// Rows and Cols are the largest sheet's span, for kind limit
+	// (job.MaxCells).
 	Rows int64 `json:"rows"`
 	Cols int64 `json:"cols"`
 }
@@ -174,7 +178,7 @@ func (w *worker) convert(ctx context.Context, j job, jail *sandbox.Jail) error {
 		return err
 	}
 	paths := w.conv.Paths()
-	if err := w.run(ctx, job{In: paths.InJail(in), Out: paths.InJail(out), Export: j.Export, Filter: j.Filter, Options: j.Options, ExportOptions: j.ExportOptions, PageRange: j.PageRange, MaxCells: j.MaxCells}); err != nil {
+	if err := w.run(ctx, job{In: paths.InJail(in), Out: paths.InJail(out), Export: j.Export, Filter: j.Filter, Options: j.Options, ExportOptions: j.ExportOptions, PageRange: j.PageRange, MaxCells: j.MaxCells, ActiveSheet: j.ActiveSheet}); err != nil {
 		return err
 	}
 	if err := os.Rename(out, j.Out); err != nil {
@@ -241,11 +245,12 @@ type loadError struct{ msg string }
 
 func (e *loadError) Error() string { return "office: load failed: " + e.msg }
 
-// cellsError is a sheet spanning more cells than job.MaxCells.
+// cellsError is a spreadsheet spanning more cells than job.MaxCells; rows
+// and cols are its largest sheet's.
 type cellsError struct{ rows, cols int64 }
 
 func (e *cellsError) Error() string {
-	return fmt.Sprintf("office: the sheet spans %d rows by %d columns", e.rows, e.cols)
+	return fmt.Sprintf("office: the largest sheet spans %d rows by %d columns", e.rows, e.cols)
 }
 
 type emptyReader struct{}
