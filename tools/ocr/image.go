@@ -57,9 +57,24 @@ func prepareImage(f docmill.LocalFile, path, workDir string, maxPixels int64) (*
 	if err != nil {
 		return nil, docmill.InvalidDocument(err, "The file could not be read as an image; it may be damaged.")
 	}
+	megapixels := strconv.FormatFloat(math.Round(float64(maxPixels)/1e5)/10, 'f', -1, 64)
 	if px := int64(cfg.Width) * int64(cfg.Height); px <= 0 || px > maxPixels {
 		return nil, docmill.InvalidDocument(nil, "The image is %d x %d pixels; at most %s megapixels are allowed.",
-			cfg.Width, cfg.Height, strconv.FormatFloat(math.Round(float64(maxPixels)/1e5)/10, 'f', -1, 64))
+			cfg.Width, cfg.Height, megapixels)
+	}
+	if format == "tiff" {
+		// image.DecodeConfig reads the first page only; the engines read
+		// them all.
+		pages, err := tiffPageSizes(file)
+		if err != nil {
+			return nil, err
+		}
+		for i, s := range pages {
+			if px := s[0] * s[1]; px <= 0 || px > maxPixels {
+				return nil, docmill.InvalidDocument(nil, "Page %d of the image is %d x %d pixels; at most %s megapixels are allowed.",
+					i+1, s[0], s[1], megapixels)
+			}
+		}
 	}
 	out := &preparedImage{path: path, dpi: imageDPI(file, format, max(cfg.Width, cfg.Height))}
 	convert := ""
@@ -210,6 +225,77 @@ func jpegDPI(r io.ReaderAt) float64 {
 		}
 		off += 2 + n
 	}
+}
+
+// maxTIFFPages bounds the pages of a TIFF read by tiffPageSizes.
+const maxTIFFPages = 10_000
+
+// tiffPageSizes reads the width and height of every page (IFD) of a
+// TIFF from its headers, decoding nothing: a TIFF whose first page is
+// small may hold a huge second one. A chain of IFDs that loops, leaves
+// the file or has more than maxTIFFPages pages, or a page without its
+// sizes, is refused as invalid_document.
+func tiffPageSizes(r io.ReaderAt) ([][2]int64, error) {
+	damaged := func() ([][2]int64, error) {
+		return nil, docmill.InvalidDocument(nil, "The TIFF image's pages could not be read; it may be damaged.")
+	}
+	var h [8]byte
+	if _, err := r.ReadAt(h[:], 0); err != nil {
+		return damaged()
+	}
+	var bo binary.ByteOrder
+	switch string(h[:2]) {
+	case "II":
+		bo = binary.LittleEndian
+	case "MM":
+		bo = binary.BigEndian
+	default:
+		return damaged()
+	}
+	var pages [][2]int64
+	seen := map[int64]bool{}
+	for ifd := int64(bo.Uint32(h[4:])); ifd != 0; {
+		if seen[ifd] {
+			return damaged()
+		}
+		if len(pages) == maxTIFFPages {
+			return nil, docmill.LimitExceeded(fmt.Sprintf("The TIFF image has more than %d pages", maxTIFFPages))
+		}
+		seen[ifd] = true
+		var cnt [2]byte
+		if _, err := r.ReadAt(cnt[:], ifd); err != nil {
+			return damaged()
+		}
+		n := int64(bo.Uint16(cnt[:]))
+		entries := make([]byte, 12*n+4) // the entries, then the next IFD's offset
+		if _, err := r.ReadAt(entries, ifd+2); err != nil {
+			return damaged()
+		}
+		var size [2]int64 // ImageWidth (256), ImageLength (257)
+		for i := range n {
+			e := entries[12*i:]
+			tag := bo.Uint16(e)
+			if tag != 256 && tag != 257 {
+				continue
+			}
+			var v int64
+			switch bo.Uint16(e[2:]) {
+			case 3: // SHORT, in the entry
+				v = int64(bo.Uint16(e[8:]))
+			case 4: // LONG, in the entry
+				v = int64(bo.Uint32(e[8:]))
+			default:
+				return damaged()
+			}
+			size[tag-256] = v
+		}
+		if size[0] == 0 || size[1] == 0 {
+			return damaged()
+		}
+		pages = append(pages, size)
+		ifd = int64(bo.Uint32(entries[12*n:]))
+	}
+	return pages, nil
 }
 
 // tiffDPI reads XResolution and ResolutionUnit from a TIFF's first IFD

@@ -5,9 +5,12 @@ It connects to the worker's soffice over a UNO pipe, prints one JSON line
   {"in": "/abs/input.docx", "out": "/abs/output.pdf", "export": "writer_pdf_Export",
    "filter": "" (import filter, optional), "options": "" (import filter options),
    "export_options": "" (export filter options, optional: CSV's separator...),
-   "page_range": "" (PDF export only, optional: the pages to export, "1")}
+   "page_range": "" (PDF export only, optional: the pages to export, "1"),
+   "max_cells": 0 (spreadsheet export only, optional: see sheet_cells),
+   "active_sheet": false (with max_cells: count the active sheet only)}
 and answers each with one JSON line:
   {"ok": true} | {"ok": false, "kind": "load"|"store"|"bridge", "msg": "..."}
+  | {"ok": false, "kind": "limit", "rows": R, "cols": C}
 A "bridge" failure means soffice is gone: the process exits after answering,
 and the Go side replaces the whole worker.
 """
@@ -53,6 +56,39 @@ def connect(pipe, wait):
     return ctx.ServiceManager.createInstanceWithContext("com.sun.star.frame.Desktop", ctx)
 
 
+def span(sheet):
+    """Cells from A1 to the end of the sheet's used area, and its rows
+    and columns."""
+    cursor = sheet.createCursor()
+    cursor.gotoEndOfUsedArea(False)
+    end = cursor.getRangeAddress()
+    rows, cols = end.EndRow + 1, end.EndColumn + 1
+    return rows * cols, rows, cols
+
+
+def sheet_cells(doc, active):
+    """The cells an export of the spreadsheet doc lays out, from A1 to
+    the end of each sheet's used area, used or not, and the rows and
+    columns of the largest sheet: those of the active sheet only when
+    active is true (CSV saves that one, writing a separator for every
+    cell), else of all sheets (PDF shows them all). One value in a
+    sheet's last cell (XFD1048576) makes 17 billion of them from a
+    1.5 KB file."""
+    if active:
+        try:
+            return span(doc.getCurrentController().getActiveSheet())
+        except Exception:
+            return span(doc.getSheets().getByIndex(0))
+    sheets = doc.getSheets()
+    total, rows, cols = 0, 0, 0
+    for i in range(sheets.getCount()):
+        n, r, c = span(sheets.getByIndex(i))
+        total += n
+        if r * c >= rows * cols:
+            rows, cols = r, c
+    return total, rows, cols
+
+
 def convert(desktop, job):
     load = [
         prop("Hidden", True),
@@ -74,6 +110,10 @@ def convert(desktop, job):
     if doc is None:
         return {"ok": False, "kind": "load", "msg": "loadComponentFromURL returned nothing"}
     try:
+        if job.get("max_cells"):
+            cells, rows, cols = sheet_cells(doc, job.get("active_sheet", False))
+            if cells > job["max_cells"]:
+                return {"ok": False, "kind": "limit", "rows": rows, "cols": cols}
         store = [prop("FilterName", job["export"])]
         if job.get("export_options"):
             store.append(prop("FilterOptions", job["export_options"]))

@@ -60,7 +60,7 @@ func (p *Pool) run(ctx context.Context, in *docmill.RunInput, f family, export s
 	if err := checkArchive(file.Path, p.opts.Limits); err != nil {
 		return nil, err
 	}
-	out, err := p.stageAndConvert(ctx, in.WorkDir, file.Path, k, job{Export: export}, "pdf")
+	out, err := p.stageAndConvert(ctx, in.WorkDir, file.Path, k, cellBound(k, job{Export: export}), "pdf")
 	if err != nil {
 		return nil, err
 	}
@@ -72,6 +72,15 @@ func (p *Pool) run(ctx context.Context, in *docmill.RunInput, f family, export s
 		Path: out, Filename: docmill.ResultName(file.Filename, "", ".pdf"), ContentType: "application/pdf",
 		Meta: map[string]any{"pages": pages, "engine": engineName, "engine_version": p.version, "input_format": k.ext},
 	}, nil
+}
+
+// cellBound returns j bounded to maxSheetCells when k is a spreadsheet
+// (counted over all its sheets, as a PDF shows them all).
+func cellBound(k kind, j job) job {
+	if k.fam == spreadsheet {
+		j.MaxCells = maxSheetCells
+	}
+	return j
 }
 
 // checkArchive refuses an OOXML or ODF document (a zip archive: the
@@ -109,11 +118,16 @@ func (p *Pool) convert(ctx context.Context, j job) error {
 		p.idle <- w
 	}
 	var le *loadError
+	var ce *cellsError
 	switch {
 	case err == nil:
 		return nil
 	case errors.As(err, &le):
 		return docmill.InvalidDocument(err, "LibreOffice could not open the document: it is damaged, password-protected or not the format it claims to be.")
+	case errors.As(err, &ce):
+		e := docmill.LimitExceeded(fmt.Sprintf("The spreadsheet spans more than %d cells (a sheet of %d rows by %d columns, counted from A1 whether used or not)", j.MaxCells, ce.rows, ce.cols))
+		e.Err = err
+		return e
 	case ctx.Err() != nil:
 		return ctx.Err() // the job's own cancel or deadline
 	case errors.Is(err, context.DeadlineExceeded):

@@ -46,14 +46,25 @@ type job struct {
 	ExportOptions string `json:"export_options,omitempty"`
 	// PageRange, for a PDF export, limits it to those pages ("1").
 	PageRange string `json:"page_range,omitempty"`
+	// MaxCells, when above 0, refuses a spreadsheet whose sheets span
+	// more cells, each from A1 to the end of its used area
+	// (*cellsError): a CSV export writes a separator for each, and a PDF
+	// export lays each out. ActiveSheet counts the sheet a CSV export
+	// saves only, instead of all.
+	MaxCells    int64 `json:"max_cells,omitempty"`
+	ActiveSheet bool  `json:"active_sheet,omitempty"`
 }
 
 // reply is one line the converter writes.
 type reply struct {
 	Ready bool   `json:"ready"`
 	OK    bool   `json:"ok"`
-	Kind  string `json:"kind"` // load, store or bridge when !OK
+	Kind  string `json:"kind"` // load, store, limit or bridge when !OK
 	Msg   string `json:"msg"`
+	// Rows and Cols are the largest sheet's span, for kind limit
+	// (job.MaxCells).
+	Rows int64 `json:"rows"`
+	Cols int64 `json:"cols"`
 }
 
 // errBridge marks a worker whose soffice or converter died or hung: an
@@ -167,7 +178,7 @@ func (w *worker) convert(ctx context.Context, j job, jail *sandbox.Jail) error {
 		return err
 	}
 	paths := w.conv.Paths()
-	if err := w.run(ctx, job{In: paths.InJail(in), Out: paths.InJail(out), Export: j.Export, Filter: j.Filter, Options: j.Options, ExportOptions: j.ExportOptions, PageRange: j.PageRange}); err != nil {
+	if err := w.run(ctx, job{In: paths.InJail(in), Out: paths.InJail(out), Export: j.Export, Filter: j.Filter, Options: j.Options, ExportOptions: j.ExportOptions, PageRange: j.PageRange, MaxCells: j.MaxCells, ActiveSheet: j.ActiveSheet}); err != nil {
 		return err
 	}
 	if err := os.Rename(out, j.Out); err != nil {
@@ -193,6 +204,8 @@ func (w *worker) run(ctx context.Context, j job) error {
 			return nil
 		case r.Kind == "load":
 			return &loadError{msg: r.Msg}
+		case r.Kind == "limit":
+			return &cellsError{rows: r.Rows, cols: r.Cols}
 		default:
 			return fmt.Errorf("office: export failed: %s", r.Msg)
 		}
@@ -231,6 +244,14 @@ func (w *worker) kill() {
 type loadError struct{ msg string }
 
 func (e *loadError) Error() string { return "office: load failed: " + e.msg }
+
+// cellsError is a spreadsheet spanning more cells than job.MaxCells; rows
+// and cols are its largest sheet's.
+type cellsError struct{ rows, cols int64 }
+
+func (e *cellsError) Error() string {
+	return fmt.Sprintf("office: the largest sheet spans %d rows by %d columns", e.rows, e.cols)
+}
 
 type emptyReader struct{}
 

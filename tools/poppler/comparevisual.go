@@ -23,6 +23,15 @@ const (
 	compareDPI     = 50
 	pixelTolerance = 40
 	maxDiffImages  = 100
+	// maxDiffPixels bounds one diff image. It covers both pages, so its
+	// size is the larger width by the larger height: a page 65,000
+	// pixels wide and one as tall, each within the render caps, would
+	// ask for 65,000 x 65,000. A larger image is drawn at an integer
+	// fraction of the pages' size (diffScale). An A4 page at compareDPI
+	// is 242,190 pixels, A0 about 3.9 million; 2 million RGBA pixels are
+	// 8 MB here and about 6 MB decoded in the report, 100 images within
+	// its job's decoded bytes.
+	maxDiffPixels = 2_000_000
 )
 
 // visualDiff is what the look of two documents' pages tells.
@@ -148,26 +157,18 @@ func absDiff(x, y uint8) int {
 	return int(y - x)
 }
 
-// writeDiffImage writes a PNG of the larger of the two pages' sizes: the
-// original faded to a light grey, and in red every pixel that differs
-// (including those only one of the pages covers).
+// writeDiffImage writes a PNG covering both pages, the larger width by
+// the larger height, at most maxDiffPixels (diffScale): the original
+// faded to a light grey, and in red every pixel that differs (including
+// those only one of the pages covers). Scaled down, each pixel of the
+// image stands for a square of the pages' pixels (diffColor).
 func writeDiffImage(path string, a, b *image.Gray) error {
 	w, h := max(a.Rect.Dx(), b.Rect.Dx()), max(a.Rect.Dy(), b.Rect.Dy())
-	img := image.NewRGBA(image.Rect(0, 0, w, h))
-	red := color.RGBA{R: 220, A: 255}
-	for y := range h {
-		for x := range w {
-			in := image.Pt(x, y)
-			inA, inB := in.In(a.Rect), in.In(b.Rect)
-			switch {
-			case inA && inB && absDiff(a.GrayAt(x, y).Y, b.GrayAt(x, y).Y) <= pixelTolerance:
-				v := 255 - (255-a.GrayAt(x, y).Y)/3
-				img.SetRGBA(x, y, color.RGBA{R: v, G: v, B: v, A: 255})
-			case inA || inB:
-				img.SetRGBA(x, y, red)
-			default:
-				img.SetRGBA(x, y, color.RGBA{R: 255, G: 255, B: 255, A: 255})
-			}
+	n := diffScale(w, h)
+	img := image.NewRGBA(image.Rect(0, 0, ceilDiv(w, n), ceilDiv(h, n)))
+	for y := range img.Rect.Dy() {
+		for x := range img.Rect.Dx() {
+			img.SetRGBA(x, y, diffColor(a, b, image.Rect(x*n, y*n, (x+1)*n, (y+1)*n)))
 		}
 	}
 	f, err := os.Create(path)
@@ -179,4 +180,45 @@ func writeDiffImage(path string, a, b *image.Gray) error {
 		return fmt.Errorf("poppler: diff image: %w", err)
 	}
 	return f.Close()
+}
+
+// diffScale returns the smallest f for which a diff image of w x h
+// pixels, each side divided by f and rounded up, holds at most
+// maxDiffPixels.
+func diffScale(w, h int) int {
+	f := 1
+	for int64(ceilDiv(w, f))*int64(ceilDiv(h, f)) > maxDiffPixels {
+		f++
+	}
+	return f
+}
+
+func ceilDiv(n, d int) int { return (n + d - 1) / d }
+
+// diffColor is the colour of the diff image's pixel standing for block
+// of the pages' pixels: red when one page only covers part of it or
+// any pixel in it differs, the original's mean grey faded when both
+// cover it and none differs, white when neither covers it. Only the
+// pixels the pages hold are read, so drawing the image costs at most
+// the pages' pixels, whatever the size of the area they span together.
+func diffColor(a, b *image.Gray, block image.Rectangle) color.RGBA {
+	inA, inB := block.Intersect(a.Rect), block.Intersect(b.Rect)
+	switch {
+	case inA.Empty() && inB.Empty():
+		return color.RGBA{R: 255, G: 255, B: 255, A: 255}
+	case inA != inB:
+		return color.RGBA{R: 220, A: 255}
+	}
+	sum := 0
+	for y := inA.Min.Y; y < inA.Max.Y; y++ {
+		for x := inA.Min.X; x < inA.Max.X; x++ {
+			va, vb := a.GrayAt(x, y).Y, b.GrayAt(x, y).Y
+			if absDiff(va, vb) > pixelTolerance {
+				return color.RGBA{R: 220, A: 255}
+			}
+			sum += int(va)
+		}
+	}
+	v := 255 - (255-uint8(sum/(inA.Dx()*inA.Dy())))/3
+	return color.RGBA{R: v, G: v, B: v, A: 255}
 }

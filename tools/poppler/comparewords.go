@@ -76,9 +76,7 @@ func documentWords(ctx context.Context, pdftotext *sandbox.Engine, src, dir, nam
 // readWords reads the words of pdftotext's -bbox XHTML from r, at most
 // maxCompareWords of them; empty words are skipped.
 func readWords(r io.Reader, label string) ([]pageWord, error) {
-	dec := xml.NewDecoder(r)
-	dec.Strict = false // an XHTML DOCTYPE; entities as HTML has them
-	dec.Entity = xml.HTMLEntity
+	dec := layoutDecoder(r)
 	var words []pageWord
 	var cur *pageWord
 	page := 0

@@ -51,9 +51,7 @@ func scanLines(path string, fn func(textLine)) error {
 		return err
 	}
 	defer f.Close()
-	dec := xml.NewDecoder(f)
-	dec.Strict = false // an XHTML DOCTYPE; entities as HTML has them
-	dec.Entity = xml.HTMLEntity
+	dec := layoutDecoder(f)
 	var cur textLine
 	var words []string
 	inLine, inWord := false, false

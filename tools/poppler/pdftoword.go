@@ -3,8 +3,10 @@ package poppler
 import (
 	"bufio"
 	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -87,11 +89,11 @@ func readDocument(ctx context.Context, e Engines, limits docmill.Limits, in *doc
 	if err != nil {
 		return docBody{}, 0, err
 	}
-	pics, err := documentPictures(ctx, e.PDFImages, src, in.WorkDir, pages, limits)
+	pics, media, err := documentPictures(ctx, e.PDFImages, src, in.WorkDir, pages, limits)
 	if err != nil {
 		return docBody{}, 0, err
 	}
-	return docBody{paras: reflow(lines), pictures: pics}, pages, nil
+	return docBody{paras: reflow(lines), pictures: pics, media: media}, pages, nil
 }
 
 // runLayout runs pdftotext -bbox-layout into a file of dir, capped at
@@ -159,27 +161,61 @@ func countPages(path string) (int, error) {
 
 // documentPictures extracts the document's images that are pictures (not
 // masks) and that pdfimages writes as PNG or JPEG, within limits (see
-// listEmbedded). A document of no pages has none.
-func documentPictures(ctx context.Context, pdfimages *sandbox.Engine, src, dir string, pages int, limits docmill.Limits) ([]picture, error) {
+// listEmbedded), and returns them with their files, one a distinct
+// content. pdfimages writes a file each time an image is drawn, so a
+// logo on every page, or a hostile 186 KB PDF drawing one 150 KB JPEG
+// 5,000 times, gives as many equal files; storing each once keeps the
+// document to the size of the distinct images. A document of no pages
+// has none.
+func documentPictures(ctx context.Context, pdfimages *sandbox.Engine, src, dir string, pages int, limits docmill.Limits) ([]picture, []string, error) {
 	if pages == 0 {
-		return nil, nil
+		return nil, nil, nil
 	}
 	listed, err := listEmbedded(ctx, pdfimages, src, dir, 1, pages, limits)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	files, err := extractEmbedded(ctx, pdfimages, src, dir, 1, pages)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	var pics []picture
+	var media []string
+	stored := map[[sha256.Size]byte]int{} // content -> index in media
 	for _, im := range listed {
 		p, ok := files[im.num]
 		ext := strings.ToLower(filepath.Ext(p))
 		if !ok || im.kind != "image" || ext != ".png" && ext != ".jpg" || im.w < 8 || im.h < 8 {
 			continue
 		}
-		pics = append(pics, picture{path: p, page: im.page, w: im.w, h: im.h})
+		sum, err := fileSum(p)
+		if err != nil {
+			return nil, nil, err
+		}
+		m, ok := stored[sum]
+		if !ok {
+			m = len(media)
+			stored[sum] = m
+			media = append(media, p)
+		}
+		pics = append(pics, picture{media: m, page: im.page, w: im.w, h: im.h})
 	}
-	return pics, nil
+	return pics, media, nil
+}
+
+// fileSum is the SHA-256 of the file at path: equal sums are one image
+// in one format (a PNG and a JPEG never share their bytes).
+func fileSum(path string) ([sha256.Size]byte, error) {
+	var sum [sha256.Size]byte
+	f, err := os.Open(path)
+	if err != nil {
+		return sum, fmt.Errorf("poppler: read image: %w", err)
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return sum, fmt.Errorf("poppler: read image: %w", err)
+	}
+	h.Sum(sum[:0])
+	return sum, nil
 }

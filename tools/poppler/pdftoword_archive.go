@@ -11,16 +11,16 @@ import (
 	"strings"
 )
 
-// picture is an image to place in the document: its file (a PNG or a
-// JPEG pdfimages wrote), the page it is on, and its size in pixels.
+// picture is an image to place in the document: its stored file (an
+// index into docBody.media), the page it is on, and its size in pixels.
 type picture struct {
-	path string
-	page int
-	w, h int
+	media int
+	page  int
+	w, h  int
 }
 
-// ext is the picture's file extension, "png" or "jpg".
-func (p picture) ext() string { return strings.TrimPrefix(path.Ext(p.path), ".") }
+// mediaExt is the file extension of a stored image, "png" or "jpg".
+func mediaExt(file string) string { return strings.TrimPrefix(path.Ext(file), ".") }
 
 // displaySize is the picture's size in points: 96 pixels an inch, no
 // wider than maxPictureWidth (the text width of an A4 page).
@@ -35,10 +35,13 @@ func (p picture) displaySize() (w, h float64) {
 const maxPictureWidth = 450.0
 
 // docBody is what goes in a document: the paragraphs, then each page's
-// pictures after that page's last paragraph.
+// pictures after that page's last paragraph. media are the files of the
+// pictures (PNG or JPEG pdfimages wrote), each stored once in the
+// document however often it is placed.
 type docBody struct {
 	paras    []paragraph
 	pictures []picture
+	media    []string
 }
 
 // each calls para for every paragraph and pic for every picture, in the

@@ -24,7 +24,8 @@ const (
 const emu = 12700
 
 // writeDocx writes b as a .docx at dst: a w:p a paragraph, headings in
-// the Heading1-3 styles, each picture inline in a paragraph of its own.
+// the Heading1-3 styles, each picture inline in a paragraph of its own,
+// its image a part (and a relationship) shared by all its placements.
 func writeDocx(dst string, b docBody) error {
 	var doc, rels buffer
 	doc.WriteString(docxOpen)
@@ -39,12 +40,15 @@ func writeDocx(dst string, b docBody) error {
 	}, func(i int, pic picture) {
 		w, h := pic.displaySize()
 		cx, cy := int64(w*emu), int64(h*emu)
-		rels.printf(`<Relationship Id="rIdImage%d" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/image" Target="media/image%d.%s"/>`, i+1, i+1, pic.ext())
+		m, ext := pic.media+1, mediaExt(b.media[pic.media])
 		doc.printf(`<w:p><w:r><w:drawing><wp:inline distT="0" distB="0" distL="0" distR="0"><wp:extent cx="%d" cy="%d"/><wp:docPr id="%d" name="Picture %d"/>`, cx, cy, i+1, i+1)
-		doc.printf(`<a:graphic><a:graphicData uri="http://schemas.openxmlformats.org/drawingml/2006/picture"><pic:pic><pic:nvPicPr><pic:cNvPr id="%d" name="image%d.%s"/><pic:cNvPicPr/></pic:nvPicPr>`, i+1, i+1, pic.ext())
-		doc.printf(`<pic:blipFill><a:blip r:embed="rIdImage%d"/><a:stretch><a:fillRect/></a:stretch></pic:blipFill>`, i+1)
+		doc.printf(`<a:graphic><a:graphicData uri="http://schemas.openxmlformats.org/drawingml/2006/picture"><pic:pic><pic:nvPicPr><pic:cNvPr id="%d" name="image%d.%s"/><pic:cNvPicPr/></pic:nvPicPr>`, i+1, m, ext)
+		doc.printf(`<pic:blipFill><a:blip r:embed="rIdImage%d"/><a:stretch><a:fillRect/></a:stretch></pic:blipFill>`, m)
 		doc.printf(`<pic:spPr><a:xfrm><a:off x="0" y="0"/><a:ext cx="%d" cy="%d"/></a:xfrm><a:prstGeom prst="rect"><a:avLst/></a:prstGeom></pic:spPr></pic:pic></a:graphicData></a:graphic></wp:inline></w:drawing></w:r></w:p>`, cx, cy)
 	})
+	for m, file := range b.media {
+		rels.printf(`<Relationship Id="rIdImage%d" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/image" Target="media/image%d.%s"/>`, m+1, m+1, mediaExt(file))
+	}
 	doc.WriteString(docxClose)
 	rels.WriteString(`</Relationships>`)
 	return writeArchive(dst, func(z *zipWriter) {
@@ -53,8 +57,8 @@ func writeDocx(dst string, b docBody) error {
 		z.part("word/document.xml", doc.Bytes(), false)
 		z.part("word/styles.xml", []byte(docxStyles), false)
 		z.part("word/_rels/document.xml.rels", rels.Bytes(), false)
-		for i, pic := range b.pictures {
-			z.file(fmt.Sprintf("word/media/image%d.%s", i+1, pic.ext()), pic.path)
+		for m, file := range b.media {
+			z.file(fmt.Sprintf("word/media/image%d.%s", m+1, mediaExt(file)), file)
 		}
 	})
 }

@@ -21,7 +21,8 @@ const (
 
 // writeODT writes b as an .odt at dst: a text:p a paragraph, headings as
 // text:h in the Heading 1-3 styles, each picture in a paragraph of its
-// own, anchored as a character.
+// own, anchored as a character, its image a part shared by all its
+// placements.
 func writeODT(dst string, b docBody) error {
 	var doc, manifest buffer
 	doc.WriteString(odtContentOpen)
@@ -36,12 +37,13 @@ func writeODT(dst string, b docBody) error {
 		doc.printf(`<text:p text:style-name="Standard">%s</text:p>`, escaped(p.text))
 	}, func(i int, pic picture) {
 		w, h := pic.displaySize()
-		name := fmt.Sprintf("Pictures/image%d.%s", i+1, pic.ext())
-		mediaType := map[string]string{"png": "image/png", "jpg": "image/jpeg"}[pic.ext()]
-		manifest.printf(`<manifest:file-entry manifest:full-path="%s" manifest:media-type="%s"/>`, name, mediaType)
 		doc.printf(`<text:p text:style-name="Standard"><draw:frame draw:name="Picture %d" text:anchor-type="as-char" svg:width="%.2fpt" svg:height="%.2fpt">`, i+1, w, h)
-		doc.printf(`<draw:image xlink:href="%s" xlink:type="simple" xlink:show="embed" xlink:actuate="onLoad"/></draw:frame></text:p>`, name)
+		doc.printf(`<draw:image xlink:href="%s" xlink:type="simple" xlink:show="embed" xlink:actuate="onLoad"/></draw:frame></text:p>`, odtPicture(pic.media, b.media[pic.media]))
 	})
+	for m, file := range b.media {
+		mediaType := map[string]string{"png": "image/png", "jpg": "image/jpeg"}[mediaExt(file)]
+		manifest.printf(`<manifest:file-entry manifest:full-path="%s" manifest:media-type="%s"/>`, odtPicture(m, file), mediaType)
+	}
 	doc.WriteString(odtContentClose)
 	manifest.WriteString(`</manifest:manifest>`)
 	return writeArchive(dst, func(z *zipWriter) {
@@ -49,8 +51,13 @@ func writeODT(dst string, b docBody) error {
 		z.part("META-INF/manifest.xml", manifest.Bytes(), false)
 		z.part("content.xml", doc.Bytes(), false)
 		z.part("styles.xml", []byte(odtStyles), false)
-		for i, pic := range b.pictures {
-			z.file(fmt.Sprintf("Pictures/image%d.%s", i+1, pic.ext()), pic.path)
+		for m, file := range b.media {
+			z.file(odtPicture(m, file), file)
 		}
 	})
+}
+
+// odtPicture is the part name of stored image m, whose file is file.
+func odtPicture(m int, file string) string {
+	return fmt.Sprintf("Pictures/image%d.%s", m+1, mediaExt(file))
 }

@@ -35,17 +35,29 @@ type paragraph struct {
 func reflow(lines []textLine) []paragraph {
 	lines = withoutPageNumbers(lines)
 	var paras []paragraph
+	// text is the last paragraph's text, set on it when the paragraph
+	// ends: adding each line to a string would copy the paragraph so far
+	// at every line, time quadratic in its length (a sentence running on
+	// across 10,000 pages of long lines is some 100 GB of copying).
+	var text []byte
+	end := func() {
+		if len(paras) > 0 {
+			paras[len(paras)-1].text = string(text)
+		}
+	}
 	var prev textLine
 	rights := blockRights(lines)
 	for i, l := range lines {
-		if i > 0 && continues(prev, l, paras[len(paras)-1], rights[[2]int{prev.page, prev.block}]) {
-			p := &paras[len(paras)-1]
-			p.text = joinLine(p.text, l.text)
+		if i > 0 && continues(prev, l, endsSentence(text), rights[[2]int{prev.page, prev.block}]) {
+			text = joinLine(text, l.text)
 		} else {
-			paras = append(paras, paragraph{page: l.page, size: l.size, text: l.text})
+			end()
+			paras = append(paras, paragraph{page: l.page, size: l.size})
+			text = append(text[:0], l.text...)
 		}
 		prev = l
 	}
+	end()
 	levels := headingLevels(lines)
 	for i := range paras {
 		paras[i].level = levels[paras[i].size]
@@ -81,15 +93,16 @@ func blockRights(lines []textLine) map[[2]int]float64 {
 	return rights
 }
 
-// continues reports whether line l goes on paragraph p, whose last line
-// is prev, in a block whose right edge is at right.
-func continues(prev, l textLine, p paragraph, right float64) bool {
+// continues reports whether line l goes on the paragraph whose last
+// line is prev, in a block whose right edge is at right; paraEnds is
+// whether the paragraph's text so far ends a sentence.
+func continues(prev, l textLine, paraEnds bool, right float64) bool {
 	if l.size != prev.size {
 		return false
 	}
 	if l.page != prev.page {
 		// A sentence cut by the page break runs on into the next page.
-		return !endsSentence(p.text) && startsLower(l.text)
+		return !paraEnds && startsLower(l.text)
 	}
 	if l.block != prev.block {
 		return false
@@ -100,20 +113,20 @@ func continues(prev, l textLine, p paragraph, right float64) bool {
 	if l.left-prev.left > indentStep*l.size {
 		return false
 	}
-	return !endsSentence(prev.text) || right-prev.right <= shortLine*l.size
+	return !endsSentence([]byte(prev.text)) || right-prev.right <= shortLine*l.size
 }
 
-// joinLine appends line to text: a word hyphenated at the line's end is
-// joined again (the hyphen dropped when the next line starts in lower
-// case), other lines are joined with a space.
-func joinLine(text, line string) string {
-	if strings.HasSuffix(text, "-") && startsLower(line) {
-		r, _ := utf8.DecodeLastRuneInString(strings.TrimSuffix(text, "-"))
-		if unicode.IsLetter(r) {
-			return strings.TrimSuffix(text, "-") + line
+// joinLine appends line to text, in place when text has room: a word
+// hyphenated at the line's end is joined again (the hyphen dropped when
+// the next line starts in lower case), other lines are joined with a
+// space.
+func joinLine(text []byte, line string) []byte {
+	if n := len(text); n > 0 && text[n-1] == '-' && startsLower(line) {
+		if r, _ := utf8.DecodeLastRune(text[:n-1]); unicode.IsLetter(r) {
+			return append(text[:n-1], line...)
 		}
 	}
-	return text + " " + line
+	return append(append(text, ' '), line...)
 }
 
 func startsLower(s string) bool {
@@ -121,8 +134,8 @@ func startsLower(s string) bool {
 	return unicode.IsLower(r)
 }
 
-func endsSentence(s string) bool {
-	r, _ := utf8.DecodeLastRuneInString(s)
+func endsSentence(s []byte) bool {
+	r, _ := utf8.DecodeLastRune(s)
 	return strings.ContainsRune(".!?:;)\"»”", r)
 }
 

@@ -4,11 +4,14 @@ import (
 	"archive/zip"
 	"bytes"
 	"fmt"
+	"image"
+	"image/jpeg"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	docmill "github.com/docmill/docmill"
 	"github.com/docmill/docmill/sandbox"
@@ -187,4 +190,88 @@ func libreOfficeImport(b *testing.B, path string) ([]byte, bool) {
 	}
 	data, err := os.ReadFile(filepath.Join(dir, strings.TrimSuffix(filepath.Base(path), ".pdf")+".docx"))
 	return data, err == nil
+}
+
+// TestReflowLongParagraph: a paragraph of many long lines, a sentence
+// that runs on across 10,000 pages (as a 300 KB PDF can make it), is
+// joined in time linear in its length. Joining each line to the
+// paragraph's string so far copied it whole each time: 10,000 lines of
+// 2,000 characters took some 100 GB of copying.
+func TestReflowLongParagraph(t *testing.T) {
+	line := strings.Repeat("abcdefghij", 200)
+	lines := make([]textLine, 10_000)
+	for i := range lines {
+		lines[i] = textLine{page: i + 1, block: i + 1, top: 50, size: 10, left: 10, right: 500, text: line}
+	}
+	done := make(chan []paragraph, 1)
+	go func() { done <- reflow(lines) }()
+	select {
+	case got := <-done:
+		if len(got) != 1 || len(got[0].text) != len(lines)*(len(line)+1)-1 {
+			t.Fatalf("%d paragraphs, the first of %d bytes", len(got), len(got[0].text))
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("reflow of 10,000 lines took more than 5 s")
+	}
+}
+
+// repeatedImagePDF is three A4 pages each drawing one JPEG image
+// object (64 x 64 pixels of noise) 100 times, in one content stream the
+// pages share.
+func repeatedImagePDF(t *testing.T) []byte {
+	t.Helper()
+	img := image.NewRGBA(image.Rect(0, 0, 64, 64))
+	copy(img.Pix, toolstest.Noise(len(img.Pix)))
+	var jpg bytes.Buffer
+	if err := jpeg.Encode(&jpg, img, &jpeg.Options{Quality: 95}); err != nil {
+		t.Fatal(err)
+	}
+	var content strings.Builder
+	for i := range 100 {
+		fmt.Fprintf(&content, "q 20 0 0 20 %d %d cm /Im0 Do Q\n", 10+(i%25)*22, 10+(i/25)*30)
+	}
+	return toolstest.PDF("<< /Type /Catalog /Pages 2 0 R >>",
+		"<< /Type /Pages /Kids [5 0 R 6 0 R 7 0 R] /Count 3 >>",
+		fmt.Sprintf("<< /Type /XObject /Subtype /Image /Width 64 /Height 64 /ColorSpace /DeviceRGB /BitsPerComponent 8 /Filter /DCTDecode /Length %d >>\nstream\n%s\nendstream", jpg.Len(), jpg.Bytes()),
+		fmt.Sprintf("<< /Length %d >>\nstream\n%s\nendstream", content.Len(), content.String()),
+		"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] /Resources << /XObject << /Im0 3 0 R >> >> /Contents 4 0 R >>",
+		"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] /Resources << /XObject << /Im0 3 0 R >> >> /Contents 4 0 R >>",
+		"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] /Resources << /XObject << /Im0 3 0 R >> >> /Contents 4 0 R >>")
+}
+
+// TestPDFToWordRepeatedImage: an image drawn 300 times is stored once
+// and placed 300 times. pdfimages writes a file for every time an image
+// is drawn, and each became a part of its own: a 186 KB PDF drawing a
+// 150 KB JPEG 5,000 times made a 763 MB .docx.
+func TestPDFToWordRepeatedImage(t *testing.T) {
+	src := toolstest.WriteTemp(t, "repeated.pdf", repeatedImagePDF(t))
+	for _, slug := range []string{"pdf-to-word", "pdf-to-odt"} {
+		out := mustRunTool(t, wordTestTool(t, slug), src, nil)
+		data, err := os.ReadFile(out.Path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		wellFormedParts(t, data)
+		z, err := zip.NewReader(bytes.NewReader(data), int64(len(data)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var media []string
+		for _, f := range z.File {
+			if strings.HasPrefix(f.Name, "word/media/") || strings.HasPrefix(f.Name, "Pictures/") {
+				media = append(media, f.Name)
+			}
+		}
+		content := "word/document.xml"
+		if slug == "pdf-to-odt" {
+			content = "content.xml"
+		}
+		placed := bytes.Count(toolstest.ZipPart(t, z, content), []byte(media[0]))
+		if slug == "pdf-to-word" {
+			placed = bytes.Count(toolstest.ZipPart(t, z, content), []byte(`r:embed="rIdImage1"`))
+		}
+		if out.Meta["images"] != 300 || len(media) != 1 || placed != 300 {
+			t.Errorf("%s: meta %v, %d media parts, the first placed %d times", slug, out.Meta, len(media), placed)
+		}
+	}
 }

@@ -64,9 +64,7 @@ func (s *layoutScan) scan(path string, first int) error {
 		return err
 	}
 	defer f.Close()
-	dec := xml.NewDecoder(f)
-	dec.Strict = false
-	dec.Entity = xml.HTMLEntity
+	dec := layoutDecoder(f)
 	page := first - 1
 	var words []textWord
 	var word *textWord

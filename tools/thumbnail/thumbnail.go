@@ -13,6 +13,7 @@ package thumbnail
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -123,10 +124,7 @@ func (s Steps) run(ctx context.Context, in *docmill.RunInput) (*docmill.RunOutpu
 			}
 			file = docmill.LocalFile{Path: out.Path, Filename: out.Filename, ContentType: pdfType}
 		}
-		// Drawn at about the width on an A4 or letter page, then scaled
-		// to it exactly.
-		dpi := min(max(int(math.Ceil(float64(width)/8.0)), 72), 600)
-		if file, err = s.step(ctx, in, s.PDFToPNG, file, map[string]string{"dpi": strconv.Itoa(dpi), "pages": "1"}); err != nil {
+		if file, err = s.firstPage(ctx, in, file, width); err != nil {
 			return nil, err
 		}
 		if file, err = s.step(ctx, in, s.Resize, file, map[string]string{"width": strconv.Itoa(width), "enlarge": "true"}); err != nil {
@@ -137,6 +135,34 @@ func (s Steps) run(ctx context.Context, in *docmill.RunInput) (*docmill.RunOutpu
 		Path: file.Path, Filename: docmill.ResultName(in.Files[0].Filename, "", "-thumbnail.png"), ContentType: "image/png",
 		Meta: map[string]any{"width": width},
 	}, nil
+}
+
+// pdf-to-png's bounds of its dpi param.
+const minDPI, maxDPI = 72, 600
+
+// firstPage draws the first page of the PDF file with pdf-to-png, for
+// a picture width pixels wide, which the resize then makes exact. The
+// dpi is first the one that gives about that width on an A4 or letter
+// page. A larger page that pdf-to-png's pixel caps refuse at it (its
+// error on "dpi") is drawn at lower ones, down to minDPI, and enlarged
+// by the resize. Any other parameter error (a page too large at any dpi,
+// or a document of no page, both on "pages") is refused as
+// invalid_document: pdf-to-png's params are set here, not by the
+// client, so its parameter errors never reach the client as such.
+func (s Steps) firstPage(ctx context.Context, in *docmill.RunInput, file docmill.LocalFile, width int) (docmill.LocalFile, error) {
+	dpi := min(max(int(math.Ceil(float64(width)/8.0)), minDPI), maxDPI)
+	for {
+		out, err := s.step(ctx, in, s.PDFToPNG, file, map[string]string{"dpi": strconv.Itoa(dpi), "pages": "1"})
+		var e *docmill.Error
+		if err == nil || !errors.As(err, &e) || e.Code != docmill.CodeInvalidParameter {
+			return out, err
+		}
+		if len(e.Fields) > 0 && e.Fields[0].Field == "dpi" && dpi > minDPI {
+			dpi = max(dpi*2/3, minDPI) // a few tries, each refused before any drawing
+			continue
+		}
+		return docmill.LocalFile{}, docmill.InvalidDocument(err, "The first page could not be drawn: the document has none, or it is above the pixel limits of this server even at %d dpi.", minDPI)
+	}
 }
 
 // step runs tool on file with raw params, parsed as the job runner
