@@ -2,6 +2,7 @@ package poppler
 
 import (
 	"context"
+	"crypto/sha256"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -33,11 +34,13 @@ func extractImagesTool(e Engines, limits docmill.Limits) *docmill.Tool {
 		Title: "Extract images from PDF",
 		Description: "Save the images embedded in a PDF, as a zip archive of <name>-p<page>-<n>.<ext>: JPEG and " +
 			"JPEG 2000 images as stored, CMYK ones as TIFF, all others as PNG. Soft masks (transparency) are left " +
-			"out, and so are images smaller than min_size. No images gives an empty zip. " +
+			"out, and so are images smaller than min_size; an image drawn several times (a logo on every page) is saved once, " +
+			"named by the first page it is on. No images gives an empty zip. " +
 			fmt.Sprintf("At most %d images, each at most %s.", limits.ArchiveEntries, pixelCount(limits.ImagePixels)),
 		Meta: []docmill.MetaField{
 			{Name: "pages", Type: docmill.MetaInteger, Description: "Pages of the document."},
 			{Name: "images", Type: docmill.MetaInteger, Description: "Images in the zip."},
+			{Name: "repeated", Type: docmill.MetaInteger, Description: "Placements of an image already in the zip, left out (a logo on every page is one image)."},
 			{Name: "skipped_small", Type: docmill.MetaInteger, Description: "Images left out for being smaller than min_size."},
 		},
 		Params: []docmill.Param{
@@ -85,17 +88,29 @@ func runExtractImages(ctx context.Context, e Engines, limits docmill.Limits, in 
 		}
 	}
 	entries := make([]zipEntry, 0, len(keep))
+	seen := map[[sha256.Size]byte]bool{}
 	for _, im := range keep {
 		path, ok := files[im.num]
 		if !ok {
 			return nil, fmt.Errorf("poppler: pdfimages listed image %d but wrote no file of it", im.num)
 		}
+		// pdfimages writes an image each time it is drawn: a logo on
+		// every page, or one picture placed 5,000 times, is one image.
+		sum, err := fileSum(path)
+		if err != nil {
+			return nil, err
+		}
+		if seen[sum] {
+			continue
+		}
+		seen[sum] = true
 		entries = append(entries, zipEntry{
 			name: docmill.ResultName(f.Filename, ".pdf", fmt.Sprintf("-p%0*d-%0*d%s", len(strconv.Itoa(count)), im.page,
 				len(strconv.Itoa(len(listed))), im.num, filepath.Ext(path))),
 			path: path,
 		})
 	}
+	meta["images"], meta["repeated"] = len(entries), len(keep)-len(entries)
 	if err := writeZip(ctx, zipPath, entries); err != nil {
 		return nil, err
 	}

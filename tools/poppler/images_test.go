@@ -2,6 +2,7 @@ package poppler
 
 import (
 	"archive/zip"
+	"fmt"
 	"os/exec"
 	"strings"
 	"testing"
@@ -60,6 +61,30 @@ func TestExtractImages(t *testing.T) {
 	toolstest.WantCode(t, err, docmill.CodeInvalidParameter, "pages")
 	_, err = runTool(t, tool, toolstest.WriteTemp(t, "x.pdf", []byte("%PDF-1.4\nnot a pdf at all")), nil)
 	toolstest.WantCode(t, err, docmill.CodeInvalidDocument, "")
+}
+
+// TestExtractImagesRepeated: an image drawn twice on each of three
+// pages is one entry of the zip, named by its first page; the other
+// five placements are counted as repeated.
+func TestExtractImagesRepeated(t *testing.T) {
+	tool := moreTool(t, "extract-images")
+	pixels := strings.Repeat("A", 16*16)
+	content := "q 16 0 0 16 10 10 cm /Im Do Q q 16 0 0 16 50 50 cm /Im Do Q"
+	page := "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 100 100] /Resources << /XObject << /Im 6 0 R >> >> /Contents 7 0 R >>"
+	in := toolstest.WriteTemp(t, "logo.pdf", toolstest.PDF(
+		"<< /Type /Catalog /Pages 2 0 R >>",
+		"<< /Type /Pages /Kids [3 0 R 4 0 R 5 0 R] /Count 3 >>",
+		page, page, page,
+		fmt.Sprintf("<< /Type /XObject /Subtype /Image /Width 16 /Height 16 /ColorSpace /DeviceGray /BitsPerComponent 8 /Length %d >>\nstream\n%s\nendstream", len(pixels), pixels),
+		fmt.Sprintf("<< /Length %d >>\nstream\n%s\nendstream", len(content), content)))
+	if n := listedPictures(t, in); n != 6 {
+		t.Fatalf("pdfimages lists %d placements, want 6", n)
+	}
+	out := mustRunTool(t, tool, in, map[string]string{"min_size": "0"})
+	names := zipNames(t, out.Path)
+	if len(names) != 1 || names[0] != "logo-p1-0.png" || out.Meta["images"] != 1 || out.Meta["repeated"] != 5 {
+		t.Errorf("entries %v, meta %v: want one image, five placements repeated", names, out.Meta)
+	}
 }
 
 // TestExtractImagesLimits: the count and pixel limits refuse a document
