@@ -21,6 +21,9 @@ type embeddedImage struct {
 	w, h      int
 	// comp and bpc are its colour components and bits per component.
 	comp, bpc int
+	// object is the image's object number and generation ("8 0"), the
+	// same for each place it is drawn; "" for an inline image.
+	object string
 }
 
 // rawBytes is the image's size decoded, which bounds what pdfimages
@@ -66,7 +69,8 @@ func listEmbedded(ctx context.Context, pdfimages *sandbox.Engine, src, dir strin
 
 // parseImageList reads `pdfimages -list`: two header lines, then a line
 // an image whose first eight fields are page, num, type, width, height,
-// color, comp and bpc. pdfimages prints only numbers it computed and
+// color, comp and bpc, and whose eleventh and twelfth are its object
+// number and generation (or "[inline]"). pdfimages prints only numbers it computed and
 // names of its own there, so a line that does not read is the engine
 // misbehaving: an internal error.
 func parseImageList(out []byte) ([]embeddedImage, error) {
@@ -88,7 +92,15 @@ func parseImageList(out []byte) ([]embeddedImage, error) {
 			}
 			n[i] = v
 		}
-		listed = append(listed, embeddedImage{page: n[0], num: n[1], kind: f[2], w: n[2], h: n[3], comp: n[4], bpc: n[5]})
+		im := embeddedImage{page: n[0], num: n[1], kind: f[2], w: n[2], h: n[3], comp: n[4], bpc: n[5]}
+		if len(f) > 11 {
+			obj, errObj := strconv.Atoi(f[10])
+			gen, errGen := strconv.Atoi(f[11])
+			if errObj == nil && errGen == nil && obj > 0 && gen >= 0 {
+				im.object = f[10] + " " + f[11]
+			}
+		}
+		listed = append(listed, im)
 	}
 	return listed, sc.Err()
 }

@@ -2,7 +2,6 @@ package poppler
 
 import (
 	"context"
-	"crypto/sha256"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -88,22 +87,19 @@ func runExtractImages(ctx context.Context, e Engines, limits docmill.Limits, in 
 		}
 	}
 	entries := make([]zipEntry, 0, len(keep))
-	seen := map[[sha256.Size]byte]bool{}
+	seen := map[string]bool{}
 	for _, im := range keep {
 		path, ok := files[im.num]
 		if !ok {
 			return nil, fmt.Errorf("poppler: pdfimages listed image %d but wrote no file of it", im.num)
 		}
-		// pdfimages writes an image each time it is drawn: a logo on
-		// every page, or one picture placed 5,000 times, is one image.
-		sum, err := fileSum(path)
-		if err != nil {
-			return nil, err
-		}
-		if seen[sum] {
+		// pdfimages lists and writes an image each time it is drawn: a
+		// logo on every page, or one picture placed 5,000 times, is one
+		// image object.
+		if im.object != "" && seen[im.object] {
 			continue
 		}
-		seen[sum] = true
+		seen[im.object] = true
 		entries = append(entries, zipEntry{
 			name: docmill.ResultName(f.Filename, ".pdf", fmt.Sprintf("-p%0*d-%0*d%s", len(strconv.Itoa(count)), im.page,
 				len(strconv.Itoa(len(listed))), im.num, filepath.Ext(path))),

@@ -63,9 +63,9 @@ func TestExtractImages(t *testing.T) {
 	toolstest.WantCode(t, err, docmill.CodeInvalidDocument, "")
 }
 
-// TestExtractImagesRepeated: an image drawn twice on each of three
-// pages is one entry of the zip, named by its first page; the other
-// five placements are counted as repeated.
+// TestExtractImagesRepeated: an image object drawn twice on each of
+// three pages is one entry of the zip, named by its first page; the
+// other five placements are counted as repeated.
 func TestExtractImagesRepeated(t *testing.T) {
 	tool := moreTool(t, "extract-images")
 	pixels := strings.Repeat("A", 16*16)
@@ -111,8 +111,12 @@ func TestParseImageList(t *testing.T) {
 		"   1     0 image     781   627  rgb     3   8  image  no        15  0   150   150  920K  64%\n" +
 		"   2     1 smask     781   627  gray    1   8  image  no        15  0   150   150  495B 0.1%\n")
 	got, err := parseImageList(out)
-	if err != nil || len(got) != 2 || got[0] != (embeddedImage{num: 0, page: 1, kind: "image", w: 781, h: 627, comp: 3, bpc: 8}) || got[1].kind != "smask" {
+	if err != nil || len(got) != 2 || got[0] != (embeddedImage{num: 0, page: 1, kind: "image", w: 781, h: 627, comp: 3, bpc: 8, object: "15 0"}) || got[1].kind != "smask" {
 		t.Fatalf("%+v %v", got, err)
+	}
+	inline, err := parseImageList([]byte("h\nh\n   1     0 image      10    10  gray    1   8  image  no  [inline]     72    72  100B 100%\n"))
+	if err != nil || len(inline) != 1 || inline[0].object != "" {
+		t.Errorf("an inline image: %+v %v", inline, err)
 	}
 	if _, err := parseImageList([]byte("h\nh\n   1  x image 1 1 rgb 3 8\n")); err == nil {
 		t.Error("a bad number was accepted")
