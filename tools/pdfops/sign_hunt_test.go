@@ -8,12 +8,16 @@ import (
 	"crypto/x509/pkix"
 	"math/big"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
 
 	"software.sslmate.com/src/go-pkcs12"
+
+	"github.com/docmill/docmill/tools/toolstest"
 )
 
 // huntP12 writes a PKCS#12 file (no password) of an ECDSA P-256 key and
@@ -64,5 +68,74 @@ func TestSignLongIssuerName(t *testing.T) {
 	}
 	if report := signPdfsig(t, out.Path); !strings.Contains(report, "Signature is Valid.") || !strings.Contains(report, "Total document signed") {
 		t.Errorf("pdfsig:\n%s", report)
+	}
+}
+
+// huntQPDFCheck runs qpdf --check on the PDF at path and fails t on any
+// warning or error, skipping t without qpdf.
+func huntQPDFCheck(t testing.TB, path string) {
+	t.Helper()
+	if _, err := exec.LookPath("qpdf"); err != nil {
+		t.Skip("qpdf not installed")
+	}
+	out, err := exec.Command("qpdf", "--check", path).CombinedOutput()
+	if err != nil || strings.Contains(string(out), "WARNING") {
+		t.Errorf("qpdf --check: %v\n%s", err, out)
+	}
+}
+
+// TestSignDanglingAnnots signs documents whose page's /Annots, or whose
+// form's /Fields, refers to an object the file does not hold. The update used to write the new
+// array as that object: one far above the trailer's /Size was past the
+// /Size of the update's trailer too (qpdf reports a broken
+// cross-reference section), and one just above it was a number the
+// update also gave to an object of its own, so that one of the two was
+// lost. The array is now written into the page: no object is written
+// twice, and qpdf finds the file clean.
+func TestSignDanglingAnnots(t *testing.T) {
+	p12 := huntP12(t, pkix.Name{CommonName: "Dangling"})
+	for name, c := range map[string]struct{ catalog, page string }{
+		"annots 9":      {"", "/Annots 9 0 R"},
+		"annots 999999": {"", "/Annots 999999 0 R"},
+		"fields 9":      {"/AcroForm << /Fields 9 0 R >>", ""},
+		"fields 999999": {"/AcroForm << /Fields 999999 0 R >>", ""},
+	} {
+		t.Run(name, func(t *testing.T) {
+			pdf := toolstest.WriteTemp(t, "dangling.pdf", toolstest.PDF(
+				"<< /Type /Catalog /Pages 2 0 R "+c.catalog+" >>",
+				"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+				"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 200 200] "+c.page+" >>"))
+			out, err := signRun(t, pdf, p12, map[string]string{"visible": "true"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			huntQPDFCheck(t, out.Path)
+			huntObjectsOnce(t, pdf, out.Path)
+			if report := signPdfsig(t, out.Path); !strings.Contains(report, "Signature is Valid.") {
+				t.Errorf("pdfsig:\n%s", report)
+			}
+			signWidgetRect(t, out.Path, 1)
+		})
+	}
+}
+
+// huntObjectsOnce fails t if the update appended to the PDF at orig, to
+// make the PDF at signed, writes an object number twice.
+func huntObjectsOnce(t testing.TB, orig, signed string) {
+	t.Helper()
+	a, err := os.ReadFile(orig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(signed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	for _, m := range regexp.MustCompile(`(?m)^(\d+) \d+ obj$`).FindAllSubmatch(b[len(a):], -1) {
+		if seen[string(m[1])] {
+			t.Errorf("the update writes object %s twice", m[1])
+		}
+		seen[string(m[1])] = true
 	}
 }

@@ -81,7 +81,15 @@ type trailerEntries struct {
 // set, and the trailer, and returns the update's bytes.
 func (u *incrementalUpdate) finish(t trailerEntries, stream bool) []byte {
 	entries := func(d types.Dict) {
-		d["Size"] = types.Integer(u.next)
+		// /Size is one more than the highest object number in use. The
+		// update's objects are numbered from the document's /Size up, but
+		// it also rewrites objects of the document, whose numbers a hostile
+		// file chooses: the count covers every object written.
+		size := u.next
+		for nr := range u.offsets {
+			size = max(size, nr+1)
+		}
+		d["Size"] = types.Integer(size)
 		d["Root"] = *t.root
 		if t.info != nil {
 			d["Info"] = *t.info
