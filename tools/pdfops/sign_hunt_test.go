@@ -6,6 +6,7 @@ import (
 	"crypto/rand"
 	"crypto/x509"
 	"crypto/x509/pkix"
+	"errors"
 	"math/big"
 	"os"
 	"os/exec"
@@ -17,6 +18,7 @@ import (
 
 	"software.sslmate.com/src/go-pkcs12"
 
+	docmill "github.com/docmill/docmill"
 	"github.com/docmill/docmill/tools/toolstest"
 )
 
@@ -137,5 +139,30 @@ func huntObjectsOnce(t testing.TB, orig, signed string) {
 			t.Errorf("the update writes object %s twice", m[1])
 		}
 		seen[string(m[1])] = true
+	}
+}
+
+// TestSignVisibleHostileBoxes: a visible signature on a page whose box is
+// not finite or far past any paper size used to be written with NaN or
+// +Inf in its /Rect (no PDF numbers; qpdf reads them as unknown tokens)
+// or, at 1e38, as a widget of zero size; it is now refused as the
+// document's error. The same pages still sign invisibly.
+func TestSignVisibleHostileBoxes(t *testing.T) {
+	p12 := huntP12(t, pkix.Name{CommonName: "Boxes"})
+	for _, box := range []string{"[0 0 1e308 1e308]", "[-1e308 -1e308 1e308 1e308]", "[0 0 nan 200]", "[1e38 1e38 2e38 2e38]"} {
+		t.Run(box, func(t *testing.T) {
+			pdf := toolstest.WriteTemp(t, "box.pdf", toolstest.PDF(
+				"<< /Type /Catalog /Pages 2 0 R >>",
+				"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+				"<< /Type /Page /Parent 2 0 R /MediaBox "+box+" >>"))
+			_, err := signRun(t, pdf, p12, map[string]string{"visible": "true"})
+			var e *docmill.Error
+			if !errors.As(err, &e) || e.Code != docmill.CodeInvalidDocument || !strings.Contains(e.Message, "invisibly") {
+				t.Fatalf("%v, want invalid_document", err)
+			}
+			if _, err := signRun(t, pdf, p12, nil); err != nil {
+				t.Errorf("invisible: %v", err)
+			}
+		})
 	}
 }

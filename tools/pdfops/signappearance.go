@@ -24,6 +24,27 @@ const (
 	signPad         = 6
 )
 
+// maxSignBoxCoord bounds the coordinates of a page box a visible
+// signature is placed on, in points (1e9 points is some 350 km). The
+// widget's corners are the box's plus a few hundred points, written with
+// two decimals: past about 1e13 a float64 cannot hold them (a page at
+// 1e38 got a widget of zero size), and a box that is not finite (pdfcpu
+// reads "nan" and 1e308 + 1e308 overflows) would write NaN or +Inf, which
+// are no PDF numbers.
+const maxSignBoxCoord = 1e9
+
+// signableBox reports whether a visible signature can be placed on a
+// page whose crop box is box: its coordinates are finite and within
+// maxSignBoxCoord, and so are its width and height.
+func signableBox(box *types.Rectangle) bool {
+	for _, v := range []float64{box.LL.X, box.LL.Y, box.UR.X, box.UR.Y, box.Width(), box.Height()} {
+		if math.IsNaN(v) || math.Abs(v) > maxSignBoxCoord {
+			return false
+		}
+	}
+	return true
+}
+
 // writeAppearance writes to u the appearance stream of the signature's
 // widget, and returns the widget's rectangle and the stream's object
 // number. An invisible signature's appearance is empty, its rectangle
@@ -49,6 +70,10 @@ func writeAppearance(ctx context.Context, doc *model.Context, u *incrementalUpda
 		return nil, 0, docmill.InvalidDocument(err, "Page %d of the PDF could not be read: it is damaged.", req.page)
 	}
 	crop := pbs[req.page-1].CropBox()
+	if !signableBox(crop) {
+		return nil, 0, docmill.InvalidDocument(fmt.Errorf("pdfops: crop box %v", crop),
+			"Page %d of the PDF has a page box a visible signature cannot be placed on (coordinates that are not numbers, or beyond a billion points); sign it invisibly.", req.page)
+	}
 	page := sizes[req.page-1]
 	text := req.appearanceText()
 	stamp := textStamp{text: text}
