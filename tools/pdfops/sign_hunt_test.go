@@ -4,6 +4,7 @@ import (
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
+	"crypto/rsa"
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"errors"
@@ -164,5 +165,89 @@ func TestSignVisibleHostileBoxes(t *testing.T) {
 				t.Errorf("invisible: %v", err)
 			}
 		})
+	}
+}
+
+// huntHugeRSA returns an RSA key of bits bits made of random odd factors
+// (not primes, which would take hours to find at this size) that pass
+// the consistency checks Go's parser runs: p·q = n, and d inverts e
+// modulo p-1 and q-1.
+func huntHugeRSA(t testing.TB, bits int) *rsa.PrivateKey {
+	t.Helper()
+	one, e := big.NewInt(1), big.NewInt(65537)
+	for range 100 {
+		p, q := huntOddFactor(t, bits/2), huntOddFactor(t, bits/2)
+		p1, q1 := new(big.Int).Sub(p, one), new(big.Int).Sub(q, one)
+		lcm := new(big.Int).Div(new(big.Int).Mul(p1, q1), new(big.Int).GCD(nil, nil, p1, q1))
+		d := new(big.Int).ModInverse(e, lcm)
+		qInv := new(big.Int).ModInverse(q, p)
+		n := new(big.Int).Mul(p, q)
+		if d == nil || qInv == nil || n.BitLen() != bits {
+			continue
+		}
+		k := &rsa.PrivateKey{PublicKey: rsa.PublicKey{N: n, E: 65537}, D: d, Primes: []*big.Int{p, q}}
+		k.Precomputed.Dp, k.Precomputed.Dq, k.Precomputed.Qinv = new(big.Int).Mod(d, p1), new(big.Int).Mod(d, q1), qInv
+		return k
+	}
+	t.Fatal("no key")
+	return nil
+}
+
+// huntOddFactor returns a random odd number of exactly bits bits, its two
+// top bits set.
+func huntOddFactor(t testing.TB, bits int) *big.Int {
+	t.Helper()
+	n, err := rand.Int(rand.Reader, new(big.Int).Lsh(big.NewInt(1), uint(bits)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n.SetBit(n, bits-1, 1).SetBit(n, bits-2, 1).SetBit(n, 0, 1)
+}
+
+// TestSignHugeRSAKey: a PKCS#12 file of 90 KB whose key is a 131,072-bit
+// RSA key (the file may be 1 MB: its key, some 1.4 million bits) is
+// refused from the size of its key bag, before the decoder parses the
+// key. Go checks a key's numbers on parsing, in time that grows faster
+// than the square of their size: some seconds at this size, 8 s at
+// 262,144 bits, past the tool's timeout at 1 MB; the key was refused as
+// too large only after that.
+//
+// Keys of the sizes sign-pdf takes, up to 8192 bits, in files of either
+// encoding, pass the bound (these then fail to sign: their factors are
+// not primes).
+func TestSignHugeRSAKey(t *testing.T) {
+	ca, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := func(bits int, enc *pkcs12.Encoder) error {
+		key := huntHugeRSA(t, bits)
+		tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "Huge"}, NotBefore: time.Now(), NotAfter: time.Now().Add(time.Hour)}
+		der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, ca)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cert, err := x509.ParseCertificate(der)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p12, err := enc.Encode(key, cert, nil, "pw")
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = signRun(t, pdfCorpus(t)+"pdflatex-4-pages.pdf", toolstest.WriteTemp(t, "huge.p12", p12), map[string]string{"certificate_password": "pw"})
+		return err
+	}
+	err = run(131072, pkcs12.Modern)
+	var e *docmill.Error
+	if !errors.As(err, &e) || e.Code != docmill.CodeInvalidDocument || !strings.Contains(e.Message, "key takes") {
+		t.Fatalf("%v, want invalid_document on the key's size", err)
+	}
+	for _, enc := range []*pkcs12.Encoder{pkcs12.Modern, pkcs12.Legacy} {
+		err := run(8192, enc)
+		if err != nil && strings.Contains(err.Error(), "key takes") {
+			t.Errorf("an 8192-bit key: %v", err)
+		}
+		t.Logf("an 8192-bit key of random factors: %v", err)
 	}
 }
