@@ -251,3 +251,33 @@ func TestSignHugeRSAKey(t *testing.T) {
 		t.Logf("an 8192-bit key of random factors: %v", err)
 	}
 }
+
+// TestSignKeyOfNoPrimes: an RSA key whose factors are not primes, but
+// whose numbers agree as Go's parser checks them, cannot sign (Go checks
+// each signature it makes). That failure used to be an internal error,
+// retried; it is the certificate file's error now.
+func TestSignKeyOfNoPrimes(t *testing.T) {
+	key := huntHugeRSA(t, 2048)
+	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "No Primes"}, NotBefore: time.Now(), NotAfter: time.Now().Add(time.Hour)}
+	ca, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, ca)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cert, err := x509.ParseCertificate(der)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p12, err := pkcs12.Modern.Encode(key, cert, nil, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = signRun(t, pdfCorpus(t)+"pdflatex-4-pages.pdf", toolstest.WriteTemp(t, "noprimes.p12", p12), nil)
+	var e *docmill.Error
+	if !errors.As(err, &e) || e.Code != docmill.CodeInvalidDocument || !strings.Contains(e.Message, "private key") {
+		t.Fatalf("%v, want invalid_document on the key", err)
+	}
+}

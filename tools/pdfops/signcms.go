@@ -14,6 +14,8 @@ import (
 	"math/big"
 	"slices"
 	"time"
+
+	docmill "github.com/docmill/docmill"
 )
 
 // This file writes the CMS SignedData (RFC 5652) of a PDF signature:
@@ -141,7 +143,12 @@ func signCMS(s *signer, digest []byte, format signFormat, when time.Time) ([]byt
 	h := sha256.Sum256(set)
 	sig, err := s.key.Sign(rand.Reader, h[:], crypto.SHA256)
 	if err != nil {
-		return nil, fmt.Errorf("pdfops: sign: %w", err)
+		// The key came from the client's file: Go checks an RSA key's
+		// numbers as it parses it, but that its factors are primes only
+		// when it signs (it verifies each signature it makes), so a key of
+		// other factors parses and cannot sign.
+		return nil, docmill.InvalidDocument(fmt.Errorf("pdfops: sign: %w", err),
+			"The certificate file's private key could not sign: it is damaged (an RSA key whose factors are not primes, or whose numbers do not agree).")
 	}
 	sigAlg, err := signatureAlgorithm(s.key)
 	if err != nil {
