@@ -281,3 +281,23 @@ func TestSignKeyOfNoPrimes(t *testing.T) {
 		t.Fatalf("%v, want invalid_document on the key", err)
 	}
 }
+
+// TestSignVisibleLongSignerName draws the default text of a visible
+// signature whose certificate's common name is 200 lines (a name of any
+// length, with line breaks, is a valid certificate). The name used to be
+// drawn whole, a box of 2,000 points on a page of 842, and a file of
+// 1 MB could make it tens of thousands of lines; it is now drawn on one
+// line of at most 64 characters, and the widget fits the page.
+func TestSignVisibleLongSignerName(t *testing.T) {
+	p12 := huntP12(t, pkix.Name{CommonName: strings.Repeat("Line\n", 200)})
+	out, err := signRun(t, pdfCorpus(t)+"pdflatex-4-pages.pdf", p12, map[string]string{"visible": "true"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := exec.LookPath("qpdf"); err != nil {
+		t.Skip("qpdf not installed")
+	}
+	if r := signWidgetRect(t, out.Path, 1); r[3]-r[1] > 60 || r[2]-r[0] > 400 {
+		t.Errorf("widget rect %v, want a box of a few lines", r)
+	}
+}

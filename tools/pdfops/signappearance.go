@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"strings"
+	"unicode"
 
 	"github.com/pdfcpu/pdfcpu/pkg/api"
 	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu"
@@ -107,7 +108,7 @@ func (r *signRequest) appearanceText() string {
 	if strings.TrimSpace(r.text) != "" {
 		return r.text
 	}
-	lines := []string{"Digitally signed by " + r.signerName(), "Date: " + r.when.Format("2006-01-02 15:04:05 UTC")}
+	lines := []string{"Digitally signed by " + oneLineName(r.signerName()), "Date: " + r.when.Format("2006-01-02 15:04:05 UTC")}
 	if r.reason != "" {
 		lines = append(lines, "Reason: "+r.reason)
 	}
@@ -115,6 +116,29 @@ func (r *signRequest) appearanceText() string {
 		lines = append(lines, "Location: "+r.location)
 	}
 	return strings.Join(lines, "\n")
+}
+
+// maxDrawnNameRunes bounds the signer's name as a visible signature's
+// default text draws it: X.509 bounds a common name to 64 characters, but
+// certificates are parsed without that bound, and the client's own text
+// is bounded (maxSignTextLines, 400 bytes) while the certificate's name
+// is not.
+const maxDrawnNameRunes = 64
+
+// oneLineName returns name as one line of at most maxDrawnNameRunes
+// characters: control characters (line breaks) become spaces, and a
+// longer name is cut, ending with "...".
+func oneLineName(name string) string {
+	name = strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) {
+			return ' '
+		}
+		return r
+	}, name)
+	if r := []rune(name); len(r) > maxDrawnNameRunes {
+		name = string(r[:maxDrawnNameRunes-3]) + "..."
+	}
+	return name
 }
 
 // signatureForm is the drawing of a visible signature's text: the
