@@ -167,6 +167,11 @@ func runSign(ctx context.Context, in *docmill.RunInput) (out *docmill.RunOutput,
 		visible: p.Bool(visibleParam), page: max(1, p.Int(signPageParam)), position: p.String(signPositionParam),
 		text: stampLineBreaks(p.String(signTextParam)), when: time.Now().UTC().Truncate(time.Second),
 	}
+	if !req.visible {
+		// The page param places a visible signature; an invisible one's
+		// widget is on page 1.
+		req.page = 1
+	}
 	if req.position == "" {
 		req.position = "bottom-right"
 	}

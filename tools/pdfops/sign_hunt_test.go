@@ -301,3 +301,21 @@ func TestSignVisibleLongSignerName(t *testing.T) {
 		t.Errorf("widget rect %v, want a box of a few lines", r)
 	}
 }
+
+// TestSignInvisiblePageParam: an invisible signature's widget is on page
+// 1, as the tool says, whatever the page param (which places a visible
+// one). It used to go on that page, and a page past the document's end
+// was reported as a damaged document.
+func TestSignInvisiblePageParam(t *testing.T) {
+	p12 := huntP12(t, pkix.Name{CommonName: "Invisible"})
+	for _, page := range []string{"3", "9"} {
+		out, err := signRun(t, pdfCorpus(t)+"pdflatex-4-pages.pdf", p12, map[string]string{"page": page})
+		if err != nil {
+			t.Fatalf("page %s: %v", page, err)
+		}
+		if _, err := exec.LookPath("qpdf"); err != nil {
+			t.Skip("qpdf not installed")
+		}
+		signWidgetRect(t, out.Path, 1)
+	}
+}
