@@ -216,6 +216,9 @@ func writeSigned(ctx context.Context, doc *model.Context, src, dst string, req *
 		return fmt.Errorf("pdfops: stat input: %w", err)
 	}
 	last, err := findLastXRef(f, st.Size())
+	if err == nil && last.stream {
+		err = checkXRefStream(doc, last.nr)
+	}
 	if err != nil {
 		return damagedXRef(err)
 	}

@@ -1,6 +1,7 @@
 package pdfops_test
 
 import (
+	"bytes"
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
@@ -8,6 +9,7 @@ import (
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"errors"
+	"fmt"
 	"math/big"
 	"os"
 	"os/exec"
@@ -317,5 +319,62 @@ func TestSignInvisiblePageParam(t *testing.T) {
 			t.Skip("qpdf not installed")
 		}
 		signWidgetRect(t, out.Path, 1)
+	}
+}
+
+// huntXRefStreamPDF returns a one-page PDF whose cross-reference stream
+// (object 4, not compressed) declares /W w and /Index index, its data
+// written for /W [1 2 1] /Index [0 5].
+func huntXRefStreamPDF(w, index string) []byte {
+	objects := []string{"<< /Type /Catalog /Pages 2 0 R >>", "<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+		"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 200 200] >>"}
+	var b bytes.Buffer
+	b.WriteString("%PDF-1.7\n")
+	data := []byte{0, 0, 0, 0xff}
+	for i, o := range objects {
+		data = append(data, 1, byte(b.Len()>>8), byte(b.Len()), 0)
+		fmt.Fprintf(&b, "%d 0 obj\n%s\nendobj\n", i+1, o)
+	}
+	at := b.Len()
+	data = append(data, 1, byte(at>>8), byte(at), 0)
+	fmt.Fprintf(&b, "4 0 obj\n<< /Type /XRef /Size 5 /W %s /Index %s /Root 1 0 R /Length %d >>\nstream\n", w, index, len(data))
+	b.Write(data)
+	fmt.Fprintf(&b, "\nendstream\nendobj\nstartxref\n%d\n%%%%EOF\n", at)
+	return b.Bytes()
+}
+
+// TestSignDamagedXRefStream: a file whose last cross-reference stream
+// cannot be read as ISO 32000 says (/W or /Index impossible, or more
+// entries than its data holds) is read by pdfcpu, which then scans the
+// file for its objects; the update used to be appended anyway, with a
+// /Prev to that stream, and qpdf and poppler then found the signed file
+// damaged (poppler: no page tree). It is now unreadable, so that the
+// server repairs it and signs the repair. A sound stream still signs.
+func TestSignDamagedXRefStream(t *testing.T) {
+	p12 := huntP12(t, pkix.Name{CommonName: "XRef Stream"})
+	out, err := signRun(t, toolstest.WriteTemp(t, "sound.pdf", huntXRefStreamPDF("[1 2 1]", "[0 5]")), p12, nil)
+	if err != nil {
+		t.Fatalf("a sound stream: %v", err)
+	}
+	huntQPDFCheck(t, out.Path)
+	for name, c := range map[string][2]string{
+		"index of 1e9 entries":     {"[1 2 1]", "[0 1000000000]"},
+		"index past int32":         {"[1 2 1]", "[2147483000 5]"},
+		"negative index":           {"[1 2 1]", "[-5 5]"},
+		"100,000 subsections":      {"[1 2 1]", "[" + strings.Repeat("0 5 ", 100000) + "]"},
+		"field of 2e9 bytes":       {"[1 2000000000 1]", "[0 5]"},
+		"field of 9 bytes":         {"[1 9 1]", "[0 5]"},
+		"entries of no bytes":      {"[0 0 0]", "[0 5]"},
+		"negative width":           {"[1 -2 1]", "[0 5]"},
+		"two widths":               {"[1 2]", "[0 5]"},
+		"index of an odd length":   {"[1 2 1]", "[0 5 7]"},
+		"widths that are no ints ": {"[1 2.5 1]", "[0 5]"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			_, err := signRun(t, toolstest.WriteTemp(t, "xref.pdf", huntXRefStreamPDF(c[0], c[1])), p12, nil)
+			if !errors.Is(err, docmill.ErrUnreadable) {
+				t.Fatalf("%v, want an unreadable document", err)
+			}
+		})
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"unicode/utf16"
 
+	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/model"
 	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/types"
 
 	docmill "github.com/docmill/docmill"
@@ -156,13 +157,14 @@ func (u *incrementalUpdate) runs() [][2]int {
 type lastXRef struct {
 	offset int64
 	stream bool
+	nr     int // the stream's object number
 }
 
 // startXRefPattern finds the last startxref keyword and its offset.
 var startXRefPattern = regexp.MustCompile(`startxref\s+(\d+)`)
 
 // objectHeaderPattern is an indirect object's header, "12 0 obj".
-var objectHeaderPattern = regexp.MustCompile(`^\s*\d+\s+\d+\s+obj\b`)
+var objectHeaderPattern = regexp.MustCompile(`^\s*(\d+)\s+\d+\s+obj\b`)
 
 // errXRefDamaged is a document whose last startxref does not point at a
 // cross-reference section; the document must be repaired (rewritten)
@@ -194,10 +196,83 @@ func findLastXRef(f io.ReaderAt, size int64) (lastXRef, error) {
 	switch {
 	case bytes.HasPrefix(bytes.TrimLeft(head, " \t\r\n\f\x00"), []byte("xref")):
 		return lastXRef{offset: off}, nil
-	case objectHeaderPattern.Match(head) && bytes.Contains(head, []byte("/XRef")):
-		return lastXRef{offset: off, stream: true}, nil
+	case bytes.Contains(head, []byte("/XRef")):
+		if m := objectHeaderPattern.FindSubmatch(head); m != nil {
+			if nr, err := strconv.Atoi(string(m[1])); err == nil {
+				return lastXRef{offset: off, stream: true, nr: nr}, nil
+			}
+		}
 	}
 	return lastXRef{}, errXRefDamaged
+}
+
+// maxXRefFieldBytes bounds a field of a cross-reference stream entry:
+// offsets and numbers past 8 bytes are past what a reader holds.
+const maxXRefFieldBytes = 8
+
+// checkXRefStream checks that the cross-reference stream object nr of
+// doc, the one its last startxref points at, can be read as ISO 32000-1
+// (7.5.8) says: /W three widths of 0 to 8 bytes, not all 0; /Index pairs
+// of a first number and a count, within /Size; and data enough for the
+// entries. pdfcpu reads a document whose stream is not so by scanning the
+// file for its objects, and says nothing; but an update points back at
+// that stream (/Prev), which readers follow, and they would find the
+// signed file damaged (poppler finds no page tree). Such a document is
+// damaged (errXRefDamaged): it must be repaired before it is signed.
+func checkXRefStream(doc *model.Context, nr int) error {
+	e, ok := doc.Find(nr)
+	if !ok || e == nil || e.Free {
+		return errXRefDamaged
+	}
+	var sd types.StreamDict
+	switch o := e.Object.(type) {
+	case types.XRefStreamDict: // read as the cross-reference stream
+		sd = o.StreamDict
+	case types.StreamDict: // found by scanning the file
+		sd = o
+	default:
+		return errXRefDamaged
+	}
+	size, ok := sd.Dict["Size"].(types.Integer)
+	if !ok || size < 0 {
+		return errXRefDamaged
+	}
+	w, ok := sd.Dict["W"].(types.Array)
+	if !ok || len(w) != 3 {
+		return errXRefDamaged
+	}
+	width := 0
+	for _, o := range w {
+		n, ok := o.(types.Integer)
+		if !ok || n < 0 || n > maxXRefFieldBytes {
+			return errXRefDamaged
+		}
+		width += n.Value()
+	}
+	index := types.Array{types.Integer(0), size}
+	if o, ok := sd.Dict["Index"]; ok {
+		if index, ok = o.(types.Array); !ok || len(index)%2 != 0 {
+			return errXRefDamaged
+		}
+	}
+	entries := int64(0)
+	for i := 0; i < len(index); i += 2 {
+		first, ok1 := index[i].(types.Integer)
+		count, ok2 := index[i+1].(types.Integer)
+		if !ok1 || !ok2 || first < 0 || count < 0 || int64(first)+int64(count) > int64(size) {
+			return errXRefDamaged
+		}
+		entries += int64(count)
+	}
+	if width == 0 {
+		return errXRefDamaged
+	}
+	// The entries are within /Size, so their data is bounded too; it is
+	// decoded within the run's budget for one stream.
+	if err := sd.Decode(); err != nil || int64(len(sd.Content)) < entries*int64(width) {
+		return errXRefDamaged
+	}
+	return nil
 }
 
 // sigText returns s as a PDF text string: a literal string when it is
