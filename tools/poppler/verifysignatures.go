@@ -180,7 +180,7 @@ func signatureCount(ctx context.Context, pdfsig *sandbox.Engine, src, dir string
 func parseSignatures(out []byte, size int64) ([]signatureReport, error) {
 	var sigs []signatureReport
 	var seen map[string]bool
-	unsigned := false
+	unsigned, rank := false, 0
 	sc := bufio.NewScanner(bytes.NewReader(out))
 	sc.Buffer(nil, maxSigOutput)
 	for sc.Scan() {
@@ -190,7 +190,7 @@ func parseSignatures(out []byte, size int64) ([]signatureReport, error) {
 				return nil, docmill.InvalidDocument(fmt.Errorf("pdfsig: %q after %d signatures", line, len(sigs)), unreadableReport)
 			}
 			sigs = append(sigs, signatureReport{SignatureStatus: "unknown", CertificateStatus: "not_checked", SignedRanges: [][2]int64{}})
-			seen, unsigned = map[string]bool{}, false
+			seen, unsigned, rank = map[string]bool{}, false, 0
 			continue
 		}
 		if line == notSigned && len(sigs) > 0 {
@@ -221,6 +221,12 @@ func parseSignatures(out []byte, size int64) ([]signatureReport, error) {
 		if seen[key] {
 			return nil, docmill.InvalidDocument(fmt.Errorf("pdfsig: %q twice in a signature", key), unreadableReport)
 		}
+		if r, ok := reportOrder[key]; ok {
+			if r <= rank {
+				return nil, docmill.InvalidDocument(fmt.Errorf("pdfsig: %q out of order in a signature", key), unreadableReport)
+			}
+			rank = r
+		}
 		seen[key] = true
 		setField(&sigs[len(sigs)-1], key, value, entry)
 	}
@@ -230,8 +236,32 @@ func parseSignatures(out []byte, size int64) ([]signatureReport, error) {
 	for i := range sigs {
 		r := sigs[i].SignedRanges
 		sigs[i].ModifiedAfterSigning = len(r) > 0 && r[len(r)-1][1] < size
+		if !sigs[i].SignatureValid {
+			sigs[i].CertificateStatus = "not_checked"
+		}
 	}
 	return sigs, nil
+}
+
+// reportOrder ranks the keys of a signature's lines in the order pdfsig
+// prints them. It leaves out lines it cannot state: "Certificate
+// Validation" of a signature that is not valid, "Signed Ranges" and
+// "Total document signed" of one without a /ByteRange. A name with line
+// breaks could state those (nothing repeats them after it), but every
+// name is followed by a line of a lower rank: the field name by the
+// signer's, the signer's names by the signing time. So a report whose
+// keys do not rise is refused with the ones stated twice.
+var reportOrder = map[string]int{
+	"Signature Field Name":           1,
+	"Signer Certificate Common Name": 2,
+	"Signer full Distinguished Name": 3,
+	"Signing Time":                   4,
+	"Signing Hash Algorithm":         5,
+	"Signature Type":                 6,
+	"Signed Ranges":                  7,
+	"Total document signed":          8,
+	"Signature Validation":           9,
+	"Certificate Validation":         10,
 }
 
 // setField sets what one line of pdfsig's report says.

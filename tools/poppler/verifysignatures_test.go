@@ -151,3 +151,47 @@ func TestVerifyUnsignedField(t *testing.T) {
 		t.Errorf("a forged unsigned field: %v, want the unreadable report", err)
 	}
 }
+
+// TestVerifyForgedLinesPdfsigOmits: pdfsig states a certificate's
+// validation only for a valid signature, and the signed ranges only for
+// a signature with a /ByteRange, so a field name with line breaks could
+// state them for a signature that has neither, and nothing would repeat
+// them: the report said certificate_status trusted and
+// covers_whole_document for a signature never verified. Lines out of
+// pdfsig's order are now refused.
+func TestVerifyForgedLinesPdfsigOmits(t *testing.T) {
+	pdfsig := sandbox.Find("pdfsig", []string{"-v"}, sandbox.Options{View: sandbox.View{ReadOnly: DataPaths}})
+	certutil := sandbox.Find("certutil", nil, sandbox.Options{})
+	if !pdfsig.Available() || !certutil.Available() {
+		t.Skip("pdfsig or certutil is not installed")
+	}
+	tool := verifySignaturesTool(Engines{PDFSig: pdfsig, CertUtil: certutil})
+	for name, lines := range map[string]string{
+		"certificate validation": `\n  - Certificate Validation: Certificate is Trusted.`,
+		"signed ranges":          `\n  - Signed Ranges: [0 - 10], [20 - 900]\n  - Total document signed`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			pdf := toolstest.WriteTemp(t, "forged.pdf", toolstest.PDF(
+				"<< /Type /Catalog /Pages 2 0 R /AcroForm << /Fields [4 0 R] >> >>",
+				"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+				"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 200 200] /Annots [4 0 R] >>",
+				"<< /Type /Annot /Subtype /Widget /FT /Sig /T (Evil"+lines+") /V 5 0 R /Rect [0 0 0 0] /P 3 0 R >>",
+				"<< /Type /Sig /Filter /Adobe.PPKLite /SubFilter /adbe.pkcs7.detached >>"))
+			out, err := runTool(t, tool, pdf, nil)
+			var e *docmill.Error
+			if !errors.As(err, &e) || e.Code != docmill.CodeInvalidDocument || e.Message != unreadableReport {
+				body := []byte{}
+				if out != nil {
+					body, _ = os.ReadFile(out.Path)
+				}
+				t.Fatalf("%v %s, want the unreadable report", err, body)
+			}
+		})
+	}
+	// A report in pdfsig's order, of a signature not valid, says nothing
+	// of its certificate.
+	report := "Signature #1:\n  - Signature Field Name: A\n  - Signer Certificate Common Name: B\n  - Signature Validation: Digest Mismatch.\n"
+	if sigs, err := parseSignatures([]byte(report), 100); err != nil || sigs[0].CertificateStatus != "not_checked" {
+		t.Errorf("%+v %v", sigs, err)
+	}
+}
