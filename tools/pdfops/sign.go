@@ -115,9 +115,14 @@ func checkOneLine(name string) func(string) error {
 }
 
 // checkSignText accepts a visible signature's text the stamp font draws,
-// of up to maxSignTextLines lines.
+// of up to maxSignTextLines lines, with no control characters but line
+// breaks: the font maps some (NUL) to a glyph, and they would be drawn,
+// or cut the line.
 func checkSignText(v string) error {
 	return checkStampParam(signTextParam, v, func(s string) error {
+		if strings.IndexFunc(s, func(r rune) bool { return r != '\n' && unicode.IsControl(r) }) >= 0 {
+			return docmill.ParamError(signTextParam, "must not contain control characters other than line breaks")
+		}
 		if strings.Count(s, "\n") >= maxSignTextLines {
 			return docmill.ParamError(signTextParam, "has more than %d lines", maxSignTextLines)
 		}

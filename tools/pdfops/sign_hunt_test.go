@@ -22,6 +22,7 @@ import (
 	"software.sslmate.com/src/go-pkcs12"
 
 	docmill "github.com/docmill/docmill"
+	"github.com/docmill/docmill/tools/pdfops"
 	"github.com/docmill/docmill/tools/toolstest"
 )
 
@@ -376,5 +377,23 @@ func TestSignDamagedXRefStream(t *testing.T) {
 				t.Fatalf("%v, want an unreadable document", err)
 			}
 		})
+	}
+}
+
+// TestSignTextControlCharacters: control characters in a visible
+// signature's text, but its line breaks, are refused as the text's
+// error. A NUL, which the stamp font maps to a glyph, was accepted and
+// cut the line it was in.
+func TestSignTextControlCharacters(t *testing.T) {
+	tl := pdfops.SignTool()
+	for _, text := range []string{"a\x00b", "a\x7fb", "a\u0085b"} {
+		_, err := tl.ParseParams(map[string]string{"visible": "true", "text": text})
+		var e *docmill.Error
+		if !errors.As(err, &e) || e.Code != docmill.CodeInvalidParameter || !strings.Contains(e.Error(), "text") {
+			t.Errorf("%q: %v, want invalid_parameter on text", text, err)
+		}
+	}
+	if _, err := tl.ParseParams(map[string]string{"visible": "true", "text": "one\ntwo\r\nthree"}); err != nil {
+		t.Errorf("line breaks: %v", err)
 	}
 }
