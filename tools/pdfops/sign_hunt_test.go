@@ -397,3 +397,28 @@ func TestSignTextControlCharacters(t *testing.T) {
 		t.Errorf("line breaks: %v", err)
 	}
 }
+
+// TestSignVisibleTooLarge: a visible signature larger than its page, even
+// at the smallest letters (a line of 400 letters; the default text on a
+// page of 40 points), is refused, naming the text, or the page when the
+// text is the default; it used to be drawn partly off the page.
+func TestSignVisibleTooLarge(t *testing.T) {
+	p12 := huntP12(t, pkix.Name{CommonName: "Too Large"})
+	small := toolstest.WriteTemp(t, "small.pdf", toolstest.PDF(
+		"<< /Type /Catalog /Pages 2 0 R >>",
+		"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+		"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 40 40] >>"))
+	for _, c := range []struct{ pdf, text, field string }{
+		{pdfCorpus(t) + "pdflatex-4-pages.pdf", strings.Repeat("W", 400), "text"},
+		{small, "", "page"},
+	} {
+		_, err := signRun(t, c.pdf, p12, map[string]string{"visible": "true", "text": c.text})
+		var e *docmill.Error
+		if !errors.As(err, &e) || e.Code != docmill.CodeInvalidParameter || !strings.Contains(e.Error(), c.field) {
+			t.Errorf("%v, want invalid_parameter on %s", err, c.field)
+		}
+	}
+	if _, err := signRun(t, small, p12, map[string]string{"visible": "true", "text": "OK"}); err != nil {
+		t.Errorf("a short text on the small page: %v", err)
+	}
+}

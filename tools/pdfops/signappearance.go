@@ -85,6 +85,16 @@ func writeAppearance(ctx context.Context, doc *model.Context, u *incrementalUpda
 	room := page.width - 2*page.margin() - 2*signPad
 	fontSize := math.Max(signMinFontSize, math.Min(signFontSize, math.Floor(room/w1)))
 	w, h := math.Ceil(w1*fontSize)+2*signPad, math.Ceil(h1*fontSize)+2*signPad
+	// The box must fit the page: one larger would be drawn partly off it
+	// (a line of 400 letters at the smallest size is 1,500 points long).
+	if w > page.width || h > page.height {
+		if strings.TrimSpace(req.text) != "" {
+			return nil, 0, docmill.ParamError(signTextParam, "takes %.0f by %.0f points at %.0f points a letter, more than page %d's %.0f by %.0f; use shorter or fewer lines",
+				w, h, fontSize, req.page, page.width, page.height)
+		}
+		return nil, 0, docmill.ParamError(signPageParam, "is %d, a page of %.0f by %.0f points, too small for the visible signature's %.0f by %.0f; choose another page, or sign invisibly",
+			req.page, page.width, page.height, w, h)
+	}
 	form, err := drawSignatureText(ctx, text, int(fontSize), w, h)
 	if err != nil {
 		return nil, 0, err
