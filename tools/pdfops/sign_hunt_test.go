@@ -422,3 +422,37 @@ func TestSignVisibleTooLarge(t *testing.T) {
 		t.Errorf("a short text on the small page: %v", err)
 	}
 }
+
+// TestSignGenerationPastTwoBytes signs a document whose cross-reference
+// stream gives its page generation 70,000 (in 4-byte fields). The update
+// rewrites the page under its generation, and its own stream held
+// generations in 2 bytes: the entry said 4,464, and qpdf and poppler
+// found no page. The field is now as wide as the values need.
+func TestSignGenerationPastTwoBytes(t *testing.T) {
+	objects := []string{"<< /Type /Catalog /Pages 2 0 R >>", "<< /Type /Pages /Kids [3 70000 R] /Count 1 >>",
+		"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 200 200] >>"}
+	var b bytes.Buffer
+	b.WriteString("%PDF-1.7\n")
+	data := []byte{0, 0, 0, 0, 0, 0, 0xff}
+	for i, o := range objects {
+		gen := 0
+		if i == 2 {
+			gen = 70000
+		}
+		data = append(data, 1, byte(b.Len()>>8), byte(b.Len()), 0, byte(gen>>16), byte(gen>>8), byte(gen))
+		fmt.Fprintf(&b, "%d %d obj\n%s\nendobj\n", i+1, gen, o)
+	}
+	at := b.Len()
+	data = append(data, 1, byte(at>>8), byte(at), 0, 0, 0, 0)
+	fmt.Fprintf(&b, "4 0 obj\n<< /Type /XRef /Size 5 /W [1 2 4] /Root 1 0 R /Length %d >>\nstream\n", len(data))
+	b.Write(data)
+	fmt.Fprintf(&b, "\nendstream\nendobj\nstartxref\n%d\n%%%%EOF\n", at)
+	out, err := signRun(t, toolstest.WriteTemp(t, "gen.pdf", b.Bytes()), huntP12(t, pkix.Name{CommonName: "Generation"}), map[string]string{"visible": "true"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	huntQPDFCheck(t, out.Path)
+	if report := signPdfsig(t, out.Path); !strings.Contains(report, "Signature is Valid.") || strings.Contains(report, "Syntax Error") {
+		t.Errorf("pdfsig:\n%s", report)
+	}
+}

@@ -104,16 +104,25 @@ func (u *incrementalUpdate) finish(t trailerEntries, stream bool) []byte {
 		nr := u.reserve()
 		at := u.offset()
 		u.offsets[nr], u.gens[nr] = at, 0
+		// Fields are 4 bytes for offsets and 2 for generations, wider when
+		// a value needs it: a document's object keeps the generation the
+		// document gave it, which its own cross-reference stream may have
+		// held in more than 2 bytes.
+		offW, genW := 4, 2
+		for n, off := range u.offsets {
+			offW, genW = max(offW, byteWidth(uint64(off))), max(genW, byteWidth(uint64(u.gens[n])))
+		}
 		var data []byte
 		var index types.Array
 		for _, run := range u.runs() {
 			index = append(index, types.Integer(run[0]), types.Integer(run[1]))
 			for n := run[0]; n < run[0]+run[1]; n++ {
-				off := u.offsets[n]
-				data = append(data, 1, byte(off>>24), byte(off>>16), byte(off>>8), byte(off), byte(u.gens[n]>>8), byte(u.gens[n]))
+				data = append(data, 1)
+				data = appendBigEndian(data, uint64(u.offsets[n]), offW)
+				data = appendBigEndian(data, uint64(u.gens[n]), genW)
 			}
 		}
-		d := types.Dict{"Type": types.Name("XRef"), "W": types.Array{types.Integer(1), types.Integer(4), types.Integer(2)}, "Index": index}
+		d := types.Dict{"Type": types.Name("XRef"), "W": types.Array{types.Integer(1), types.Integer(offW), types.Integer(genW)}, "Index": index}
 		entries(d)
 		u.writeStream(nr, d, data)
 		fmt.Fprintf(&u.buf, "startxref\n%d\n%%%%EOF\n", at)
@@ -131,6 +140,25 @@ func (u *incrementalUpdate) finish(t trailerEntries, stream bool) []byte {
 	entries(d)
 	fmt.Fprintf(&u.buf, "trailer\n%s\nstartxref\n%d\n%%%%EOF\n", d.PDFString(), at)
 	return u.buf.Bytes()
+}
+
+// byteWidth returns the bytes n takes, big-endian, without leading zero
+// bytes.
+func byteWidth(n uint64) int {
+	w := 1
+	for n > 0xff {
+		n >>= 8
+		w++
+	}
+	return w
+}
+
+// appendBigEndian appends n to b in width bytes, most significant first.
+func appendBigEndian(b []byte, n uint64, width int) []byte {
+	for i := width - 1; i >= 0; i-- {
+		b = append(b, byte(n>>(8*i)))
+	}
+	return b
 }
 
 // runs returns the written objects' numbers as runs of consecutive
