@@ -115,9 +115,14 @@ func checkOneLine(name string) func(string) error {
 }
 
 // checkSignText accepts a visible signature's text the stamp font draws,
-// of up to maxSignTextLines lines.
+// of up to maxSignTextLines lines, with no control characters but line
+// breaks: the font maps some (NUL) to a glyph, and they would be drawn,
+// or cut the line.
 func checkSignText(v string) error {
 	return checkStampParam(signTextParam, v, func(s string) error {
+		if strings.IndexFunc(s, func(r rune) bool { return r != '\n' && unicode.IsControl(r) }) >= 0 {
+			return docmill.ParamError(signTextParam, "must not contain control characters other than line breaks")
+		}
 		if strings.Count(s, "\n") >= maxSignTextLines {
 			return docmill.ParamError(signTextParam, "has more than %d lines", maxSignTextLines)
 		}
@@ -167,6 +172,11 @@ func runSign(ctx context.Context, in *docmill.RunInput) (out *docmill.RunOutput,
 		visible: p.Bool(visibleParam), page: max(1, p.Int(signPageParam)), position: p.String(signPositionParam),
 		text: stampLineBreaks(p.String(signTextParam)), when: time.Now().UTC().Truncate(time.Second),
 	}
+	if !req.visible {
+		// The page param places a visible signature; an invisible one's
+		// widget is on page 1.
+		req.page = 1
+	}
 	if req.position == "" {
 		req.position = "bottom-right"
 	}
@@ -211,6 +221,9 @@ func writeSigned(ctx context.Context, doc *model.Context, src, dst string, req *
 		return fmt.Errorf("pdfops: stat input: %w", err)
 	}
 	last, err := findLastXRef(f, st.Size())
+	if err == nil && last.stream {
+		err = checkXRefStream(doc, last.nr)
+	}
 	if err != nil {
 		return damagedXRef(err)
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"strings"
+	"unicode"
 
 	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/model"
 	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/types"
@@ -20,6 +21,27 @@ const (
 	signMinFontSize = 4
 	signPad         = 6
 )
+
+// maxSignBoxCoord bounds the coordinates of a page box a visible
+// signature is placed on, in points (1e9 points is some 350 km). The
+// widget's corners are the box's plus a few hundred points, written with
+// two decimals: past about 1e13 a float64 cannot hold them (a page at
+// 1e38 got a widget of zero size), and a box that is not finite (pdfcpu
+// reads "nan" and 1e308 + 1e308 overflows) would write NaN or +Inf, which
+// are no PDF numbers.
+const maxSignBoxCoord = 1e9
+
+// signableBox reports whether a visible signature can be placed on a
+// page whose crop box is box: its coordinates are finite and within
+// maxSignBoxCoord, and so are its width and height.
+func signableBox(box *types.Rectangle) bool {
+	for _, v := range []float64{box.LL.X, box.LL.Y, box.UR.X, box.UR.Y, box.Width(), box.Height()} {
+		if math.IsNaN(v) || math.Abs(v) > maxSignBoxCoord {
+			return false
+		}
+	}
+	return true
+}
 
 // writeAppearance writes to u the appearance stream of the signature's
 // widget, and returns the widget's rectangle and the stream's object
@@ -46,6 +68,10 @@ func writeAppearance(ctx context.Context, doc *model.Context, u *incrementalUpda
 		return nil, 0, docmill.InvalidDocument(err, "Page %d of the PDF could not be read: it is damaged.", req.page)
 	}
 	crop := pbs[req.page-1].CropBox()
+	if !signableBox(crop) {
+		return nil, 0, docmill.InvalidDocument(fmt.Errorf("pdfops: crop box %v", crop),
+			"Page %d of the PDF has a page box a visible signature cannot be placed on (coordinates that are not numbers, or beyond a billion points); sign it invisibly.", req.page)
+	}
 	page := sizes[req.page-1]
 	text := req.appearanceText()
 	stamp := textStamp{text: text}
@@ -56,6 +82,16 @@ func writeAppearance(ctx context.Context, doc *model.Context, u *incrementalUpda
 	room := page.width - 2*page.margin() - 2*signPad
 	fontSize := math.Max(signMinFontSize, math.Min(signFontSize, math.Floor(room/w1)))
 	w, h := math.Ceil(w1*fontSize)+2*signPad, math.Ceil(h1*fontSize)+2*signPad
+	// The box must fit the page: one larger would be drawn partly off it
+	// (a line of 400 letters at the smallest size is 1,500 points long).
+	if w > page.width || h > page.height {
+		if strings.TrimSpace(req.text) != "" {
+			return nil, 0, docmill.ParamError(signTextParam, "takes %.0f by %.0f points at %.0f points a letter, more than page %d's %.0f by %.0f; use shorter or fewer lines",
+				w, h, fontSize, req.page, page.width, page.height)
+		}
+		return nil, 0, docmill.ParamError(signPageParam, "is %d, a page of %.0f by %.0f points, too small for the visible signature's %.0f by %.0f; choose another page, or sign invisibly",
+			req.page, page.width, page.height, w, h)
+	}
 	form, err := drawSignatureText(ctx, text, int(fontSize), w, h)
 	if err != nil {
 		return nil, 0, err
@@ -79,7 +115,7 @@ func (r *signRequest) appearanceText() string {
 	if strings.TrimSpace(r.text) != "" {
 		return r.text
 	}
-	lines := []string{"Digitally signed by " + r.signerName(), "Date: " + r.when.Format("2006-01-02 15:04:05 UTC")}
+	lines := []string{"Digitally signed by " + oneLineName(r.signerName()), "Date: " + r.when.Format("2006-01-02 15:04:05 UTC")}
 	if r.reason != "" {
 		lines = append(lines, "Reason: "+r.reason)
 	}
@@ -87,6 +123,29 @@ func (r *signRequest) appearanceText() string {
 		lines = append(lines, "Location: "+r.location)
 	}
 	return strings.Join(lines, "\n")
+}
+
+// maxDrawnNameRunes bounds the signer's name as a visible signature's
+// default text draws it: X.509 bounds a common name to 64 characters, but
+// certificates are parsed without that bound, and the client's own text
+// is bounded (maxSignTextLines, 400 bytes) while the certificate's name
+// is not.
+const maxDrawnNameRunes = 64
+
+// oneLineName returns name as one line of at most maxDrawnNameRunes
+// characters: control characters (line breaks) become spaces, and a
+// longer name is cut, ending with "...".
+func oneLineName(name string) string {
+	name = strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) {
+			return ' '
+		}
+		return r
+	}, name)
+	if r := []rune(name); len(r) > maxDrawnNameRunes {
+		name = string(r[:maxDrawnNameRunes-3]) + "..."
+	}
+	return name
 }
 
 // signatureForm is the drawing of a visible signature's text: the

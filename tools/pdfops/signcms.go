@@ -14,6 +14,8 @@ import (
 	"math/big"
 	"slices"
 	"time"
+
+	docmill "github.com/docmill/docmill"
 )
 
 // This file writes the CMS SignedData (RFC 5652) of a PDF signature:
@@ -141,7 +143,12 @@ func signCMS(s *signer, digest []byte, format signFormat, when time.Time) ([]byt
 	h := sha256.Sum256(set)
 	sig, err := s.key.Sign(rand.Reader, h[:], crypto.SHA256)
 	if err != nil {
-		return nil, fmt.Errorf("pdfops: sign: %w", err)
+		// The key came from the client's file: Go checks an RSA key's
+		// numbers as it parses it, but that its factors are primes only
+		// when it signs (it verifies each signature it makes), so a key of
+		// other factors parses and cannot sign.
+		return nil, docmill.InvalidDocument(fmt.Errorf("pdfops: sign: %w", err),
+			"The certificate file's private key could not sign: it is damaged (an RSA key whose factors are not primes, or whose numbers do not agree).")
 	}
 	sigAlg, err := signatureAlgorithm(s.key)
 	if err != nil {
@@ -226,16 +233,23 @@ func signatureAlgorithm(key crypto.Signer) (algorithmIdentifier, error) {
 }
 
 // maxCMSOverhead is room in the /Contents placeholder beyond the
-// certificates: the signed attributes, the signature (512 bytes for RSA
-// 4096, more for larger keys) and the DER framing.
+// certificates and the signer's issuer and serial: the signed attributes'
+// fixed part, the signature (512 bytes for RSA 4096, more for larger
+// keys) and the DER framing.
 const maxCMSOverhead = 4096
 
-// cmsSize returns the most bytes the CMS of s may take.
+// cmsSize returns the most bytes the CMS of s may take. Beside the
+// certificates, the CMS repeats the signer certificate's issuer name and
+// serial number twice (the SignerInfo's sid, and the PAdES
+// signing-certificate-v2 attribute): both come from the certificate
+// file and have no length bound of their own (a 60 KB issuer name is a
+// valid certificate), so they are counted, not left to the overhead.
 func cmsSize(s *signer) int {
 	n := len(s.cert.Raw)
 	for _, c := range s.chain {
 		n += len(c.Raw)
 	}
+	n += 2 * (len(s.cert.RawIssuer) + len(s.cert.SerialNumber.Bytes()))
 	if k, ok := s.key.(*rsa.PrivateKey); ok {
 		n += k.Size()
 	}

@@ -178,8 +178,13 @@ func writeAcroForm(doc *model.Context, u *incrementalUpdate, form types.Dict, fi
 // returns d as it now is. An array of its own object is rewritten, and d
 // stays as it was; an array in d changes (a copy of) d, which is then
 // rewritten as object ref if ref is set (otherwise the caller writes it).
+//
+// A reference to an object the file does not hold (a free or unknown
+// number, or another generation) counts as no array: rewriting it would
+// write an object the update's trailer does not count (/Size), or one
+// whose number the update gives to an object of its own.
 func addToArray(doc *model.Context, u *incrementalUpdate, d types.Dict, ref types.IndirectRef, key string, item types.Object) (types.Dict, error) {
-	if own, ok := d[key].(types.IndirectRef); ok {
+	if own, ok := d[key].(types.IndirectRef); ok && heldObject(doc, own) {
 		arr, err := doc.DereferenceArray(own)
 		if err != nil {
 			return nil, err
@@ -195,4 +200,11 @@ func addToArray(doc *model.Context, u *incrementalUpdate, d types.Dict, ref type
 		u.writeObject(ref.ObjectNumber.Value(), ref.GenerationNumber.Value(), d.PDFString())
 	}
 	return d, nil
+}
+
+// heldObject reports whether the file holds the object ref refers to: a
+// number in use, of ref's generation.
+func heldObject(doc *model.Context, ref types.IndirectRef) bool {
+	e, ok := doc.Find(ref.ObjectNumber.Value())
+	return ok && e != nil && !e.Free && e.Object != nil && e.Generation != nil && *e.Generation == ref.GenerationNumber.Value()
 }

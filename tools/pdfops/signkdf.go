@@ -23,12 +23,29 @@ const (
 	maxKDFValues = 100_000
 )
 
+// maxKeyBagBytes bounds the DER of a PKCS#12 bag that holds a private
+// key (keyBag, or pkcs8ShroudedKeyBag: the key encrypted). The decoder
+// parses the key it holds before sign-pdf can refuse an RSA key of more
+// than 8192 bits, and Go checks an RSA key's numbers on parsing in time
+// that grows faster than the square of their size: a 131,072-bit key
+// takes some seconds, one of 262,144 bits 8 s, and the 1.4 million bits
+// a 1 MB file holds past the tool's timeout. An 8192-bit key's bag takes
+// about 5 KB, an ECDSA key's a few hundred bytes.
+const maxKeyBagBytes = 16 << 10
+
+// Object identifiers of the PKCS#12 bags that hold a private key.
+var (
+	oidPKCS12KeyBag         = asn1.ObjectIdentifier{1, 2, 840, 113549, 1, 12, 10, 1, 1}
+	oidPKCS12ShroudedKeyBag = asn1.ObjectIdentifier{1, 2, 840, 113549, 1, 12, 10, 1, 2}
+)
+
 // errKDFWalk is a PKCS#12 file nested too deep or made of too many
 // values to walk.
 var errKDFWalk = errors.New("pdfops: pkcs12 structure past the walk's bounds")
 
-// checkKDFWork refuses a PKCS#12 file whose iteration counts are past
-// the bounds above, before anything derives a key from them.
+// checkPKCS12Work refuses a PKCS#12 file whose iteration counts are past
+// the bounds above, before anything derives a key from them, or whose
+// key bag is larger than maxKeyBagBytes, before the key is parsed.
 //
 // The walk is over the DER, not over the PKCS#12 grammar, so no
 // nesting hides a count from it: every iteration count PKCS#12 knows
@@ -39,14 +56,20 @@ var errKDFWalk = errors.New("pdfops: pkcs12 structure past the walk's bounds")
 // leniently as encoding/asn1, which the decoder uses: what follows a
 // value it cannot read inside a SEQUENCE is skipped by both.
 //
-// What the walk cannot see is a count inside an encrypted part, read
-// only once the part is decrypted with the right password; a file
-// that hides one is bounded by the tool's timeout, at which its helper
-// process is killed.
-func checkKDFWork(data []byte) error {
+// What the walk cannot see is a count or a key bag inside an encrypted
+// part, read only once the part is decrypted with the right password
+// (encoders put the certificates there, and the key bag, encrypted on
+// its own, beside it); a file that hides one is bounded by the tool's
+// timeout, at which its helper process is killed.
+func checkPKCS12Work(data []byte) error {
 	w := kdfWalk{}
 	if err := w.values(data, 0); err != nil {
 		return docmill.InvalidDocument(err, "%s", badPKCS12)
+	}
+	if w.keyBag > 0 {
+		return docmill.InvalidDocument(fmt.Errorf("pdfops: pkcs12 key bag of %d bytes", w.keyBag),
+			"The certificate file's private key takes %d bytes; this tool signs with keys that take at most %d (an RSA key of 8192 bits takes about 5,000).",
+			w.keyBag, maxKeyBagBytes)
 	}
 	if w.refused != "" {
 		return docmill.InvalidDocument(fmt.Errorf("pdfops: pkcs12 kdf: %s", w.refused),
@@ -61,6 +84,7 @@ type kdfWalk struct {
 	seen    int
 	total   int64
 	refused string // the count, or the total, past the bounds
+	keyBag  int    // the size of a key bag past maxKeyBagBytes
 }
 
 // values walks the DER values in data, one after another, up to the
@@ -70,7 +94,7 @@ func (w *kdfWalk) values(data []byte, depth int) error {
 		return errKDFWalk
 	}
 	afterSalt := false
-	for len(data) > 0 && w.refused == "" {
+	for len(data) > 0 && w.refused == "" && w.keyBag == 0 {
 		if w.seen++; w.seen > maxKDFValues {
 			return errKDFWalk
 		}
@@ -85,6 +109,12 @@ func (w *kdfWalk) values(data []byte, depth int) error {
 		case universal && v.Tag == asn1.TagInteger && afterSalt:
 			w.count(v.Bytes)
 		case v.IsCompound:
+			if universal && v.Tag == asn1.TagSequence {
+				if n := keyBagSize(v.Bytes); n > maxKeyBagBytes {
+					w.keyBag = n
+					return nil
+				}
+			}
 			if err := w.values(v.Bytes, depth+1); err != nil {
 				return err
 			}
@@ -124,4 +154,20 @@ func (w *kdfWalk) count(b []byte) {
 	if w.total += n.Int64(); w.total > maxKDFIterationsTotal {
 		w.refused = fmt.Sprintf("%d", w.total)
 	}
+}
+
+// keyBagSize returns the size of the value of the SafeBag whose content
+// (a SEQUENCE's) is b, when it is a bag that holds a private key: its
+// type, then its value ([0] EXPLICIT). It is 0 for any other SEQUENCE.
+func keyBagSize(b []byte) int {
+	var id asn1.ObjectIdentifier
+	rest, err := asn1.Unmarshal(b, &id)
+	if err != nil || !id.Equal(oidPKCS12KeyBag) && !id.Equal(oidPKCS12ShroudedKeyBag) {
+		return 0
+	}
+	var v asn1.RawValue
+	if _, err := asn1.Unmarshal(rest, &v); err != nil {
+		return 0
+	}
+	return len(v.FullBytes)
 }

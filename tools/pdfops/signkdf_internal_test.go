@@ -71,7 +71,7 @@ func TestCheckKDFWork(t *testing.T) {
 		{"not DER", []byte("garbage, the decoder refuses it"), false, ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			err := checkKDFWork(c.data)
+			err := checkPKCS12Work(c.data)
 			if !c.refused {
 				if err != nil {
 					t.Fatalf("refused: %v", err)
@@ -94,11 +94,11 @@ func TestCheckKDFWorkBoundedWalk(t *testing.T) {
 		parts = append(parts, der(t, []byte{1}))
 	}
 	flat := derSeq(t, parts...)
-	if err := checkKDFWork(flat); err != nil {
+	if err := checkPKCS12Work(flat); err != nil {
 		t.Fatalf("60,000 values refused: %v", err)
 	}
 	wide := derSeq(t, flat, flat)
-	if err := checkKDFWork(wide); err == nil {
+	if err := checkPKCS12Work(wide); err == nil {
 		t.Fatal("120,000 values walked")
 	}
 }

@@ -45,7 +45,7 @@ func readSigner(path, password, passwordParam string) (*signer, error) {
 	if err != nil {
 		return nil, fmt.Errorf("pdfops: read certificate file: %w", err)
 	}
-	if err := checkKDFWork(data); err != nil {
+	if err := checkPKCS12Work(data); err != nil {
 		return nil, err
 	}
 	key, cert, cas, err := decodePKCS12(data, password)

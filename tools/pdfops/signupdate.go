@@ -12,6 +12,7 @@ import (
 	"strings"
 	"unicode/utf16"
 
+	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/model"
 	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/types"
 
 	docmill "github.com/docmill/docmill"
@@ -81,7 +82,15 @@ type trailerEntries struct {
 // set, and the trailer, and returns the update's bytes.
 func (u *incrementalUpdate) finish(t trailerEntries, stream bool) []byte {
 	entries := func(d types.Dict) {
-		d["Size"] = types.Integer(u.next)
+		// /Size is one more than the highest object number in use. The
+		// update's objects are numbered from the document's /Size up, but
+		// it also rewrites objects of the document, whose numbers a hostile
+		// file chooses: the count covers every object written.
+		size := u.next
+		for nr := range u.offsets {
+			size = max(size, nr+1)
+		}
+		d["Size"] = types.Integer(size)
 		d["Root"] = *t.root
 		if t.info != nil {
 			d["Info"] = *t.info
@@ -95,16 +104,25 @@ func (u *incrementalUpdate) finish(t trailerEntries, stream bool) []byte {
 		nr := u.reserve()
 		at := u.offset()
 		u.offsets[nr], u.gens[nr] = at, 0
+		// Fields are 4 bytes for offsets and 2 for generations, wider when
+		// a value needs it: a document's object keeps the generation the
+		// document gave it, which its own cross-reference stream may have
+		// held in more than 2 bytes.
+		offW, genW := 4, 2
+		for n, off := range u.offsets {
+			offW, genW = max(offW, byteWidth(uint64(off))), max(genW, byteWidth(uint64(u.gens[n])))
+		}
 		var data []byte
 		var index types.Array
 		for _, run := range u.runs() {
 			index = append(index, types.Integer(run[0]), types.Integer(run[1]))
 			for n := run[0]; n < run[0]+run[1]; n++ {
-				off := u.offsets[n]
-				data = append(data, 1, byte(off>>24), byte(off>>16), byte(off>>8), byte(off), byte(u.gens[n]>>8), byte(u.gens[n]))
+				data = append(data, 1)
+				data = appendBigEndian(data, uint64(u.offsets[n]), offW)
+				data = appendBigEndian(data, uint64(u.gens[n]), genW)
 			}
 		}
-		d := types.Dict{"Type": types.Name("XRef"), "W": types.Array{types.Integer(1), types.Integer(4), types.Integer(2)}, "Index": index}
+		d := types.Dict{"Type": types.Name("XRef"), "W": types.Array{types.Integer(1), types.Integer(offW), types.Integer(genW)}, "Index": index}
 		entries(d)
 		u.writeStream(nr, d, data)
 		fmt.Fprintf(&u.buf, "startxref\n%d\n%%%%EOF\n", at)
@@ -122,6 +140,25 @@ func (u *incrementalUpdate) finish(t trailerEntries, stream bool) []byte {
 	entries(d)
 	fmt.Fprintf(&u.buf, "trailer\n%s\nstartxref\n%d\n%%%%EOF\n", d.PDFString(), at)
 	return u.buf.Bytes()
+}
+
+// byteWidth returns the bytes n takes, big-endian, without leading zero
+// bytes.
+func byteWidth(n uint64) int {
+	w := 1
+	for n > 0xff {
+		n >>= 8
+		w++
+	}
+	return w
+}
+
+// appendBigEndian appends n to b in width bytes, most significant first.
+func appendBigEndian(b []byte, n uint64, width int) []byte {
+	for i := width - 1; i >= 0; i-- {
+		b = append(b, byte(n>>(8*i)))
+	}
+	return b
 }
 
 // runs returns the written objects' numbers as runs of consecutive
@@ -148,13 +185,14 @@ func (u *incrementalUpdate) runs() [][2]int {
 type lastXRef struct {
 	offset int64
 	stream bool
+	nr     int // the stream's object number
 }
 
 // startXRefPattern finds the last startxref keyword and its offset.
 var startXRefPattern = regexp.MustCompile(`startxref\s+(\d+)`)
 
 // objectHeaderPattern is an indirect object's header, "12 0 obj".
-var objectHeaderPattern = regexp.MustCompile(`^\s*\d+\s+\d+\s+obj\b`)
+var objectHeaderPattern = regexp.MustCompile(`^\s*(\d+)\s+\d+\s+obj\b`)
 
 // errXRefDamaged is a document whose last startxref does not point at a
 // cross-reference section; the document must be repaired (rewritten)
@@ -186,10 +224,83 @@ func findLastXRef(f io.ReaderAt, size int64) (lastXRef, error) {
 	switch {
 	case bytes.HasPrefix(bytes.TrimLeft(head, " \t\r\n\f\x00"), []byte("xref")):
 		return lastXRef{offset: off}, nil
-	case objectHeaderPattern.Match(head) && bytes.Contains(head, []byte("/XRef")):
-		return lastXRef{offset: off, stream: true}, nil
+	case bytes.Contains(head, []byte("/XRef")):
+		if m := objectHeaderPattern.FindSubmatch(head); m != nil {
+			if nr, err := strconv.Atoi(string(m[1])); err == nil {
+				return lastXRef{offset: off, stream: true, nr: nr}, nil
+			}
+		}
 	}
 	return lastXRef{}, errXRefDamaged
+}
+
+// maxXRefFieldBytes bounds a field of a cross-reference stream entry:
+// offsets and numbers past 8 bytes are past what a reader holds.
+const maxXRefFieldBytes = 8
+
+// checkXRefStream checks that the cross-reference stream object nr of
+// doc, the one its last startxref points at, can be read as ISO 32000-1
+// (7.5.8) says: /W three widths of 0 to 8 bytes, not all 0; /Index pairs
+// of a first number and a count, within /Size; and data enough for the
+// entries. pdfcpu reads a document whose stream is not so by scanning the
+// file for its objects, and says nothing; but an update points back at
+// that stream (/Prev), which readers follow, and they would find the
+// signed file damaged (poppler finds no page tree). Such a document is
+// damaged (errXRefDamaged): it must be repaired before it is signed.
+func checkXRefStream(doc *model.Context, nr int) error {
+	e, ok := doc.Find(nr)
+	if !ok || e == nil || e.Free {
+		return errXRefDamaged
+	}
+	var sd types.StreamDict
+	switch o := e.Object.(type) {
+	case types.XRefStreamDict: // read as the cross-reference stream
+		sd = o.StreamDict
+	case types.StreamDict: // found by scanning the file
+		sd = o
+	default:
+		return errXRefDamaged
+	}
+	size, ok := sd.Dict["Size"].(types.Integer)
+	if !ok || size < 0 {
+		return errXRefDamaged
+	}
+	w, ok := sd.Dict["W"].(types.Array)
+	if !ok || len(w) != 3 {
+		return errXRefDamaged
+	}
+	width := 0
+	for _, o := range w {
+		n, ok := o.(types.Integer)
+		if !ok || n < 0 || n > maxXRefFieldBytes {
+			return errXRefDamaged
+		}
+		width += n.Value()
+	}
+	index := types.Array{types.Integer(0), size}
+	if o, ok := sd.Dict["Index"]; ok {
+		if index, ok = o.(types.Array); !ok || len(index)%2 != 0 {
+			return errXRefDamaged
+		}
+	}
+	entries := int64(0)
+	for i := 0; i < len(index); i += 2 {
+		first, ok1 := index[i].(types.Integer)
+		count, ok2 := index[i+1].(types.Integer)
+		if !ok1 || !ok2 || first < 0 || count < 0 || int64(first)+int64(count) > int64(size) {
+			return errXRefDamaged
+		}
+		entries += int64(count)
+	}
+	if width == 0 {
+		return errXRefDamaged
+	}
+	// The entries are within /Size, so their data is bounded too; it is
+	// decoded within the run's budget for one stream.
+	if err := sd.Decode(); err != nil || int64(len(sd.Content)) < entries*int64(width) {
+		return errXRefDamaged
+	}
+	return nil
 }
 
 // sigText returns s as a PDF text string: a literal string when it is

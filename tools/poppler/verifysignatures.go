@@ -66,7 +66,8 @@ type signatureReport struct {
 	ModifiedAfterSigning bool       `json:"modified_after_signing"`
 	SignatureValid       bool       `json:"signature_valid"`
 	// SignatureStatus is valid, invalid, digest_mismatch, decoding_error,
-	// not_verified or unknown.
+	// not_verified or unknown; not_signed for a signature field that holds
+	// no signature yet (a form's empty field to sign).
 	SignatureStatus string `json:"signature_status"`
 	// CertificateStatus is trusted, untrusted_issuer, unknown_issuer,
 	// revoked, expired, not_verified or unknown, as NSS judges it against
@@ -132,17 +133,32 @@ func runVerify(ctx context.Context, e Engines, in *docmill.RunInput) (*docmill.R
 // without signature fields.
 const noSignatures = "does not contain any signatures"
 
+// pdfsig -dump stops at the first signature field that holds no
+// signature, printing cannotDump and exiting with exitCannotDump; its
+// count line was printed before.
+const (
+	cannotDump     = "Cannot dump signature #"
+	exitCannotDump = 3
+)
+
+// notSigned is the line pdfsig's report gives a signature field that
+// holds no signature, after its name and instead of any other line.
+const notSigned = "  The signature form field is not signed."
+
 // signatureCount returns how many signatures pdfsig -dump finds. Its first
 // line, "Dumping Signatures: N", comes before anything the document
 // controls, so it counts the blocks of the report that a hostile name
-// could otherwise add to.
+// could otherwise add to. N counts signature fields, signed or not: a
+// field without a signature stops the dump, not the count.
 func signatureCount(ctx context.Context, pdfsig *sandbox.Engine, src, dir string) (int, error) {
 	res, err := pdfsig.Run(ctx, sandbox.Cmd{Args: []string{"-nocert", "-dump", src}, Dir: dir, MaxOutput: maxSigOutput})
 	var x *sandbox.ExitError
-	if errors.As(err, &x) && x.Code == 2 && res != nil && bytes.Contains(res.Stdout, []byte(noSignatures)) {
+	switch {
+	case errors.As(err, &x) && x.Code == 2 && res != nil && bytes.Contains(res.Stdout, []byte(noSignatures)):
 		return 0, nil
-	}
-	if err != nil {
+	case errors.As(err, &x) && x.Code == exitCannotDump && res != nil && bytes.Contains(res.Stdout, []byte("\n"+cannotDump)):
+		// A field without a signature; the count line is read below.
+	case err != nil:
 		return 0, engineError(err, "reading its signatures")
 	}
 	first, _, _ := bytes.Cut(res.Stdout, []byte("\n"))
@@ -154,14 +170,17 @@ func signatureCount(ctx context.Context, pdfsig *sandbox.Engine, src, dir string
 }
 
 // parseSignatures reads pdfsig's report: a "Signature #N:" line a
-// signature, numbered from 1, then "  - Key: value" lines. Names come from
-// the document and its certificates and may hold line breaks, so a report
-// where a signature states a key twice, or numbers are out of sequence,
-// is refused rather than guessed at. size is the file's size, which the
-// last signed byte reaches unless the file was changed after signing.
+// signature, numbered from 1, then "  - Key: value" lines, or, for a
+// field that holds no signature, its name's line and the notSigned line.
+// Names come from the document and its certificates and may hold line
+// breaks, so a report where a signature states a key twice, numbers are
+// out of sequence, or a field said to be unsigned states anything but its
+// name, is refused rather than guessed at. size is the file's size, which
+// the last signed byte reaches unless the file was changed after signing.
 func parseSignatures(out []byte, size int64) ([]signatureReport, error) {
 	var sigs []signatureReport
 	var seen map[string]bool
+	unsigned, rank := false, 0
 	sc := bufio.NewScanner(bytes.NewReader(out))
 	sc.Buffer(nil, maxSigOutput)
 	for sc.Scan() {
@@ -171,12 +190,29 @@ func parseSignatures(out []byte, size int64) ([]signatureReport, error) {
 				return nil, docmill.InvalidDocument(fmt.Errorf("pdfsig: %q after %d signatures", line, len(sigs)), unreadableReport)
 			}
 			sigs = append(sigs, signatureReport{SignatureStatus: "unknown", CertificateStatus: "not_checked", SignedRanges: [][2]int64{}})
-			seen = map[string]bool{}
+			seen, unsigned, rank = map[string]bool{}, false, 0
+			continue
+		}
+		if line == notSigned && len(sigs) > 0 {
+			// pdfsig states nothing of such a field but its name, so any
+			// other line before this one came from a name.
+			others := len(seen)
+			if seen["Signature Field Name"] {
+				others--
+			}
+			if unsigned || others > 0 {
+				return nil, docmill.InvalidDocument(fmt.Errorf("pdfsig: an unsigned field with other lines"), unreadableReport)
+			}
+			unsigned = true
+			sigs[len(sigs)-1].SignatureStatus = "not_signed"
 			continue
 		}
 		entry, ok := strings.CutPrefix(line, "  - ")
 		if !ok || len(sigs) == 0 {
 			continue
+		}
+		if unsigned {
+			return nil, docmill.InvalidDocument(fmt.Errorf("pdfsig: %q after an unsigned field's last line", entry), unreadableReport)
 		}
 		key, value, _ := strings.Cut(entry, ": ")
 		if key == "Not total document signed" {
@@ -184,6 +220,12 @@ func parseSignatures(out []byte, size int64) ([]signatureReport, error) {
 		}
 		if seen[key] {
 			return nil, docmill.InvalidDocument(fmt.Errorf("pdfsig: %q twice in a signature", key), unreadableReport)
+		}
+		if r, ok := reportOrder[key]; ok {
+			if r <= rank {
+				return nil, docmill.InvalidDocument(fmt.Errorf("pdfsig: %q out of order in a signature", key), unreadableReport)
+			}
+			rank = r
 		}
 		seen[key] = true
 		setField(&sigs[len(sigs)-1], key, value, entry)
@@ -194,8 +236,32 @@ func parseSignatures(out []byte, size int64) ([]signatureReport, error) {
 	for i := range sigs {
 		r := sigs[i].SignedRanges
 		sigs[i].ModifiedAfterSigning = len(r) > 0 && r[len(r)-1][1] < size
+		if !sigs[i].SignatureValid {
+			sigs[i].CertificateStatus = "not_checked"
+		}
 	}
 	return sigs, nil
+}
+
+// reportOrder ranks the keys of a signature's lines in the order pdfsig
+// prints them. It leaves out lines it cannot state: "Certificate
+// Validation" of a signature that is not valid, "Signed Ranges" and
+// "Total document signed" of one without a /ByteRange. A name with line
+// breaks could state those (nothing repeats them after it), but every
+// name is followed by a line of a lower rank: the field name by the
+// signer's, the signer's names by the signing time. So a report whose
+// keys do not rise is refused with the ones stated twice.
+var reportOrder = map[string]int{
+	"Signature Field Name":           1,
+	"Signer Certificate Common Name": 2,
+	"Signer full Distinguished Name": 3,
+	"Signing Time":                   4,
+	"Signing Hash Algorithm":         5,
+	"Signature Type":                 6,
+	"Signed Ranges":                  7,
+	"Total document signed":          8,
+	"Signature Validation":           9,
+	"Certificate Validation":         10,
 }
 
 // setField sets what one line of pdfsig's report says.
