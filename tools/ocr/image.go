@@ -239,22 +239,13 @@ func tiffPageSizes(r io.ReaderAt) ([][2]int64, error) {
 	damaged := func() ([][2]int64, error) {
 		return nil, docmill.InvalidDocument(nil, "The TIFF image's pages could not be read; it may be damaged.")
 	}
-	var h [8]byte
-	if _, err := r.ReadAt(h[:], 0); err != nil {
-		return damaged()
-	}
-	var bo binary.ByteOrder
-	switch string(h[:2]) {
-	case "II":
-		bo = binary.LittleEndian
-	case "MM":
-		bo = binary.BigEndian
-	default:
+	bo, ifd, ok := tiffHeader(r)
+	if !ok {
 		return damaged()
 	}
 	var pages [][2]int64
 	seen := map[int64]bool{}
-	for ifd := int64(bo.Uint32(h[4:])); ifd != 0; {
+	for ifd != 0 {
 		if seen[ifd] {
 			return damaged()
 		}
@@ -298,23 +289,31 @@ func tiffPageSizes(r io.ReaderAt) ([][2]int64, error) {
 	return pages, nil
 }
 
-// tiffDPI reads XResolution and ResolutionUnit from a TIFF's first IFD
-// (the layout Exif uses too).
-func tiffDPI(r io.ReaderAt) float64 {
+// tiffHeader reads a TIFF's header: its byte order and the offset of its
+// first IFD; ok is false when it is no TIFF header.
+func tiffHeader(r io.ReaderAt) (bo binary.ByteOrder, ifd int64, ok bool) {
 	var h [8]byte
 	if _, err := r.ReadAt(h[:], 0); err != nil {
-		return 0
+		return nil, 0, false
 	}
-	var bo binary.ByteOrder
 	switch string(h[:2]) {
 	case "II":
 		bo = binary.LittleEndian
 	case "MM":
 		bo = binary.BigEndian
 	default:
+		return nil, 0, false
+	}
+	return bo, int64(bo.Uint32(h[4:])), true
+}
+
+// tiffDPI reads XResolution and ResolutionUnit from a TIFF's first IFD
+// (the layout Exif uses too).
+func tiffDPI(r io.ReaderAt) float64 {
+	bo, ifd, ok := tiffHeader(r)
+	if !ok {
 		return 0
 	}
-	ifd := int64(bo.Uint32(h[4:]))
 	var cnt [2]byte
 	if _, err := r.ReadAt(cnt[:], ifd); err != nil {
 		return 0

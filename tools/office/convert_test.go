@@ -49,12 +49,7 @@ func TestConvertDocument(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		f, err := os.Open(out.Path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer f.Close()
-		rows, err := csv.NewReader(f).ReadAll()
+		rows, err := readCSV(t, out.Path)
 		if err != nil || len(rows) != 3 || rows[2][0] != "split" || rows[2][1] != "3" {
 			t.Fatalf("rows %q, %v", rows, err)
 		}
@@ -65,4 +60,15 @@ func TestConvertDocument(t *testing.T) {
 	if e := toolstest.WantCode(t, err, docmill.CodeInvalidParameter, "format"); !strings.Contains(e.Message, "xlsx, ods, csv") {
 		t.Fatalf("message %q", e.Message)
 	}
+}
+
+// readCSV reads the CSV file at path.
+func readCSV(t *testing.T, path string) ([][]string, error) {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	return csv.NewReader(f).ReadAll()
 }

@@ -2,8 +2,6 @@ package office_test
 
 import (
 	"context"
-	"encoding/csv"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -54,12 +52,7 @@ func TestCSVCellBound(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f, err := os.Open(out.Path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	rows, err := csv.NewReader(f).ReadAll()
+	rows, err := readCSV(t, out.Path)
 	if err != nil || len(rows) != 3 || rows[0][0] != "1" || rows[2][2] != "2" {
 		t.Fatalf("rows %q, %v", rows, err)
 	}

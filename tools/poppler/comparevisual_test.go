@@ -3,10 +3,10 @@ package poppler
 import (
 	"image"
 	"image/color"
-	"image/png"
-	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/docmill/docmill/tools/toolstest"
 )
 
 // whitePage is a white grey image of w x h pixels.
@@ -25,16 +25,7 @@ func decodeDiff(t *testing.T, a, b *image.Gray) image.Image {
 	if err := writeDiffImage(path, a, b); err != nil {
 		t.Fatal(err)
 	}
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	img, err := png.Decode(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return img
+	return toolstest.DecodePNG(t, path)
 }
 
 // TestDiffImageBounded: the diff image of pages of different shapes

@@ -23,7 +23,13 @@ func RenderPage(t testing.TB, path string, n, dpi int, options ...string) image.
 	if out, err := exec.Command("pdftoppm", args...).CombinedOutput(); err != nil {
 		t.Fatalf("pdftoppm %s: %v\n%s", filepath.Base(path), err, out)
 	}
-	f, err := os.Open(prefix + ".png")
+	return DecodePNG(t, prefix+".png")
+}
+
+// DecodePNG reads the PNG file at path, failing t if it cannot.
+func DecodePNG(t testing.TB, path string) image.Image {
+	t.Helper()
+	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
