@@ -2,11 +2,6 @@ package main
 
 import (
 	"bytes"
-	"crypto"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
-	"crypto/rsa"
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"encoding/json"
@@ -30,16 +25,7 @@ import (
 // made by Go's crypto/x509 and encoded by enc under password.
 func sign2PKCS12(t testing.TB, commonName string, ecKey bool, enc *pkcs12.Encoder, password string) []byte {
 	t.Helper()
-	var key crypto.Signer
-	var err error
-	if ecKey {
-		key, err = ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	} else {
-		key, err = rsa.GenerateKey(rand.Reader, 2048)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
+	key := toolstest.NewKey(t, ecKey)
 	tmpl := &x509.Certificate{
 		SerialNumber: big.NewInt(time.Now().UnixNano()),
 		Subject:      pkix.Name{CommonName: commonName, Organization: []string{"Docmill Test"}},
@@ -47,14 +33,7 @@ func sign2PKCS12(t testing.TB, commonName string, ecKey bool, enc *pkcs12.Encode
 		KeyUsage:              x509.KeyUsageDigitalSignature | x509.KeyUsageContentCommitment,
 		BasicConstraintsValid: true,
 	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, key.Public(), key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cert, err := x509.ParseCertificate(der)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cert := toolstest.Certificate(t, tmpl, key.Public(), key)
 	p12, err := enc.Encode(key, cert, nil, password)
 	if err != nil {
 		t.Fatal(err)

@@ -149,26 +149,6 @@ func (c *objectCopier) copy(o types.Object, depth int) (types.Object, error) {
 		}
 		entry.Object = v
 		return *ref, nil
-	case types.Dict:
-		d := types.Dict{}
-		for k, v := range o {
-			cv, err := c.copy(v, depth+1)
-			if err != nil {
-				return nil, err
-			}
-			d[k] = cv
-		}
-		return d, nil
-	case types.Array:
-		a := make(types.Array, len(o))
-		for i, v := range o {
-			cv, err := c.copy(v, depth+1)
-			if err != nil {
-				return nil, err
-			}
-			a[i] = cv
-		}
-		return a, nil
 	case types.StreamDict:
 		d, err := c.copy(o.Dict, depth+1)
 		if err != nil {
@@ -187,6 +167,36 @@ func (c *objectCopier) copy(o types.Object, depth int) (types.Object, error) {
 		sd.Dict["Length"] = types.Integer(n)
 		return sd, nil
 	default:
-		return o, nil // names, numbers, strings, booleans, null
+		return copyEach(o, depth, c.copy)
 	}
+}
+
+// copyEach returns a dictionary or an array o with copy applied to each
+// of its values (one level deeper than depth), and any other direct
+// object (a name, number, string, boolean or null) as it is: the part of
+// a copy between documents that does not depend on where it writes.
+func copyEach(o types.Object, depth int, copy func(types.Object, int) (types.Object, error)) (types.Object, error) {
+	switch o := o.(type) {
+	case types.Dict:
+		d := types.Dict{}
+		for k, v := range o {
+			cv, err := copy(v, depth+1)
+			if err != nil {
+				return nil, err
+			}
+			d[k] = cv
+		}
+		return d, nil
+	case types.Array:
+		a := make(types.Array, len(o))
+		for i, v := range o {
+			cv, err := copy(v, depth+1)
+			if err != nil {
+				return nil, err
+			}
+			a[i] = cv
+		}
+		return a, nil
+	}
+	return o, nil
 }

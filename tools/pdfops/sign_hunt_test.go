@@ -31,20 +31,10 @@ import (
 // path.
 func huntP12(t testing.TB, subject pkix.Name) string {
 	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
+	key := toolstest.NewKey(t, true)
 	tmpl := &x509.Certificate{SerialNumber: big.NewInt(3), Subject: subject,
 		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(24 * time.Hour)}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, key.Public(), key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cert, err := x509.ParseCertificate(der)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cert := toolstest.Certificate(t, tmpl, key.Public(), key)
 	p12, err := pkcs12.Modern.Encode(key, cert, nil, "")
 	if err != nil {
 		t.Fatal(err)
@@ -262,18 +252,7 @@ func TestSignHugeRSAKey(t *testing.T) {
 func TestSignKeyOfNoPrimes(t *testing.T) {
 	key := huntHugeRSA(t, 2048)
 	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "No Primes"}, NotBefore: time.Now(), NotAfter: time.Now().Add(time.Hour)}
-	ca, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, ca)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cert, err := x509.ParseCertificate(der)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cert := toolstest.Certificate(t, tmpl, &key.PublicKey, toolstest.NewKey(t, true))
 	p12, err := pkcs12.Modern.Encode(key, cert, nil, "")
 	if err != nil {
 		t.Fatal(err)

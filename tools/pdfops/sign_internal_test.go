@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"crypto"
 	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/rsa"
 	"crypto/sha256"
 	"crypto/x509"
@@ -16,32 +14,17 @@ import (
 	"testing"
 	"time"
 
+	"github.com/docmill/docmill/tools/toolstest"
 	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/types"
 )
 
 // cmsTestSigner returns a signer with a fresh self-signed certificate.
 func cmsTestSigner(t *testing.T, ecKey bool) *signer {
 	t.Helper()
-	var key crypto.Signer
-	var err error
-	if ecKey {
-		key, err = ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	} else {
-		key, err = rsa.GenerateKey(rand.Reader, 2048)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
+	key := toolstest.NewKey(t, ecKey)
 	tmpl := &x509.Certificate{SerialNumber: big.NewInt(42), Subject: pkix.Name{CommonName: "CMS Test"},
 		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour)}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, key.Public(), key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cert, err := x509.ParseCertificate(der)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cert := toolstest.Certificate(t, tmpl, key.Public(), key)
 	return &signer{key: key, cert: cert}
 }
 

@@ -3,16 +3,10 @@ package pdfops_test
 import (
 	"bytes"
 	"context"
-	"crypto"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
-	"crypto/rsa"
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"math/big"
 	"os"
 	"os/exec"
@@ -27,6 +21,7 @@ import (
 
 	docmill "github.com/docmill/docmill"
 	"github.com/docmill/docmill/tools/pdfops"
+	"github.com/docmill/docmill/tools/toolstest"
 )
 
 // signP12 writes a PKCS#12 file of a fresh self-signed certificate (CN
@@ -34,29 +29,13 @@ import (
 // password, and returns its path.
 func signP12(t testing.TB, cn string, ecKey bool, enc *pkcs12.Encoder, password string) string {
 	t.Helper()
-	var key crypto.Signer
-	var err error
-	if ecKey {
-		key, err = ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	} else {
-		key, err = rsa.GenerateKey(rand.Reader, 2048)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
+	key := toolstest.NewKey(t, ecKey)
 	tmpl := &x509.Certificate{
 		SerialNumber: big.NewInt(time.Now().UnixNano()), Subject: pkix.Name{CommonName: cn, Organization: []string{"Docmill Test"}},
 		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(24 * time.Hour),
 		KeyUsage: x509.KeyUsageDigitalSignature | x509.KeyUsageContentCommitment, BasicConstraintsValid: true,
 	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, key.Public(), key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cert, err := x509.ParseCertificate(der)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cert := toolstest.Certificate(t, tmpl, key.Public(), key)
 	p12, err := enc.Encode(key, cert, nil, password)
 	if err != nil {
 		t.Fatal(err)
@@ -378,44 +357,19 @@ func TestSignKDFBomb(t *testing.T) {
 // signTestCert returns a fresh self-signed certificate.
 func signTestCert(t testing.TB) *x509.Certificate {
 	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
+	key := toolstest.NewKey(t, true)
 	tmpl := &x509.Certificate{SerialNumber: big.NewInt(7), Subject: pkix.Name{CommonName: "Cert Only"}, NotBefore: time.Now(), NotAfter: time.Now().Add(time.Hour)}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, key.Public(), key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := x509.ParseCertificate(der)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c
+	return toolstest.Certificate(t, tmpl, key.Public(), key)
 }
 
 // signLoopingPDF returns a PDF whose page tree node lists itself as a
 // kid, beside its one page.
 func signLoopingPDF() []byte {
-	objects := []string{
+	return toolstest.PDF(
 		"<< /Type /Catalog /Pages 2 0 R >>",
 		"<< /Type /Pages /Kids [3 0 R 2 0 R] /Count 2 >>",
 		"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 200 200] >>",
-	}
-	var b bytes.Buffer
-	b.WriteString("%PDF-1.7\n")
-	offsets := make([]int, len(objects))
-	for i, o := range objects {
-		offsets[i] = b.Len()
-		fmt.Fprintf(&b, "%d 0 obj\n%s\nendobj\n", i+1, o)
-	}
-	xref := b.Len()
-	fmt.Fprintf(&b, "xref\n0 %d\n0000000000 65535 f \n", len(objects)+1)
-	for _, o := range offsets {
-		fmt.Fprintf(&b, "%010d 00000 n \n", o)
-	}
-	fmt.Fprintf(&b, "trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n", len(objects)+1, xref)
-	return b.Bytes()
+	)
 }
 
 // TestSignVisibleRotated draws a visible signature on a page shown turned

@@ -170,8 +170,7 @@ func copyObject(src *model.Context, u *incrementalUpdate, obj types.Object, done
 	if depth > maxCopyDepth {
 		return nil, fmt.Errorf("objects nest deeper than %d", maxCopyDepth)
 	}
-	switch o := obj.(type) {
-	case types.IndirectRef:
+	if o, ok := obj.(types.IndirectRef); ok {
 		old := o.ObjectNumber.Value()
 		if nr, ok := done[old]; ok {
 			return *types.NewIndirectRef(nr, 0), nil
@@ -200,28 +199,10 @@ func copyObject(src *model.Context, u *incrementalUpdate, obj types.Object, done
 			u.writeObject(nr, 0, body)
 		}
 		return *types.NewIndirectRef(nr, 0), nil
-	case types.Dict:
-		out := types.Dict{}
-		for k, v := range o {
-			c, err := copyObject(src, u, v, done, depth+1)
-			if err != nil {
-				return nil, err
-			}
-			out[k] = c
-		}
-		return out, nil
-	case types.Array:
-		out := make(types.Array, len(o))
-		for i, v := range o {
-			c, err := copyObject(src, u, v, done, depth+1)
-			if err != nil {
-				return nil, err
-			}
-			out[i] = c
-		}
-		return out, nil
 	}
-	return obj, nil
+	return copyEach(obj, depth, func(v types.Object, depth int) (types.Object, error) {
+		return copyObject(src, u, v, done, depth)
+	})
 }
 
 // rotationMatrix is the appearance's /Matrix on a page shown turned rot
