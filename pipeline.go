@@ -406,9 +406,30 @@ func NewPipeline(reg *Registry, limit time.Duration, run RunFunc) *Tool {
 		Outputs: outputs,
 		MayZip:  true,
 		Engine:  PipelineSlug,
+		// A pipeline queues in the lane of its heaviest step; Lane is the
+		// heaviest any pipeline may take, for the catalogue.
+		Lane: pipelineLane(reg),
+		LaneFor: func(p Params) Lane {
+			steps, err := ParseSteps(reg, p.String(StepsParam), nil)
+			if err != nil {
+				return ""
+			}
+			return steps.Lane()
+		},
 		Timeout: limit,
 		Run:     run,
 	}
+}
+
+// pipelineLane is the heaviest lane of reg's tools that may be a step.
+func pipelineLane(reg *Registry) Lane {
+	lane := LanePDF
+	for _, t := range reg.All() {
+		if t.MaxFiles > 0 {
+			lane = lane.Heavier(t.Lane)
+		}
+	}
+	return lane
 }
 
 // redactSteps drops from a pipeline's params the secret params of its

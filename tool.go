@@ -61,6 +61,12 @@ type Tool struct {
 	Long bool
 	// Engine names what does the work ("pdfcpu", "ghostscript", ...).
 	Engine string
+	// Lane is the class of work the tool's jobs queue in (lane.go): every
+	// tool served declares one.
+	Lane Lane
+	// LaneFor, when set, is the lane of a job with given params (the
+	// pipeline: its heaviest step's), else Lane (LaneOf).
+	LaneFor func(Params) Lane
 	// Timeout bounds one run of the tool.
 	Timeout time.Duration
 	// Available reports whether the engine works on this node; nil means

@@ -219,9 +219,11 @@ func toolSchema() obj {
 			"params":      obj{"type": "array", "items": ref("ToolParam")},
 			"long":        obj{"type": "boolean", "description": "Long tools answer 202 at once unless the request asks to wait (Prefer: wait=N)."},
 			"engine":      obj{"type": "string"},
-			"available":   obj{"type": "boolean", "description": "Whether the engine works on this node; if not, process calls are 503 engine_unavailable."},
-			"engines":     obj{"type": "array", "items": ref("EngineStatus"), "description": "The external programs the tool runs."},
-			"endpoint":    obj{"type": "string", "description": "The path of the process call."},
+			"lane": obj{"type": "string", "enum": laneNames(),
+				"description": "The class of work the tool's jobs queue in, each with its own workers: pdf (quick work in the PDF helper, qpdf), render (Ghostscript, poppler, libvips), browser (Chromium), office (LibreOffice), ocr (tesseract, OCRmyPDF). A pipeline's jobs take the lane of their heaviest step."},
+			"available": obj{"type": "boolean", "description": "Whether the engine works on this node; if not, process calls are 503 engine_unavailable."},
+			"engines":   obj{"type": "array", "items": ref("EngineStatus"), "description": "The external programs the tool runs."},
+			"endpoint":  obj{"type": "string", "description": "The path of the process call."},
 		}}
 }
 
@@ -363,11 +365,20 @@ func exampleJob(tool, filename string) obj {
 	}
 }
 
+// laneNames are the lanes' names, lightest first.
+func laneNames() []string {
+	out := make([]string, len(docmill.Lanes))
+	for i, l := range docmill.Lanes {
+		out[i] = string(l)
+	}
+	return out
+}
+
 func exampleTool() obj {
 	return obj{
 		"slug": "rotate-pdf", "title": "Rotate PDF", "accepts": []string{"application/pdf"}, "min_files": 1, "max_files": 1,
 		"params": []obj{{"name": "angle", "type": "integer", "required": false, "enum": []string{"90", "180", "270"}, "default": "90"}},
-		"long":   false, "engine": "pdfcpu", "available": true, "endpoint": "/v1/rotate-pdf/process",
+		"long":   false, "engine": "pdfcpu", "lane": "pdf", "available": true, "endpoint": "/v1/rotate-pdf/process",
 	}
 }
 

@@ -23,7 +23,10 @@ type toolBody struct {
 	MayZip    bool     `json:"may_zip,omitempty"`
 	Long      bool     `json:"long"`
 	Engine    string   `json:"engine"`
-	Available bool     `json:"available"`
+	// Lane is the class of work the tool's jobs queue in (docmill.Lane);
+	// a pipeline's is its heaviest step's, the heaviest any may take here.
+	Lane      docmill.Lane `json:"lane,omitempty"`
+	Available bool         `json:"available"`
 	// Engines are the external programs the tool runs, as found at start.
 	Engines  []docmill.EngineStatus `json:"engines,omitempty"`
 	Endpoint string                 `json:"endpoint"`
@@ -42,7 +45,7 @@ func renderTool(t *docmill.Tool) toolBody {
 		Slug: t.Slug, Title: t.Title, Description: t.Description, Accepts: accepts,
 		MinFiles: t.MinFiles, MaxFiles: t.MaxFiles, Params: params, Long: t.Long,
 		Outputs: t.Outputs, KeepsType: t.KeepsType, MayZip: t.MayZip,
-		Engine: t.Engine, Available: t.IsAvailable(), Endpoint: "/v1/" + t.Slug + "/process",
+		Engine: t.Engine, Lane: t.Lane, Available: t.IsAvailable(), Endpoint: "/v1/" + t.Slug + "/process",
 	}
 	if t.Engines != nil {
 		b.Engines = t.Engines()

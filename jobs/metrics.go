@@ -16,6 +16,8 @@ type metrics struct {
 	// error code (empty unless failed).
 	finished  *prometheus.CounterVec
 	queueWait prometheus.Histogram
+	// laneWait is queueWait by lane (lanemetrics.go).
+	laneWait  *prometheus.HistogramVec
 	waitWakes *prometheus.CounterVec
 	listening prometheus.Gauge
 	// handedBack counts running jobs handed back to the queue because
@@ -44,6 +46,7 @@ func newMetrics(reg prometheus.Registerer, st docmill.Store) *metrics {
 			Help:    "Time from a job's acceptance to the start of its processing.",
 			Buckets: prometheus.ExponentialBuckets(0.001, 2.5, 12),
 		}),
+		laneWait: prometheus.NewHistogramVec(laneWait, []string{"lane"}),
 		waitWakes: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "docmill_job_wait_wakeups_total",
 			Help: "Wake-ups of requests waiting for their job, by cause: notification (a finish here or, with notifications, anywhere) or poll (a timer).",
@@ -66,7 +69,7 @@ func newMetrics(reg prometheus.Registerer, st docmill.Store) *metrics {
 		}, []string{"outcome"}),
 	}
 	if reg != nil {
-		reg.MustRegister(m.duration, m.finished, m.queueWait, m.waitWakes, m.listening, m.handedBack, m.engineFailures, m.webhookAttempts, &depthCollector{store: st})
+		reg.MustRegister(m.duration, m.finished, m.queueWait, m.laneWait, m.waitWakes, m.listening, m.handedBack, m.engineFailures, m.webhookAttempts, &depthCollector{store: st})
 	}
 	return m
 }

@@ -27,8 +27,12 @@ type Config struct {
 	Blob     docmill.BlobStore
 	Registry *docmill.Registry
 	Logger   *slog.Logger
-	// Workers is how many jobs this process works at once; 0 makes an
-	// insert-only queue (an API node).
+	// Lanes are the lanes this node works, each with how many of its jobs
+	// it works at once (lanes.go); a lane absent is not worked here. When
+	// empty, every lane is worked with Workers workers; with neither the
+	// queue is insert-only (an API node).
+	Lanes map[docmill.Lane]int
+	// Workers is each lane's worker count when Lanes is empty.
 	Workers int
 	// JobTimeout bounds one attempt of any job (default 10 min); a tool may
 	// set a lower limit of its own. Stuck jobs of a dead process are rescued
@@ -121,6 +125,9 @@ type Queue[TTx any] struct {
 
 	mu      sync.Mutex
 	running map[string]context.CancelFunc
+	// shares counts, by lane and account, the jobs this node runs, for
+	// the fair share (lanes.go).
+	shares *laneShares
 
 	// queuedDeliveries holds the ids of jobs whose ending transaction
 	// queued webhook deliveries, until it commits (deliveriesCommitted).
@@ -155,7 +162,8 @@ func New[TTx any](driver riverdriver.Driver[TTx], cfg Config) (*Queue[TTx], erro
 		cfg.Webhooks.Workers = 8
 	}
 
-	q := &Queue[TTx]{cfg: cfg, wake: &wakePilot{}, notify: newNotifier(), running: map[string]context.CancelFunc{}}
+	cfg.Lanes = workedLanes(cfg)
+	q := &Queue[TTx]{cfg: cfg, wake: &wakePilot{}, notify: newNotifier(), running: map[string]context.CancelFunc{}, shares: newLaneShares()}
 	q.metrics = newMetrics(cfg.Registerer, cfg.Store)
 
 	rc := &river.Config{
@@ -170,12 +178,12 @@ func New[TTx any](driver riverdriver.Driver[TTx], cfg Config) (*Queue[TTx], erro
 		MaxAttempts:          maxAttempts,
 		RetryPolicy:          retryPolicy{},
 	}
-	if cfg.Workers > 0 {
+	if q.works() {
 		workers := river.NewWorkers()
 		river.AddWorker(workers, &processWorker[TTx]{q: q})
 		river.AddWorker(workers, &janitorWorker[TTx]{q: q})
 		rc.Workers = workers
-		rc.Queues = map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: cfg.Workers}}
+		rc.Queues = laneQueues(cfg.Lanes)
 		if cfg.Webhooks.Client != nil {
 			river.AddWorker(workers, &deliverWorker[TTx]{q: q})
 			rc.Queues[webhookQueue] = river.QueueConfig{MaxWorkers: cfg.Webhooks.Workers, FetchPollInterval: webhookPoll(cfg)}
@@ -191,6 +199,7 @@ func New[TTx any](driver riverdriver.Driver[TTx], cfg Config) (*Queue[TTx], erro
 		return nil, fmt.Errorf("jobs: river client: %w", err)
 	}
 	q.client = client
+	q.metrics.registerLanes(cfg.Registerer, cfg.Lanes, q.shares, q.laneCounts)
 	return q, nil
 }
 
@@ -217,7 +226,8 @@ func (retryPolicy) NextRetry(j *rivertype.JobRow) time.Time {
 // InsertTx adds the queue entry of j inside tx, the transaction that
 // inserts j's row; it is the store's enqueue hook.
 func (q *Queue[TTx]) InsertTx(ctx context.Context, tx TTx, j *docmill.Job) error {
-	_, err := q.client.InsertTx(ctx, tx, ProcessArgs{JobID: j.ID, Tool: j.Tool}, &river.InsertOpts{Priority: j.Priority})
+	args := ProcessArgs{JobID: j.ID, Tool: j.Tool, AccountID: j.AccountID}
+	_, err := q.client.InsertTx(ctx, tx, args, &river.InsertOpts{Priority: j.Priority, Queue: q.queueOf(j)})
 	return err
 }
 
@@ -235,7 +245,7 @@ func (q *Queue[TTx]) Start(ctx context.Context) error {
 			q.cfg.Notifications.Listen(lctx, q.notify.publish, q.listenState)
 		}()
 	}
-	if q.cfg.Workers == 0 {
+	if !q.works() {
 		return nil
 	}
 	if err := q.startNode(ctx); err != nil {
@@ -276,7 +286,7 @@ func (q *Queue[TTx]) Stop(ctx context.Context) error {
 }
 
 func (q *Queue[TTx]) stopWorkers(ctx context.Context) error {
-	if q.cfg.Workers == 0 {
+	if !q.works() {
 		return nil
 	}
 	err := q.client.Stop(ctx)

@@ -25,7 +25,9 @@ import (
 
 // WebhookConfig is what webhook delivery needs. Deliveries run on their
 // own River queue with their own workers, so that they never take a slot
-// from a job, nor a job from them.
+// from a job, nor a job from them; inside it, an account holds at most
+// half of a node's delivery workers while another account's deliveries
+// wait (the lanes' fair share, lanes.go).
 type WebhookConfig struct {
 	// Client sends deliveries: outbound's, which refuses internal
 	// addresses, follows no redirect, caps answers and bounds each request
@@ -75,6 +77,9 @@ type DeliverArgs struct {
 	JobID     string          `json:"job_id"`
 	Event     string          `json:"event"`
 	Payload   json.RawMessage `json:"payload"`
+	// AccountID is the endpoint's account, for the fair share of the
+	// delivery workers (lanes.go); empty in deliveries queued before.
+	AccountID string `json:"account_id,omitempty"`
 }
 
 // Kind names the River job kind.
@@ -92,7 +97,7 @@ type eventBody struct {
 // jobs at all (an API node, whose River client accepts any kind).
 func (q *Queue[TTx]) delivers() bool {
 	wh := q.cfg.Webhooks
-	return wh.Render != nil && (q.cfg.Workers == 0 || wh.Client != nil)
+	return wh.Render != nil && (!q.works() || wh.Client != nil)
 }
 
 // DeliverTx queues deliveries inside tx, the store's transaction that
@@ -126,7 +131,8 @@ func (q *Queue[TTx]) DeliverTx(ctx context.Context, tx TTx, ds []docmill.Webhook
 			payload, payloads[d.Job] = b, b
 		}
 		params = append(params, river.InsertManyParams{
-			Args: DeliverArgs{MessageID: d.MessageID, WebhookID: d.WebhookID, JobID: d.Job.ID, Event: d.Event, Payload: payload},
+			Args: DeliverArgs{MessageID: d.MessageID, WebhookID: d.WebhookID, JobID: d.Job.ID, Event: d.Event, Payload: payload,
+				AccountID: d.Job.AccountID},
 			InsertOpts: &river.InsertOpts{
 				Queue:       webhookQueue,
 				MaxAttempts: len(q.cfg.Webhooks.Schedule) + 1,
@@ -181,6 +187,13 @@ func (w *deliverWorker[TTx]) NextRetry(rj *river.Job[DeliverArgs]) time.Time {
 // gets nothing more.
 func (w *deliverWorker[TTx]) Work(ctx context.Context, rj *river.Job[DeliverArgs]) error {
 	q, a := w.q, rj.Args
+	// One account's slow endpoints hold at most half the delivery
+	// workers while another account's deliveries wait.
+	release, ok := q.takeShare(ctx, rj.Queue, a.AccountID, q.laneWorkers(rj.Queue))
+	if !ok {
+		return river.JobSnooze(shareSnooze)
+	}
+	defer release()
 	hook, err := q.cfg.Store.Webhook(ctx, a.WebhookID)
 	if errors.Is(err, docmill.ErrNotFound) {
 		return nil

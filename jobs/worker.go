@@ -20,6 +20,9 @@ import (
 type ProcessArgs struct {
 	JobID string `json:"job_id"`
 	Tool  string `json:"tool"`
+	// AccountID is the job's account, for the fair share in its lane
+	// (lanes.go); empty in jobs queued before lanes existed.
+	AccountID string `json:"account_id,omitempty"`
 }
 
 // Kind names the River job kind.
@@ -44,6 +47,12 @@ func (w *processWorker[TTx]) Timeout(rj *river.Job[ProcessArgs]) time.Duration {
 // is queued again.
 func (w *processWorker[TTx]) Work(ctx context.Context, rj *river.Job[ProcessArgs]) error {
 	q := w.q
+	// The fair share in the lane, before the job counts as started.
+	release, ok := q.takeShare(ctx, rj.Queue, rj.Args.AccountID, q.laneWorkers(rj.Queue))
+	if !ok {
+		return river.JobSnooze(shareSnooze)
+	}
+	defer release()
 	j, err := q.cfg.Store.StartJob(ctx, rj.Args.JobID, q.cfg.Now())
 	if errors.Is(err, docmill.ErrNotFound) {
 		return nil // the record was deleted; nothing to do
@@ -57,6 +66,7 @@ func (w *processWorker[TTx]) Work(ctx context.Context, rj *river.Job[ProcessArgs
 	}
 	if j.StartedAt != nil {
 		q.metrics.queueWait.Observe(j.StartedAt.Sub(j.CreatedAt).Seconds())
+		q.metrics.laneWait.WithLabelValues(rj.Queue).Observe(j.StartedAt.Sub(j.CreatedAt).Seconds())
 	}
 	q.cfg.Logger.Info("job started", "job_id", j.ID, "tool", j.Tool, "attempt", rj.Attempt)
 	// The tool is resolved once per attempt and passed along; nil when

@@ -152,7 +152,7 @@ func (f *serveFlags) userURLClients(log *slog.Logger) userURLClients {
 func (f *serveFlags) queueConfig(scratch *jobs.Scratch, urls userURLClients, render func(context.Context, *docmill.Job) any) jobs.Config {
 	return jobs.Config{
 		Webhooks:   jobs.WebhookConfig{Client: urls.webhooks.HTTPClient(), Render: render, Schedule: f.webhookSchedule},
-		Workers:    f.queueWorkers(),
+		Lanes:      f.queueLanes(),
 		JobTimeout: f.jobTimeout, RescueMargin: f.rescueMargin, PollInterval: f.pollInterval,
 		// Unique to this life of the node: its heartbeats and River's
 		// record of what it runs must not be taken for a previous life's.
@@ -279,15 +279,6 @@ func (f *serveFlags) registry(jail *sandbox.Jail, observe func(sandbox.RunReport
 	// The pipeline runs the other tools: it is declared over them.
 	tools = append(tools, jobs.PipelineTool(docmill.NewRegistry(tools...), f.jobTimeout))
 	return docmill.NewRegistry(tools...), closeTools, nil
-}
-
-// queueWorkers is how many jobs this node works at once: none on an API
-// node.
-func (f *serveFlags) queueWorkers() int {
-	if f.role == "api" {
-		return 0
-	}
-	return f.workers
 }
 
 // node is a started server: its HTTP side and its queue.

@@ -26,6 +26,7 @@ type serveFlags struct {
 	role            string
 	nodeID          string
 	workers         int
+	lanes           laneFlags
 	syncBudget      time.Duration
 	jobTimeout      time.Duration
 	rescueMargin    time.Duration
@@ -59,7 +60,8 @@ func (f *serveFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.plansFile, "plans", "", "plan configuration: a JSON file that changes the default plans' limits and prices, such as {\"pro\": {\"price\": {\"amount\": 590, \"currency\": \"RUB\", \"period\": \"month\"}}} (GET /v1/config shows the result)")
 	fs.StringVar(&f.role, "role", "all", "all: API and workers; api: API only; worker: workers only")
 	fs.StringVar(&f.nodeID, "node-id", "", "name of this server's own scratch directory, --data-dir/tmp/<node-id>, emptied at start-up (what a killed server left there) and locked while it runs; default: the host name, or host-2, host-3, ... when servers share --data-dir")
-	fs.IntVar(&f.workers, "workers", runtime.NumCPU(), "jobs worked at once by this process")
+	fs.IntVar(&f.workers, "workers", runtime.NumCPU(), "jobs of the pdf lane, and of the render lane, worked at once by this process (see --lane-workers)")
+	f.lanes.register(fs)
 	fs.DurationVar(&f.syncBudget, "sync-budget", 10*time.Second, "how long a process call waits for its job before answering 202")
 	fs.DurationVar(&f.jobTimeout, "job-timeout", 10*time.Minute, "limit of one job attempt for tools that set none")
 	fs.DurationVar(&f.rescueMargin, "rescue-margin", 30*time.Second, "a running job older than its timeout plus this margin has lost its worker and is retried")

@@ -208,6 +208,7 @@ func (b *Browser) Tools() []*docmill.Tool {
 	return []*docmill.Tool{
 		{
 			Slug:  "html-to-pdf",
+			Lane:  docmill.LaneBrowser,
 			Meta:  []docmill.MetaField{{Name: "blocked_requests", Type: docmill.MetaInteger, Description: "Requests the page made outside the upload, blocked."}},
 			Title: "HTML to PDF",
 			Description: "Print a web page to PDF with Chromium: one HTML file, or a zip with index.html " +
@@ -226,6 +227,7 @@ func (b *Browser) Tools() []*docmill.Tool {
 		},
 		{
 			Slug:  "markdown-to-pdf",
+			Lane:  docmill.LaneBrowser,
 			Meta:  []docmill.MetaField{{Name: "blocked_requests", Type: docmill.MetaInteger, Description: "Requests the page made outside the upload, blocked."}},
 			Title: "Markdown to PDF",
 			Description: "Render a Markdown file (GitHub-flavoured: tables, task lists, strikethrough, autolinks) " +

@@ -95,6 +95,7 @@ func shotSettingsFrom(p docmill.Params, l docmill.Limits) *shotSettings {
 func (b *Browser) htmlImageTool(statuses func() []docmill.EngineStatus) *docmill.Tool {
 	return &docmill.Tool{
 		Slug:  "html-to-image",
+		Lane:  docmill.LaneBrowser,
 		Meta:  shotMeta,
 		Title: "HTML to image",
 		Description: "Take a screenshot of a web page with Chromium, as PNG, JPEG or WebP: one HTML file, or a zip " +

@@ -144,6 +144,7 @@ func (b *Browser) urlTools(statuses func() []docmill.EngineStatus) []*docmill.To
 	return []*docmill.Tool{
 		{
 			Slug:  "url-to-pdf",
+			Lane:  docmill.LaneBrowser,
 			Meta:  append([]docmill.MetaField{{Name: "blocked_requests", Type: docmill.MetaInteger, Description: "Requests the page made that were blocked (refused addresses, other schemes and methods, past the bounds)."}}, pageMeta...),
 			Title: "URL to PDF",
 			Description: "Load a web page from its address with Chromium and print it to PDF. Takes no file: the page's address is the url param. " +
@@ -158,6 +159,7 @@ func (b *Browser) urlTools(statuses func() []docmill.EngineStatus) []*docmill.To
 		},
 		{
 			Slug:  "url-to-image",
+			Lane:  docmill.LaneBrowser,
 			Meta:  append(append([]docmill.MetaField(nil), shotMeta...), pageMeta...),
 			Title: "URL to image",
 			Description: "Load a web page from its address with Chromium and take a screenshot of it, as PNG, JPEG or WebP. Takes no file: " +

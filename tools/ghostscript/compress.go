@@ -54,6 +54,7 @@ const downsampleThreshold = "1.5"
 func (e *engines) compressTool() *docmill.Tool {
 	return e.tool(docmill.Tool{
 		Slug:        "compress-pdf",
+		Lane:        docmill.LaneRender,
 		Meta:        []docmill.MetaField{{Name: "output_size", Type: docmill.MetaInteger, Description: "Bytes of the result."}, {Name: "saved_bytes", Type: docmill.MetaInteger, Description: "input_size - output_size (0 when compressing did not help and the input is returned)."}, {Name: "ratio", Type: docmill.MetaNumber, Description: "output_size / input_size."}, {Name: "preset", Type: docmill.MetaString, Description: "The preset used."}, {Name: "quality", Type: docmill.MetaInteger, Description: "The image quality used."}},
 		Title:       "Compress PDF",
 		Description: "Reduce the size of a PDF by downsampling and re-encoding its images; text and vector graphics stay vector and searchable. Never returns a file larger than the input.",

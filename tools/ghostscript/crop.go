@@ -35,6 +35,7 @@ const bboxResolution = "-r144"
 func (e *engines) cropTool() *docmill.Tool {
 	return e.tool(docmill.Tool{
 		Slug:  "crop-pdf",
+		Lane:  docmill.LaneRender,
 		Title: "Crop PDF",
 		Description: "Crop the pages of a PDF: cut margins off each page, keep a box, or trim the white margins " +
 			"around what the page draws (auto). The pages' content is kept; only the visible area (the crop box) changes.",

@@ -17,6 +17,7 @@ import (
 func (e *engines) fillTool() *docmill.Tool {
 	return e.tool(docmill.Tool{
 		Slug: "fill-pdf-form",
+		Lane: docmill.LaneRender,
 		Meta: []docmill.MetaField{{Name: "pages", Type: docmill.MetaInteger, Description: "Pages of the document."},
 			{Name: "fields", Type: docmill.MetaInteger, Description: "Form fields filled."},
 			{Name: "flattened", Type: docmill.MetaBoolean, Description: "Whether the form was flattened (flatten)."},

@@ -13,6 +13,7 @@ import (
 func (e *engines) flattenTool() *docmill.Tool {
 	return e.tool(docmill.Tool{
 		Slug:  "flatten-pdf",
+		Lane:  docmill.LaneRender,
 		Meta:  []docmill.MetaField{{Name: "pages", Type: docmill.MetaInteger, Description: "Pages of the document."}},
 		Title: "Flatten PDF",
 		Description: "Draw a PDF's form fields and annotations (comments, highlights, stamps) into the page " +

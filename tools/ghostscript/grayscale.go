@@ -12,6 +12,7 @@ import (
 func (e *engines) grayscaleTool() *docmill.Tool {
 	return e.tool(docmill.Tool{
 		Slug:  "grayscale-pdf",
+		Lane:  docmill.LaneRender,
 		Title: "Grayscale PDF",
 		Description: "Convert the colours of a PDF's pages (text, drawings, images) to shades of grey, for printing " +
 			"in black and white. Pages are rewritten by Ghostscript: text stays text, images are re-encoded in grey. " +

@@ -11,6 +11,7 @@ import (
 func (e *engines) linearizeTool() *docmill.Tool {
 	t := e.tool(docmill.Tool{
 		Slug:  "linearize-pdf",
+		Lane:  docmill.LanePDF,
 		Title: "Linearize PDF (fast web view)",
 		Description: "Rewrite a PDF for fast web view: the first page's objects come first and a hint table " +
 			"lets a browser show it before the whole file has arrived. Content, forms and metadata are kept.",

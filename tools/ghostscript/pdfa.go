@@ -35,6 +35,7 @@ var conformances = map[string]string{"1b": "1", "2b": "2", "3b": "3"}
 func (e *engines) pdfaTool() *docmill.Tool {
 	return e.tool(docmill.Tool{
 		Slug:        "pdf-to-pdfa",
+		Lane:        docmill.LaneRender,
 		Meta:        []docmill.MetaField{{Name: "pages", Type: docmill.MetaInteger, Description: "Pages of the document."}, {Name: "conformance", Type: docmill.MetaString, Description: "The PDF/A level made."}},
 		Title:       "PDF to PDF/A",
 		Description: "Convert a PDF to PDF/A for long-term archiving: fonts embedded, colours tied to an embedded sRGB output intent, conformance declared in the XMP metadata.",

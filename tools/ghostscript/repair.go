@@ -12,6 +12,7 @@ import (
 func (e *engines) repairTool() *docmill.Tool {
 	return e.tool(docmill.Tool{
 		Slug:        "repair-pdf",
+		Lane:        docmill.LaneRender,
 		Meta:        []docmill.MetaField{{Name: "pages", Type: docmill.MetaInteger, Description: "Pages of the repaired document."}, {Name: "engine", Type: docmill.MetaString, Description: "The engine that repaired it: qpdf, or ghostscript when qpdf could not."}},
 		Title:       "Repair PDF",
 		Description: "Rebuild a damaged PDF (broken cross-reference table, truncated file) so that readers open it again.",

@@ -61,6 +61,7 @@ func TextTool(tesseract, pdftoppm *sandbox.Engine, limits docmill.Limits, steps 
 		maxImagePixels: limits.WithDefaults().ImagePixels, prepare: steps.PrepareImage}
 	return &docmill.Tool{
 		Slug: TextSlug,
+		Lane: docmill.LaneOCR,
 		Meta: []docmill.MetaField{
 			{Name: "lang", Type: docmill.MetaString, Description: "The languages recognised (Tesseract's codes, joined by +)."},
 			{Name: "pages", Type: docmill.MetaInteger, Description: "Pages recognised (a PDF's pages, or 1 for an image)."},

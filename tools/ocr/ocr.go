@@ -106,6 +106,7 @@ const PrepareImageSlug = "ocr-prepare-image"
 func PrepareImageTool() *docmill.Tool {
 	return &docmill.Tool{
 		Slug:     PrepareImageSlug,
+		Lane:     docmill.LaneOCR,
 		Meta:     []docmill.MetaField{{Name: "dpi", Type: docmill.MetaInteger, Description: "The resolution the image is read at."}},
 		Title:    "Prepare an image for OCR",
 		MinFiles: 1, MaxFiles: 1,
@@ -126,6 +127,7 @@ func PrepareImageTool() *docmill.Tool {
 func (r *runner) tool() *docmill.Tool {
 	return &docmill.Tool{
 		Slug:  "ocr-pdf",
+		Lane:  docmill.LaneOCR,
 		Meta:  []docmill.MetaField{{Name: "lang", Type: docmill.MetaString, Description: "The languages recognised (Tesseract's codes, joined by +)."}, {Name: "pages", Type: docmill.MetaInteger, Description: "Pages of the result."}},
 		Title: "OCR PDF",
 		Description: "Recognize the text of a scanned PDF or an image (JPEG, PNG, TIFF) and return a " +

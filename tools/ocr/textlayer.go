@@ -36,6 +36,7 @@ func TextLayerTool(tesseract *sandbox.Engine, scratch string) *docmill.Tool {
 	r := &textRunner{tesseract: tesseract, langsOK: hasLanguages(tesseract, Languages, scratch)}
 	return &docmill.Tool{
 		Slug:  TextLayerSlug,
+		Lane:  docmill.LaneOCR,
 		Title: "OCR text layer",
 		Meta:  []docmill.MetaField{{Name: "pages", Type: docmill.MetaInteger, Description: "Pages of the text layer."}},
 		Params: []docmill.Param{

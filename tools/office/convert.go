@@ -64,6 +64,7 @@ func (p *Pool) ConvertTool() *docmill.Tool {
 	}
 	return &docmill.Tool{
 		Slug:  "convert-document",
+		Lane:  docmill.LaneOffice,
 		Title: "Convert document",
 		Description: "Save an office document in another format of its kind: text documents (doc, docx, odt, rtf, txt) as docx, odt, rtf, txt or epub; " +
 			"spreadsheets (xls, xlsx, ods, csv) as xlsx, ods or csv (the first sheet); presentations (ppt, pptx, odp) as pptx or odp.",

@@ -28,6 +28,7 @@ func (p *Pool) Tools() []*docmill.Tool {
 func (p *Pool) tool(f family, slug, title, desc, export string) *docmill.Tool {
 	return &docmill.Tool{
 		Slug: slug, Title: title, Description: desc,
+		Lane:     docmill.LaneOffice,
 		Meta:     []docmill.MetaField{{Name: "pages", Type: docmill.MetaInteger, Description: "Pages of the PDF made."}, {Name: "engine", Type: docmill.MetaString, Description: "The engine that converted it."}, {Name: "engine_version", Type: docmill.MetaString, Description: "The engine's version."}, {Name: "input_format", Type: docmill.MetaString, Description: "The input's format, by its extension (docx, odt, ...)."}},
 		Accepts:  accepts(f),
 		Outputs:  []string{"application/pdf"},

@@ -19,6 +19,7 @@ const maxAttachments = 50
 func addAttachmentsTool() *docmill.Tool {
 	t := onePDFTool(docmill.Tool{
 		Slug:  "add-attachments",
+		Lane:  docmill.LanePDF,
 		Meta:  []docmill.MetaField{{Name: "pages", Type: docmill.MetaInteger, Description: "Pages of the document."}, {Name: "files", Type: docmill.MetaInteger, Description: "Files embedded."}},
 		Title: "Add PDF attachments",
 		Description: fmt.Sprintf("Embed files of any type in a PDF: the first file sent is the PDF, the others (1 to %d) "+

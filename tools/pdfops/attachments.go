@@ -17,6 +17,7 @@ import (
 func extractAttachmentsTool() *docmill.Tool {
 	t := onePDFTool(docmill.Tool{
 		Slug:  "extract-attachments",
+		Lane:  docmill.LanePDF,
 		Meta:  []docmill.MetaField{{Name: "pages", Type: docmill.MetaInteger, Description: "Pages of the document."}, {Name: "files", Type: docmill.MetaInteger, Description: "Embedded files extracted."}},
 		Title: "Extract PDF attachments",
 		Description: "Extract the files embedded in a PDF, returned together as a zip under their own names. " +

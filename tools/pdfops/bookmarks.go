@@ -15,6 +15,7 @@ import (
 func bookmarksTool() *docmill.Tool {
 	t := onePDFTool(docmill.Tool{
 		Slug:  "pdf-bookmarks",
+		Lane:  docmill.LanePDF,
 		Title: "PDF bookmarks",
 		Description: "List the bookmarks (outline) of a PDF as JSON: each one's title, the page it goes to and the bookmarks nested under it. " +
 			"A PDF without bookmarks gives an empty list.",
@@ -81,6 +82,7 @@ func WriteBookmarksTool() *docmill.Tool {
 	disableConfigDir()
 	return withBudgets([]*docmill.Tool{onePDFTool(docmill.Tool{
 		Slug:    WriteBookmarksSlug,
+		Lane:    docmill.LanePDF,
 		Title:   "Write bookmarks",
 		Outputs: []string{pdfContentType},
 		Meta: []docmill.MetaField{

@@ -62,6 +62,7 @@ func CompareReportTool() *docmill.Tool {
 	disableConfigDir()
 	return withBudgets([]*docmill.Tool{{
 		Slug:     CompareReportSlug,
+		Lane:     docmill.LanePDF,
 		Title:    "Compare report",
 		Accepts:  []string{pdfContentType, "application/json", "image/png"},
 		Outputs:  []string{pdfContentType},

@@ -41,6 +41,7 @@ func SetCropBoxTool() *docmill.Tool {
 	disableConfigDir()
 	return withBudgets([]*docmill.Tool{onePDFTool(docmill.Tool{
 		Slug:    SetCropBoxSlug,
+		Lane:    docmill.LanePDF,
 		Title:   "Set crop box",
 		Outputs: []string{pdfContentType},
 		Meta: []docmill.MetaField{

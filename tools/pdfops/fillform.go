@@ -42,6 +42,7 @@ const maxNamesListed = 20
 func FillFormStepTool() *docmill.Tool {
 	return onePDFTool(docmill.Tool{
 		Slug:  FillFormSlug,
+		Lane:  docmill.LanePDF,
 		Title: "Fill PDF form values",
 		Meta: []docmill.MetaField{{Name: "pages", Type: docmill.MetaInteger, Description: "Pages of the document."},
 			{Name: "fields", Type: docmill.MetaInteger, Description: "Form fields filled."},

@@ -45,6 +45,7 @@ type formField struct {
 func formFieldsTool() *docmill.Tool {
 	t := onePDFTool(docmill.Tool{
 		Slug:        "pdf-form-fields",
+		Lane:        docmill.LanePDF,
 		Title:       "PDF form fields",
 		Description: "List the fillable form fields of a PDF as JSON: name, type, value, options, required, read-only, page and position.",
 		Meta:        []docmill.MetaField{{Name: "pages", Type: docmill.MetaInteger, Description: "Pages of the document."}, {Name: "fields", Type: docmill.MetaInteger, Description: "Form fields listed."}},

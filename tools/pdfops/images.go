@@ -76,6 +76,7 @@ var imageFormats = map[string]string{"jpeg": "JPEG", "png": "PNG", "gif": "GIF",
 func imagesToPDFTool() *docmill.Tool {
 	return &docmill.Tool{
 		Slug:        "jpg-to-pdf",
+		Lane:        docmill.LanePDF,
 		Meta:        []docmill.MetaField{{Name: "pages", Type: docmill.MetaInteger, Description: "Pages of the document: one per image."}},
 		Title:       "JPG to PDF",
 		Description: "Convert JPEG, PNG, GIF, TIFF and WebP images to a PDF, one page per image in the order they are uploaded. JPEGs are embedded without re-compression; EXIF orientation is honoured.",

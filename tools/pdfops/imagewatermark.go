@@ -15,6 +15,7 @@ import (
 func imageWatermarkTool() *docmill.Tool {
 	return &docmill.Tool{
 		Slug: "image-watermark",
+		Lane: docmill.LanePDF,
 		Meta: []docmill.MetaField{
 			{Name: "pages", Type: docmill.MetaInteger, Description: "Pages of the document."},
 			{Name: "watermarked_pages", Type: docmill.MetaInteger, Description: "Pages the image was stamped on."},

@@ -18,6 +18,7 @@ const maxBlankPages = 1000
 func insertPagesTool() *docmill.Tool {
 	return &docmill.Tool{
 		Slug: "insert-pages",
+		Lane: docmill.LanePDF,
 		Meta: []docmill.MetaField{
 			{Name: "pages", Type: docmill.MetaInteger, Description: "Pages of the result."},
 			{Name: "input_pages", Type: docmill.MetaInteger, Description: "Pages of the first PDF."},

@@ -42,6 +42,7 @@ func InspectTool() *docmill.Tool {
 	disableConfigDir()
 	return withBudgets([]*docmill.Tool{onePDFTool(docmill.Tool{
 		Slug: InspectSlug,
+		Lane: docmill.LanePDF,
 		Meta: []docmill.MetaField{
 			{Name: "read", Type: docmill.MetaBoolean, Description: "Whether pdfcpu could parse the file and found pages."},
 			{Name: "password_required", Type: docmill.MetaBoolean, Description: "Whether the file needs a password to open."},

@@ -15,6 +15,7 @@ import (
 func mergeTool() *docmill.Tool {
 	return &docmill.Tool{
 		Slug:        "merge-pdf",
+		Lane:        docmill.LanePDF,
 		Meta:        []docmill.MetaField{{Name: "pages", Type: docmill.MetaInteger, Description: "Pages of the merged document."}, {Name: "files", Type: docmill.MetaInteger, Description: "Documents merged."}},
 		Title:       "Merge PDF",
 		Description: "Combine several PDFs into one, in the order they are uploaded.",

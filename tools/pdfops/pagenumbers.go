@@ -20,6 +20,7 @@ const (
 func pageNumbersTool() *docmill.Tool {
 	return onePDFTool(docmill.Tool{
 		Slug:        "page-numbers",
+		Lane:        docmill.LanePDF,
 		Meta:        []docmill.MetaField{{Name: "pages", Type: docmill.MetaInteger, Description: "Pages of the document."}, {Name: "numbered_pages", Type: docmill.MetaInteger, Description: "Pages numbered."}},
 		Title:       "Add page numbers",
 		Description: "Print page numbers, such as \"3\" or \"3 / 12\", in the header or footer of all or some pages of a PDF.",

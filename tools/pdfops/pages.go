@@ -70,6 +70,7 @@ type pageTool struct {
 func newPageTool(pt pageTool) *docmill.Tool {
 	return onePDFTool(docmill.Tool{
 		Slug:        pt.slug,
+		Lane:        docmill.LanePDF,
 		Meta:        []docmill.MetaField{{Name: "pages", Type: docmill.MetaInteger, Description: "Pages of the result."}, {Name: "input_pages", Type: docmill.MetaInteger, Description: "Pages of the input."}},
 		Title:       pt.title,
 		Description: pt.description,

@@ -52,6 +52,7 @@ func RedactPagesTool() *docmill.Tool {
 	disableConfigDir()
 	t := onePDFTool(docmill.Tool{
 		Slug:  RedactPagesSlug,
+		Lane:  docmill.LanePDF,
 		Title: "Redact pages",
 		Params: []docmill.Param{{Name: "pages", Type: docmill.TypePages}, {Name: "texts", Type: docmill.TypeString},
 			{Name: "text_layer", Type: docmill.TypeBoolean, Default: "false"}},

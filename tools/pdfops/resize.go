@@ -12,6 +12,7 @@ import (
 func resizeTool() *docmill.Tool {
 	return onePDFTool(docmill.Tool{
 		Slug: "resize-pdf",
+		Lane: docmill.LanePDF,
 		Meta: []docmill.MetaField{
 			{Name: "pages", Type: docmill.MetaInteger, Description: "Pages of the document."},
 			{Name: "resized_pages", Type: docmill.MetaInteger, Description: "Pages resized."},

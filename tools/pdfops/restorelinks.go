@@ -32,6 +32,7 @@ const maxLinks = 100_000
 func RestoreLinksStepTool() *docmill.Tool {
 	t := onePDFTool(docmill.Tool{
 		Slug:  RestoreLinksSlug,
+		Lane:  docmill.LanePDF,
 		Title: "Restore PDF links",
 		Meta: []docmill.MetaField{{Name: "pages", Type: docmill.MetaInteger, Description: "Pages of the document."},
 			{Name: "links", Type: docmill.MetaInteger, Description: "Links restored."}},

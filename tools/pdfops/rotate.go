@@ -13,6 +13,7 @@ import (
 func rotateTool() *docmill.Tool {
 	return onePDFTool(docmill.Tool{
 		Slug:        "rotate-pdf",
+		Lane:        docmill.LanePDF,
 		Meta:        []docmill.MetaField{{Name: "pages", Type: docmill.MetaInteger, Description: "Pages of the document."}, {Name: "rotated_pages", Type: docmill.MetaInteger, Description: "Pages rotated."}},
 		Title:       "Rotate PDF",
 		Description: "Rotate all or some pages of a PDF clockwise by 90, 180 or 270 degrees.",

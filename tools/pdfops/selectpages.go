@@ -22,6 +22,7 @@ func SelectPagesTool() *docmill.Tool {
 	disableConfigDir()
 	return withBudgets([]*docmill.Tool{onePDFTool(docmill.Tool{
 		Slug:   SelectPagesSlug,
+		Lane:   docmill.LanePDF,
 		Meta:   []docmill.MetaField{{Name: "pages", Type: docmill.MetaInteger, Description: "Pages of the result."}, {Name: "input_pages", Type: docmill.MetaInteger, Description: "Pages of the input."}},
 		Title:  "Select pages",
 		Params: []docmill.Param{{Name: "pages", Type: docmill.TypePages}},

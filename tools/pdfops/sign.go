@@ -64,6 +64,7 @@ func SignTool() *docmill.Tool {
 	disableConfigDir()
 	t := onePDFTool(docmill.Tool{
 		Slug:  "sign-pdf",
+		Lane:  docmill.LanePDF,
 		Title: "Sign PDF",
 		Description: "Sign a PDF digitally with the certificate and private key of a PKCS#12 file (.p12, .pfx), sent as the second file: " +
 			"a PAdES (ETSI.CAdES.detached) or PKCS#7 (adbe.pkcs7.detached) SHA-256 signature added as an incremental update, so the document itself, " +

@@ -33,6 +33,7 @@ const StreamCheckSlug = "check-pdf-streams"
 func StreamCheckTool() *docmill.Tool {
 	return &docmill.Tool{
 		Slug:     StreamCheckSlug,
+		Lane:     docmill.LanePDF,
 		Meta:     []docmill.MetaField{{Name: "decoded_bytes", Type: docmill.MetaInteger, Description: "Bytes of the streams decoded."}},
 		Title:    "Check PDF streams",
 		Accepts:  []string{pdfContentType},

@@ -12,6 +12,7 @@ import (
 func watermarkTool() *docmill.Tool {
 	return onePDFTool(docmill.Tool{
 		Slug:        "watermark-pdf",
+		Lane:        docmill.LanePDF,
 		Meta:        []docmill.MetaField{{Name: "pages", Type: docmill.MetaInteger, Description: "Pages of the document."}, {Name: "watermarked_pages", Type: docmill.MetaInteger, Description: "Pages watermarked."}},
 		Title:       "Watermark PDF",
 		Description: "Stamp text over or under the content of all or some pages of a PDF, as real, searchable text.",

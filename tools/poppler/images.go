@@ -30,6 +30,7 @@ var imageArgs = []string{"-png", "-tiff", "-j", "-jp2", "-p"}
 func extractImagesTool(e Engines, limits docmill.Limits) *docmill.Tool {
 	return engineTool(docmill.Tool{
 		Slug:  "extract-images",
+		Lane:  docmill.LaneRender,
 		Title: "Extract images from PDF",
 		Description: "Save the images embedded in a PDF, as a zip archive of <name>-p<page>-<n>.<ext>: JPEG and " +
 			"JPEG 2000 images as stored, CMYK ones as TIFF, all others as PNG. Soft masks (transparency) are left " +

@@ -30,6 +30,7 @@ func infoTool(e Engines, structure docmill.RunFunc) *docmill.Tool {
 	engines := []*sandbox.Engine{e.PDFInfo, e.PDFFonts, e.PDFImages, e.QPDF}
 	return engineTool(docmill.Tool{
 		Slug:  "pdf-info",
+		Lane:  docmill.LaneRender,
 		Title: "PDF info",
 		Description: "Report what a PDF holds as JSON: pages and their sizes, PDF version, metadata, encryption and permissions, " +
 			"fonts, images and their resolution, form fields, signatures, PDF/A and PDF/UA claims, tagging, JavaScript, " +

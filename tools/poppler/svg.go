@@ -20,6 +20,7 @@ const svgContentType = "image/svg+xml"
 func svgTool(e Engines, limits docmill.Limits) *docmill.Tool {
 	return engineTool(docmill.Tool{
 		Slug:  "pdf-to-svg",
+		Lane:  docmill.LaneRender,
 		Title: "PDF to SVG",
 		Description: "Convert PDF pages to SVG vector drawings (text drawn as glyph outlines, images embedded). " +
 			"One page gives <name>-<page>.svg; several give a zip archive <name>-svg.zip of <name>-<page>.svg, " +

@@ -32,6 +32,7 @@ func verifySignaturesTool(e Engines) *docmill.Tool {
 	engines := []*sandbox.Engine{e.PDFSig, e.CertUtil}
 	return engineTool(docmill.Tool{
 		Slug:  "verify-pdf-signatures",
+		Lane:  docmill.LaneRender,
 		Title: "Verify PDF signatures",
 		Description: "Check the digital signatures of a PDF and report them as JSON: signer, signing time, whether the signature is valid, " +
 			"whether it covers the whole document or the file was changed after signing, and the certificate's status. " +

@@ -63,6 +63,7 @@ func Tool(steps Steps) *docmill.Tool {
 	accepts = slices.Compact(accepts)
 	return &docmill.Tool{
 		Slug:        "document-thumbnail",
+		Lane:        docmill.LaneOffice,
 		Title:       "Document thumbnail",
 		Description: "Make a PNG picture of the first page of a PDF, an office document (Word, Excel, PowerPoint, OpenDocument, RTF, text) or an image, at the width asked for.",
 		Accepts:     accepts,

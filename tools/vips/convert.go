@@ -22,6 +22,7 @@ const avifEffort = 2
 func convertTool(vips, vipsheader *sandbox.Engine, saveable []string, maxPixels int64) *docmill.Tool {
 	return imageTool(docmill.Tool{
 		Slug:  "convert-image",
+		Lane:  docmill.LaneRender,
 		Meta:  []docmill.MetaField{{Name: "format", Type: docmill.MetaString, Description: "The format made (its extension)."}, {Name: "width", Type: docmill.MetaInteger, Description: "Width of the result, pixels."}, {Name: "height", Type: docmill.MetaInteger, Description: "Height of the result, pixels."}},
 		Title: "Convert image",
 		Description: "Converts an image to another format. The EXIF orientation is applied to the pixels, since not " +

@@ -1,0 +1,162 @@
+package jobs
+
+import (
+	"context"
+	"maps"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/rivertype"
+
+	"github.com/docmill/docmill"
+)
+
+// Each lane (docmill.Lane) is a River queue of its own, named after it,
+// with its own MaxWorkers: jobs of one lane never wait behind another's.
+// River's own "default" queue holds the janitor's periodic job and any
+// job queued before lanes existed; every worker node works it.
+
+// workedLanes is cfg's lanes: Lanes, or every lane with Workers workers
+// when Lanes is empty; lanes with no worker are dropped.
+func workedLanes(cfg Config) map[docmill.Lane]int {
+	out := map[docmill.Lane]int{}
+	for l, n := range cfg.Lanes {
+		if n > 0 && l.Valid() {
+			out[l] = n
+		}
+	}
+	if len(cfg.Lanes) == 0 && cfg.Workers > 0 {
+		for _, l := range docmill.Lanes {
+			out[l] = cfg.Workers
+		}
+	}
+	return out
+}
+
+// works reports whether this node works jobs (else it only inserts).
+func (q *Queue[TTx]) works() bool { return len(q.cfg.Lanes) > 0 }
+
+// laneQueues are River's queues for the lanes worked, and the default
+// queue with as many workers as the smallest lane: the janitor, and jobs
+// queued before lanes existed, which may be of any lane and so must not
+// exceed any engine's pool.
+func laneQueues(lanes map[docmill.Lane]int) map[string]river.QueueConfig {
+	qs := map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: slices.Min(slices.Collect(maps.Values(lanes)))}}
+	for l, n := range lanes {
+		qs[string(l)] = river.QueueConfig{MaxWorkers: n}
+	}
+	return qs
+}
+
+// queueOf is the River queue of j: its lane's, or the default queue for a
+// tool this node does not know (any worker fails it as unknown_tool).
+func (q *Queue[TTx]) queueOf(j *docmill.Job) string {
+	t, ok := q.cfg.Registry.Lookup(j.Tool)
+	if !ok {
+		return river.QueueDefault
+	}
+	if l := t.LaneOf(j.Params); l.Valid() {
+		return string(l)
+	}
+	return river.QueueDefault
+}
+
+// shareSnooze is how long a job put back for the fair share waits before
+// River may hand it out again: River then orders it behind the jobs
+// already waiting at its priority, and the slot it left goes to another
+// account's job. Snoozing does not use up an attempt (River counts it in
+// the job's metadata, "snoozes").
+const shareSnooze = time.Second
+
+// overShare reports whether an account that holds held of a lane's
+// workers on this node must let another account go first: only while
+// another account waits in the lane, and only at its share.
+func overShare(held, workers int, othersWait bool) bool {
+	return othersWait && held >= docmill.FairShare(workers)
+}
+
+// laneShares counts, by lane and account, the jobs this node runs.
+type laneShares struct {
+	mu   sync.Mutex
+	held map[docmill.Lane]map[string]int
+}
+
+func newLaneShares() *laneShares { return &laneShares{held: map[docmill.Lane]map[string]int{}} }
+
+func (s *laneShares) count(lane docmill.Lane, account string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.held[lane][account]
+}
+
+func (s *laneShares) add(lane docmill.Lane, account string, n int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	m := s.held[lane]
+	if m == nil {
+		m = map[string]int{}
+		s.held[lane] = m
+	}
+	if m[account] += n; m[account] <= 0 {
+		delete(m, account)
+	}
+}
+
+// running is how many jobs of lane this node runs, all accounts together.
+func (s *laneShares) running(lane docmill.Lane) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := 0
+	for _, c := range s.held[lane] {
+		n += c
+	}
+	return n
+}
+
+// takeShare is the fair share at the start of a River job of account in
+// River queue queue, whose workers on this node are workers: ok is false
+// when the account already holds its share and another account waits
+// there (the caller snoozes the job); else the job is counted until
+// release is called. A queue that is no lane (default) and a job of no
+// account are not shared. A failed look at the waiting jobs lets the job
+// run: fairness must never stop the work.
+func (q *Queue[TTx]) takeShare(ctx context.Context, queue, account string, workers int) (release func(), ok bool) {
+	lane := docmill.Lane(queue)
+	if account == "" || workers <= 0 {
+		return func() {}, true
+	}
+	if held := q.shares.count(lane, account); held >= docmill.FairShare(workers) {
+		if waiting, err := q.othersWaiting(ctx, queue, account); err != nil {
+			q.cfg.Logger.Warn("fair share: cannot list waiting jobs", "queue", queue, "err", err)
+		} else if overShare(held, workers, waiting) {
+			return nil, false
+		}
+	}
+	q.shares.add(lane, account, 1)
+	return func() { q.shares.add(lane, account, -1) }, true
+}
+
+// othersWaiting reports whether a job of another account than account is
+// available in River queue queue, in any process's view: River's own
+// record, through its job list (args' account_id; ->> reads JSON in both
+// PostgreSQL and SQLite).
+func (q *Queue[TTx]) othersWaiting(ctx context.Context, queue, account string) (bool, error) {
+	p := river.NewJobListParams().Queues(queue).States(rivertype.JobStateAvailable).
+		Where("args ->> 'account_id' <> @account", river.NamedArgs{"account": account}).First(1)
+	res, err := q.client.JobList(ctx, p)
+	if err != nil {
+		return false, err
+	}
+	return len(res.Jobs) > 0, nil
+}
+
+// laneWorkers is how many workers this node has for River queue queue
+// (0 for a queue that is no lane: no fair share there).
+func (q *Queue[TTx]) laneWorkers(queue string) int {
+	if queue == webhookQueue {
+		return q.cfg.Webhooks.Workers
+	}
+	return q.cfg.Lanes[docmill.Lane(queue)]
+}
