@@ -8,18 +8,24 @@ import (
 	"time"
 
 	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 	"github.com/riverqueue/river/riverdriver/riversqlite"
+	"github.com/riverqueue/river/rivermigrate"
 
 	"github.com/docmill/docmill"
 	"github.com/docmill/docmill/jobs"
+	"github.com/docmill/docmill/store/postgres/pgtest"
 	"github.com/docmill/docmill/store/sqlite"
 )
 
 // laneBench is a store with River's tables and tools that block until the
 // test lets them go, recording which account's job started when.
 type laneBench struct {
-	st      *sqlite.Store
-	reg     *docmill.Registry
+	st     docmill.Store
+	sqlite *sqlite.Store // nil on PostgreSQL
+	reg    *docmill.Registry
+	// start starts a queue working lanes on st (worker).
+	start   func(t *testing.T, lanes map[docmill.Lane]int)
 	mu      sync.Mutex
 	started []string // the "acct" param of each run, in order
 	release chan struct{}
@@ -48,23 +54,29 @@ func newLaneBench(t *testing.T) *laneBench {
 	b := &laneBench{release: make(chan struct{})}
 	st, bucket := openData(t)
 	newQueue(t, st, bucket, &clock{t: time.Now()}) // River's tables
-	b.st = st
+	b.st, b.sqlite = st, st
 	b.reg = docmill.NewRegistry(b.blockingTool("quick", docmill.LanePDF), b.blockingTool("doc", docmill.LaneOffice))
+	b.start = func(t *testing.T, lanes map[docmill.Lane]int) {
+		q, err := jobs.New(riversqlite.New(st.WriteDB()), jobs.Config{
+			Store: st, Registry: b.reg, Lanes: lanes, SoleWorker: true,
+			PollInterval: 20 * time.Millisecond, ScratchDir: t.TempDir(),
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		st.SetEnqueue(q.InsertTx)
+		st.SetEnqueued(q.Enqueued)
+		b.run(t, q)
+	}
 	return b
 }
 
-// worker starts a queue working lanes on b's store.
-func (b *laneBench) worker(t *testing.T, lanes map[docmill.Lane]int) *jobs.Queue[*sql.Tx] {
+// run starts q and stops it, with every blocked run let go, at the end.
+func (b *laneBench) run(t *testing.T, q interface {
+	Start(context.Context) error
+	Stop(context.Context) error
+}) {
 	t.Helper()
-	q, err := jobs.New(riversqlite.New(b.st.WriteDB()), jobs.Config{
-		Store: b.st, Registry: b.reg, Lanes: lanes, SoleWorker: true,
-		PollInterval: 20 * time.Millisecond, ScratchDir: t.TempDir(),
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	b.st.SetEnqueue(q.InsertTx)
-	b.st.SetEnqueued(q.Enqueued)
 	if err := q.Start(t.Context()); err != nil {
 		t.Fatal(err)
 	}
@@ -72,7 +84,12 @@ func (b *laneBench) worker(t *testing.T, lanes map[docmill.Lane]int) *jobs.Queue
 		close(b.release)
 		q.Stop(context.Background())
 	})
-	return q
+}
+
+// worker starts a queue working lanes on b's store.
+func (b *laneBench) worker(t *testing.T, lanes map[docmill.Lane]int) {
+	t.Helper()
+	b.start(t, lanes)
 }
 
 func (b *laneBench) account(t *testing.T, id string) *docmill.Account {
@@ -131,9 +148,9 @@ func TestLanesWorkOnlyTheirJobs(t *testing.T) {
 	b := newLaneBench(t)
 	a := b.account(t, "acct_a")
 	// A job queued by an older version: River's default queue, no account.
-	b.st.SetEnqueue(nil)
+	b.sqlite.SetEnqueue(nil)
 	legacy := b.submit(t, a, "quick", 2)
-	old, err := river.NewClient[*sql.Tx](riversqlite.New(b.st.WriteDB()), &river.Config{})
+	old, err := river.NewClient[*sql.Tx](riversqlite.New(b.sqlite.WriteDB()), &river.Config{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -163,8 +180,13 @@ func TestLanesWorkOnlyTheirJobs(t *testing.T) {
 // workers of the pdf lane and has more queued; B's job, queued after
 // A's, takes the first worker that frees, ahead of A's queued jobs: A
 // holds at most one of two workers while B waits.
-func TestFairShareInLane(t *testing.T) {
-	b := newLaneBench(t)
+func TestFairShareInLane(t *testing.T) { fairShareCase(t, newLaneBench(t)) }
+
+// TestFairShareInLanePostgres: the same on PostgreSQL, where River's
+// args are jsonb.
+func TestFairShareInLanePostgres(t *testing.T) { fairShareCase(t, newPostgresLaneBench(t)) }
+
+func fairShareCase(t *testing.T, b *laneBench) {
 	a, c := b.account(t, "acct_a"), b.account(t, "acct_b")
 	b.worker(t, map[docmill.Lane]int{docmill.LanePDF: 2})
 	var as []*docmill.Job
@@ -190,4 +212,31 @@ func TestFairShareInLane(t *testing.T) {
 	if queued != 2 || b.status(t, bj.ID) != docmill.StatusProcessing {
 		t.Fatalf("A has %d jobs queued (want 2) while B's is %s", queued, b.status(t, bj.ID))
 	}
+}
+
+// newPostgresLaneBench is newLaneBench on a PostgreSQL schema of its own.
+func newPostgresLaneBench(t *testing.T) *laneBench {
+	t.Helper()
+	b := &laneBench{release: make(chan struct{})}
+	st := openPostgres(t, pgtest.SchemaURL(t))
+	m, err := rivermigrate.New(riverpgxv5.New(st.Pool()), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.Migrate(t.Context(), rivermigrate.DirectionUp, nil); err != nil {
+		t.Fatal(err)
+	}
+	b.st = st
+	b.reg = docmill.NewRegistry(b.blockingTool("quick", docmill.LanePDF), b.blockingTool("doc", docmill.LaneOffice))
+	b.start = func(t *testing.T, lanes map[docmill.Lane]int) {
+		q, err := jobs.New(riverpgxv5.New(st.Pool()), jobs.Config{
+			Store: st, Registry: b.reg, Lanes: lanes, SoleWorker: true, ScratchDir: t.TempDir(),
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		st.SetEnqueue(q.InsertTx)
+		b.run(t, q)
+	}
+	return b
 }
