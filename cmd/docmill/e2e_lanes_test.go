@@ -82,3 +82,53 @@ func finishedTools(t *testing.T, base string) map[string]float64 {
 	}
 	return out
 }
+
+// TestFairShareE2E: a Pro account fills the render lane's two workers
+// with slow jobs (4-page pdf-to-png) and has three more queued; a Free
+// account's job, queued after them at a lower priority, starts at the
+// first free worker while the Pro account's three are still queued.
+func TestFairShareE2E(t *testing.T) {
+	s := startServer(t, "", "--lane-workers", "render=2")
+	pro, free := s.client(newKey(t, s.DataDir, "pro")), s.client(newKey(t, s.DataDir, "free"))
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+	submit := func(c *client.Client, name, dpi string) string {
+		j, _, err := c.Process(ctx, "pdf-to-png", []client.File{file(t, "pdf", name)},
+			client.ProcessOptions{Params: map[string]string{"dpi": dpi}, Prefer: "respond-async"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return j.JobID
+	}
+	status := func(c *client.Client, id string) string {
+		j, err := c.Job(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(j.Status)
+	}
+	var floods []string
+	for range 5 {
+		floods = append(floods, submit(pro, "pdflatex-4-pages.pdf", "150"))
+	}
+	for status(pro, floods[1]) == "queued" { // both workers busy with Pro's
+		time.Sleep(400 * time.Millisecond) // within the plans' rate limits
+	}
+	mine := submit(free, "minimal-document.pdf", "72")
+	for status(free, mine) == "queued" {
+		time.Sleep(400 * time.Millisecond) // within the plans' rate limits
+	}
+	queued := 0
+	for _, id := range floods {
+		if status(pro, id) == "queued" {
+			queued++
+		}
+	}
+	t.Logf("the Free job started with %d of the Pro account's jobs still queued", queued)
+	if queued < 2 {
+		t.Fatalf("%d of the Pro account's jobs were queued when the Free job started: it waited for them", queued)
+	}
+	if j, err := free.Wait(ctx, mine, time.Second); err != nil || j.Status != "done" {
+		t.Fatalf("Free job: %+v, %v", j, err)
+	}
+}
