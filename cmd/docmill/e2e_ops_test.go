@@ -39,13 +39,16 @@ func TestCatalogueHealthMetrics(t *testing.T) {
 		slugs[m["slug"].(string)] = m
 	}
 	rot := slugs["rotate-pdf"]
-	if rot == nil || slugs["merge-pdf"] == nil || rot["available"] != true {
+	if rot == nil || slugs["merge-pdf"] == nil || rot["available"] != true || rot["lane"] != "pdf" {
 		t.Fatalf("catalogue %v", slugs)
 	}
 	params := rot["params"].([]any)
 	angle := params[0].(map[string]any)
 	if angle["name"] != "angle" || angle["default"] != "90" || len(angle["enum"].([]any)) != 3 {
 		t.Fatalf("angle param %v", angle)
+	}
+	if m := getJSON(t, s.URL+"/v1/tools/word-to-pdf", 200); m["lane"] != "office" {
+		t.Fatalf("word-to-pdf's lane %v", m["lane"])
 	}
 	if m := getJSON(t, s.URL+"/v1/tools/merge-pdf", 200); m["min_files"].(float64) != 2 || m["max_files"].(float64) != 50 {
 		t.Fatalf("merge %v", m)
@@ -85,6 +88,11 @@ func TestCatalogueHealthMetrics(t *testing.T) {
 		`docmill_job_duration_seconds_count{status="done",tool="rotate-pdf"} 1`,
 		`docmill_queue_depth{status="queued"} 0`,
 		`docmill_job_queue_wait_seconds_count 1`,
+		`docmill_lane_wait_seconds_count{lane="pdf"} 1`,
+		`docmill_lane_queue_depth{lane="office"} 0`,
+		`docmill_lane_running{lane="pdf"}`, // the job may still be River's running one
+		`docmill_lane_node_running{lane="pdf"}`,
+		`docmill_lane_workers{lane="office"}`,
 	} {
 		if !strings.Contains(string(body), want) {
 			t.Errorf("metrics lack %s", want)
