@@ -72,23 +72,32 @@ const shareSnooze = time.Second
 
 // overShare reports whether an account that holds held of a lane's
 // workers on this node must let another account go first: only while
-// another account waits in the lane, and only at its share.
-func overShare(held, workers int, othersWait bool) bool {
-	return othersWait && held >= docmill.FairShare(workers)
+// another account waits in the lane, and only at its share. With one
+// worker the share (one) is never held when the worker is free, so there
+// the account whose job started last (hadLast) yields instead: turns
+// alternate, and a higher priority cannot starve the rest.
+func overShare(held, workers int, hadLast, othersWait bool) bool {
+	return othersWait && (held >= docmill.FairShare(workers) || workers == 1 && hadLast)
 }
 
-// laneShares counts, by lane and account, the jobs this node runs.
+// laneShares counts, by lane and account, the jobs this node runs, and
+// remembers whose job started last in each lane.
 type laneShares struct {
 	mu   sync.Mutex
 	held map[docmill.Lane]map[string]int
+	last map[docmill.Lane]string
 }
 
-func newLaneShares() *laneShares { return &laneShares{held: map[docmill.Lane]map[string]int{}} }
+func newLaneShares() *laneShares {
+	return &laneShares{held: map[docmill.Lane]map[string]int{}, last: map[docmill.Lane]string{}}
+}
 
-func (s *laneShares) count(lane docmill.Lane, account string) int {
+// count is how many jobs of lane account runs here, and whether the
+// lane's last job to start here was the account's.
+func (s *laneShares) count(lane docmill.Lane, account string) (held int, hadLast bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.held[lane][account]
+	return s.held[lane][account], s.last[lane] == account
 }
 
 func (s *laneShares) add(lane docmill.Lane, account string, n int) {
@@ -101,6 +110,9 @@ func (s *laneShares) add(lane docmill.Lane, account string, n int) {
 	}
 	if m[account] += n; m[account] <= 0 {
 		delete(m, account)
+	}
+	if n > 0 {
+		s.last[lane] = account
 	}
 }
 
@@ -127,10 +139,10 @@ func (q *Queue[TTx]) takeShare(ctx context.Context, queue, account string, worke
 	if account == "" || workers <= 0 {
 		return func() {}, true
 	}
-	if held := q.shares.count(lane, account); held >= docmill.FairShare(workers) {
+	if held, hadLast := q.shares.count(lane, account); overShare(held, workers, hadLast, true) {
 		if waiting, err := q.othersWaiting(ctx, queue, account); err != nil {
 			q.cfg.Logger.Warn("fair share: cannot list waiting jobs", "queue", queue, "err", err)
-		} else if overShare(held, workers, waiting) {
+		} else if overShare(held, workers, hadLast, waiting) {
 			return nil, false
 		}
 	}

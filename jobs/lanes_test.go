@@ -240,3 +240,26 @@ func newPostgresLaneBench(t *testing.T) *laneBench {
 	}
 	return b
 }
+
+// TestFairShareOneWorker: in a lane with one worker the share is that
+// worker, so turns alternate: after a job of A (the highest priority),
+// B's waiting job goes before A's next.
+func TestFairShareOneWorker(t *testing.T) {
+	b := newLaneBench(t)
+	a, c := b.account(t, "acct_a"), b.account(t, "acct_b")
+	b.worker(t, map[docmill.Lane]int{docmill.LaneOffice: 1})
+	for range 3 {
+		b.submit(t, a, "doc", 1)
+	}
+	b.waitStarted(t, 1)
+	b.submit(t, c, "doc", 4)
+	time.Sleep(100 * time.Millisecond) // B's job is waiting
+	b.release <- struct{}{}
+	if got := b.waitStarted(t, 2); got[1] != c.ID {
+		t.Fatalf("runs %v: want B's second, between A's", got)
+	}
+	b.release <- struct{}{}
+	if got := b.waitStarted(t, 3); got[2] != a.ID {
+		t.Fatalf("runs %v: want A's again once B's ended", got)
+	}
+}
