@@ -4,7 +4,6 @@ import (
 	"context"
 
 	"github.com/docmill/docmill"
-	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/riverdriver"
 	"github.com/riverqueue/river/rivershared/baseservice"
 	"github.com/riverqueue/river/rivershared/riverpilot"
@@ -55,13 +54,10 @@ func (p *wakePilot) PilotInit(a *baseservice.Archetype, params *riverpilot.Pilot
 	p.notify = params.NotifyNonTxJobInsert
 }
 
-// wakeWorkers asks this node's workers to look for jobs now. It is a
-// no-op on an insert-only queue and with a driver that notifies workers
-// itself (River checks both), and cheap: River debounces fetches
-// (FetchCooldown).
-func (q *Queue[TTx]) wakeWorkers() { q.wakeQueue(river.QueueDefault) }
-
-// wakeQueue is wakeWorkers for the workers of one River queue.
+// wakeQueue asks this node's workers of one River queue to look for jobs
+// now. It is a no-op on an insert-only queue and with a driver that
+// notifies workers itself (River checks both), and cheap: River debounces
+// fetches (FetchCooldown).
 func (q *Queue[TTx]) wakeQueue(queue string) {
 	if q.wake.notify == nil {
 		return
@@ -71,6 +67,7 @@ func (q *Queue[TTx]) wakeQueue(queue string) {
 
 // Enqueued is told that the transaction that inserted j's queue entry
 // (InsertTx) has committed: the entry is now visible to workers. It wakes
-// this node's workers where the driver does not (SQLite); it must not be
-// called before the commit, when a worker would not see the entry yet.
-func (q *Queue[TTx]) Enqueued(*docmill.Job) { q.wakeWorkers() }
+// this node's workers of j's lane where the driver does not (SQLite); it
+// must not be called before the commit, when a worker would not see the
+// entry yet.
+func (q *Queue[TTx]) Enqueued(j *docmill.Job) { q.wakeQueue(q.queueOf(j)) }

@@ -21,7 +21,13 @@ func TestEnqueuedWakesWorkers(t *testing.T) {
 	clk := &clock{t: time.Now()}
 	newQueue(t, st, bucket, clk) // River's tables
 	q, err := jobs.New(riversqlite.New(st.WriteDB()), jobs.Config{
-		Store: st, Blob: bucket, Registry: docmill.NewRegistry(), Workers: 4,
+		Store: st, Blob: bucket, Workers: 4,
+		// A tool of the render lane whose run fails at once; jobs of
+		// no-such-tool go to River's default queue.
+		Registry: docmill.NewRegistry(&docmill.Tool{Slug: "render-tool", Lane: docmill.LaneRender, Engine: "test",
+			Run: func(context.Context, *docmill.RunInput) (*docmill.RunOutput, error) {
+				return nil, docmill.Errorf(docmill.CodeInvalidDocument, "no")
+			}}),
 		PollInterval: time.Hour, ScratchDir: t.TempDir(), SoleWorker: true,
 	})
 	if err != nil {
@@ -39,8 +45,8 @@ func TestEnqueuedWakesWorkers(t *testing.T) {
 	// second comes when they are idle, with nothing left to trigger a
 	// fetch but its commit. (River fetches again when a job ends only if
 	// its last fetch filled every slot: never here, with 4 slots.)
-	for i := range 2 {
-		j := &docmill.Job{AccountID: acct.ID, Tool: "no-such-tool", CreatedAt: time.Now()}
+	for i, tool := range []string{"no-such-tool", "render-tool", "render-tool"} {
+		j := &docmill.Job{AccountID: acct.ID, Tool: tool, CreatedAt: time.Now()}
 		created, err := st.CreateJob(t.Context(), j, docmill.Admission{Period: "2026-11"})
 		if err != nil {
 			t.Fatal(err)
@@ -49,8 +55,8 @@ func TestEnqueuedWakesWorkers(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		// The registry serves no tool: a worker fails the job as
-		// unknown_tool, which proves it ran.
+		// A worker fails the job (unknown_tool, or the tool's refusal),
+		// which proves it ran.
 		if got.Status != docmill.StatusFailed || got.StartedAt == nil {
 			t.Fatalf("job %d: %s, started %v; want it worked (failed, unknown tool) within 20 s", i, got.Status, got.StartedAt)
 		}
