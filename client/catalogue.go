@@ -59,9 +59,13 @@ type Tool struct {
 	Params      []Param  `json:"params"`
 	// Long tools (OCR) answer 202 at once unless asked to wait.
 	Long bool `json:"long"`
-	// Engine names the engine family; Available is false when it is not
-	// installed or not healthy on the node that answered.
-	Engine    string         `json:"engine"`
+	// Engine names the engine family.
+	Engine string `json:"engine"`
+	// Lane is the class of work the tool's jobs queue in (pdf, render,
+	// browser, office, ocr), each with its own workers.
+	Lane string `json:"lane,omitempty"`
+	// Available is false when the engine is not installed or not healthy
+	// on the node that answered.
 	Available bool           `json:"available"`
 	Engines   []EngineStatus `json:"engines,omitempty"`
 	// Endpoint is the tool's process path, /v1/{slug}/process.
