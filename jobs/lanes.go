@@ -143,6 +143,7 @@ func (q *Queue[TTx]) takeShare(ctx context.Context, queue, account string, worke
 		if waiting, err := q.othersWaiting(ctx, queue, account); err != nil {
 			q.cfg.Logger.Warn("fair share: cannot list waiting jobs", "queue", queue, "err", err)
 		} else if overShare(held, workers, hadLast, waiting) {
+			q.metrics.shareYields.WithLabelValues(queue).Inc()
 			return nil, false
 		}
 	}

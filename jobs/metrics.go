@@ -17,9 +17,12 @@ type metrics struct {
 	finished  *prometheus.CounterVec
 	queueWait prometheus.Histogram
 	// laneWait is queueWait by lane (lanemetrics.go).
-	laneWait  *prometheus.HistogramVec
-	waitWakes *prometheus.CounterVec
-	listening prometheus.Gauge
+	laneWait *prometheus.HistogramVec
+	// shareYields counts jobs put back because their account held its
+	// share of a lane's workers while another account waited.
+	shareYields *prometheus.CounterVec
+	waitWakes   *prometheus.CounterVec
+	listening   prometheus.Gauge
 	// handedBack counts running jobs handed back to the queue because
 	// their worker node was lost.
 	handedBack prometheus.Counter
@@ -47,6 +50,10 @@ func newMetrics(reg prometheus.Registerer, st docmill.Store) *metrics {
 			Buckets: prometheus.ExponentialBuckets(0.001, 2.5, 12),
 		}),
 		laneWait: prometheus.NewHistogramVec(laneWait, []string{"lane"}),
+		shareYields: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "docmill_fair_share_yields_total",
+			Help: "Jobs put back (snoozed) because their account held its share of a lane's workers on this node while another account waited, by queue (a lane, or webhooks).",
+		}, []string{"queue"}),
 		waitWakes: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "docmill_job_wait_wakeups_total",
 			Help: "Wake-ups of requests waiting for their job, by cause: notification (a finish here or, with notifications, anywhere) or poll (a timer).",
@@ -69,7 +76,7 @@ func newMetrics(reg prometheus.Registerer, st docmill.Store) *metrics {
 		}, []string{"outcome"}),
 	}
 	if reg != nil {
-		reg.MustRegister(m.duration, m.finished, m.queueWait, m.laneWait, m.waitWakes, m.listening, m.handedBack, m.engineFailures, m.webhookAttempts, &depthCollector{store: st})
+		reg.MustRegister(m.duration, m.finished, m.queueWait, m.laneWait, m.shareYields, m.waitWakes, m.listening, m.handedBack, m.engineFailures, m.webhookAttempts, &depthCollector{store: st})
 	}
 	return m
 }

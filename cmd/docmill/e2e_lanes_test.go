@@ -131,4 +131,12 @@ func TestFairShareE2E(t *testing.T) {
 	if j, err := free.Wait(ctx, mine, time.Second); err != nil || j.Status != "done" {
 		t.Fatalf("Free job: %+v, %v", j, err)
 	}
+	resp, err := http.Get(s.URL + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if body, _ := io.ReadAll(resp.Body); !strings.Contains(string(body), `docmill_fair_share_yields_total{queue="render"}`) {
+		t.Error("metrics lack the render lane's fair-share yields")
+	}
 }
