@@ -407,7 +407,10 @@ func NewPipeline(reg *Registry, limit time.Duration, run RunFunc) *Tool {
 		MayZip:  true,
 		Engine:  PipelineSlug,
 		Timeout: limit,
-		Run:     run,
+		// Unsized as a whole: each step has the budget of its own tool
+		// for its own input (jobs.runStep).
+		Rates: WorkRates{Base: limit},
+		Run:   run,
 	}
 }
 

@@ -90,7 +90,7 @@ func TestPipelineRun(t *testing.T) {
 		field       string
 	}{
 		{"a step refuses its input", `[{"tool": "a"}, {"tool": "bad"}, {"tool": "b"}]`, docmill.CodeInvalidDocument, "Step 2 (bad): The file is damaged.", "steps[1]"},
-		{"a step past its timeout", `[{"tool": "slow"}]`, docmill.CodeProcessingTimeout, "Step 1 (slow): Processing took longer than this step's limit of 50ms.", "steps[0]"},
+		{"a step past its timeout", `[{"tool": "slow"}]`, docmill.CodeProcessingTimeout, "Step 1 (slow): Processing took longer than this step's work budget of 50ms", "steps[0]"},
 		{"an engine crash stays internal (retried)", `[{"tool": "a"}, {"tool": "crash"}]`, docmill.CodeInternal, "Step 2 (crash): An internal error", "steps[1]"},
 	}
 	for _, tc := range tests {
