@@ -1,0 +1,138 @@
+package jobs_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/riverqueue/river/riverdriver/riversqlite"
+
+	"github.com/docmill/docmill"
+	"github.com/docmill/docmill/jobs"
+)
+
+// runLog records, in order, the inputs (by file name) the test tools ran on.
+type runLog struct {
+	mu  sync.Mutex
+	ran []string
+}
+
+func (l *runLog) add(name string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.ran = append(l.ran, name)
+}
+
+func (l *runLog) names() []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return append([]string(nil), l.ran...)
+}
+
+// logTool is a test tool whose runs are logged; hang ones run until their
+// deadline, others write their input back at once.
+func logTool(slug string, hang bool, log *runLog) *docmill.Tool {
+	return &docmill.Tool{
+		Slug: slug, Accepts: []string{"application/pdf"}, MinFiles: 1, MaxFiles: 1,
+		Timeout: time.Minute, Rates: docmill.WorkRates{Base: 8 * time.Second},
+		Run: func(ctx context.Context, in *docmill.RunInput) (*docmill.RunOutput, error) {
+			log.add(in.Files[0].Filename)
+			if hang {
+				<-ctx.Done()
+				return nil, ctx.Err()
+			}
+			out := filepath.Join(in.WorkDir, "out.pdf")
+			if err := os.WriteFile(out, []byte("%PDF-1.7"), 0o600); err != nil {
+				return nil, err
+			}
+			return &docmill.RunOutput{Path: out, Filename: "out.pdf", ContentType: "application/pdf"}, nil
+		},
+	}
+}
+
+// TestHandedBackJobKeepsItsBudget: jobs a killed server left running are
+// handed back when it starts again (SoleWorker) with what they had used
+// of their 8 s budgets: the one that had used it all fails at once as
+// processing_timeout without its tool running; the one that had used 6 s
+// runs with what is left, after the job queued since (it goes back a
+// priority lower, behind the waiting), and fails as processing_timeout
+// well before a whole budget.
+func TestHandedBackJobKeepsItsBudget(t *testing.T) {
+	ctx := t.Context()
+	d := newSweepData(t)
+	st, clk := d.st, d.clk
+	clk.t = time.Now()
+	create := func(id, tool string) {
+		t.Helper()
+		k := "in/" + id + "/0"
+		if _, err := d.bucket.Put(ctx, k, strings.NewReader("%PDF-1.7"), "application/pdf"); err != nil {
+			t.Fatal(err)
+		}
+		j := &docmill.Job{ID: id, AccountID: d.acct.ID, Tool: tool, Priority: 3, ResultTTL: time.Hour, CreatedAt: time.Now(),
+			Inputs: []docmill.InputFile{{Key: k, Filename: id + ".pdf", ContentType: "application/pdf", Size: 8}}}
+		if _, err := st.CreateJob(ctx, j, docmill.Admission{Period: clk.t.Format("2006-01")}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The previous life: two jobs were running, having used 9 s and 6 s.
+	for id, used := range map[string]time.Duration{"job_spent": 9 * time.Second, "job_half": 6 * time.Second} {
+		create(id, "hang")
+		if _, err := st.StartJob(ctx, id, time.Now()); err != nil {
+			t.Fatal(err)
+		}
+		if err := st.RecordUsed(ctx, id, used); err != nil {
+			t.Fatal(err)
+		}
+		res, err := st.WriteDB().ExecContext(ctx, `UPDATE river_job SET state = 'running', attempt = 1, attempted_at = CURRENT_TIMESTAMP
+WHERE json_extract(json(args), '$.job_id') = ?`, id)
+		if n, _ := res.RowsAffected(); err != nil || n != 1 {
+			t.Fatalf("mark %s running: %v", id, err)
+		}
+	}
+	create("job_fresh", "quick") // queued after them, never started
+
+	log := &runLog{}
+	q, err := jobs.New(riversqlite.New(st.WriteDB()), jobs.Config{
+		Store: st, Blob: d.bucket, Registry: docmill.NewRegistry(logTool("hang", true, log), logTool("quick", false, log)),
+		Workers: 1, PollInterval: 50 * time.Millisecond, ScratchDir: t.TempDir(), SoleWorker: true,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.SetEnqueue(q.InsertTx)
+	if err := q.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	defer q.Stop(context.Background())
+
+	got := map[string]*docmill.Job{}
+	for _, id := range []string{"job_spent", "job_fresh", "job_half"} {
+		j, err := q.Wait(ctx, id, time.Minute) // a guard only
+		if err != nil {
+			t.Fatal(err)
+		}
+		got[id] = j
+	}
+	if j := got["job_fresh"]; j.Status != docmill.StatusDone {
+		t.Errorf("job_fresh: %s %+v, want done", j.Status, j.Error)
+	}
+	for id, j := range map[string]*docmill.Job{"job_spent": got["job_spent"], "job_half": got["job_half"]} {
+		if j.Status != docmill.StatusFailed || j.Error == nil || j.Error.Code != docmill.CodeProcessingTimeout {
+			t.Fatalf("%s: %s %+v, want failed processing_timeout", id, j.Status, j.Error)
+		}
+		if b, _ := j.Meta["budget_ms"].(float64); b != 8000 {
+			t.Errorf("%s: meta.budget_ms = %v, want 8000", id, j.Meta["budget_ms"])
+		}
+	}
+	// job_half ran with the 2 s left of its 8: far from a whole budget.
+	if ms, _ := got["job_half"].Meta["duration_ms"].(float64); ms >= 8000 {
+		t.Errorf("job_half ran %v ms: a whole budget again, not what was left", ms)
+	}
+	if ran := strings.Join(log.names(), " "); ran != "job_fresh.pdf job_half.pdf" {
+		t.Errorf("tools ran on %q, want job_fresh.pdf then job_half.pdf (job_spent never: nothing left of its budget)", ran)
+	}
+}
