@@ -37,6 +37,11 @@ var DefaultWorkRates = WorkRates{
 	PerMegapixel: time.Second,
 }
 
+// Unsized are the rates of a tool whose work its input's size, as known
+// before the run, does not tell: its budget is its timeout, whatever
+// --tool-timeout makes it.
+var Unsized = WorkRates{Base: time.Duration(math.MaxInt64)}
+
 // WorkBudget is how long one run of t may take on an input of size in:
 // the base of t's rates plus their allowances for in's bytes, pages and
 // pixels, never more than t.Timeout (when t sets one). It is the one rule

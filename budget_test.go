@@ -9,7 +9,7 @@ import (
 func TestWorkBudget(t *testing.T) {
 	gs := &Tool{Timeout: 5 * time.Minute, Rates: WorkRates{Base: 30 * time.Second, PerMB: 150 * time.Second, PerPage: 250 * time.Millisecond}}
 	images := &Tool{Timeout: 2 * time.Minute, Rates: WorkRates{Base: 10 * time.Second, PerMegapixel: 100 * time.Millisecond}}
-	unsized := &Tool{Timeout: 10 * time.Minute, Rates: WorkRates{Base: 10 * time.Minute}}
+	unsized := &Tool{Timeout: 20 * time.Minute, Rates: Unsized}
 	defaults := &Tool{Timeout: time.Hour}
 	noTimeout := &Tool{Rates: WorkRates{Base: time.Second, PerMB: time.Second}}
 	tests := []struct {
@@ -25,7 +25,7 @@ func TestWorkBudget(t *testing.T) {
 		{"nothing known: the base", gs, WorkSize{}, 30 * time.Second},
 		{"negative sizes count as nothing", gs, WorkSize{Bytes: -5, Pages: -1, Pixels: -7}, 30 * time.Second},
 		{"pixels", images, WorkSize{Pixels: 50_000_000}, 15 * time.Second},
-		{"an unsized tool: its timeout", unsized, WorkSize{Bytes: 1}, 10 * time.Minute},
+		{"an unsized tool: its timeout", unsized, WorkSize{Bytes: 1 << 30, Pages: 1 << 20}, 20 * time.Minute},
 		{"zero rates are the defaults", defaults, WorkSize{Bytes: 1 << 20, Pages: 2, Pixels: 1_000_000},
 			DefaultWorkRates.Base + DefaultWorkRates.PerMB + 2*DefaultWorkRates.PerPage + DefaultWorkRates.PerMegapixel},
 		{"no timeout: no cap", noTimeout, WorkSize{Bytes: 10 << 20}, 11 * time.Second},

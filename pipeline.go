@@ -409,7 +409,7 @@ func NewPipeline(reg *Registry, limit time.Duration, run RunFunc) *Tool {
 		Timeout: limit,
 		// Unsized as a whole: each step has the budget of its own tool
 		// for its own input (jobs.runStep).
-		Rates: WorkRates{Base: limit},
+		Rates: Unsized,
 		Run:   run,
 	}
 }

@@ -2,6 +2,8 @@ package jobs_test
 
 import (
 	"context"
+	"database/sql"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -9,10 +11,16 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+	"github.com/riverqueue/river/riverdriver"
+	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 	"github.com/riverqueue/river/riverdriver/riversqlite"
+	"github.com/riverqueue/river/rivermigrate"
 
 	"github.com/docmill/docmill"
+	"github.com/docmill/docmill/blob"
 	"github.com/docmill/docmill/jobs"
+	"github.com/docmill/docmill/store/postgres/pgtest"
 )
 
 // runLog records, in order, the inputs (by file name) the test tools ran on.
@@ -60,21 +68,73 @@ func logTool(slug string, hang bool, log *runLog) *docmill.Tool {
 // processing_timeout without its tool running; the one that had used 6 s
 // runs with what is left, after the job queued since (it goes back a
 // priority lower, behind the waiting), and fails as processing_timeout
-// well before a whole budget.
+// well before a whole budget. On SQLite and on PostgreSQL, whose River
+// tables the demotion updates directly.
 func TestHandedBackJobKeepsItsBudget(t *testing.T) {
+	t.Run("sqlite", func(t *testing.T) {
+		st, bucket := openData(t)
+		newQueue(t, st, bucket, &clock{t: time.Now()}) // River's tables
+		handBackCase(t, st, bucket, riversqlite.New(st.WriteDB()), func(q *jobs.Queue[*sql.Tx]) { st.SetEnqueue(q.InsertTx) },
+			func(id string) error {
+				res, err := st.WriteDB().ExecContext(t.Context(), `UPDATE river_job SET state = 'running', attempt = 1,
+attempted_at = CURRENT_TIMESTAMP WHERE json_extract(json(args), '$.job_id') = ?`, id)
+				if n, _ := res.RowsAffected(); err == nil && n != 1 {
+					err = fmt.Errorf("%d River jobs changed", n)
+				}
+				return err
+			})
+	})
+	t.Run("postgres", func(t *testing.T) {
+		st := openPostgres(t, pgtest.SchemaURL(t))
+		m, err := rivermigrate.New(riverpgxv5.New(st.Pool()), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := m.Migrate(t.Context(), rivermigrate.DirectionUp, nil); err != nil {
+			t.Fatal(err)
+		}
+		bucket, err := blob.OpenDir(t.TempDir())
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { bucket.Close() })
+		handBackCase(t, st, bucket, riverpgxv5.New(st.Pool()), func(q *jobs.Queue[pgx.Tx]) { st.SetEnqueue(q.InsertTx) },
+			func(id string) error {
+				tag, err := st.Pool().Exec(t.Context(), `UPDATE river_job SET state = 'running', attempt = 1,
+attempted_at = now() WHERE args->>'job_id' = $1`, id)
+				if err == nil && tag.RowsAffected() != 1 {
+					err = fmt.Errorf("%d River jobs changed", tag.RowsAffected())
+				}
+				return err
+			})
+	})
+}
+
+// handBackCase is TestHandedBackJobKeepsItsBudget on st and driver:
+// enqueue hooks a queue's InsertTx to st, markRunning makes a job's
+// River entry look like one a dead worker was running.
+func handBackCase[TTx any](t *testing.T, st docmill.Store, bucket docmill.BlobStore, driver riverdriver.Driver[TTx],
+	enqueue func(*jobs.Queue[TTx]), markRunning func(id string) error) {
 	ctx := t.Context()
-	d := newSweepData(t)
-	st, clk := d.st, d.clk
-	clk.t = time.Now()
+	log := &runLog{}
+	q, err := jobs.New(driver, jobs.Config{
+		Store: st, Blob: bucket, Registry: docmill.NewRegistry(logTool("hang", true, log), logTool("quick", false, log)),
+		Workers: 1, PollInterval: 50 * time.Millisecond, ScratchDir: t.TempDir(), SoleWorker: true,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	enqueue(q)
+	acct := newAccount(t, st, &clock{t: time.Now()})
 	create := func(id, tool string) {
 		t.Helper()
 		k := "in/" + id + "/0"
-		if _, err := d.bucket.Put(ctx, k, strings.NewReader("%PDF-1.7"), "application/pdf"); err != nil {
+		if _, err := bucket.Put(ctx, k, strings.NewReader("%PDF-1.7"), "application/pdf"); err != nil {
 			t.Fatal(err)
 		}
-		j := &docmill.Job{ID: id, AccountID: d.acct.ID, Tool: tool, Priority: 3, ResultTTL: time.Hour, CreatedAt: time.Now(),
+		j := &docmill.Job{ID: id, AccountID: acct.ID, Tool: tool, Priority: 3, ResultTTL: time.Hour, CreatedAt: time.Now(),
 			Inputs: []docmill.InputFile{{Key: k, Filename: id + ".pdf", ContentType: "application/pdf", Size: 8}}}
-		if _, err := st.CreateJob(ctx, j, docmill.Admission{Period: clk.t.Format("2006-01")}); err != nil {
+		if _, err := st.CreateJob(ctx, j, docmill.Admission{Period: time.Now().Format("2006-01")}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -87,28 +147,16 @@ func TestHandedBackJobKeepsItsBudget(t *testing.T) {
 		if err := st.RecordUsed(ctx, id, used); err != nil {
 			t.Fatal(err)
 		}
-		res, err := st.WriteDB().ExecContext(ctx, `UPDATE river_job SET state = 'running', attempt = 1, attempted_at = CURRENT_TIMESTAMP
-WHERE json_extract(json(args), '$.job_id') = ?`, id)
-		if n, _ := res.RowsAffected(); err != nil || n != 1 {
+		if err := markRunning(id); err != nil {
 			t.Fatalf("mark %s running: %v", id, err)
 		}
 	}
 	create("job_fresh", "quick") // queued after them, never started
 
-	log := &runLog{}
-	q, err := jobs.New(riversqlite.New(st.WriteDB()), jobs.Config{
-		Store: st, Blob: d.bucket, Registry: docmill.NewRegistry(logTool("hang", true, log), logTool("quick", false, log)),
-		Workers: 1, PollInterval: 50 * time.Millisecond, ScratchDir: t.TempDir(), SoleWorker: true,
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	st.SetEnqueue(q.InsertTx)
 	if err := q.Start(ctx); err != nil {
 		t.Fatal(err)
 	}
 	defer q.Stop(context.Background())
-
 	got := map[string]*docmill.Job{}
 	for _, id := range []string{"job_spent", "job_fresh", "job_half"} {
 		j, err := q.Wait(ctx, id, time.Minute) // a guard only

@@ -89,7 +89,7 @@ func TextTool(tesseract, pdftoppm *sandbox.Engine, limits docmill.Limits, steps 
 		Long:    true,
 		Engine:  "tesseract",
 		Timeout: timeout,
-		Rates:   docmill.WorkRates{Base: timeout}, // unsized: recognition works by pages and pixels, which bytes do not tell
+		Rates:   docmill.Unsized, // recognition works by pages and pixels, which bytes do not tell
 		Available: func() bool {
 			return r.tesseract.Available() && r.pdftoppm.Available() && r.langsOK
 		},

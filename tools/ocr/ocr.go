@@ -145,7 +145,7 @@ func (r *runner) tool() *docmill.Tool {
 		Long:      true,
 		Engine:    "tesseract",
 		Timeout:   timeout,
-		Rates:     docmill.WorkRates{Base: timeout}, // unsized: recognition works by pages and pixels, which bytes do not tell
+		Rates:     docmill.Unsized, // recognition works by pages and pixels, which bytes do not tell
 		Available: r.available,
 		Engines:   r.engines,
 		Run:       r.run,

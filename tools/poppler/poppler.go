@@ -116,7 +116,7 @@ func engineTool(t docmill.Tool, engines ...*sandbox.Engine) *docmill.Tool {
 	}
 	// Unsized (the budget is the timeout): renders and text extraction
 	// work by pages, which a file's bytes do not tell.
-	t.Engine, t.Timeout, t.Rates = engineName, timeout, docmill.WorkRates{Base: timeout}
+	t.Engine, t.Timeout, t.Rates = engineName, timeout, docmill.Unsized
 	all := sandbox.AllAvailable(engines...)
 	if ready := t.Available; ready != nil {
 		t.Available = func() bool { return ready() && all() }
