@@ -184,3 +184,77 @@ func handBackCase[TTx any](t *testing.T, st docmill.Store, bucket docmill.BlobSt
 		t.Errorf("tools ran on %q, want job_fresh.pdf then job_half.pdf (job_spent never: nothing left of its budget)", ran)
 	}
 }
+
+// TestShutdownKeepsUsedBudget: a job cut short by a shutdown records the
+// time it used; having used 5 s or more it goes back to the queue a
+// priority lower; and run again after the restart it has only what is
+// left of its 8 s budget (it fails as processing_timeout well before a
+// whole budget). SQLite, as the embedded server.
+func TestShutdownKeepsUsedBudget(t *testing.T) {
+	ctx := t.Context()
+	st, bucket := openData(t)
+	newQueue(t, st, bucket, &clock{t: time.Now()}) // River's tables
+	log := &runLog{}
+	start := func() *jobs.Queue[*sql.Tx] {
+		q, err := jobs.New(riversqlite.New(st.WriteDB()), jobs.Config{
+			Store: st, Blob: bucket, Registry: docmill.NewRegistry(logTool("hang", true, log)),
+			Workers: 1, PollInterval: 50 * time.Millisecond, ScratchDir: t.TempDir(), SoleWorker: true,
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		st.SetEnqueue(q.InsertTx)
+		if err := q.Start(ctx); err != nil {
+			t.Fatal(err)
+		}
+		return q
+	}
+	q := start()
+	acct := newAccount(t, st, &clock{t: time.Now()})
+	if _, err := bucket.Put(ctx, "in/job_cut/0", strings.NewReader("%PDF-1.7"), "application/pdf"); err != nil {
+		t.Fatal(err)
+	}
+	j := &docmill.Job{ID: "job_cut", AccountID: acct.ID, Tool: "hang", Priority: 3, ResultTTL: time.Hour, CreatedAt: time.Now(),
+		Inputs: []docmill.InputFile{{Key: "in/job_cut/0", Filename: "job_cut.pdf", ContentType: "application/pdf", Size: 8}}}
+	if _, err := st.CreateJob(ctx, j, docmill.Admission{Period: time.Now().Format("2006-01")}); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(time.Minute); len(log.names()) == 0; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the job never ran") // a guard only
+		}
+	}
+	time.Sleep(5500 * time.Millisecond) // past demoteAfter (5 s) of its 8 s
+	stopCtx, cancel := context.WithTimeout(ctx, 100*time.Millisecond)
+	defer cancel()
+	_ = q.Stop(stopCtx) // cuts the job short: it goes back to the queue
+
+	cut, err := st.Job(ctx, "job_cut")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cut.Status != docmill.StatusQueued || cut.Used < 5500*time.Millisecond {
+		t.Fatalf("after the shutdown: %s, used %v; want queued, having used 5.5 s or more", cut.Status, cut.Used)
+	}
+	var priority int
+	if err := st.WriteDB().QueryRowContext(ctx, `SELECT priority FROM river_job WHERE json_extract(json(args), '$.job_id') = 'job_cut'`).Scan(&priority); err != nil {
+		t.Fatal(err)
+	}
+	if priority != 4 {
+		t.Errorf("River priority after the shutdown = %d, want 4 (one lower than 3)", priority)
+	}
+
+	q = start()
+	defer q.Stop(context.Background())
+	got, err := q.Wait(ctx, "job_cut", time.Minute) // a guard only
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Status != docmill.StatusFailed || got.Error == nil || got.Error.Code != docmill.CodeProcessingTimeout {
+		t.Fatalf("after the restart: %s %+v, want failed processing_timeout", got.Status, got.Error)
+	}
+	// What was left is 2.5 s at most; a whole budget again would be 8.
+	if ms, _ := got.Meta["duration_ms"].(float64); ms >= 4000 {
+		t.Errorf("the second run took %v ms: not what was left of the 8 s budget", ms)
+	}
+}
