@@ -273,6 +273,9 @@ func (q *Queue[TTx]) run(ctx context.Context, j *docmill.Job, tool *docmill.Tool
 	if !tool.IsAvailable() {
 		return nil, docmill.Errorf(docmill.CodeEngineUnavailable, "The engine of %s is not available.", j.Tool)
 	}
+	if err := ctx.Err(); err != nil {
+		return nil, err // its budget was used up by earlier attempts
+	}
 	defer func() {
 		if r := recover(); r != nil {
 			out, err = nil, fmt.Errorf("tool %s panicked: %v\n%s", j.Tool, r, debug.Stack())
@@ -287,9 +290,6 @@ func (q *Queue[TTx]) run(ctx context.Context, j *docmill.Job, tool *docmill.Tool
 			return nil, err
 		}
 		in.Files = append(in.Files, docmill.LocalFile{Path: path, Filename: f.Filename, ContentType: f.ContentType, Size: f.Size})
-	}
-	if err := ctx.Err(); err != nil {
-		return nil, err // the budget was used up by earlier attempts
 	}
 	out, err = tool.Invoke(ctx, in)
 	if err != nil {
