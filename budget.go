@@ -32,7 +32,7 @@ type WorkRates struct {
 // (a few KB that keep an engine busy for minutes) is cut short.
 var DefaultWorkRates = WorkRates{
 	Base:         60 * time.Second,
-	PerMB:        20 * time.Second,
+	PerMB:        30 * time.Second,
 	PerPage:      2 * time.Second,
 	PerMegapixel: time.Second,
 }
