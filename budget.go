@@ -27,8 +27,8 @@ type WorkRates struct {
 }
 
 // DefaultWorkRates are the rates of a tool that declares none: generous
-// enough for any honest input of an engine that was not measured (an
-// office conversion, a render), so that only what is far off its size
+// enough for any honest input of the tools that declare none (the PDF
+// helper's, libvips's, Chromium's), so that only what is far off its size
 // (a few KB that keep an engine busy for minutes) is cut short.
 var DefaultWorkRates = WorkRates{
 	Base:         60 * time.Second,
