@@ -151,6 +151,12 @@ type Job struct {
 	// (the request's export_url) and how that went.
 	Export *Export
 
+	// Used is the processing time the job's attempts have used so far,
+	// as last recorded while they ran (Store.RecordUsed): a job handed
+	// back after its worker was lost runs again with only what is left of
+	// its work budget (WorkBudget).
+	Used time.Duration
+
 	// Preview asks the job for a preview of its result (the request's
 	// preview=true): a PDF result's first page as a PNG, never charged
 	// (jobs/preview.go).

@@ -417,7 +417,10 @@ func NewPipeline(reg *Registry, limit time.Duration, run RunFunc) *Tool {
 			return steps.Lane()
 		},
 		Timeout: limit,
-		Run:     run,
+		// Unsized as a whole: each step has the budget of its own tool
+		// for its own input (jobs.runStep).
+		Rates: Unsized,
+		Run:   run,
 	}
 }
 

@@ -101,6 +101,11 @@ type Store interface {
 	// to the queue; StartedAt keeps the first start. A job in any other
 	// status is returned unchanged.
 	RequeueJob(ctx context.Context, id string) (*Job, error)
+	// RecordUsed records that processing job id has used used of its
+	// work budget, all its attempts together (Job.Used), unless more is
+	// recorded already: it never lowers it. A job in another status, or
+	// an unknown id, is left unchanged, without error.
+	RecordUsed(ctx context.Context, id string, used time.Duration) error
 	// FinishJob records the final status, result, meta, error and params
 	// (from which the caller removes secrets such as passwords) of a
 	// processing job and, when it is done, charges its operations

@@ -138,8 +138,13 @@ func (q *Queue[TTx]) handBack(ctx context.Context, lost func(*rivertype.JobRow) 
 		p.Error = append(p.Error, msg)
 		p.FinalizedAt = append(p.FinalizedAt, finalized)
 		// Its first schedule keeps its place ahead of the jobs queued
-		// after it.
-		p.ScheduledAt = append(p.ScheduledAt, r.ScheduledAt)
+		// after it, unless it used much of its budget (budget.go): then
+		// it goes behind the jobs waiting, a priority lower.
+		scheduled := r.ScheduledAt
+		if state == rivertype.JobStateAvailable && q.demoteIfUsed(ctx, r.ID, docmillJobID(r)) {
+			scheduled = now
+		}
+		p.ScheduledAt = append(p.ScheduledAt, scheduled)
 		p.State = append(p.State, string(state))
 	}
 	if len(p.ID) == 0 {

@@ -115,7 +115,12 @@ func runStep(ctx context.Context, i int, st docmill.Step, files []docmill.LocalF
 		f.Path = path
 		stepIn.Files = append(stepIn.Files, f)
 	}
-	timeout := docmill.StepTimeout(st.Tool, limit)
+	// The step's work budget, for the size of its own input.
+	size := docmill.WorkSize{}
+	for _, f := range files {
+		size.Bytes += f.Size
+	}
+	timeout := min(docmill.StepTimeout(st.Tool, limit), docmill.WorkBudget(st.Tool, size))
 	started := time.Now()
 	// Whose limit a timeout is: the step's own, unless the pipeline's
 	// (capped) comes first.
@@ -147,7 +152,7 @@ func stepError(ctx, stepCtx context.Context, i int, tool *docmill.Tool, timeout 
 	prefix := fmt.Sprintf("Step %d (%s): ", i+1, tool.Slug)
 	field := fmt.Sprintf("steps[%d]", i)
 	if stepCtx.Err() == context.DeadlineExceeded {
-		msg := fmt.Sprintf("processing took longer than this step's limit of %s", timeout)
+		msg := fmt.Sprintf("processing took longer than this step's work budget of %s, what its tool allows for a file of its size", timeout)
 		if !own {
 			msg = "processing took longer than the pipeline's limit (the sum of its steps' limits)"
 		}

@@ -66,6 +66,11 @@ func TestPipelineRun(t *testing.T) {
 	bad := docmill.InvalidDocument(nil, "The file is damaged.")
 	tools := []*docmill.Tool{stepTool("a", nil, false), stepTool("b", nil, false), stepTool("bad", bad, false),
 		stepTool("slow", nil, true), stepTool("crash", errors.New("engine crashed"), false)}
+	// A step whose timeout is long but whose rates give its 6-byte input
+	// 30 ms: cut at its work budget.
+	budgeted := stepTool("budgeted", nil, true)
+	budgeted.Timeout, budgeted.Rates = time.Minute, docmill.WorkRates{Base: 30 * time.Millisecond}
+	tools = append(tools, budgeted)
 
 	out, err := runPipeline(t, `[{"tool": "a"}, {"tool": "b"}, {"tool": "a"}]`, tools...)
 	if err != nil {
@@ -90,7 +95,8 @@ func TestPipelineRun(t *testing.T) {
 		field       string
 	}{
 		{"a step refuses its input", `[{"tool": "a"}, {"tool": "bad"}, {"tool": "b"}]`, docmill.CodeInvalidDocument, "Step 2 (bad): The file is damaged.", "steps[1]"},
-		{"a step past its timeout", `[{"tool": "slow"}]`, docmill.CodeProcessingTimeout, "Step 1 (slow): Processing took longer than this step's limit of 50ms.", "steps[0]"},
+		{"a step past its timeout", `[{"tool": "slow"}]`, docmill.CodeProcessingTimeout, "Step 1 (slow): Processing took longer than this step's work budget of 50ms", "steps[0]"},
+		{"a step past its work budget", `[{"tool": "budgeted"}]`, docmill.CodeProcessingTimeout, "Step 1 (budgeted): Processing took longer than this step's work budget of 30ms", "steps[0]"},
 		{"an engine crash stays internal (retried)", `[{"tool": "a"}, {"tool": "crash"}]`, docmill.CodeInternal, "Step 2 (crash): An internal error", "steps[1]"},
 	}
 	for _, tc := range tests {

@@ -72,13 +72,18 @@ func (w *processWorker[TTx]) Work(ctx context.Context, rj *river.Job[ProcessArgs
 	// The tool is resolved once per attempt and passed along; nil when
 	// this node does not serve it (run fails the job as unknown_tool).
 	tool, _ := q.cfg.Registry.Lookup(j.Tool)
-	err = q.attempt(ctx, j, tool)
+	budgeted, spent := q.spend(ctx, j, tool) // budget.go: the job's deadline
+	err = q.attempt(budgeted, j, tool)
+	spent(err)
 	switch {
 	case err == nil:
 		return nil
 	case errors.Is(ctx.Err(), context.Canceled) && !q.canceled(j.ID):
 		q.requeue(j.ID)
-		return river.JobSnooze(time.Second) // shutdown: run it again later
+		// Shutdown: run it again later, behind the jobs waiting if it
+		// used much of its budget (budget.go).
+		q.demoteIfUsed(context.WithoutCancel(ctx), rj.ID, j.ID)
+		return river.JobSnooze(time.Second)
 	case docmill.IsNoSpace(err):
 		// A full disk (scratch directory, file store, database) is not
 		// fixed by retrying at once: fail as insufficient_storage, not
@@ -208,7 +213,7 @@ func (q *Queue[TTx]) fail(j *docmill.Job, tool *docmill.Tool, err error, elapsed
 	if errors.Is(err, context.DeadlineExceeded) {
 		// The same input would take as long again: the input's cause,
 		// not retried, not charged.
-		e = docmill.Errorf(docmill.CodeProcessingTimeout, "Processing this file took longer than this tool's limit of %s.", q.toolTimeout(tool))
+		e = docmill.Errorf(docmill.CodeProcessingTimeout, "Processing this file took longer than its work budget of %s, what this tool allows for a file of its size (meta.budget_ms).", q.budget(j, tool))
 	}
 	switch e.Code {
 	case docmill.CodeInternal, docmill.CodeWorkerLost:
@@ -261,6 +266,8 @@ func (q *Queue[TTx]) meta(j *docmill.Job, toolMeta map[string]any, elapsed time.
 		m[k] = v
 	}
 	m["duration_ms"] = elapsed.Milliseconds()
+	tool, _ := q.cfg.Registry.Lookup(j.Tool)
+	m["budget_ms"] = q.budget(j, tool).Milliseconds()
 	if j.StartedAt != nil {
 		m["queued_ms"] = j.StartedAt.Sub(j.CreatedAt).Milliseconds()
 	}
@@ -275,6 +282,9 @@ func (q *Queue[TTx]) run(ctx context.Context, j *docmill.Job, tool *docmill.Tool
 	}
 	if !tool.IsAvailable() {
 		return nil, docmill.Errorf(docmill.CodeEngineUnavailable, "The engine of %s is not available.", j.Tool)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err // its budget was used up by earlier attempts
 	}
 	defer func() {
 		if r := recover(); r != nil {

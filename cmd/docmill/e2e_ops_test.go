@@ -164,11 +164,12 @@ func TestProcessCLI(t *testing.T) {
 }
 
 // TestToolTimeout: --tool-timeout bounds one tool's runs; a run past it
-// fails as processing_timeout (422), with a message naming the limit.
+// fails as processing_timeout (422), with a message naming the limit (the
+// work budget, within the tool's timeout).
 func TestToolTimeout(t *testing.T) {
 	s := startServer(t, "", "--tool-timeout", "pdf-to-jpg=1ms")
 	_, _, err := s.client(s.DevKey).Process(context.Background(), "pdf-to-jpg", []client.File{file(t, "pdf", "GeoTopo-komprimiert.pdf")}, client.ProcessOptions{})
-	apiErrorDetail(t, err, 422, "processing_timeout", "limit of 1ms")
+	apiErrorDetail(t, err, 422, "processing_timeout", "work budget of 1ms")
 	var out strings.Builder
 	err = run(context.Background(), []string{"serve", "--tool-timeout", "nope=1s", "--data-dir", t.TempDir()}, func(string) string { return "" }, nil, &out, &out)
 	if err == nil || !strings.Contains(err.Error(), `no tool "nope"`) {

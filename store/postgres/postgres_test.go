@@ -145,8 +145,8 @@ func TestMigrateConcurrently(t *testing.T) {
 		t.Errorf("Account from another store: %v", err)
 	}
 	var count int
-	if err := again.Pool().QueryRow(t.Context(), `SELECT COUNT(*) FROM schema_migrations`).Scan(&count); err != nil || count != 7 { // 0001_init, 0002_nodes, 0003_job_list, 0004_webhooks, 0005_export, 0006_job_operations, 0007_job_preview
-		t.Errorf("schema_migrations has %d rows, %v; want 7", count, err)
+	if err := again.Pool().QueryRow(t.Context(), `SELECT COUNT(*) FROM schema_migrations`).Scan(&count); err != nil || count != 8 { // 0001_init, 0002_nodes, 0003_job_list, 0004_webhooks, 0005_export, 0006_job_operations, 0007_job_preview, 0008_job_used
+		t.Errorf("schema_migrations has %d rows, %v; want 8", count, err)
 	}
 	if _, err := postgres.Open(t.Context(), "postgres://%zz", nil); err == nil {
 		t.Errorf("Open of a malformed URL succeeded")

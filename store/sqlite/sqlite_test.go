@@ -121,8 +121,8 @@ func TestOpen(t *testing.T) {
 		t.Errorf("Account from a second store: %v", err)
 	}
 	var n int
-	if err := again.WriteDB().QueryRowContext(t.Context(), `SELECT COUNT(*) FROM schema_migrations`).Scan(&n); err != nil || n != 7 { // 0001_init, 0002_nodes, 0003_job_list, 0004_webhooks, 0005_export, 0006_job_operations, 0007_job_preview
-		t.Errorf("schema_migrations has %d rows, %v; want 7", n, err)
+	if err := again.WriteDB().QueryRowContext(t.Context(), `SELECT COUNT(*) FROM schema_migrations`).Scan(&n); err != nil || n != 8 { // 0001_init, 0002_nodes, 0003_job_list, 0004_webhooks, 0005_export, 0006_job_operations, 0007_job_preview, 0008_job_used
+		t.Errorf("schema_migrations has %d rows, %v; want 8", n, err)
 	}
 	if _, err := sqlite.Open(t.Context(), "", nil); err == nil {
 		t.Errorf("Open(\"\") succeeded")

@@ -15,7 +15,7 @@
 //     prefix (case-sensitive) or the whole key; revoking a revoked key
 //     returns it unchanged;
 //   - StartJob of a processing job (a retry) keeps its first StartedAt, and
-//     so do RequeueJob and the StartJob after it;
+//     so do RequeueJob and the StartJob after it, which keep Job.Used too;
 //   - an idempotent replay is answered before admission, so a replay is not
 //     refused for the quota its own job used.
 //   - webhook endpoints round-trip exactly; the plan's endpoint count holds
@@ -54,6 +54,7 @@ func Run(t *testing.T, open func(t *testing.T) docmill.Store) {
 		{"Export", testExport},
 		{"StartJob", testStartJob},
 		{"RequeueJob", testRequeueJob},
+		{"RecordUsed", testRecordUsed},
 		{"CancelJob", testCancelJob},
 		{"FinishAfterCancel", testFinishAfterCancel},
 		{"AdmissionInFlight", testAdmissionInFlight},

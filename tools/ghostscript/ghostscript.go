@@ -56,6 +56,12 @@ func pdfResult(in *docmill.RunInput, out, suffix string, meta map[string]any) *d
 // the same bound.
 const timeout = 5 * time.Minute
 
+// rates size a run's time to its input (docmill.WorkBudget): about 5 times
+// what honest files took on a loaded 2-core node (see the commit), so
+// that a few KB that hang Ghostscript are cut short in seconds, not
+// minutes. Pages count once something counts them before the run.
+var rates = docmill.WorkRates{Base: 30 * time.Second, PerMB: 150 * time.Second, PerPage: 250 * time.Millisecond}
+
 // engines holds the programs the tools run, found by the caller, and the
 // steps it runs in the PDF helper.
 type engines struct {
@@ -111,7 +117,7 @@ func (e *engines) status() []docmill.EngineStatus {
 func (e *engines) tool(t docmill.Tool) *docmill.Tool {
 	t.Accepts = []string{pdfContentType}
 	t.MinFiles, t.MaxFiles = 1, 1
-	t.Timeout = timeout
+	t.Timeout, t.Rates = timeout, rates
 	t.Engines = e.status
 	if t.Available == nil {
 		t.Available = e.available

@@ -90,6 +90,7 @@ func TextTool(tesseract, pdftoppm *sandbox.Engine, limits docmill.Limits, steps 
 		Long:    true,
 		Engine:  "tesseract",
 		Timeout: timeout,
+		Rates:   docmill.Unsized, // recognition works by pages and pixels, which bytes do not tell
 		Available: func() bool {
 			return r.tesseract.Available() && r.pdftoppm.Available() && r.langsOK
 		},

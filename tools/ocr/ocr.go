@@ -147,6 +147,7 @@ func (r *runner) tool() *docmill.Tool {
 		Long:      true,
 		Engine:    "tesseract",
 		Timeout:   timeout,
+		Rates:     docmill.Unsized, // recognition works by pages and pixels, which bytes do not tell
 		Available: r.available,
 		Engines:   r.engines,
 		Run:       r.run,

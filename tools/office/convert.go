@@ -88,6 +88,7 @@ func (p *Pool) ConvertTool() *docmill.Tool {
 		},
 		Engine:    engineName,
 		Timeout:   2*p.opts.Timeout + startTimeout,
+		Rates:     rates(p.opts),
 		Available: p.Available,
 		Engines:   p.Status,
 		Run:       p.convertDocument,

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"time"
 
 	docmill "github.com/docmill/docmill"
 	"github.com/docmill/docmill/tools/ziplimit"
@@ -40,6 +41,7 @@ func (p *Pool) tool(f family, slug, title, desc, export string) *docmill.Tool {
 		Engine: engineName,
 		// The wait for a free worker plus one conversion.
 		Timeout:   2*p.opts.Timeout + startTimeout,
+		Rates:     rates(p.opts),
 		Available: p.Available,
 		Engines:   p.Status,
 		Run: func(ctx context.Context, in *docmill.RunInput) (*docmill.RunOutput, error) {
@@ -198,4 +200,12 @@ func (p *Pool) selectPages(ctx context.Context, workDir, path, pages string) (st
 	}
 	n, _ := strconv.Atoi(fmt.Sprint(out.Meta["pages"]))
 	return out.Path, n, nil
+}
+
+// rates size a run's time to its document (docmill.WorkBudget): its base
+// is the wait for a free worker, which may have to start (o.Timeout plus
+// startTimeout), and the conversion is allowed a minute a MiB on top,
+// within the tools' timeout.
+func rates(o Options) docmill.WorkRates {
+	return docmill.WorkRates{Base: o.Timeout + startTimeout, PerMB: time.Minute}
 }

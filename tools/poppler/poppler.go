@@ -114,7 +114,9 @@ func engineTool(t docmill.Tool, engines ...*sandbox.Engine) *docmill.Tool {
 	if t.MinFiles == 0 && t.MaxFiles == 0 {
 		t.MinFiles, t.MaxFiles = 1, 1
 	}
-	t.Engine, t.Timeout = engineName, timeout
+	// Unsized (the budget is the timeout): renders and text extraction
+	// work by pages, which a file's bytes do not tell.
+	t.Engine, t.Timeout, t.Rates = engineName, timeout, docmill.Unsized
 	all := sandbox.AllAvailable(engines...)
 	if ready := t.Available; ready != nil {
 		t.Available = func() bool { return ready() && all() }

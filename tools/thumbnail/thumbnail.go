@@ -79,6 +79,7 @@ func Tool(steps Steps) *docmill.Tool {
 		},
 		Engine:    "poppler, libreoffice, libvips",
 		Timeout:   5 * time.Minute,
+		Rates:     docmill.Unsized, // a render, or an office conversion that may wait for LibreOffice to start
 		Available: func() bool { return steps.available() },
 		Engines: func() []docmill.EngineStatus {
 			var out []docmill.EngineStatus

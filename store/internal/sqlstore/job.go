@@ -143,6 +143,20 @@ func (s *Store) RequeueJob(ctx context.Context, id string) (*docmill.Job, error)
 	return s.updateJob(ctx, "requeue job", id, sqltext.RequeueJob, false)
 }
 
+// RecordUsed records that processing job id has used used of its work
+// budget, all its attempts together, unless it recorded more already; a
+// job in another status is left unchanged. An unknown id is not an error.
+func (s *Store) RecordUsed(ctx context.Context, id string, used time.Duration) error {
+	err := s.db.InTx(ctx, func(tx Tx) error {
+		_, err := tx.Exec(ctx, sqltext.RecordUsed, id, used.Milliseconds())
+		return err
+	})
+	if err != nil {
+		return s.errorf("record used %s: %w", id, err)
+	}
+	return nil
+}
+
 // CancelJob moves a queued or processing job to canceled, finished at now;
 // a job in a final status is returned unchanged.
 func (s *Store) CancelJob(ctx context.Context, id string, now time.Time) (*docmill.Job, error) {
@@ -454,18 +468,19 @@ func encodeJob(j *docmill.Job) (jobJSON, error) {
 func scanJob(r Row) (*docmill.Job, error) {
 	var j docmill.Job
 	var status, params, inputs, meta, filename, contentType, errMsg, errFields, export string
-	var ttl, created, size, expires, preview int64
+	var ttl, created, size, expires, preview, used int64
 	var started, finished, resultDeleted, inputsDeleted *int64
 	var resultKey, errCode *string
 	err := r.Scan(&j.ID, &j.AccountID, &j.Tool, &status, &params, &inputs, &j.Priority, &ttl,
 		&j.IdempotencyKey, &j.RequestHash, &created, &started, &finished,
 		&resultKey, &filename, &contentType, &size, &expires, &resultDeleted,
-		&meta, &errCode, &errMsg, &errFields, &inputsDeleted, &export, &j.Operations, &preview)
+		&meta, &errCode, &errMsg, &errFields, &inputsDeleted, &export, &j.Operations, &preview, &used)
 	if err != nil {
 		return nil, err
 	}
 	j.Status = docmill.Status(status)
 	j.Preview = preview != 0
+	j.Used = time.Duration(used) * time.Millisecond
 	j.ResultTTL = time.Duration(ttl) * time.Millisecond
 	j.CreatedAt = fromMillis(created)
 	j.StartedAt = timePtr(started)

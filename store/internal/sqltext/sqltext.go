@@ -64,7 +64,7 @@ const (
 	result_key, COALESCE(result_filename, ''), COALESCE(result_content_type, ''),
 	COALESCE(result_size, 0), COALESCE(result_expires_at, 0), result_deleted_at,
 	meta, error_code, COALESCE(error_message, ''), COALESCE(error_fields, ''), inputs_deleted_at,
-	COALESCE(export, ''), operations, preview`
+	COALESCE(export, ''), operations, preview, used_ms`
 
 	Job          = `SELECT ` + JobColumns + ` FROM jobs WHERE id = $1`
 	JobExists    = `SELECT COUNT(*) FROM jobs WHERE id = $1`
@@ -81,6 +81,9 @@ VALUES ($1, $2, $3, 'queued', $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $
 	StartJob = `UPDATE jobs SET status = 'processing', started_at = COALESCE(started_at, $2)
 WHERE id = $1 AND status IN ('queued', 'processing')`
 	RequeueJob = `UPDATE jobs SET status = 'queued' WHERE id = $1 AND status = 'processing'`
+	// RecordUsed never lowers used_ms: a late write of an attempt's
+	// progress must not undo a later one's.
+	RecordUsed = `UPDATE jobs SET used_ms = $2 WHERE id = $1 AND status = 'processing' AND used_ms < $2`
 	FinishJob  = `UPDATE jobs SET status = $2, finished_at = $3, result_key = $4, result_filename = $5,
 	result_content_type = $6, result_size = $7, result_expires_at = $8, meta = $9,
 	error_code = $10, error_message = $11, error_fields = $12, params = $13
