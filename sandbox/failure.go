@@ -42,9 +42,10 @@ type Causes struct {
 // a program or library missing: exits 126 and 127), any other error, and
 // an engine that died by any other signal -- killed from outside (SIGKILL:
 // the OOM killer, an operator) or crashed (SIGSEGV, SIGBUS, SIGILL,
-// SIGFPE, SIGABRT): DESIGN.md section 5 retries a crash and then fails it
-// as internal. Such a death is a *docmill.EngineFailure in the internal
-// error's chain, which the job runner counts. A missing engine is
+// SIGFPE, SIGABRT). Such a death is a *docmill.EngineFailure in the
+// internal error's chain, which the job runner counts, and on which it
+// applies the crash rule (jobs): a crash repeated on a second run is the
+// input's (unprocessable_document), a kill is retried. A missing engine is
 // engine_unavailable, and the context's own errors (cancel, the tool's
 // deadline) pass through for the job runner, which fails a deadline as
 // processing_timeout.
