@@ -135,3 +135,10 @@ func wrap(e *docmill.Error, err error) *docmill.Error {
 	e.Err = err
 	return e
 }
+
+// Exit is how the warm process ended, described as a run's *ExitError
+// (its exit status or signal, and the end of its standard error), for
+// Classify; nil while it runs, or when it exited 0.
+func (p *Process) Exit() *ExitError {
+	return exitError(p.engine, p.Err(), p.Stderr())
+}
