@@ -209,6 +209,10 @@ func (w *worker) run(ctx context.Context, j job) error {
 			return w.died("converter: " + r.Msg)
 		case r.OK:
 			return nil
+		case !w.soffice.Running():
+			// A refusal that came with soffice's death is the death: a
+			// crash while loading must not read as a damaged document.
+			return w.died("soffice exited: " + r.Msg)
 		case r.Kind == "load":
 			return &loadError{msg: r.Msg}
 		case r.Kind == "limit":
