@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 
 	"github.com/docmill/docmill"
 )
@@ -73,7 +74,7 @@ func emptyDir(dir string) error {
 		return err
 	}
 	for _, e := range entries {
-		if err := os.RemoveAll(dir + string(os.PathSeparator) + e.Name()); err != nil {
+		if err := os.RemoveAll(filepath.Join(dir, e.Name())); err != nil {
 			return err
 		}
 	}
