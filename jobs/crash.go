@@ -24,9 +24,10 @@ import (
 //     4xx, or internal, which River retries.
 //
 // A kill from outside (SIGKILL: the OOM killer, an operator), a jail that
-// failed to start, a missing engine and a full disk are not crashes: they
-// are never run again here, and stay internal (retried by River),
-// engine_unavailable or insufficient_storage.
+// failed to start, a missing engine and a full disk (a crash that left
+// the scratch file system full, on either run) are not crashes: they are
+// never run again here, and stay internal (retried by River),
+// engine_unavailable or insufficient_storage (attempt).
 func (q *Queue[TTx]) runCrashRule(ctx context.Context, j *docmill.Job, tool *docmill.Tool, dir string) (*docmill.RunOutput, error) {
 	out, err := q.run(ctx, j, tool, dir, false)
 	first := crashOf(err)
@@ -39,7 +40,7 @@ func (q *Queue[TTx]) runCrashRule(ctx context.Context, j *docmill.Job, tool *doc
 		return nil, err
 	}
 	out, err = q.run(ctx, j, tool, dir, true)
-	if second := crashOf(err); first.SameCrash(second) {
+	if second := crashOf(err); first.SameCrash(second) && !scratchFull(dir) {
 		return nil, crashedTwice(second, err)
 	}
 	return out, err
