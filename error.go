@@ -271,7 +271,7 @@ var crashSignals = map[string]bool{
 // opposed to one sent from outside (killed), which the node causes.
 func (f *EngineFailure) Crashed() bool { return crashSignals[f.Signal] }
 
-// SameCrash reports whether a and b are the same crash: the same engine
+// SameCrash reports whether f and g are the same crash: the same engine
 // crashed (Crashed) by the same signal.
 func (f *EngineFailure) SameCrash(g *EngineFailure) bool {
 	return f != nil && g != nil && f.Crashed() && f.Engine == g.Engine && f.Signal == g.Signal
