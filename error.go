@@ -56,6 +56,11 @@ const (
 	// too slowly, or the connection failed. The problem names the URL
 	// (field file_url[i]) and the reason.
 	CodeFetchFailed Code = "fetch_failed"
+	// CodeUnprocessableDocument: an engine crashed on this file the same
+	// way on two runs (the crash rule, jobs): the file may be valid, but
+	// this server cannot process it, and sending it again gives the same
+	// answer.
+	CodeUnprocessableDocument Code = "unprocessable_document"
 )
 
 // FieldError names one invalid form field or parameter.
@@ -224,11 +229,13 @@ func IsNoSpace(err error) bool { return errors.Is(err, syscall.ENOSPC) }
 
 // EngineFailure is an engine process that died by a signal instead of
 // exiting: killed from outside (the kernel's OOM killer, an operator) or
-// crashed. It says nothing about the input, so it travels as the cause of
-// an internal error: the job runner retries the job (on the last attempt
-// it fails as internal) and counts the failure by engine
-// (docmill_engine_failures_total). A tool never answers it with a second,
-// different route inside the same attempt.
+// crashed. Once, it says nothing sure about the input, so it travels as
+// the cause of an internal error, and the job runner counts it by engine
+// (docmill_engine_failures_total). The job runner's crash rule (jobs)
+// runs a crashed engine once more on fresh processes, and fails the job
+// as unprocessable_document when it crashes the same way again; a kill
+// from outside is retried as internal. A tool never answers it with a
+// second, different route inside the same run.
 type EngineFailure struct {
 	// Engine is the program's name ("gs", "soffice").
 	Engine string
@@ -244,3 +251,28 @@ func (f *EngineFailure) Error() string {
 }
 
 func (f *EngineFailure) Unwrap() error { return f.Err }
+
+// crashSignals are the signals a program raises on itself when it
+// crashes (a bad memory access, a failed assertion, an illegal
+// instruction, a division by zero, a breakpoint left in), as Go names
+// them. SIGKILL, SIGTERM and the other signals sent from outside (the
+// OOM killer, an operator, a memory cap) are not among them.
+var crashSignals = map[string]bool{
+	syscall.SIGSEGV.String(): true,
+	syscall.SIGBUS.String():  true,
+	syscall.SIGABRT.String(): true,
+	syscall.SIGILL.String():  true,
+	syscall.SIGFPE.String():  true,
+	syscall.SIGTRAP.String(): true,
+}
+
+// Crashed reports whether the engine died by a signal it raised on
+// itself (segmentation fault, abort...), which the input may cause, as
+// opposed to one sent from outside (killed), which the node causes.
+func (f *EngineFailure) Crashed() bool { return crashSignals[f.Signal] }
+
+// SameCrash reports whether f and g are the same crash: the same engine
+// crashed (Crashed) by the same signal.
+func (f *EngineFailure) SameCrash(g *EngineFailure) bool {
+	return f != nil && g != nil && f.Crashed() && f.Engine == g.Engine && f.Signal == g.Signal
+}

@@ -151,6 +151,12 @@ type RunInput struct {
 	WorkDir string
 	// Limits are the node's processing limits (zero: DefaultLimits).
 	Limits Limits
+	// FreshEngines asks for engine processes started for this run: the
+	// job runner sets it on the second run of the crash rule (jobs), after
+	// an engine crashed on the same input, and a tool that keeps engines
+	// warm (office) runs a cold one instead. Tools that run steps pass it
+	// on to them.
+	FreshEngines bool
 }
 
 // CheckFileCount holds n inputs to the tool's MinFiles and MaxFiles: a

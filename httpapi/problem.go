@@ -36,6 +36,9 @@ var statusOf = map[docmill.Code]int{
 	docmill.CodePreconditionFailed:  http.StatusPreconditionFailed,
 	docmill.CodeInsufficientStorage: http.StatusInsufficientStorage,
 	docmill.CodeFetchFailed:         http.StatusBadRequest,
+
+	// The crash rule (jobs): an engine crashed twice on the file.
+	docmill.CodeUnprocessableDocument: http.StatusUnprocessableEntity,
 }
 
 // StatusOf returns the HTTP status for an error code (500 if unknown).

@@ -101,6 +101,8 @@ func TestStatusOf(t *testing.T) {
 		docmill.CodePreconditionFailed:  412,
 		docmill.CodeInsufficientStorage: 507,
 		docmill.CodeFetchFailed:         400,
+
+		docmill.CodeUnprocessableDocument: 422,
 	}
 	if len(want) != len(statusOf) {
 		t.Errorf("statusOf has %d entries, this test expects %d: update the test", len(statusOf), len(want))

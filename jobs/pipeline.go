@@ -106,7 +106,7 @@ func runStep(ctx context.Context, i int, st docmill.Step, files []docmill.LocalF
 	if err := os.Mkdir(dir, 0o700); err != nil {
 		return nil, 0, err
 	}
-	stepIn := &docmill.RunInput{Params: st.Params, WorkDir: dir, Limits: in.Limits}
+	stepIn := &docmill.RunInput{Params: st.Params, WorkDir: dir, Limits: in.Limits, FreshEngines: in.FreshEngines}
 	for k, f := range files {
 		path := filepath.Join(dir, fmt.Sprintf("input-%d%s", k, filepath.Ext(f.Filename)))
 		if err := filecopy.Link(f.Path, path); err != nil { // steps share one scratch file system: a hard link

@@ -112,7 +112,7 @@ func (q *Queue[TTx]) attempt(ctx context.Context, j *docmill.Job, tool *docmill.
 	defer os.RemoveAll(dir)
 
 	started := time.Now()
-	out, err := q.run(ctx, j, tool, dir)
+	out, err := q.runCrashRule(ctx, j, tool, dir) // crash.go
 	elapsed := time.Since(started)
 	if err != nil {
 		if scratchFull(dir) {
@@ -274,9 +274,10 @@ func (q *Queue[TTx]) meta(j *docmill.Job, toolMeta map[string]any, elapsed time.
 	return m
 }
 
-// run copies the inputs to a scratch directory and runs the tool there. A
+// run copies the inputs to a scratch directory and runs the tool there,
+// on fresh engine processes when fresh (the crash rule, crash.go). A
 // panic in a tool becomes an internal error, never a crash.
-func (q *Queue[TTx]) run(ctx context.Context, j *docmill.Job, tool *docmill.Tool, dir string) (out *docmill.RunOutput, err error) {
+func (q *Queue[TTx]) run(ctx context.Context, j *docmill.Job, tool *docmill.Tool, dir string, fresh bool) (out *docmill.RunOutput, err error) {
 	if tool == nil {
 		return nil, docmill.Errorf(docmill.CodeUnknownTool, "Tool %q is not served by this node.", j.Tool)
 	}
@@ -293,7 +294,7 @@ func (q *Queue[TTx]) run(ctx context.Context, j *docmill.Job, tool *docmill.Tool
 	}()
 	// Inputs and the tool's own files share one scratch directory: on a
 	// slow disk every directory created is a cost worth avoiding.
-	in := &docmill.RunInput{Params: j.Params, WorkDir: dir, Limits: q.cfg.Limits.WithDefaults()}
+	in := &docmill.RunInput{Params: j.Params, WorkDir: dir, Limits: q.cfg.Limits.WithDefaults(), FreshEngines: fresh}
 	for i, f := range j.Inputs {
 		path := filepath.Join(dir, fmt.Sprintf("input-%d%s", i, filepath.Ext(f.Filename)))
 		if err := q.download(ctx, f.Key, path); err != nil {

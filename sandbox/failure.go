@@ -42,9 +42,10 @@ type Causes struct {
 // a program or library missing: exits 126 and 127), any other error, and
 // an engine that died by any other signal -- killed from outside (SIGKILL:
 // the OOM killer, an operator) or crashed (SIGSEGV, SIGBUS, SIGILL,
-// SIGFPE, SIGABRT): DESIGN.md section 5 retries a crash and then fails it
-// as internal. Such a death is a *docmill.EngineFailure in the internal
-// error's chain, which the job runner counts. A missing engine is
+// SIGFPE, SIGABRT). Such a death is a *docmill.EngineFailure in the
+// internal error's chain, which the job runner counts, and on which it
+// applies the crash rule (jobs): a crash repeated on a second run is the
+// input's (unprocessable_document), a kill is retried. A missing engine is
 // engine_unavailable, and the context's own errors (cancel, the tool's
 // deadline) pass through for the job runner, which fails a deadline as
 // processing_timeout.
@@ -133,4 +134,11 @@ func jailFailed(x *ExitError) bool {
 func wrap(e *docmill.Error, err error) *docmill.Error {
 	e.Err = err
 	return e
+}
+
+// Exit is how the warm process ended, described as a run's *ExitError
+// (its exit status or signal, and the end of its standard error), for
+// Classify; nil while it runs, or when it exited 0.
+func (p *Process) Exit() *ExitError {
+	return exitError(p.engine, p.Err(), p.Stderr())
 }

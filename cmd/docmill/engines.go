@@ -131,14 +131,15 @@ func toolset(e engineSet, o toolOptions) (tools []*docmill.Tool, close func(), e
 		RestoreLinks: helpers.Tool(pdfops.RestoreLinksStepTool()).Run,
 	}
 	gsTools := checkedPDFs(check, ghostscript.Tools(e.gs, e.qpdf, gsSteps))
-	var repair docmill.RunFunc
+	var repairs []docmill.RunFunc
 	for _, t := range gsTools {
 		if t.Slug == "repair-pdf" {
-			repair = t.Run
+			repairs = append(repairs, t.Run)
 		}
 	}
+	repairs = append(repairs, checkedPDFs(check, []*docmill.Tool{ghostscript.RewriteStep(e.gs, e.qpdf)})[0].Run)
 	for _, t := range pdfops.Tools() {
-		tools = append(tools, repairing(repair, helpers.Tool(t))...)
+		tools = append(tools, repairing(repairs, helpers.Tool(t))...)
 	}
 	tools = append(tools, gsTools...)
 	popplerEngines := poppler.Engines{PDFToPPM: e.pdftoppm, PDFToText: e.pdftotext, PDFInfo: e.pdfinfo, PDFImages: e.pdfimages,
@@ -154,7 +155,7 @@ func toolset(e engineSet, o toolOptions) (tools []*docmill.Tool, close func(), e
 	tools = append(tools, checkedPDFs(check, poppler.Tools(popplerEngines, popplerSteps, o.limits))...)
 	// sign-pdf runs in the PDF helper; a PDF whose cross-reference data
 	// is damaged is repaired (rewritten) and the repair signed.
-	tools = append(tools, checkedPDFs(check, repairing(repair, helpers.Tool(pdfops.SignTool())))...)
+	tools = append(tools, checkedPDFs(check, repairing(repairs, helpers.Tool(pdfops.SignTool())))...)
 	ocrSteps := ocr.Steps{Pages: selectPages, PrepareImage: helpers.Tool(ocr.PrepareImageTool()).Run}
 	tools = append(tools, checkedPDFs(check, ocr.Tools(e.ocrmypdf, e.tesseract, o.limits, ocrSteps, o.scratch))...)
 	tools = append(tools, checkedPDFs(check, []*docmill.Tool{ocr.TextTool(e.tesseract, e.pdftoppm, o.limits, ocrSteps, o.scratch)})...)

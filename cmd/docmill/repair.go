@@ -10,15 +10,19 @@ import (
 	"github.com/docmill/docmill/tools/filecopy"
 )
 
-// repairing makes each tool try once more on repaired inputs when its
-// parser could not read one (docmill.ErrUnreadable): each PDF input goes
-// through repair (repair-pdf: qpdf's recovery, then Ghostscript's, in the
-// jail), and the tool runs again on the results. Real-world PDFs with a
-// broken cross-reference table, wrong offsets or a missing trailer are
-// then processed as often as qpdf processes them. When the repair fails
-// too, or the second run does, the first error stands. A repaired job's
-// meta says "repaired": true.
-func repairing(repair docmill.RunFunc, tools ...*docmill.Tool) []*docmill.Tool {
+// repairing makes each tool try again on repaired inputs when its parser
+// could not read one (docmill.ErrUnreadable). repairs are tried in turn,
+// each on the original inputs, until the tool reads the result: first
+// repair-pdf (qpdf's recovery, or Ghostscript's when qpdf cannot, in the
+// jail), which mends cross-reference data but keeps every object as it
+// was; then Ghostscript's rewrite (ghostscript.RewriteStep), for files
+// qpdf mends but whose objects the tool still cannot read (a font without
+// its name, a malformed page box). Real-world PDFs with a broken
+// cross-reference table, wrong offsets or a missing trailer are then
+// processed as often as qpdf processes them. When every repair fails, or
+// the tool fails otherwise than unreadable on a repair, the first error
+// stands. A repaired job's meta says "repaired": true.
+func repairing(repairs []docmill.RunFunc, tools ...*docmill.Tool) []*docmill.Tool {
 	for _, t := range tools {
 		run := t.Run
 		t.Run = func(ctx context.Context, in *docmill.RunInput) (*docmill.RunOutput, error) {
@@ -26,19 +30,24 @@ func repairing(repair docmill.RunFunc, tools ...*docmill.Tool) []*docmill.Tool {
 			if err == nil || !errors.Is(err, docmill.ErrUnreadable) || ctx.Err() != nil {
 				return out, err
 			}
-			fixed, ok := repairInputs(ctx, repair, in)
-			if !ok {
-				return nil, err
+			for _, repair := range repairs {
+				fixed, ok := repairInputs(ctx, repair, in)
+				if !ok {
+					continue
+				}
+				out, err2 := run(ctx, fixed)
+				if err2 == nil {
+					if out.Meta == nil {
+						out.Meta = map[string]any{}
+					}
+					out.Meta["repaired"] = true
+					return out, nil
+				}
+				if !errors.Is(err2, docmill.ErrUnreadable) || ctx.Err() != nil {
+					break
+				}
 			}
-			out, err2 := run(ctx, fixed)
-			if err2 != nil {
-				return nil, err
-			}
-			if out.Meta == nil {
-				out.Meta = map[string]any{}
-			}
-			out.Meta["repaired"] = true
-			return out, nil
+			return nil, err
 		}
 	}
 	return tools

@@ -10,7 +10,9 @@
 // files its new PDF interpreter cannot open; runGS recognises that and
 // retries with the legacy interpreter where it still exists. An engine
 // that dies by a signal is never retried that way: it is an engine
-// failure (docmill.EngineFailure), internal, retried by the job runner.
+// failure (docmill.EngineFailure), internal, for the job runner's crash
+// rule (jobs: a crash is run once more, and the same crash again is the
+// file's, unprocessable_document; a kill is retried).
 package ghostscript
 
 import (

@@ -43,14 +43,54 @@ func (e *engines) runRepair(ctx context.Context, in *docmill.RunInput) (*docmill
 		}
 		os.Remove(out)
 		engine = "ghostscript"
-		if err := e.runGS(ctx, in.WorkDir, out, src); err != nil {
-			return nil, gsFailure(err, "The file is too damaged to be repaired.")
-		}
-		if pages, err = e.pageCount(ctx, out, in.WorkDir); err != nil || pages < 1 {
-			return nil, docmill.InvalidDocument(err, "%s", "The file is too damaged to be repaired.")
+		if pages, err = e.rewrite(ctx, in.WorkDir, src, out); err != nil {
+			return nil, err
 		}
 	}
 	return pdfResult(in, out, "-repaired.pdf", map[string]any{"engine": engine, "pages": pages}), nil
+}
+
+// rewrite rewrites src to out with Ghostscript (pdfwrite), which
+// re-renders the pages it can find: forms and structure are lost, but
+// what its reader skipped or mended (a broken trailer, a font without
+// its name, a malformed page box) is gone from out. It returns out's page
+// count; none is invalid_document.
+func (e *engines) rewrite(ctx context.Context, dir, src, out string) (int, error) {
+	const public = "The file is too damaged to be repaired."
+	if err := e.runGS(ctx, dir, out, src); err != nil {
+		return 0, gsFailure(err, public)
+	}
+	pages, err := e.pageCount(ctx, out, dir)
+	if err != nil || pages < 1 {
+		return 0, docmill.InvalidDocument(err, "%s", public)
+	}
+	return pages, nil
+}
+
+// RewriteStep is the repair's last step, not in the catalogue: the
+// server runs it when a tool still cannot read what repair-pdf made with
+// qpdf (which mends a file's cross-reference data but keeps every object
+// as it was). It rewrites the PDF with Ghostscript (see rewrite), to
+// "<name>-repaired.pdf", meta {"engine": "ghostscript", "pages"}.
+func RewriteStep(gs, qpdf *sandbox.Engine) *docmill.Tool {
+	e := &engines{gs: gs, qpdf: qpdf}
+	return e.tool(docmill.Tool{
+		Slug: "ghostscript-rewrite", Title: "Rewrite PDF", Engine: "gs",
+		Description: "Rewrite a damaged PDF with Ghostscript (a repair step).",
+		Outputs:     []string{pdfContentType},
+		Run: func(ctx context.Context, in *docmill.RunInput) (*docmill.RunOutput, error) {
+			src, err := e.checkInput(ctx, in.Files[0], in.WorkDir)
+			if err != nil {
+				return nil, err
+			}
+			out := filepath.Join(in.WorkDir, "rewritten.pdf")
+			pages, err := e.rewrite(ctx, in.WorkDir, src, out)
+			if err != nil {
+				return nil, err
+			}
+			return pdfResult(in, out, "-repaired.pdf", map[string]any{"engine": "ghostscript", "pages": pages}), nil
+		},
+	})
 }
 
 // repairQPDF rewrites src to out with qpdf and returns the output's page

@@ -116,7 +116,7 @@ func (p *Pool) convertDocument(ctx context.Context, in *docmill.RunInput) (*docm
 	if err := checkArchive(file.Path, p.opts.Limits); err != nil {
 		return nil, err
 	}
-	j := job{Export: to.export, ExportOptions: to.options}
+	j := job{Export: to.export, ExportOptions: to.options, Fresh: in.FreshEngines}
 	if to.ext == "csv" {
 		j.MaxCells, j.ActiveSheet = maxSheetCells, true
 	}
@@ -189,7 +189,7 @@ func (p *Pool) FirstPagePDF(ctx context.Context, in *docmill.RunInput) (*docmill
 	if err := checkArchive(file.Path, p.opts.Limits); err != nil {
 		return nil, err
 	}
-	out, err := p.stageAndConvert(ctx, in.WorkDir, file.Path, k, cellBound(k, job{Export: pdfExports[k.fam], PageRange: "1"}), "pdf")
+	out, err := p.stageAndConvert(ctx, in.WorkDir, file.Path, k, cellBound(k, job{Export: pdfExports[k.fam], PageRange: "1", Fresh: in.FreshEngines}), "pdf")
 	if err != nil {
 		return nil, err
 	}

@@ -7,6 +7,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"unicode/utf16"
 
 	docmill "github.com/docmill/docmill"
 	"github.com/docmill/docmill/tools/ziplimit"
@@ -99,11 +100,19 @@ func sniff(path string, hint family, limits docmill.Limits) (kind, error) {
 		k, err = detectOLE(f)
 	case bytes.HasPrefix(head, []byte(`{\rtf`)):
 		k = kind{fam: text, ext: "rtf"}
+	case bytes.HasPrefix(head, word2Magic):
+		k = kind{fam: text, ext: "doc", filter: "MS WinWord 5"}
 	default:
 		k, err = detectText(f, hint)
 	}
 	return k, err
 }
+
+// word2Magic starts a Word for Windows 2.0 document, which is not a
+// compound file: its FIB's wIdent 0xA5DB and nFib 0x002D, little-endian.
+// LibreOffice reads it with its "MS WinWord 5" filter ("Microsoft WinWord
+// 1/2/5"), named here since its type detection looks for compound files.
+var word2Magic = []byte{0xDB, 0xA5, 0x2D, 0x00}
 
 // detectZip tells OOXML and ODF documents apart by the parts every one of
 // them has: [Content_Types].xml names the main part's type, ODF's first
@@ -171,8 +180,9 @@ func zipKind(s string) (kind, bool) {
 // detectOLE tells Word, Excel and PowerPoint compound files apart by the
 // name of their main stream, found in the directory: entries are 128
 // bytes, sectors 512 or 4096, so a real entry name starts at a multiple of
-// 128. An encrypted OOXML file is an OLE2 file with an EncryptedPackage
-// stream.
+// 128. Names are matched without case, as compound files compare them
+// (writers differ: "Workbook", "WORKBOOK"). An encrypted OOXML file is an
+// OLE2 file with an EncryptedPackage stream.
 func detectOLE(r io.ReadSeeker) (kind, error) {
 	names := []struct {
 		name string
@@ -193,8 +203,9 @@ func detectOLE(r io.ReadSeeker) (kind, error) {
 		if _, err := io.ReadFull(br, entry); err != nil {
 			break
 		}
+		name := entryName(entry)
 		for _, n := range names {
-			if bytes.HasPrefix(entry, utf16z(n.name)) {
+			if strings.EqualFold(name, n.name) {
 				if n.k.fam == 0 {
 					return kind{}, docmill.Errorf(docmill.CodeInvalidDocument, "The document is password-protected; remove the password first.")
 				}
@@ -203,6 +214,21 @@ func detectOLE(r io.ReadSeeker) (kind, error) {
 		}
 	}
 	return kind{}, docmill.Errorf(docmill.CodeUnsupportedFileType, "The file is not a Word, Excel or PowerPoint document.")
+}
+
+// entryName is the name of a compound file's directory entry: UTF-16LE
+// up to its terminating zero, within the entry's 64 name bytes ("" when
+// unterminated, as no real entry is).
+func entryName(entry []byte) string {
+	u := make([]uint16, 0, 32)
+	for i := 0; i+1 < 64; i += 2 {
+		c := uint16(entry[i]) | uint16(entry[i+1])<<8
+		if c == 0 {
+			return string(utf16.Decode(u))
+		}
+		u = append(u, c)
+	}
+	return ""
 }
 
 // utf16z is s in UTF-16LE with its terminating zero, as a directory

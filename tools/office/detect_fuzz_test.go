@@ -93,6 +93,8 @@ func detectSeeds(tb testing.TB) [][]byte {
 		ole("PowerPoint Document", 512),
 		ole("EncryptedPackage", 512),
 		ole("WordDocumen", 512),
+		ole("WORKBOOK", 512),
+		append(append([]byte{}, word2Magic...), make([]byte, 600)...),
 		append(ole("Root", 512), utf16z("Workbook")...),
 	}
 }
@@ -182,6 +184,8 @@ func checkKind(t *testing.T, data []byte, want family, k kind) {
 		exts = map[string]bool{"doc": true, "xls": true, "ppt": true}
 	case bytes.HasPrefix(data, []byte(`{\rtf`)):
 		exts = map[string]bool{"rtf": true}
+	case bytes.HasPrefix(data, word2Magic):
+		exts = map[string]bool{"doc": true}
 	default:
 		exts = map[string]bool{"txt": want == text, "csv": want == spreadsheet}
 	}

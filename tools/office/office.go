@@ -12,7 +12,11 @@
 // is not available. Documents are opened hidden, read-only,
 // with macro execution NEVER_EXECUTE and UpdateDocMode NO_UPDATE. A worker
 // is replaced after Options.MaxConversions conversions, after any crash,
-// and after any conversion that overran its deadline.
+// and after any conversion that overran its deadline. A soffice that dies
+// by a signal while converting is reported as a docmill.EngineFailure;
+// the job runner's crash rule then runs the job again with
+// RunInput.FreshEngines, and the document goes to a soffice started for
+// it alone (a cold one) instead of a warm worker.
 package office
 
 import (

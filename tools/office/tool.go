@@ -12,6 +12,7 @@ import (
 	"time"
 
 	docmill "github.com/docmill/docmill"
+	"github.com/docmill/docmill/sandbox"
 	"github.com/docmill/docmill/tools/ziplimit"
 )
 
@@ -63,7 +64,7 @@ func (p *Pool) run(ctx context.Context, in *docmill.RunInput, f family, export s
 	if err := checkArchive(file.Path, p.opts.Limits); err != nil {
 		return nil, err
 	}
-	out, err := p.stageAndConvert(ctx, in.WorkDir, file.Path, k, cellBound(k, job{Export: export}), "pdf")
+	out, err := p.stageAndConvert(ctx, in.WorkDir, file.Path, k, cellBound(k, job{Export: export, Fresh: in.FreshEngines}), "pdf")
 	if err != nil {
 		return nil, err
 	}
@@ -106,11 +107,26 @@ func checkArchive(path string, l docmill.Limits) error {
 
 // convert takes a free worker (waiting for one within ctx), runs j on it
 // under the conversion deadline, and gives the worker back, replacing it
-// when it broke, overran or served its MaxConversions.
+// when it broke, overran or served its MaxConversions. For j.Fresh, the
+// worker is started again first unless it has not converted yet: the
+// document goes to a cold soffice with a fresh profile, jailed as every
+// worker, and the pool still runs no more soffice than its Workers.
+//
+// A worker that died converting is an engine failure: soffice's death by
+// a signal is Classify's (docmill.EngineFailure, for the crash rule), any
+// other death internal.
 func (p *Pool) convert(ctx context.Context, j job) error {
 	w, err := p.acquire(ctx)
 	if err != nil {
 		return err
+	}
+	if j.Fresh && w.uses > 0 {
+		w.kill()
+		if err := w.start(p); err != nil {
+			w.broken = true
+			p.idle <- w
+			return docmill.Internal(err)
+		}
 	}
 	cctx, cancel := context.WithTimeout(ctx, p.opts.Timeout)
 	defer cancel()
@@ -122,6 +138,7 @@ func (p *Pool) convert(ctx context.Context, j job) error {
 	}
 	var le *loadError
 	var ce *cellsError
+	var x *sandbox.ExitError
 	switch {
 	case err == nil:
 		return nil
@@ -137,6 +154,8 @@ func (p *Pool) convert(ctx context.Context, j job) error {
 		e := docmill.Errorf(docmill.CodeProcessingTimeout, "The conversion took longer than %s.", p.opts.Timeout)
 		e.Err = err
 		return e
+	case errors.As(err, &x) && x.KilledBy() != "":
+		return sandbox.Classify(err, sofficeCauses)
 	default:
 		return docmill.Internal(err)
 	}
@@ -168,6 +187,13 @@ func (p *Pool) acquire(ctx context.Context) (*worker, error) {
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}
+}
+
+// sofficeCauses are what soffice's deaths mean to Classify: an abort for
+// memory refused by the jail's cap is a processing limit.
+var sofficeCauses = sandbox.Causes{
+	Engine:  "The LibreOffice engine",
+	Refused: "LibreOffice could not convert the document within this server's memory limit (a processing limit was exceeded).",
 }
 
 func unavailable(why string) error {

@@ -53,6 +53,9 @@ type job struct {
 	// saves only, instead of all.
 	MaxCells    int64 `json:"max_cells,omitempty"`
 	ActiveSheet bool  `json:"active_sheet,omitempty"`
+	// Fresh converts in a soffice started for this job (a cold one:
+	// RunInput.FreshEngines); it is the pool's, never the converter's.
+	Fresh bool `json:"-"`
 }
 
 // reply is one line the converter writes.
@@ -70,6 +73,11 @@ type reply struct {
 // errBridge marks a worker whose soffice or converter died or hung: an
 // engine failure, not the document's fault.
 var errBridge = errors.New("office: LibreOffice worker failed")
+
+// sofficeExitWait bounds the wait for soffice's exit after its converter
+// lost it (both end together: the bridge closes when soffice exits, after
+// its crash handler printed a backtrace).
+const sofficeExitWait = 5 * time.Second
 
 // start starts the worker's soffice and converter and waits (within
 // startTimeout) for the converter to report that it reached soffice.
@@ -198,10 +206,13 @@ func (w *worker) run(ctx context.Context, j job) error {
 	case r, ok := <-w.replies:
 		switch {
 		case !ok || r.Kind == "bridge":
-			w.broken = true
-			return fmt.Errorf("%w: %s; soffice: %s", errBridge, r.Msg, w.soffice.Stderr())
+			return w.died("converter: " + r.Msg)
 		case r.OK:
 			return nil
+		case !w.soffice.Running():
+			// A refusal that came with soffice's death is the death: a
+			// crash while loading must not read as a damaged document.
+			return w.died("soffice exited: " + r.Msg)
 		case r.Kind == "load":
 			return &loadError{msg: r.Msg}
 		case r.Kind == "limit":
@@ -210,14 +221,28 @@ func (w *worker) run(ctx context.Context, j job) error {
 			return fmt.Errorf("office: export failed: %s", r.Msg)
 		}
 	case <-w.soffice.Done():
-		w.broken = true
-		return fmt.Errorf("%w: soffice exited: %v: %s", errBridge, w.soffice.Err(), w.soffice.Stderr())
+		return w.died("soffice exited")
 	case <-ctx.Done():
 		// The job may still be running inside soffice: only a new
 		// process is known to be free of it.
 		w.broken = true
 		return ctx.Err()
 	}
+}
+
+// died marks the worker broken and returns the error of its soffice or
+// converter failing: errBridge, with soffice's exit (a *sandbox.ExitError,
+// which tells a crash's signal) when soffice ended within sofficeExitWait.
+func (w *worker) died(what string) error {
+	w.broken = true
+	select {
+	case <-w.soffice.Done():
+	case <-time.After(sofficeExitWait):
+	}
+	if x := w.soffice.Exit(); x != nil {
+		return fmt.Errorf("%w: %s: %w", errBridge, what, x)
+	}
+	return fmt.Errorf("%w: %s; soffice: %s", errBridge, what, w.soffice.Stderr())
 }
 
 // alive reports whether both processes still run.

@@ -120,7 +120,7 @@ func (s Steps) run(ctx context.Context, in *docmill.RunInput) (*docmill.RunOutpu
 			if s.OfficeToPDF == nil {
 				return nil, docmill.Errorf(docmill.CodeEngineUnavailable, "The LibreOffice engine is not available on this server; please retry later.")
 			}
-			out, err := s.OfficeToPDF(ctx, &docmill.RunInput{Files: []docmill.LocalFile{file}, WorkDir: in.WorkDir, Limits: in.Limits, Params: docmill.Params{}})
+			out, err := s.OfficeToPDF(ctx, &docmill.RunInput{Files: []docmill.LocalFile{file}, WorkDir: in.WorkDir, Limits: in.Limits, Params: docmill.Params{}, FreshEngines: in.FreshEngines})
 			if err != nil {
 				return nil, err
 			}
