@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"runtime"
 	"sync"
 	"syscall"
 	"time"
@@ -68,8 +69,9 @@ func (e *Engine) Start(c Cmd) (*Process, error) {
 	}
 	p := &Process{engine: e.Name, scratch: scratch, stderr: &lockedTail{t: tailBuffer{max: maxStderr}}, done: make(chan struct{})}
 	cmd, closeChild, err := p.command(e, c)
+	var exited <-chan error
 	if err == nil {
-		err = cmd.Start()
+		exited, err = startOwned(cmd)
 	}
 	closeChild()
 	if err != nil {
@@ -78,7 +80,7 @@ func (e *Engine) Start(c Cmd) (*Process, error) {
 		return nil, fmt.Errorf("sandbox: start %s: %w", e.Name, err)
 	}
 	p.cmd = cmd
-	go p.wait()
+	go p.wait(exited)
 	if c.Timeout > 0 {
 		t := time.AfterFunc(c.Timeout, p.Kill)
 		go func() { <-p.done; t.Stop() }()
@@ -131,8 +133,8 @@ func (p *Process) command(e *Engine, c Cmd) (*exec.Cmd, func(), error) {
 	return cmd, closeChild, nil
 }
 
-func (p *Process) wait() {
-	p.err = p.cmd.Wait()
+func (p *Process) wait(exited <-chan error) {
+	p.err = <-exited
 	// The group may hold helpers that the launcher did not wait for.
 	_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
 	if p.stdin != nil {
@@ -140,6 +142,32 @@ func (p *Process) wait() {
 	}
 	os.RemoveAll(p.scratch)
 	close(p.done)
+}
+
+// startOwned starts cmd from a goroutine that stays locked to its OS
+// thread until the program has exited, and returns a channel that gets
+// Wait's error. Pdeathsig, which kills the program if docmill dies, fires
+// when the thread that started it ends, not the process: started from an
+// ordinary goroutine, a warm engine would die whenever the Go runtime
+// ended that thread (a goroutine ending while locked to it), and could
+// not be bound to the server's own death any more tightly than that.
+func startOwned(cmd *exec.Cmd) (<-chan error, error) {
+	started := make(chan error, 1)
+	exited := make(chan error, 1)
+	go func() {
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		if err := cmd.Start(); err != nil {
+			started <- err
+			return
+		}
+		started <- nil
+		exited <- cmd.Wait()
+	}()
+	if err := <-started; err != nil {
+		return nil, err
+	}
+	return exited, nil
 }
 
 // Kill ends the program and everything it started (SIGKILL to its process
