@@ -3,9 +3,8 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
-	"sort"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -13,63 +12,6 @@ import (
 	"github.com/docmill/docmill/client"
 	"github.com/docmill/docmill/tools/toolstest"
 )
-
-// treeProc is one process of a server's tree: its pid and start time
-// (which together name one process) and its command name.
-type treeProc struct {
-	pid   int
-	start string
-	comm  string
-}
-
-// processTree lists the descendants of root, found by walking /proc.
-func processTree(root int) []treeProc {
-	ents, _ := os.ReadDir("/proc")
-	parent := map[int]int{}
-	info := map[int]treeProc{}
-	for _, e := range ents {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		if ppid, comm, _, start, ok := procStat(pid); ok {
-			parent[pid] = ppid
-			info[pid] = treeProc{pid: pid, start: start, comm: comm}
-		}
-	}
-	var out []treeProc
-	for pid := range info {
-		for p, hops := parent[pid], 0; p > 1 && hops < 64; p, hops = parent[p], hops+1 {
-			if p == root {
-				out = append(out, info[pid])
-				break
-			}
-		}
-	}
-	sort.Slice(out, func(i, k int) bool { return out[i].pid < out[k].pid })
-	return out
-}
-
-// stillRunning returns the processes of procs that still exist and are
-// not zombies (a zombie holds no memory, file or CPU; its reaping is its
-// new parent's business).
-func stillRunning(procs []treeProc) []treeProc {
-	var out []treeProc
-	for _, p := range procs {
-		if _, _, state, start, ok := procStat(p.pid); ok && start == p.start && state != "Z" {
-			out = append(out, p)
-		}
-	}
-	return out
-}
-
-func comms(procs []treeProc) string {
-	var s []string
-	for _, p := range procs {
-		s = append(s, p.comm+"/"+strconv.Itoa(p.pid))
-	}
-	return strings.Join(s, " ")
-}
 
 // requireTools skips t (fails it under CI) unless every tool of slugs is
 // available on s.
@@ -128,10 +70,10 @@ func TestKilledServerLeavesNoJail(t *testing.T) {
 	processDone(t, c, "html-to-pdf", page, nil)
 	processDone(t, c, "rotate-pdf", client.File{Name: "a.pdf", Body: bytes.NewReader(toolstest.TextPDF("hello"))}, nil)
 	want := []string{"bwrap", "soffice.bin", "python3", "chromium"}
-	var tree []treeProc
+	var tree []toolstest.Proc
 	for deadline := time.Now().Add(90 * time.Second); ; time.Sleep(200 * time.Millisecond) {
-		tree = processTree(s.cmd.Process.Pid)
-		got := comms(tree)
+		tree = toolstest.ProcessTree(s.cmd.Process.Pid)
+		got := fmt.Sprint(tree)
 		missing := false
 		for _, w := range want {
 			missing = missing || !strings.Contains(got, w+"/")
@@ -143,13 +85,13 @@ func TestKilledServerLeavesNoJail(t *testing.T) {
 			t.Fatalf("warm engines not all seen (want %v): %s", want, got)
 		}
 	}
-	t.Logf("%d processes under the server before the kill: %s", len(tree), comms(tree))
+	t.Logf("%d processes under the server before the kill: %s", len(tree), fmt.Sprint(tree))
 	s.kill(t)
-	var left []treeProc
+	var left []toolstest.Proc
 	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
-		if left = stillRunning(tree); len(left) == 0 {
+		if left = toolstest.Running(tree); len(left) == 0 {
 			return
 		}
 	}
-	t.Fatalf("10 s after SIGKILL, %d processes of the server's jails remain: %s", len(left), comms(left))
+	t.Fatalf("10 s after SIGKILL, %d processes of the server's jails remain: %s", len(left), fmt.Sprint(left))
 }

@@ -11,6 +11,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/chromedp/cdproto/target"
 	"github.com/chromedp/chromedp"
 
 	"github.com/docmill/docmill/sandbox"
@@ -165,6 +166,36 @@ func (b *Browser) start() (*instance, error) {
 
 // dead reports whether the browser process is gone.
 func (i *instance) dead() bool { return i.ctx.Err() != nil }
+
+// probeTimeout bounds the check of a browser after a job that failed.
+const probeTimeout = 2 * time.Second
+
+// healthy is the check of a browser after a job failed in it, before the
+// next job gets it: the browser answers a cheap command (the list of its
+// targets) within probeTimeout, and holds no more pages than its open
+// tabs and its first blank one (a window a page opened outlived its
+// tab's browser context).
+func (i *instance) healthy() bool {
+	if i.dead() {
+		return false
+	}
+	ctx, cancel := context.WithTimeout(i.ctx, probeTimeout)
+	defer cancel()
+	res, err := chromedp.CallBrowser(ctx, target.GetTargets, target.GetTargetsParams{})
+	if err != nil {
+		return false
+	}
+	pages := 0
+	for _, info := range res.TargetInfos {
+		if info.Type == "page" {
+			pages++
+		}
+	}
+	i.tabsMu.Lock()
+	tabs := i.tabs
+	i.tabsMu.Unlock()
+	return pages <= tabs+1
+}
 
 // shutdown kills the browser's process group with SIGKILL (renderers, the
 // zygote and the crash handler too; a graceful close can hang), then lets
