@@ -4,7 +4,10 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -94,4 +97,118 @@ func TestKilledServerLeavesNoJail(t *testing.T) {
 		}
 	}
 	t.Fatalf("10 s after SIGKILL, %d processes of the server's jails remain: %s", len(left), fmt.Sprint(left))
+}
+
+// TestCancelStopsTheWork cancels (DELETE) a running job of each kind of
+// engine: Ghostscript (compress-pdf of a slow PDF), the PDF helper
+// (rotate-pdf of a 30,000-page PDF), LibreOffice (word-to-pdf of a long
+// document, on a warm worker), Chromium (a page whose script never ends)
+// and OCR (tesseract under OCRmyPDF). Each job is seen working first:
+// processes of the server's tree using CPU. The DELETE answers
+// `canceled`, and every one of those processes is gone soon after.
+func TestCancelStopsTheWork(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs every engine")
+	}
+	inputs := t.TempDir()
+	s := startServer(t, t.TempDir(), "--workers", "6", "--office-workers", "1")
+	requireTools(t, s, "compress-pdf", "rotate-pdf", "word-to-pdf", "html-to-pdf", "ocr-pdf")
+	c := s.client(s.DevKey)
+	// Warm LibreOffice and Chromium, so that the canceled jobs are a
+	// conversion and a page, not an engine's start.
+	processDone(t, c, "word-to-pdf", client.File{Name: "a.rtf", Body: strings.NewReader(`{\rtf1\ansi warm\par}`)}, nil)
+	processDone(t, c, "html-to-pdf", client.File{Name: "a.html", Body: strings.NewReader(`<p>warm</p>`)}, nil)
+
+	slow := filepath.Join(inputs, "curves.pdf")
+	writeVectorPDF(t, slow, 200, 20000)
+	scan := filepath.Join(inputs, "scan.png")
+	writeTextScan(t, scan)
+	pages := make([]string, 30000)
+	for i := range pages {
+		pages[i] = "page"
+	}
+	var rtf strings.Builder
+	rtf.WriteString(`{\rtf1\ansi `)
+	for i := 0; i < 40000; i++ {
+		fmt.Fprintf(&rtf, `\trowd\cellx2000\cellx4000 row %d\cell {\b bold} text\cell\row `, i)
+	}
+	rtf.WriteString("}")
+	kinds := []struct {
+		tool, name string
+		body       func() io.Reader
+		params     map[string]string
+		engines    string // the command names of its engine's processes
+	}{
+		{"rotate-pdf", "many.pdf", func() io.Reader { return bytes.NewReader(toolstest.TextPDF(pages...)) }, map[string]string{"angle": "90"}, "docmill"},
+		{"compress-pdf", "curves.pdf", fileBody(t, slow), nil, "gs"},
+		{"word-to-pdf", "long.rtf", func() io.Reader { return strings.NewReader(rtf.String()) }, nil, "soffice.bin"},
+		{"html-to-pdf", "endless.html", func() io.Reader { return strings.NewReader(`<script>while(true){}</script>`) }, nil, "chromium"},
+		{"ocr-pdf", "scan.png", fileBody(t, scan), map[string]string{"lang": "eng"}, "ocrmypdf tesseract"},
+	}
+	ctx := context.Background()
+	for _, k := range kinds {
+		t.Run(k.tool, func(t *testing.T) {
+			j, _, err := c.Process(ctx, k.tool, []client.File{{Name: k.name, Body: k.body()}}, client.ProcessOptions{Params: k.params, Prefer: "respond-async"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			// Seen working: a process of the engine using CPU.
+			var busy []toolstest.Proc
+			for deadline := time.Now().Add(90 * time.Second); len(busy) == 0; {
+				if p, err := c.Job(ctx, j.JobID); err != nil || p.Finished() {
+					t.Fatalf("job ended before it was seen working: %+v %v", p, err)
+				}
+				if time.Now().After(deadline) {
+					t.Fatal("no process seen working for the job")
+				}
+				var procs []toolstest.Proc
+				for _, p := range toolstest.ProcessTree(os.Getpid()) {
+					if slices.Contains(strings.Fields(k.engines), p.Comm) {
+						procs = append(procs, p)
+					}
+				}
+				busy = toolstest.Busy(procs, 300*time.Millisecond)
+			}
+			asked := time.Now()
+			got, err := c.CancelJob(ctx, j.JobID)
+			if err != nil || got.Status != "canceled" {
+				t.Fatalf("cancel: %+v %v", got, err)
+			}
+			// Each is gone, or idle (a warm engine waiting for the next
+			// job, once its work for this one was done).
+			var left, working []toolstest.Proc
+			for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); {
+				left = toolstest.Running(busy)
+				if working = toolstest.Busy(left, 300*time.Millisecond); len(working) == 0 {
+					break
+				}
+			}
+			if len(working) > 0 {
+				var lines []string
+				for _, p := range working {
+					b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", p.PID))
+					lines = append(lines, fmt.Sprintf("%v: %.300s", p, strings.ReplaceAll(string(b), "\x00", " ")))
+				}
+				t.Fatalf("10 s after the cancel, processes still work for the job:\n%s", strings.Join(lines, "\n"))
+			}
+			left = toolstest.Running(busy)
+			t.Logf("canceled; of the %d processes working for it (%v), %d idle, the others gone, %s after the DELETE (300 ms of it the check)",
+				len(busy), busy, len(left), time.Since(asked).Round(time.Millisecond))
+			if p, err := c.Job(ctx, j.JobID); err != nil || p.Status != "canceled" {
+				t.Fatalf("after the cancel: %+v %v", p, err)
+			}
+		})
+	}
+}
+
+// fileBody returns a function opening path for an upload.
+func fileBody(t *testing.T, path string) func() io.Reader {
+	return func() io.Reader {
+		f, err := os.Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { f.Close() })
+		return f
+	}
 }

@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // Proc is one process as /proc shows it: its pid and start time (which
@@ -78,4 +79,38 @@ func Running(procs []Proc) []Proc {
 		}
 	}
 	return out
+}
+
+// Busy returns the processes of procs that used CPU time during window:
+// those working now, as opposed to warm ones waiting for a job.
+func Busy(procs []Proc, window time.Duration) []Proc {
+	before := map[int]int64{}
+	for _, p := range procs {
+		before[p.PID] = cpuTicks(p)
+	}
+	time.Sleep(window)
+	var out []Proc
+	for _, p := range procs {
+		if t := cpuTicks(p); t > before[p.PID] {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// cpuTicks is the CPU time p used so far (user and system, in clock
+// ticks), -1 when p is gone.
+func cpuTicks(p Proc) int64 {
+	b, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(p.PID), "stat"))
+	if err != nil {
+		return -1
+	}
+	s := string(b)
+	f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+	if len(f) < 20 || f[19] != p.Start {
+		return -1
+	}
+	u, _ := strconv.ParseInt(f[11], 10, 64)
+	k, _ := strconv.ParseInt(f[12], 10, 64)
+	return u + k
 }
