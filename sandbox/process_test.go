@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -153,5 +154,35 @@ func TestStartInView(t *testing.T) {
 	case <-p.Done():
 	case <-time.After(5 * time.Second):
 		t.Fatal("Kill did not end the program")
+	}
+}
+
+// TestProcessOutlivesStartingThread: a warm program lives on when the OS
+// thread of the goroutine that started it ends (Pdeathsig fires on the
+// death of the thread that started a program, not of the process; a
+// goroutine that ends while locked to its thread ends the thread).
+func TestProcessOutlivesStartingThread(t *testing.T) {
+	e := sh(t, sandbox.Options{})
+	started := make(chan *sandbox.Process, 1)
+	go func() {
+		runtime.LockOSThread() // never unlocked: the thread ends with the goroutine
+		p, err := e.Start(sandbox.Cmd{Dir: t.TempDir(), Args: []string{"-c", "echo started; exec sleep 60"}})
+		if err != nil {
+			t.Error(err)
+		}
+		started <- p
+	}()
+	p := <-started
+	if p == nil {
+		return
+	}
+	defer p.Kill()
+	if line, err := bufio.NewReader(p.Stdout()).ReadString('\n'); err != nil || line != "started\n" {
+		t.Fatalf("first line %q, %v", line, err)
+	}
+	select {
+	case <-p.Done():
+		t.Fatalf("the program died with the thread that started it: %v", p.Err())
+	case <-time.After(time.Second):
 	}
 }
