@@ -27,6 +27,7 @@ type Process struct {
 	err     error // Wait's error; read only after done is closed
 	kill    sync.Once
 	paths   Paths
+	jail    *Jail
 }
 
 // Paths maps host paths to the paths the program sees, and back: paths
@@ -67,7 +68,7 @@ func (e *Engine) Start(c Cmd) (*Process, error) {
 			return nil, fmt.Errorf("sandbox: grant: %w", err)
 		}
 	}
-	p := &Process{engine: e.Name, scratch: scratch, stderr: &lockedTail{t: tailBuffer{max: maxStderr}}, done: make(chan struct{})}
+	p := &Process{engine: e.Name, scratch: scratch, stderr: &lockedTail{t: tailBuffer{max: maxStderr}}, done: make(chan struct{}), jail: e.opts.Jail}
 	cmd, closeChild, err := p.command(e, c)
 	var exited <-chan error
 	if err == nil {
@@ -175,7 +176,7 @@ func startOwned(cmd *exec.Cmd) (<-chan error, error) {
 // call more than once and after the program has exited.
 func (p *Process) Kill() {
 	p.kill.Do(func() {
-		_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
+		p.jail.Kill(p.cmd.Process.Pid)
 	})
 	<-p.done
 	p.closePipes()

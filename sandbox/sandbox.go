@@ -329,9 +329,9 @@ func (e *Engine) run(ctx context.Context, c Cmd, scratch string) (*Result, error
 	case <-over:
 		killedFor = ErrOutputTooLarge
 	}
-	// Kill the whole group: engines start helpers (gs, ocrmypdf), and none
+	// Kill the whole jail: engines start helpers (gs, ocrmypdf), and none
 	// may outlive the run.
-	_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	e.opts.Jail.Kill(cmd.Process.Pid)
 	<-done
 	return nil, killedFor
 }

@@ -27,6 +27,7 @@ type instance struct {
 	dir         string        // profile, HOME and TMPDIR; removed at shutdown
 	paths       sandbox.Paths // host paths as the jailed browser sees them (zero outside the jail)
 	pid         int           // leader of the browser's process group
+	jail        *sandbox.Jail // the jail the browser runs in; nil outside one
 
 	// Guarded by Browser.mu.
 	jobs    int // jobs started on it
@@ -154,6 +155,9 @@ func (b *Browser) start() (*instance, error) {
 		inst.pid = cmd.Process.Pid
 	}
 	inst.paths = jailPaths
+	if !b.opts.noOSIsolation {
+		inst.jail = b.opts.Jail
+	}
 	if err == nil {
 		err = jailErr
 	}
@@ -202,7 +206,10 @@ func (i *instance) healthy() bool {
 // chromedp reap it and removes the profile. It is idempotent.
 func (i *instance) shutdown() {
 	i.once.Do(func() {
-		if i.pid > 0 {
+		switch {
+		case i.pid > 0 && i.jail != nil:
+			i.jail.Kill(i.pid)
+		case i.pid > 0:
 			_ = syscall.Kill(-i.pid, syscall.SIGKILL)
 		}
 		i.cancel()
