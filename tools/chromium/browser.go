@@ -242,6 +242,32 @@ func (b *Browser) acquire() (*instance, error) {
 	return b.cur, nil
 }
 
+// acquireFor is acquire for a job under ctx: a job canceled while the
+// browser starts returns ctx's error at once, and the start goes on for
+// the next job.
+func (b *Browser) acquireFor(ctx context.Context) (*instance, error) {
+	type acquired struct {
+		inst *instance
+		err  error
+	}
+	ch := make(chan acquired, 1)
+	go func() {
+		inst, err := b.acquire()
+		ch <- acquired{inst, err}
+	}()
+	select {
+	case a := <-ch:
+		return a.inst, a.err
+	case <-ctx.Done():
+		go func() {
+			if a := <-ch; a.err == nil {
+				b.release(a.inst)
+			}
+		}()
+		return nil, ctx.Err()
+	}
+}
+
 // release ends a job's use of inst; a retired instance is shut down when
 // its last job lets go.
 func (b *Browser) release(inst *instance) {

@@ -116,3 +116,29 @@ func TestBrowserKeptAfterOrdinaryFailure(t *testing.T) {
 		t.Error("a healthy browser was replaced after an ordinary failure")
 	}
 }
+
+// TestCanceledDuringStart: a job canceled while the browser starts
+// returns at once; the start goes on, and the next job gets that browser.
+func TestCanceledDuringStart(t *testing.T) {
+	b, tl := ownBrowser(t, Options{MaxTabs: 2})
+	params, _ := tl.ParseParams(nil)
+	dir := t.TempDir()
+	path := filepath.Join(dir, "input-0.html")
+	if err := os.WriteFile(path, []byte(twoPages), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(100*time.Millisecond, cancel)
+	start := time.Now()
+	_, err := tl.Invoke(ctx, &docmill.RunInput{Files: []docmill.LocalFile{{Path: path, Filename: "a.html", ContentType: "text/html"}}, Params: params, WorkDir: dir})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("canceled job: %v", err)
+	}
+	t.Logf("the canceled job returned %s after it started", time.Since(start).Round(time.Millisecond))
+	mustRun(t, tl, "a.html", "text/html", []byte(twoPages), nil)
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if n := b.cur.jobs; n != 2 {
+		t.Errorf("the browser served %d jobs, want 2: the one started for the canceled job serves the next", n)
+	}
+}

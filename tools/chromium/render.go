@@ -112,7 +112,7 @@ var errBrowserDied = errors.New("chromium: browser died")
 // printOnce runs the job on the current browser; an error caused by the
 // browser's death wraps errBrowserDied, and the browser is retired.
 func (b *Browser) printOnce(ctx context.Context, root, dst string, s printSettings) (int64, error) {
-	inst, err := b.acquire()
+	inst, err := b.acquireFor(ctx)
 	if err != nil {
 		return 0, docmill.Internal(err)
 	}
