@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
+	"time"
 
 	"github.com/docmill/docmill"
 )
@@ -428,3 +430,53 @@ func (j *Jail) Command(argv []string, v View, l Limits, workDir string, dirs ...
 
 // Default returns the jail engines get when their options name none.
 func Default() *Jail { return defaultJail() }
+
+// Kill ends a program started in j, whose launcher is pid (the leader of
+// its own process group), and everything it started. In a confined jail
+// the launcher's children go first (bubblewrap's jail init, in a session
+// of its own: its death takes the jail's PID namespace along); the
+// launcher reaps them and exits, and only then, or after a second, its
+// group is killed. Killed in the other order, the children would be
+// orphans for the system's init to reap, and when docmill is that init
+// (PID 1 of a container) they would stay zombies for good.
+func (j *Jail) Kill(pid int) {
+	if j.Confined() {
+		kids := children(pid)
+		for _, c := range kids {
+			_ = syscall.Kill(c, syscall.SIGKILL)
+		}
+		for deadline := time.Now().Add(time.Second); len(kids) > 0 && running(pid) && time.Now().Before(deadline); {
+			time.Sleep(2 * time.Millisecond)
+		}
+	}
+	_ = syscall.Kill(-pid, syscall.SIGKILL)
+}
+
+// children are the child processes of pid (none when the kernel does not
+// list them).
+func children(pid int) []int {
+	p := strconv.Itoa(pid)
+	b, err := os.ReadFile("/proc/" + p + "/task/" + p + "/children")
+	if err != nil {
+		return nil
+	}
+	var out []int
+	for _, f := range strings.Fields(string(b)) {
+		if c, err := strconv.Atoi(f); err == nil {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// running reports whether pid exists and has not exited (a zombie, whose
+// exit its parent has yet to collect, has).
+func running(pid int) bool {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return false
+	}
+	s := string(b)
+	f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+	return len(f) > 0 && f[0] != "Z"
+}

@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"runtime"
 	"sync"
 	"syscall"
 	"time"
@@ -26,6 +27,7 @@ type Process struct {
 	err     error // Wait's error; read only after done is closed
 	kill    sync.Once
 	paths   Paths
+	jail    *Jail
 }
 
 // Paths maps host paths to the paths the program sees, and back: paths
@@ -66,10 +68,11 @@ func (e *Engine) Start(c Cmd) (*Process, error) {
 			return nil, fmt.Errorf("sandbox: grant: %w", err)
 		}
 	}
-	p := &Process{engine: e.Name, scratch: scratch, stderr: &lockedTail{t: tailBuffer{max: maxStderr}}, done: make(chan struct{})}
+	p := &Process{engine: e.Name, scratch: scratch, stderr: &lockedTail{t: tailBuffer{max: maxStderr}}, done: make(chan struct{}), jail: e.opts.Jail}
 	cmd, closeChild, err := p.command(e, c)
+	var exited <-chan error
 	if err == nil {
-		err = cmd.Start()
+		exited, err = startOwned(cmd)
 	}
 	closeChild()
 	if err != nil {
@@ -78,7 +81,7 @@ func (e *Engine) Start(c Cmd) (*Process, error) {
 		return nil, fmt.Errorf("sandbox: start %s: %w", e.Name, err)
 	}
 	p.cmd = cmd
-	go p.wait()
+	go p.wait(exited)
 	if c.Timeout > 0 {
 		t := time.AfterFunc(c.Timeout, p.Kill)
 		go func() { <-p.done; t.Stop() }()
@@ -131,8 +134,8 @@ func (p *Process) command(e *Engine, c Cmd) (*exec.Cmd, func(), error) {
 	return cmd, closeChild, nil
 }
 
-func (p *Process) wait() {
-	p.err = p.cmd.Wait()
+func (p *Process) wait(exited <-chan error) {
+	p.err = <-exited
 	// The group may hold helpers that the launcher did not wait for.
 	_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
 	if p.stdin != nil {
@@ -142,12 +145,38 @@ func (p *Process) wait() {
 	close(p.done)
 }
 
+// startOwned starts cmd from a goroutine that stays locked to its OS
+// thread until the program has exited, and returns a channel that gets
+// Wait's error. Pdeathsig, which kills the program if docmill dies, fires
+// when the thread that started it ends, not the process: started from an
+// ordinary goroutine, a warm engine would die whenever the Go runtime
+// ended that thread (a goroutine ending while locked to it), and could
+// not be bound to the server's own death any more tightly than that.
+func startOwned(cmd *exec.Cmd) (<-chan error, error) {
+	started := make(chan error, 1)
+	exited := make(chan error, 1)
+	go func() {
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		if err := cmd.Start(); err != nil {
+			started <- err
+			return
+		}
+		started <- nil
+		exited <- cmd.Wait()
+	}()
+	if err := <-started; err != nil {
+		return nil, err
+	}
+	return exited, nil
+}
+
 // Kill ends the program and everything it started (SIGKILL to its process
 // group), waits for it and removes its scratch directory. It is safe to
 // call more than once and after the program has exited.
 func (p *Process) Kill() {
 	p.kill.Do(func() {
-		_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
+		p.jail.Kill(p.cmd.Process.Pid)
 	})
 	<-p.done
 	p.closePipes()

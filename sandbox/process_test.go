@@ -2,8 +2,11 @@ package sandbox_test
 
 import (
 	"bufio"
+	"context"
+	"errors"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -11,6 +14,7 @@ import (
 	"time"
 
 	"github.com/docmill/docmill/sandbox"
+	"github.com/docmill/docmill/tools/toolstest"
 )
 
 // TestProcessKillTakesChildren: Kill ends a long-running program and the
@@ -153,5 +157,68 @@ func TestStartInView(t *testing.T) {
 	case <-p.Done():
 	case <-time.After(5 * time.Second):
 		t.Fatal("Kill did not end the program")
+	}
+}
+
+// TestProcessOutlivesStartingThread: a warm program lives on when the OS
+// thread of the goroutine that started it ends (Pdeathsig fires on the
+// death of the thread that started a program, not of the process; a
+// goroutine that ends while locked to its thread ends the thread).
+func TestProcessOutlivesStartingThread(t *testing.T) {
+	e := sh(t, sandbox.Options{})
+	started := make(chan *sandbox.Process, 1)
+	go func() {
+		runtime.LockOSThread() // never unlocked: the thread ends with the goroutine
+		p, err := e.Start(sandbox.Cmd{Dir: t.TempDir(), Args: []string{"-c", "echo started; exec sleep 60"}})
+		if err != nil {
+			t.Error(err)
+		}
+		started <- p
+	}()
+	p := <-started
+	if p == nil {
+		return
+	}
+	defer p.Kill()
+	if line, err := bufio.NewReader(p.Stdout()).ReadString('\n'); err != nil || line != "started\n" {
+		t.Fatalf("first line %q, %v", line, err)
+	}
+	select {
+	case <-p.Done():
+		t.Fatalf("the program died with the thread that started it: %v", p.Err())
+	case <-time.After(time.Second):
+	}
+}
+
+// TestKilledJailLeavesNoZombie: a program killed in its jail (a warm one
+// by Kill, a run by its deadline) leaves no zombie for the system's init
+// to collect, even when docmill is that init (PID 1 of a container,
+// played here by making the test process its orphans' reaper).
+func TestKilledJailLeavesNoZombie(t *testing.T) {
+	e := sh(t, sandbox.Options{})
+	if !e.Jail().Confined() {
+		t.Skip("the jail cannot confine here: " + e.Jail().Why())
+	}
+	const setChildSubreaper = 36 // PR_SET_CHILD_SUBREAPER
+	if _, _, errno := syscall.Syscall(syscall.SYS_PRCTL, setChildSubreaper, 1, 0); errno != 0 {
+		t.Fatal(errno)
+	}
+	defer syscall.Syscall(syscall.SYS_PRCTL, setChildSubreaper, 0, 0)
+	p, err := e.Start(sandbox.Cmd{Dir: t.TempDir(), Args: []string{"-c", "echo started; exec sleep 60"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if line, err := bufio.NewReader(p.Stdout()).ReadString('\n'); err != nil || line != "started\n" {
+		t.Fatalf("first line %q, %v", line, err)
+	}
+	p.Kill()
+	ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
+	defer cancel()
+	if _, err := e.Run(ctx, sandbox.Cmd{Dir: t.TempDir(), Args: []string{"-c", "sleep 60"}}); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("run: %v", err)
+	}
+	time.Sleep(200 * time.Millisecond)
+	for _, c := range toolstest.ProcessTree(os.Getpid()) {
+		t.Errorf("left under the test process: %v", c)
 	}
 }

@@ -316,11 +316,10 @@ func (e *Engine) run(ctx context.Context, c Cmd, scratch string) (*Result, error
 	cmd.Stdout, cmd.Stderr = out, stderr
 
 	start := time.Now()
-	if err := cmd.Start(); err != nil {
+	done, err := startOwned(cmd)
+	if err != nil {
 		return nil, fmt.Errorf("sandbox: start %s: %w", e.Name, err)
 	}
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
 	var killedFor error
 	select {
 	case err := <-done:
@@ -330,9 +329,9 @@ func (e *Engine) run(ctx context.Context, c Cmd, scratch string) (*Result, error
 	case <-over:
 		killedFor = ErrOutputTooLarge
 	}
-	// Kill the whole group: engines start helpers (gs, ocrmypdf), and none
+	// Kill the whole jail: engines start helpers (gs, ocrmypdf), and none
 	// may outlive the run.
-	_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	e.opts.Jail.Kill(cmd.Process.Pid)
 	<-done
 	return nil, killedFor
 }

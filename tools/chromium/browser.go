@@ -11,6 +11,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/chromedp/cdproto/target"
 	"github.com/chromedp/chromedp"
 
 	"github.com/docmill/docmill/sandbox"
@@ -26,6 +27,7 @@ type instance struct {
 	dir         string        // profile, HOME and TMPDIR; removed at shutdown
 	paths       sandbox.Paths // host paths as the jailed browser sees them (zero outside the jail)
 	pid         int           // leader of the browser's process group
+	jail        *sandbox.Jail // the jail the browser runs in; nil outside one
 
 	// Guarded by Browser.mu.
 	jobs    int // jobs started on it
@@ -153,6 +155,9 @@ func (b *Browser) start() (*instance, error) {
 		inst.pid = cmd.Process.Pid
 	}
 	inst.paths = jailPaths
+	if !b.opts.noOSIsolation {
+		inst.jail = b.opts.Jail
+	}
 	if err == nil {
 		err = jailErr
 	}
@@ -166,12 +171,45 @@ func (b *Browser) start() (*instance, error) {
 // dead reports whether the browser process is gone.
 func (i *instance) dead() bool { return i.ctx.Err() != nil }
 
+// probeTimeout bounds the check of a browser after a job that failed.
+const probeTimeout = 2 * time.Second
+
+// healthy is the check of a browser after a job failed in it, before the
+// next job gets it: the browser answers a cheap command (the list of its
+// targets) within probeTimeout, and holds no more pages than its open
+// tabs and its first blank one (a window a page opened outlived its
+// tab's browser context).
+func (i *instance) healthy() bool {
+	if i.dead() {
+		return false
+	}
+	ctx, cancel := context.WithTimeout(i.ctx, probeTimeout)
+	defer cancel()
+	res, err := chromedp.CallBrowser(ctx, target.GetTargets, target.GetTargetsParams{})
+	if err != nil {
+		return false
+	}
+	pages := 0
+	for _, info := range res.TargetInfos {
+		if info.Type == "page" {
+			pages++
+		}
+	}
+	i.tabsMu.Lock()
+	tabs := i.tabs
+	i.tabsMu.Unlock()
+	return pages <= tabs+1
+}
+
 // shutdown kills the browser's process group with SIGKILL (renderers, the
 // zygote and the crash handler too; a graceful close can hang), then lets
 // chromedp reap it and removes the profile. It is idempotent.
 func (i *instance) shutdown() {
 	i.once.Do(func() {
-		if i.pid > 0 {
+		switch {
+		case i.pid > 0 && i.jail != nil:
+			i.jail.Kill(i.pid)
+		case i.pid > 0:
 			_ = syscall.Kill(-i.pid, syscall.SIGKILL)
 		}
 		i.cancel()
@@ -202,6 +240,32 @@ func (b *Browser) acquire() (*instance, error) {
 	b.cur.jobs++
 	b.cur.active++
 	return b.cur, nil
+}
+
+// acquireFor is acquire for a job under ctx: a job canceled while the
+// browser starts returns ctx's error at once, and the start goes on for
+// the next job.
+func (b *Browser) acquireFor(ctx context.Context) (*instance, error) {
+	type acquired struct {
+		inst *instance
+		err  error
+	}
+	ch := make(chan acquired, 1)
+	go func() {
+		inst, err := b.acquire()
+		ch <- acquired{inst, err}
+	}()
+	select {
+	case a := <-ch:
+		return a.inst, a.err
+	case <-ctx.Done():
+		go func() {
+			if a := <-ch; a.err == nil {
+				b.release(a.inst)
+			}
+		}()
+		return nil, ctx.Err()
+	}
 }
 
 // release ends a job's use of inst; a retired instance is shut down when

@@ -112,20 +112,33 @@ var errBrowserDied = errors.New("chromium: browser died")
 // printOnce runs the job on the current browser; an error caused by the
 // browser's death wraps errBrowserDied, and the browser is retired.
 func (b *Browser) printOnce(ctx context.Context, root, dst string, s printSettings) (int64, error) {
-	inst, err := b.acquire()
+	inst, err := b.acquireFor(ctx)
 	if err != nil {
 		return 0, docmill.Internal(err)
 	}
 	defer b.release(inst)
-	blocked, err := inst.print(ctx, root, dst, s, b.opts.MaxTabs)
+	blocked, ran, err := inst.print(ctx, root, dst, s, b.opts.MaxTabs)
 	// chromedp reports a call cut off by the browser's exit with the
 	// process's *exec.ExitError, sometimes before the instance's context
 	// ends: a job on an idle tab, taken just after the browser was
 	// killed, sees that first.
 	var exited *exec.ExitError
-	if err != nil && ctx.Err() == nil && (inst.dead() || errors.As(err, &exited)) {
+	switch {
+	case err == nil:
+	case ctx.Err() == nil && (inst.dead() || errors.As(err, &exited)):
 		b.retire(inst)
 		return 0, fmt.Errorf("%w: %w", errBrowserDied, err)
+	case !ran:
+		// The job got no tab: its page never ran.
+	case ctx.Err() != nil:
+		// The page ran out its time or was canceled: its renderer may
+		// still be busy (an endless script), and, site isolation being
+		// off, may be shared with the windows and frames it opened and
+		// with other tabs. Only a new browser is known to be free of it;
+		// this one is shut down as soon as its other jobs end.
+		b.retire(inst)
+	case !inst.healthy():
+		b.retire(inst)
 	}
 	return blocked, err
 }
@@ -134,10 +147,13 @@ func (b *Browser) printOnce(ctx context.Context, root, dst string, s printSettin
 // index.html from the job's own host, wait for the load event and the
 // fonts, print. A tab whose job succeeded is reset for the next job in
 // the background, after the job returns; any other is closed.
-func (inst *instance) print(ctx context.Context, root, dst string, s printSettings, maxTabs int) (int64, error) {
+//
+// ran reports whether the job's page was loaded in a tab (a job that got
+// no tab left the browser as it was).
+func (inst *instance) print(ctx context.Context, root, dst string, s printSettings, maxTabs int) (blocked int64, ran bool, err error) {
 	t, err := inst.takeTab(ctx, maxTabs)
 	if err != nil {
-		return 0, err
+		return 0, false, err
 	}
 	st := newSite(root)
 	if s.page != nil {
@@ -153,7 +169,7 @@ func (inst *instance) print(ctx context.Context, root, dst string, s printSettin
 		// which takes a second on a busy node: a canceled job returns at
 		// once and leaves the closing to the background.
 		inst.dropTab(t, ctx.Err() != nil)
-		return 0, err
+		return 0, true, err
 	}
 	if st.remote != nil {
 		// A web page's storage belongs to origins that another job may
@@ -163,7 +179,7 @@ func (inst *instance) print(ctx context.Context, root, dst string, s printSettin
 	} else {
 		inst.putBack(t, st)
 	}
-	return st.blocked.Load(), nil
+	return st.blocked.Load(), true, nil
 }
 
 // printIn loads site st in tab t and prints it to dst (or, for a

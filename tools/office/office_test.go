@@ -2,9 +2,11 @@ package office_test
 
 import (
 	"context"
+	"errors"
 	"os/exec"
 	"strings"
 	"testing"
+	"time"
 
 	docmill "github.com/docmill/docmill"
 	"github.com/docmill/docmill/sandbox"
@@ -119,5 +121,30 @@ func TestLazyPool(t *testing.T) {
 	}
 	if n := p.Starts(); n != 1 {
 		t.Fatalf("%d starts after one conversion", n)
+	}
+}
+
+// TestCanceledDuringStart: a job canceled while its worker starts returns
+// at once; the start goes on, and the next job gets that worker, warm.
+func TestCanceledDuringStart(t *testing.T) {
+	p := newPool(t, office.Options{Workers: 1, Lazy: true})
+	word := toolOf(t, p, "word-to-pdf")
+	doc := writeDocx(t, "Canceled, then converted.")
+	dir := t.TempDir()
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(100*time.Millisecond, cancel)
+	start := time.Now()
+	_, err := word.Invoke(ctx, &docmill.RunInput{Files: []docmill.LocalFile{toolstest.Input(t, dir, doc, "")}, Params: docmill.Params{}, WorkDir: dir})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("canceled job: %v", err)
+	}
+	t.Logf("the canceled job returned %s after it started", time.Since(start).Round(time.Millisecond))
+	start = time.Now()
+	if _, err := run(t, word, doc, nil); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("the next job took %s (the start included)", time.Since(start).Round(time.Millisecond))
+	if n := p.Starts(); n != 1 {
+		t.Errorf("%d starts, want 1: the worker started for the canceled job serves the next", n)
 	}
 }

@@ -175,16 +175,36 @@ func (p *Pool) acquire(ctx context.Context) (*worker, error) {
 		if w.alive() {
 			return w, nil
 		}
-		w.kill()
-		if err := w.start(p); err != nil {
+		return p.startFor(ctx, w)
+	case <-p.closed:
+		return nil, unavailable(errClosed.Error())
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+// startFor starts w for a job. A job canceled meanwhile returns at once;
+// the start goes on in the background, and the worker then waits, warm,
+// for the next job.
+func (p *Pool) startFor(ctx context.Context, w *worker) (*worker, error) {
+	w.kill()
+	started := make(chan error, 1)
+	go func() { started <- w.start(p) }()
+	select {
+	case err := <-started:
+		if err != nil {
 			w.broken = true
 			p.idle <- w
 			return nil, docmill.Internal(err)
 		}
 		return w, nil
-	case <-p.closed:
-		return nil, unavailable(errClosed.Error())
 	case <-ctx.Done():
+		go func() {
+			if <-started != nil {
+				w.broken = true
+			}
+			p.idle <- w
+		}()
 		return nil, ctx.Err()
 	}
 }
