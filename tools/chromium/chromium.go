@@ -89,6 +89,10 @@ type Options struct {
 	// (see Doer); nil leaves those tools unavailable. The package never
 	// reaches the network itself.
 	Pages Doer
+	// MarkdownPage runs MarkdownPageTool out of this process (in a
+	// jailed helper, sandbox.Helpers): markdown-to-pdf's parse of the
+	// user's Markdown. nil leaves markdown-to-pdf unavailable.
+	MarkdownPage docmill.RunFunc
 
 	// noOSIsolation turns off the network namespace and the dead proxy,
 	// so that tests can show that request interception alone blocks the
@@ -237,7 +241,7 @@ func (b *Browser) Tools() []*docmill.Tool {
 			Params:    printParams(),
 			Engine:    "goldmark+" + engineName,
 			Timeout:   timeout,
-			Available: b.Available,
+			Available: func() bool { return b.Available() && b.opts.MarkdownPage != nil },
 			Engines:   statuses,
 			Run:       b.runMarkdown,
 		},
