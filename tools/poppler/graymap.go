@@ -52,26 +52,38 @@ func graymapPixels(b []byte) ([]byte, error) {
 // pixel. Sides are bounded by maxPageSide and the pixels must fill the
 // rest of b exactly, so a damaged header never sizes an allocation.
 func netpbm(b []byte, magic string, channels int) (w, h int, pix []byte, err error) {
+	w, h, n, err := netpbmHeader(b, magic)
+	if err != nil {
+		return 0, 0, nil, err
+	}
+	if rest := b[n:]; len(rest) != channels*w*h {
+		return 0, 0, nil, fmt.Errorf("poppler: page image of %dx%d has %d bytes of pixels", w, h, len(rest))
+	}
+	return w, h, b[n:], nil
+}
+
+// netpbmHeader reads the header at the start of b (see netpbm): the
+// image's size and the header's length, where the pixels start.
+func netpbmHeader(b []byte, magic string) (w, h, n int, err error) {
 	rest, ok := bytes.CutPrefix(b, []byte(magic))
 	if !ok {
-		return 0, 0, nil, fmt.Errorf("poppler: page image is not a binary %s netpbm image", magic)
+		return 0, 0, 0, fmt.Errorf("poppler: page image is not a binary %s netpbm image", magic)
 	}
 	var fields [3]int
 	for i := range fields {
 		rest = bytes.TrimLeft(rest, " \t\r\n")
 		end := bytes.IndexAny(rest, " \t\r\n")
 		if end < 1 {
-			return 0, 0, nil, fmt.Errorf("poppler: page image header cut short")
+			return 0, 0, 0, fmt.Errorf("poppler: page image header cut short")
 		}
-		n, err := strconv.Atoi(string(rest[:end]))
-		if err != nil || n < 1 || n > maxPageSide {
-			return 0, 0, nil, fmt.Errorf("poppler: page image header field %q", rest[:end])
+		v, err := strconv.Atoi(string(rest[:end]))
+		if err != nil || v < 1 || v > maxPageSide {
+			return 0, 0, 0, fmt.Errorf("poppler: page image header field %q", rest[:end])
 		}
-		fields[i], rest = n, rest[end+1:]
+		fields[i], rest = v, rest[end+1:]
 	}
-	w, h = fields[0], fields[1]
-	if fields[2] != 255 || len(rest) != channels*w*h {
-		return 0, 0, nil, fmt.Errorf("poppler: page image of %dx%d (max %d) has %d bytes of pixels", w, h, fields[2], len(rest))
+	if fields[2] != 255 {
+		return 0, 0, 0, fmt.Errorf("poppler: page image of maximum value %d", fields[2])
 	}
-	return w, h, rest, nil
+	return fields[0], fields[1], len(b) - len(rest), nil
 }

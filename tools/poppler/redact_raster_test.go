@@ -1,0 +1,91 @@
+package poppler
+
+import (
+	"fmt"
+	"image/png"
+	"os"
+	"path/filepath"
+	"runtime/debug"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// TestBlackOutStreams: a page drawn for redaction near the render limit
+// (8000 x 5000, a 120 MB PPM) is painted and written a row at a time:
+// the server's memory grows by far less than the page (reading it whole
+// took 120 MB, and 160 MB more as RGBA), and the box is black.
+func TestBlackOutStreams(t *testing.T) {
+	const w, h = 8000, 5000
+	dir := t.TempDir()
+	src := filepath.Join(dir, "page.ppm")
+	f, err := os.Create(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	head := fmt.Sprintf("P6\n%d %d\n255\n", w, h)
+	f.WriteString(head)
+	// White pixels, written in rows, so that the file is not sparse.
+	row := []byte(strings.Repeat("\xff", 3*w))
+	for y := 0; y < h; y++ {
+		f.Write(row)
+	}
+	f.Close()
+	debug.FreeOSMemory()
+	resetPeak(t)
+	before := peak(t)
+	dst := filepath.Join(dir, "page.png")
+	// A box of 72 x 72 points at (72, 72): pixels 72-144 at 72 dpi, with
+	// the padding.
+	if err := blackOut(src, dst, w, h, 72, []rect{{x0: 72, y0: 72, x1: 144, y1: 144}}); err != nil {
+		t.Fatal(err)
+	}
+	grew := peak(t) - before
+	t.Logf("peak RSS grew by %d MB", grew>>20)
+	if grew > 32<<20 {
+		t.Errorf("peak RSS grew by %d MB painting a 120 MB page, want under 32 MB", grew>>20)
+	}
+	out, err := os.Open(dst)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer out.Close()
+	cfg, err := png.DecodeConfig(out)
+	if err != nil || cfg.Width != w || cfg.Height != h {
+		t.Fatalf("png %dx%d, %v", cfg.Width, cfg.Height, err)
+	}
+	out.Seek(0, 0)
+	img, err := png.Decode(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r, _, _, _ := img.At(100, 100).RGBA(); r != 0 {
+		t.Errorf("inside the box: %v, want black", img.At(100, 100))
+	}
+	if r, _, _, _ := img.At(10, 10).RGBA(); r != 0xffff {
+		t.Errorf("outside the box: %v, want white", img.At(10, 10))
+	}
+}
+
+// resetPeak resets this process's VmHWM to its current RSS.
+func resetPeak(t testing.TB) {
+	if err := os.WriteFile("/proc/self/clear_refs", []byte("5"), 0); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// peak is this process's peak resident set size (VmHWM).
+func peak(t testing.TB) int64 {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if strings.HasPrefix(l, "VmHWM:") {
+			kb, _ := strconv.ParseInt(strings.Fields(l)[1], 10, 64)
+			return kb << 10
+		}
+	}
+	t.Fatal("no VmHWM")
+	return 0
+}
