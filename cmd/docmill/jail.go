@@ -27,7 +27,7 @@ func (f *jailFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.bwrap, "bwrap", "", "path of bubblewrap, which confines every engine (default: found in /usr/bin)")
 	fs.BoolVar(&f.unsafe, "unsafe-no-sandbox", false, "DEVELOPMENT ONLY: when the engines' jail (bubblewrap, namespaces) cannot be set up, run engines unconfined instead of making their tools unavailable")
 	f.memory = docmill.DefaultLimits().EngineMemory
-	fs.Var(limitVar(&f.memory, megabyte), "engine-memory", "memory cap of each engine process (gs, qpdf, poppler, libvips, tesseract, OCRmyPDF, LibreOffice, Chromium, the PDF helper), in `MB`")
+	fs.Var(limitVar(&f.memory, megabyte), "engine-memory", "memory cap of each engine process (gs, qpdf, poppler, libvips, tesseract, OCRmyPDF, LibreOffice, Chromium, the PDF and Markdown helpers), in `MB`")
 }
 
 // jail sets up the engines' jail from the flags, trying it in a
