@@ -3,40 +3,62 @@ package poppler
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"os"
 	"strconv"
 )
 
 // inkShare reads the 8-bit binary PGM at path, a page pdftoppm drew in
 // grey, of about w x h pixels (its own rounding may add one to a side),
-// and returns the share of its pixels darker than inkLevel. The file is
-// removed once read. The engine's output is trusted no more than its
-// input: a file larger than such a page, or not exactly a PGM of its
-// stated size, is an internal error, not a guess.
+// and returns the share of its pixels darker than inkLevel, counted as
+// the file streams by, never held whole. The file is removed once read.
+// The engine's output is trusted no more than its input: a file larger
+// than such a page, or not exactly a PGM of its stated size, is an
+// internal error, not a guess.
 func inkShare(path string, w, h int) (float64, error) {
 	defer os.Remove(path)
-	st, err := os.Stat(path)
+	f, err := os.Open(path)
+	if err != nil {
+		return 0, fmt.Errorf("poppler: page image: %w", err)
+	}
+	defer f.Close()
+	st, err := f.Stat()
 	if err != nil {
 		return 0, fmt.Errorf("poppler: page image: %w", err)
 	}
 	if limit := int64(w+2)*int64(h+2) + 64; st.Size() > limit {
 		return 0, fmt.Errorf("poppler: page image of %d bytes, above the %d of a %dx%d page", st.Size(), limit, w, h)
 	}
-	b, err := os.ReadFile(path)
-	if err != nil {
+	head := make([]byte, min(st.Size(), 64))
+	if _, err := f.ReadAt(head, 0); err != nil {
 		return 0, fmt.Errorf("poppler: page image: %w", err)
 	}
-	pix, err := graymapPixels(b)
+	pw, ph, off, err := netpbmHeader(head, "P5")
 	if err != nil {
 		return 0, err
 	}
-	ink := 0
-	for _, v := range pix {
-		if v < inkLevel {
-			ink++
+	n := int64(pw) * int64(ph)
+	if int64(off)+n != st.Size() {
+		return 0, fmt.Errorf("poppler: page image of %dx%d has %d bytes of pixels", pw, ph, st.Size()-int64(off))
+	}
+	r := io.NewSectionReader(f, int64(off), n)
+	var ink int64
+	buf := make([]byte, 1<<16)
+	for {
+		k, err := r.Read(buf)
+		for _, v := range buf[:k] {
+			if v < inkLevel {
+				ink++
+			}
+		}
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return 0, fmt.Errorf("poppler: page image: %w", err)
 		}
 	}
-	return float64(ink) / float64(max(len(pix), 1)), nil
+	return float64(ink) / float64(max(n, 1)), nil
 }
 
 // graymapPixels returns the pixels of a binary PGM as pdftoppm writes it

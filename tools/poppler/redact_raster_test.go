@@ -89,3 +89,31 @@ func peak(t testing.TB) int64 {
 	t.Fatal("no VmHWM")
 	return 0
 }
+
+// TestInkShareStreams: inkShare counts a PGM's dark pixels as it streams
+// and refuses one whose pixels do not fill it exactly.
+func TestInkShareStreams(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, body string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	// 4 x 2 pixels, 2 of them black.
+	share, err := inkShare(write("good.pgm", "P5\n4 2\n255\n\x00\xff\xff\xff\xff\xff\x00\xff"), 4, 2)
+	if err != nil || share != 0.25 {
+		t.Errorf("inkShare = %v, %v; want 0.25", share, err)
+	}
+	for name, body := range map[string]string{
+		"short":  "P5\n4 2\n255\n\x00\xff",
+		"long":   "P5\n4 2\n255\n" + strings.Repeat("\x00", 9),
+		"header": "P5\n4",
+		"ppm":    "P6\n1 1\n255\n\x00\x00\x00",
+	} {
+		if _, err := inkShare(write(name+".pgm", body), 4, 2); err == nil {
+			t.Errorf("%s: inkShare read it", name)
+		}
+	}
+}
