@@ -44,10 +44,10 @@ func TestHostileFormsBounded(t *testing.T) {
 	}
 	s := &Server{}
 	for name, body := range cases {
-		resetPeakRSS(t)
-		before := peakRSS(t)
+		resetOwnPeakRSS(t)
+		before := ownPeakRSS(t)
 		_, err := s.readParts(context.Background(), body, b, &docmill.Tool{Slug: "x"}, "job", sizeLimit{}, discard{}, false)
-		grew := peakRSS(t) - before
+		grew := ownPeakRSS(t) - before
 		e := docmill.AsError(err)
 		if err == nil || e.Code != docmill.CodeInvalidRequest {
 			t.Errorf("%s: %v, want invalid_request", name, err)
@@ -59,15 +59,15 @@ func TestHostileFormsBounded(t *testing.T) {
 	}
 }
 
-// resetPeakRSS resets this process's VmHWM to its current RSS.
-func resetPeakRSS(t testing.TB) {
+// resetOwnPeakRSS resets this process's VmHWM to its current RSS.
+func resetOwnPeakRSS(t testing.TB) {
 	if err := os.WriteFile("/proc/self/clear_refs", []byte("5"), 0); err != nil {
 		t.Fatal(err)
 	}
 }
 
-// peakRSS is this process's peak resident set size (VmHWM).
-func peakRSS(t testing.TB) int64 {
+// ownPeakRSS is this process's peak resident set size (VmHWM).
+func ownPeakRSS(t testing.TB) int64 {
 	b, err := os.ReadFile("/proc/self/status")
 	if err != nil {
 		t.Fatal(err)

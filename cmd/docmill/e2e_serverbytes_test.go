@@ -38,9 +38,9 @@ func TestServerReadsNoHostileBytes(t *testing.T) {
 		body       func() *os.File
 		want       string // the job's status, or the error code (one of, |)
 	}{
-		{"markdown-to-pdf", "deep.md", func() *os.File { return tempFile(t, dir, "deep.md", bytes.Repeat([]byte(">"), 10<<20)) }, "invalid_document"},
-		{"markdown-to-pdf", "wide.md", func() *os.File { return tempFile(t, dir, "wide.md", []byte(table)) }, "invalid_document|processing_timeout"},
-		{"html-to-pdf", "site.zip", func() *os.File { return bigFilePage(t, dir) }, "done"},
+		{"markdown-to-pdf", "deep.md", func() *os.File { return hostileFile(t, dir, "deep.md", bytes.Repeat([]byte(">"), 10<<20)) }, "invalid_document"},
+		{"markdown-to-pdf", "wide.md", func() *os.File { return hostileFile(t, dir, "wide.md", []byte(table)) }, "invalid_document|processing_timeout"},
+		{"html-to-pdf", "site.zip", func() *os.File { return hostileZippedPage(t, dir) }, "done"},
 	}
 	for _, tc := range cases {
 		f := tc.body()
@@ -74,8 +74,8 @@ func TestServerReadsNoHostileBytes(t *testing.T) {
 	}
 }
 
-// tempFile writes b to dir/name and opens it.
-func tempFile(t *testing.T, dir, name string, b []byte) *os.File {
+// hostileFile writes b to dir/name and opens it.
+func hostileFile(t *testing.T, dir, name string, b []byte) *os.File {
 	t.Helper()
 	p := filepath.Join(dir, name)
 	if err := os.WriteFile(p, b, 0o600); err != nil {
@@ -88,9 +88,9 @@ func tempFile(t *testing.T, dir, name string, b []byte) *os.File {
 	return f
 }
 
-// bigFilePage writes a zipped page whose index.html asks 50 times for
+// hostileZippedPage writes a zipped page whose index.html asks 50 times for
 // its 60 MB file (noise, stored), and opens it.
-func bigFilePage(t *testing.T, dir string) *os.File {
+func hostileZippedPage(t *testing.T, dir string) *os.File {
 	t.Helper()
 	p := filepath.Join(dir, "site.zip")
 	f, err := os.Create(p)

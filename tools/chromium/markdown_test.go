@@ -39,13 +39,13 @@ func TestMarkdownHostileOutOfProcess(t *testing.T) {
 		{"wide table", table(), []docmill.Code{docmill.CodeProcessingTimeout, docmill.CodeInvalidDocument}},
 	}
 	for _, tc := range cases {
-		resetPeakRSS(t)
+		resetOwnPeakRSS(t)
 		_, err := run(t, tl, "x.md", "text/markdown", tc.src, nil)
 		var e *docmill.Error
 		if !errors.As(err, &e) || !codeIn(e.Code, tc.want) {
 			t.Errorf("%s: error %v, want one of %v", tc.name, err, tc.want)
 		}
-		peak := peakRSS(t)
+		peak := ownPeakRSS(t)
 		t.Logf("%s: %v; test process peak RSS %d MB", tc.name, err, peak>>20)
 		if peak > 200<<20 {
 			t.Errorf("%s: peak RSS %d MB, want under 200 MB", tc.name, peak>>20)
@@ -82,16 +82,16 @@ func codeIn(c docmill.Code, codes []docmill.Code) bool {
 	return false
 }
 
-// resetPeakRSS resets this process's VmHWM to its current RSS, so that
-// peakRSS reads the peak of what follows.
-func resetPeakRSS(t testing.TB) {
+// resetOwnPeakRSS resets this process's VmHWM to its current RSS, so that
+// ownPeakRSS reads the peak of what follows.
+func resetOwnPeakRSS(t testing.TB) {
 	if err := os.WriteFile("/proc/self/clear_refs", []byte("5"), 0); err != nil {
 		t.Fatal(err)
 	}
 }
 
-// peakRSS is this process's peak resident set size (VmHWM).
-func peakRSS(t testing.TB) int64 {
+// ownPeakRSS is this process's peak resident set size (VmHWM).
+func ownPeakRSS(t testing.TB) int64 {
 	b, err := os.ReadFile("/proc/self/status")
 	if err != nil {
 		t.Fatal(err)

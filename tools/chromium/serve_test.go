@@ -59,9 +59,9 @@ func TestZipLargestFileManyTimes(t *testing.T) {
 	in := &docmill.RunInput{Files: []docmill.LocalFile{{Path: path, Filename: "site.zip", ContentType: "application/zip", Size: st.Size()}}, Params: params, WorkDir: dir}
 	ctx, cancel := context.WithTimeout(context.Background(), tl.Timeout)
 	defer cancel()
-	resetPeakRSS(t)
+	resetOwnPeakRSS(t)
 	out, err := tl.Invoke(ctx, in)
-	peak := peakRSS(t)
+	peak := ownPeakRSS(t)
 	if err != nil {
 		t.Fatal(err)
 	}

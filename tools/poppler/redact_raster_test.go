@@ -32,15 +32,15 @@ func TestBlackOutStreams(t *testing.T) {
 	}
 	f.Close()
 	debug.FreeOSMemory()
-	resetPeak(t)
-	before := peak(t)
+	resetOwnPeakRSS(t)
+	before := ownPeakRSS(t)
 	dst := filepath.Join(dir, "page.png")
 	// A box of 72 x 72 points at (72, 72): pixels 72-144 at 72 dpi, with
 	// the padding.
 	if err := blackOut(src, dst, w, h, 72, []rect{{x0: 72, y0: 72, x1: 144, y1: 144}}); err != nil {
 		t.Fatal(err)
 	}
-	grew := peak(t) - before
+	grew := ownPeakRSS(t) - before
 	t.Logf("peak RSS grew by %d MB", grew>>20)
 	if grew > 32<<20 {
 		t.Errorf("peak RSS grew by %d MB painting a 120 MB page, want under 32 MB", grew>>20)
@@ -67,15 +67,15 @@ func TestBlackOutStreams(t *testing.T) {
 	}
 }
 
-// resetPeak resets this process's VmHWM to its current RSS.
-func resetPeak(t testing.TB) {
+// resetOwnPeakRSS resets this process's VmHWM to its current RSS.
+func resetOwnPeakRSS(t testing.TB) {
 	if err := os.WriteFile("/proc/self/clear_refs", []byte("5"), 0); err != nil {
 		t.Fatal(err)
 	}
 }
 
-// peak is this process's peak resident set size (VmHWM).
-func peak(t testing.TB) int64 {
+// ownPeakRSS is this process's peak resident set size (VmHWM).
+func ownPeakRSS(t testing.TB) int64 {
 	b, err := os.ReadFile("/proc/self/status")
 	if err != nil {
 		t.Fatal(err)

@@ -58,13 +58,13 @@ func hostileTIFF(t *testing.T, size int64) string {
 func TestTIFFSizeBounded(t *testing.T) {
 	path := hostileTIFF(t, 256<<20)
 	debug.FreeOSMemory()
-	resetPeakRSS(t)
-	before := peakRSS(t)
+	resetOwnPeakRSS(t)
+	before := ownPeakRSS(t)
 	w, h, err := goSize(docmill.LocalFile{Path: path, ContentType: "image/tiff"})
 	if err != nil || w != 1000 || h != 800 {
 		t.Fatalf("goSize = %d x %d, %v; want 1000 x 800", w, h, err)
 	}
-	grew := peakRSS(t) - before
+	grew := ownPeakRSS(t) - before
 	t.Logf("peak RSS grew by %d KB", grew>>10)
 	if grew > 16<<20 {
 		t.Errorf("peak RSS grew by %d MB reading a TIFF's size, want under 16 MB", grew>>20)
@@ -78,15 +78,15 @@ func TestTIFFSizeBounded(t *testing.T) {
 	}
 }
 
-// resetPeakRSS resets this process's VmHWM to its current RSS.
-func resetPeakRSS(t testing.TB) {
+// resetOwnPeakRSS resets this process's VmHWM to its current RSS.
+func resetOwnPeakRSS(t testing.TB) {
 	if err := os.WriteFile("/proc/self/clear_refs", []byte("5"), 0); err != nil {
 		t.Fatal(err)
 	}
 }
 
-// peakRSS is this process's peak resident set size (VmHWM).
-func peakRSS(t testing.TB) int64 {
+// ownPeakRSS is this process's peak resident set size (VmHWM).
+func ownPeakRSS(t testing.TB) int64 {
 	b, err := os.ReadFile("/proc/self/status")
 	if err != nil {
 		t.Fatal(err)
