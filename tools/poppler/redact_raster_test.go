@@ -117,3 +117,49 @@ func TestInkShareStreams(t *testing.T) {
 		}
 	}
 }
+
+// TestComparePageStreams: two pages drawn at the render limit for
+// compare-pdf (10,000 x 10,000 grey pixels, 100 MB each; the whole pages
+// were read, 200 MB) differing in one pixel are compared and their diff
+// image drawn a band at a time: the server's memory grows by far less
+// than a page.
+func TestComparePageStreams(t *testing.T) {
+	const side = 10_000
+	dir := t.TempDir()
+	write := func(name string, dot bool) string {
+		p := filepath.Join(dir, name)
+		f, err := os.Create(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fmt.Fprintf(f, "P5\n%d %d\n255\n", side, side)
+		row := []byte(strings.Repeat("\xff", side))
+		for y := 0; y < side; y++ {
+			if dot && y == side/2 {
+				row[side/2] = 0
+			}
+			f.Write(row)
+			row[side/2] = 0xff
+		}
+		f.Close()
+		return p
+	}
+	a, b := write("a.pgm", false), write("b.pgm", true)
+	size := pageSize{w: side * 72 / compareDPI, h: side * 72 / compareDPI}
+	debug.FreeOSMemory()
+	resetOwnPeakRSS(t)
+	before := ownPeakRSS(t)
+	v := &visualDiff{images: map[int]string{}}
+	differ, err := comparePage(v, 1, dir, a, b, size, size)
+	if err != nil || !differ || v.images[1] == "" {
+		t.Fatalf("comparePage = %v, %v, images %v; want a difference and its image", differ, err, v.images)
+	}
+	grew := ownPeakRSS(t) - before
+	t.Logf("peak RSS grew by %d MB", grew>>20)
+	if grew > 48<<20 {
+		t.Errorf("peak RSS grew by %d MB comparing two 100 MB pages, want under 48 MB", grew>>20)
+	}
+	if _, err := os.Stat(a); !os.IsNotExist(err) {
+		t.Errorf("the page image was not removed: %v", err)
+	}
+}
