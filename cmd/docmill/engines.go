@@ -169,17 +169,26 @@ func toolset(e engineSet, o toolOptions) (tools []*docmill.Tool, close func(), e
 	// (Chromium follows it, and its next request is checked again), and
 	// the tool caps the bodies itself.
 	pages := outbound.New(outbound.Config{AllowPrivate: o.allowPrivateURLs, Timeout: 20 * time.Second, HeaderTimeout: 15 * time.Second, MaxResponseBytes: -1})
-	browser := chromium.New(chromium.Options{Limits: o.limits, Jail: e.jail, Dir: o.scratch, Pages: pages}) // starts on its first job
+	markdownHelpers, err := sandbox.NewHelpers(e.helper, markdownHelperArgs, sandbox.HelperOptions{Dir: o.scratch})
+	if err != nil {
+		pool.Close()
+		helpers.Close()
+		return nil, nil, err
+	}
+	browser := chromium.New(chromium.Options{Limits: o.limits, Jail: e.jail, Dir: o.scratch, Pages: pages, // starts on its first job
+		MarkdownPage: markdownHelpers.Tool(chromium.MarkdownPageTool()).Run})
 	tools = append(tools, browser.Tools()...)
 	if o.pools != nil {
 		o.pools("pdf-helper", helpers.Usage)
 		o.pools("libreoffice", pool.Usage)
 		o.pools("chromium-tabs", browser.Usage)
+		o.pools("markdown-helper", markdownHelpers.Usage)
 	}
 	return tools, func() {
 		pool.Close()
 		browser.Close()
 		helpers.Close()
+		markdownHelpers.Close()
 		if offDir != "" {
 			os.RemoveAll(offDir)
 		}

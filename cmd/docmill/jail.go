@@ -11,6 +11,7 @@ import (
 
 	"github.com/docmill/docmill"
 	"github.com/docmill/docmill/sandbox"
+	"github.com/docmill/docmill/tools/chromium"
 	"github.com/docmill/docmill/tools/ocr"
 	"github.com/docmill/docmill/tools/pdfops"
 )
@@ -26,7 +27,7 @@ func (f *jailFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.bwrap, "bwrap", "", "path of bubblewrap, which confines every engine (default: found in /usr/bin)")
 	fs.BoolVar(&f.unsafe, "unsafe-no-sandbox", false, "DEVELOPMENT ONLY: when the engines' jail (bubblewrap, namespaces) cannot be set up, run engines unconfined instead of making their tools unavailable")
 	f.memory = docmill.DefaultLimits().EngineMemory
-	fs.Var(limitVar(&f.memory, megabyte), "engine-memory", "memory cap of each engine process (gs, qpdf, poppler, libvips, tesseract, OCRmyPDF, LibreOffice, Chromium, the PDF helper), in `MB`")
+	fs.Var(limitVar(&f.memory, megabyte), "engine-memory", "memory cap of each engine process (gs, qpdf, poppler, libvips, tesseract, OCRmyPDF, LibreOffice, Chromium, the PDF and Markdown helpers), in `MB`")
 }
 
 // jail sets up the engines' jail from the flags, trying it in a
@@ -52,6 +53,12 @@ func (f *jailFlags) open(scratch string, log *slog.Logger, stderr io.Writer) *sa
 // pdfHelperArgs start docmill as the PDF helper: `docmill engine pdf`.
 var pdfHelperArgs = []string{"engine", "pdf"}
 
+// markdownHelperArgs start docmill as the Markdown helper, which parses
+// markdown-to-pdf's input (chromium.MarkdownPageTool): a pool of its own,
+// so that a slow parse never holds a PDF helper that quick PDF work waits
+// for.
+var markdownHelperArgs = []string{"engine", "markdown"}
+
 // helperTools are the tools the PDF helper runs: the pdfcpu tools, the
 // page selection other tools use on PDFs that engines made, the stream
 // check every PDF passes before an engine sees it, and the pdfcpu steps
@@ -65,13 +72,20 @@ func helperTools() []*docmill.Tool {
 }
 
 // engine is the hidden subcommand a helper process runs: `docmill engine
-// pdf` serves helperTools over its standard input and output until its
-// input ends (see sandbox.Helpers).
+// pdf` serves helperTools, `docmill engine markdown` the Markdown step,
+// over its standard input and output until its input ends (see
+// sandbox.Helpers).
 func engine(ctx context.Context, env *environment, args []string) error {
-	if len(args) != 1 || args[0] != "pdf" {
-		return errors.New("usage: docmill engine pdf (started by the server, not by hand)")
+	var tools []*docmill.Tool
+	switch {
+	case len(args) == 1 && args[0] == pdfHelperArgs[1]:
+		tools = helperTools()
+	case len(args) == 1 && args[0] == markdownHelperArgs[1]:
+		tools = []*docmill.Tool{chromium.MarkdownPageTool()}
+	default:
+		return errors.New("usage: docmill engine pdf|markdown (started by the server, not by hand)")
 	}
-	return sandbox.ServeHelper(ctx, env.stdin, env.stdout, docmill.NewRegistry(helperTools()...))
+	return sandbox.ServeHelper(ctx, env.stdin, env.stdout, docmill.NewRegistry(tools...))
 }
 
 // unsafeWarning is logged at start-up when engines may run unconfined.

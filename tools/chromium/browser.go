@@ -83,6 +83,10 @@ var flags = map[string]any{
 	"force-webrtc-ip-handling-policy":        true,
 	"dns-prefetch-disable":                   true,
 	"font-render-hinting":                    "none",
+	// A job's page is a file:// page (serveRequests): this lets its
+	// scripts fetch its own files, as an http page could; the
+	// interception still refuses every file outside the job's.
+	"allow-file-access-from-files": true,
 }
 
 // view is what Chromium sees beyond the jail's base: its configuration.

@@ -6,12 +6,13 @@
 // Safety (DESIGN.md section 5): the page never reaches anything but the
 // job's own files. Chromium runs in an empty network namespace where Linux
 // allows it, with a dead proxy for every scheme as a second wall, and each
-// tab intercepts every request it makes (Fetch domain): the job's files are
-// served from a virtual origin of the job's own
-// (http://docmill-<random>.invalid/) out of the job's directory, and every
-// other request (http, https, file://, ws) is failed as blocked by the
-// client. The page itself is never loaded from file://, so it has no
-// file-system privileges at all.
+// tab intercepts every request it makes (Fetch domain): the job's files
+// are hard-linked into a folder of random name in the browser's profile,
+// which its jail sees (stageSite); the page is loaded from there as a
+// file:// URL, and Chromium reads each file itself, so that none passes
+// through this process. The interception lets through only requests for
+// the current job's regular files; every other request (another folder,
+// http, https, ws, a POST) is failed as blocked by the client.
 //
 // url-to-pdf and url-to-image load a page from its address instead, still
 // with no network of Chromium's own: each request the tab makes (the
@@ -89,6 +90,10 @@ type Options struct {
 	// (see Doer); nil leaves those tools unavailable. The package never
 	// reaches the network itself.
 	Pages Doer
+	// MarkdownPage runs MarkdownPageTool out of this process (in a
+	// jailed helper, sandbox.Helpers): markdown-to-pdf's parse of the
+	// user's Markdown. nil leaves markdown-to-pdf unavailable.
+	MarkdownPage docmill.RunFunc
 
 	// noOSIsolation turns off the network namespace and the dead proxy,
 	// so that tests can show that request interception alone blocks the
@@ -239,7 +244,7 @@ func (b *Browser) Tools() []*docmill.Tool {
 			Params:    printParams(),
 			Engine:    "goldmark+" + engineName,
 			Timeout:   timeout,
-			Available: b.Available,
+			Available: func() bool { return b.Available() && b.opts.MarkdownPage != nil },
 			Engines:   statuses,
 			Run:       b.runMarkdown,
 		},

@@ -28,12 +28,20 @@ var (
 	shared     *Browser
 )
 
+// TestMain runs the tests, or, started by toolstest.Helpers, serves
+// MarkdownPageTool as a jailed helper, as `docmill engine markdown` does.
 func TestMain(m *testing.M) {
-	code := m.Run()
-	if shared != nil {
-		shared.Close()
-	}
-	os.Exit(code)
+	toolstest.MainWith(m, func() {
+		if shared != nil {
+			shared.Close()
+		}
+	}, MarkdownPageTool())
+}
+
+// markdownPage runs MarkdownPageTool in a jailed helper of this test
+// binary, as cmd/docmill wires it.
+func markdownPage(ctx context.Context, in *docmill.RunInput) (*docmill.RunOutput, error) {
+	return toolstest.Helpers().Tool(MarkdownPageTool()).Run(ctx, in)
 }
 
 // testBrowser returns the shared browser, skipping the test when Chromium
@@ -48,7 +56,7 @@ func testBrowser(t testing.TB) *Browser {
 			t.Skipf("%s is not installed", p)
 		}
 	}
-	sharedOnce.Do(func() { shared = New(Options{MaxTabs: 4}) })
+	sharedOnce.Do(func() { shared = New(Options{MaxTabs: 4, MarkdownPage: markdownPage}) })
 	if !shared.Available() {
 		t.Fatal("chromium is installed but not found")
 	}

@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"context"
 	_ "embed"
+	"errors"
 	"fmt"
 	"html"
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/yuin/goldmark"
@@ -18,9 +20,24 @@ import (
 	docmill "github.com/docmill/docmill"
 )
 
-// maxMarkdownBytes bounds a Markdown input. goldmark holds the document
-// and its tree in memory; 10 MB is far beyond any real document.
-const maxMarkdownBytes = 10 << 20
+const (
+	// maxMarkdownBytes bounds a Markdown input. goldmark holds the
+	// document and its tree in memory; 10 MB is far beyond any real
+	// document.
+	maxMarkdownBytes = 10 << 20
+	// maxMarkdownNesting bounds the containers (block quotes, list
+	// items) one line opens: goldmark walks every open container for
+	// each line and recurses once a level when it renders.
+	maxMarkdownNesting = 100
+	// markdownParseTimeout bounds the parse in the helper. A real
+	// document of maxMarkdownBytes parses in about a second; hostile
+	// inline markup (unclosed emphasis, brackets, footnote references)
+	// can make goldmark's work grow with the square of the input.
+	markdownParseTimeout = 20 * time.Second
+)
+
+// MarkdownPageSlug is the slug of MarkdownPageTool.
+const MarkdownPageSlug = "markdown-page"
 
 // stylesheet is the page style of rendered Markdown, embedded in the page.
 //
@@ -36,29 +53,77 @@ var markdown = goldmark.New(
 	goldmark.WithParserOptions(parser.WithAutoHeadingID()),
 )
 
-// runMarkdown renders a Markdown file to a page and prints it.
+// MarkdownPageTool is not a public tool but markdown-to-pdf's first step,
+// run in a jailed helper process (sandbox.Helpers), never in the server:
+// it parses the Markdown file and writes the HTML page to print, so that
+// the parse's time and memory are the jail's, and killing the helper stops
+// it. Its output is the page, index.html.
+func MarkdownPageTool() *docmill.Tool {
+	return &docmill.Tool{
+		Slug:     MarkdownPageSlug,
+		Title:    "Render Markdown to an HTML page",
+		MinFiles: 1, MaxFiles: 1,
+		Engine:  "goldmark",
+		Timeout: markdownParseTimeout,
+		Run: func(_ context.Context, in *docmill.RunInput) (*docmill.RunOutput, error) {
+			file := in.Files[0]
+			src, err := readMarkdown(file.Path)
+			if err != nil {
+				return nil, err
+			}
+			page, err := renderMarkdown(src, strings.TrimSuffix(docmill.ResultName(file.Filename, "", ".pdf"), ".pdf"))
+			if err != nil {
+				return nil, err
+			}
+			dst := filepath.Join(in.WorkDir, "index.html")
+			if err := os.WriteFile(dst, page, 0o600); err != nil {
+				return nil, fmt.Errorf("chromium: write page: %w", err)
+			}
+			return &docmill.RunOutput{Path: dst, Filename: "index.html", ContentType: "text/html"}, nil
+		},
+	}
+}
+
+// readMarkdown reads a Markdown file of at most maxMarkdownBytes.
+func readMarkdown(path string) ([]byte, error) {
+	tooLarge := docmill.Errorf(docmill.CodeFileTooLarge, "The Markdown file is larger than %d MB.", maxMarkdownBytes>>20)
+	if st, err := os.Stat(path); err != nil {
+		return nil, fmt.Errorf("chromium: read markdown: %w", err)
+	} else if st.Size() > maxMarkdownBytes {
+		return nil, tooLarge
+	}
+	src, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("chromium: read markdown: %w", err)
+	}
+	if len(src) > maxMarkdownBytes {
+		return nil, tooLarge
+	}
+	return src, nil
+}
+
+// runMarkdown renders a Markdown file to a page in the helper
+// (Options.MarkdownPage) and prints it.
 func (b *Browser) runMarkdown(ctx context.Context, in *docmill.RunInput) (*docmill.RunOutput, error) {
 	file, s := in.Files[0], settingsFrom(in.Params)
 	if file.Size > maxMarkdownBytes {
 		return nil, docmill.Errorf(docmill.CodeFileTooLarge, "The Markdown file is larger than %d MB.", maxMarkdownBytes>>20)
 	}
-	src, err := os.ReadFile(file.Path)
+	parseCtx, cancel := context.WithTimeout(ctx, markdownParseTimeout)
+	out, err := b.opts.MarkdownPage(parseCtx, &docmill.RunInput{Files: []docmill.LocalFile{file}, WorkDir: in.WorkDir, Limits: in.Limits})
+	cancel()
 	if err != nil {
-		return nil, fmt.Errorf("chromium: read markdown: %w", err)
-	}
-	if len(src) > maxMarkdownBytes {
-		return nil, docmill.Errorf(docmill.CodeFileTooLarge, "The Markdown file is larger than %d MB.", maxMarkdownBytes>>20)
-	}
-	page, err := renderMarkdown(src, strings.TrimSuffix(docmill.ResultName(file.Filename, "", ".pdf"), ".pdf"))
-	if err != nil {
+		if ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded) {
+			return nil, docmill.Errorf(docmill.CodeProcessingTimeout, "Rendering the Markdown took longer than %s.", markdownParseTimeout)
+		}
 		return nil, err
 	}
 	root := filepath.Join(in.WorkDir, "site")
 	if err := os.Mkdir(root, 0o700); err != nil {
 		return nil, fmt.Errorf("chromium: site dir: %w", err)
 	}
-	if err := os.WriteFile(filepath.Join(root, "index.html"), page, 0o600); err != nil {
-		return nil, fmt.Errorf("chromium: write page: %w", err)
+	if err := os.Rename(out.Path, filepath.Join(root, "index.html")); err != nil {
+		return nil, fmt.Errorf("chromium: page: %w", err)
 	}
 	return b.printSite(ctx, in, file, root, s)
 }
@@ -66,11 +131,14 @@ func (b *Browser) runMarkdown(ctx context.Context, in *docmill.RunInput) (*docmi
 // renderMarkdown returns a complete UTF-8 HTML page for the Markdown src.
 // A byte-order mark is dropped; bytes that are not UTF-8 are refused
 // (invalid_document), since guessing a legacy encoding would print
-// mojibake.
+// mojibake, and so are lines nested deeper than maxMarkdownNesting.
 func renderMarkdown(src []byte, title string) ([]byte, error) {
 	src = bytes.TrimPrefix(src, []byte("\xef\xbb\xbf"))
 	if !utf8.Valid(src) {
 		return nil, docmill.Errorf(docmill.CodeInvalidDocument, "The Markdown file is not UTF-8 text.")
+	}
+	if markdownNesting(src) > maxMarkdownNesting {
+		return nil, docmill.Errorf(docmill.CodeInvalidDocument, "The Markdown nests block quotes or lists more than %d levels deep.", maxMarkdownNesting)
 	}
 	var body bytes.Buffer
 	if err := markdown.Convert(src, &body); err != nil {
@@ -86,4 +154,54 @@ func renderMarkdown(src []byte, title string) ([]byte, error) {
 	out.Write(body.Bytes())
 	out.WriteString("</main></body></html>\n")
 	return out.Bytes(), nil
+}
+
+// markdownNesting is the most container markers one line of src begins
+// with: block quote markers (>) and list markers (-, +, * or a number
+// ending in . or ), each followed by a space), with the spaces between
+// them. It counts what a line may open, an upper bound of its depth.
+func markdownNesting(src []byte) int {
+	most := 0
+	for len(src) > 0 {
+		line := src
+		if i := bytes.IndexByte(src, '\n'); i >= 0 {
+			line, src = src[:i], src[i+1:]
+		} else {
+			src = nil
+		}
+		if n := lineMarkers(line); n > most {
+			most = n
+		}
+	}
+	return most
+}
+
+// lineMarkers counts the container markers line begins with.
+func lineMarkers(line []byte) int {
+	n := 0
+	for i := 0; i < len(line); {
+		switch c := line[i]; {
+		case c == ' ' || c == '\t':
+			i++
+		case c == '>':
+			n++
+			i++
+		case (c == '-' || c == '+' || c == '*') && i+1 < len(line) && (line[i+1] == ' ' || line[i+1] == '\t'):
+			n++
+			i += 2
+		case c >= '0' && c <= '9':
+			j := i
+			for j < len(line) && j-i < 9 && line[j] >= '0' && line[j] <= '9' {
+				j++
+			}
+			if j+1 >= len(line) || (line[j] != '.' && line[j] != ')') || (line[j+1] != ' ' && line[j+1] != '\t') {
+				return n
+			}
+			n++
+			i = j + 2
+		default:
+			return n
+		}
+	}
+	return n
 }

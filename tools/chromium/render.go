@@ -144,18 +144,29 @@ func (b *Browser) printOnce(ctx context.Context, root, dst string, s printSettin
 }
 
 // print runs one job in a tab of inst (an idle one, or a new one): load
-// index.html from the job's own host, wait for the load event and the
-// fonts, print. A tab whose job succeeded is reset for the next job in
-// the background, after the job returns; any other is closed.
+// index.html from the job's files, staged where the browser's jail sees
+// them, wait for the load event and the fonts, print. A tab whose job
+// succeeded is reset for the next job in the background, after the job
+// returns; any other is closed.
 //
 // ran reports whether the job's page was loaded in a tab (a job that got
 // no tab left the browser as it was).
 func (inst *instance) print(ctx context.Context, root, dst string, s printSettings, maxTabs int) (blocked int64, ran bool, err error) {
+	var st *site
+	if s.page == nil {
+		staged, served, err := inst.stageSite(root)
+		if err != nil {
+			return 0, false, err
+		}
+		defer os.RemoveAll(staged)
+		st = newSite(staged, served)
+	} else {
+		st = newSite("", "")
+	}
 	t, err := inst.takeTab(ctx, maxTabs)
 	if err != nil {
 		return 0, false, err
 	}
-	st := newSite(root)
 	if s.page != nil {
 		pageCtx, cancel := context.WithCancel(ctx)
 		defer cancel()

@@ -2,7 +2,6 @@ package chromium
 
 import (
 	"iter"
-	"mime"
 	"net/url"
 	"os"
 	"path"
@@ -14,17 +13,18 @@ import (
 	"github.com/chromedp/chromedp"
 )
 
-// maxServedFile bounds one file served to the page (it travels base64
-// over the DevTools pipe); a larger one is answered 404.
-const maxServedFile = 64 << 20
-
 // serveRequests answers every request the tab makes, until the tab
-// closes: a GET for a file under the current job's root on the job's own
-// host (site) is fulfilled from disk, a missing one gets 404, and anything
-// else (another host, another scheme such as file:// or https, a POST, any
-// request between jobs) fails as blocked by the client (or aborted, for a
-// navigation) and is counted in the job's blocked requests. data: and
-// blob: URLs never reach here: they are inline, not requests.
+// closes. The job's page is loaded from its files (file://, site.start),
+// and a GET or HEAD of a regular file under the current job's root is
+// continued: Chromium reads the file itself, from the directory its jail
+// sees (site.served), so that no byte of it passes through this process
+// (fulfilling a request needs its whole body, base64 in one message). A
+// file:// request under the root that names nothing, a directory or a
+// link gets 404; anything else (another directory, another scheme such as
+// http or https, a POST, any request between jobs) fails as blocked by
+// the client (or aborted, for a navigation) and is counted in the job's
+// blocked requests. data: and blob: URLs never reach here: they are
+// inline, not requests.
 func (t *tab) serveRequests(events iter.Seq2[fetch.EventRequestPaused, error]) {
 	for ev, err := range events {
 		if err != nil {
@@ -35,12 +35,24 @@ func (t *tab) serveRequests(events iter.Seq2[fetch.EventRequestPaused, error]) {
 			go t.serveRemote(s, ev)
 			continue
 		}
-		var res response
-		ok := false
+		v, at := blocked, ""
 		if s != nil {
-			res, ok = lookup(s.root, s.host, ev.Request.Method, ev.Request.URL)
+			v, at = lookup(s.root, s.served, ev.Request.Method, ev.Request.URL)
 		}
-		if !ok {
+		switch v {
+		case found:
+			cont := fetch.ContinueRequestParams{RequestID: ev.RequestID}
+			if at != ev.Request.URL {
+				cont.URL = at
+			}
+			_, _ = chromedp.Call(t.ctx, fetch.ContinueRequest, cont)
+		case missing:
+			_, _ = chromedp.Call(t.ctx, fetch.FulfillRequest, fetch.FulfillRequestParams{
+				RequestID:       ev.RequestID,
+				ResponseCode:    404,
+				ResponseHeaders: []*fetch.HeaderEntry{{Name: "Content-Type", Value: "text/plain"}},
+			})
+		default:
 			if s != nil {
 				s.blocked.Add(1)
 			}
@@ -52,17 +64,7 @@ func (t *tab) serveRequests(events iter.Seq2[fetch.EventRequestPaused, error]) {
 				reason = network.ErrorReasonAborted
 			}
 			_, _ = chromedp.Call(t.ctx, fetch.FailRequest, fetch.FailRequestParams{RequestID: ev.RequestID, ErrorReason: reason})
-			continue
 		}
-		_, _ = chromedp.Call(t.ctx, fetch.FulfillRequest, fetch.FulfillRequestParams{
-			RequestID:    ev.RequestID,
-			ResponseCode: res.status,
-			ResponseHeaders: []*fetch.HeaderEntry{
-				{Name: "Content-Type", Value: res.contentType},
-				{Name: "Cache-Control", Value: "no-store"},
-			},
-			Body: res.body,
-		})
 	}
 }
 
@@ -89,65 +91,47 @@ func (t *tab) serveRemote(s *site, ev fetch.EventRequestPaused) {
 	_, _ = chromedp.Call(t.ctx, fetch.FailRequest, fetch.FailRequestParams{RequestID: ev.RequestID, ErrorReason: reason})
 }
 
-// response is what the virtual origin answers.
-type response struct {
-	status      int64
-	contentType string
-	body        []byte
-}
+// verdict is what lookup decides for a request.
+type verdict int
 
-// lookup maps a request to a file under root. ok is false when the request
-// must be blocked: not a GET or HEAD, or not on http://host/. A path
-// that leaves root, names a directory or a symbolic link, or is too big
-// gets 404, as a missing file does.
-func lookup(root, host, method, raw string) (response, bool) {
+const (
+	blocked verdict = iota // fail it, counted
+	missing                // answer 404
+	found                  // let Chromium read the file
+)
+
+// lookup judges a request of a job's page whose files are at root on
+// this host and at served as Chromium sees them (its jail's path): found
+// for a GET or HEAD of a file:// URL naming a regular file under served,
+// or naming one from the root of the site as an http page would
+// (file:///css/x.css for served/css/x.css), at is then the file's URL
+// under served; missing for one under served that names nothing, a
+// directory or a symbolic link, or climbs out; blocked for anything else.
+func lookup(root, served, method, raw string) (v verdict, at string) {
 	u, err := url.Parse(raw)
-	if err != nil || u.Scheme != "http" || u.Host != host || u.User != nil {
-		return response{}, false
+	if err != nil || u.Scheme != "file" || u.Host != "" || u.User != nil {
+		return blocked, ""
 	}
 	if method != "GET" && method != "HEAD" {
-		return response{}, false
+		return blocked, ""
 	}
-	notFound := response{status: 404, contentType: "text/plain"}
-	rel := strings.TrimPrefix(path.Clean("/"+u.Path), "/")
-	if rel == "" {
-		rel = "index.html"
+	p := path.Clean(u.Path)
+	rel, under := strings.CutPrefix(p, path.Clean(served)+"/")
+	if !under {
+		rel = strings.TrimPrefix(p, "/")
 	}
-	if !filepath.IsLocal(rel) {
-		return notFound, true
+	if !filepath.IsLocal(filepath.FromSlash(rel)) {
+		return missing, ""
 	}
-	full := filepath.Join(root, filepath.FromSlash(rel))
-	st, err := os.Lstat(full)
-	if err != nil || !st.Mode().IsRegular() || st.Size() > maxServedFile {
-		return notFound, true
+	st, err := os.Lstat(filepath.Join(root, filepath.FromSlash(rel)))
+	switch {
+	case err == nil && st.Mode().IsRegular() && under:
+		return found, raw
+	case err == nil && st.Mode().IsRegular():
+		at := url.URL{Scheme: "file", Path: path.Join(served, rel), RawQuery: u.RawQuery}
+		return found, at.String()
+	case under:
+		return missing, ""
 	}
-	body, err := os.ReadFile(full)
-	if err != nil {
-		return notFound, true
-	}
-	return response{status: 200, contentType: contentType(rel), body: body}, true
-}
-
-// contentType names a served file's type from its extension, without a
-// charset, so that an HTML page's own <meta charset> (or Chromium's
-// detection) decides its encoding.
-func contentType(name string) string {
-	ext := strings.ToLower(filepath.Ext(name))
-	switch ext {
-	case ".woff":
-		return "font/woff"
-	case ".woff2":
-		return "font/woff2"
-	case ".ttf":
-		return "font/ttf"
-	case ".otf":
-		return "font/otf"
-	case ".htm", ".html":
-		return "text/html"
-	}
-	if ct := mime.TypeByExtension(ext); ct != "" {
-		ct, _, _ = strings.Cut(ct, ";")
-		return strings.TrimSpace(ct)
-	}
-	return "application/octet-stream"
+	return blocked, ""
 }

@@ -3,9 +3,12 @@ package chromium
 import (
 	"archive/zip"
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
@@ -49,6 +52,55 @@ func (b *Browser) printSite(ctx context.Context, in *docmill.RunInput, file docm
 		ContentType: "application/pdf",
 		Meta:        map[string]any{"blocked_requests": blocked},
 	}, nil
+}
+
+// stageSite gives the browser inst the job's files under root: hard
+// links to them (copies across file systems) in a directory of its
+// profile, which its jail sees, named at random so that no page can
+// guess another job's. The staged files are readable by the jail's uid
+// but not writable (owned by this process, mode 0644, folders 0755 in a
+// folder of mode 0711 that cannot be listed). It returns the directory on
+// this host, which the caller removes after the job, and as the jailed
+// browser sees it. Only the job's regular files and folders are staged.
+func (inst *instance) stageSite(root string) (staged, served string, err error) {
+	sites := filepath.Join(inst.dir, "sites")
+	if err := os.MkdirAll(sites, 0o711); err != nil {
+		return "", "", fmt.Errorf("chromium: stage site: %w", err)
+	}
+	if err := os.Chmod(sites, 0o711); err != nil {
+		return "", "", fmt.Errorf("chromium: stage site: %w", err)
+	}
+	var b [16]byte
+	_, _ = rand.Read(b[:]) // never fails (crypto/rand)
+	staged = filepath.Join(sites, hex.EncodeToString(b[:]))
+	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(root, p)
+		if err != nil {
+			return err
+		}
+		target := filepath.Join(staged, rel)
+		switch {
+		case d.IsDir():
+			if err := os.Mkdir(target, 0o755); err != nil {
+				return err
+			}
+			return os.Chmod(target, 0o755)
+		case d.Type().IsRegular():
+			if err := filecopy.Link(p, target); err != nil {
+				return err
+			}
+			return os.Chmod(target, 0o644)
+		}
+		return nil
+	})
+	if err != nil {
+		os.RemoveAll(staged)
+		return "", "", fmt.Errorf("chromium: stage site: %w", err)
+	}
+	return staged, inst.paths.InJail(staged), nil
 }
 
 // badZip returns an invalid_document error about a zipped site.

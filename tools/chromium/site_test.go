@@ -141,14 +141,3 @@ func TestOutputName(t *testing.T) {
 		}
 	}
 }
-
-func TestContentType(t *testing.T) {
-	for name, want := range map[string]string{
-		"index.html": "text/html", "a.css": "text/css", "a.js": "text/javascript",
-		"a.png": "image/png", "a.svg": "image/svg+xml", "f.woff2": "font/woff2", "x.unknownext": "application/octet-stream",
-	} {
-		if got := contentType(name); got != want {
-			t.Errorf("contentType(%q) = %q, want %q", name, got, want)
-		}
-	}
-}

@@ -2,9 +2,9 @@ package chromium
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
+	"net/url"
+	"path"
 	"sync/atomic"
 	"time"
 
@@ -26,12 +26,11 @@ import (
 // whose job ended cleanly is reset and kept for the next job.
 //
 // What one job leaves cannot reach the next job of the tab:
-//   - each job's page has an origin of its own (site.host, random), so the
-//     storage, cookies and sessionStorage of an earlier job belong to
-//     another origin, which the page cannot load: the tab serves only the
-//     current job's host;
+//   - the tab serves only the current job's files (a folder of random
+//     name, see stageSite), and blocks any other file://;
 //   - after a job the tab goes to about:blank, its history and window.name
-//     are dropped and everything stored for the job's origin is cleared;
+//     are dropped and everything stored for file:// pages is cleared
+//     (Chromium keeps it under one origin, per browser context);
 //   - the back-forward cache is off (flags) and the tab's HTTP cache is
 //     disabled;
 //   - a tab whose job failed or was canceled, or whose browser context
@@ -47,26 +46,21 @@ type tab struct {
 
 // site is one job's files as its tab serves them.
 type site struct {
-	root    string       // the directory holding index.html
-	host    string       // the job's own virtual host
+	root string // the directory holding index.html, on this host
+	// served is root as the jailed browser sees it: the page loads
+	// file://served/index.html and reads its files there itself.
+	served  string
 	blocked atomic.Int64 // requests refused
 	// remote, when set, makes the site a web page fetched from its own
-	// address (url-to-pdf): root and host are then unused.
+	// address (url-to-pdf): root and served are then unused.
 	remote *remote
 }
 
-// newSite returns the site of a job whose files are under root, on a
-// host no other job has. The .invalid top-level domain never resolves
-// (RFC 2606), and, not being a known public suffix, lets no page set a
-// cookie for every host under it.
-func newSite(root string) *site {
-	var b [8]byte
-	_, _ = rand.Read(b[:]) // never fails (crypto/rand)
-	return &site{root: root, host: "docmill-" + hex.EncodeToString(b[:]) + ".invalid"}
+// newSite returns the site of a job whose files are at root on this host
+// and at served in the browser's jail (see stageSite).
+func newSite(root, served string) *site {
+	return &site{root: root, served: served}
 }
-
-// url returns the address of name (a path relative to the site's root).
-func (s *site) url(name string) string { return "http://" + s.host + "/" + name }
 
 // start is the address the job's tab loads: index.html, or the remote
 // page's.
@@ -74,7 +68,7 @@ func (s *site) start() string {
 	if s.remote != nil {
 		return s.remote.start
 	}
-	return s.url("index.html")
+	return (&url.URL{Scheme: "file", Path: path.Join(s.served, "index.html")}).String()
 }
 
 // resetTimeout bounds the reset of a tab between jobs.
@@ -213,6 +207,11 @@ func (i *instance) putBack(t *tab, s *site) {
 	}()
 }
 
+// fileOrigin is the origin Chromium stores the data of file:// pages
+// under: every job's page, one after the other in a tab (each tab is a
+// browser context of its own, so pages of two tabs never share it).
+const fileOrigin = "file://"
+
 // errOtherTarget reports a tab whose browser context holds a target
 // beside the tab, such as a window its page opened.
 var errOtherTarget = errors.New("chromium: the tab's browser context holds another target")
@@ -239,7 +238,7 @@ func (t *tab) reset(s *site) error {
 	if _, err := chromedp.Call(ctx, runtime.Evaluate, runtime.EvaluateParams{Expression: `window.name = ""`}); err != nil {
 		return err
 	}
-	clear := storage.ClearDataForOriginParams{Origin: "http://" + s.host, StorageTypes: "all"}
+	clear := storage.ClearDataForOriginParams{Origin: fileOrigin, StorageTypes: "all"}
 	if _, err := chromedp.Call(ctx, storage.ClearDataForOrigin, clear); err != nil {
 		return err
 	}

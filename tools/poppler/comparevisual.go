@@ -64,24 +64,12 @@ func compareRenderings(ctx context.Context, e Engines, limits docmill.Limits, sr
 	}
 	v := &visualDiff{images: map[int]string{}}
 	for _, p := range pages {
-		a, err := readPageImage(rendered[0][p], sizes[0][p])
+		differ, err := comparePage(v, p, dir, rendered[0][p], rendered[1][p], sizes[0][p], sizes[1][p])
 		if err != nil {
 			return nil, err
 		}
-		b, err := readPageImage(rendered[1][p], sizes[1][p])
-		if err != nil {
-			return nil, err
-		}
-		if samePixels(a, b) {
-			continue
-		}
-		v.differing = append(v.differing, p)
-		if len(v.images) < maxDiffImages {
-			path := filepath.Join(dir, fmt.Sprintf("compare-diff-%05d.png", p))
-			if err := writeDiffImage(path, a, b); err != nil {
-				return nil, err
-			}
-			v.images[p] = path
+		if differ {
+			v.differing = append(v.differing, p)
 		}
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -113,41 +101,125 @@ func moveRenders(images map[int]string, dir string, d int) (map[int]string, erro
 	return out, nil
 }
 
-// readPageImage reads (and removes) the grey page pdftoppm drew of a
-// page of size s, checked as inkShare checks it.
-func readPageImage(path string, s pageSize) (*image.Gray, error) {
-	defer os.Remove(path)
-	w, h := s.pixels(compareDPI)
-	st, err := os.Stat(path)
+// comparePage compares page p of the two documents, drawn at pathA and
+// pathB (removed afterwards), and writes its diff image into v when they
+// differ and v holds fewer than maxDiffImages.
+func comparePage(v *visualDiff, p int, dir, pathA, pathB string, sizeA, sizeB pageSize) (differ bool, err error) {
+	a, err := openPageImage(pathA, sizeA)
 	if err != nil {
+		return false, err
+	}
+	defer a.close()
+	b, err := openPageImage(pathB, sizeB)
+	if err != nil {
+		return false, err
+	}
+	defer b.close()
+	same, err := samePixels(a, b)
+	if err != nil || same {
+		return false, err
+	}
+	if len(v.images) < maxDiffImages {
+		path := filepath.Join(dir, fmt.Sprintf("compare-diff-%05d.png", p))
+		if err := writeDiffImage(path, a, b); err != nil {
+			return false, err
+		}
+		v.images[p] = path
+	}
+	return true, nil
+}
+
+// pageRows is a grey page image read a band of rows at a time: its
+// rectangle, and rows y0 to y1 (clipped to it) as an image of its own.
+type pageRows interface {
+	rect() image.Rectangle
+	rows(y0, y1 int) (*image.Gray, error)
+}
+
+// pageFile is the grey page pdftoppm drew, a PGM read from disk a band
+// of rows at a time: a page is never held whole in the server (at the
+// render limit one is 100 MB).
+type pageFile struct {
+	f    *os.File
+	off  int64 // where the pixels start
+	size image.Rectangle
+}
+
+// openPageImage opens the grey page pdftoppm drew of a page of size s,
+// checked as inkShare checks it; close removes it.
+func openPageImage(path string, s pageSize) (*pageFile, error) {
+	w, h := s.pixels(compareDPI)
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("poppler: page image: %w", err)
+	}
+	p := &pageFile{f: f}
+	st, err := f.Stat()
+	if err != nil {
+		p.close()
 		return nil, fmt.Errorf("poppler: page image: %w", err)
 	}
 	if limit := (w+2)*(h+2) + 64; st.Size() > limit {
+		p.close()
 		return nil, fmt.Errorf("poppler: page image of %d bytes, above the %d of a %dx%d page", st.Size(), limit, w, h)
 	}
-	b, err := os.ReadFile(path)
-	if err != nil {
+	head := make([]byte, min(st.Size(), 64))
+	if _, err := f.ReadAt(head, 0); err != nil {
+		p.close()
 		return nil, fmt.Errorf("poppler: page image: %w", err)
 	}
-	width, height, pix, err := netpbm(b, "P5", 1)
+	pw, ph, off, err := netpbmHeader(head, "P5")
+	if err == nil && int64(off)+int64(pw)*int64(ph) != st.Size() {
+		err = fmt.Errorf("poppler: page image of %dx%d has %d bytes of pixels", pw, ph, st.Size()-int64(off))
+	}
 	if err != nil {
+		p.close()
 		return nil, err
 	}
-	return &image.Gray{Pix: pix, Stride: width, Rect: image.Rect(0, 0, width, height)}, nil
+	p.off, p.size = int64(off), image.Rect(0, 0, pw, ph)
+	return p, nil
+}
+
+func (p *pageFile) rect() image.Rectangle { return p.size }
+
+func (p *pageFile) rows(y0, y1 int) (*image.Gray, error) {
+	r := image.Rect(0, y0, p.size.Dx(), y1).Intersect(p.size)
+	g := &image.Gray{Pix: make([]byte, r.Dx()*r.Dy()), Stride: r.Dx(), Rect: r}
+	if _, err := p.f.ReadAt(g.Pix, p.off+int64(r.Min.Y)*int64(p.size.Dx())); err != nil && len(g.Pix) > 0 {
+		return nil, fmt.Errorf("poppler: page image: %w", err)
+	}
+	return g, nil
+}
+
+// close closes and removes the page's file.
+func (p *pageFile) close() {
+	p.f.Close()
+	os.Remove(p.f.Name())
 }
 
 // samePixels reports whether two page images have one size and no pixel
-// more than pixelTolerance apart.
-func samePixels(a, b *image.Gray) bool {
-	if a.Rect != b.Rect {
-		return false
+// more than pixelTolerance apart, reading them a band at a time.
+func samePixels(a, b pageRows) (bool, error) {
+	if a.rect() != b.rect() {
+		return false, nil
 	}
-	for i, v := range a.Pix {
-		if absDiff(v, b.Pix[i]) > pixelTolerance {
-			return false
+	const band = 64
+	for y := 0; y < a.rect().Dy(); y += band {
+		ra, err := a.rows(y, y+band)
+		if err != nil {
+			return false, err
+		}
+		rb, err := b.rows(y, y+band)
+		if err != nil {
+			return false, err
+		}
+		for i, v := range ra.Pix {
+			if absDiff(v, rb.Pix[i]) > pixelTolerance {
+				return false, nil
+			}
 		}
 	}
-	return true
+	return true, nil
 }
 
 func absDiff(x, y uint8) int {
@@ -162,13 +234,24 @@ func absDiff(x, y uint8) int {
 // faded to a light grey, and in red every pixel that differs (including
 // those only one of the pages covers). Scaled down, each pixel of the
 // image stands for a square of the pages' pixels (diffColor).
-func writeDiffImage(path string, a, b *image.Gray) error {
-	w, h := max(a.Rect.Dx(), b.Rect.Dx()), max(a.Rect.Dy(), b.Rect.Dy())
+func writeDiffImage(path string, a, b pageRows) error {
+	w, h := max(a.rect().Dx(), b.rect().Dx()), max(a.rect().Dy(), b.rect().Dy())
 	n := diffScale(w, h)
 	img := image.NewRGBA(image.Rect(0, 0, ceilDiv(w, n), ceilDiv(h, n)))
 	for y := range img.Rect.Dy() {
+		// The band of both pages' rows this row of the image stands
+		// for: a block's intersection with a band is its intersection
+		// with the page, since the band holds the page's whole width.
+		ra, err := a.rows(y*n, (y+1)*n)
+		if err != nil {
+			return err
+		}
+		rb, err := b.rows(y*n, (y+1)*n)
+		if err != nil {
+			return err
+		}
 		for x := range img.Rect.Dx() {
-			img.SetRGBA(x, y, diffColor(a, b, image.Rect(x*n, y*n, (x+1)*n, (y+1)*n)))
+			img.SetRGBA(x, y, diffColor(ra, rb, image.Rect(x*n, y*n, (x+1)*n, (y+1)*n)))
 		}
 	}
 	f, err := os.Create(path)

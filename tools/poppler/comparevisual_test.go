@@ -18,11 +18,20 @@ func whitePage(w, h int) *image.Gray {
 	return g
 }
 
+// memRows is a page image in memory, as pageRows.
+type memRows struct{ g *image.Gray }
+
+func (m memRows) rect() image.Rectangle { return m.g.Rect }
+
+func (m memRows) rows(y0, y1 int) (*image.Gray, error) {
+	return m.g.SubImage(image.Rect(0, y0, m.g.Rect.Dx(), y1)).(*image.Gray), nil
+}
+
 // decodeDiff writes the diff image of a and b and reads it back.
 func decodeDiff(t *testing.T, a, b *image.Gray) image.Image {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "diff.png")
-	if err := writeDiffImage(path, a, b); err != nil {
+	if err := writeDiffImage(path, memRows{a}, memRows{b}); err != nil {
 		t.Fatal(err)
 	}
 	return toolstest.DecodePNG(t, path)

@@ -95,14 +95,23 @@ func (w *zipWriter) part(name string, body []byte, stored bool) {
 	}
 }
 
-// file copies the file at src into the part name.
+// file copies the file at src into the part name, streamed: an image
+// pdfimages extracted is as large as the PDF made it, and is never held
+// in the server's memory whole. PNG and JPEG are compressed already, so
+// the part is stored.
 func (w *zipWriter) file(name, src string) {
 	if w.err != nil {
 		return
 	}
-	var b []byte
-	if b, w.err = os.ReadFile(src); w.err == nil {
-		w.part(name, b, true) // PNG and JPEG are compressed already
+	in, err := os.Open(src)
+	if err != nil {
+		w.err = err
+		return
+	}
+	defer in.Close()
+	var f io.Writer
+	if f, w.err = w.z.CreateHeader(&zip.FileHeader{Name: name, Method: zip.Store}); w.err == nil {
+		_, w.err = io.Copy(f, in)
 	}
 }
 

@@ -4,7 +4,9 @@ import (
 	"bufio"
 	"fmt"
 	"image"
+	"image/color"
 	"image/png"
+	"io"
 	"math"
 	"os"
 )
@@ -18,59 +20,88 @@ const redactPadding = 1.5
 // of expected size w x h pixels (pdftoppm's own rounding may add one to a
 // side), paints boxes (in points from the page's top left corner) black,
 // and writes the result as a PNG at dst. src is removed once read. The
-// engine's output is trusted no more than its input: a file larger than
-// such a page, or not exactly a PPM of its stated size, is an internal
-// error.
+// page is read a row at a time (ppmRows), never whole: a page may be
+// drawn at up to the render limit (100 MP, 300 MB of PPM). The engine's
+// output is trusted no more than its input: a file larger than such a
+// page, or not exactly a PPM of its stated size, is an internal error.
 func blackOut(src, dst string, w, h int64, dpi int, boxes []rect) error {
 	defer os.Remove(src)
-	st, err := os.Stat(src)
+	f, err := os.Open(src)
+	if err != nil {
+		return fmt.Errorf("poppler: page image: %w", err)
+	}
+	defer f.Close()
+	st, err := f.Stat()
 	if err != nil {
 		return fmt.Errorf("poppler: page image: %w", err)
 	}
 	if limit := 3*(w+2)*(h+2) + 64; st.Size() > limit {
 		return fmt.Errorf("poppler: page image of %d bytes, above the %d of a %dx%d page", st.Size(), limit, w, h)
 	}
-	b, err := os.ReadFile(src)
-	if err != nil {
+	head := make([]byte, min(st.Size(), 64))
+	if _, err := f.ReadAt(head, 0); err != nil {
 		return fmt.Errorf("poppler: page image: %w", err)
 	}
-	img, err := pixmap(b)
+	pw, ph, off, err := netpbmHeader(head, "P6")
 	if err != nil {
 		return err
 	}
+	if int64(off)+3*int64(pw)*int64(ph) != st.Size() {
+		return fmt.Errorf("poppler: page image of %dx%d has %d bytes of pixels", pw, ph, st.Size()-int64(off))
+	}
+	img := &ppmRows{r: f, off: int64(off), w: pw, h: ph, y: -1, row: make([]byte, 3*pw)}
 	scale := float64(dpi) / 72
-	bounds := img.Bounds()
 	for _, r := range boxes {
-		px := image.Rect(
+		img.boxes = append(img.boxes, image.Rect(
 			int(math.Floor((r.x0-redactPadding)*scale)), int(math.Floor((r.y0-redactPadding)*scale)),
 			int(math.Ceil((r.x1+redactPadding)*scale)), int(math.Ceil((r.y1+redactPadding)*scale)),
-		).Intersect(bounds)
-		for y := px.Min.Y; y < px.Max.Y; y++ {
-			row := img.Pix[img.PixOffset(px.Min.X, y):img.PixOffset(px.Max.X, y)]
-			for i := range row {
-				if i%4 == 3 {
-					row[i] = 0xff
-				} else {
-					row[i] = 0
-				}
+		).Intersect(img.Bounds()))
+	}
+	if err := writePNG(dst, img); err != nil {
+		return err
+	}
+	if img.err != nil {
+		return fmt.Errorf("poppler: page image: %w", img.err)
+	}
+	return nil
+}
+
+// ppmRows is the pixels of a binary PPM file, read one row at a time as
+// they are asked for, with boxes painted black: an opaque image that
+// png.Encoder reads row after row.
+type ppmRows struct {
+	r     io.ReaderAt
+	off   int64 // where the pixels start
+	w, h  int
+	boxes []image.Rectangle
+	y     int    // the row held in row; -1 for none
+	row   []byte // 3 bytes a pixel
+	err   error  // the first read error
+}
+
+func (p *ppmRows) ColorModel() color.Model { return color.RGBAModel }
+func (p *ppmRows) Bounds() image.Rectangle { return image.Rect(0, 0, p.w, p.h) }
+
+// Opaque spares png.Encoder a pass over every pixel to find out.
+func (p *ppmRows) Opaque() bool { return true }
+
+func (p *ppmRows) At(x, y int) color.Color {
+	if !image.Pt(x, y).In(p.Bounds()) {
+		return color.RGBA{}
+	}
+	if y != p.y {
+		p.y = y
+		if _, err := p.r.ReadAt(p.row, p.off+int64(y)*int64(len(p.row))); err != nil && p.err == nil {
+			p.err = err
+		}
+		for _, b := range p.boxes {
+			if y >= b.Min.Y && y < b.Max.Y {
+				clear(p.row[3*b.Min.X : 3*b.Max.X])
 			}
 		}
 	}
-	return writePNG(dst, img)
-}
-
-// pixmap returns the pixels of a binary PPM as pdftoppm writes it (see
-// netpbm).
-func pixmap(b []byte) (*image.RGBA, error) {
-	w, h, rest, err := netpbm(b, "P6", 3)
-	if err != nil {
-		return nil, err
-	}
-	img := image.NewRGBA(image.Rect(0, 0, w, h))
-	for i, j := 0, 0; i < len(rest); i, j = i+3, j+4 {
-		img.Pix[j], img.Pix[j+1], img.Pix[j+2], img.Pix[j+3] = rest[i], rest[i+1], rest[i+2], 0xff
-	}
-	return img, nil
+	i := 3 * x
+	return color.RGBA{p.row[i], p.row[i+1], p.row[i+2], 0xff}
 }
 
 // writePNG writes img at path, compressed for speed: the PDF helper

@@ -103,6 +103,11 @@ var helperArgs = []string{"engine", "pdf"}
 // Main is a test package's TestMain: run with helperArgs (by Helpers),
 // the test binary serves tools as a helper; otherwise it runs the tests.
 func Main(m *testing.M, tools ...*docmill.Tool) {
+	MainWith(m, nil, tools...)
+}
+
+// MainWith is Main that calls cleanup, if not nil, once the tests ran.
+func MainWith(m *testing.M, cleanup func(), tools ...*docmill.Tool) {
 	if len(os.Args) > 2 && os.Args[1] == helperArgs[0] && os.Args[2] == helperArgs[1] {
 		if err := sandbox.ServeHelper(context.Background(), os.Stdin, os.Stdout, docmill.NewRegistry(tools...)); err != nil {
 			fmt.Fprintln(os.Stderr, err)
@@ -111,6 +116,9 @@ func Main(m *testing.M, tools ...*docmill.Tool) {
 		os.Exit(0)
 	}
 	code := m.Run()
+	if cleanup != nil {
+		cleanup()
+	}
 	if started != nil {
 		started.Close() // its processes and its directory
 	}

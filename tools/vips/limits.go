@@ -15,7 +15,6 @@ import (
 	"strconv"
 	"strings"
 
-	"golang.org/x/image/tiff"
 	"golang.org/x/image/webp"
 
 	docmill "github.com/docmill/docmill"
@@ -28,7 +27,6 @@ var configDecoders = map[string]func(io.Reader) (image.Config, error){
 	"image/png":  png.DecodeConfig,
 	"image/gif":  gif.DecodeConfig,
 	"image/webp": webp.DecodeConfig,
-	"image/tiff": tiff.DecodeConfig,
 }
 
 // imageSize returns the stored width and height of f (before any EXIF
@@ -58,10 +56,11 @@ func imageSize(ctx context.Context, vipsheader *sandbox.Engine, dir string, f do
 	return w, h, checkPixels(w, h, maxPixels)
 }
 
-// goSize reads f's dimensions with Go's decoders.
+// goSize reads f's dimensions with Go's decoders (tiffConfig for TIFF),
+// which read its header only, in bounded memory.
 func goSize(f docmill.LocalFile) (int, int, error) {
 	dec, ok := configDecoders[f.ContentType]
-	if !ok {
+	if !ok && f.ContentType != "image/tiff" {
 		return 0, 0, errors.New("vips: no Go decoder")
 	}
 	r, err := os.Open(f.Path)
@@ -69,6 +68,10 @@ func goSize(f docmill.LocalFile) (int, int, error) {
 		return 0, 0, err
 	}
 	defer r.Close()
+	if !ok {
+		cfg, err := tiffConfig(r)
+		return cfg.Width, cfg.Height, err
+	}
 	cfg, err := dec(bufio.NewReader(r))
 	if err != nil {
 		return 0, 0, err

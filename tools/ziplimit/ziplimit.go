@@ -155,7 +155,7 @@ func Open(path string, l docmill.Limits) (*zip.ReadCloser, error) {
 	if err != nil {
 		return nil, docmill.Internal(err)
 	}
-	n, err := countEntries(f, l.ArchiveEntries)
+	n, dirBytes, err := countEntries(f, l.ArchiveEntries)
 	f.Close()
 	if err != nil {
 		return nil, err
@@ -163,12 +163,22 @@ func Open(path string, l docmill.Limits) (*zip.ReadCloser, error) {
 	if n > l.ArchiveEntries {
 		return nil, docmill.LimitExceeded(fmt.Sprintf("The file holds more than %d archive entries", l.ArchiveEntries))
 	}
+	if limit := maxDirectoryBytes(l); dirBytes > limit {
+		return nil, docmill.LimitExceeded(fmt.Sprintf("The archive's directory is larger than %s (names, extra fields and comments)", size(limit)))
+	}
 	zr, err := zip.OpenReader(path)
 	if err != nil {
 		return nil, docmill.InvalidDocument(err, "The file is a damaged or truncated archive.")
 	}
 	return zr, nil
 }
+
+// maxDirectoryBytes bounds the central directory archive/zip loads, every
+// entry's name, extra field and comment (up to 64 KiB each): 1 KiB an
+// entry of l.ArchiveEntries on average, where real archives need under
+// 200 bytes, so that a directory of long names cannot cost the server
+// more than that before an entry is read.
+func maxDirectoryBytes(l docmill.Limits) int64 { return int64(l.ArchiveEntries) << 10 }
 
 // Signatures and sizes of the zip records countEntries reads.
 const (
@@ -196,16 +206,16 @@ const (
 // such start is counted, and the most found is the count, so that no
 // reading archive/zip makes holds more. A file with no end record counts
 // 0 and is left to archive/zip to refuse.
-func countEntries(f *os.File, limit int) (int, error) {
+func countEntries(f *os.File, limit int) (entries int, dirBytes int64, err error) {
 	st, err := f.Stat()
 	if err != nil {
-		return 0, docmill.Internal(err)
+		return 0, 0, docmill.Internal(err)
 	}
 	size := st.Size()
 	tail := min(size, endSearch)
 	buf := make([]byte, tail)
 	if _, err := f.ReadAt(buf, size-tail); err != nil && err != io.EOF {
-		return 0, docmill.Internal(err)
+		return 0, 0, docmill.Internal(err)
 	}
 	end := -1
 	for i := len(buf) - endLen; i >= 0; i-- {
@@ -215,7 +225,7 @@ func countEntries(f *os.File, limit int) (int, error) {
 		}
 	}
 	if end < 0 {
-		return 0, nil
+		return 0, 0, nil
 	}
 	endOffset := size - tail + int64(end)
 	// Where the directory ends, its size and its offset, as the end
@@ -245,19 +255,18 @@ func countEntries(f *os.File, limit int) (int, error) {
 			}
 		}
 	}
-	n := 0
 	for _, start := range starts {
-		n = max(n, countHeaders(f, start, size, limit))
+		n, b := countHeaders(f, start, size, limit)
+		entries, dirBytes = max(entries, n), max(dirBytes, b)
 	}
-	return n, nil
+	return entries, dirBytes, nil
 }
 
 // countHeaders counts the directory headers that follow one another from
-// start, up to limit+1.
-func countHeaders(f *os.File, start, size int64, limit int) int {
+// start, up to limit+1, and their bytes.
+func countHeaders(f *os.File, start, size int64, limit int) (n int, bytes int64) {
 	r := bufio.NewReaderSize(io.NewSectionReader(f, start, size-start), 64<<10)
 	hdr := make([]byte, dirHeaderLen)
-	n := 0
 	for n <= limit {
 		if _, err := io.ReadFull(r, hdr); err != nil {
 			break
@@ -267,9 +276,10 @@ func countHeaders(f *os.File, start, size int64, limit int) int {
 		}
 		n++
 		skip := int64(binary.LittleEndian.Uint16(hdr[28:])) + int64(binary.LittleEndian.Uint16(hdr[30:])) + int64(binary.LittleEndian.Uint16(hdr[32:]))
+		bytes += dirHeaderLen + skip
 		if _, err := r.Discard(int(skip)); err != nil {
 			break
 		}
 	}
-	return n
+	return n, bytes
 }

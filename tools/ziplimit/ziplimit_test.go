@@ -303,3 +303,39 @@ func TestOpenCountsBeforeLoading(t *testing.T) {
 		})
 	}
 }
+
+// TestLongNamesRefusedUnread: a directory of long names (200 entries of
+// 60,000-byte names, 12 MB, over the 1 KiB an entry the default 10,000
+// entries allow) is refused before archive/zip loads it, and a directory
+// within the bound opens.
+func TestLongNamesRefusedUnread(t *testing.T) {
+	write := func(entries, nameLen int) string {
+		path := filepath.Join(t.TempDir(), "names.zip")
+		f, err := os.Create(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		zw := zip.NewWriter(f)
+		for i := 0; i < entries; i++ {
+			name := strconv.Itoa(i) + strings.Repeat("n", nameLen)
+			if _, err := zw.CreateHeader(&zip.FileHeader{Name: name, Method: zip.Store}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := zw.Close(); err != nil {
+			t.Fatal(err)
+		}
+		f.Close()
+		return path
+	}
+	_, err := ziplimit.Open(write(200, 60_000), docmill.Limits{})
+	var e *docmill.Error
+	if !errors.As(err, &e) || !strings.Contains(e.Message, "directory is larger than") {
+		t.Fatalf("Open = %v, want the directory refused", err)
+	}
+	zr, err := ziplimit.Open(write(200, 200), docmill.Limits{})
+	if err != nil {
+		t.Fatalf("Open of short names: %v", err)
+	}
+	zr.Close()
+}
