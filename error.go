@@ -56,6 +56,10 @@ const (
 	// too slowly, or the connection failed. The problem names the URL
 	// (field file_url[i]) and the reason.
 	CodeFetchFailed Code = "fetch_failed"
+	// CodeUploadTooSlow: the request's body came in below the server's
+	// minimum upload rate, or stopped; nothing of it was kept or charged,
+	// and the request may be sent again over a better link.
+	CodeUploadTooSlow Code = "upload_too_slow"
 )
 
 // FieldError names one invalid form field or parameter.

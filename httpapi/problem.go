@@ -36,6 +36,7 @@ var statusOf = map[docmill.Code]int{
 	docmill.CodePreconditionFailed:  http.StatusPreconditionFailed,
 	docmill.CodeInsufficientStorage: http.StatusInsufficientStorage,
 	docmill.CodeFetchFailed:         http.StatusBadRequest,
+	docmill.CodeUploadTooSlow:       http.StatusRequestTimeout,
 }
 
 // StatusOf returns the HTTP status for an error code (500 if unknown).

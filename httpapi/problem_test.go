@@ -101,6 +101,7 @@ func TestStatusOf(t *testing.T) {
 		docmill.CodePreconditionFailed:  412,
 		docmill.CodeInsufficientStorage: 507,
 		docmill.CodeFetchFailed:         400,
+		docmill.CodeUploadTooSlow:       408,
 	}
 	if len(want) != len(statusOf) {
 		t.Errorf("statusOf has %d entries, this test expects %d: update the test", len(statusOf), len(want))

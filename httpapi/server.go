@@ -46,6 +46,12 @@ type Config struct {
 	// UploadIdleTimeout drops an upload that sends nothing for this long
 	// (default 1 min).
 	UploadIdleTimeout time.Duration
+	// UploadMinRate, when above zero, is the bytes a second an upload
+	// must bring over each UploadRateWindow of the time spent waiting for
+	// it (default window 30 s); below it the upload is cut with 408
+	// upload_too_slow. Zero: no minimum rate, only the idle timeout.
+	UploadMinRate    int64
+	UploadRateWindow time.Duration
 	// Limits are the node's processing limits, shown by GET /v1/limits
 	// (a zero field: its default).
 	Limits docmill.Limits
@@ -87,6 +93,9 @@ type Server struct {
 	presigner docmill.BlobPresigner
 	handler   http.Handler
 	metrics   *httpMetrics
+	// pace is what an upload must keep up (Config.UploadIdleTimeout,
+	// UploadMinRate, UploadRateWindow).
+	pace uploadPace
 	// draining is done once Drain is called.
 	draining context.Context
 	drain    context.CancelFunc
@@ -112,6 +121,9 @@ func NewServer(cfg Config) *Server {
 	if cfg.UploadIdleTimeout <= 0 {
 		cfg.UploadIdleTimeout = time.Minute
 	}
+	if cfg.UploadRateWindow <= 0 {
+		cfg.UploadRateWindow = 30 * time.Second
+	}
 	cfg.Limits = cfg.Limits.WithDefaults()
 	cfg.BaseURL = strings.TrimRight(cfg.BaseURL, "/")
 	var presigner docmill.BlobPresigner
@@ -120,7 +132,8 @@ func NewServer(cfg Config) *Server {
 		cfg.CDNURL = cfg.BaseURL
 	}
 	cfg.CDNURL = strings.TrimRight(cfg.CDNURL, "/")
-	s := &Server{cfg: cfg, log: cfg.Logger, presigner: presigner}
+	s := &Server{cfg: cfg, log: cfg.Logger, presigner: presigner,
+		pace: uploadPace{idle: cfg.UploadIdleTimeout, minRate: max(cfg.UploadMinRate, 0), window: cfg.UploadRateWindow}}
 	s.draining, s.drain = context.WithCancel(context.Background())
 	s.metrics = newHTTPMetrics(cfg.Registerer)
 	s.handler = s.routes()

@@ -170,7 +170,8 @@ func TestUploadTotalIsCapped(t *testing.T) {
 }
 
 // TestStalledUploadIsDropped: a client that stops sending mid-upload is
-// answered and cut off after the idle timeout, and its partial file goes.
+// answered (408 upload_too_slow) and cut off after the idle timeout, and
+// its partial file goes.
 func TestStalledUploadIsDropped(t *testing.T) {
 	s := startServer(t, "", "--upload-idle-timeout", "1s")
 	conn, err := net.Dial("tcp", strings.TrimPrefix(s.URL, "http://"))
@@ -188,7 +189,7 @@ func TestStalledUploadIsDropped(t *testing.T) {
 		t.Fatalf("no answer to a stalled upload: %v", err)
 	}
 	resp.Body.Close()
-	if resp.StatusCode != 400 || time.Since(start) > 10*time.Second {
+	if resp.StatusCode != http.StatusRequestTimeout || time.Since(start) > 10*time.Second {
 		t.Fatalf("stalled upload: %d after %s", resp.StatusCode, time.Since(start))
 	}
 	assertNoInputs(t, s.DataDir)

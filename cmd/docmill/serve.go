@@ -102,6 +102,7 @@ func serve(ctx context.Context, env *environment, args []string) error {
 		Store: st, Blob: bucket, Queue: q, Registry: registry, Limiter: limiter, Checks: checks,
 		Plans: plans, BaseURL: baseURL, CDNURL: f.cdnURL, SigningKey: []byte(secret),
 		Signup: f.signup == "open", SyncBudget: f.syncBudget, MaxUploadBytes: f.maxUploadMB << 20, UploadIdleTimeout: f.uploadIdle,
+		UploadMinRate: f.uploadMinRate, UploadRateWindow: f.uploadWindow,
 		Limits: f.engines.limits, Ready: engineChecks(registry, jail), Logger: log, Registerer: reg, Gatherer: f.ops.apiGatherer(reg),
 		Web: web.Handler(), Space: f.space(),
 		CheckWebhookURL: urls.webhooks.CheckURL, URLs: urls.imports,

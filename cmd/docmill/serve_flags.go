@@ -34,6 +34,8 @@ type serveFlags struct {
 	shutdownTimeout time.Duration
 	maxUploadMB     int64
 	uploadIdle      time.Duration
+	uploadMinRate   int64
+	uploadWindow    time.Duration
 	toolTimeouts    map[string]time.Duration
 	engines         toolOptions
 	jail            jailFlags
@@ -82,7 +84,9 @@ func (f *serveFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&f.engines.officePrestart, "office-prestart", false, "start the LibreOffice workers at start-up instead of on the first conversion")
 	registerLimits(fs, &f.engines.limits)
 	f.jail.register(fs)
-	fs.DurationVar(&f.uploadIdle, "upload-idle-timeout", time.Minute, "drop an upload that sends nothing for this long")
+	fs.DurationVar(&f.uploadIdle, "upload-idle-timeout", time.Minute, "cut an upload that sends nothing for this long (408 upload_too_slow)")
+	fs.Int64Var(&f.uploadMinRate, "upload-min-rate", 1024, "bytes a second an upload must bring over each --upload-rate-window of waiting for it, or be cut (408 upload_too_slow); 0: only --upload-idle-timeout")
+	fs.DurationVar(&f.uploadWindow, "upload-rate-window", 30*time.Second, "the window over which --upload-min-rate is measured; each window must bring its own bytes")
 	f.ops.register(fs)
 	fs.StringVar(&f.redisURL, "redis-url", "", "Redis URL (redis://host:6379/0) for rate limits shared by every API node; empty: limits kept in this process")
 	fs.BoolVar(&f.devKey, "dev-key", true, "on first start with no keys, create a Pro key named dev and print it")
@@ -122,6 +126,9 @@ func (f *serveFlags) validate() error {
 	}
 	if f.workers < 1 {
 		return errors.New("--workers must be at least 1")
+	}
+	if f.uploadMinRate < 0 || f.uploadWindow <= 0 || f.uploadIdle <= 0 {
+		return errors.New("--upload-min-rate must be 0 or more, --upload-rate-window and --upload-idle-timeout above 0")
 	}
 	return nil
 }
