@@ -51,5 +51,5 @@ func (s *Server) routes() http.Handler {
 		mux.Handle("GET /static/", s.cfg.Web)
 	}
 
-	return s.observe(s.recoverPanics(s.problemsForMux(mux)))
+	return s.observe(s.perClient(s.recoverPanics(s.problemsForMux(mux))))
 }

@@ -7,6 +7,7 @@ import (
 	"context"
 	"log/slog"
 	"net/http"
+	"net/netip"
 	"strings"
 	"time"
 
@@ -52,6 +53,15 @@ type Config struct {
 	// upload_too_slow. Zero: no minimum rate, only the idle timeout.
 	UploadMinRate    int64
 	UploadRateWindow time.Duration
+	// MaxConnsPerIP caps the connections one client address holds at
+	// once (Listener; an IPv6 client counted by its /64), and behind a
+	// trusted proxy the requests in flight of one forwarded address
+	// (perClient). Zero: no cap.
+	MaxConnsPerIP int
+	// TrustedProxies are the peers whose X-Forwarded-For names the
+	// client (clientAddr): their connections are not capped, the
+	// clients they forward are, and sign-ups are counted by the client.
+	TrustedProxies []netip.Prefix
 	// Limits are the node's processing limits, shown by GET /v1/limits
 	// (a zero field: its default).
 	Limits docmill.Limits
