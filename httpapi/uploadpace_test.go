@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"net/http"
@@ -9,6 +10,7 @@ import (
 	"time"
 
 	"github.com/docmill/docmill"
+	"github.com/docmill/docmill/blob"
 )
 
 // TestUploadPace: with a minimum rate of 20 KB/s over windows of 300 ms
@@ -85,4 +87,44 @@ func TestUploadPace(t *testing.T) {
 			t.Errorf("upload at about 400 KB/s: %d %s after %s, want 202", resp.StatusCode, code, took)
 		}
 	})
+}
+
+// slowDisk is a bucket that stores at about 10 KB/s: 512 bytes every
+// 50 ms.
+type slowDisk struct{ docmill.BlobStore }
+
+func (d slowDisk) Put(ctx context.Context, key string, r io.Reader, ct string) (int64, error) {
+	return d.BlobStore.Put(ctx, key, readerFunc(func(p []byte) (int, error) {
+		time.Sleep(50 * time.Millisecond)
+		return r.Read(p[:min(len(p), 512)])
+	}), ct)
+}
+
+type readerFunc func([]byte) (int, error)
+
+func (f readerFunc) Read(p []byte) (int, error) { return f(p) }
+
+// TestUploadPaceSlowServer: a server slow to store an upload (10 KB/s,
+// below the minimum rate of 20 KB/s) does not make its fast client too
+// slow: only the time spent waiting for the client counts.
+func TestUploadPaceSlowServer(t *testing.T) {
+	dir := t.TempDir()
+	b, err := blob.OpenDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { b.Close() })
+	a := newProcAPI(t, slowDisk{b})
+	a.s.pace = uploadPace{idle: time.Minute, minRate: 20 << 10, window: 300 * time.Millisecond}
+	srv, _ := startCounting(t, a)
+	key, _ := a.account(t, docmill.Plan{OperationsPerMonth: 100, RequestsPerMinute: 100, JobsInFlight: 10, Priority: 1, ResultTTL: time.Hour})
+	body := "--b\r\nContent-Disposition: form-data; name=\"file\"; filename=\"a.pdf\"\r\n\r\n%PDF-1.4\n" +
+		strings.Repeat("x", 24<<10) + "\r\n--b--\r\n"
+	conn, br := rawProcess(t, srv, key, fmt.Sprintf("Content-Length: %d\r\n", len(body)))
+	start := time.Now()
+	_, _ = io.WriteString(conn, body) // at once: the socket holds it while the server stores
+	resp, code := readProblem(t, br)
+	if resp.StatusCode != http.StatusAccepted {
+		t.Errorf("a fast upload to a slow server: %d %s after %s, want 202", resp.StatusCode, code, time.Since(start))
+	}
 }
