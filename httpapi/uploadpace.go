@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -155,4 +156,34 @@ func (g *stallGuard) slow() bool {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	return g.tooSlow
+}
+
+// maxSmallBody bounds the JSON bodies smallBody reads; the handlers hold
+// them to less (16 KB).
+const maxSmallBody = 64 << 10
+
+// smallBody reads the JSON body of a request (sign-up, a new key or
+// webhook) at the upload pace, so that a client trickling it is cut with
+// 408 upload_too_slow as an upload would be, and hands next the bytes
+// read (at most maxSmallBody and one more, for next's own bound to see).
+func (s *Server) smallBody(next http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if r.ContentLength == 0 || r.Body == nil || r.Body == http.NoBody {
+			next(w, r) // no body: no deadline to set on a connection the server reads in the background
+			return
+		}
+		g := &stallGuard{r: r.Body, rc: http.NewResponseController(w), pace: s.pace}
+		b, err := io.ReadAll(io.LimitReader(g, maxSmallBody+1))
+		if g.slow() {
+			w.Header().Set("Connection", "close")
+			s.writeError(w, r, s.pace.errUploadTooSlow())
+			return
+		}
+		if err != nil {
+			s.writeError(w, r, docmill.Errorf(docmill.CodeInvalidRequest, "The request body was interrupted."))
+			return
+		}
+		r.Body = io.NopCloser(bytes.NewReader(b))
+		next(w, r)
+	}
 }

@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"bufio"
 	"context"
 	"fmt"
 	"io"
@@ -126,5 +127,36 @@ func TestUploadPaceSlowServer(t *testing.T) {
 	resp, code := readProblem(t, br)
 	if resp.StatusCode != http.StatusAccepted {
 		t.Errorf("a fast upload to a slow server: %d %s after %s, want 202", resp.StatusCode, code, time.Since(start))
+	}
+}
+
+// TestSmallBodyPace: a sign-up whose JSON body trickles in below the
+// minimum rate is cut with 408 upload_too_slow; one sent at once is read.
+func TestSmallBodyPace(t *testing.T) {
+	a := newProcAPI(t, nil)
+	a.s.cfg.Signup = true
+	a.s.pace = uploadPace{idle: time.Minute, minRate: 20 << 10, window: 300 * time.Millisecond}
+	srv, _ := startCounting(t, a)
+	body := `{"email": "slow@example.com"}`
+	for _, tc := range []struct {
+		name string
+		gap  time.Duration
+		want int
+	}{{"trickle", 100 * time.Millisecond, http.StatusRequestTimeout}, {"at once", 0, http.StatusCreated}} {
+		conn := dialFrom(t, srv, "127.0.0.1")
+		_ = conn.SetDeadline(time.Now().Add(30 * time.Second))
+		fmt.Fprintf(conn, "POST /v1/signup HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n", len(body))
+		go func() {
+			for i := range len(body) {
+				if _, err := io.WriteString(conn, body[i:i+1]); err != nil {
+					return
+				}
+				time.Sleep(tc.gap)
+			}
+		}()
+		resp, code := readProblem(t, bufio.NewReader(conn))
+		if resp.StatusCode != tc.want {
+			t.Errorf("%s: %d %s, want %d", tc.name, resp.StatusCode, code, tc.want)
+		}
 	}
 }
