@@ -34,6 +34,10 @@ const (
 	// CodeProcessingTimeout: this input takes the tool longer than its
 	// limit; retrying the same input gives the same answer.
 	CodeProcessingTimeout Code = "processing_timeout"
+	// CodeUploadTooSlow: the request's body came in below the server's
+	// minimum upload rate, or stopped; nothing of it was kept or charged,
+	// and the request may be sent again over a better link.
+	CodeUploadTooSlow Code = "upload_too_slow"
 	// CodeServiceUnavailable: a dependency of the server (database, file
 	// store, Redis) is down, or the server is shutting down; the request
 	// may be retried later.
@@ -56,10 +60,6 @@ const (
 	// too slowly, or the connection failed. The problem names the URL
 	// (field file_url[i]) and the reason.
 	CodeFetchFailed Code = "fetch_failed"
-	// CodeUploadTooSlow: the request's body came in below the server's
-	// minimum upload rate, or stopped; nothing of it was kept or charged,
-	// and the request may be sent again over a better link.
-	CodeUploadTooSlow Code = "upload_too_slow"
 )
 
 // FieldError names one invalid form field or parameter.

@@ -22,6 +22,7 @@ var statusOf = map[docmill.Code]int{
 	docmill.CodeForbidden:           http.StatusForbidden,
 	docmill.CodeNotFound:            http.StatusNotFound,
 	docmill.CodeMethodNotAllowed:    http.StatusMethodNotAllowed,
+	docmill.CodeUploadTooSlow:       http.StatusRequestTimeout,
 	docmill.CodeIdempotencyConflict: http.StatusConflict,
 	docmill.CodeConflict:            http.StatusConflict,
 	docmill.CodeGone:                http.StatusGone,
@@ -36,7 +37,6 @@ var statusOf = map[docmill.Code]int{
 	docmill.CodePreconditionFailed:  http.StatusPreconditionFailed,
 	docmill.CodeInsufficientStorage: http.StatusInsufficientStorage,
 	docmill.CodeFetchFailed:         http.StatusBadRequest,
-	docmill.CodeUploadTooSlow:       http.StatusRequestTimeout,
 }
 
 // StatusOf returns the HTTP status for an error code (500 if unknown).

@@ -87,6 +87,7 @@ func TestStatusOf(t *testing.T) {
 		docmill.CodeForbidden:           403,
 		docmill.CodeNotFound:            404,
 		docmill.CodeMethodNotAllowed:    405,
+		docmill.CodeUploadTooSlow:       408,
 		docmill.CodeIdempotencyConflict: 409,
 		docmill.CodeConflict:            409,
 		docmill.CodeGone:                410,
@@ -101,7 +102,6 @@ func TestStatusOf(t *testing.T) {
 		docmill.CodePreconditionFailed:  412,
 		docmill.CodeInsufficientStorage: 507,
 		docmill.CodeFetchFailed:         400,
-		docmill.CodeUploadTooSlow:       408,
 	}
 	if len(want) != len(statusOf) {
 		t.Errorf("statusOf has %d entries, this test expects %d: update the test", len(statusOf), len(want))
