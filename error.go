@@ -34,6 +34,10 @@ const (
 	// CodeProcessingTimeout: this input takes the tool longer than its
 	// limit; retrying the same input gives the same answer.
 	CodeProcessingTimeout Code = "processing_timeout"
+	// CodeUploadTooSlow: the request's body came in below the server's
+	// minimum upload rate, or stopped; nothing of it was kept or charged,
+	// and the request may be sent again over a better link.
+	CodeUploadTooSlow Code = "upload_too_slow"
 	// CodeServiceUnavailable: a dependency of the server (database, file
 	// store, Redis) is down, or the server is shutting down; the request
 	// may be retried later.

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
-	"net"
 	"net/http"
 	"net/mail"
 	"strings"
@@ -65,9 +64,11 @@ func (s *Server) handleSignup(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, docmill.Errorf(docmill.CodeNotFound, "Sign-up is closed on this server."))
 		return
 	}
-	ip, _, err := net.SplitHostPort(r.RemoteAddr)
-	if err != nil {
-		ip = r.RemoteAddr
+	// Counted by the client's address: behind a trusted proxy, the one
+	// it forwards (clientAddr).
+	ip := r.RemoteAddr
+	if a, _, ok := s.clientAddr(r); ok {
+		ip = a.String()
 	}
 	if res, err := s.cfg.Limiter.Allow(r.Context(), "signup:"+ip, signupsPerHour, time.Hour); err == nil && !res.Allowed {
 		e := docmill.Errorf(docmill.CodeRateLimited, "Too many sign-ups from this address.")

@@ -15,6 +15,10 @@ type httpMetrics struct {
 	// received counts request body bytes read, by route: uploads are
 	// those of the process route.
 	received *prometheus.CounterVec
+	// refused counts what a client address had over
+	// Config.MaxConnsPerIP: connections closed at accept, requests
+	// behind a trusted proxy answered 429.
+	refused *prometheus.CounterVec
 }
 
 func newHTTPMetrics(reg prometheus.Registerer) *httpMetrics {
@@ -32,9 +36,13 @@ func newHTTPMetrics(reg prometheus.Registerer) *httpMetrics {
 			Name: "docmill_http_request_body_bytes_total",
 			Help: "Request body bytes read, by route pattern; the process route's are the uploads.",
 		}, []string{"route"}),
+		refused: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "docmill_http_client_cap_refused_total",
+			Help: "What a client address had over --max-conns-per-ip: connections closed at accept (what=connection), requests behind a trusted proxy answered 429 (what=request).",
+		}, []string{"what"}),
 	}
 	if reg != nil {
-		reg.MustRegister(m.requests, m.latency, m.received)
+		reg.MustRegister(m.requests, m.latency, m.received, m.refused)
 	}
 	return m
 }

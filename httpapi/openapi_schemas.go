@@ -290,6 +290,7 @@ var errorResponseName = map[int]string{
 	http.StatusUnauthorized:                 "Unauthorized",
 	http.StatusForbidden:                    "Forbidden",
 	http.StatusNotFound:                     "NotFound",
+	http.StatusRequestTimeout:               "RequestTimeout",
 	http.StatusConflict:                     "Conflict",
 	http.StatusGone:                         "Gone",
 	http.StatusPreconditionFailed:           "PreconditionFailed",
@@ -325,6 +326,9 @@ func errorResponses() obj {
 		case http.StatusServiceUnavailable:
 			h["Retry-After"] = obj{"description": "Seconds to wait before trying again.", "schema": obj{"type": "integer", "minimum": 0}}
 			desc += " engine_unavailable: the tool's engine is not available on this node; service_unavailable: a dependency is down (Retry-After)."
+		case http.StatusRequestTimeout:
+			desc += " The upload came in below the server's minimum rate, or stopped; " +
+				"the connection is closed, nothing was kept or charged."
 		case http.StatusInsufficientStorage:
 			h["Retry-After"] = headerRef("Retry-After")
 			desc += " The server is short of disk space for the upload or the job (refused before the body is read when " +

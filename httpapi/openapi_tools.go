@@ -115,7 +115,7 @@ func processOperation(id, summary, desc string, form formSchema, jobSchema, exam
 				"headers": obj{"Location": headerRef("Location"), "Retry-After": headerRef("Retry-After")}},
 		},
 	}
-	return rateLimited(withErrors(o, 400, 409, 422, 503, 507))
+	return rateLimited(withErrors(o, 400, 408, 409, 422, 503, 507))
 }
 
 func paramSchema(p docmill.Param) obj {

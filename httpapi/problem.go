@@ -22,6 +22,7 @@ var statusOf = map[docmill.Code]int{
 	docmill.CodeForbidden:           http.StatusForbidden,
 	docmill.CodeNotFound:            http.StatusNotFound,
 	docmill.CodeMethodNotAllowed:    http.StatusMethodNotAllowed,
+	docmill.CodeUploadTooSlow:       http.StatusRequestTimeout,
 	docmill.CodeIdempotencyConflict: http.StatusConflict,
 	docmill.CodeConflict:            http.StatusConflict,
 	docmill.CodeGone:                http.StatusGone,

@@ -87,6 +87,7 @@ func TestStatusOf(t *testing.T) {
 		docmill.CodeForbidden:           403,
 		docmill.CodeNotFound:            404,
 		docmill.CodeMethodNotAllowed:    405,
+		docmill.CodeUploadTooSlow:       408,
 		docmill.CodeIdempotencyConflict: 409,
 		docmill.CodeConflict:            409,
 		docmill.CodeGone:                410,

@@ -22,10 +22,12 @@ const maxIdempotencyKey = 255
 // params, admits the job against the plan, and waits for it up to the sync
 // budget (200 with the finished job, else 202 with Location).
 //
-// A request whose Idempotency-Key the account already used is answered by
-// replay before anything else is checked: no rate limit, quota or
-// in-flight limit applies to it, and it is not charged. Only then is the
-// request rate-limited (scopeProcess) and admitted.
+// A Content-Length over what the plan allows the tool is refused first,
+// from the headers (refuseEarly). A request whose Idempotency-Key the
+// account already used is then answered by replay before anything else
+// is checked: no rate limit, quota or in-flight limit applies to it, and
+// it is not charged. Only then is the request rate-limited (scopeProcess)
+// and admitted.
 func (s *Server) handleProcess(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	c := callerOf(ctx)
@@ -33,6 +35,12 @@ func (s *Server) handleProcess(w http.ResponseWriter, r *http.Request) {
 	tool, ok := s.cfg.Registry.Lookup(r.PathValue("tool"))
 	if !ok {
 		s.writeError(w, r, docmill.Errorf(docmill.CodeUnknownTool, "There is no tool %q; GET /v1/tools lists them.", r.PathValue("tool")))
+		return
+	}
+	// A body over what the plan allows is refused before anything else,
+	// a replay's too (it is read under the same limits).
+	if err := s.refuseEarly(w, r, tool, s.fileLimit(c.plan)); err != nil {
+		s.writeError(w, r, err)
 		return
 	}
 	idemKey := strings.TrimSpace(r.Header.Get("Idempotency-Key"))

@@ -16,11 +16,11 @@ func (s *Server) routes() http.Handler {
 
 	// The caller's API keys (keys.go).
 	mux.Handle("GET /v1/keys", s.authed(s.limited(scopeRead, s.handleListKeys)))
-	mux.Handle("POST /v1/keys", s.authed(s.limited(scopeRead, s.handleCreateKey)))
+	mux.Handle("POST /v1/keys", s.authed(s.limited(scopeRead, s.smallBody(s.handleCreateKey))))
 	mux.Handle("DELETE /v1/keys/{prefix}", s.authed(s.limited(scopeRead, s.handleRevokeKey)))
 
 	// Webhook endpoints of the caller's account (webhooks.go).
-	mux.Handle("POST /v1/webhooks", s.authed(s.limited(scopeRead, s.handleCreateWebhook)))
+	mux.Handle("POST /v1/webhooks", s.authed(s.limited(scopeRead, s.smallBody(s.handleCreateWebhook))))
 	mux.Handle("GET /v1/webhooks", s.authed(s.limited(scopeRead, s.handleListWebhooks)))
 	mux.Handle("GET /v1/webhooks/{webhook_id}", s.authed(s.limited(scopeRead, s.handleGetWebhook)))
 	mux.Handle("DELETE /v1/webhooks/{webhook_id}", s.authed(s.limited(scopeRead, s.handleDeleteWebhook)))
@@ -34,7 +34,7 @@ func (s *Server) routes() http.Handler {
 	mux.HandleFunc("GET /v1/tools/{tool}", s.handleTool)
 	mux.HandleFunc("GET /v1/limits", s.handleLimits)
 	mux.HandleFunc("GET /v1/openapi.json", s.handleOpenAPI)
-	mux.HandleFunc("POST /v1/signup", s.handleSignup)
+	mux.HandleFunc("POST /v1/signup", s.smallBody(s.handleSignup))
 	mux.HandleFunc("GET /v1/config", s.handleConfig)
 
 	// Signed, expiring result downloads (GET also answers HEAD).
@@ -51,5 +51,5 @@ func (s *Server) routes() http.Handler {
 		mux.Handle("GET /static/", s.cfg.Web)
 	}
 
-	return s.observe(s.recoverPanics(s.problemsForMux(mux)))
+	return s.observe(s.perClient(s.recoverPanics(s.problemsForMux(mux))))
 }

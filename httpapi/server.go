@@ -7,6 +7,7 @@ import (
 	"context"
 	"log/slog"
 	"net/http"
+	"net/netip"
 	"strings"
 	"time"
 
@@ -46,6 +47,21 @@ type Config struct {
 	// UploadIdleTimeout drops an upload that sends nothing for this long
 	// (default 1 min).
 	UploadIdleTimeout time.Duration
+	// UploadMinRate, when above zero, is the bytes a second an upload
+	// must bring over each UploadRateWindow of the time spent waiting for
+	// it (default window 30 s); below it the upload is cut with 408
+	// upload_too_slow. Zero: no minimum rate, only the idle timeout.
+	UploadMinRate    int64
+	UploadRateWindow time.Duration
+	// MaxConnsPerIP caps the connections one client address holds at
+	// once (Listener; an IPv6 client counted by its /64), and behind a
+	// trusted proxy the requests in flight of one forwarded address
+	// (perClient). Zero: no cap.
+	MaxConnsPerIP int
+	// TrustedProxies are the peers whose X-Forwarded-For names the
+	// client (clientAddr): their connections are not capped, the
+	// clients they forward are, and sign-ups are counted by the client.
+	TrustedProxies []netip.Prefix
 	// Limits are the node's processing limits, shown by GET /v1/limits
 	// (a zero field: its default).
 	Limits docmill.Limits
@@ -87,6 +103,9 @@ type Server struct {
 	presigner docmill.BlobPresigner
 	handler   http.Handler
 	metrics   *httpMetrics
+	// pace is what an upload must keep up (Config.UploadIdleTimeout,
+	// UploadMinRate, UploadRateWindow).
+	pace uploadPace
 	// draining is done once Drain is called.
 	draining context.Context
 	drain    context.CancelFunc
@@ -112,6 +131,9 @@ func NewServer(cfg Config) *Server {
 	if cfg.UploadIdleTimeout <= 0 {
 		cfg.UploadIdleTimeout = time.Minute
 	}
+	if cfg.UploadRateWindow <= 0 {
+		cfg.UploadRateWindow = 30 * time.Second
+	}
 	cfg.Limits = cfg.Limits.WithDefaults()
 	cfg.BaseURL = strings.TrimRight(cfg.BaseURL, "/")
 	var presigner docmill.BlobPresigner
@@ -120,7 +142,8 @@ func NewServer(cfg Config) *Server {
 		cfg.CDNURL = cfg.BaseURL
 	}
 	cfg.CDNURL = strings.TrimRight(cfg.CDNURL, "/")
-	s := &Server{cfg: cfg, log: cfg.Logger, presigner: presigner}
+	s := &Server{cfg: cfg, log: cfg.Logger, presigner: presigner,
+		pace: uploadPace{idle: cfg.UploadIdleTimeout, minRate: max(cfg.UploadMinRate, 0), window: cfg.UploadRateWindow}}
 	s.draining, s.drain = context.WithCancel(context.Background())
 	s.metrics = newHTTPMetrics(cfg.Registerer)
 	s.handler = s.routes()

@@ -14,7 +14,6 @@ import (
 	"net/http"
 	"path/filepath"
 	"strings"
-	"sync"
 	"time"
 	"unicode"
 	"unicode/utf8"
@@ -70,22 +69,33 @@ func (discard) Delete(context.Context, string) error { return nil }
 // in total), and hashed when hashFiles (the SHA-256 is only needed to
 // match an Idempotency-Key request, and costs about half a second a
 // gigabyte), and every other part is a form field. Nothing is held in
-// memory whole. An upload that stalls for the idle timeout is dropped, and
-// one in progress when the server drains is refused (errShuttingDown). On
+// memory whole. An upload below its pace (uploadPace: the idle timeout,
+// the minimum rate) is cut with 408 upload_too_slow, a body over what the
+// plan allows the tool (bodyBound) is refused as file_too_large, and one
+// in progress when the server drains is refused (errShuttingDown). On
 // error every stored file is removed again.
 func (s *Server) readUpload(ctx context.Context, w http.ResponseWriter, r *http.Request, tool *docmill.Tool, jobID string, perFile sizeLimit, sink fileSink, hashFiles bool) (*upload, error) {
 	mt, params, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	if err != nil || mt != "multipart/form-data" || params["boundary"] == "" || len(params["boundary"]) > maxBoundary {
 		return nil, docmill.Errorf(docmill.CodeInvalidRequest, "The body must be multipart/form-data with a boundary.")
 	}
-	body := &stallGuard{r: r.Body, rc: http.NewResponseController(w), idle: s.cfg.UploadIdleTimeout}
+	bound := &boundedBody{r: r.Body, max: s.bodyBound(tool, perFile)}
+	body := &stallGuard{r: bound, rc: http.NewResponseController(w), pace: s.pace}
 	// A drain cuts the upload short, whatever it was doing; once it has
 	// begun, the upload is refused even if its last bytes came in (the
 	// connection's read deadline is then in the past).
 	stopCut := context.AfterFunc(s.draining, body.cut)
 	up, err := s.readParts(ctx, body, params["boundary"], tool, jobID, perFile, sink, hashFiles)
-	if cut := !stopCut(); cut {
+	switch cut := !stopCut(); {
+	case cut:
 		err = errShuttingDown
+	case body.slow():
+		// A cut connection is not read again: it closes after the answer.
+		w.Header().Set("Connection", "close")
+		err = s.pace.errUploadTooSlow()
+	case bound.over:
+		w.Header().Set("Connection", "close")
+		err = bodyTooLarge(tool, perFile, bound.max)
 	}
 	if err != nil {
 		s.deleteFiles(sink, up.files)
@@ -281,45 +291,6 @@ func storeStream(ctx context.Context, sink fileSink, src io.Reader, name string,
 		return f, "", nil
 	}
 	return f, hex.EncodeToString(lr.h.Sum(nil)), nil
-}
-
-// stallGuard drops an upload that sends nothing for idle: it pushes the
-// connection's read deadline forward as data arrives (at most once a
-// second, to keep the cost per read small). cut ends the upload at once,
-// from any goroutine.
-type stallGuard struct {
-	r        io.Reader
-	rc       *http.ResponseController
-	idle     time.Duration
-	extended time.Time
-
-	// mu orders cut against the deadline's extension, so that no read
-	// after cut waits on a deadline pushed forward.
-	mu    sync.Mutex
-	isCut bool
-}
-
-func (g *stallGuard) Read(p []byte) (int, error) {
-	g.mu.Lock()
-	if g.isCut {
-		g.mu.Unlock()
-		return 0, errShuttingDown
-	}
-	if now := time.Now(); now.Sub(g.extended) > time.Second {
-		g.extended = now
-		_ = g.rc.SetReadDeadline(now.Add(g.idle)) // unsupported writers just keep no deadline
-	}
-	g.mu.Unlock()
-	return g.r.Read(p)
-}
-
-// cut fails the read in progress (the read deadline passes) and every
-// later one.
-func (g *stallGuard) cut() {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	g.isCut = true
-	_ = g.rc.SetReadDeadline(time.Unix(1, 0))
 }
 
 // deleteInputs removes a request's stored files when no job of its own

@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -170,28 +171,57 @@ func TestUploadTotalIsCapped(t *testing.T) {
 }
 
 // TestStalledUploadIsDropped: a client that stops sending mid-upload is
-// answered and cut off after the idle timeout, and its partial file goes.
+// answered (408 upload_too_slow) and cut off after the idle timeout, and
+// its partial file goes. On the same server, the other edge limits are
+// wired: a Free key's 150 MB Content-Length is refused from the headers
+// (nothing of the body sent), and one address holds --max-conns-per-ip
+// connections at most.
 func TestStalledUploadIsDropped(t *testing.T) {
-	s := startServer(t, "", "--upload-idle-timeout", "1s")
-	conn, err := net.Dial("tcp", strings.TrimPrefix(s.URL, "http://"))
-	if err != nil {
-		t.Fatal(err)
+	s := startServer(t, "", "--upload-idle-timeout", "1s", "--max-conns-per-ip", "4")
+	addr := strings.TrimPrefix(s.URL, "http://")
+	post := func(key string, length int, body string) *http.Response {
+		t.Helper()
+		conn, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { conn.Close() })
+		fmt.Fprintf(conn, "POST /v1/rotate-pdf/process HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer %s\r\n"+
+			"Content-Type: multipart/form-data; boundary=b\r\nContent-Length: %d\r\n\r\n%s", key, length, body)
+		_ = conn.SetReadDeadline(time.Now().Add(20 * time.Second))
+		resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+		if err != nil {
+			t.Fatalf("no answer: %v", err)
+		}
+		resp.Body.Close()
+		return resp
 	}
-	defer conn.Close()
 	body := "--b\r\nContent-Disposition: form-data; name=\"file\"; filename=\"a.pdf\"\r\n\r\n%PDF-1.7\n" + strings.Repeat("x", 4096)
-	fmt.Fprintf(conn, "POST /v1/rotate-pdf/process HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer %s\r\n"+
-		"Content-Type: multipart/form-data; boundary=b\r\nContent-Length: 100000\r\n\r\n%s", s.DevKey, body)
 	start := time.Now()
-	_ = conn.SetReadDeadline(time.Now().Add(20 * time.Second))
-	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
-	if err != nil {
-		t.Fatalf("no answer to a stalled upload: %v", err)
-	}
-	resp.Body.Close()
-	if resp.StatusCode != 400 || time.Since(start) > 10*time.Second {
+	if resp := post(s.DevKey, 100000, body); resp.StatusCode != http.StatusRequestTimeout || time.Since(start) > 10*time.Second {
 		t.Fatalf("stalled upload: %d after %s", resp.StatusCode, time.Since(start))
 	}
 	assertNoInputs(t, s.DataDir)
+
+	if resp := post(newKey(t, s.DataDir, "free"), 150<<20, ""); resp.StatusCode != http.StatusBadRequest || !resp.Close {
+		t.Errorf("150 MB Content-Length on a Free key, no body sent: %d (close %v), want 400 and the connection closed", resp.StatusCode, resp.Close)
+	}
+
+	kept := 0
+	for range 10 {
+		conn, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.Close()
+		_ = conn.SetReadDeadline(time.Now().Add(time.Second))
+		if _, err := conn.Read(make([]byte, 1)); errors.Is(err, os.ErrDeadlineExceeded) {
+			kept++ // still open: the server waits for its request
+		}
+	}
+	if kept != 4 {
+		t.Errorf("of 10 connections from one address the server kept %d, want --max-conns-per-ip 4", kept)
+	}
 }
 
 type zeros struct{}

@@ -102,12 +102,15 @@ func serve(ctx context.Context, env *environment, args []string) error {
 		Store: st, Blob: bucket, Queue: q, Registry: registry, Limiter: limiter, Checks: checks,
 		Plans: plans, BaseURL: baseURL, CDNURL: f.cdnURL, SigningKey: []byte(secret),
 		Signup: f.signup == "open", SyncBudget: f.syncBudget, MaxUploadBytes: f.maxUploadMB << 20, UploadIdleTimeout: f.uploadIdle,
+		UploadMinRate: f.uploadMinRate, UploadRateWindow: f.uploadWindow,
+		MaxConnsPerIP: f.maxConnsPerIP, TrustedProxies: f.trustedProxies,
 		Limits: f.engines.limits, Ready: engineChecks(registry, jail), Logger: log, Registerer: reg, Gatherer: f.ops.apiGatherer(reg),
 		Web: web.Handler(), Space: f.space(),
 		CheckWebhookURL: urls.webhooks.CheckURL, URLs: urls.imports,
 	})
 	n.drain = api.Drain
 	n.srv = f.httpServer(api)
+	ln = api.Listener(ln) // --max-conns-per-ip
 	stopMetrics, err := f.ops.serveMetrics(reg, log)
 	if err != nil {
 		return err

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"net/netip"
 	"os"
 	"runtime"
 	"strings"
@@ -35,6 +36,10 @@ type serveFlags struct {
 	shutdownTimeout time.Duration
 	maxUploadMB     int64
 	uploadIdle      time.Duration
+	uploadMinRate   int64
+	uploadWindow    time.Duration
+	maxConnsPerIP   int
+	trustedProxies  []netip.Prefix
 	toolTimeouts    map[string]time.Duration
 	engines         toolOptions
 	jail            jailFlags
@@ -84,7 +89,15 @@ func (f *serveFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&f.engines.officePrestart, "office-prestart", false, "start the LibreOffice workers at start-up instead of on the first conversion")
 	registerLimits(fs, &f.engines.limits)
 	f.jail.register(fs)
-	fs.DurationVar(&f.uploadIdle, "upload-idle-timeout", time.Minute, "drop an upload that sends nothing for this long")
+	fs.DurationVar(&f.uploadIdle, "upload-idle-timeout", time.Minute, "cut an upload that sends nothing for this long (408 upload_too_slow)")
+	fs.Int64Var(&f.uploadMinRate, "upload-min-rate", 1024, "bytes a second an upload must bring over each --upload-rate-window of waiting for it, or be cut (408 upload_too_slow); 0: only --upload-idle-timeout")
+	fs.IntVar(&f.maxConnsPerIP, "max-conns-per-ip", 64, "connections one client address may hold at once (an IPv6 client counted by its /64); more are closed as they are accepted; behind --trusted-proxies, requests in flight per forwarded address (more: 429); 0: no cap")
+	fs.Func("trusted-proxies", "comma-separated addresses or CIDR ranges of reverse proxies whose X-Forwarded-For names the client: their connections are not capped by --max-conns-per-ip, the clients they forward are, and sign-ups are counted per client", func(v string) error {
+		ps, err := parsePrefixes(v)
+		f.trustedProxies = ps
+		return err
+	})
+	fs.DurationVar(&f.uploadWindow, "upload-rate-window", 30*time.Second, "the window over which --upload-min-rate is measured; each window must bring its own bytes")
 	f.ops.register(fs)
 	fs.StringVar(&f.redisURL, "redis-url", "", "Redis URL (redis://host:6379/0) for rate limits shared by every API node; empty: limits kept in this process")
 	fs.BoolVar(&f.devKey, "dev-key", true, "on first start with no keys, create a Pro key named dev and print it")
@@ -125,7 +138,35 @@ func (f *serveFlags) validate() error {
 	if f.workers < 1 {
 		return errors.New("--workers must be at least 1")
 	}
+	if f.maxConnsPerIP < 0 {
+		return errors.New("--max-conns-per-ip must be 0 or more")
+	}
+	if f.uploadMinRate < 0 || f.uploadWindow <= 0 || f.uploadIdle <= 0 {
+		return errors.New("--upload-min-rate must be 0 or more, --upload-rate-window and --upload-idle-timeout above 0")
+	}
 	return nil
+}
+
+// parsePrefixes parses comma-separated addresses (each its own range)
+// and CIDR ranges.
+func parsePrefixes(v string) ([]netip.Prefix, error) {
+	var ps []netip.Prefix
+	for _, part := range strings.Split(v, ",") {
+		part = strings.TrimSpace(part)
+		if part == "" {
+			continue
+		}
+		if a, err := netip.ParseAddr(part); err == nil {
+			ps = append(ps, netip.PrefixFrom(a.Unmap(), a.Unmap().BitLen()))
+			continue
+		}
+		p, err := netip.ParsePrefix(part)
+		if err != nil {
+			return nil, fmt.Errorf("want addresses or CIDR ranges such as 10.0.0.0/8,192.0.2.7, not %q", part)
+		}
+		ps = append(ps, p.Masked())
+	}
+	return ps, nil
 }
 
 // plans are the default plans as --plans changes them.
