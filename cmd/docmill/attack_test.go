@@ -239,7 +239,7 @@ func TestAttackWalls(t *testing.T) {
 	if testing.Short() {
 		t.Skip("slow")
 	}
-	a := newAttack(t, "")
+	a := newAttack(t, t.TempDir())
 	r := a.run(t, 20*time.Second)
 	a.checkWalls(t, r)
 }

@@ -13,7 +13,7 @@ import (
 // asserts the walls.
 func BenchmarkAttack(b *testing.B) {
 	for range b.N {
-		a := newAttack(b, "")
+		a := newAttack(b, b.TempDir())
 		r := a.run(b, 2*time.Minute)
 		idle, _ := percentiles(r.idle)
 		p50, p99 := percentiles(r.busy)
