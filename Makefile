@@ -56,6 +56,9 @@ lint:
 # through an API node to the bucket (MB/s, the node's peak RSS).
 # html-to-pdf on issue 15's 200-row table page: the tool next to a bare
 # Chromium print loop on the same browser (./tools/chromium, 20x), and over HTTP.
+# Issue 29's attack: two Free accounts with the worst inputs against a third
+# account's rotate-pdf every 500 ms for two minutes (victim p50/p99 beside
+# the idle p50, the server's peak RSS, attacker jobs' overrun of budget_ms).
 bench: test-deps
 	$(GO) test -run '^$$' -bench . -benchtime 2s ./tools/pdfops/
 	$(GO) test -run '^$$' -bench . -benchtime 3x ./tools/ghostscript/ ./tools/poppler/
@@ -70,6 +73,7 @@ bench: test-deps
 	DOCMILL_BENCH_CLIENTS=1 $(GO) test -run '^$$' -bench ClusterRotate -benchtime 200x ./cmd/docmill
 	$(GO) test -run '^$$' -bench ClusterUpload -benchtime 2x ./cmd/docmill
 	$(GO) test -run '^$$' -bench HTMLTable -benchtime 8x ./cmd/docmill
+	$(GO) test -run '^$$' -bench Attack -benchtime 1x -timeout 30m ./cmd/docmill
 
 # fuzz runs each fuzz target of our own parsers for $(FUZZTIME): page
 # selections and tool params, the upload sniffer and file names, Office

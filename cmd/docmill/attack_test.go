@@ -1,0 +1,311 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"regexp"
+	"sort"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/docmill/docmill/client"
+)
+
+// attack is issue 29's attack on one server: two Free accounts keep
+// their jobs in flight busy with the worst inputs (attackInputs) while a
+// third account sends a one-page rotate-pdf every 500 ms.
+type attack struct {
+	s         *testServer
+	attackers []*client.Client
+	victim    *client.Client
+	inputs    []attackInput
+	pdf       []byte
+}
+
+// attackReport is what an attack saw.
+type attackReport struct {
+	// idle and busy are the victim's rotate-pdf latencies on the idle
+	// server and under attack.
+	idle, busy []time.Duration
+	// victimJobs are the victim's jobs under attack.
+	victimJobs []*client.Job
+	// attackerJobs are every attacker job, as they ended.
+	attackerJobs []attackerJob
+	// refused counts victim calls that did not end done.
+	refused []error
+	// peakRSS is the server process's peak resident set (VmHWM).
+	peakRSS int64
+}
+
+// attackerJob is one job of an attacker account, as it ended.
+type attackerJob struct {
+	account, input string
+	job            *client.Job
+}
+
+// newAttack starts a server process and the three accounts (the victim
+// on the Team plan: a rotate every 500 ms is more than Free's rate).
+func newAttack(t testing.TB, dataDir string, extra ...string) *attack {
+	s := startChild(t, dataDir, append([]string{"--log-level", "error"}, extra...)...)
+	a := &attack{s: s, inputs: attackInputs(t), pdf: onePagePDF()}
+	for range 2 {
+		a.attackers = append(a.attackers, s.client(newKey(t, s.DataDir, "free")))
+	}
+	a.victim = s.client(newKey(t, s.DataDir, "team"))
+	return a
+}
+
+// run measures the victim on the idle server, then attacks for d, and
+// waits for every attacker job to end.
+func (a *attack) run(t testing.TB, d time.Duration) *attackReport {
+	r := &attackReport{}
+	for range 10 {
+		lat, _, _ := a.rotate(t)
+		r.idle = append(r.idle, lat)
+	}
+	ctx, stop := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	for i, c := range a.attackers {
+		for slot := range 2 { // Free's jobs in flight
+			wg.Go(func() {
+				for n := i*2 + slot; ctx.Err() == nil; n++ {
+					in := a.inputs[n%len(a.inputs)]
+					if j := a.attackOnce(t, ctx, c, in); j != nil {
+						mu.Lock()
+						r.attackerJobs = append(r.attackerJobs, attackerJob{fmt.Sprint("attacker", i), in.name, j})
+						mu.Unlock()
+					}
+				}
+			})
+		}
+	}
+	time.Sleep(3 * time.Second) // the attackers' first jobs are running
+	tick := time.NewTicker(500 * time.Millisecond)
+	for end := time.Now().Add(d); time.Now().Before(end); <-tick.C {
+		lat, j, err := a.rotate(t)
+		if err != nil {
+			r.refused = append(r.refused, err)
+			continue
+		}
+		r.busy = append(r.busy, lat)
+		r.victimJobs = append(r.victimJobs, j)
+	}
+	tick.Stop()
+	stop()
+	wg.Wait()
+	r.peakRSS = peakRSS(t, a.s.cmd.Process.Pid)
+	return r
+}
+
+// rotate sends one synchronous rotate-pdf as the victim.
+func (a *attack) rotate(t testing.TB) (time.Duration, *client.Job, error) {
+	started := time.Now()
+	j, _, err := a.victim.Process(context.Background(), "rotate-pdf", []client.File{{Name: "one.pdf", Body: bytes.NewReader(a.pdf)}},
+		client.ProcessOptions{Prefer: "wait=60"})
+	lat := time.Since(started)
+	if err == nil && j.Status != "done" {
+		err = errors.New("rotate-pdf ended " + string(j.Status))
+	}
+	return lat, j, err
+}
+
+// attackOnce sends one hostile job and waits for its end; it returns nil
+// when the job was refused at once (a 429 waits its Retry-After).
+func (a *attack) attackOnce(t testing.TB, ctx context.Context, c *client.Client, in attackInput) *client.Job {
+	j, _, err := c.Process(ctx, in.tool, []client.File{{Name: in.file, Body: bytes.NewReader(in.body)}},
+		client.ProcessOptions{Prefer: "respond-async", Params: in.params})
+	var p *client.Problem
+	switch {
+	case errors.As(err, &p) && p.StatusCode == http.StatusTooManyRequests:
+		select {
+		case <-ctx.Done():
+		case <-time.After(max(p.RetryAfter, 500*time.Millisecond)):
+		}
+		return nil
+	case err != nil && ctx.Err() != nil:
+		return nil
+	case err != nil:
+		t.Errorf("%s: %v", in.name, err)
+		time.Sleep(time.Second)
+		return nil
+	}
+	// The wait outlives the attack: every job is followed to its end.
+	done, err := c.WaitJob(context.Background(), j.JobID, 10*time.Minute)
+	if err != nil {
+		t.Errorf("%s: wait %s: %v", in.name, j.JobID, err)
+		return nil
+	}
+	return done
+}
+
+// onePagePDF is a one-page PDF of a line of text.
+func onePagePDF() []byte {
+	content := "BT /F1 24 Tf 72 700 Td (One page) Tj ET"
+	return pdfOf([]string{"<< /Type /Catalog /Pages 2 0 R >>", "<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+		"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R /Resources << /Font << /F1 5 0 R >> >> >>",
+		fmt.Sprintf("<< /Length %d >>\nstream\n%s\nendstream", len(content), content),
+		"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>"})
+}
+
+// span is when a job waited and ran, from its record.
+type span struct {
+	account, lane    string
+	created, started time.Time
+	finished         time.Time
+}
+
+func spanOf(account, lane string, j *client.Job) span {
+	q, _ := j.Meta.Int("queued_ms")
+	d, _ := j.Meta.Int("duration_ms")
+	st := j.CreatedAt.Add(time.Duration(q) * time.Millisecond)
+	fin := st.Add(time.Duration(d) * time.Millisecond)
+	if j.FinishedAt != nil {
+		fin = *j.FinishedAt
+	}
+	return span{account: account, lane: lane, created: j.CreatedAt, started: st, finished: fin}
+}
+
+// toolLanes reads each tool's lane from the catalogue.
+func toolLanes(t testing.TB, base string) map[string]string {
+	resp, err := http.Get(base + "/v1/tools")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var cat struct {
+		Tools []struct {
+			Slug string `json:"slug"`
+			Lane string `json:"lane"`
+		} `json:"tools"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&cat); err != nil {
+		t.Fatal(err)
+	}
+	lanes := map[string]string{}
+	for _, tl := range cat.Tools {
+		if tl.Lane == "" {
+			t.Fatalf("tool %s has no lane in the catalogue", tl.Slug)
+		}
+		lanes[tl.Slug] = tl.Lane
+	}
+	return lanes
+}
+
+// unfairMoments returns the moments (a job's start) at which an account
+// held more than share workers of a lane while another account's job
+// waited in that lane: what fair share forbids.
+func unfairMoments(spans []span, share func(lane string) int) []string {
+	var bad []string
+	for _, s := range spans {
+		t := s.started
+		held, waiting := 0, false
+		for _, o := range spans {
+			if o.lane != s.lane {
+				continue
+			}
+			if o.account == s.account && !o.started.After(t) && o.finished.After(t) {
+				held++
+			}
+			if o.account != s.account && !o.created.After(t) && o.started.After(t) {
+				waiting = true
+			}
+		}
+		if held > share(s.lane) && waiting {
+			bad = append(bad, fmt.Sprintf("%s held %d of lane %s at %s", s.account, held, s.lane, t.Format(time.RFC3339Nano)))
+		}
+	}
+	return bad
+}
+
+func percentiles(ds []time.Duration) (p50, p99 time.Duration) {
+	s := append([]time.Duration(nil), ds...)
+	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
+	return percentile(s, 50), percentile(s, 99)
+}
+
+// TestAttackWalls is issue 29's attack, short: the walls between
+// accounts hold (lanes, fair share, the server's memory) and every
+// attacker job ends, done or refused by a client code, never internal.
+// BenchmarkAttack runs it for two minutes and prints the figures.
+func TestAttackWalls(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow")
+	}
+	a := newAttack(t, t.TempDir())
+	r := a.run(t, 20*time.Second)
+	a.checkWalls(t, r)
+}
+
+// checkWalls asserts what the attack must not break, never a time.
+func (a *attack) checkWalls(t testing.TB, r *attackReport) {
+	t.Helper()
+	for _, err := range r.refused {
+		t.Errorf("victim's rotate-pdf under attack: %v", err)
+	}
+	if r.peakRSS > 250<<20 {
+		t.Errorf("server peak RSS %d MB, over 250 MB", r.peakRSS>>20)
+	}
+	lanes := toolLanes(t, a.s.URL)
+	workers := laneWorkers(t, a.s.URL)
+	var spans []span
+	for _, aj := range r.attackerJobs {
+		j := aj.job
+		if !j.Finished() || (j.Error != nil && j.Error.Code == "internal") {
+			t.Errorf("attacker job %s (%s) ended %s %+v", j.JobID, aj.input, j.Status, j.Error)
+		}
+		if lanes[j.Tool] == lanes["rotate-pdf"] {
+			t.Errorf("attacker tool %s shares rotate-pdf's lane %s", j.Tool, lanes[j.Tool])
+		}
+		spans = append(spans, spanOf(aj.account, lanes[j.Tool], j))
+	}
+	share := func(lane string) int { return max(1, workers[lane]/2) }
+	for _, m := range unfairMoments(spans, share) {
+		t.Errorf("fair share broken: %s", m)
+	}
+	// The lanes at work: the victim's jobs ran while attackers held workers.
+	alongside := 0
+	for _, j := range r.victimJobs {
+		v := spanOf("victim", lanes["rotate-pdf"], j)
+		for _, s := range spans {
+			if s.started.Before(v.started) && s.finished.After(v.finished) {
+				alongside++
+				break
+			}
+		}
+	}
+	if len(r.victimJobs) > 0 && alongside == 0 {
+		t.Errorf("no victim job ran while an attacker job was processing (%d attacker jobs)", len(spans))
+	}
+	t.Logf("attack: %d attacker jobs, %d victim jobs (%d alongside attackers), peak RSS %d MB",
+		len(spans), len(r.victimJobs), alongside, r.peakRSS>>20)
+}
+
+// laneWorkers reads each lane's workers on this node from /metrics.
+func laneWorkers(t testing.TB, base string) map[string]int {
+	t.Helper()
+	resp, err := http.Get(base + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	workers := map[string]int{}
+	for _, m := range laneWorkersRE.FindAllStringSubmatch(string(b), -1) {
+		n, _ := strconv.Atoi(m[2])
+		workers[m[1]] = n
+	}
+	if len(workers) == 0 {
+		t.Fatal("no lane workers in /metrics")
+	}
+	return workers
+}
+
+var laneWorkersRE = regexp.MustCompile(`(?m)^docmill_lane_workers\{lane="([a-z]+)"\} ([0-9]+)$`)
