@@ -29,11 +29,11 @@ type attackInput struct {
 func attackInputs(t testing.TB) []attackInput {
 	t.Helper()
 	return []attackInput{
-		{name: "gs-busy", tool: "compress-pdf", file: "paths.pdf", body: slowPathsPDF(t, 4, 40<<20)},
+		{name: "gs-busy", tool: "compress-pdf", file: "paths.pdf", body: slowPathsPDF(t, 2, 40<<20)},
 		{name: "markdown-deep", tool: "markdown-to-pdf", file: "deep.md", body: deepMarkdown(2 << 20)},
 		{name: "zip-many", tool: "html-to-pdf", file: "site.zip", body: greedySite(t, 20<<20, 50)},
 		{name: "markdown-wide", tool: "markdown-to-pdf", file: "wide.md", body: wideMarkdown(1000, 4<<20)},
-		{name: "ocr-noise", tool: "ocr-pdf", file: "noise.png", body: noisePNG(t, 2500), params: map[string]string{"lang": "eng+rus"}},
+		{name: "ocr-noise", tool: "ocr-pdf", file: "noise.png", body: noisePNG(t, 1600), params: map[string]string{"lang": "eng+rus"}},
 	}
 }
 

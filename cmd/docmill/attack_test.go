@@ -239,7 +239,8 @@ func TestAttackWalls(t *testing.T) {
 	if testing.Short() {
 		t.Skip("slow")
 	}
-	a := newAttack(t, t.TempDir())
+	// Tools cut at 40 s keep the test short; the walls do not depend on it.
+	a := newAttack(t, t.TempDir(), "--job-timeout", "40s")
 	r := a.run(t, 20*time.Second)
 	a.checkWalls(t, r)
 }
@@ -258,6 +259,9 @@ func (a *attack) checkWalls(t testing.TB, r *attackReport) {
 	var spans []span
 	for _, aj := range r.attackerJobs {
 		j := aj.job
+		d, _ := j.Meta.Int("duration_ms")
+		budget, _ := j.Meta.Int("budget_ms")
+		t.Logf("attacker job %s: %s, %s, %d ms of a %d ms budget, error %+v", aj.account, aj.input, j.Status, d, budget, j.Error)
 		if !j.Finished() || (j.Error != nil && j.Error.Code == "internal") {
 			t.Errorf("attacker job %s (%s) ended %s %+v", j.JobID, aj.input, j.Status, j.Error)
 		}
