@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"compress/zlib"
 	"fmt"
+	"github.com/docmill/docmill/tools/toolstest"
 	"image"
 	"image/color"
 	"image/png"
@@ -63,26 +64,7 @@ func slowPathsPDF(t testing.TB, streams int, decoded int) []byte {
 	for range streams {
 		objs = append(objs, fmt.Sprintf("<< /Length %d /Filter /FlateDecode >>\nstream\n%s\nendstream", raw.Len(), raw.Bytes()))
 	}
-	return pdfOf(objs)
-}
-
-// pdfOf writes objs (numbered from 1, the first the catalog) as a PDF
-// with a correct cross-reference table.
-func pdfOf(objs []string) []byte {
-	var b bytes.Buffer
-	b.WriteString("%PDF-1.4\n")
-	offsets := make([]int, len(objs))
-	for i, o := range objs {
-		offsets[i] = b.Len()
-		fmt.Fprintf(&b, "%d 0 obj\n%s\nendobj\n", i+1, o)
-	}
-	xref := b.Len()
-	fmt.Fprintf(&b, "xref\n0 %d\n0000000000 65535 f \n", len(objs)+1)
-	for _, off := range offsets {
-		fmt.Fprintf(&b, "%010d 00000 n \n", off)
-	}
-	fmt.Fprintf(&b, "trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n", len(objs)+1, xref)
-	return b.Bytes()
+	return toolstest.PDF(objs...)
 }
 
 // deepMarkdown is size bytes of block quotes nested as deep as a line

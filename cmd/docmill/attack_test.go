@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/docmill/docmill/tools/toolstest"
 	"io"
 	"net/http"
 	"regexp"
@@ -101,7 +102,7 @@ func (a *attack) run(t testing.TB, d time.Duration) *attackReport {
 	tick.Stop()
 	stop()
 	wg.Wait()
-	r.peakRSS = peakRSS(t, a.s.cmd.Process.Pid)
+	r.peakRSS = toolstest.PeakRSS(t, a.s.cmd.Process.Pid)
 	return r
 }
 
@@ -149,10 +150,10 @@ func (a *attack) attackOnce(t testing.TB, ctx context.Context, c *client.Client,
 // onePagePDF is a one-page PDF of a line of text.
 func onePagePDF() []byte {
 	content := "BT /F1 24 Tf 72 700 Td (One page) Tj ET"
-	return pdfOf([]string{"<< /Type /Catalog /Pages 2 0 R >>", "<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+	return toolstest.PDF("<< /Type /Catalog /Pages 2 0 R >>", "<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
 		"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R /Resources << /Font << /F1 5 0 R >> >> >>",
 		fmt.Sprintf("<< /Length %d >>\nstream\n%s\nendstream", len(content), content),
-		"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>"})
+		"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>")
 }
 
 // span is when a job waited and ran, from its record.

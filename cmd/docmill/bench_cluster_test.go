@@ -62,5 +62,5 @@ func BenchmarkClusterUpload(b *testing.B) {
 	c := startCluster(b, 1, 0)
 	key := c.key(b, "custom", "--max-file-mb", "2048", "--rpm", "100000", "--in-flight", "1000")
 	uploadLoad(b, c.apis[0].client(key), 512<<20)
-	b.ReportMetric(float64(peakRSS(b, c.apis[0].cmd.Process.Pid))/(1<<20), "api_peak_rss_MB")
+	b.ReportMetric(float64(toolstest.PeakRSS(b, c.apis[0].cmd.Process.Pid))/(1<<20), "api_peak_rss_MB")
 }

@@ -57,7 +57,7 @@ func BenchmarkUploadGigabyte(b *testing.B) {
 	s := startChild(b, dir, "--log-level", "error")
 	key := newKey(b, dir, "custom", "--max-file-mb", "2048", "--rpm", "100000", "--in-flight", "1000")
 	rate := uploadLoad(b, s.client(key), 1<<30)
-	rss := float64(peakRSS(b, s.cmd.Process.Pid)) / (1 << 20)
+	rss := float64(toolstest.PeakRSS(b, s.cmd.Process.Pid)) / (1 << 20)
 	b.ReportMetric(rss, "peak_rss_MB")
 	b.Logf("1 GB upload, embedded: %.0f MB/s (target >= 400 MB/s), server peak RSS %.0f MB (target < 150 MB)", rate, rss)
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/docmill/docmill/tools/toolstest"
 	"os"
 	"testing"
 	"time"
@@ -68,7 +69,7 @@ func BenchmarkTools(b *testing.B) {
 				}
 				ms, _ := j.Meta["duration_ms"].(float64)
 				tool += time.Duration(ms * float64(time.Millisecond))
-				peak = max(peak, peakRSS(b, pid))
+				peak = max(peak, toolstest.PeakRSS(b, pid))
 			}
 			b.ReportMetric(ms(call)/float64(b.N), "call_ms")
 			b.ReportMetric(ms(tool)/float64(b.N), "tool_ms")

@@ -5,6 +5,7 @@ import (
 	"compress/zlib"
 	"context"
 	"fmt"
+	"github.com/docmill/docmill/tools/toolstest"
 	"io"
 	"net/http"
 	"os"
@@ -157,7 +158,7 @@ func TestFlateBomb(t *testing.T) {
 		}
 		t.Logf("%s: refused in %s: %s", tc.tool, time.Since(start).Round(time.Millisecond), msg)
 	}
-	peak := peakRSS(t, s.cmd.Process.Pid)
+	peak := toolstest.PeakRSS(t, s.cmd.Process.Pid)
 	t.Logf("server peak RSS %d MB", peak>>20)
 	if peak > 200<<20 {
 		t.Errorf("server peak RSS %d MB, want under 200 MB", peak>>20)

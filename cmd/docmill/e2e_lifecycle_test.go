@@ -5,11 +5,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/docmill/docmill/tools/toolstest"
 	"io"
 	"net"
 	"net/http"
 	"os"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -139,7 +139,7 @@ func TestUploadGigabyteStreams(t *testing.T) {
 	// The upload is accepted whole (the plan allows 2 GB); the PDF tool
 	// then refuses a file past its own cap before parsing it.
 	apiErrorDetail(t, err, 400, "file_too_large", "512 MB")
-	peak := peakRSS(t, s.cmd.Process.Pid)
+	peak := toolstest.PeakRSS(t, s.cmd.Process.Pid)
 	t.Logf("1 GB upload: %.0f MB/s, server peak RSS %d MB", float64(size)/(1<<20)/elapsed.Seconds(), peak>>20)
 	if peak > 150<<20 {
 		t.Fatalf("server peak RSS %d MB, want < 150 MB", peak>>20)
@@ -229,22 +229,6 @@ type zeros struct{}
 func (zeros) Read(p []byte) (int, error) {
 	clear(p)
 	return len(p), nil
-}
-
-// peakRSS reads a process's peak resident set size (VmHWM).
-func peakRSS(t testing.TB, pid int) int64 {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, l := range strings.Split(string(b), "\n") {
-		if strings.HasPrefix(l, "VmHWM:") {
-			kb, _ := strconv.ParseInt(strings.Fields(l)[1], 10, 64)
-			return kb << 10
-		}
-	}
-	t.Fatal("no VmHWM")
-	return 0
 }
 
 // TestInternalFailureIs500: when processing fails for a reason that is not

@@ -67,9 +67,9 @@ func TestServerReadsNoHostileBytes(t *testing.T) {
 		if !slices.Contains(strings.Split(tc.want, "|"), got) {
 			t.Errorf("%s: %s, want %s", tc.name, got, tc.want)
 		}
-		t.Logf("%s: %s; server peak RSS so far %d MB", tc.name, got, peakRSS(t, s.cmd.Process.Pid)>>20)
+		t.Logf("%s: %s; server peak RSS so far %d MB", tc.name, got, toolstest.PeakRSS(t, s.cmd.Process.Pid)>>20)
 	}
-	if peak := peakRSS(t, s.cmd.Process.Pid); peak > 200<<20 {
+	if peak := toolstest.PeakRSS(t, s.cmd.Process.Pid); peak > 200<<20 {
 		t.Errorf("server peak RSS %d MB, want under 200 MB", peak>>20)
 	}
 }

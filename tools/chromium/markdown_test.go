@@ -3,8 +3,7 @@ package chromium
 import (
 	"bytes"
 	"errors"
-	"os"
-	"strconv"
+	"github.com/docmill/docmill/tools/toolstest"
 	"strings"
 	"testing"
 
@@ -39,13 +38,13 @@ func TestMarkdownHostileOutOfProcess(t *testing.T) {
 		{"wide table", table(), []docmill.Code{docmill.CodeProcessingTimeout, docmill.CodeInvalidDocument}},
 	}
 	for _, tc := range cases {
-		resetOwnPeakRSS(t)
+		toolstest.ResetPeakRSS(t)
 		_, err := run(t, tl, "x.md", "text/markdown", tc.src, nil)
 		var e *docmill.Error
 		if !errors.As(err, &e) || !codeIn(e.Code, tc.want) {
 			t.Errorf("%s: error %v, want one of %v", tc.name, err, tc.want)
 		}
-		peak := ownPeakRSS(t)
+		peak := toolstest.PeakRSS(t, 0)
 		t.Logf("%s: %v; test process peak RSS %d MB", tc.name, err, peak>>20)
 		if peak > 200<<20 {
 			t.Errorf("%s: peak RSS %d MB, want under 200 MB", tc.name, peak>>20)
@@ -80,28 +79,4 @@ func codeIn(c docmill.Code, codes []docmill.Code) bool {
 		}
 	}
 	return false
-}
-
-// resetOwnPeakRSS resets this process's VmHWM to its current RSS, so that
-// ownPeakRSS reads the peak of what follows.
-func resetOwnPeakRSS(t testing.TB) {
-	if err := os.WriteFile("/proc/self/clear_refs", []byte("5"), 0); err != nil {
-		t.Fatal(err)
-	}
-}
-
-// ownPeakRSS is this process's peak resident set size (VmHWM).
-func ownPeakRSS(t testing.TB) int64 {
-	b, err := os.ReadFile("/proc/self/status")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, l := range strings.Split(string(b), "\n") {
-		if strings.HasPrefix(l, "VmHWM:") {
-			kb, _ := strconv.ParseInt(strings.Fields(l)[1], 10, 64)
-			return kb << 10
-		}
-	}
-	t.Fatal("no VmHWM")
-	return 0
 }

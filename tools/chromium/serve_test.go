@@ -59,9 +59,9 @@ func TestZipLargestFileManyTimes(t *testing.T) {
 	in := &docmill.RunInput{Files: []docmill.LocalFile{{Path: path, Filename: "site.zip", ContentType: "application/zip", Size: st.Size()}}, Params: params, WorkDir: dir}
 	ctx, cancel := context.WithTimeout(context.Background(), tl.Timeout)
 	defer cancel()
-	resetOwnPeakRSS(t)
+	toolstest.ResetPeakRSS(t)
 	out, err := tl.Invoke(ctx, in)
-	peak := ownPeakRSS(t)
+	peak := toolstest.PeakRSS(t, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,11 +2,11 @@ package poppler
 
 import (
 	"fmt"
+	"github.com/docmill/docmill/tools/toolstest"
 	"image/png"
 	"os"
 	"path/filepath"
 	"runtime/debug"
-	"strconv"
 	"strings"
 	"testing"
 )
@@ -32,15 +32,15 @@ func TestBlackOutStreams(t *testing.T) {
 	}
 	f.Close()
 	debug.FreeOSMemory()
-	resetOwnPeakRSS(t)
-	before := ownPeakRSS(t)
+	toolstest.ResetPeakRSS(t)
+	before := toolstest.PeakRSS(t, 0)
 	dst := filepath.Join(dir, "page.png")
 	// A box of 72 x 72 points at (72, 72): pixels 72-144 at 72 dpi, with
 	// the padding.
 	if err := blackOut(src, dst, w, h, 72, []rect{{x0: 72, y0: 72, x1: 144, y1: 144}}); err != nil {
 		t.Fatal(err)
 	}
-	grew := ownPeakRSS(t) - before
+	grew := toolstest.PeakRSS(t, 0) - before
 	t.Logf("peak RSS grew by %d MB", grew>>20)
 	if grew > 32<<20 {
 		t.Errorf("peak RSS grew by %d MB painting a 120 MB page, want under 32 MB", grew>>20)
@@ -65,29 +65,6 @@ func TestBlackOutStreams(t *testing.T) {
 	if r, _, _, _ := img.At(10, 10).RGBA(); r != 0xffff {
 		t.Errorf("outside the box: %v, want white", img.At(10, 10))
 	}
-}
-
-// resetOwnPeakRSS resets this process's VmHWM to its current RSS.
-func resetOwnPeakRSS(t testing.TB) {
-	if err := os.WriteFile("/proc/self/clear_refs", []byte("5"), 0); err != nil {
-		t.Fatal(err)
-	}
-}
-
-// ownPeakRSS is this process's peak resident set size (VmHWM).
-func ownPeakRSS(t testing.TB) int64 {
-	b, err := os.ReadFile("/proc/self/status")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, l := range strings.Split(string(b), "\n") {
-		if strings.HasPrefix(l, "VmHWM:") {
-			kb, _ := strconv.ParseInt(strings.Fields(l)[1], 10, 64)
-			return kb << 10
-		}
-	}
-	t.Fatal("no VmHWM")
-	return 0
 }
 
 // TestInkShareStreams: inkShare counts a PGM's dark pixels as it streams
@@ -147,14 +124,14 @@ func TestComparePageStreams(t *testing.T) {
 	a, b := write("a.pgm", false), write("b.pgm", true)
 	size := pageSize{w: side * 72 / compareDPI, h: side * 72 / compareDPI}
 	debug.FreeOSMemory()
-	resetOwnPeakRSS(t)
-	before := ownPeakRSS(t)
+	toolstest.ResetPeakRSS(t)
+	before := toolstest.PeakRSS(t, 0)
 	v := &visualDiff{images: map[int]string{}}
 	differ, err := comparePage(v, 1, dir, a, b, size, size)
 	if err != nil || !differ || v.images[1] == "" {
 		t.Fatalf("comparePage = %v, %v, images %v; want a difference and its image", differ, err, v.images)
 	}
-	grew := ownPeakRSS(t) - before
+	grew := toolstest.PeakRSS(t, 0) - before
 	t.Logf("peak RSS grew by %d MB", grew>>20)
 	if grew > 48<<20 {
 		t.Errorf("peak RSS grew by %d MB comparing two 100 MB pages, want under 48 MB", grew>>20)

@@ -2,11 +2,10 @@ package vips
 
 import (
 	"encoding/binary"
+	"github.com/docmill/docmill/tools/toolstest"
 	"os"
 	"path/filepath"
 	"runtime/debug"
-	"strconv"
-	"strings"
 	"testing"
 
 	docmill "github.com/docmill/docmill"
@@ -58,13 +57,13 @@ func hostileTIFF(t *testing.T, size int64) string {
 func TestTIFFSizeBounded(t *testing.T) {
 	path := hostileTIFF(t, 256<<20)
 	debug.FreeOSMemory()
-	resetOwnPeakRSS(t)
-	before := ownPeakRSS(t)
+	toolstest.ResetPeakRSS(t)
+	before := toolstest.PeakRSS(t, 0)
 	w, h, err := goSize(docmill.LocalFile{Path: path, ContentType: "image/tiff"})
 	if err != nil || w != 1000 || h != 800 {
 		t.Fatalf("goSize = %d x %d, %v; want 1000 x 800", w, h, err)
 	}
-	grew := ownPeakRSS(t) - before
+	grew := toolstest.PeakRSS(t, 0) - before
 	t.Logf("peak RSS grew by %d KB", grew>>10)
 	if grew > 16<<20 {
 		t.Errorf("peak RSS grew by %d MB reading a TIFF's size, want under 16 MB", grew>>20)
@@ -76,27 +75,4 @@ func TestTIFFSizeBounded(t *testing.T) {
 			t.Errorf("goSize(%q) read a size", bad)
 		}
 	}
-}
-
-// resetOwnPeakRSS resets this process's VmHWM to its current RSS.
-func resetOwnPeakRSS(t testing.TB) {
-	if err := os.WriteFile("/proc/self/clear_refs", []byte("5"), 0); err != nil {
-		t.Fatal(err)
-	}
-}
-
-// ownPeakRSS is this process's peak resident set size (VmHWM).
-func ownPeakRSS(t testing.TB) int64 {
-	b, err := os.ReadFile("/proc/self/status")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, l := range strings.Split(string(b), "\n") {
-		if strings.HasPrefix(l, "VmHWM:") {
-			kb, _ := strconv.ParseInt(strings.Fields(l)[1], 10, 64)
-			return kb << 10
-		}
-	}
-	t.Fatal("no VmHWM")
-	return 0
 }
