@@ -151,12 +151,14 @@ func (q *Queue[TTx]) takeShare(ctx context.Context, queue, account string, worke
 	return func() { q.shares.add(lane, account, -1) }, true
 }
 
-// othersWaiting reports whether a job of another account than account is
-// available in River queue queue, in any process's view: River's own
-// record, through its job list (args' account_id; ->> reads JSON in both
-// PostgreSQL and SQLite).
+// othersWaiting reports whether a job of another account than account
+// waits in River queue queue, in any process's view: River's own record,
+// through its job list (args' account_id; ->> reads JSON in both
+// PostgreSQL and SQLite). A job snoozed for its own share (scheduled)
+// waits too: were it left out, an account at its share whose next job
+// yielded would let another account take more than its share meanwhile.
 func (q *Queue[TTx]) othersWaiting(ctx context.Context, queue, account string) (bool, error) {
-	p := river.NewJobListParams().Queues(queue).States(rivertype.JobStateAvailable).
+	p := river.NewJobListParams().Queues(queue).States(rivertype.JobStateAvailable, rivertype.JobStateScheduled).
 		Where("args ->> 'account_id' <> @account", river.NamedArgs{"account": account}).First(1)
 	res, err := q.client.JobList(ctx, p)
 	if err != nil {

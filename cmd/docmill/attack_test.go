@@ -240,9 +240,9 @@ func TestAttackWalls(t *testing.T) {
 	if testing.Short() {
 		t.Skip("slow")
 	}
-	// Tools cut at 40 s keep the test short; the walls do not depend on it.
-	a := newAttack(t, t.TempDir(), "--job-timeout", "40s")
-	r := a.run(t, 20*time.Second)
+	// Tools cut at 25 s keep the test short; the walls do not depend on it.
+	a := newAttack(t, t.TempDir(), "--job-timeout", "25s")
+	r := a.run(t, 12*time.Second)
 	a.checkWalls(t, r)
 }
 

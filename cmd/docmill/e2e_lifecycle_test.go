@@ -155,7 +155,7 @@ func TestUploadTooLargeStopsStreaming(t *testing.T) {
 	_, _, err := s.client(key).Process(context.Background(), "rotate-pdf",
 		[]client.File{{Name: "big.pdf", Body: io.MultiReader(strings.NewReader("%PDF-1.7\n"), io.LimitReader(zeros{}, 64<<20))}},
 		client.ProcessOptions{})
-	apiErrorDetail(t, err, 400, "file_too_large", "the Custom plan's limit of 5 MB")
+	apiErrorDetail(t, err, 400, "file_too_large", "5 MB")
 	assertNoInputs(t, s.DataDir)
 }
 

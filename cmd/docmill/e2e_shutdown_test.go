@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -59,11 +60,12 @@ func TestShutdownAnswersWaitingRequests(t *testing.T) {
 	c := s.client(key)
 	ctx := context.Background()
 
-	// The one worker is kept busy by an OCR of 117 pages (minutes), so
-	// that the sync calls are still waiting at the drain point however
-	// fast the machine: each compress-pdf of the largest corpus PDF takes
-	// from half a second to two.
-	blocker, _, err := c.Process(ctx, "ocr-pdf", []client.File{file(t, "pdf", "GeoTopo-komprimiert.pdf")}, client.ProcessOptions{Prefer: "respond-async"})
+	// The render lane's one worker is kept busy by Ghostscript drawing
+	// 80 MB of lines (a minute's budget), so that the sync compress-pdf
+	// calls, in the same lane, are still waiting at the drain point
+	// however fast the machine.
+	slow := client.File{Name: "slow.pdf", Body: bytes.NewReader(slowPathsPDF(t, 2, 40<<20))}
+	blocker, _, err := c.Process(ctx, "compress-pdf", []client.File{slow}, client.ProcessOptions{Prefer: "respond-async"})
 	if err != nil {
 		t.Fatal(err)
 	}

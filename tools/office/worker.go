@@ -209,7 +209,7 @@ func (w *worker) run(ctx context.Context, j job) error {
 			return w.died("converter: " + r.Msg)
 		case r.OK:
 			return nil
-		case !w.soffice.Running():
+		case w.exitsSoon():
 			// A refusal that came with soffice's death is the death: a
 			// crash while loading must not read as a damaged document.
 			return w.died("soffice exited: " + r.Msg)
@@ -227,6 +227,22 @@ func (w *worker) run(ctx context.Context, j job) error {
 		// process is known to be free of it.
 		w.broken = true
 		return ctx.Err()
+	}
+}
+
+// refusalGrace is how long a refusal waits for soffice's exit before it
+// is taken for the document's: a crash while loading can answer before
+// the process is gone (the bridge's "illegal object" arrives first on a
+// loaded machine). A damaged document pays it once.
+const refusalGrace = 300 * time.Millisecond
+
+// exitsSoon reports whether soffice ends within refusalGrace.
+func (w *worker) exitsSoon() bool {
+	select {
+	case <-w.soffice.Done():
+		return true
+	case <-time.After(refusalGrace):
+		return !w.soffice.Running()
 	}
 }
 
