@@ -7,7 +7,7 @@ import (
 )
 
 // Job is the job record of the API (the body of 200, 202, a poll and a
-// cancel; DESIGN.md section 2). Its fields, their order and which are left
+// cancel). Its fields, their order and which are left
 // out when absent follow the server's rendering, so encoding a Job decoded
 // from an answer (indented by two spaces, HTML left unescaped) gives the
 // answer's body back.

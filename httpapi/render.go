@@ -7,7 +7,7 @@ import (
 	"github.com/docmill/docmill"
 )
 
-// jobBody is the job record of DESIGN.md section 2: the body of 200, 202
+// jobBody is the job record: the body of 200, 202
 // and of a poll.
 type jobBody struct {
 	JobID      string            `json:"job_id"`
