@@ -65,6 +65,9 @@ const (
 	// this server cannot process it, and sending it again gives the same
 	// answer.
 	CodeUnprocessableDocument Code = "unprocessable_document"
+	// CodeAccountSuspended: the account of this key or session is
+	// suspended by the operator; nothing it asks is done until resumed.
+	CodeAccountSuspended Code = "account_suspended"
 )
 
 // FieldError names one invalid form field or parameter.

@@ -27,6 +27,10 @@ type APIKey struct {
 	Name      string
 	CreatedAt time.Time
 	RevokedAt *time.Time
+	// LastUsedAt and LastUsedIP are when and from where the key was last
+	// used (Accounts.TouchKey), to the minute; nil if never.
+	LastUsedAt *time.Time
+	LastUsedIP string
 }
 
 // NewAPIKey returns a fresh key ("dm_live_" + 32 base62 characters) and its

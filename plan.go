@@ -90,7 +90,14 @@ type Account struct {
 	// Limits holds the account's own limits when Plan is custom.
 	Limits    *Plan
 	CreatedAt time.Time
+	// Status is active or suspended; a suspended account's keys and
+	// sessions are refused (CodeAccountSuspended). Empty reads as active.
+	Status      AccountStatus
+	SuspendedAt *time.Time
 }
+
+// Suspended reports whether the account is suspended.
+func (a *Account) Suspended() bool { return a.Status == AccountSuspended }
 
 // EffectivePlan returns the limits that apply to a: its own for a custom
 // account, else the named plan's.

@@ -40,6 +40,7 @@ var statusOf = map[docmill.Code]int{
 
 	// The crash rule (jobs): an engine crashed twice on the file.
 	docmill.CodeUnprocessableDocument: http.StatusUnprocessableEntity,
+	docmill.CodeAccountSuspended:      http.StatusForbidden,
 }
 
 // StatusOf returns the HTTP status for an error code (500 if unknown).
