@@ -200,9 +200,16 @@ func toolLanes(t testing.TB, base string) map[string]string {
 	return lanes
 }
 
+// shareCheckSlack is how long before a job's recorded start its worker
+// may have looked for other accounts' waiting jobs (the fair share is
+// decided, then the job's record is started): a job created within it
+// may not have been there to see.
+const shareCheckSlack = 250 * time.Millisecond
+
 // unfairMoments returns the moments (a job's start) at which an account
 // held more than share workers of a lane while another account's job
-// waited in that lane: what fair share forbids.
+// waited in that lane, created before the share was decided: what fair
+// share forbids.
 func unfairMoments(spans []span, share func(lane string) int) []string {
 	var bad []string
 	for _, s := range spans {
@@ -215,7 +222,7 @@ func unfairMoments(spans []span, share func(lane string) int) []string {
 			if o.account == s.account && !o.started.After(t) && o.finished.After(t) {
 				held++
 			}
-			if o.account != s.account && !o.created.After(t) && o.started.After(t) {
+			if o.account != s.account && !o.created.After(t.Add(-shareCheckSlack)) && o.started.After(t) {
 				waiting = true
 			}
 		}
@@ -314,3 +321,27 @@ func laneWorkers(t testing.TB, base string) map[string]int {
 }
 
 var laneWorkersRE = regexp.MustCompile(`(?m)^docmill_lane_workers\{lane="([a-z]+)"\} ([0-9]+)$`)
+
+// TestUnfairMoments checks the attack's fairness judge on made-up spans:
+// it flags an account over its share while another waits, and only then.
+func TestUnfairMoments(t *testing.T) {
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	at := func(ms int) time.Time { return t0.Add(time.Duration(ms) * time.Millisecond) }
+	share := func(string) int { return 1 }
+	a1 := span{"a", "browser", at(0), at(0), at(5000)}
+	for _, tc := range []struct {
+		name  string
+		spans []span
+		bad   int
+	}{
+		{"alone may take every worker", []span{a1, {"a", "browser", at(0), at(1000), at(3000)}}, 0},
+		{"second job while b waits", []span{a1, {"a", "browser", at(0), at(1000), at(3000)}, {"b", "browser", at(500), at(5000), at(6000)}}, 1},
+		{"b came as the share was decided", []span{a1, {"a", "browser", at(0), at(1000), at(3000)}, {"b", "browser", at(900), at(5000), at(6000)}}, 0},
+		{"b waits in another lane", []span{a1, {"a", "browser", at(0), at(1000), at(3000)}, {"b", "office", at(500), at(5000), at(6000)}}, 0},
+		{"first job ended before the second", []span{{"a", "browser", at(0), at(0), at(900)}, {"a", "browser", at(0), at(1000), at(3000)}, {"b", "browser", at(500), at(5000), at(6000)}}, 0},
+	} {
+		if got := unfairMoments(tc.spans, share); len(got) != tc.bad {
+			t.Errorf("%s: %d unfair moments %v, want %d", tc.name, len(got), got, tc.bad)
+		}
+	}
+}
