@@ -214,7 +214,7 @@ func unfairMoments(spans []span, share func(lane string) int) []string {
 	var bad []string
 	for _, s := range spans {
 		t := s.started
-		held, waiting := 0, false
+		held, waiting := 0, ""
 		for _, o := range spans {
 			if o.lane != s.lane {
 				continue
@@ -223,11 +223,11 @@ func unfairMoments(spans []span, share func(lane string) int) []string {
 				held++
 			}
 			if o.account != s.account && !o.created.After(t.Add(-shareCheckSlack)) && o.started.After(t) {
-				waiting = true
+				waiting = fmt.Sprintf("%s's job waiting since %s", o.account, o.created.Format(time.RFC3339Nano))
 			}
 		}
-		if held > share(s.lane) && waiting {
-			bad = append(bad, fmt.Sprintf("%s held %d of lane %s at %s", s.account, held, s.lane, t.Format(time.RFC3339Nano)))
+		if held > share(s.lane) && waiting != "" {
+			bad = append(bad, fmt.Sprintf("%s held %d of lane %s at %s, %s", s.account, held, s.lane, t.Format(time.RFC3339Nano), waiting))
 		}
 	}
 	return bad
