@@ -34,6 +34,9 @@ type Message struct {
 	To        []Address
 	Subject   string
 	Date      time.Time
+	// Username is the user the sender authenticated as (empty without
+	// SMTP AUTH).
+	Username string
 	// Text and HTML are the plain text and HTML parts (empty when absent).
 	Text string
 	HTML string

@@ -43,8 +43,9 @@ const (
 type Option func(*options)
 
 type options struct {
-	tls  TLSMode
-	auth bool
+	tls        TLSMode
+	auth       bool
+	recipients string
 }
 
 // WithTLS serves SMTP with TLS mode m.
@@ -54,6 +55,11 @@ func WithTLS(m TLSMode) Option { return func(o *options) { o.tls = m } }
 // password; SMTPURL then carries "user:secret@". Mailpit offers AUTH on a
 // plain connection only when told to (it is insecure), which this does.
 func WithAuth() Option { return func(o *options) { o.auth = true } }
+
+// WithAllowedRecipients makes the server refuse, with a permanent error
+// (550) to RCPT TO, every recipient that the regular expression re does
+// not match.
+func WithAllowedRecipients(re string) Option { return func(o *options) { o.recipients = re } }
 
 // Server is a running Mailpit on 127.0.0.1, its messages in a database
 // file that outlives Stop, so that Restart keeps what it received.
@@ -180,6 +186,9 @@ func newServer(t testing.TB, bin string, o options) (*Server, error) {
 		if o.tls == NoTLS {
 			s.args = append(s.args, "--smtp-auth-allow-insecure")
 		}
+	}
+	if o.recipients != "" {
+		s.args = append(s.args, "--smtp-allowed-recipients", o.recipients)
 	}
 	s.SMTPURL = scheme + "://" + user + s.SMTPAddr
 	return s, nil
