@@ -58,6 +58,17 @@ func TestDeleteAccountRows(t *testing.T) {
 	})
 }
 
+// TestUpgradeAccounts runs storetest.UpgradeAccounts: a schema made
+// before the accounts' migration is migrated.
+func TestUpgradeAccounts(t *testing.T) {
+	dbURL := pgtest.SchemaURL(t)
+	s := open(t, dbURL, nil)
+	storetest.UpgradeAccounts(t, func(ctx context.Context, query string) error {
+		_, err := s.Pool().Exec(ctx, query)
+		return err
+	}, func(t *testing.T) docmill.Store { return open(t, dbURL, nil) })
+}
+
 // TestDeliver runs storetest.Deliver: webhook deliveries are queued in
 // the transaction that finishes the job.
 func TestDeliver(t *testing.T) {

@@ -67,6 +67,17 @@ func TestDeleteAccountRows(t *testing.T) {
 	})
 }
 
+// TestUpgradeAccounts runs storetest.UpgradeAccounts: a file made before
+// the accounts' migration opens.
+func TestUpgradeAccounts(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "docmill.db")
+	s := open(t, path, nil)
+	storetest.UpgradeAccounts(t, func(ctx context.Context, query string) error {
+		_, err := s.WriteDB().ExecContext(ctx, query)
+		return err
+	}, func(t *testing.T) docmill.Store { return open(t, path, nil) })
+}
+
 // TestDeliver runs storetest.Deliver: webhook deliveries are queued in
 // the transaction that finishes the job.
 func TestDeliver(t *testing.T) {
