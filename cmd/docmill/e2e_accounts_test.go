@@ -43,10 +43,29 @@ func TestAccountsCLI(t *testing.T) {
 	if err := run(context.Background(), []string{"accounts", "list"}, env, nil, &buf, os.Stderr); err != nil || !strings.Contains(buf.String(), "ACCOUNT") {
 		t.Fatalf("env data dir: %v %s", err, buf.String())
 	}
-	key := newKey(t, s.DataDir, "free")
+	key := newKey(t, s.DataDir, "free", "--email", "bob@example.com")
 	runCLI(t, "accounts", "revoke-key", "--data-dir", s.DataDir, key[:12])
 	_, err = s.client(key).Account(context.Background())
 	apiError(t, err, 401, "unauthorized")
+
+	// Refusals say why.
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"accounts", "show", "nobody@example.com"}, "Not found"},
+		{[]string{"accounts", "delete", "acct_none"}, "Not found"},
+		{[]string{"accounts", "suspend", "someone"}, "want an account id"},
+		{[]string{"accounts", "create", "--name", "x", "--email", "not an address"}, "not one plain address"},
+		{[]string{"accounts", "create", "--name", "x", "--email", "Bob+2@Example.com"}, "already exists"},
+		{[]string{"accounts", "set-plan", "bob@example.com", "gold"}, "unknown plan"},
+		{[]string{"accounts", "show"}, "usage: docmill accounts show"},
+	} {
+		_, _, err := runCLIAll(context.Background(), append(tc.args, "--data-dir", s.DataDir)...)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("docmill %s: %v, want an error saying %q", strings.Join(tc.args, " "), err, tc.want)
+		}
+	}
 }
 
 // TestAccountsDeletePostgres: accounts delete on PostgreSQL with the files
