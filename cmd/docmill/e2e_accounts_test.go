@@ -25,7 +25,7 @@ import (
 // account or its job in any table and no file of the job on disk.
 func TestAccountsCLI(t *testing.T) {
 	s := startServer(t, "")
-	db, err := sql.Open("sqlite", filepath.Join(s.DataDir, "docmill.db")+"?mode=ro&_pragma=busy_timeout(10000)")
+	db, err := sql.Open("sqlite", filepath.Join(s.DataDir, "docmill.db")+"?_pragma=busy_timeout(10000)&_pragma=query_only(1)")
 	if err != nil {
 		t.Fatal(err)
 	}
