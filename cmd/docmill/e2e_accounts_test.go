@@ -157,7 +157,7 @@ func testAccountsLifecycle(t *testing.T, s *testServer, blobArgs []string, menti
 		t.Fatalf("before delete: files %v, rows %v; the checks would prove nothing", files(t, job.JobID), mentions(t, acct.AccountID))
 	}
 	out := cli("accounts", "delete", "alice@example.com")
-	if !strings.Contains(out, "1 jobs, 2 files, 1 keys, 0 sessions, 0 webhooks") {
+	if !strings.Contains(out, "1 jobs, 2 files, 1 keys, 0 sessions, 0 webhooks, 0 sign-in links, 1 queue entries") {
 		t.Errorf("accounts delete said:\n%s", out)
 	}
 	for _, needle := range []string{acct.AccountID, job.JobID, "alice@example.com"} {
