@@ -3,6 +3,7 @@ package storetest
 import (
 	"context"
 	"slices"
+	"sync"
 	"testing"
 	"time"
 
@@ -223,5 +224,49 @@ func DeleteAccountRows(t *testing.T, s RowsStore) {
 		if accountRows[table] != nil && count(table, other) == 0 {
 			t.Errorf("%s lost the rows of another account", table)
 		}
+	}
+}
+
+// testConcurrentDeleteAccount: jobs created while their account is
+// deleted are either deleted with it (and returned) or refused as
+// ErrNotFound; none outlives the account.
+func testConcurrentDeleteAccount(t *testing.T, s docmill.Store) {
+	ctx := t.Context()
+	a, _ := newEmailAccount(t, s, "a@example.com", t0)
+	var wg sync.WaitGroup
+	created := make([]*docmill.Job, 8)
+	errs := make([]error, len(created))
+	var d *docmill.AccountDeletion
+	var derr error
+	for i := range created {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			created[i], errs[i] = s.CreateJob(ctx, NewJob(a), unlimited)
+		}()
+		if i == len(created)/2 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				d, derr = s.DeleteAccount(ctx, a.ID)
+			}()
+		}
+	}
+	wg.Wait()
+	if derr != nil {
+		t.Fatalf("DeleteAccount: %v", derr)
+	}
+	deleted := ids(d.Jobs)
+	t.Logf("%d of %d jobs were created before the deletion", len(deleted), len(created))
+	for i, j := range created {
+		if errs[i] != nil {
+			wantErr(t, "CreateJob(deleted account)", errs[i], docmill.ErrNotFound)
+			continue
+		}
+		if !slices.Contains(deleted, j.ID) {
+			t.Errorf("job %s was created but DeleteAccount did not return it", j.ID)
+		}
+		_, err := s.Job(ctx, j.ID)
+		wantErr(t, "Job(created while its account was deleted)", err, docmill.ErrNotFound)
 	}
 }

@@ -96,6 +96,7 @@ func Run(t *testing.T, open func(t *testing.T) docmill.Store) {
 		{"RenameAccountKey", testRenameAccountKey},
 		{"TouchKey", testTouchKey},
 		{"DeleteAccount", testDeleteAccount},
+		{"ConcurrentDeleteAccount", testConcurrentDeleteAccount},
 		{"AuthTokens", testAuthTokens},
 		{"ConcurrentAuthToken", testConcurrentAuthToken},
 		{"Sessions", testSessions},
