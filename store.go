@@ -32,7 +32,7 @@ var (
 	ErrEmailTaken = &Error{Code: CodeConflict, Message: "An account with this email already exists."}
 )
 
-// KeyListing is one row of `docmill keys list`.
+// KeyListing is a key with its account (Store.ListKeys).
 type KeyListing struct {
 	Key     APIKey
 	Account Account
@@ -50,6 +50,10 @@ type Usage struct {
 // Store keeps accounts, keys and jobs. Implementations: store/sqlite and
 // store/postgres; store/storetest is the conformance suite both pass.
 type Store interface {
+	Accounts
+	AuthTokens
+	Sessions
+
 	// CreateAccount stores a new account and its first key together.
 	CreateAccount(ctx context.Context, a *Account, k *APIKey) error
 	// CreateKey stores another key of an existing account.
@@ -73,9 +77,6 @@ type Store interface {
 	// prefix is exactly prefix; none (a key of another account included)
 	// is ErrNotFound. Revoking a revoked key returns it unchanged.
 	RevokeAccountKey(ctx context.Context, accountID, prefix string, now time.Time) (*APIKey, error)
-	// SetPlan moves the account of the key matching prefix to plan; limits
-	// are the account's own (custom plans) or nil.
-	SetPlan(ctx context.Context, prefix, plan string, limits *Plan) (*Account, error)
 
 	// CreateJob inserts j (status queued) and its queue entry in one
 	// transaction, after checking adm against the account's usage in the

@@ -179,6 +179,9 @@ func (s *Server) authenticate(r *http.Request) (*caller, error) {
 	if k.RevokedAt != nil {
 		return nil, docmill.Errorf(docmill.CodeUnauthorized, "This API key has been revoked.")
 	}
+	if acct.Suspended() {
+		return nil, docmill.Errorf(docmill.CodeAccountSuspended, "This account is suspended; ask the operator of this service.")
+	}
 	plan, err := acct.EffectivePlan(s.cfg.Plans)
 	if err != nil {
 		return nil, docmill.Internal(err)

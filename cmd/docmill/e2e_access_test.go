@@ -15,7 +15,7 @@ func TestUnauthorized(t *testing.T) {
 	s := startServer(t, "")
 	revoked := newKey(t, s.DataDir, "free")
 	// Revoked from the CLI while the server runs on the same data.
-	runCLI(t, "keys", "revoke", "--data-dir", s.DataDir, revoked[:12])
+	runCLI(t, "accounts", "revoke-key", "--data-dir", s.DataDir, revoked[:12])
 	ctx := context.Background()
 	for name, key := range map[string]string{
 		"missing":   "",

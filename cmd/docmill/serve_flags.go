@@ -63,7 +63,7 @@ func (f *serveFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.addr, "addr", ":8080", "address to listen on")
 	fs.StringVar(&f.baseURL, "base-url", "", "public URL of the API, used in job links (default: http://localhost:<port>)")
 	fs.StringVar(&f.cdnURL, "cdn-url", "", "public URL that result files are downloaded from (default: --base-url; with an s3:// --blob-url, presigned links to the bucket)")
-	fs.StringVar(&f.signup, "signup", "open", "open: anyone may POST /v1/signup for a Free key (10 an hour from one address); closed: keys come only from `docmill keys`, and the web page offers no sign-up")
+	fs.StringVar(&f.signup, "signup", "open", "open: anyone may sign up for a Free account by a mailed link (POST /v1/signup); closed: accounts come only from `docmill accounts create`, and the web page offers no sign-up")
 	fs.StringVar(&f.plansFile, "plans", "", "plan configuration: a JSON file that changes the default plans' limits and prices, such as {\"pro\": {\"price\": {\"amount\": 590, \"currency\": \"RUB\", \"period\": \"month\"}}} (GET /v1/config shows the result)")
 	fs.StringVar(&f.role, "role", "all", "all: API and workers; api: API only; worker: workers only")
 	fs.StringVar(&f.nodeID, "node-id", "", "name of this server's own scratch directory, --data-dir/tmp/<node-id>, emptied at start-up (what a killed server left there) and locked while it runs; default: the host name, or host-2, host-3, ... when servers share --data-dir")
