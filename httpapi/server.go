@@ -18,9 +18,12 @@ import (
 
 // Config is everything the HTTP API needs; cmd/docmill builds it once.
 type Config struct {
-	Store    docmill.Store
-	Blob     docmill.BlobStore
-	Queue    docmill.Queue
+	Store docmill.Store
+	Blob  docmill.BlobStore
+	Queue docmill.Queue
+	// Outbox queues the sign-up and sign-in mails (jobs' queue, which
+	// sends them with retries).
+	Outbox   docmill.Outbox
 	Registry *docmill.Registry
 	Limiter  docmill.Limiter
 	Plans    map[string]docmill.Plan

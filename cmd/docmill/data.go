@@ -72,6 +72,7 @@ type database interface {
 // nodeQueue is a jobs.Queue whatever its driver's transaction type.
 type nodeQueue interface {
 	docmill.Queue
+	docmill.Outbox
 	Start(ctx context.Context) error
 	Stop(ctx context.Context) error
 	NodeID() string

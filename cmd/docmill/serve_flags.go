@@ -54,6 +54,8 @@ type serveFlags struct {
 	// file_url and export_url.
 	transferTimeout time.Duration
 	exportSchedule  []time.Duration
+	// Mail (mail.go).
+	mail mailFlags
 }
 
 func (f *serveFlags) register(fs *flag.FlagSet) {
@@ -122,6 +124,7 @@ func (f *serveFlags) register(fs *flag.FlagSet) {
 		f.webhookSchedule = ds
 		return nil
 	})
+	f.mail.register(fs)
 	f.minFree = diskspace.DefaultThreshold
 	fs.Var(&f.minFree, "min-free-space", "free space to keep on the local file store and scratch directory: a size (1GB, 512MB), a percentage of the file system (5%), or both (the smaller wins); below it /readyz is not ready and uploads that would not fit are refused with 507")
 }
@@ -144,7 +147,7 @@ func (f *serveFlags) validate() error {
 	if f.uploadMinRate < 0 || f.uploadWindow <= 0 || f.uploadIdle <= 0 {
 		return errors.New("--upload-min-rate must be 0 or more, --upload-rate-window and --upload-idle-timeout above 0")
 	}
-	return nil
+	return f.mail.check(f.baseURL)
 }
 
 // parsePrefixes parses comma-separated addresses (each its own range)
