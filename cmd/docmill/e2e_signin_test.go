@@ -95,7 +95,8 @@ func mailedToken(t testing.TB, mp *mailpittest.Server, addr string, n int, base 
 // works once; another spelling of the mailbox makes nothing and gets a
 // sign-in link, with an reply the same byte for byte; sign-in from a
 // second browser, whose sign-out ends its session only; the CSRF rule;
-// the CLI's keys commands against the server; the mail limits.
+// the CLI's keys commands against the server; a suspended account's
+// session and key refused; the mail limits.
 func TestAccountsByMail(t *testing.T) {
 	mp := mailpittest.Start(t)
 	s := startServer(t, "", "--smtp-url", mp.SMTPURL, "--mail-from", "docmill@example.com", "--trusted-proxies", "127.0.0.1/32")
@@ -120,7 +121,7 @@ func TestAccountsByMail(t *testing.T) {
 	out := opened.json(t)
 	key, _ := out["api_key"].(string)
 	acct, err := s.client(key).Account(context.Background())
-	if err != nil || acct.Email != "alice@example.com" || acct.Plan != "free" || acct.Name != "Alice" {
+	if err != nil || acct.Email != "alice@example.com" || acct.Plan != "free" || acct.Name != "Alice" || acct.Limits.OperationsPerMonth != 100 {
 		t.Fatalf("the new account: %+v %v (%s)", acct, err, opened.body)
 	}
 	if set := opened.header.Get("Set-Cookie"); !strings.Contains(set, "HttpOnly") || !strings.Contains(set, "SameSite=Lax") || strings.Contains(set, "Secure") {
@@ -161,6 +162,15 @@ func TestAccountsByMail(t *testing.T) {
 	}
 
 	keysByCLI(t, s, key)
+
+	// A suspended account's session and keys are refused.
+	runCLI(t, append([]string{"accounts", "suspend", acct.AccountID}, dataArgs(s.DataDir)...)...)
+	if out := request(t, home, "GET", s.URL+"/v1/session", "", nil, 403).json(t); out["code"] != "account_suspended" {
+		t.Errorf("a suspended account's session: %v", out)
+	}
+	_, err = s.client(key).Account(context.Background())
+	apiError(t, err, 403, "account_suspended")
+
 	mailLimits(t, s)
 }
 
