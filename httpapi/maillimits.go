@@ -36,7 +36,9 @@ type mailLimit struct {
 // client past its own budgets spends no mailbox's. An invalid client (no
 // peer address) spends the mailbox's only.
 func mailLimitsOf(mailbox string, client netip.Addr) []mailLimit {
-	box := mailLimit{key: "mail:to:" + mailbox, limit: mailsPerMailbox, why: "Too many links were mailed to this address; try again later."}
+	// The mailbox is named by its hash: a shared limiter (Redis) holds
+	// no addresses.
+	box := mailLimit{key: "mail:to:" + docmill.HashKey(mailbox), limit: mailsPerMailbox, why: "Too many links were mailed to this address; try again later."}
 	if !client.IsValid() {
 		return []mailLimit{box}
 	}
