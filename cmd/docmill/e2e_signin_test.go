@@ -134,13 +134,15 @@ func TestAccountsByMail(t *testing.T) {
 	// the same reply.
 	second := request(t, hc, "POST", s.URL+"/v1/signup", `{"email":"Alice+x@Example.com"}`, nil, 202)
 	sameAnswer(t, first, second)
-	signIn := request(t, hc, "POST", s.URL+"/v1/sessions", `{"token":"`+mailedToken(t, mp, "alice@example.com", 2, s.URL)+`"}`, nil, 201).json(t)
-	if signIn["api_key"] != nil || signIn["account"].(map[string]any)["account_id"] != acct.AccountID || accounts("alice@example.com") != 1 {
-		t.Fatalf("a second sign-up made %v", signIn)
+	signIn, err := s.client("").OpenLink(context.Background(), mailedToken(t, mp, "alice@example.com", 2, s.URL))
+	if err != nil || signIn.APIKey != "" || signIn.Account.AccountID != acct.AccountID || signIn.Cookie == "" || accounts("alice@example.com") != 1 {
+		t.Fatalf("a second sign-up made %+v %v", signIn, err)
 	}
 
 	// Sign-in from a second browser; its sign-out ends its session only.
-	request(t, hc, "POST", s.URL+"/v1/login", `{"email":"alice@example.com"}`, nil, 202)
+	if sent, err := s.client("").Login(context.Background(), "alice@example.com", "ru"); err != nil || sent.Status != "mail_sent" {
+		t.Fatalf("login: %+v %v", sent, err)
+	}
 	away := profile(t)
 	request(t, away, "POST", s.URL+"/v1/sessions", `{"token":"`+mailedToken(t, mp, "alice@example.com", 3, s.URL)+`"}`, nil, 201)
 	sess := request(t, away, "GET", s.URL+"/v1/session", "", nil, 200).json(t)
