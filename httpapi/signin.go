@@ -111,7 +111,10 @@ func (s *Server) mailLink(w http.ResponseWriter, r *http.Request, signup bool) {
 // form), or of the address as typed in lower case (accounts made before
 // addresses were stored in canonical form); nil if none.
 func (s *Server) accountByMailbox(r *http.Request, mailbox, typed string) (*docmill.Account, error) {
-	for _, email := range []string{mailbox, strings.ToLower(typed)} {
+	for i, email := range []string{mailbox, strings.ToLower(typed)} {
+		if i > 0 && email == mailbox {
+			break
+		}
 		a, err := s.cfg.Store.AccountByEmail(r.Context(), email)
 		if err == nil {
 			return a, nil
