@@ -22,13 +22,13 @@ import (
 func TestForgetAccount(t *testing.T) {
 	t.Run("sqlite", func(t *testing.T) {
 		st, bucket := openData(t)
-		newQueue(t, st, bucket, &clock{t: time.Now()})
+		q := newQueue(t, st, bucket, &clock{t: time.Now()})
 		count := func(ctx context.Context) (n int64, err error) {
 			err = st.WriteDB().QueryRowContext(ctx, `SELECT COUNT(*) FROM river_job`).Scan(&n)
 			return n, err
 		}
-		testForget(t, st, count, func(ctx context.Context, id string) (int, error) {
-			return jobs.ForgetAccount(ctx, riversqlite.New(st.WriteDB()), id)
+		testForget(t, st, q, count, func(ctx context.Context, id, email string) (int, error) {
+			return jobs.ForgetAccount(ctx, riversqlite.New(st.WriteDB()), id, email)
 		})
 	})
 	t.Run("postgres", func(t *testing.T) {
@@ -50,15 +50,17 @@ func TestForgetAccount(t *testing.T) {
 			err = st.Pool().QueryRow(ctx, `SELECT COUNT(*) FROM river_job`).Scan(&n)
 			return n, err
 		}
-		testForget(t, st, count, func(ctx context.Context, id string) (int, error) {
-			return jobs.ForgetAccount(ctx, driver, id)
+		testForget(t, st, q, count, func(ctx context.Context, id, email string) (int, error) {
+			return jobs.ForgetAccount(ctx, driver, id, email)
 		})
 	})
 }
 
-// testForget queues two jobs of one account and one of another, and
+// testForget queues two jobs of one account and one of another, mails to
+// the first account's mailbox (as typed two ways) and to another, and
 // forgets the first account.
-func testForget(t *testing.T, st docmill.Store, count func(context.Context) (int64, error), forget func(context.Context, string) (int, error)) {
+func testForget(t *testing.T, st docmill.Store, outbox docmill.Outbox, count func(context.Context) (int64, error),
+	forget func(ctx context.Context, id, email string) (int, error)) {
 	ctx := t.Context()
 	var accounts []string
 	for range 2 {
@@ -75,14 +77,20 @@ func testForget(t *testing.T, st docmill.Store, count func(context.Context) (int
 			t.Fatal(err)
 		}
 	}
-	if n, err := count(ctx); err != nil || n != 3 {
-		t.Fatalf("queue entries: %d, %v; want 3", n, err)
+	for _, to := range []string{"alice@example.com", "Alice+Docs@Example.com", "bob@example.com"} {
+		m := docmill.Mail{To: to, Kind: docmill.MailSignIn, Lang: "en", Link: "https://docmill.example/#/verify/x", Expires: time.Now()}
+		if err := outbox.QueueMail(ctx, m); err != nil {
+			t.Fatal(err)
+		}
 	}
-	if n, err := forget(ctx, accounts[0]); err != nil || n != 2 {
-		t.Errorf("ForgetAccount = %d, %v; want 2", n, err)
+	if n, err := count(ctx); err != nil || n != 6 {
+		t.Fatalf("queue entries: %d, %v; want 6", n, err)
 	}
-	if n, err := count(ctx); err != nil || n != 1 {
-		t.Errorf("queue entries left: %d, %v; want the other account's 1", n, err)
+	if n, err := forget(ctx, accounts[0], "alice@example.com"); err != nil || n != 4 {
+		t.Errorf("ForgetAccount = %d, %v; want 4", n, err)
+	}
+	if n, err := count(ctx); err != nil || n != 2 {
+		t.Errorf("queue entries left: %d, %v; want the other account's job and mail", n, err)
 	}
 }
 

@@ -66,9 +66,10 @@ type database interface {
 	queue(cfg jobs.Config) (nodeQueue, error)
 	// describe says where the data is, for the start-up line; no secrets.
 	describe() string
-	// forgetAccount removes the queue entries of an account's jobs and
-	// deliveries (jobs.ForgetAccount), after its records are deleted.
-	forgetAccount(ctx context.Context, accountID string) (int, error)
+	// forgetAccount removes the queue entries of an account's jobs,
+	// deliveries and mails (jobs.ForgetAccount), after its records are
+	// deleted.
+	forgetAccount(ctx context.Context, accountID, email string) (int, error)
 	Close()
 }
 
@@ -132,8 +133,8 @@ func (s *sqliteDB) Store() docmill.Store { return s.st }
 func (s *sqliteDB) describe() string     { return "data in " + s.dir }
 func (s *sqliteDB) Close()               { s.st.Close() }
 
-func (s *sqliteDB) forgetAccount(ctx context.Context, accountID string) (int, error) {
-	return jobs.ForgetAccount(ctx, riversqlite.New(s.st.WriteDB()), accountID)
+func (s *sqliteDB) forgetAccount(ctx context.Context, accountID, email string) (int, error) {
+	return jobs.ForgetAccount(ctx, riversqlite.New(s.st.WriteDB()), accountID, email)
 }
 
 func (s *sqliteDB) queue(cfg jobs.Config) (nodeQueue, error) {

@@ -109,8 +109,8 @@ func (p *postgresDB) Store() docmill.Store { return p.st }
 func (p *postgresDB) describe() string     { return p.where }
 func (p *postgresDB) Close()               { p.st.Close() }
 
-func (p *postgresDB) forgetAccount(ctx context.Context, accountID string) (int, error) {
-	return jobs.ForgetAccount(ctx, riverpgxv5.New(p.st.Pool()), accountID)
+func (p *postgresDB) forgetAccount(ctx context.Context, accountID, email string) (int, error) {
+	return jobs.ForgetAccount(ctx, riverpgxv5.New(p.st.Pool()), accountID, email)
 }
 
 // queue builds the queue on riverpgxv5. River's pgx driver is notified of
