@@ -22,7 +22,8 @@ type Config struct {
 	Blob  docmill.BlobStore
 	Queue docmill.Queue
 	// Outbox queues the sign-up and sign-in mails (jobs' queue, which
-	// sends them with retries).
+	// sends them with retries; signin.go). nil: a request that would
+	// mail is 503 service_unavailable.
 	Outbox   docmill.Outbox
 	Registry *docmill.Registry
 	Limiter  docmill.Limiter

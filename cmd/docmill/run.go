@@ -27,6 +27,7 @@ Usage:
   docmill jobs list [--status S] [--tool T] [--all]   list your jobs on a server, newest first
   docmill jobs get|wait|cancel ID            show, wait for (long poll) or cancel a job
   docmill webhooks create|list|delete|rotate-secret|deliveries   manage your webhook endpoints
+  docmill keys list|create|rename|revoke     manage your account's API keys on a server
 
 ACCOUNT is an account id (acct_...), its email or a key prefix (dm_live_...);
 the accounts commands work on the database (--data-dir or --database-url).
@@ -60,6 +61,8 @@ func dispatch(ctx context.Context, env *environment, args []string) error {
 		return serve(ctx, env, args[1:])
 	case "accounts":
 		return accounts(ctx, env, args[1:])
+	case "keys":
+		return keysCmd(ctx, env, args[1:])
 	case "migrate":
 		return migrate(ctx, env, args[1:])
 	case "process":

@@ -94,7 +94,7 @@ func (f *serveFlags) register(fs *flag.FlagSet) {
 	fs.DurationVar(&f.uploadIdle, "upload-idle-timeout", time.Minute, "cut an upload that sends nothing for this long (408 upload_too_slow)")
 	fs.Int64Var(&f.uploadMinRate, "upload-min-rate", 1024, "bytes a second an upload must bring over each --upload-rate-window of waiting for it, or be cut (408 upload_too_slow); 0: only --upload-idle-timeout")
 	fs.IntVar(&f.maxConnsPerIP, "max-conns-per-ip", 64, "connections one client address may hold at once (an IPv6 client counted by its /64); more are closed as they are accepted; behind --trusted-proxies, requests in flight per forwarded address (more: 429); 0: no cap")
-	fs.Func("trusted-proxies", "comma-separated addresses or CIDR ranges of reverse proxies whose X-Forwarded-For names the client: their connections are not capped by --max-conns-per-ip, the clients they forward are, and sign-ups are counted per client", func(v string) error {
+	fs.Func("trusted-proxies", "comma-separated addresses or CIDR ranges of reverse proxies whose X-Forwarded-For names the client: their connections are not capped by --max-conns-per-ip, the clients they forward are, and mailed sign-up and sign-in links are limited per client", func(v string) error {
 		ps, err := parsePrefixes(v)
 		f.trustedProxies = ps
 		return err
