@@ -43,7 +43,8 @@ function stateCell(k) {
     el("button", { type: "button", class: "small rename", text: t("keys.rename"), "aria-label": t("keys.renameKey", { prefix: k.prefix }),
       onclick: () => { renaming = k.prefix; render(); const i = document.querySelector("#keys-list form.rename input"); i.focus(); i.select(); } }),
     " ",
-    el("button", { type: "button", class: "small revoke", text: t("keys.revoke"), "aria-label": t("keys.revokeLabel", { prefix: k.prefix }),
+    // The key this browser uses is not revoked from here: forget it below first.
+    k.current ? null : el("button", { type: "button", class: "small revoke", text: t("keys.revoke"), "aria-label": t("keys.revokeLabel", { prefix: k.prefix }),
       onclick: () => revoke(k.prefix) }));
 }
 
