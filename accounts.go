@@ -47,9 +47,9 @@ type Accounts interface {
 	// or nil, and returns it; unknown is ErrNotFound.
 	SetAccountPlan(ctx context.Context, id, plan string, limits *Plan) (*Account, error)
 	// DeleteAccount removes account id and everything of it: jobs (with
-	// their delivery records), keys, sessions, mailed tokens, webhook
-	// endpoints and their attempts, in one transaction; unknown is
-	// ErrNotFound.
+	// their delivery records), usage, keys, sessions, mailed tokens (those
+	// naming it and those sent to its email), webhook endpoints and their
+	// attempts, in one transaction; unknown is ErrNotFound.
 	DeleteAccount(ctx context.Context, id string) (*AccountDeletion, error)
 	// RenameAccountKey names the key of account accountID whose display
 	// prefix is exactly prefix; none (a key of another account included)
@@ -57,6 +57,8 @@ type Accounts interface {
 	RenameAccountKey(ctx context.Context, accountID, prefix, name string) (*APIKey, error)
 	// TouchKey records that the key with hash was used at now from ip. A
 	// store may skip the write when the recorded use is less than a
-	// minute older, so that a busy key costs no write per request.
+	// minute older, so that a busy key costs no write per request; an
+	// earlier use than the recorded one changes nothing. An unknown key
+	// is left alone, without error.
 	TouchKey(ctx context.Context, hash, ip string, now time.Time) error
 }

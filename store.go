@@ -50,6 +50,10 @@ type Usage struct {
 // Store keeps accounts, keys and jobs. Implementations: store/sqlite and
 // store/postgres; store/storetest is the conformance suite both pass.
 type Store interface {
+	Accounts
+	AuthTokens
+	Sessions
+
 	// CreateAccount stores a new account and its first key together.
 	CreateAccount(ctx context.Context, a *Account, k *APIKey) error
 	// CreateKey stores another key of an existing account.

@@ -2,6 +2,7 @@ package jobs
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/riverqueue/river"
@@ -11,7 +12,8 @@ import (
 
 // JanitorArgs is the periodic River job that removes files and records past
 // their time: results at expires_at, inputs of finished jobs (normally
-// removed by the worker already), and job records after 30 days.
+// removed by the worker already), job records after 30 days, and expired
+// mailed tokens and browser sessions.
 type JanitorArgs struct{}
 
 // Kind names the River job kind.
@@ -37,6 +39,9 @@ func (q *Queue[TTx]) Sweep(ctx context.Context) error {
 	q.sweepScratch(ctx)
 	st, bl := q.cfg.Store, q.cfg.Blob
 	if err := q.settleOrphans(ctx); err != nil {
+		return err
+	}
+	if err := q.deleteExpiredAuth(ctx); err != nil {
 		return err
 	}
 	for {
@@ -75,12 +80,7 @@ func (q *Queue[TTx]) Sweep(ctx context.Context) error {
 			return err
 		}
 		for _, j := range old {
-			if j.Result != nil && j.Result.DeletedAt == nil {
-				_ = deleteResult(ctx, bl, j.ID, j.Result)
-			}
-			for _, f := range j.Inputs {
-				_ = bl.Delete(ctx, f.Key)
-			}
+			_, _ = DeleteJobFiles(ctx, bl, j) // a file left behind is only space
 		}
 		if len(old) < janitorBatch {
 			return nil
@@ -90,3 +90,49 @@ func (q *Queue[TTx]) Sweep(ctx context.Context) error {
 
 // janitorTimeout bounds one sweep.
 func (w *janitorWorker[TTx]) Timeout(*river.Job[JanitorArgs]) time.Duration { return 5 * time.Minute }
+
+// deleteExpiredAuth removes the mailed tokens and browser sessions that
+// have expired: they can no longer be used, and a token names a mailbox.
+func (q *Queue[TTx]) deleteExpiredAuth(ctx context.Context) error {
+	now := q.cfg.Now()
+	tokens, err := q.cfg.Store.DeleteExpiredAuthTokens(ctx, now)
+	if err != nil {
+		return err
+	}
+	sessions, err := q.cfg.Store.DeleteExpiredSessions(ctx, now)
+	if err != nil {
+		return err
+	}
+	if tokens > 0 || sessions > 0 {
+		q.cfg.Logger.Info("janitor: expired sign-in data deleted", "auth_tokens", tokens, "sessions", sessions)
+	}
+	return nil
+}
+
+// DeleteJobFiles removes every file of job j, whose record is deleted:
+// its inputs, its result and the result's preview. It tries each file
+// whatever fails and returns the errors joined, and how many files the
+// record said were there (inputs not yet removed, a result not yet
+// removed, and its preview when one was made). The janitor removes old
+// records' files with it, and `docmill accounts delete` a deleted
+// account's.
+func DeleteJobFiles(ctx context.Context, bl docmill.BlobStore, j *docmill.Job) (int, error) {
+	var n int
+	var errs []error
+	if j.Result != nil {
+		if j.Result.DeletedAt == nil {
+			n++
+			if _, ok := j.Meta["preview_size"]; ok {
+				n++
+			}
+		}
+		errs = append(errs, deleteResult(ctx, bl, j.ID, j.Result))
+	}
+	for _, f := range j.Inputs {
+		if j.InputsDeletedAt == nil {
+			n++
+		}
+		errs = append(errs, bl.Delete(ctx, f.Key))
+	}
+	return n, errors.Join(errs...)
+}

@@ -166,3 +166,70 @@ func TestSweep(t *testing.T) {
 		t.Fatalf("queued record: %v", err)
 	}
 }
+
+// TestSweepAuth: a sweep deletes the mailed tokens and sessions that have
+// expired, and only those.
+func TestSweepAuth(t *testing.T) {
+	ctx := t.Context()
+	d := newSweepData(t)
+	_, expiredTok := docmill.NewAuthToken(docmill.TokenSignup, "a@example.com", d.clk.t.Add(-docmill.AuthTokenTTL-time.Second))
+	_, freshTok := docmill.NewAuthToken(docmill.TokenSignup, "b@example.com", d.clk.t)
+	for _, tok := range []*docmill.AuthToken{&expiredTok, &freshTok} {
+		if err := d.st.CreateAuthToken(ctx, tok); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, expiredSess := docmill.NewSession(d.acct.ID, "192.0.2.1", "test", d.clk.t.Add(-docmill.SessionTTL-time.Second))
+	_, freshSess := docmill.NewSession(d.acct.ID, "192.0.2.1", "test", d.clk.t)
+	for _, sess := range []*docmill.Session{&expiredSess, &freshSess} {
+		if err := d.st.CreateSession(ctx, sess); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := d.q.Sweep(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := d.st.SessionByHash(ctx, expiredSess.Hash); !errors.Is(err, docmill.ErrNotFound) {
+		t.Errorf("expired session kept: %v", err)
+	}
+	if _, _, err := d.st.SessionByHash(ctx, freshSess.Hash); err != nil {
+		t.Errorf("fresh session: %v", err)
+	}
+	// Deleted, not merely refused: a second token with the expired one's
+	// hash can be stored again.
+	if err := d.st.CreateAuthToken(ctx, &expiredTok); err != nil {
+		t.Errorf("expired token kept: %v", err)
+	}
+	if _, err := d.st.UseAuthToken(ctx, freshTok.Hash, d.clk.t); err != nil {
+		t.Errorf("fresh token: %v", err)
+	}
+}
+
+// TestDeleteJobFiles: every file of a job goes, and the count is what the
+// record said was there.
+func TestDeleteJobFiles(t *testing.T) {
+	ctx := t.Context()
+	_, bucket := openData(t)
+	keys := []string{"in/job_x.0", "in/job_x.1", "out/job_x.a.pdf", "out/job_x.a.pdf.preview.png"}
+	for _, k := range keys {
+		if _, err := bucket.Put(ctx, k, strings.NewReader("x"), "application/octet-stream"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	j := &docmill.Job{ID: "job_x", Inputs: []docmill.InputFile{{Key: keys[0]}, {Key: keys[1]}},
+		Result: &docmill.Result{Key: keys[2], Filename: "a.pdf"}, Meta: map[string]any{"preview_size": 1.0}}
+	n, err := jobs.DeleteJobFiles(ctx, bucket, j)
+	if err != nil || n != 4 {
+		t.Errorf("DeleteJobFiles = %d, %v; want 4, nil", n, err)
+	}
+	for _, k := range keys {
+		if _, err := bucket.Attributes(ctx, k); !errors.Is(err, docmill.ErrNotFound) {
+			t.Errorf("%s kept: %v", k, err)
+		}
+	}
+	now := time.Now()
+	j.InputsDeletedAt, j.Result.DeletedAt = &now, &now
+	if n, err := jobs.DeleteJobFiles(ctx, bucket, j); err != nil || n != 0 {
+		t.Errorf("DeleteJobFiles(files gone) = %d, %v; want 0, nil", n, err)
+	}
+}

@@ -236,6 +236,12 @@ func (q *Queue[TTx]) fail(j *docmill.Job, tool *docmill.Tool, err error, elapsed
 func (q *Queue[TTx]) finish(ctx context.Context, j *docmill.Job, tool *docmill.Tool, elapsed time.Duration) error {
 	j.Params = withoutSecrets(j, tool)
 	ok, err := q.cfg.Store.FinishJob(ctx, j)
+	if errors.Is(err, docmill.ErrNotFound) {
+		// The record was deleted while the job ran (its account was):
+		// nothing of the job may stay.
+		_, _ = DeleteJobFiles(ctx, q.cfg.Blob, j)
+		return nil
+	}
 	if err != nil {
 		return err
 	}

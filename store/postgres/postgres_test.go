@@ -37,6 +37,38 @@ func TestStore(t *testing.T) {
 	})
 }
 
+// TestDeleteAccountRows runs storetest.DeleteAccountRows: no row of a
+// deleted account is left in any table.
+func TestDeleteAccountRows(t *testing.T) {
+	s := open(t, pgtest.SchemaURL(t), nil)
+	storetest.DeleteAccountRows(t, storetest.RowsStore{
+		Store: s,
+		Tables: func(ctx context.Context) ([]string, error) {
+			rows, err := s.Pool().Query(ctx, `SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema()`)
+			if err != nil {
+				return nil, err
+			}
+			return pgx.CollectRows(rows, pgx.RowTo[string])
+		},
+		Count: func(ctx context.Context, query string, args ...any) (int64, error) {
+			var n int64
+			err := s.Pool().QueryRow(ctx, query, args...).Scan(&n)
+			return n, err
+		},
+	})
+}
+
+// TestUpgradeAccounts runs storetest.UpgradeAccounts: a schema made
+// before the accounts' migration is migrated.
+func TestUpgradeAccounts(t *testing.T) {
+	dbURL := pgtest.SchemaURL(t)
+	s := open(t, dbURL, nil)
+	storetest.UpgradeAccounts(t, func(ctx context.Context, query string) error {
+		_, err := s.Pool().Exec(ctx, query)
+		return err
+	}, func(t *testing.T) docmill.Store { return open(t, dbURL, nil) })
+}
+
 // TestDeliver runs storetest.Deliver: webhook deliveries are queued in
 // the transaction that finishes the job.
 func TestDeliver(t *testing.T) {
@@ -145,8 +177,8 @@ func TestMigrateConcurrently(t *testing.T) {
 		t.Errorf("Account from another store: %v", err)
 	}
 	var count int
-	if err := again.Pool().QueryRow(t.Context(), `SELECT COUNT(*) FROM schema_migrations`).Scan(&count); err != nil || count != 8 { // 0001_init, 0002_nodes, 0003_job_list, 0004_webhooks, 0005_export, 0006_job_operations, 0007_job_preview, 0008_job_used
-		t.Errorf("schema_migrations has %d rows, %v; want 8", count, err)
+	if err := again.Pool().QueryRow(t.Context(), `SELECT COUNT(*) FROM schema_migrations`).Scan(&count); err != nil || count != 9 { // 0001_init, 0002_nodes, 0003_job_list, 0004_webhooks, 0005_export, 0006_job_operations, 0007_job_preview, 0008_job_used, 0009_accounts
+		t.Errorf("schema_migrations has %d rows, %v; want 9", count, err)
 	}
 	if _, err := postgres.Open(t.Context(), "postgres://%zz", nil); err == nil {
 		t.Errorf("Open of a malformed URL succeeded")

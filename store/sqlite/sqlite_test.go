@@ -37,6 +37,47 @@ func TestStore(t *testing.T) {
 	})
 }
 
+// TestDeleteAccountRows runs storetest.DeleteAccountRows: no row of a
+// deleted account is left in any table.
+func TestDeleteAccountRows(t *testing.T) {
+	s := open(t, filepath.Join(t.TempDir(), "docmill.db"), nil)
+	storetest.DeleteAccountRows(t, storetest.RowsStore{
+		Store: s,
+		Tables: func(ctx context.Context) ([]string, error) {
+			rows, err := s.WriteDB().QueryContext(ctx, `SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'`)
+			if err != nil {
+				return nil, err
+			}
+			defer rows.Close()
+			var names []string
+			for rows.Next() {
+				var name string
+				if err := rows.Scan(&name); err != nil {
+					return nil, err
+				}
+				names = append(names, name)
+			}
+			return names, rows.Err()
+		},
+		Count: func(ctx context.Context, query string, args ...any) (int64, error) {
+			var n int64
+			err := s.WriteDB().QueryRowContext(ctx, query, args...).Scan(&n)
+			return n, err
+		},
+	})
+}
+
+// TestUpgradeAccounts runs storetest.UpgradeAccounts: a file made before
+// the accounts' migration opens.
+func TestUpgradeAccounts(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "docmill.db")
+	s := open(t, path, nil)
+	storetest.UpgradeAccounts(t, func(ctx context.Context, query string) error {
+		_, err := s.WriteDB().ExecContext(ctx, query)
+		return err
+	}, func(t *testing.T) docmill.Store { return open(t, path, nil) })
+}
+
 // TestDeliver runs storetest.Deliver: webhook deliveries are queued in
 // the transaction that finishes the job.
 func TestDeliver(t *testing.T) {
@@ -121,8 +162,8 @@ func TestOpen(t *testing.T) {
 		t.Errorf("Account from a second store: %v", err)
 	}
 	var n int
-	if err := again.WriteDB().QueryRowContext(t.Context(), `SELECT COUNT(*) FROM schema_migrations`).Scan(&n); err != nil || n != 8 { // 0001_init, 0002_nodes, 0003_job_list, 0004_webhooks, 0005_export, 0006_job_operations, 0007_job_preview, 0008_job_used
-		t.Errorf("schema_migrations has %d rows, %v; want 8", n, err)
+	if err := again.WriteDB().QueryRowContext(t.Context(), `SELECT COUNT(*) FROM schema_migrations`).Scan(&n); err != nil || n != 9 { // 0001_init, 0002_nodes, 0003_job_list, 0004_webhooks, 0005_export, 0006_job_operations, 0007_job_preview, 0008_job_used, 0009_accounts
+		t.Errorf("schema_migrations has %d rows, %v; want 9", n, err)
 	}
 	if _, err := sqlite.Open(t.Context(), "", nil); err == nil {
 		t.Errorf("Open(\"\") succeeded")

@@ -22,6 +22,13 @@
 //     under concurrent creations; an endpoint's attempts are deleted with
 //     it and with their job's record; recording an attempt twice keeps the
 //     first; a disabled endpoint keeps its first reason.
+//   - a new account is active; suspending a suspended account keeps its
+//     first SuspendedAt; a key's last use is written at most once a
+//     minute and never moved back; a mailed token expires at ExpiresAt
+//     exactly; revoking a revoked session keeps its first RevokedAt.
+//   - DeleteAccount also removes the account's usage and the tokens mailed
+//     to its email; DeleteAccountRows checks in the tables themselves
+//     that no row of the account is left.
 package storetest
 
 import (
@@ -83,6 +90,16 @@ func Run(t *testing.T, open func(t *testing.T) docmill.Store) {
 		{"Webhooks", testWebhooks},
 		{"WebhookAttempts", testWebhookAttempts},
 		{"ConcurrentWebhookLimit", testConcurrentWebhookLimit},
+		{"AccountByEmail", testAccountByEmail},
+		{"ListAccounts", testListAccounts},
+		{"AccountStatus", testAccountStatus},
+		{"SetAccountPlan", testSetAccountPlan},
+		{"RenameAccountKey", testRenameAccountKey},
+		{"TouchKey", testTouchKey},
+		{"DeleteAccount", testDeleteAccount},
+		{"AuthTokens", testAuthTokens},
+		{"ConcurrentAuthToken", testConcurrentAuthToken},
+		{"Sessions", testSessions},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, open(t)) })

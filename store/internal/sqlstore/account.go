@@ -25,6 +25,9 @@ func (s *Store) CreateAccount(ctx context.Context, a *docmill.Account, k *docmil
 	if a.CreatedAt.IsZero() {
 		a.CreatedAt = time.Now()
 	}
+	if a.Status == "" {
+		a.Status = docmill.AccountActive
+	}
 	l := limitColumns(a.Limits)
 	err := s.db.InTx(ctx, func(tx Tx) error {
 		if a.Email != "" {
@@ -37,7 +40,8 @@ func (s *Store) CreateAccount(ctx context.Context, a *docmill.Account, k *docmil
 			}
 		}
 		_, err := tx.Exec(ctx, sqltext.InsertAccount, a.ID, a.Name, nullString(a.Email), a.Plan,
-			l.ops, l.maxFile, l.rpm, l.inFlight, l.priority, l.ttl, millis(a.CreatedAt))
+			l.ops, l.maxFile, l.rpm, l.inFlight, l.priority, l.ttl, millis(a.CreatedAt),
+			string(a.Status), nullMillis(a.SuspendedAt))
 		if err != nil && s.cfg.IsEmailTaken != nil && s.cfg.IsEmailTaken(err) {
 			return docmill.ErrEmailTaken // a concurrent account took it after the check
 		}
@@ -157,7 +161,7 @@ func insertKey(ctx context.Context, tx Tx, k *docmill.APIKey) error {
 		k.CreatedAt = time.Now()
 	}
 	_, err := tx.Exec(ctx, sqltext.InsertKey, k.Hash, k.Prefix, k.AccountID, k.Name,
-		millis(k.CreatedAt), nullMillis(k.RevokedAt))
+		millis(k.CreatedAt), nullMillis(k.RevokedAt), nullMillis(k.LastUsedAt), nullString(k.LastUsedIP))
 	return err
 }
 
@@ -285,15 +289,26 @@ func limitColumns(p *docmill.Plan) limitCols {
 	}
 }
 
+// keyDest returns the scan destinations of sqltext.KeyColumns and a
+// function that fills k from them once scanned.
+func keyDest(k *docmill.APIKey) ([]any, func()) {
+	var created int64
+	var revoked, lastUsed *int64
+	dest := []any{&k.Hash, &k.Prefix, &k.AccountID, &k.Name, &created, &revoked, &lastUsed, &k.LastUsedIP}
+	return dest, func() {
+		k.CreatedAt = fromMillis(created)
+		k.RevokedAt = timePtr(revoked)
+		k.LastUsedAt = timePtr(lastUsed)
+	}
+}
+
 func scanKey(r Row) (*docmill.APIKey, error) {
 	var k docmill.APIKey
-	var created int64
-	var revoked *int64
-	if err := r.Scan(&k.Hash, &k.Prefix, &k.AccountID, &k.Name, &created, &revoked); err != nil {
+	dest, fill := keyDest(&k)
+	if err := r.Scan(dest...); err != nil {
 		return nil, err
 	}
-	k.CreatedAt = fromMillis(created)
-	k.RevokedAt = timePtr(revoked)
+	fill()
 	return &k, nil
 }
 
@@ -302,10 +317,14 @@ func scanKey(r Row) (*docmill.APIKey, error) {
 func accountDest(a *docmill.Account) ([]any, func()) {
 	var l limitCols
 	var created int64
+	var status string
+	var suspended *int64
 	dest := []any{&a.ID, &a.Name, &a.Email, &a.Plan, &l.ops, &l.maxFile,
-		&l.rpm, &l.inFlight, &l.priority, &l.ttl, &created}
+		&l.rpm, &l.inFlight, &l.priority, &l.ttl, &created, &status, &suspended}
 	return dest, func() {
 		a.CreatedAt = fromMillis(created)
+		a.Status = docmill.AccountStatus(status)
+		a.SuspendedAt = timePtr(suspended)
 		a.Limits = nil
 		if l.ops != nil {
 			// The limits' name is the account's plan, as EffectivePlan has it.
@@ -333,16 +352,13 @@ func scanAccount(r Row) (*docmill.Account, error) {
 }
 
 func scanKeyAccount(r Row, k *docmill.APIKey, a *docmill.Account) error {
-	var created int64
-	var revoked *int64
-	dest, fill := accountDest(a)
-	dest = append([]any{&k.Hash, &k.Prefix, &k.AccountID, &k.Name, &created, &revoked}, dest...)
-	if err := r.Scan(dest...); err != nil {
+	kdest, kfill := keyDest(k)
+	adest, afill := accountDest(a)
+	if err := r.Scan(append(kdest, adest...)...); err != nil {
 		return err
 	}
-	k.CreatedAt = fromMillis(created)
-	k.RevokedAt = timePtr(revoked)
-	fill()
+	kfill()
+	afill()
 	return nil
 }
 

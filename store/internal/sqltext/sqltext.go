@@ -20,8 +20,10 @@ const (
 // Accounts and keys.
 const (
 	AccountColumns = `a.id, a.name, COALESCE(a.email, ''), a.plan, a.ops_per_month, a.max_file_bytes,
-	a.requests_per_minute, a.jobs_in_flight, a.priority, a.result_ttl_seconds, a.created_at`
-	KeyColumns = `k.hash, k.prefix, k.account_id, k.name, k.created_at, k.revoked_at`
+	a.requests_per_minute, a.jobs_in_flight, a.priority, a.result_ttl_seconds, a.created_at,
+	a.status, a.suspended_at`
+	KeyColumns = `k.hash, k.prefix, k.account_id, k.name, k.created_at, k.revoked_at,
+	k.last_used_at, COALESCE(k.last_used_ip, '')`
 
 	// LockAccount touches the account row. In SQLite the first write of a
 	// transaction takes the database write lock; in PostgreSQL it takes the
@@ -30,10 +32,12 @@ const (
 
 	EmailTaken    = `SELECT COUNT(*) FROM accounts WHERE email = $1`
 	InsertAccount = `INSERT INTO accounts (id, name, email, plan, ops_per_month, max_file_bytes,
-	requests_per_minute, jobs_in_flight, priority, result_ttl_seconds, created_at, updated_at)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $11)`
-	InsertKey = `INSERT INTO api_keys (hash, prefix, account_id, name, created_at, revoked_at)
-VALUES ($1, $2, $3, $4, $5, $6)`
+	requests_per_minute, jobs_in_flight, priority, result_ttl_seconds, created_at, updated_at,
+	status, suspended_at)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $11, $12, $13)`
+	InsertKey = `INSERT INTO api_keys (hash, prefix, account_id, name, created_at, revoked_at,
+	last_used_at, last_used_ip)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`
 
 	Account   = `SELECT ` + AccountColumns + ` FROM accounts a WHERE a.id = $1`
 	KeyByHash = `SELECT ` + KeyColumns + `, ` + AccountColumns + `
@@ -158,4 +162,59 @@ WHERE id = $1 AND disabled_at IS NULL`
 	COALESCE(error, ''), duration_ms, next_retry_at
 FROM webhook_attempts WHERE webhook_id = $1 ORDER BY attempted_at DESC, message_id DESC, attempt DESC LIMIT $2`
 	DeleteJobWebhookAttempts = `DELETE FROM webhook_attempts WHERE job_id = $1`
+)
+
+// Accounts' operator actions, keys' names and last use (issue 30).
+const (
+	AccountByEmail = `SELECT ` + AccountColumns + ` FROM accounts a WHERE a.email = $1`
+	ListAccounts   = `SELECT ` + AccountColumns + `,
+	(SELECT COUNT(*) FROM api_keys k WHERE k.account_id = a.id AND k.revoked_at IS NULL)
+FROM accounts a ORDER BY a.created_at, a.id`
+	// SetAccountStatus keeps the first suspended_at of an account
+	// suspended twice, and clears it when the account is active.
+	SetAccountStatus = `UPDATE accounts SET status = $2,
+	suspended_at = CASE WHEN $2 = 'active' THEN NULL ELSE COALESCE(suspended_at, $3) END, updated_at = $4
+WHERE id = $1`
+	RenameKey = `UPDATE api_keys SET name = $2 WHERE hash = $1`
+	// KeyLastUsed and TouchKey: TouchKey writes only past $4 (a minute
+	// after the recorded use), so a busy key costs no write per request.
+	KeyLastUsed = `SELECT COALESCE(last_used_at, 0) FROM api_keys WHERE hash = $1`
+	TouchKey    = `UPDATE api_keys SET last_used_at = $2, last_used_ip = $3
+WHERE hash = $1 AND (last_used_at IS NULL OR last_used_at <= $4)`
+
+	// DeleteAccount's statements, in its order: the rows that point at
+	// others go first.
+	AccountJobs           = `SELECT ` + JobColumns + ` FROM jobs WHERE account_id = $1 ORDER BY created_at, id`
+	DeleteAccountAttempts = `DELETE FROM webhook_attempts
+WHERE job_id IN (SELECT id FROM jobs WHERE account_id = $1)
+	OR webhook_id IN (SELECT id FROM webhooks WHERE account_id = $1)`
+	DeleteAccountJobs     = `DELETE FROM jobs WHERE account_id = $1`
+	DeleteAccountUsage    = `DELETE FROM usage WHERE account_id = $1`
+	DeleteAccountWebhooks = `DELETE FROM webhooks WHERE account_id = $1`
+	DeleteAccountKeys     = `DELETE FROM api_keys WHERE account_id = $1`
+	DeleteAccountSessions = `DELETE FROM sessions WHERE account_id = $1`
+	DeleteAccountTokens   = `DELETE FROM auth_tokens WHERE account_id = $1 OR email = $2`
+	DeleteAccount         = `DELETE FROM accounts WHERE id = $1`
+)
+
+// Mailed links' tokens and browser sessions.
+const (
+	AuthTokenColumns = `hash, purpose, email, name, lang, COALESCE(account_id, ''), created_at, expires_at, used_at`
+	InsertAuthToken  = `INSERT INTO auth_tokens (hash, purpose, email, name, lang, account_id, created_at, expires_at, used_at)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`
+	// UseAuthToken marks the token used, once: of two concurrent calls,
+	// the second finds used_at set (PostgreSQL re-checks the WHERE after
+	// waiting for the first's row lock; SQLite has one writer).
+	UseAuthToken = `UPDATE auth_tokens SET used_at = $2
+WHERE hash = $1 AND used_at IS NULL AND expires_at > $2
+RETURNING ` + AuthTokenColumns
+	DeleteExpiredAuthTokens = `DELETE FROM auth_tokens WHERE expires_at < $1`
+
+	SessionColumns = `s.hash, s.account_id, s.created_at, s.expires_at, s.ip, s.user_agent, s.revoked_at`
+	InsertSession  = `INSERT INTO sessions (hash, account_id, created_at, expires_at, ip, user_agent, revoked_at)
+VALUES ($1, $2, $3, $4, $5, $6, $7)`
+	SessionByHash = `SELECT ` + SessionColumns + `, ` + AccountColumns + `
+FROM sessions s JOIN accounts a ON a.id = s.account_id WHERE s.hash = $1`
+	RevokeSession         = `UPDATE sessions SET revoked_at = $2 WHERE hash = $1 AND revoked_at IS NULL`
+	DeleteExpiredSessions = `DELETE FROM sessions WHERE expires_at < $1`
 )
