@@ -28,6 +28,8 @@ deps:
 
 test-deps: deps
 	@./scripts/install-versitygw.sh
+	@# Mailpit is the SMTP server the mail tests read through its HTTP API.
+	@./scripts/install-mailpit.sh
 	@# Redocly's linter checks the OpenAPI document (TestOpenAPILint).
 	@./scripts/install-redocly.sh
 	@# systemd-analyze checks deploy/docmill.service (TestSystemdUnit).

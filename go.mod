@@ -18,6 +18,7 @@ require (
 	github.com/riverqueue/river/rivertype v0.31.0
 	github.com/schollz/progressbar/v3 v3.19.1
 	github.com/standard-webhooks/standard-webhooks/libraries v0.0.1
+	github.com/wneessen/go-mail v0.8.1
 	github.com/yuin/goldmark v1.8.7
 	gocloud.dev v0.47.0
 	golang.org/x/image v0.44.0

@@ -80,6 +80,14 @@ type Config struct {
 	Webhooks WebhookConfig
 	// Exports sends results to their export_url (see ExportConfig).
 	Exports ExportConfig
+	// Mail sends the mail queued by QueueMail (mail.go). Nil: this node
+	// sends none and does not work the mail queue (it may still queue
+	// mail). It is worked only by a node that works jobs.
+	Mail docmill.MailSender
+	// MailSchedule are the delays before the second, third, ... attempt
+	// to send a mail (default MailSchedule); a mail is tried
+	// len(MailSchedule)+1 times.
+	MailSchedule []time.Duration
 
 	// SoleWorker says this node is the only one working its database (the
 	// embedded server): at start it hands back every job left running, and
@@ -161,6 +169,9 @@ func New[TTx any](driver riverdriver.Driver[TTx], cfg Config) (*Queue[TTx], erro
 	if cfg.Webhooks.Workers <= 0 {
 		cfg.Webhooks.Workers = 8
 	}
+	if len(cfg.MailSchedule) == 0 {
+		cfg.MailSchedule = MailSchedule
+	}
 
 	cfg.Lanes = workedLanes(cfg)
 	q := &Queue[TTx]{cfg: cfg, wake: &wakePilot{}, notify: newNotifier(), running: map[string]context.CancelFunc{}, shares: newLaneShares()}
@@ -187,6 +198,12 @@ func New[TTx any](driver riverdriver.Driver[TTx], cfg Config) (*Queue[TTx], erro
 		if cfg.Webhooks.Client != nil {
 			river.AddWorker(workers, &deliverWorker[TTx]{q: q})
 			rc.Queues[webhookQueue] = river.QueueConfig{MaxWorkers: cfg.Webhooks.Workers, FetchPollInterval: webhookPoll(cfg)}
+		}
+		// Registered even where Mail is nil, so that QueueMail passes
+		// River's check of known kinds; the queue is worked only with Mail.
+		river.AddWorker(workers, &mailWorker[TTx]{q: q})
+		if q.sendsMail() {
+			rc.Queues[mailQueue] = river.QueueConfig{MaxWorkers: mailWorkers, FetchPollInterval: mailPoll(cfg)}
 		}
 		rc.PeriodicJobs = []*river.PeriodicJob{river.NewPeriodicJob(
 			river.PeriodicInterval(cfg.JanitorInterval),

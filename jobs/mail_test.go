@@ -1,0 +1,217 @@
+package jobs_test
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/riverqueue/river/riverdriver"
+	"github.com/riverqueue/river/riverdriver/riverpgxv5"
+	"github.com/riverqueue/river/riverdriver/riversqlite"
+	"github.com/riverqueue/river/rivermigrate"
+
+	"github.com/docmill/docmill"
+	"github.com/docmill/docmill/jobs"
+	"github.com/docmill/docmill/mail"
+	"github.com/docmill/docmill/mail/mailpittest"
+	"github.com/docmill/docmill/store/postgres/pgtest"
+)
+
+// mailSchedule retries every second or two, for tests: more than 30 s of
+// attempts in all.
+var mailSchedule = []time.Duration{time.Second, time.Second, 2 * time.Second, 2 * time.Second, 2 * time.Second,
+	2 * time.Second, 2 * time.Second, 2 * time.Second, 2 * time.Second, 2 * time.Second, 2 * time.Second,
+	2 * time.Second, 2 * time.Second, 2 * time.Second, 2 * time.Second, 2 * time.Second, 2 * time.Second}
+
+// mailQueues starts, on one database, a queue that sends mail to pit and
+// an insert-only queue (an API node); it returns the latter. Mail queued on
+// either is sent by the former.
+func mailQueues[TTx any](t *testing.T, st docmill.Store, driver func() riverdriver.Driver[TTx], pit *mailpittest.Server, schedule ...time.Duration) (sender, api *jobs.Queue[TTx]) {
+	t.Helper()
+	if schedule == nil {
+		schedule = mailSchedule
+	}
+	ms, err := mail.NewSMTP(pit.SMTPURL, "docmill <noreply@docmill.example>")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sender, err = jobs.New(driver(), jobs.Config{
+		Store: st, Registry: docmill.NewRegistry(), Workers: 1, SoleWorker: true,
+		PollInterval: 50 * time.Millisecond, ScratchDir: t.TempDir(), Mail: ms, MailSchedule: schedule,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := sender.Start(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { sender.Stop(context.Background()) })
+	api, err = jobs.New(driver(), jobs.Config{Store: st, Registry: docmill.NewRegistry()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sender, api
+}
+
+func testMail(to string) docmill.Mail {
+	return docmill.Mail{To: to, Kind: docmill.MailSignIn, Lang: "en",
+		Link: "https://docmill.example/#/verify/" + to, Expires: time.Now().Add(docmill.AuthTokenTTL)}
+}
+
+// TestMailQueued: mail queued by an API node, and by the sending node,
+// arrives, on SQLite and on PostgreSQL.
+func TestMailQueued(t *testing.T) {
+	check := func(t *testing.T, sender, api docmill.Outbox, pit *mailpittest.Server) {
+		for i, o := range []docmill.Outbox{api, sender} {
+			m := testMail(fmt.Sprintf("queued%d@example.com", i))
+			if err := o.QueueMail(t.Context(), m); err != nil {
+				t.Fatal(err)
+			}
+			got := pit.WaitFor(t, m.To, 1, 15*time.Second)
+			if len(got) != 1 || got[0].Subject != "Your docmill sign-in link" {
+				t.Fatalf("%d messages, subject %q", len(got), got[0].Subject)
+			}
+		}
+	}
+	t.Run("sqlite", func(t *testing.T) {
+		pit := mailpittest.Start(t)
+		st, _ := openData(t)
+		migrateRiver(t, riversqlite.New(st.WriteDB()))
+		sender, api := mailQueues(t, st, func() riverdriver.Driver[*sqlTx] { return riversqlite.New(st.WriteDB()) }, pit)
+		check(t, sender, api, pit)
+	})
+	t.Run("postgres", func(t *testing.T) {
+		pit := mailpittest.Start(t)
+		st := openPostgres(t, pgtestSchema(t))
+		migrateRiver(t, riverpgxv5.New(st.Pool()))
+		sender, api := mailQueues(t, st, func() riverdriver.Driver[pgxTx] { return riverpgxv5.New(st.Pool()) }, pit)
+		check(t, sender, api, pit)
+	})
+}
+
+// TestMailSurvivesOutage: with the mail server down for 30 s, every mail
+// queued meanwhile arrives once it is back, each exactly once.
+func TestMailSurvivesOutage(t *testing.T) {
+	if testing.Short() {
+		t.Skip("waits out a 30 s mail server outage")
+	}
+	pit := mailpittest.Start(t)
+	st, _ := openData(t)
+	migrateRiver(t, riversqlite.New(st.WriteDB()))
+	_, api := mailQueues(t, st, func() riverdriver.Driver[*sqlTx] { return riversqlite.New(st.WriteDB()) }, pit)
+	before := testMail("before@example.com")
+	if err := api.QueueMail(t.Context(), before); err != nil {
+		t.Fatal(err)
+	}
+	pit.WaitFor(t, before.To, 1, 15*time.Second)
+
+	pit.Stop()
+	down := time.Now()
+	var queued []string
+	for i := 0; time.Since(down) < 30*time.Second; i++ {
+		m := testMail(fmt.Sprintf("outage%d@example.com", i))
+		if err := api.QueueMail(t.Context(), m); err != nil {
+			t.Fatal(err)
+		}
+		queued = append(queued, m.To)
+		time.Sleep(3 * time.Second)
+	}
+	pit.Restart()
+	for _, to := range queued {
+		pit.WaitFor(t, to, 1, 30*time.Second)
+	}
+	time.Sleep(3 * time.Second) // room for a duplicate to arrive
+	list, err := pit.Messages()
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]int{}
+	for _, m := range list {
+		for _, a := range m.To {
+			seen[a.Address]++
+		}
+	}
+	if len(list) != len(queued)+1 || seen[before.To] != 1 {
+		t.Fatalf("%d messages for %d mails queued: %v", len(list), len(queued)+1, seen)
+	}
+	for _, to := range queued {
+		if seen[to] != 1 {
+			t.Fatalf("%s got %d messages: %v", to, seen[to], seen)
+		}
+	}
+}
+
+// TestMailRefusedNotRetried: a recipient the server refuses for good is
+// not tried again.
+func TestMailRefusedNotRetried(t *testing.T) {
+	pit := mailpittest.Start(t, mailpittest.WithAllowedRecipients(`^ok@`))
+	st, _ := openData(t)
+	migrateRiver(t, riversqlite.New(st.WriteDB()))
+	_, api := mailQueues(t, st, func() riverdriver.Driver[*sqlTx] { return riversqlite.New(st.WriteDB()) }, pit)
+	for _, to := range []string{"refused@example.com", "ok@example.com"} {
+		if err := api.QueueMail(t.Context(), testMail(to)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	pit.WaitFor(t, "ok@example.com", 1, 15*time.Second)
+	waitMailEnded(t, st.WriteDB(), "refused@example.com", 1)
+}
+
+// TestMailGivesUp: a mail the server never takes is given up after the
+// sending node's schedule, whatever the queuing node's.
+func TestMailGivesUp(t *testing.T) {
+	pit := mailpittest.Start(t)
+	st, _ := openData(t)
+	migrateRiver(t, riversqlite.New(st.WriteDB()))
+	_, api := mailQueues(t, st, func() riverdriver.Driver[*sqlTx] { return riversqlite.New(st.WriteDB()) }, pit,
+		100*time.Millisecond, 100*time.Millisecond)
+	pit.Stop()
+	if err := api.QueueMail(t.Context(), testMail("never@example.com")); err != nil {
+		t.Fatal(err)
+	}
+	waitMailEnded(t, st.WriteDB(), "never@example.com", 3)
+}
+
+// waitMailEnded waits until the mail to "to" has ended (River's state
+// cancelled) after the given number of attempts, and fails t otherwise.
+func waitMailEnded(t *testing.T, db *sql.DB, to string, attempts int) {
+	t.Helper()
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		var state string
+		var attempt int
+		err := db.QueryRowContext(t.Context(), `SELECT state, attempt FROM river_job WHERE kind = 'docmill.mail'
+AND json_extract(json(args), '$.mail.to') = ?`, to).Scan(&state, &attempt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if state == "cancelled" && attempt == attempts {
+			return
+		}
+		if time.Now().After(deadline) || attempt > attempts {
+			t.Fatalf("mail to %s: state %s after %d attempts, want cancelled after %d", to, state, attempt, attempts)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+func migrateRiver[TTx any](t *testing.T, driver riverdriver.Driver[TTx]) {
+	t.Helper()
+	m, err := rivermigrate.New(driver, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.Migrate(t.Context(), rivermigrate.DirectionUp, nil); err != nil {
+		t.Fatal(err)
+	}
+}
+
+type (
+	sqlTx = sql.Tx
+	pgxTx = pgx.Tx
+)
+
+func pgtestSchema(t *testing.T) string { return pgtest.SchemaURL(t) }
