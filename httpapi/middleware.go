@@ -22,11 +22,22 @@ const (
 	ctxRequestLog
 )
 
-// caller is the authenticated account of a request and its limits.
+// caller is the authenticated account of a request and its limits: by
+// an API key (key set) or a browser session (session set).
 type caller struct {
 	account *docmill.Account
 	key     *docmill.APIKey
+	session *docmill.Session
 	plan    docmill.Plan
+}
+
+// rateKey names the caller's rate-limit budget: its key's, or its
+// session's.
+func (c *caller) rateKey() string {
+	if c.key != nil {
+		return c.key.Hash
+	}
+	return "session:" + c.session.Hash
 }
 
 func requestID(ctx context.Context) string {
@@ -144,7 +155,8 @@ func (d discardWriter) Header() http.Header         { return d.header }
 func (d discardWriter) Write(b []byte) (int, error) { return len(b), nil }
 func (d discardWriter) WriteHeader(int)             {}
 
-// authed requires a valid, unrevoked API key ("Authorization: Bearer").
+// authed requires a valid, unrevoked API key ("Authorization: Bearer")
+// or a browser session (session.go) of an active account.
 func (s *Server) authed(next http.HandlerFunc) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		c, err := s.authenticate(r)
@@ -157,9 +169,15 @@ func (s *Server) authed(next http.HandlerFunc) http.Handler {
 	})
 }
 
+// authenticate finds the caller by its API key, the way of programs, or
+// else by its session cookie, the way of the web page (with the CSRF
+// rule, checkCSRF). A key wins over a cookie sent along with it.
 func (s *Server) authenticate(r *http.Request) (*caller, error) {
 	h := r.Header.Get("Authorization")
 	if h == "" {
+		if cookie := sessionCookieOf(r); cookie != "" {
+			return s.authenticateSession(r, cookie)
+		}
 		return nil, docmill.Errorf(docmill.CodeUnauthorized, "Missing API key: send Authorization: Bearer <key>.")
 	}
 	scheme, key, ok := strings.Cut(h, " ")
@@ -179,11 +197,36 @@ func (s *Server) authenticate(r *http.Request) (*caller, error) {
 	if k.RevokedAt != nil {
 		return nil, docmill.Errorf(docmill.CodeUnauthorized, "This API key has been revoked.")
 	}
+	if acct.Suspended() {
+		return nil, errSuspended
+	}
 	plan, err := acct.EffectivePlan(s.cfg.Plans)
 	if err != nil {
 		return nil, docmill.Internal(err)
 	}
+	s.touchKey(r, k)
 	return &caller{account: acct, key: k, plan: plan}, nil
+}
+
+// touchKeyEvery is how stale a key's recorded last use may get: a key
+// used again within it is not touched, so that a busy key costs no
+// store call per request (the store throttles its writes as well).
+const touchKeyEvery = time.Minute
+
+// touchKey records the use of k now, from the client's address, unless
+// its recorded use is recent. A failure is logged, not the request's.
+func (s *Server) touchKey(r *http.Request, k *docmill.APIKey) {
+	now := s.cfg.Now()
+	if k.LastUsedAt != nil && now.Sub(*k.LastUsedAt) < touchKeyEvery {
+		return
+	}
+	ip := ""
+	if a, _, ok := s.clientAddr(r); ok {
+		ip = a.String()
+	}
+	if err := s.cfg.Store.TouchKey(r.Context(), k.Hash, ip, now); err != nil {
+		s.log.Warn("recording a key's use failed", "request_id", requestID(r.Context()), "err", err)
+	}
 }
 
 // Rate-limit scopes: process calls spend the plan's requests per minute;
@@ -209,7 +252,7 @@ func (s *Server) limited(scope string, next http.HandlerFunc) http.HandlerFunc {
 			next(w, r)
 			return
 		}
-		res, err := s.cfg.Limiter.Allow(r.Context(), scope+":"+c.key.Hash, limit, time.Minute)
+		res, err := s.cfg.Limiter.Allow(r.Context(), scope+":"+c.rateKey(), limit, time.Minute)
 		if err != nil {
 			// A limiter outage must not stop the service; let it through.
 			s.log.Warn("rate limiter failed", "err", err)

@@ -60,19 +60,6 @@ func (s *Server) openAPI() obj {
 			jsonResponse(ref("Limits"))))},
 		"/v1/account": obj{"get": rateLimited(withErrors(op("getAccount", tagAccount, "The caller's plan, limits and usage", "200",
 			"The account.", jsonResponse(ref("Account"), exampleAccount())), 401))},
-		"/v1/signup": obj{"post": public(withErrors(obj{
-			"operationId": "signup",
-			"tags":        []string{tagAccount},
-			"summary":     "Create a Free account and its API key (when sign-up is open)",
-			"description": "404 not_found when sign-up is closed on this server; 409 conflict when the email has an account; " +
-				"429 rate_limited past 10 sign-ups an hour from one address.",
-			"requestBody": obj{"required": true, "content": obj{"application/json": obj{
-				"schema":  ref("SignupRequest"),
-				"example": obj{"email": "you@example.com", "name": "Acme"},
-			}}},
-			"responses": obj{"201": obj{"description": "The account and its key, shown once.",
-				"content": jsonResponse(ref("Signup"), exampleSignup())}},
-		}, 400, 404, 409, 429))},
 		"/files/{job_id}/{filename}": obj{
 			"parameters": []obj{jobID, {"name": "filename", "in": "path", "required": true, "schema": str, "example": "report-rotated.pdf"}},
 			"get":        public(fileOperation()),
@@ -114,21 +101,28 @@ func (s *Server) openAPI() obj {
 			{"name": tagJobs, "description": "The caller's jobs: poll, list, cancel."},
 			{"name": tagWebhooks, "description": "Endpoints told when a job ends (Standard Webhooks)."},
 			{"name": tagCatalogue, "description": "The tools, their params, and this node's limits."},
-			{"name": tagAccount, "description": "The caller's plan, usage and keys; sign-up; the plans and their prices."},
+			{"name": tagAccount, "description": "The caller's plan, usage and keys; sign-up and sign-in by mailed links, browser sessions; the plans and their prices."},
 			{"name": tagFiles, "description": "Results, by signed, expiring links."},
 			{"name": tagOperations, "description": "Health, metrics and this document."},
 		},
 		"paths": paths,
 		"components": obj{
-			"securitySchemes": obj{"bearer": obj{"type": "http", "scheme": "bearer", "description": "dm_live_... API key"}},
-			"schemas":         schemas,
-			"headers":         sharedHeaders(),
-			"responses":       errorResponses(),
+			"securitySchemes": obj{
+				"bearer": obj{"type": "http", "scheme": "bearer", "description": "dm_live_... API key: the way of programs."},
+				"session": obj{"type": "apiKey", "in": "cookie", "name": sessionCookie, "description": "A browser session " +
+					"(POST /v1/sessions sets it). A request other than GET and HEAD made with it carries X-CSRF-Token: its csrf_token " +
+					"(base64url, unpadded, of SHA-256 of \"csrf:\" and the cookie's value; GET /v1/session gives it), and an Origin, " +
+					"when sent, of this server; otherwise it is 403 forbidden."},
+			},
+			"schemas":   schemas,
+			"headers":   sharedHeaders(),
+			"responses": errorResponses(),
 		},
-		"security": []obj{{"bearer": []string{}}},
+		"security": []obj{{"bearer": []string{}}, {"session": []string{}}},
 	}
 	webhooksOpenAPI(paths, schemas, doc)
 	accountOpenAPI(paths, schemas)
+	signinOpenAPI(paths, schemas)
 	pipelineOpenAPI(paths, schemas)
 	for _, item := range paths {
 		for _, o := range item.(obj) {
@@ -183,9 +177,11 @@ func withErrors(o obj, statuses ...int) obj {
 }
 
 // rateLimited marks an authenticated operation under the per-key rate
-// limit: its answers carry X-RateLimit-*, and it may be 401 and 429.
+// limit: its answers carry X-RateLimit-*, and it may be 401, 403 (a
+// suspended account, or a session's request failing the CSRF rule) and
+// 429.
 func rateLimited(o obj) obj {
-	withErrors(o, 401, 429)
+	withErrors(o, 401, 403, 429)
 	for status, resp := range o["responses"].(obj) {
 		resp := resp.(obj)
 		if _, isRef := resp["$ref"]; isRef || status == "default" {

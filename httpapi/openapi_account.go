@@ -24,11 +24,22 @@ func accountOpenAPI(paths, schemas obj) {
 	paths["/v1/keys/{prefix}"] = obj{
 		"parameters": []obj{{"name": "prefix", "in": "path", "required": true, "example": "dm_live_4kQz",
 			"schema": obj{"type": "string", "pattern": "^dm_live_[0-9A-Za-z]{4}$"}, "description": "The key's display prefix (GET /v1/keys)."}},
+		"patch": rateLimited(withErrors(obj{
+			"operationId": "renameKey",
+			"tags":        []string{tagAccount},
+			"summary":     "Rename one of the caller's keys",
+			"requestBody": obj{"required": true, "content": obj{"application/json": obj{
+				"schema": obj{"type": "object", "required": []string{"name"}, "properties": obj{
+					"name": obj{"type": "string", "minLength": 1, "maxLength": 100}}},
+				"example": obj{"name": "billing server"},
+			}}},
+			"responses": obj{"200": obj{"description": "The key, renamed.", "content": jsonResponse(ref("Key"))}},
+		}, 400, 404)),
 		"delete": rateLimited(withErrors(op("revokeKey", tagAccount, "Revoke one of the caller's keys (the calling one too)", "200",
 			"The key, revoked.", jsonResponse(ref("Key"))), 404)),
 	}
 	schemas["Config"] = obj{"type": "object", "required": []string{"signup", "plans", "max_upload_bytes"}, "properties": obj{
-		"signup":           obj{"type": "string", "enum": []string{"open", "closed"}, "description": "open: POST /v1/signup gives a Free key."},
+		"signup":           obj{"type": "string", "enum": []string{"open", "closed"}, "description": "open: POST /v1/signup mails a link that opens a Free account."},
 		"plans":            obj{"type": "array", "items": ref("Plan"), "description": "Lowest queue priority (cheapest) first."},
 		"max_upload_bytes": obj{"type": "integer", "description": "The server's cap on one request's files, whatever the plan."},
 	}}
@@ -48,12 +59,14 @@ func accountOpenAPI(paths, schemas obj) {
 		"period":   obj{"type": "string", "description": "What the amount pays for: month."},
 		"from":     obj{"type": "boolean", "description": "A starting price (\"from 2,490 RUB a month\")."},
 	}}
-	schemas["Key"] = obj{"type": "object", "required": []string{"prefix", "name", "created_at", "revoked_at", "current"}, "properties": obj{
-		"prefix":     obj{"type": "string", "pattern": "^dm_live_"},
-		"name":       obj{"type": "string"},
-		"created_at": obj{"type": "string", "format": "date-time"},
-		"revoked_at": obj{"type": []string{"string", "null"}, "format": "date-time"},
-		"current":    obj{"type": "boolean", "description": "The key that made this request."},
+	schemas["Key"] = obj{"type": "object", "required": []string{"prefix", "name", "created_at", "revoked_at", "last_used_at", "last_used_ip", "current"}, "properties": obj{
+		"prefix":       obj{"type": "string", "pattern": "^dm_live_"},
+		"name":         obj{"type": "string"},
+		"created_at":   obj{"type": "string", "format": "date-time"},
+		"revoked_at":   obj{"type": []string{"string", "null"}, "format": "date-time"},
+		"last_used_at": obj{"type": []string{"string", "null"}, "format": "date-time", "description": "The key's last use, to the minute; null if never used."},
+		"last_used_ip": obj{"type": []string{"string", "null"}, "description": "The client address of the key's last use."},
+		"current":      obj{"type": "boolean", "description": "The key that made this request (false for every key when a browser session asks)."},
 	}}
 	schemas["KeyList"] = obj{"type": "object", "required": []string{"keys"}, "properties": obj{"keys": obj{"type": "array", "items": ref("Key")}}}
 	schemas["NewKey"] = obj{"type": "object", "required": []string{"api_key", "prefix", "name", "created_at", "note"}, "properties": obj{

@@ -19,25 +19,23 @@ const exampleJobID = "job_4kqzv2mac5x7tjr5y3w6zeaqb4"
 // meta of each tool, openapi_tools.go) and the webhooks' (openapi_webhooks.go).
 func sharedSchemas() obj {
 	return obj{
-		"Job":           jobSchema("JobMeta"),
-		"JobMeta":       jobMetaSchema(nil),
-		"JobResult":     jobResultSchema(),
-		"JobError":      jobErrorSchema(),
-		"Problem":       problemSchema(),
-		"FieldError":    fieldErrorSchema(),
-		"Limits":        limitsSchema(),
-		"Account":       accountSchema(),
-		"PlanLimits":    planLimitsSchema(),
-		"Usage":         usageSchema(),
-		"SignupRequest": signupRequestSchema(),
-		"Signup":        signupSchema(),
-		"ToolList":      obj{"type": "object", "required": []string{"tools"}, "properties": obj{"tools": obj{"type": "array", "items": ref("Tool")}}},
-		"Tool":          toolSchema(),
-		"ToolParam":     toolParamSchema(),
-		"EngineStatus":  engineStatusSchema(),
-		"Health":        obj{"type": "object", "required": []string{"status"}, "properties": obj{"status": obj{"type": "string", "const": "ok"}}},
-		"Readiness":     readinessSchema(),
-		"DiskSpace":     diskSpaceSchema(),
+		"Job":          jobSchema("JobMeta"),
+		"JobMeta":      jobMetaSchema(nil),
+		"JobResult":    jobResultSchema(),
+		"JobError":     jobErrorSchema(),
+		"Problem":      problemSchema(),
+		"FieldError":   fieldErrorSchema(),
+		"Limits":       limitsSchema(),
+		"Account":      accountSchema(),
+		"PlanLimits":   planLimitsSchema(),
+		"Usage":        usageSchema(),
+		"ToolList":     obj{"type": "object", "required": []string{"tools"}, "properties": obj{"tools": obj{"type": "array", "items": ref("Tool")}}},
+		"Tool":         toolSchema(),
+		"ToolParam":    toolParamSchema(),
+		"EngineStatus": engineStatusSchema(),
+		"Health":       obj{"type": "object", "required": []string{"status"}, "properties": obj{"status": obj{"type": "string", "const": "ok"}}},
+		"Readiness":    readinessSchema(),
+		"DiskSpace":    diskSpaceSchema(),
 	}
 }
 
@@ -157,7 +155,7 @@ func accountSchema() obj {
 		"name":       obj{"type": "string"},
 		"email":      obj{"type": "string", "description": "Empty for accounts made without one."},
 		"plan":       obj{"type": "string", "description": "free, pro, team or custom"},
-		"key_prefix": obj{"type": "string", "description": "The start of the key that made this request."},
+		"key_prefix": obj{"type": "string", "description": "The start of the key that made this request; empty when a browser session made it."},
 		"limits":     ref("PlanLimits"),
 		"usage":      ref("Usage"),
 	}}
@@ -185,23 +183,6 @@ func usageSchema() obj {
 		"operations_limit": obj{"type": "integer"},
 		"jobs_in_flight":   obj{"type": "integer"},
 		"resets_at":        obj{"type": "string", "format": "date-time"},
-	}}
-}
-
-func signupRequestSchema() obj {
-	return obj{"type": "object", "required": []string{"email"}, "properties": obj{
-		"email": obj{"type": "string", "format": "email", "maxLength": 254},
-		"name":  obj{"type": "string", "description": "Default: the email."},
-	}}
-}
-
-func signupSchema() obj {
-	return obj{"type": "object", "required": []string{"account_id", "plan", "api_key", "key_prefix", "note"}, "properties": obj{
-		"account_id": obj{"type": "string", "pattern": "^acct_"},
-		"plan":       obj{"type": "string", "const": docmill.PlanFree},
-		"api_key":    obj{"type": "string", "pattern": "^dm_live_", "description": "Shown once: store it now."},
-		"key_prefix": obj{"type": "string"},
-		"note":       obj{"type": "string"},
 	}}
 }
 
@@ -315,7 +296,7 @@ func errorResponses() obj {
 		switch st {
 		case http.StatusUnauthorized:
 			h["WWW-Authenticate"] = obj{"required": true, "schema": obj{"type": "string"}, "description": `Bearer realm="docmill"`}
-			desc = "The API key is missing, malformed, unknown or revoked. " + desc
+			desc = "The API key is missing, malformed, unknown or revoked, or the session cookie is unknown, expired or revoked. " + desc
 		case http.StatusTooManyRequests:
 			h["Retry-After"] = headerRef("Retry-After")
 			for _, name := range rateLimitHeaders {
@@ -395,11 +376,6 @@ func exampleAccount() obj {
 			"queue_priority": 2, "result_ttl_seconds": 86400, "webhooks": 5},
 		"usage": obj{"period": "2026-11", "operations_used": 42, "operations_limit": 5000, "jobs_in_flight": 1, "resets_at": "2026-12-01T00:00:00Z"},
 	}
-}
-
-func exampleSignup() obj {
-	return obj{"account_id": "acct_4kqzv2mac5x7tjr5y3w6zeaqb4", "plan": "free", "api_key": "dm_live_3bOj2ro0ZkXo5PM6ZtQEv8qzpvcrk5v4",
-		"key_prefix": "dm_live_3bOj", "note": "Store this key now; it is not shown again."}
 }
 
 func exampleReadiness() obj {

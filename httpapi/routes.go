@@ -6,7 +6,8 @@ import "net/http"
 func (s *Server) routes() http.Handler {
 	mux := http.NewServeMux()
 
-	// Processing and jobs: an API key is required. Process calls apply
+	// Processing and jobs: an API key or a browser session (session.go)
+	// is required. Process calls apply
 	// their rate limit themselves, after answering Idempotency-Key replays.
 	mux.Handle("POST /v1/{tool}/process", s.authed(s.handleProcess))
 	mux.Handle("GET /v1/jobs", s.authed(s.limited(scopeRead, s.handleListJobs)))
@@ -17,6 +18,7 @@ func (s *Server) routes() http.Handler {
 	// The caller's API keys (keys.go).
 	mux.Handle("GET /v1/keys", s.authed(s.limited(scopeRead, s.handleListKeys)))
 	mux.Handle("POST /v1/keys", s.authed(s.limited(scopeRead, s.smallBody(s.handleCreateKey))))
+	mux.Handle("PATCH /v1/keys/{prefix}", s.authed(s.limited(scopeRead, s.smallBody(s.handleRenameKey))))
 	mux.Handle("DELETE /v1/keys/{prefix}", s.authed(s.limited(scopeRead, s.handleRevokeKey)))
 
 	// Webhook endpoints of the caller's account (webhooks.go).
@@ -28,14 +30,20 @@ func (s *Server) routes() http.Handler {
 	mux.Handle("POST /v1/webhooks/{webhook_id}/enable", s.authed(s.limited(scopeRead, s.handleEnableWebhook)))
 	mux.Handle("GET /v1/webhooks/{webhook_id}/deliveries", s.authed(s.limited(scopeRead, s.handleWebhookDeliveries)))
 
-	// Public: the catalogue, the node's limits, the OpenAPI form, sign-up,
-	// and the server's settings and plans (config.go).
+	// Public: the catalogue, the node's limits, the OpenAPI form, the
+	// server's settings and plans (config.go).
 	mux.HandleFunc("GET /v1/tools", s.handleTools)
 	mux.HandleFunc("GET /v1/tools/{tool}", s.handleTool)
 	mux.HandleFunc("GET /v1/limits", s.handleLimits)
 	mux.HandleFunc("GET /v1/openapi.json", s.handleOpenAPI)
-	mux.HandleFunc("POST /v1/signup", s.smallBody(s.handleSignup))
 	mux.HandleFunc("GET /v1/config", s.handleConfig)
+
+	// Sign-up and sign-in by mailed links, browser sessions (signin.go).
+	mux.HandleFunc("POST /v1/signup", s.smallBody(s.handleSignup))
+	mux.HandleFunc("POST /v1/login", s.smallBody(s.handleLogin))
+	mux.HandleFunc("POST /v1/sessions", s.smallBody(s.handleOpenSession))
+	mux.HandleFunc("GET /v1/session", s.handleGetSession)
+	mux.HandleFunc("DELETE /v1/session", s.handleDeleteSession)
 
 	// Signed, expiring result downloads (GET also answers HEAD).
 	mux.HandleFunc("GET /files/{job_id}/{filename}", s.handleFile)

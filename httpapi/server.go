@@ -36,6 +36,9 @@ type Config struct {
 	SigningKey []byte
 	// Signup enables POST /v1/signup.
 	Signup bool
+	// Outbox queues the mailed links of sign-up and sign-in (signin.go);
+	// nil: those requests are 503 service_unavailable.
+	Outbox docmill.Outbox
 	// SyncBudget is how long a process request waits for its job before
 	// answering 202 (default 10 s).
 	SyncBudget time.Duration
