@@ -13,7 +13,6 @@ import (
 	cdpbrowser "github.com/chromedp/cdproto/browser"
 	"github.com/chromedp/chromedp"
 
-	"github.com/docmill/docmill/client"
 	"github.com/docmill/docmill/mail/mailpittest"
 )
 
