@@ -177,7 +177,7 @@ func acctSignUp(b *browser, s *accountsSite, email string) string {
 	acctCopy(b, key)
 
 	// Shown once: the page opened again has no key, and the link is spent.
-	b.run(chromedp.Navigate(s.base + "/#/verify"))
+	b.run(chromedp.Reload())
 	b.wait(`document.body.dataset.ready === "1" && !document.getElementById("verify-error").hidden`, 20*time.Second)
 	if got := b.eval(`document.getElementById("first-key-value").textContent + "|" + document.getElementById("first-key").hidden`); got != "|true" {
 		t.Errorf("the first key after a reload: %q", got)
@@ -280,7 +280,9 @@ func acctKeys(b *browser, s *accountsSite, first string) {
 	if _, err := c.Account(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	b.eval(`(() => { location.hash = "#/"; location.hash = "#/keys"; return ""; })()`)
+	b.eval(`(() => { location.hash = "#/"; return ""; })()`)
+	b.wait(`document.getElementById("keys").hidden`, 5*time.Second)
+	b.eval(`(() => { location.hash = "#/keys"; return ""; })()`)
 	b.wait(keyRow(prefix)+` !== null && `+keyRow(prefix)+`.querySelector(".used").textContent.includes("from 127.0.0.1")`, 10*time.Second)
 
 	// Rename.
