@@ -118,6 +118,8 @@ async function loadConfig() {
   $("signup-form").hidden = !open;
   $("signup-closed").hidden = open;
   $("signup-open").hidden = !open || signedIn();
+  $("auth-heading").dataset.i18n = open ? "auth.heading" : "auth.signIn";
+  $("auth-heading").textContent = t($("auth-heading").dataset.i18n);
   renderPlans(config, account);
 }
 
