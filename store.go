@@ -32,7 +32,7 @@ var (
 	ErrEmailTaken = &Error{Code: CodeConflict, Message: "An account with this email already exists."}
 )
 
-// KeyListing is one row of `docmill keys list`.
+// KeyListing is a key with its account (Store.ListKeys).
 type KeyListing struct {
 	Key     APIKey
 	Account Account

@@ -12,7 +12,8 @@ import (
 // Config is the server's sign-up setting and plans (GET /v1/config),
 // which need no key.
 type Config struct {
-	// Signup is "open" (POST /v1/signup gives a Free key) or "closed".
+	// Signup is "open" (POST /v1/signup mails a link that opens a Free
+	// account) or "closed".
 	Signup         string `json:"signup"`
 	Plans          []Plan `json:"plans"`
 	MaxUploadBytes int64  `json:"max_upload_bytes"`
@@ -51,6 +52,10 @@ type Key struct {
 	Name      string     `json:"name"`
 	CreatedAt time.Time  `json:"created_at"`
 	RevokedAt *time.Time `json:"revoked_at"`
+	// LastUsedAt and LastUsedIP are the key's last use, to the minute
+	// (nil and "" if never used).
+	LastUsedAt *time.Time `json:"last_used_at"`
+	LastUsedIP string     `json:"last_used_ip"`
 	// Current marks the key of the client that asked.
 	Current bool `json:"current"`
 }
@@ -74,18 +79,15 @@ func (c *Client) Keys(ctx context.Context) ([]Key, error) {
 
 // CreateKey adds a key named name ("": api) to the caller's account.
 func (c *Client) CreateKey(ctx context.Context, name string) (*NewKey, error) {
-	body, err := json.Marshal(map[string]string{"name": name})
-	if err != nil {
-		return nil, err
-	}
 	var k NewKey
-	_, err = c.do(ctx, func(int) (*http.Request, error) {
-		req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.BaseURL+"/v1/keys", bytes.NewReader(body))
-		if err == nil {
-			req.Header.Set("Content-Type", "application/json")
-		}
-		return req, err
-	}, &k)
+	_, err := c.callJSON(ctx, http.MethodPost, "/v1/keys", map[string]string{"name": name}, &k)
+	return &k, err
+}
+
+// RenameKey names the caller's key with display prefix prefix anew.
+func (c *Client) RenameKey(ctx context.Context, prefix, name string) (*Key, error) {
+	var k Key
+	_, err := c.callJSON(ctx, http.MethodPatch, "/v1/keys/"+url.PathEscape(prefix), map[string]string{"name": name}, &k)
 	return &k, err
 }
 
@@ -95,4 +97,19 @@ func (c *Client) RevokeKey(ctx context.Context, prefix string) (*Key, error) {
 	var k Key
 	_, err := c.call(ctx, http.MethodDelete, "/v1/keys/"+url.PathEscape(prefix), &k)
 	return &k, err
+}
+
+// callJSON is call with in as the request's JSON body.
+func (c *Client) callJSON(ctx context.Context, method, path string, in, out any) (*Response, error) {
+	body, err := json.Marshal(in)
+	if err != nil {
+		return nil, err
+	}
+	return c.do(ctx, func(int) (*http.Request, error) {
+		req, err := http.NewRequestWithContext(ctx, method, c.BaseURL+path, bytes.NewReader(body))
+		if err == nil {
+			req.Header.Set("Content-Type", "application/json")
+		}
+		return req, err
+	}, out)
 }

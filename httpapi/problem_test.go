@@ -104,6 +104,7 @@ func TestStatusOf(t *testing.T) {
 		docmill.CodeFetchFailed:         400,
 
 		docmill.CodeUnprocessableDocument: 422,
+		docmill.CodeAccountSuspended:      403,
 	}
 	if len(want) != len(statusOf) {
 		t.Errorf("statusOf has %d entries, this test expects %d: update the test", len(statusOf), len(want))

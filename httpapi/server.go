@@ -18,9 +18,13 @@ import (
 
 // Config is everything the HTTP API needs; cmd/docmill builds it once.
 type Config struct {
-	Store    docmill.Store
-	Blob     docmill.BlobStore
-	Queue    docmill.Queue
+	Store docmill.Store
+	Blob  docmill.BlobStore
+	Queue docmill.Queue
+	// Outbox queues the sign-up and sign-in mails (jobs' queue, which
+	// sends them with retries; signin.go). nil: a request that would
+	// mail is 503 service_unavailable.
+	Outbox   docmill.Outbox
 	Registry *docmill.Registry
 	Limiter  docmill.Limiter
 	Plans    map[string]docmill.Plan
@@ -36,9 +40,6 @@ type Config struct {
 	SigningKey []byte
 	// Signup enables POST /v1/signup.
 	Signup bool
-	// Outbox queues the mailed links of sign-up and sign-in (signin.go);
-	// nil: those requests are 503 service_unavailable.
-	Outbox docmill.Outbox
 	// SyncBudget is how long a process request waits for its job before
 	// answering 202 (default 10 s).
 	SyncBudget time.Duration

@@ -115,7 +115,7 @@ func (s *Server) sessionFor(r *http.Request, cookie string) (*docmill.Session, *
 }
 
 // errSuspended answers a key or session of a suspended account.
-var errSuspended = docmill.Errorf(docmill.CodeAccountSuspended, "This account is suspended; ask the service's operator.")
+var errSuspended = docmill.Errorf(docmill.CodeAccountSuspended, "This account is suspended; ask the operator of this service.")
 
 // authenticateSession is authenticate for a request with the session
 // cookie and no Authorization header.

@@ -145,4 +145,3 @@ func TestMailLang(t *testing.T) {
 		}
 	}
 }
-

@@ -1,7 +1,8 @@
 // Package jobs runs docmill jobs on River: it inserts queue entries in the
 // store's transaction, works them (download inputs, run the tool, upload the
 // result, record the outcome), lets the HTTP API wait for and cancel them,
-// and sweeps expired files with a periodic janitor.
+// sweeps expired files with a periodic janitor, and sends queued mail
+// (mail.go).
 package jobs
 
 import (

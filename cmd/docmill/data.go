@@ -66,12 +66,16 @@ type database interface {
 	queue(cfg jobs.Config) (nodeQueue, error)
 	// describe says where the data is, for the start-up line; no secrets.
 	describe() string
+	// forgetAccount removes the queue entries of an account's jobs and
+	// deliveries (jobs.ForgetAccount), after its records are deleted.
+	forgetAccount(ctx context.Context, accountID string) (int, error)
 	Close()
 }
 
 // nodeQueue is a jobs.Queue whatever its driver's transaction type.
 type nodeQueue interface {
 	docmill.Queue
+	docmill.Outbox
 	Start(ctx context.Context) error
 	Stop(ctx context.Context) error
 	NodeID() string
@@ -127,6 +131,10 @@ func migrateRiverSQLite(ctx context.Context, db *sql.DB) error {
 func (s *sqliteDB) Store() docmill.Store { return s.st }
 func (s *sqliteDB) describe() string     { return "data in " + s.dir }
 func (s *sqliteDB) Close()               { s.st.Close() }
+
+func (s *sqliteDB) forgetAccount(ctx context.Context, accountID string) (int, error) {
+	return jobs.ForgetAccount(ctx, riversqlite.New(s.st.WriteDB()), accountID)
+}
 
 func (s *sqliteDB) queue(cfg jobs.Config) (nodeQueue, error) {
 	// One server works an embedded database (it locks the data

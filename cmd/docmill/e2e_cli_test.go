@@ -55,7 +55,8 @@ func TestHelp(t *testing.T) {
 	for _, args := range [][]string{
 		{"-h"}, {"--help"}, {"help"},
 		{"serve", "-h"}, {"serve", "--help"}, {"migrate", "-h"},
-		{"keys", "-h"}, {"keys", "--help"}, {"keys", "create", "-h"}, {"keys", "list", "-h"}, {"keys", "revoke", "--help"}, {"keys", "set-plan", "-h"},
+		{"accounts", "-h"}, {"accounts", "--help"}, {"accounts", "create", "-h"}, {"accounts", "list", "-h"}, {"accounts", "show", "-h"},
+		{"accounts", "suspend", "-h"}, {"accounts", "resume", "-h"}, {"accounts", "delete", "--help"}, {"accounts", "revoke-key", "--help"}, {"accounts", "set-plan", "-h"},
 		{"process", "-h"}, {"process", "rotate-pdf", "--help"}, {"tools", "-h"}, {"tools", "--help"},
 		{"jobs", "-h"}, {"jobs", "list", "-h"}, {"jobs", "get", "-h"}, {"jobs", "wait", "--help"}, {"jobs", "cancel", "-h"},
 	} {

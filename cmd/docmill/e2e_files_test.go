@@ -144,21 +144,3 @@ func jobStatus(t testing.TB, dataDir, id string) string {
 	}
 	return st
 }
-
-func signup(t testing.TB, base, body string, status int) string {
-	t.Helper()
-	resp, err := http.Post(base+"/v1/signup", "application/json", strings.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	var out struct {
-		APIKey string `json:"api_key"`
-		Code   string `json:"code"`
-	}
-	_ = json.NewDecoder(resp.Body).Decode(&out)
-	if resp.StatusCode != status {
-		t.Fatalf("signup %s: %d %s, want %d", body, resp.StatusCode, out.Code, status)
-	}
-	return out.APIKey
-}

@@ -9,14 +9,14 @@ import (
 	"github.com/docmill/docmill/client"
 )
 
-// TestAccountKeys: a signed-up account adds a second key, lists its keys,
-// revokes the second (which then gets 401) but not another account's, and
-// is refused an eleventh active key.
+// TestAccountKeys: a Free account adds a second key, lists its keys,
+// renames and revokes the second (which then gets 401) but not another
+// account's, and is refused an eleventh active key.
 func TestAccountKeys(t *testing.T) {
 	s := startServer(t, "")
 	ctx := context.Background()
-	first := s.client(signup(t, s.URL, `{"email":"keys@example.com"}`, 201))
-	stranger := s.client(signup(t, s.URL, `{"email":"other@example.com"}`, 201))
+	first := s.client(newKey(t, s.DataDir, "free"))
+	stranger := s.client(newKey(t, s.DataDir, "free"))
 
 	second, err := first.CreateKey(ctx, "billing")
 	if err != nil {
@@ -31,6 +31,11 @@ func TestAccountKeys(t *testing.T) {
 	}
 	_, err = stranger.RevokeKey(ctx, second.Prefix)
 	apiError(t, err, 404, "not_found")
+	_, err = stranger.RenameKey(ctx, second.Prefix, "mine")
+	apiError(t, err, 404, "not_found")
+	if renamed, err := first.RenameKey(ctx, second.Prefix, "payments"); err != nil || renamed.Name != "payments" || renamed.LastUsedAt == nil {
+		t.Fatalf("rename: %+v %v", renamed, err)
+	}
 	revoked, err := first.RevokeKey(ctx, second.Prefix)
 	if err != nil || revoked.RevokedAt == nil {
 		t.Fatalf("revoke: %+v %v", revoked, err)

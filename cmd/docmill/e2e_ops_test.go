@@ -113,38 +113,6 @@ func TestAccount(t *testing.T) {
 	}
 }
 
-// TestKeysCLI: create, list, set-plan and revoke work against the data of
-// a running server.
-func TestKeysCLI(t *testing.T) {
-	s := startServer(t, "")
-	key := newKey(t, s.DataDir, "free")
-	out := runCLI(t, "keys", "list", "--data-dir", s.DataDir)
-	if !strings.Contains(out, key[:12]) || strings.Contains(out, key) {
-		t.Fatalf("list shows %q", out)
-	}
-	runCLI(t, "keys", "set-plan", "--data-dir", s.DataDir, key[:12], "team")
-	a, err := s.client(key).Account(context.Background())
-	if err != nil || a.Plan != "team" {
-		t.Fatalf("after set-plan: %v %v", a, err)
-	}
-	runCLI(t, "keys", "set-plan", "--data-dir", s.DataDir, "--ops", "5000000", "--rpm", "9", key[:12], "custom")
-	a, _ = s.client(key).Account(context.Background())
-	if a.Plan != "custom" || a.Limits.RequestsPerMinute != 9 {
-		t.Fatalf("custom: %v", a)
-	}
-	// Flags also come from DOCMILL_* variables.
-	var buf strings.Builder
-	env := func(k string) string {
-		if k == "DOCMILL_DATA_DIR" {
-			return s.DataDir
-		}
-		return ""
-	}
-	if err := run(context.Background(), []string{"keys", "list"}, env, nil, &buf, os.Stderr); err != nil || !strings.Contains(buf.String(), key[:12]) {
-		t.Fatalf("env data dir: %v %s", err, buf.String())
-	}
-}
-
 // TestProcessCLI: `docmill process` uploads, waits and saves the result;
 // `docmill tools` lists the catalogue.
 func TestProcessCLI(t *testing.T) {

@@ -273,10 +273,10 @@ func runCLI(t testing.TB, args ...string) string {
 	return out.String()
 }
 
-// newKey creates an account with `docmill keys create` and returns its key.
+// newKey creates an account with `docmill accounts create` and returns its key.
 func newKey(t testing.TB, dataDir, plan string, extra ...string) string {
 	t.Helper()
-	args := append([]string{"keys", "create"}, dataArgs(dataDir)...)
+	args := append([]string{"accounts", "create"}, dataArgs(dataDir)...)
 	out := runCLI(t, append(append(args, "--plan", plan, "--name", t.Name()), extra...)...)
 	for _, l := range strings.Split(out, "\n") {
 		if m := keyRE.FindStringSubmatch(strings.TrimSpace(l)); m != nil {

@@ -109,6 +109,10 @@ func (p *postgresDB) Store() docmill.Store { return p.st }
 func (p *postgresDB) describe() string     { return p.where }
 func (p *postgresDB) Close()               { p.st.Close() }
 
+func (p *postgresDB) forgetAccount(ctx context.Context, accountID string) (int, error) {
+	return jobs.ForgetAccount(ctx, riverpgxv5.New(p.st.Pool()), accountID)
+}
+
 // queue builds the queue on riverpgxv5. River's pgx driver is notified of
 // new jobs (LISTEN/NOTIFY), so workers need not poll fast: PollInterval is
 // left to River's default, and --poll-interval does not apply. Waits are

@@ -32,7 +32,7 @@ func (c *clientFlags) register(fs *flag.FlagSet) {
 // how to give one: every call but the catalogue needs it.
 func (c *clientFlags) keyed() (*client.Client, error) {
 	if c.key == "" {
-		return nil, errors.New("no API key: give --key or set DOCMILL_KEY (docmill keys create makes one)")
+		return nil, errors.New("no API key: give --key or set DOCMILL_KEY (docmill accounts create makes one)")
 	}
 	return client.New(c.url, c.key), nil
 }

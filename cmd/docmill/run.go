@@ -14,16 +14,23 @@ const usage = `docmill: document processing service
 
 Usage:
   docmill serve [flags]                      run the API and the workers
-  docmill keys create --plan P --name N      create an account and its API key
-  docmill keys list                          list keys
-  docmill keys revoke <prefix>               revoke a key
-  docmill keys set-plan <prefix> <plan>      move a key's account to a plan
+  docmill accounts list                      list accounts, their status and keys
+  docmill accounts show ACCOUNT              show an account, its keys and this month's use
+  docmill accounts create --plan P --name N  create an account and its first API key
+  docmill accounts suspend|resume ACCOUNT    refuse an account's keys (403), or accept them again
+  docmill accounts delete ACCOUNT            delete an account with its jobs, files, keys, webhooks
+  docmill accounts set-plan ACCOUNT PLAN     move an account to a plan
+  docmill accounts revoke-key PREFIX         revoke a key
   docmill migrate                            apply database migrations and exit
   docmill process [-p n=v] TOOL FILE...     run a tool on a server and save the result
   docmill tools                              list a server's tools, their params and defaults
   docmill jobs list [--status S] [--tool T] [--all]   list your jobs on a server, newest first
   docmill jobs get|wait|cancel ID            show, wait for (long poll) or cancel a job
   docmill webhooks create|list|delete|rotate-secret|deliveries   manage your webhook endpoints
+  docmill keys list|create|rename|revoke     manage your account's API keys on a server
+
+ACCOUNT is an account id (acct_...), its email or a key prefix (dm_live_...);
+the accounts commands work on the database (--data-dir or --database-url).
 
 Every flag can also be set by an environment variable: --data-dir is
 DOCMILL_DATA_DIR, --url is DOCMILL_URL, --key is DOCMILL_KEY, and so on.
@@ -52,8 +59,10 @@ func dispatch(ctx context.Context, env *environment, args []string) error {
 	switch args[0] {
 	case "serve":
 		return serve(ctx, env, args[1:])
+	case "accounts":
+		return accounts(ctx, env, args[1:])
 	case "keys":
-		return keys(ctx, env, args[1:])
+		return keysCmd(ctx, env, args[1:])
 	case "migrate":
 		return migrate(ctx, env, args[1:])
 	case "process":

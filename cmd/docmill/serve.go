@@ -73,6 +73,7 @@ func serve(ctx context.Context, env *environment, args []string) error {
 	var api *httpapi.Server
 	cfg := f.queueConfig(scratch, urls, func(ctx context.Context, j *docmill.Job) any { return api.RenderJob(ctx, j) })
 	cfg.Store, cfg.Blob, cfg.Registry, cfg.Logger, cfg.Registerer = st, bucket, registry, log, reg
+	cfg.Mail = f.mail.open(f.role, log)
 	q, err := db.queue(cfg)
 	if err != nil {
 		return err
@@ -99,7 +100,7 @@ func serve(ctx context.Context, env *environment, args []string) error {
 	}
 	defer limiter.Close()
 	api = httpapi.NewServer(httpapi.Config{
-		Store: st, Blob: bucket, Queue: q, Registry: registry, Limiter: limiter, Checks: checks,
+		Store: st, Blob: bucket, Queue: q, Outbox: q, Registry: registry, Limiter: limiter, Checks: checks,
 		Plans: plans, BaseURL: baseURL, CDNURL: f.cdnURL, SigningKey: []byte(secret),
 		Signup: f.signup == "open", SyncBudget: f.syncBudget, MaxUploadBytes: f.maxUploadMB << 20, UploadIdleTimeout: f.uploadIdle,
 		UploadMinRate: f.uploadMinRate, UploadRateWindow: f.uploadWindow,

@@ -54,6 +54,8 @@ type serveFlags struct {
 	// file_url and export_url.
 	transferTimeout time.Duration
 	exportSchedule  []time.Duration
+	// Mail (mail.go).
+	mail mailFlags
 }
 
 func (f *serveFlags) register(fs *flag.FlagSet) {
@@ -61,7 +63,7 @@ func (f *serveFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.addr, "addr", ":8080", "address to listen on")
 	fs.StringVar(&f.baseURL, "base-url", "", "public URL of the API, used in job links (default: http://localhost:<port>)")
 	fs.StringVar(&f.cdnURL, "cdn-url", "", "public URL that result files are downloaded from (default: --base-url; with an s3:// --blob-url, presigned links to the bucket)")
-	fs.StringVar(&f.signup, "signup", "open", "open: anyone may POST /v1/signup for a Free key (10 an hour from one address); closed: keys come only from `docmill keys`, and the web page offers no sign-up")
+	fs.StringVar(&f.signup, "signup", "open", "open: anyone may sign up for a Free account by a mailed link (POST /v1/signup); closed: accounts come only from `docmill accounts create`, and the web page offers no sign-up")
 	fs.StringVar(&f.plansFile, "plans", "", "plan configuration: a JSON file that changes the default plans' limits and prices, such as {\"pro\": {\"price\": {\"amount\": 590, \"currency\": \"RUB\", \"period\": \"month\"}}} (GET /v1/config shows the result)")
 	fs.StringVar(&f.role, "role", "all", "all: API and workers; api: API only; worker: workers only")
 	fs.StringVar(&f.nodeID, "node-id", "", "name of this server's own scratch directory, --data-dir/tmp/<node-id>, emptied at start-up (what a killed server left there) and locked while it runs; default: the host name, or host-2, host-3, ... when servers share --data-dir")
@@ -92,7 +94,7 @@ func (f *serveFlags) register(fs *flag.FlagSet) {
 	fs.DurationVar(&f.uploadIdle, "upload-idle-timeout", time.Minute, "cut an upload that sends nothing for this long (408 upload_too_slow)")
 	fs.Int64Var(&f.uploadMinRate, "upload-min-rate", 1024, "bytes a second an upload must bring over each --upload-rate-window of waiting for it, or be cut (408 upload_too_slow); 0: only --upload-idle-timeout")
 	fs.IntVar(&f.maxConnsPerIP, "max-conns-per-ip", 64, "connections one client address may hold at once (an IPv6 client counted by its /64); more are closed as they are accepted; behind --trusted-proxies, requests in flight per forwarded address (more: 429); 0: no cap")
-	fs.Func("trusted-proxies", "comma-separated addresses or CIDR ranges of reverse proxies whose X-Forwarded-For names the client: their connections are not capped by --max-conns-per-ip, the clients they forward are, and sign-ups are counted per client", func(v string) error {
+	fs.Func("trusted-proxies", "comma-separated addresses or CIDR ranges of reverse proxies whose X-Forwarded-For names the client: their connections are not capped by --max-conns-per-ip, the clients they forward are, and mailed sign-up and sign-in links are limited per client", func(v string) error {
 		ps, err := parsePrefixes(v)
 		f.trustedProxies = ps
 		return err
@@ -122,6 +124,7 @@ func (f *serveFlags) register(fs *flag.FlagSet) {
 		f.webhookSchedule = ds
 		return nil
 	})
+	f.mail.register(fs)
 	f.minFree = diskspace.DefaultThreshold
 	fs.Var(&f.minFree, "min-free-space", "free space to keep on the local file store and scratch directory: a size (1GB, 512MB), a percentage of the file system (5%), or both (the smaller wins); below it /readyz is not ready and uploads that would not fit are refused with 507")
 }
@@ -144,7 +147,7 @@ func (f *serveFlags) validate() error {
 	if f.uploadMinRate < 0 || f.uploadWindow <= 0 || f.uploadIdle <= 0 {
 		return errors.New("--upload-min-rate must be 0 or more, --upload-rate-window and --upload-idle-timeout above 0")
 	}
-	return nil
+	return f.mail.check(f.baseURL)
 }
 
 // parsePrefixes parses comma-separated addresses (each its own range)

@@ -174,7 +174,7 @@ func TestOpen(t *testing.T) {
 const helperEnv = "DOCMILL_SQLITE_TEST_DB"
 
 // TestHelperProcess is not a test: TestSecondProcess runs the test binary
-// with it to play `docmill keys create` in another process.
+// with it to play `docmill accounts create` in another process.
 func TestHelperProcess(t *testing.T) {
 	path := os.Getenv(helperEnv)
 	if path == "" {

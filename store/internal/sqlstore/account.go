@@ -128,7 +128,7 @@ func (s *Store) RevokeAccountKey(ctx context.Context, accountID, prefix string, 
 			return docmill.ErrNotFound
 		case 1:
 		default:
-			return docmill.Errorf(docmill.CodeInvalidRequest, "Several keys of this account start with %s; revoke it with `docmill keys revoke`.", prefix)
+			return docmill.Errorf(docmill.CodeInvalidRequest, "Several keys of this account start with %s; revoke it with `docmill accounts revoke-key`.", prefix)
 		}
 		if _, err := tx.Exec(ctx, sqltext.RevokeKey, keys[0].Hash, millis(now)); err != nil {
 			return err

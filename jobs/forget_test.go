@@ -1,0 +1,159 @@
+package jobs_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/riverqueue/river/riverdriver/riverpgxv5"
+	"github.com/riverqueue/river/riverdriver/riversqlite"
+	"github.com/riverqueue/river/rivermigrate"
+
+	"github.com/docmill/docmill"
+	"github.com/docmill/docmill/jobs"
+	"github.com/docmill/docmill/store/postgres/pgtest"
+)
+
+// TestForgetAccount: the queue entries of an account's jobs go, another
+// account's stay; on both databases.
+func TestForgetAccount(t *testing.T) {
+	t.Run("sqlite", func(t *testing.T) {
+		st, bucket := openData(t)
+		newQueue(t, st, bucket, &clock{t: time.Now()})
+		count := func(ctx context.Context) (n int64, err error) {
+			err = st.WriteDB().QueryRowContext(ctx, `SELECT COUNT(*) FROM river_job`).Scan(&n)
+			return n, err
+		}
+		testForget(t, st, count, func(ctx context.Context, id string) (int, error) {
+			return jobs.ForgetAccount(ctx, riversqlite.New(st.WriteDB()), id)
+		})
+	})
+	t.Run("postgres", func(t *testing.T) {
+		st := openPostgres(t, pgtest.SchemaURL(t))
+		driver := riverpgxv5.New(st.Pool())
+		m, err := rivermigrate.New(driver, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := m.Migrate(t.Context(), rivermigrate.DirectionUp, nil); err != nil {
+			t.Fatal(err)
+		}
+		q, err := jobs.New(driver, jobs.Config{Store: st, Registry: docmill.NewRegistry()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		st.SetEnqueue(q.InsertTx)
+		count := func(ctx context.Context) (n int64, err error) {
+			err = st.Pool().QueryRow(ctx, `SELECT COUNT(*) FROM river_job`).Scan(&n)
+			return n, err
+		}
+		testForget(t, st, count, func(ctx context.Context, id string) (int, error) {
+			return jobs.ForgetAccount(ctx, driver, id)
+		})
+	})
+}
+
+// testForget queues two jobs of one account and one of another, and
+// forgets the first account.
+func testForget(t *testing.T, st docmill.Store, count func(context.Context) (int64, error), forget func(context.Context, string) (int, error)) {
+	ctx := t.Context()
+	var accounts []string
+	for range 2 {
+		a := &docmill.Account{ID: docmill.NewID("acct_"), Name: "a", Plan: docmill.PlanPro, CreatedAt: time.Now()}
+		_, key := docmill.NewAPIKey(a.ID, "k", time.Now())
+		if err := st.CreateAccount(ctx, a, &key); err != nil {
+			t.Fatal(err)
+		}
+		accounts = append(accounts, a.ID)
+	}
+	for _, id := range []string{accounts[0], accounts[0], accounts[1]} {
+		j := &docmill.Job{ID: docmill.NewJobID(), AccountID: id, Tool: "rotate-pdf", Priority: 3, CreatedAt: time.Now()}
+		if _, err := st.CreateJob(ctx, j, docmill.Admission{Period: "2026-11"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n, err := count(ctx); err != nil || n != 3 {
+		t.Fatalf("queue entries: %d, %v; want 3", n, err)
+	}
+	if n, err := forget(ctx, accounts[0]); err != nil || n != 2 {
+		t.Errorf("ForgetAccount = %d, %v; want 2", n, err)
+	}
+	if n, err := count(ctx); err != nil || n != 1 {
+		t.Errorf("queue entries left: %d, %v; want the other account's 1", n, err)
+	}
+}
+
+// TestRecordDeletedWhileRunning: a job whose record is deleted while its
+// tool runs (its account was deleted) leaves no file when it ends: not
+// its result, which it stores before it learns, nor its input.
+func TestRecordDeletedWhileRunning(t *testing.T) {
+	ctx := t.Context()
+	st, bucket := openData(t)
+	newQueue(t, st, bucket, &clock{t: time.Now()}) // River's tables
+	started, release := make(chan struct{}), make(chan struct{})
+	tool := &docmill.Tool{
+		Slug: "held", Accepts: []string{"application/pdf"}, MinFiles: 1, MaxFiles: 1,
+		Timeout: time.Minute, Rates: docmill.WorkRates{Base: 30 * time.Second},
+		Run: func(ctx context.Context, in *docmill.RunInput) (*docmill.RunOutput, error) {
+			close(started)
+			<-release
+			out := filepath.Join(in.WorkDir, "out.pdf")
+			if err := os.WriteFile(out, []byte("%PDF-1.7"), 0o600); err != nil {
+				return nil, err
+			}
+			return &docmill.RunOutput{Path: out, Filename: "out.pdf", ContentType: "application/pdf"}, nil
+		},
+	}
+	q, err := jobs.New(riversqlite.New(st.WriteDB()), jobs.Config{
+		Store: st, Blob: bucket, Registry: docmill.NewRegistry(tool),
+		Workers: 1, PollInterval: 50 * time.Millisecond, ScratchDir: t.TempDir(), SoleWorker: true,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.SetEnqueue(q.InsertTx)
+	if err := q.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = q.Stop(context.Background()) })
+	acct := newAccount(t, st, &clock{t: time.Now()})
+	in := "in/job_held.0"
+	if _, err := bucket.Put(ctx, in, strings.NewReader("%PDF-1.7"), "application/pdf"); err != nil {
+		t.Fatal(err)
+	}
+	j := &docmill.Job{ID: "job_held", AccountID: acct.ID, Tool: "held", Priority: 3, ResultTTL: time.Hour, CreatedAt: time.Now(),
+		Inputs: []docmill.InputFile{{Key: in, Filename: "a.pdf", ContentType: "application/pdf", Size: 8}}}
+	if _, err := st.CreateJob(ctx, j, docmill.Admission{Period: time.Now().Format("2006-01")}); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-started:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the job did not start")
+	}
+	if _, err := st.DeleteAccount(ctx, acct.ID); err != nil {
+		t.Fatal(err)
+	}
+	close(release)
+	// The input stays until the worker learns the record is gone, so no
+	// file at all means it has removed them, the result included.
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		var left []string
+		for _, k := range []string{in, docmill.ResultKey(j.ID, "out.pdf")} {
+			if _, err := bucket.Attributes(ctx, k); err == nil {
+				left = append(left, k)
+			}
+		}
+		if len(left) == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("files of the deleted job left: %v", left)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
