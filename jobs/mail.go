@@ -87,6 +87,7 @@ func (w *mailWorker[TTx]) Work(ctx context.Context, rj *river.Job[MailArgs]) err
 	q, m := w.q, rj.Args.Mail
 	err := q.cfg.Mail.SendMail(ctx, m)
 	if err == nil {
+		q.metrics.mailAttempts.WithLabelValues("sent").Inc()
 		q.cfg.Logger.Debug("mail sent", "kind", string(m.Kind), "attempt", rj.Attempt)
 		return nil
 	}
@@ -95,12 +96,15 @@ func (w *mailWorker[TTx]) Work(ctx context.Context, rj *river.Job[MailArgs]) err
 	}
 	var p interface{ Permanent() bool }
 	if errors.As(err, &p) && p.Permanent() {
+		q.metrics.mailAttempts.WithLabelValues("refused").Inc()
 		q.cfg.Logger.Warn("mail refused; not retried", "kind", string(m.Kind), "to", m.To, "err", err)
 		return river.JobCancel(err)
 	}
 	if rj.Attempt > len(q.cfg.MailSchedule) {
+		q.metrics.mailAttempts.WithLabelValues("given_up").Inc()
 		q.cfg.Logger.Error("mail given up after its last attempt", "kind", string(m.Kind), "to", m.To, "attempts", rj.Attempt, "err", err)
 		return river.JobCancel(err)
 	}
+	q.metrics.mailAttempts.WithLabelValues("retry").Inc()
 	return err // River logs it, and retries at NextRetry
 }

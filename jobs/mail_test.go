@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/riverqueue/river/riverdriver"
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 	"github.com/riverqueue/river/riverdriver/riversqlite"
@@ -26,14 +27,16 @@ var mailSchedule = []time.Duration{time.Second, time.Second, 2 * time.Second, 2 
 	2 * time.Second, 2 * time.Second, 2 * time.Second, 2 * time.Second, 2 * time.Second, 2 * time.Second,
 	2 * time.Second, 2 * time.Second, 2 * time.Second, 2 * time.Second, 2 * time.Second, 2 * time.Second}
 
-// mailQueues starts, on one database, a queue that sends mail to pit and
-// an insert-only queue (an API node); it returns the latter. Mail queued on
-// either is sent by the former.
-func mailQueues[TTx any](t *testing.T, st docmill.Store, driver func() riverdriver.Driver[TTx], pit *mailpittest.Server, schedule ...time.Duration) (sender, api *jobs.Queue[TTx]) {
+// mailQueues starts, on one database, a queue that sends mail to pit
+// (its metrics in reg) and an insert-only queue (an API node). Mail
+// queued on either is sent by the former.
+func mailQueues[TTx any](t *testing.T, st docmill.Store, driver func() riverdriver.Driver[TTx], pit *mailpittest.Server,
+	schedule ...time.Duration) (sender, api *jobs.Queue[TTx], reg *prometheus.Registry) {
 	t.Helper()
 	if schedule == nil {
 		schedule = mailSchedule
 	}
+	reg = prometheus.NewRegistry()
 	ms, err := mail.NewSMTP(pit.SMTPURL, "docmill <noreply@docmill.example>")
 	if err != nil {
 		t.Fatal(err)
@@ -41,6 +44,7 @@ func mailQueues[TTx any](t *testing.T, st docmill.Store, driver func() riverdriv
 	sender, err = jobs.New(driver(), jobs.Config{
 		Store: st, Registry: docmill.NewRegistry(), Workers: 1, SoleWorker: true,
 		PollInterval: 50 * time.Millisecond, ScratchDir: t.TempDir(), Mail: ms, MailSchedule: schedule,
+		Registerer: reg,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -53,7 +57,7 @@ func mailQueues[TTx any](t *testing.T, st docmill.Store, driver func() riverdriv
 	if err != nil {
 		t.Fatal(err)
 	}
-	return sender, api
+	return sender, api, reg
 }
 
 func testMail(to string) docmill.Mail {
@@ -80,14 +84,14 @@ func TestMailQueued(t *testing.T) {
 		pit := mailpittest.Start(t)
 		st, _ := openData(t)
 		migrateRiver(t, riversqlite.New(st.WriteDB()))
-		sender, api := mailQueues(t, st, func() riverdriver.Driver[*sqlTx] { return riversqlite.New(st.WriteDB()) }, pit)
+		sender, api, _ := mailQueues(t, st, func() riverdriver.Driver[*sqlTx] { return riversqlite.New(st.WriteDB()) }, pit)
 		check(t, sender, api, pit)
 	})
 	t.Run("postgres", func(t *testing.T) {
 		pit := mailpittest.Start(t)
 		st := openPostgres(t, pgtestSchema(t))
 		migrateRiver(t, riverpgxv5.New(st.Pool()))
-		sender, api := mailQueues(t, st, func() riverdriver.Driver[pgxTx] { return riverpgxv5.New(st.Pool()) }, pit)
+		sender, api, _ := mailQueues(t, st, func() riverdriver.Driver[pgxTx] { return riverpgxv5.New(st.Pool()) }, pit)
 		check(t, sender, api, pit)
 	})
 }
@@ -101,7 +105,7 @@ func TestMailSurvivesOutage(t *testing.T) {
 	pit := mailpittest.Start(t)
 	st, _ := openData(t)
 	migrateRiver(t, riversqlite.New(st.WriteDB()))
-	_, api := mailQueues(t, st, func() riverdriver.Driver[*sqlTx] { return riversqlite.New(st.WriteDB()) }, pit)
+	_, api, _ := mailQueues(t, st, func() riverdriver.Driver[*sqlTx] { return riversqlite.New(st.WriteDB()) }, pit)
 	before := testMail("before@example.com")
 	if err := api.QueueMail(t.Context(), before); err != nil {
 		t.Fatal(err)
@@ -150,7 +154,7 @@ func TestMailRefusedNotRetried(t *testing.T) {
 	pit := mailpittest.Start(t, mailpittest.WithAllowedRecipients(`^ok@`))
 	st, _ := openData(t)
 	migrateRiver(t, riversqlite.New(st.WriteDB()))
-	_, api := mailQueues(t, st, func() riverdriver.Driver[*sqlTx] { return riversqlite.New(st.WriteDB()) }, pit)
+	_, api, reg := mailQueues(t, st, func() riverdriver.Driver[*sqlTx] { return riversqlite.New(st.WriteDB()) }, pit)
 	for _, to := range []string{"refused@example.com", "ok@example.com"} {
 		if err := api.QueueMail(t.Context(), testMail(to)); err != nil {
 			t.Fatal(err)
@@ -158,6 +162,9 @@ func TestMailRefusedNotRetried(t *testing.T) {
 	}
 	pit.WaitFor(t, "ok@example.com", 1, 15*time.Second)
 	waitMailEnded(t, st.WriteDB(), "refused@example.com", 1)
+	if s, r := gauge(t, reg, "docmill_mail_attempts_total", "sent"), gauge(t, reg, "docmill_mail_attempts_total", "refused"); s != 1 || r != 1 {
+		t.Fatalf("docmill_mail_attempts_total: sent %v, refused %v; want 1 and 1", s, r)
+	}
 }
 
 // TestMailGivesUp: a mail the server never takes is given up after the
@@ -166,13 +173,16 @@ func TestMailGivesUp(t *testing.T) {
 	pit := mailpittest.Start(t)
 	st, _ := openData(t)
 	migrateRiver(t, riversqlite.New(st.WriteDB()))
-	_, api := mailQueues(t, st, func() riverdriver.Driver[*sqlTx] { return riversqlite.New(st.WriteDB()) }, pit,
+	_, api, reg := mailQueues(t, st, func() riverdriver.Driver[*sqlTx] { return riversqlite.New(st.WriteDB()) }, pit,
 		100*time.Millisecond, 100*time.Millisecond)
 	pit.Stop()
 	if err := api.QueueMail(t.Context(), testMail("never@example.com")); err != nil {
 		t.Fatal(err)
 	}
 	waitMailEnded(t, st.WriteDB(), "never@example.com", 3)
+	if r, g := gauge(t, reg, "docmill_mail_attempts_total", "retry"), gauge(t, reg, "docmill_mail_attempts_total", "given_up"); r != 2 || g != 1 {
+		t.Fatalf("docmill_mail_attempts_total: retry %v, given_up %v; want 2 and 1", r, g)
+	}
 }
 
 // waitMailEnded waits until the mail to "to" has ended (River's state

@@ -31,6 +31,8 @@ type metrics struct {
 	engineFailures *prometheus.CounterVec
 	// webhookAttempts counts webhook delivery attempts by outcome.
 	webhookAttempts *prometheus.CounterVec
+	// mailAttempts counts attempts to send a mail by outcome.
+	mailAttempts *prometheus.CounterVec
 }
 
 func newMetrics(reg prometheus.Registerer, st docmill.Store) *metrics {
@@ -74,9 +76,13 @@ func newMetrics(reg prometheus.Registerer, st docmill.Store) *metrics {
 			Name: "docmill_webhook_attempts_total",
 			Help: "Webhook delivery attempts by outcome: delivered (2xx), retry (to be tried again), refused (final failure).",
 		}, []string{"outcome"}),
+		mailAttempts: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "docmill_mail_attempts_total",
+			Help: "Attempts to send a mail by outcome: sent, retry (to be tried again), refused (the recipient, for good), given_up (the last attempt failed).",
+		}, []string{"outcome"}),
 	}
 	if reg != nil {
-		reg.MustRegister(m.duration, m.finished, m.queueWait, m.laneWait, m.shareYields, m.waitWakes, m.listening, m.handedBack, m.engineFailures, m.webhookAttempts, &depthCollector{store: st})
+		reg.MustRegister(m.duration, m.finished, m.queueWait, m.laneWait, m.shareYields, m.waitWakes, m.listening, m.handedBack, m.engineFailures, m.webhookAttempts, m.mailAttempts, &depthCollector{store: st})
 	}
 	return m
 }

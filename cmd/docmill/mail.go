@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"log/slog"
+	netmail "net/mail"
 	"net/url"
 	"os"
 
@@ -54,9 +55,12 @@ func (m *mailFlags) check(baseURL string) error {
 		}
 		opts = append(opts, mail.WithRootCAs(pool))
 	}
+	if _, err := netmail.ParseAddress(from); err != nil {
+		return fmt.Errorf("--mail-from %q: %w", from, err)
+	}
 	s, err := mail.NewSMTP(m.smtpURL, from, opts...)
 	if err != nil {
-		return fmt.Errorf("--smtp-url or --mail-from: %w", err)
+		return fmt.Errorf("--smtp-url: %w", err)
 	}
 	m.sender = s
 	return nil
