@@ -77,9 +77,6 @@ type Store interface {
 	// prefix is exactly prefix; none (a key of another account included)
 	// is ErrNotFound. Revoking a revoked key returns it unchanged.
 	RevokeAccountKey(ctx context.Context, accountID, prefix string, now time.Time) (*APIKey, error)
-	// SetPlan moves the account of the key matching prefix to plan; limits
-	// are the account's own (custom plans) or nil.
-	SetPlan(ctx context.Context, prefix, plan string, limits *Plan) (*Account, error)
 
 	// CreateJob inserts j (status queued) and its queue entry in one
 	// transaction, after checking adm against the account's usage in the

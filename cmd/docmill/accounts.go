@@ -123,16 +123,17 @@ func (c *accountsCmd) account(ctx context.Context, ref string) (*docmill.Account
 	return nil, fmt.Errorf("%q: want an account id (acct_...), an email or a key prefix (dm_live_...)", ref)
 }
 
-// accountOfKey finds the account of the one key whose display prefix
-// starts with prefix, or which is the whole key prefix.
+// accountOfKey finds the account of the keys whose display prefix starts
+// with prefix, or of the key that prefix is in whole.
 func (c *accountsCmd) accountOfKey(ctx context.Context, prefix string) (*docmill.Account, error) {
 	keys, err := c.st.ListKeys(ctx)
 	if err != nil {
 		return nil, err
 	}
+	hash := docmill.HashKey(prefix)
 	var found *docmill.Account
 	for _, k := range keys {
-		if strings.HasPrefix(k.Key.Prefix, prefix) || k.Key.Hash == docmill.HashKey(prefix) {
+		if strings.HasPrefix(k.Key.Prefix, prefix) || k.Key.Hash == hash {
 			if found != nil && found.ID != k.Account.ID {
 				return nil, fmt.Errorf("the prefix %q matches keys of several accounts; give more of it", prefix)
 			}

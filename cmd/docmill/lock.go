@@ -24,7 +24,7 @@ const lockFile = "docmill.lock"
 // naming the directory and the pid that holds it.
 //
 // Only serve takes the lock, and only a node that works jobs (role all or
-// worker): `docmill keys` and `migrate`, like an API-only node beside one
+// worker): `docmill accounts` and `migrate`, like an API-only node beside one
 // worker node, share the database with the running server through
 // SQLite's own locking (WAL mode allows it).
 func lockDataDir(dir string) (unlock func(), err error) {

@@ -1,5 +1,6 @@
 // Command docmill is the docmill document-processing service and its admin
-// CLI: `docmill serve`, `docmill keys ...`, `docmill migrate`.
+// CLI: `docmill serve`, `docmill accounts ...`, `docmill migrate`, and
+// commands that are clients of a running server.
 package main
 
 import (

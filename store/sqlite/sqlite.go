@@ -1,6 +1,6 @@
 // Package sqlite is the docmill.Store of the embedded deployment: one SQLite
 // file (modernc.org/sqlite, no cgo) in WAL mode, shared with River's SQLite
-// driver and with `docmill keys` run from another process.
+// driver and with `docmill accounts` run from another process.
 //
 // Two connection pools share the file. The write pool has a single
 // connection and begins every transaction IMMEDIATE, so writers queue in Go

@@ -103,34 +103,6 @@ func testAccountStatus(t *testing.T, s docmill.Store) {
 	wantCode(t, "SetAccountStatus(frozen)", err, docmill.CodeInvalidRequest)
 }
 
-// testSetAccountPlan: an account's plan and own limits, by its id.
-func testSetAccountPlan(t *testing.T, s docmill.Store) {
-	ctx := t.Context()
-	a, _ := newEmailAccount(t, s, "a@example.com", t0)
-	limits := &docmill.Plan{Name: docmill.PlanCustom, OperationsPerMonth: 5000, MaxFileBytes: 1 << 30,
-		RequestsPerMinute: 100, JobsInFlight: 8, Priority: 2, ResultTTL: 3 * time.Hour}
-	got, err := s.SetAccountPlan(ctx, a.ID, docmill.PlanCustom, limits)
-	if err != nil {
-		t.Fatalf("SetAccountPlan(custom): %v", err)
-	}
-	want := *a
-	want.Plan, want.Limits = docmill.PlanCustom, limits
-	same(t, "SetAccountPlan(custom)", got, &want)
-	if got, err := s.Account(ctx, a.ID); err != nil {
-		t.Fatal(err)
-	} else {
-		same(t, "Account after SetAccountPlan", got, &want)
-	}
-	got, err = s.SetAccountPlan(ctx, a.ID, docmill.PlanPro, nil)
-	if err != nil {
-		t.Fatalf("SetAccountPlan(pro): %v", err)
-	}
-	want.Plan, want.Limits = docmill.PlanPro, nil
-	same(t, "SetAccountPlan(pro)", got, &want)
-	_, err = s.SetAccountPlan(ctx, "acct_missing", docmill.PlanPro, nil)
-	wantErr(t, "SetAccountPlan(unknown)", err, docmill.ErrNotFound)
-}
-
 // testRenameAccountKey: an account renames its own keys by their whole
 // display prefix, never another account's.
 func testRenameAccountKey(t *testing.T, s docmill.Store) {

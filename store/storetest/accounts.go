@@ -161,37 +161,39 @@ func testRevokeKey(t *testing.T, s docmill.Store) {
 	}
 }
 
+// testSetPlan: an account's plan and own limits (their Name is the plan's),
+// by its id; other accounts keep theirs.
 func testSetPlan(t *testing.T, s docmill.Store) {
-	a, k, _ := NewAccount(t, s, docmill.PlanFree)
+	a, _, _ := NewAccount(t, s, docmill.PlanFree)
 	other, _, _ := NewAccount(t, s, docmill.PlanFree)
 	limits := &docmill.Plan{Name: "ignored", OperationsPerMonth: 5_000_000, MaxFileBytes: 1 << 33,
 		RequestsPerMinute: 1000, JobsInFlight: 100, Priority: 1, ResultTTL: 72 * time.Hour}
 
-	got, err := s.SetPlan(t.Context(), k.Prefix, docmill.PlanCustom, limits)
+	got, err := s.SetAccountPlan(t.Context(), a.ID, docmill.PlanCustom, limits)
 	if err != nil {
-		t.Fatalf("SetPlan(custom): %v", err)
+		t.Fatalf("SetAccountPlan(custom): %v", err)
 	}
 	want := *a
 	want.Plan = docmill.PlanCustom
 	want.Limits = ptr(*limits)
 	want.Limits.Name = docmill.PlanCustom
-	same(t, "SetPlan(custom)", got, &want)
+	same(t, "SetAccountPlan(custom)", got, &want)
 	stored, err := s.Account(t.Context(), a.ID)
 	if err != nil {
 		t.Fatalf("Account: %v", err)
 	}
-	same(t, "Account after SetPlan(custom)", stored, &want)
+	same(t, "Account after SetAccountPlan(custom)", stored, &want)
 
-	got, err = s.SetPlan(t.Context(), k.Prefix, docmill.PlanTeam, nil)
+	got, err = s.SetAccountPlan(t.Context(), a.ID, docmill.PlanTeam, nil)
 	if err != nil {
-		t.Fatalf("SetPlan(team): %v", err)
+		t.Fatalf("SetAccountPlan(team): %v", err)
 	}
 	want.Plan, want.Limits = docmill.PlanTeam, nil
-	same(t, "SetPlan(team)", got, &want)
+	same(t, "SetAccountPlan(team)", got, &want)
 	if o, err := s.Account(t.Context(), other.ID); err != nil || o.Plan != docmill.PlanFree || o.Limits != nil {
 		t.Errorf("another account changed: %+v, %v", o, err)
 	}
 
-	_, err = s.SetPlan(t.Context(), "dm_live_none", docmill.PlanPro, nil)
-	wantErr(t, "SetPlan(unknown prefix)", err, docmill.ErrNotFound)
+	_, err = s.SetAccountPlan(t.Context(), "acct_none", docmill.PlanPro, nil)
+	wantErr(t, "SetAccountPlan(unknown)", err, docmill.ErrNotFound)
 }

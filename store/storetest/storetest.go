@@ -11,7 +11,7 @@
 //   - missing records are docmill.ErrNotFound (errors.Is);
 //   - CreateAccount with an email another account has fails with
 //     docmill.ErrEmailTaken and stores nothing;
-//   - RevokeKey and SetPlan accept any non-empty prefix of a key's display
+//   - RevokeKey accepts any non-empty prefix of a key's display
 //     prefix (case-sensitive) or the whole key; revoking a revoked key
 //     returns it unchanged;
 //   - StartJob of a processing job (a retry) keeps its first StartedAt, and
@@ -93,7 +93,6 @@ func Run(t *testing.T, open func(t *testing.T) docmill.Store) {
 		{"AccountByEmail", testAccountByEmail},
 		{"ListAccounts", testListAccounts},
 		{"AccountStatus", testAccountStatus},
-		{"SetAccountPlan", testSetAccountPlan},
 		{"RenameAccountKey", testRenameAccountKey},
 		{"TouchKey", testTouchKey},
 		{"DeleteAccount", testDeleteAccount},

@@ -222,30 +222,6 @@ func (s *Store) RevokeKey(ctx context.Context, prefix string, now time.Time) (*d
 	return k, nil
 }
 
-// SetPlan moves the account of the key matching prefix (as in RevokeKey) to
-// plan, with limits as its own limits, or none when limits is nil.
-func (s *Store) SetPlan(ctx context.Context, prefix, plan string, limits *docmill.Plan) (*docmill.Account, error) {
-	var a *docmill.Account
-	l := limitColumns(limits)
-	err := s.db.InTx(ctx, func(tx Tx) error {
-		k, err := keyByPrefix(ctx, tx, prefix)
-		if err != nil {
-			return err
-		}
-		_, err = tx.Exec(ctx, sqltext.SetPlan, k.AccountID, plan,
-			l.ops, l.maxFile, l.rpm, l.inFlight, l.priority, l.ttl, millis(time.Now()))
-		if err != nil {
-			return err
-		}
-		a, err = scanAccount(tx.QueryRow(ctx, sqltext.Account, k.AccountID))
-		return err
-	})
-	if err != nil {
-		return nil, s.errorf("set plan: %w", err)
-	}
-	return a, nil
-}
-
 // keyByPrefix finds the one key that prefix designates.
 func keyByPrefix(ctx context.Context, tx Tx, prefix string) (*docmill.APIKey, error) {
 	if prefix == "" {
