@@ -60,6 +60,7 @@ func TestWebAccounts(t *testing.T) {
 	acctRussian(b, site)
 	key := acctSignUp(b, site, "alice@example.com")
 	acctTool(b)
+	acctPlans(b)
 	acctKeys(b, site, key)
 	acctSignOutAndIn(b, site, "alice@example.com")
 	acctSecondProfile(b, site, "alice@example.com")
@@ -247,6 +248,20 @@ func acctTool(b *browser) {
 	}
 	b.wait(`document.getElementById("account").textContent.includes("1 of 100")`, 10*time.Second)
 	b.shot("3-tool-by-session")
+}
+
+// acctPlans: the Plans page marks the new account's Free plan and says how
+// to change plan (this server's config names no contact: its operator).
+func acctPlans(b *browser) {
+	t := b.t
+	b.eval(`(() => { location.hash = "#/plans"; return ""; })()`)
+	b.wait(`!document.getElementById("plans").hidden && document.querySelector('#plans-list li[aria-current="true"]') !== null`, 10*time.Second)
+	if got := b.eval(`document.querySelector('#plans-list li[aria-current="true"]').dataset.plan`); got != "free" {
+		t.Errorf("plan marked %q, want free", got)
+	}
+	if got := b.eval(`document.getElementById("plans-upgrade").textContent`); got != "Plans are changed by the operator of this server: to change yours, write to them." {
+		t.Errorf("how to change plan: %q", got)
+	}
 }
 
 // keyRow is the JavaScript of the keys table's row for prefix.
