@@ -138,6 +138,7 @@ func acctRussian(b *browser, s *accountsSite) {
 	if got != "Войти|Зарегистрироваться|Зарегистрироваться|Эл. почта|Зарегистрироваться|Прислать ссылку для входа" {
 		t.Errorf("ru sign-up panel %q", got)
 	}
+	b.shot("0-ru-sign-up")
 	b.run(chromedp.Click(chromedp.ID("auth-close")))
 	askMail(b, true, "ivan@example.com", "Иван")
 	if got := b.eval(`document.querySelector("#auth-sent h3").textContent`); got != "Проверьте почту" {
