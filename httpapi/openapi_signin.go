@@ -40,7 +40,7 @@ func signinOpenAPI(paths, schemas obj) {
 		"summary":     "Open a mailed link: start a browser session (and, for a sign-up link, make the account)",
 		"description": "The link is {base_url}/#/verify/{token}; its page POSTs the token here. A link works once, for 24 hours: " +
 			"another time 410 gone. A sign-up link makes the Free account and its first key, shown only in this answer. " +
-			"403 account_suspended for a suspended account.",
+			"403 account_suspended for a suspended account; 403 forbidden when the request's Origin is another site.",
 		"requestBody": obj{"required": true, "content": obj{"application/json": obj{
 			"schema": obj{"type": "object", "required": []string{"token"}, "properties": obj{
 				"token": obj{"type": "string", "description": "The token of the mailed link."}}},

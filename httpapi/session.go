@@ -73,12 +73,21 @@ func checkCSRF(r *http.Request, baseURL, cookie string) error {
 	if safeMethod(r.Method) {
 		return nil
 	}
-	if o := r.Header.Get("Origin"); o != "" && !sameOrigin(o, baseURL) {
-		return docmill.Errorf(docmill.CodeForbidden, "This request comes from another site (Origin %s); it is refused.", o)
+	if err := checkOrigin(r, baseURL); err != nil {
+		return err
 	}
 	got := r.Header.Get(csrfHeader)
 	if got == "" || subtle.ConstantTimeCompare([]byte(got), []byte(csrfToken(cookie))) != 1 {
 		return docmill.Errorf(docmill.CodeForbidden, "A request made with the session cookie must carry its %s (GET /v1/session gives it).", csrfHeader)
+	}
+	return nil
+}
+
+// checkOrigin refuses a request whose Origin, when it has one, is
+// another than baseURL's: a page of another site made it.
+func checkOrigin(r *http.Request, baseURL string) error {
+	if o := r.Header.Get("Origin"); o != "" && !sameOrigin(o, baseURL) {
+		return docmill.Errorf(docmill.CodeForbidden, "This request comes from another site (Origin %s); it is refused.", o)
 	}
 	return nil
 }

@@ -157,8 +157,13 @@ func mailLang(asked, acceptLanguage string) string {
 // handleOpenSession opens a mailed link: it uses up its token, creates
 // the account of a sign-up link (with its first key, shown only here),
 // and starts a browser session, set as a cookie. A token unknown, used
-// or expired is 410 gone.
+// or expired is 410 gone. A page of another site (Origin) may not open
+// one, lest it sign the browser in to an account of its choosing.
 func (s *Server) handleOpenSession(w http.ResponseWriter, r *http.Request) {
+	if err := checkOrigin(r, s.cfg.BaseURL); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
 	var body struct {
 		Token string `json:"token"`
 	}

@@ -59,6 +59,7 @@ func TestHelp(t *testing.T) {
 		{"accounts", "suspend", "-h"}, {"accounts", "resume", "-h"}, {"accounts", "delete", "--help"}, {"accounts", "revoke-key", "--help"}, {"accounts", "set-plan", "-h"},
 		{"process", "-h"}, {"process", "rotate-pdf", "--help"}, {"tools", "-h"}, {"tools", "--help"},
 		{"jobs", "-h"}, {"jobs", "list", "-h"}, {"jobs", "get", "-h"}, {"jobs", "wait", "--help"}, {"jobs", "cancel", "-h"},
+		{"keys", "-h"}, {"keys", "list", "-h"}, {"keys", "create", "--help"}, {"keys", "rename", "-h"}, {"keys", "revoke", "-h"},
 	} {
 		out, errOut, err := runCLIAll(context.Background(), args...)
 		if err != nil || !strings.Contains(strings.ToLower(out), "usage") || errOut != "" {
@@ -69,7 +70,7 @@ func TestHelp(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "docmill process -h") || strings.HasPrefix(err.Error(), "docmill") {
 		t.Errorf("a bad flag: %v", err)
 	}
-	for _, args := range [][]string{{"process", "rotate-pdf", "a.pdf"}, {"jobs", "list"}, {"jobs", "get", "job_x"}} {
+	for _, args := range [][]string{{"process", "rotate-pdf", "a.pdf"}, {"jobs", "list"}, {"jobs", "get", "job_x"}, {"keys", "list"}, {"keys", "revoke", "dm_live_AbCd"}} {
 		if _, _, err := runCLIAll(context.Background(), args...); err == nil || !strings.Contains(err.Error(), "DOCMILL_KEY") {
 			t.Errorf("docmill %s without a key: %v", strings.Join(args, " "), err)
 		}

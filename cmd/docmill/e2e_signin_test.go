@@ -117,7 +117,8 @@ func TestAccountsByMail(t *testing.T) {
 		t.Fatalf("%d accounts before the link was opened", n)
 	}
 	home := profile(t)
-	opened := request(t, home, "POST", s.URL+"/v1/sessions", `{"token":"`+token+`"}`, nil, 201)
+	request(t, home, "POST", s.URL+"/v1/sessions", `{"token":"`+token+`"}`, map[string]string{"Origin": "https://evil.example"}, 403)
+	opened := request(t, home, "POST", s.URL+"/v1/sessions", `{"token":"`+token+`"}`, map[string]string{"Origin": s.URL}, 201)
 	out := opened.json(t)
 	key, _ := out["api_key"].(string)
 	acct, err := s.client(key).Account(context.Background())

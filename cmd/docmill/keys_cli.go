@@ -16,9 +16,8 @@ const keysUsage = `usage:
   docmill keys create [--name NAME]
   docmill keys rename PREFIX NAME
   docmill keys revoke PREFIX
-each with --url and --key (DOCMILL_URL, DOCMILL_KEY): an existing key of
-the account manages its others (and itself). Operators manage accounts
-in the database with docmill accounts.`
+each with --url and --key (DOCMILL_URL, DOCMILL_KEY): a key of the
+account manages its others, and itself (operators: docmill accounts)`
 
 // keysCmd manages the caller's API keys on a server, as a client.
 func keysCmd(ctx context.Context, env *environment, args []string) error {
