@@ -41,10 +41,10 @@ func (c *accountsCmd) delete(ctx context.Context) error {
 	}
 	// River's entries of the account's jobs and deliveries (kept a day
 	// once finished) name the account too.
-	_, err = c.db.forgetAccount(ctx, a.ID)
+	entries, err := c.db.forgetAccount(ctx, a.ID)
 	errs = append(errs, err)
-	fmt.Fprintf(c.env.stdout, "deleted account %s (%s, %s): %d jobs, %d files, %d keys, %d sessions, %d webhooks, %d sign-in links\n",
-		a.ID, a.Name, orDash(a.Email), len(d.Jobs), files, d.Keys, d.Sessions, d.Webhooks, d.AuthTokens)
+	fmt.Fprintf(c.env.stdout, "deleted account %s (%s, %s): %d jobs, %d files, %d keys, %d sessions, %d webhooks, %d sign-in links, %d queue entries\n",
+		a.ID, a.Name, orDash(a.Email), len(d.Jobs), files, d.Keys, d.Sessions, d.Webhooks, d.AuthTokens, entries)
 	if err := errors.Join(errs...); err != nil {
 		return fmt.Errorf("accounts delete: the account's records are deleted, but not all of its files and queue entries: %w", err)
 	}

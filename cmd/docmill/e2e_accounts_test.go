@@ -25,7 +25,7 @@ import (
 // account or its job in any table and no file of the job on disk.
 func TestAccountsCLI(t *testing.T) {
 	s := startServer(t, "")
-	db, err := sql.Open("sqlite", filepath.Join(s.DataDir, "docmill.db")+"?mode=ro&_pragma=busy_timeout(10000)")
+	db, err := sql.Open("sqlite", filepath.Join(s.DataDir, "docmill.db")+"?_pragma=busy_timeout(10000)&_pragma=query_only(1)")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,10 +43,29 @@ func TestAccountsCLI(t *testing.T) {
 	if err := run(context.Background(), []string{"accounts", "list"}, env, nil, &buf, os.Stderr); err != nil || !strings.Contains(buf.String(), "ACCOUNT") {
 		t.Fatalf("env data dir: %v %s", err, buf.String())
 	}
-	key := newKey(t, s.DataDir, "free")
+	key := newKey(t, s.DataDir, "free", "--email", "bob@example.com")
 	runCLI(t, "accounts", "revoke-key", "--data-dir", s.DataDir, key[:12])
 	_, err = s.client(key).Account(context.Background())
 	apiError(t, err, 401, "unauthorized")
+
+	// Refusals say why.
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"accounts", "show", "nobody@example.com"}, "Not found"},
+		{[]string{"accounts", "delete", "acct_none"}, "Not found"},
+		{[]string{"accounts", "suspend", "someone"}, "want an account id"},
+		{[]string{"accounts", "create", "--name", "x", "--email", "not an address"}, "not one plain address"},
+		{[]string{"accounts", "create", "--name", "x", "--email", "Bob+2@Example.com"}, "already exists"},
+		{[]string{"accounts", "set-plan", "bob@example.com", "gold"}, "unknown plan"},
+		{[]string{"accounts", "show"}, "usage: docmill accounts show"},
+	} {
+		_, _, err := runCLIAll(context.Background(), append(tc.args, "--data-dir", s.DataDir)...)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("docmill %s: %v, want an error saying %q", strings.Join(tc.args, " "), err, tc.want)
+		}
+	}
 }
 
 // TestAccountsDeletePostgres: accounts delete on PostgreSQL with the files
@@ -138,7 +157,7 @@ func testAccountsLifecycle(t *testing.T, s *testServer, blobArgs []string, menti
 		t.Fatalf("before delete: files %v, rows %v; the checks would prove nothing", files(t, job.JobID), mentions(t, acct.AccountID))
 	}
 	out := cli("accounts", "delete", "alice@example.com")
-	if !strings.Contains(out, "1 jobs, 2 files, 1 keys, 0 sessions, 0 webhooks") {
+	if !strings.Contains(out, "1 jobs, 2 files, 1 keys, 0 sessions, 0 webhooks, 0 sign-in links, 1 queue entries") {
 		t.Errorf("accounts delete said:\n%s", out)
 	}
 	for _, needle := range []string{acct.AccountID, job.JobID, "alice@example.com"} {
