@@ -1,7 +1,8 @@
-// docmill's web interface: the catalogue, keys and the job flow of each
-// tool, through the public API only. Plain modules, no build step.
+// docmill's web interface: the catalogue, signing in, keys and the job
+// flow of each tool, through the public API only. Plain modules, no build
+// step.
 
-import { api, key, setKey } from "./api.js";
+import { api, key, loadSession, setKey, setSession, signedIn } from "./api.js";
 import { $, el } from "./dom.js";
 import { appendParams, buildParams, focusField } from "./controls.js";
 import { buildChain, chainValue, keepChain, resetChain, stepsParam } from "./chain.js";
@@ -9,7 +10,9 @@ import { ChosenFiles } from "./files.js";
 import { hideJobs, initJobs, refreshJobs, renderJobs, showJobs } from "./jobs.js";
 import { runJob } from "./jobrun.js";
 import { cancelBatch, previewURL, runBatch, stopBatch, zipBatch } from "./batch.js";
-import { initAccountPage, renderAccountPage, renderPlans } from "./pages.js";
+import { renderAccountPage, renderPlans } from "./pages.js";
+import { initKeysPage, renderKeysPage } from "./keys.js";
+import { initSession, showAuth, showVerify } from "./session.js";
 import { fmtDate, fmtSize, lang, loadDict, setLang, t, tOr, translatePage } from "./i18n.js";
 
 const LANG = "docmill.lang";
@@ -43,7 +46,7 @@ const GROUP_OF = {
 };
 
 let tools = [];        // GET /v1/tools
-let account = null;    // GET /v1/account, when a key is known
+let account = null;    // GET /v1/account, when signed in
 let config = null;     // GET /v1/config: sign-up and plans
 let current = null;    // the open tool
 let run = null;        // the open tool's job (runJob)
@@ -85,17 +88,26 @@ function showFieldErrors(root, p) {
   return first;
 }
 
-// ---- key and account ----
+// ---- account ----
 
 async function loadAccount() {
   account = null;
-  if (key()) {
+  if (signedIn()) {
     const { res, data } = await api("GET", "/v1/account");
     if (res.ok) account = data;
-    else if (res.status === 401) showKeyBox(t("key.invalid"));
+    else if (res.status === 401) signedOut();
   }
   renderAccount(true);
   refreshJobs();
+}
+
+/** signedOut forgets a session the server no longer knows (expired, signed out elsewhere) or a refused key, and says so. */
+function signedOut() {
+  const hadKey = !!key();
+  setSession(null);
+  setKey("");
+  account = null;
+  showAuth("signin", t(hadKey ? "key.invalid" : "auth.ended"));
 }
 
 async function loadConfig() {
@@ -105,72 +117,41 @@ async function loadConfig() {
   const open = !!config && config.signup === "open";
   $("signup-form").hidden = !open;
   $("signup-closed").hidden = open;
+  $("signup-open").hidden = !open || signedIn();
+  $("auth-heading").dataset.i18n = open ? "auth.heading" : "auth.signIn";
+  $("auth-heading").textContent = t($("auth-heading").dataset.i18n);
   renderPlans(config, account);
 }
 
-/** renderAccount redraws the header and, if open, the plans and account pages (reload: their lists too). */
+/** renderAccount redraws the header and, if open, the plans, account and keys pages (reload: their lists too). */
 function renderAccount(reload) {
-  document.querySelectorAll("[data-needs-key]").forEach((e) => { e.hidden = !key(); });
+  const inside = signedIn();
+  document.querySelectorAll("[data-needs-key]").forEach((e) => { e.hidden = !inside; });
   renderPlans(config, account);
   if (!$("acct").hidden) renderAccountPage(account, reload);
+  if (!$("keys").hidden) renderKeysPage(reload);
   const box = $("account");
   box.replaceChildren();
-  $("key-open").hidden = !!key();
-  $("key-forget").hidden = !key();
-  $("tool-needkey").hidden = !!key();
+  $("signin-open").hidden = inside;
+  $("signup-open").hidden = inside || !config || config.signup !== "open";
+  $("signout").hidden = !inside;
+  $("tool-needkey").hidden = inside;
+  if (inside) $("authbox").hidden = true;
   if (!account) return;
   const u = account.usage || {};
   const usage = t("account.usage", { used: u.operations_used ?? 0, limit: u.operations_limit ?? 0 });
   box.append(
+    account.email ? el("span", { class: "who", text: account.email }) : "",
     el("span", { class: "plan", text: t("account.plan", { plan: tOr("plan." + account.plan, account.plan) }) }),
     el("meter", { min: 0, max: u.operations_limit || 1, value: u.operations_used || 0, "aria-label": usage }),
     el("span", { text: usage }),
     el("span", { class: "resets", text: t("account.resets", { date: fmtDate(u.resets_at) }) }));
 }
 
-function showKeyBox(message) {
-  $("keybox").hidden = false;
-  $("keyforms").hidden = false;
-  $("key-error").hidden = !message;
-  $("key-error").textContent = message || "";
-  if (!message) ($("signup-form").hidden ? $("paste-key") : $("signup-email")).focus();
-}
-
-async function onSignup(ev) {
-  ev.preventDefault();
-  const form = ev.target;
-  const { res, data } = await api("POST", "/v1/signup", { email: form.email.value });
-  if (!res.ok) {
-    const field = showFieldErrors(form, data);
-    showKeyBox(field ? "" : problemText(res.status, data, res.headers.get("Retry-After")));
-    return;
-  }
-  setKey(data.api_key);
-  $("key-value").textContent = data.api_key;
-  $("key-created").hidden = false;
-  $("keyforms").hidden = true;
-  form.reset();
-  showFieldErrors(form, null);
-  $("key-error").hidden = true;
-  $("key-value").focus();
+/** whoChanged follows a sign-in, a sign-out or a key pasted or forgotten. */
+function whoChanged() {
   loadAccount();
-}
-
-async function onPaste(ev) {
-  ev.preventDefault();
-  setKey(ev.target.key.value.trim());
-  ev.target.reset();
-  await loadAccount();
-  if (account) $("keybox").hidden = true;
-}
-
-function forgetKey() {
-  setKey("");
-  account = null;
-  $("key-created").hidden = true;
-  renderAccount();
-  refreshJobs();
-  if (!$("acct").hidden) location.hash = "#/";
+  if (!signedIn() && (!$("acct").hidden)) location.hash = "#/";
 }
 
 // ---- catalogue ----
@@ -229,8 +210,11 @@ function route() {
   const jobsView = location.hash === "#/jobs";
   if (jobsView && $("jobs").hidden) { showJobs(); $("jobs-heading").focus(); }
   if (!jobsView) hideJobs();
-  const page = location.hash === "#/plans" ? "plans" : location.hash === "#/account" ? "acct" : "";
-  for (const id of ["plans", "acct"]) {
+  const verify = location.hash.match(/^#\/verify(?:\/([^/]+))?$/);
+  const page = location.hash === "#/plans" ? "plans" : location.hash === "#/account" ? "acct"
+    : location.hash === "#/keys" ? "keys" : verify ? "verify" : "";
+  if (verify) showVerify(verify[1] || "");
+  for (const id of ["plans", "acct", "keys", "verify"]) {
     const opening = page === id && $(id).hidden;
     $(id).hidden = page !== id;
     if (opening) { renderAccount(true); $(id + "-heading").focus(); }
@@ -272,7 +256,7 @@ function renderTool() {
   const tool = current;
   $("tool-title").textContent = toolTitle(tool);
   $("tool-desc").textContent = toolDesc(tool);
-  $("tool-needkey").hidden = !!key();
+  $("tool-needkey").hidden = signedIn();
   const input = $("file-input");
   // A tool that takes one file runs several as a batch, one job each.
   input.multiple = true;
@@ -299,7 +283,7 @@ async function onStart(ev) {
   const form = $("tool-form");
   showFieldErrors(form, null);
   showError("");
-  if (!key()) { showKeyBox(t("key.needed")); return; }
+  if (!signedIn()) { showAuth("signin", t("auth.neededTools")); return; }
   const noFiles = current.max_files === 0;
   const min = noFiles ? 0 : Math.max(1, current.min_files);
   const max = noFiles ? 0 : current.max_files > 1 ? current.max_files : BATCH_MAX;
@@ -349,7 +333,7 @@ function showState(s) {
     case "failed": failed(t("err.failed", { message: (s.job.error && s.job.error.message) || "" })); return;
     case "canceled": failed(t("err.canceled")); return;
   }
-  if (s.status === 401) showKeyBox(t("key.invalid"));
+  if (s.status === 401) signedOut();
   if (s.status === 429 && s.problem && s.problem.code === "quota_exceeded") loadAccount();
   failed(problemText(s.status, s.problem, s.retryAfter), s.problem);
 }
@@ -424,18 +408,15 @@ function bind() {
   initJobs((slug) => { const tool = tools.find((x) => x.slug === slug); return tool ? toolTitle(tool) : slug; });
   $("lang").addEventListener("change", (e) => changeLang(e.target.value));
   $("search").addEventListener("input", renderCatalog);
-  $("key-open").addEventListener("click", () => showKeyBox(""));
-  $("key-close").addEventListener("click", () => { $("keybox").hidden = true; $("key-created").hidden = true; });
-  $("key-forget").addEventListener("click", forgetKey);
-  $("signup-form").addEventListener("submit", onSignup);
-  $("paste-form").addEventListener("submit", onPaste);
+  initSession(whoChanged, problemText, showFieldErrors);
+  initKeysPage(whoChanged);
+  $("tool-signin").addEventListener("click", () => showAuth("signin"));
   $("tool-form").addEventListener("submit", onStart);
   $("again").addEventListener("click", () => { resetTool(); $("file-input").focus(); });
   $("batch-again").addEventListener("click", () => { resetTool(); $("file-input").focus(); });
   $("cancel").addEventListener("click", () => { if (run) run.cancel(); });
   $("batch-cancel").addEventListener("click", cancelBatch);
   $("batch-zip").addEventListener("click", zipBatch);
-  initAccountPage(() => loadAccount(), forgetKey);
   $("file-input").addEventListener("change", (e) => { chosen.add(e.target.files); e.target.value = ""; });
   const drop = $("drop");
   drop.addEventListener("dragover", (e) => {
@@ -457,7 +438,7 @@ async function start() {
   await loadDict(localStorage.getItem(LANG));
   $("lang").value = lang();
   translatePage();
-  await Promise.all([loadTools(), loadConfig(), loadAccount()]);
+  await Promise.all([loadTools(), loadConfig(), loadSession().then(loadAccount)]);
   document.body.dataset.ready = "1";
 }
 

@@ -20,3 +20,19 @@ export function el(tag, attrs, ...kids) {
   for (const c of kids) if (c != null && c !== false) e.append(c);
   return e;
 }
+
+/**
+ * copyText copies the text of element box to the clipboard; it resolves to
+ * true when copied. Where the clipboard API is refused (no permission, an
+ * insecure origin) it falls back to selecting the text and the copy
+ * command; failing that too, the text is left selected for Ctrl+C.
+ */
+export async function copyText(box) {
+  try {
+    await navigator.clipboard.writeText(box.textContent);
+    return true;
+  } catch (e) {
+    getSelection().selectAllChildren(box);
+    try { return document.execCommand("copy"); } catch (e2) { return false; }
+  }
+}

@@ -3,7 +3,7 @@
 // not expired. While any listed job
 // is unfinished the list refreshes itself; "Show more" follows the cursor.
 
-import { api, key } from "./api.js";
+import { api, signedIn } from "./api.js";
 import { $, el } from "./dom.js";
 import { fmtDate, fmtSize, t, tOr } from "./i18n.js";
 
@@ -55,8 +55,8 @@ export function renderJobs() {
 async function load(more) {
   clearTimeout(timer);
   const my = ++token;
-  $("jobs-needkey").hidden = !!key();
-  if (!key()) { jobs = []; next = ""; render(); return; }
+  $("jobs-needkey").hidden = signedIn();
+  if (!signedIn()) { jobs = []; next = ""; render(); return; }
   const params = new URLSearchParams();
   if (more && next) params.set("cursor", next);
   params.set("limit", String(more ? PAGE : Math.min(100, Math.max(PAGE, jobs.length))));
@@ -105,6 +105,6 @@ function render() {
     el("td", { text: j.meta && j.meta.duration_ms != null ? t("jobs.seconds", { s: (j.meta.duration_ms / 1000).toFixed(1) }) : "" }),
     el("td", {}, resultCell(j)))));
   $("jobs-table").hidden = !jobs.length;
-  $("jobs-none").hidden = !!jobs.length || !key();
+  $("jobs-none").hidden = !!jobs.length || !signedIn();
   $("jobs-more").hidden = !next;
 }

@@ -1,8 +1,8 @@
-// The plans page (GET /v1/config: the server's plan table and prices) and
-// the account page: usage against the limit, operations per day (from the
-// jobs list), the API keys and the webhook endpoints.
+// The plans page (GET /v1/config: the server's plan table and prices, and
+// how to change plan) and the account page: usage against the limit and
+// operations per day (from the jobs list).
 
-import { api, key, setKey } from "./api.js";
+import { api, signedIn } from "./api.js";
 import { $, el } from "./dom.js";
 import { fmtDate, fmtSize, lang, t, tOr } from "./i18n.js";
 
@@ -19,8 +19,25 @@ function ttlText(s) {
   return s >= 86400 && s % 86400 === 0 ? t("plans.days", { n: s / 86400 }) : t("plans.hours", { n: Math.round(s / 3600) });
 }
 
+/**
+ * upgradeText says how to change plan: the operator changes plans, so the
+ * page names the contact the server's config gives (an address becomes a
+ * mailto: link, a web address a link), or says to write to the operator.
+ */
+function upgradeText(config) {
+  const contact = config && typeof config.contact === "string" ? config.contact.trim() : "";
+  if (!contact) return [t("plans.upgradeOperator")];
+  const [before, after] = t("plans.upgradeContact").split("{contact}");
+  const mail = /^[^\s@]+@[^\s@]+$/.test(contact.replace(/^mailto:/, ""));
+  const web = /^https?:\/\//.test(contact);
+  const link = mail ? el("a", { href: "mailto:" + contact.replace(/^mailto:/, ""), text: contact.replace(/^mailto:/, "") })
+    : web ? el("a", { href: contact, rel: "noopener", text: contact }) : contact;
+  return [before, link, after || ""];
+}
+
 /** renderPlans fills the plans page from config, marking the plan of account. */
 export function renderPlans(config, account) {
+  $("plans-upgrade").replaceChildren(...(config ? upgradeText(config) : []));
   $("plans-error").hidden = !!config;
   $("plans-error").textContent = config ? "" : t("plans.loadFailed");
   const mine = account && account.plan;
@@ -41,15 +58,6 @@ export function renderPlans(config, account) {
 }
 
 // ---- account ----
-
-let shown = false;  // whether the key is shown in full
-
-function renderKey() {
-  const k = key();
-  $("key-shown").textContent = shown ? k : k.slice(0, 12) + "•".repeat(8);
-  $("key-show").textContent = t(shown ? "keys.hide" : "keys.show");
-  $("key-show").setAttribute("aria-pressed", String(shown));
-}
 
 /** perDay counts done jobs by day of this month (UTC), from the jobs list. */
 async function perDay() {
@@ -97,84 +105,17 @@ function renderChart(days) {
     svg("line", { x1: 0, x2: days.length * w, y1: h - 12, y2: h - 12, class: "axis" }), ...bars, ...ticks));
 }
 
-async function loadKeys() {
-  const { res, data } = await api("GET", "/v1/keys");
-  const list = $("keys-list");
-  if (!res.ok) { list.replaceChildren(el("li", { class: "error", text: t("jobs.loadFailed") })); return; }
-  list.replaceChildren(...data.keys.map((k) => el("li", { "data-prefix": k.prefix },
-    el("code", { text: k.prefix + "…" }), " ", el("span", { text: k.name }), " ",
-    el("span", { class: "muted", text: k.revoked_at ? t("keys.revoked", { date: fmtDate(k.revoked_at) }) : t("keys.since", { date: fmtDate(k.created_at) }) }),
-    k.current ? el("strong", { text: " " + t("keys.current") }) : null,
-    !k.current && !k.revoked_at ? el("button", { type: "button", class: "secondary small", text: t("keys.revoke"),
-      "aria-label": t("keys.revokeLabel", { prefix: k.prefix }), onclick: () => revoke(k.prefix) }) : null)));
-}
-
-async function revoke(prefix) {
-  $("key-new-box").hidden = true;
-  const { res, data } = await api("DELETE", "/v1/keys/" + encodeURIComponent(prefix));
-  $("keys-status").textContent = res.ok ? t("keys.revokedNow", { prefix }) : (data && data.detail) || t("err.status", { status: res.status });
-  loadKeys();
-}
-
-async function createKey(name) {
-  const { res, data } = await api("POST", "/v1/keys", { name });
-  if (!res.ok) { $("keys-status").textContent = (data && data.detail) || t("err.status", { status: res.status }); return null; }
-  return data;
-}
-
-async function rotate(onKey) {
-  const old = key().slice(0, 12);
-  const made = await createKey("web");
-  if (!made) return;
-  setKey(made.api_key);
-  const { res } = await api("DELETE", "/v1/keys/" + encodeURIComponent(old));
-  $("keys-status").textContent = t(res.ok ? "keys.rotated" : "keys.rotateHalf", { prefix: old });
-  shown = true;
-  renderKey();
-  onKey();
-  loadKeys();
-}
-
-async function loadHooks() {
-  const { res, data } = await api("GET", "/v1/webhooks");
-  const hooks = (res.ok && data.webhooks) || [];
-  $("hooks-none").hidden = hooks.length > 0;
-  $("hooks-list").replaceChildren(...hooks.map((h) => el("li", {}, el("code", { text: h.url }), " ",
-    el("span", { class: "muted", text: (h.events || []).join(", ") + " · " + t(h.enabled ? "hooks.on" : "hooks.off") }))));
-}
-
-/** renderAccount fills the account page; it loads keys, chart and webhooks when reload is set. */
+/** renderAccountPage fills the account page; it loads the chart when reload is set. */
 export function renderAccountPage(account, reload) {
-  $("acct-needkey").hidden = !!key();
-  $("acct-body").hidden = !key() || !account;
+  $("acct-needkey").hidden = signedIn();
+  $("acct-body").hidden = !signedIn() || !account;
   if (!account) return;
+  $("acct-email").textContent = account.email ? t("acct.email", { email: account.email }) : "";
   const u = account.usage || {};
   $("acct-plan").replaceChildren(t("account.plan", { plan: tOr("plan." + account.plan, account.plan) }), " · ",
     t("account.resets", { date: fmtDate(u.resets_at) }), " · ", el("a", { href: "#/plans", text: t("acct.compare") }));
   $("acct-meter").max = u.operations_limit || 1;
   $("acct-meter").value = u.operations_used || 0;
   $("acct-used").textContent = t("account.usage", { used: u.operations_used ?? 0, limit: u.operations_limit ?? 0 });
-  renderKey();
-  if (reload) { perDay().then(renderChart); loadKeys(); loadHooks(); }
-}
-
-/** initAccountPage binds the key buttons; onKey is called when the key changed, forget forgets it. */
-export function initAccountPage(onKey, forget) {
-  $("key-show").addEventListener("click", () => { shown = !shown; renderKey(); });
-  $("key-copy").addEventListener("click", async () => {
-    let ok = true;
-    try { await navigator.clipboard.writeText(key()); } catch (e) { ok = false; }
-    if (!ok) { shown = true; renderKey(); getSelection().selectAllChildren($("key-shown")); }
-    $("keys-status").textContent = t(ok ? "keys.copied" : "keys.copyManually");
-  });
-  $("key-rotate").addEventListener("click", () => rotate(onKey));
-  $("key-forget2").addEventListener("click", forget);
-  $("key-new").addEventListener("click", async () => {
-    const made = await createKey("web");
-    if (!made) return;
-    $("key-new-value").textContent = made.api_key;
-    $("key-new-box").hidden = false;
-    $("key-new-value").focus();
-    loadKeys();
-  });
+  if (reload) perDay().then(renderChart);
 }
