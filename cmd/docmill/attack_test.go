@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/docmill/docmill/tools/toolstest"
 	"io"
 	"net/http"
 	"regexp"
@@ -17,6 +16,7 @@ import (
 	"time"
 
 	"github.com/docmill/docmill/client"
+	"github.com/docmill/docmill/tools/toolstest"
 )
 
 // attack is issue 29's attack on one server: two Free accounts keep
@@ -207,7 +207,7 @@ func unfairMoments(spans []span, share func(lane string) int) []string {
 	var bad []string
 	for _, s := range spans {
 		t := s.started
-		held, waiting := 0, false
+		held, waiting := 0, ""
 		for _, o := range spans {
 			if o.lane != s.lane {
 				continue
@@ -216,11 +216,11 @@ func unfairMoments(spans []span, share func(lane string) int) []string {
 				held++
 			}
 			if o.account != s.account && !o.created.After(t) && o.started.After(t) {
-				waiting = true
+				waiting = fmt.Sprintf("%s's job created at %s waited until %s", o.account, o.created.Format(time.RFC3339Nano), o.started.Format(time.RFC3339Nano))
 			}
 		}
-		if held > share(s.lane) && waiting {
-			bad = append(bad, fmt.Sprintf("%s held %d of lane %s at %s", s.account, held, s.lane, t.Format(time.RFC3339Nano)))
+		if held > share(s.lane) && waiting != "" {
+			bad = append(bad, fmt.Sprintf("%s held %d of lane %s at %s while %s", s.account, held, s.lane, t.Format(time.RFC3339Nano), waiting))
 		}
 	}
 	return bad
@@ -246,6 +246,19 @@ func TestAttackWalls(t *testing.T) {
 	a.checkWalls(t, r)
 }
 
+// TestAttackWallsPostgres is TestAttackWalls on a server whose metadata
+// and queue are in PostgreSQL (River's PostgreSQL driver, the fair-share
+// query on PostgreSQL), shorter still to spare CI: 8 s of attack, tools
+// cut at 15 s. The walls are the same.
+func TestAttackWallsPostgres(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow")
+	}
+	a := newAttack(t, postgresDir(t), "--job-timeout", "15s")
+	r := a.run(t, 8*time.Second)
+	a.checkWalls(t, r)
+}
+
 // checkWalls asserts what the attack must not break, never a time.
 func (a *attack) checkWalls(t testing.TB, r *attackReport) {
 	t.Helper()
@@ -262,7 +275,9 @@ func (a *attack) checkWalls(t testing.TB, r *attackReport) {
 		j := aj.job
 		d, _ := j.Meta.Int("duration_ms")
 		budget, _ := j.Meta.Int("budget_ms")
-		t.Logf("attacker job %s: %s, %s, %d ms of a %d ms budget, error %+v", aj.account, aj.input, j.Status, d, budget, j.Error)
+		q, _ := j.Meta.Int("queued_ms")
+		t.Logf("attacker job %s: %s (lane %s), created %s, queued %d ms, %s, %d ms of a %d ms budget, error %+v",
+			aj.account, aj.input, lanes[j.Tool], j.CreatedAt.Format(time.RFC3339Nano), q, j.Status, d, budget, j.Error)
 		if !j.Finished() || (j.Error != nil && j.Error.Code == "internal") {
 			t.Errorf("attacker job %s (%s) ended %s %+v", j.JobID, aj.input, j.Status, j.Error)
 		}
