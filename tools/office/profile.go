@@ -3,12 +3,14 @@ package office
 import (
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sync"
 	"time"
 
 	"github.com/docmill/docmill/sandbox"
+	"github.com/docmill/docmill/tools/filecopy"
 )
 
 // profileTemplate is a clean LibreOffice user profile, made once per pool
@@ -21,7 +23,6 @@ import (
 type profileTemplate struct {
 	once sync.Once
 	dir  string // the template's profile; "" when it could not be made
-	err  error
 }
 
 // newProfile makes dir a fresh profile for a worker start: a copy of the
@@ -45,7 +46,7 @@ func (p *Pool) newProfile(dir string) error {
 func (p *Pool) template() string {
 	p.tmpl.once.Do(func() {
 		dir := filepath.Join(p.base, "template")
-		if p.tmpl.err = p.makeTemplate(dir); p.tmpl.err != nil {
+		if err := p.makeTemplate(dir); err != nil {
 			os.RemoveAll(dir)
 			return
 		}
@@ -68,6 +69,18 @@ func (p *Pool) makeTemplate(dir string) error {
 		return err
 	}
 	defer os.RemoveAll(tmp)
+	if err := p.initProfile(dir, profile, tmp); err != nil {
+		return err
+	}
+	if _, err := os.Stat(filepath.Join(profile, "user", "extensions")); err != nil {
+		return fmt.Errorf("office: soffice did not build the template profile: %w", err)
+	}
+	return nil
+}
+
+// initProfile runs a jailed soffice on profile that initialises and
+// exits (--terminate_after_init), within startTimeout.
+func (p *Pool) initProfile(dir, profile, tmp string) error {
 	so, err := p.soffice.StartIn(sandbox.Cmd{
 		Dir:    dir,
 		Stdin:  emptyReader{},
@@ -88,9 +101,6 @@ func (p *Pool) makeTemplate(dir string) error {
 	if x := so.Exit(); x != nil {
 		return fmt.Errorf("office: template profile: %w", x)
 	}
-	if _, err := os.Stat(filepath.Join(profile, "user", "extensions")); err != nil {
-		return fmt.Errorf("office: soffice did not build the template profile: %w", err)
-	}
 	return nil
 }
 
@@ -103,9 +113,26 @@ func emptyProfile(dir string) error {
 	return os.WriteFile(filepath.Join(dir, "user", "registrymodifications.xcu"), profileXCU, 0o600)
 }
 
-// copyTree copies the directory src to dst (which must not exist):
+// copyTree copies the directory src to dst (which must not exist) with
+// the modes of a profile made here (0700 directories, 0600 files):
 // regular files and directories only, so nothing in dst is shared with
 // src; anything else is an error.
 func copyTree(src, dst string) error {
-	return os.CopyFS(dst, os.DirFS(src))
+	return filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(src, p)
+		if err != nil {
+			return err
+		}
+		to := filepath.Join(dst, rel)
+		switch {
+		case d.IsDir():
+			return os.Mkdir(to, 0o700)
+		case d.Type().IsRegular():
+			return filecopy.Copy(p, to)
+		}
+		return fmt.Errorf("office: template profile: %s is neither a file nor a directory", rel)
+	})
 }

@@ -1,12 +1,15 @@
 package office_test
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -41,16 +44,21 @@ func TestWorkerProfileFromTemplate(t *testing.T) {
 		t.Fatal(err)
 	}
 
+	old := programUnder("soffice.bin", os.Getpid()) // the crashed one may take a moment to go
 	office.CrashSoffice(p)
 	ctx, stop := context.WithCancel(context.Background())
 	launched := make(chan map[int]bool, 1)
-	go func() { launched <- watchLaunches(ctx, "soffice.bin") }()
+	go func() { launched <- watchLaunches(ctx, "soffice.bin", filepath.Join(dir, "worker-0")) }()
 	if _, err := run(t, tl, doc, nil); err != nil {
 		t.Fatal(err)
 	}
 	stop()
-	if n := len(<-launched); n != 1 {
-		t.Errorf("the restart launched soffice.bin %d times, want once", n)
+	seen := <-launched
+	for _, pid := range old {
+		delete(seen, pid)
+	}
+	if len(seen) != 1 {
+		t.Errorf("the restart launched soffice.bin %d times (%v), want once", len(seen), seen)
 	}
 	if _, err := os.Stat(marker); err == nil {
 		t.Error("the restarted worker kept its predecessor's profile")
@@ -61,16 +69,45 @@ func TestWorkerProfileFromTemplate(t *testing.T) {
 }
 
 // watchLaunches collects, until ctx ends, the pids of the programs named
-// name that run under this process.
-func watchLaunches(ctx context.Context, name string) map[int]bool {
+// name launched under this process in the jail of the worker whose
+// directory is worker (seen at /job in the jail).
+func watchLaunches(ctx context.Context, name, worker string) map[int]bool {
 	seen := map[int]bool{}
 	for ctx.Err() == nil {
 		for _, pid := range programUnder(name, os.Getpid()) {
-			seen[pid] = true
+			if inJailOf(pid, worker) && !forkedBy(pid, name) {
+				seen[pid] = true
+			}
 		}
 		time.Sleep(2 * time.Millisecond)
 	}
 	return seen
+}
+
+// forkedBy reports whether pid's parent runs the program name too: a
+// child it forked (soffice.bin forks helpers), not a launch.
+func forkedBy(pid int, name string) bool {
+	b, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
+	if err != nil {
+		return false
+	}
+	f := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+1:]))
+	if len(f) < 2 {
+		return false
+	}
+	cmdline, _ := os.ReadFile(filepath.Join("/proc", f[1], "cmdline"))
+	argv0, _, _ := bytes.Cut(cmdline, []byte{0})
+	return filepath.Base(string(argv0)) == name
+}
+
+// inJailOf reports whether pid's jail shows dir as its /job.
+func inJailOf(pid int, dir string) bool {
+	job, err := os.Stat(filepath.Join("/proc", strconv.Itoa(pid), "root", "job"))
+	if err != nil {
+		return false
+	}
+	want, err := os.Stat(dir)
+	return err == nil && os.SameFile(job, want)
 }
 
 // treeSum is a digest of the names and contents of the files under dir.
