@@ -57,8 +57,9 @@ lint:
 # html-to-pdf on issue 15's 200-row table page: the tool next to a bare
 # Chromium print loop on the same browser (./tools/chromium, 20x), and over HTTP.
 # Issue 29's attack: two Free accounts with the worst inputs against a third
-# account's rotate-pdf every 500 ms for two minutes (victim p50/p99 beside
-# the idle p50, the server's peak RSS, attacker jobs' overrun of budget_ms).
+# account's rotate-pdf every 500 ms for two minutes, on a server with SQLite
+# and then one with PostgreSQL (victim p50/p99 beside the idle p50, the
+# server's peak RSS, attacker jobs' overrun of budget_ms).
 # Issue 29's crash rule: the time from upload to 422 for a document its
 # engine (LibreOffice, Ghostscript) crashes on every time, beside 20 s.
 bench: test-deps
