@@ -92,15 +92,11 @@ func newLaneShares() *laneShares {
 	return &laneShares{held: map[docmill.Lane]map[string]int{}, last: map[docmill.Lane]string{}}
 }
 
-// count is how many jobs of lane account runs here, and whether the
-// lane's last job to start here was the account's.
-func (s *laneShares) count(lane docmill.Lane, account string) (held int, hadLast bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.held[lane][account], s.last[lane] == account
-}
-
-func (s *laneShares) add(lane docmill.Lane, account string, n int) {
+// take counts one more job of lane for account here and returns how many
+// it held before, and whether the lane's last job to start here was the
+// account's. Counting and reading are one step: jobs of one account that
+// River hands out in one fetch, started at once, each see the others.
+func (s *laneShares) take(lane docmill.Lane, account string) (held int, hadLast bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	m := s.held[lane]
@@ -108,12 +104,27 @@ func (s *laneShares) add(lane docmill.Lane, account string, n int) {
 		m = map[string]int{}
 		s.held[lane] = m
 	}
-	if m[account] += n; m[account] <= 0 {
+	held, hadLast = m[account], s.last[lane] == account
+	m[account]++
+	return held, hadLast
+}
+
+// drop counts one job of lane for account less.
+func (s *laneShares) drop(lane docmill.Lane, account string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if m := s.held[lane]; m[account] <= 1 {
 		delete(m, account)
+	} else {
+		m[account]--
 	}
-	if n > 0 {
-		s.last[lane] = account
-	}
+}
+
+// started records account's job as the lane's last to start here.
+func (s *laneShares) started(lane docmill.Lane, account string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.last[lane] = account
 }
 
 // running is how many jobs of lane this node runs, all accounts together.
@@ -139,16 +150,20 @@ func (q *Queue[TTx]) takeShare(ctx context.Context, queue, account string, worke
 	if account == "" || workers <= 0 {
 		return func() {}, true
 	}
-	if held, hadLast := q.shares.count(lane, account); overShare(held, workers, hadLast, true) {
+	// The job is counted before the look at the waiting jobs, so that
+	// another job of the account starting meanwhile counts it.
+	release = func() { q.shares.drop(lane, account) }
+	if held, hadLast := q.shares.take(lane, account); overShare(held, workers, hadLast, true) {
 		if waiting, err := q.othersWaiting(ctx, queue, account); err != nil {
 			q.cfg.Logger.Warn("fair share: cannot list waiting jobs", "queue", queue, "err", err)
 		} else if overShare(held, workers, hadLast, waiting) {
+			release()
 			q.metrics.shareYields.WithLabelValues(queue).Inc()
 			return nil, false
 		}
 	}
-	q.shares.add(lane, account, 1)
-	return func() { q.shares.add(lane, account, -1) }, true
+	q.shares.started(lane, account)
+	return release, true
 }
 
 // othersWaiting reports whether a job of another account than account

@@ -1,6 +1,12 @@
 package jobs
 
-import "testing"
+import (
+	"sort"
+	"sync"
+	"testing"
+
+	"github.com/docmill/docmill"
+)
 
 // TestOverShare: an account yields only at its share (half the lane's
 // workers, at least one) and only while another account waits.
@@ -23,5 +29,32 @@ func TestOverShare(t *testing.T) {
 		if got := overShare(c.held, c.workers, c.last, c.others); got != c.want {
 			t.Errorf("overShare(%d, %d, %v, %v) = %v, want %v", c.held, c.workers, c.last, c.others, got, c.want)
 		}
+	}
+}
+
+// TestLaneSharesTake: jobs of one account starting at once (one River
+// fetch) each see the others: every take counts, and no two see the same
+// count, so only the first may pass the share unchecked. A drop gives
+// the count back.
+func TestLaneSharesTake(t *testing.T) {
+	s := newLaneShares()
+	const n = 32
+	seen := make([]int, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() { seen[i], _ = s.take(docmill.LaneBrowser, "acct_a") })
+	}
+	wg.Wait()
+	sort.Ints(seen)
+	for i, held := range seen {
+		if held != i {
+			t.Fatalf("counts seen %v, want 0 to %d once each", seen, n-1)
+		}
+	}
+	for range n {
+		s.drop(docmill.LaneBrowser, "acct_a")
+	}
+	if held, _ := s.take(docmill.LaneBrowser, "acct_a"); held != 0 || s.running(docmill.LaneBrowser) != 1 {
+		t.Fatalf("after the drops: held %d, running %d; want 0, 1", held, s.running(docmill.LaneBrowser))
 	}
 }

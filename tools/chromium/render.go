@@ -176,10 +176,21 @@ func (inst *instance) print(ctx context.Context, root, dst string, s printSettin
 	err = printIn(ctx, t, st, dst, s)
 	t.site.Store(nil)
 	if err != nil {
-		// Closing a tab waits for the browser to dispose of its context,
-		// which takes a second on a busy node: a canceled job returns at
-		// once and leaves the closing to the background.
-		inst.dropTab(t, ctx.Err() != nil)
+		// A page cut off by the job's deadline or cancel may still run
+		// (an endless script): its renderer is crashed, then the tab
+		// closed. Closing waits for the browser to dispose of the tab's
+		// context, a second on a busy node, so a cut-off job returns at
+		// once and leaves both to the background. (The tab's own
+		// deadline may fire a moment before ctx's: both are looked at.)
+		if ctx.Err() != nil || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
+			inst.uncount()
+			go func() {
+				t.crash()
+				t.close()
+			}()
+		} else {
+			inst.dropTab(t, false)
+		}
 		return 0, true, err
 	}
 	if st.remote != nil {

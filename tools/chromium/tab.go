@@ -184,6 +184,25 @@ func (i *instance) openTab() (*tab, error) {
 	return t, nil
 }
 
+// crashTimeout bounds the wait for the answer to Page.crash, which a
+// renderer that crashed may never give.
+const crashTimeout = 500 * time.Millisecond
+
+// crash ends the renderer process of t's page at once, with the frames
+// and the windows of the page that live in it: CDP's Page.crash, which
+// the renderer carries out on its I/O thread, so a script that never
+// yields cannot hold it off. It is for a job that ran out of time or was
+// canceled, before its tab is closed: closing alone leaves the renderer
+// to Chromium's own shutdown of the tab's browser context, which lets it
+// run on for a while (seconds on a busy node). Each tab is a browser
+// context of its own, and Chromium never shares a renderer process
+// between browser contexts, so no other job's page is in that process.
+func (t *tab) crash() {
+	ctx, cancel := context.WithTimeout(t.ctx, crashTimeout)
+	defer cancel()
+	_, _ = chromedp.Call(ctx, page.Crash, cdp.Empty{})
+}
+
 // putBack starts the reset of t after job s, in the background: a tab
 // that resets cleanly joins inst's idle tabs; any other is closed.
 func (i *instance) putBack(t *tab, s *site) {

@@ -76,3 +76,29 @@ func BenchmarkColdSoffice(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkWorkerRestart: a worker whose soffice died is started again
+// (on a copy of the pool's template profile) and converts a one-line
+// document: the cold start the crash rule's second run pays, next to
+// BenchmarkColdSoffice's soffice that builds its own profile.
+func BenchmarkWorkerRestart(b *testing.B) {
+	dir := b.TempDir()
+	p := newPool(b, office.Options{Workers: 1, Dir: dir})
+	word := toolOf(b, p, "word-to-pdf")
+	doc := filepath.Join(dir, "line.txt")
+	if err := os.WriteFile(doc, []byte("One line.\n"), 0o600); err != nil {
+		b.Fatal(err)
+	}
+	if _, err := run(b, word, doc, nil); err != nil { // the first start
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for range b.N {
+		b.StopTimer()
+		office.CrashSoffice(p)
+		b.StartTimer()
+		if _, err := run(b, word, doc, nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -96,6 +96,7 @@ type Pool struct {
 	whyNot  string
 	starts  atomic.Int64
 	version string
+	tmpl    profileTemplate
 }
 
 var poolSeq atomic.Int64

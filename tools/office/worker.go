@@ -81,17 +81,14 @@ const sofficeExitWait = 5 * time.Second
 
 // start starts the worker's soffice and converter and waits (within
 // startTimeout) for the converter to report that it reached soffice.
-// The profile is made fresh each time, with macros disabled, so that no
-// state of an earlier document survives a restart.
+// The profile is made fresh each time (a private copy of the pool's clean
+// template: profile.go), with macros disabled, so that no state of an
+// earlier document survives a restart.
 func (w *worker) start(p *Pool) error {
 	w.gen++
 	w.uses, w.broken = 0, false
 	profile := filepath.Join(w.dir, "profile")
-	os.RemoveAll(profile)
-	if err := os.MkdirAll(filepath.Join(profile, "user"), 0o700); err != nil {
-		return err
-	}
-	if err := os.WriteFile(filepath.Join(profile, "user", "registrymodifications.xcu"), profileXCU, 0o600); err != nil {
+	if err := p.newProfile(profile); err != nil {
 		return err
 	}
 	w.tmp = filepath.Join(p.base, fmt.Sprintf("tmp-%d", w.id))

@@ -1,0 +1,23 @@
+package main
+
+import "testing"
+
+// BenchmarkCrashPath prints how long a document its engine crashes on
+// every time takes from the upload to the 422 (issue 29: under 20 s),
+// for LibreOffice (the warm worker, then a cold soffice) and Ghostscript.
+// The engines are crashed as soon as they have the document
+// (crashCases), so the figure is the crash rule's own cost: a real
+// crasher adds twice the time its engine takes to crash on it. It never
+// fails on the figure; TestEngineCrashRule asserts the walls.
+func BenchmarkCrashPath(b *testing.B) {
+	_, c := startCrashServer(b)
+	cases := crashCases(b)
+	for range b.N {
+		for _, cc := range cases {
+			o := runCrashCase(b, c, cc)
+			o.checkWalls(b)
+			b.Logf("%s (%s): %s ended %s after %d engine runs in %.1f s (target < 20 s)",
+				cc.name, cc.tool, cc.file, o.code, len(o.runs), o.elapsed.Seconds())
+		}
+	}
+}

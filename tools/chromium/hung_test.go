@@ -1,0 +1,138 @@
+package chromium
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/docmill/docmill/tools/toolstest"
+)
+
+// TestHungPageStopsInRetiredBrowser: a page whose scripts never end (in
+// the page, its frames and the windows it opens) and that runs out its
+// time has its processes killed within a second, although its browser
+// still serves another job (held here) and so is not shut down yet; the
+// browser itself and the other job live on.
+func TestHungPageStopsInRetiredBrowser(t *testing.T) {
+	b, tl := ownBrowser(t, Options{MaxTabs: 2})
+	mustRun(t, tl, "a.html", "text/html", []byte(twoPages), nil)
+	for _, page := range []struct{ name, html string }{{"endless", endless}, {"frames and windows", framesAndWindows}} {
+		other, err := b.acquire() // another job in flight on the same browser
+		if err != nil {
+			t.Fatal(err)
+		}
+		pid := other.pid
+		done := make(chan error, 1)
+		go func() { done <- runWithin(t, tl, page.html, 4*time.Second) }()
+		time.Sleep(2 * time.Second)
+		hot := spinning(toolstest.ProcessTree(pid), 500*time.Millisecond)
+		if len(hot) == 0 {
+			t.Fatalf("%s: no process of the browser seen working for the page", page.name)
+		}
+		renderers, others := splitRenderers(hot)
+		if err := <-done; !errors.Is(err, context.DeadlineExceeded) {
+			t.Fatalf("%s: %v, want the deadline", page.name, err)
+		}
+		ended := time.Now()
+		var left, busy []toolstest.Proc
+		for deadline := ended.Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+			if left = toolstest.Running(renderers); len(left) == 0 {
+				break
+			}
+		}
+		gone := time.Since(ended)
+		for deadline := ended.Add(10 * time.Second); time.Now().Before(deadline); {
+			if busy = spinning(others, 200*time.Millisecond); len(busy) == 0 {
+				break
+			}
+		}
+		calm := time.Since(ended)
+		t.Logf("%s: its renderers %v are gone %s after the deadline; the browser's other processes working for it %v are idle %s after it",
+			page.name, renderers, gone.Round(time.Millisecond), others, calm.Round(time.Millisecond))
+		switch {
+		case len(left) > 0:
+			t.Errorf("%s: 10 s after the deadline, renderers working for it remain:\n%s", page.name, describe(left))
+		case gone > time.Second:
+			t.Errorf("%s: its renderers outlived the deadline by %s, want under a second", page.name, gone.Round(time.Millisecond))
+		case len(busy) > 0:
+			t.Errorf("%s: 10 s after the deadline, processes still work for it:\n%s", page.name, describe(busy))
+		}
+		if other.dead() || len(toolstest.Running([]toolstest.Proc{{PID: pid, Start: startOf(pid)}})) == 0 {
+			t.Fatalf("%s: the browser of the other job died", page.name)
+		}
+		b.release(other)
+	}
+}
+
+// spinning returns the processes of procs that used at least a quarter
+// of a core during window.
+func spinning(procs []toolstest.Proc, window time.Duration) []toolstest.Proc {
+	before := map[int]int64{}
+	for _, p := range procs {
+		before[p.PID] = ticks(p.PID)
+	}
+	time.Sleep(window)
+	var out []toolstest.Proc
+	for _, p := range procs {
+		if used := ticks(p.PID) - before[p.PID]; before[p.PID] >= 0 && used*10*4 >= window.Milliseconds() {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// ticks is pid's CPU time in clock ticks (1/100 s), -1 when it is gone.
+func ticks(pid int) int64 {
+	b, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
+	if err != nil {
+		return -1
+	}
+	s := string(b)
+	f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+	if len(f) < 13 {
+		return -1
+	}
+	u, _ := strconv.ParseInt(f[11], 10, 64)
+	k, _ := strconv.ParseInt(f[12], 10, 64)
+	return u + k
+}
+
+// startOf is pid's start time, as toolstest.Proc records it.
+func startOf(pid int) string {
+	b, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
+	if err != nil {
+		return ""
+	}
+	s := string(b)
+	return strings.Fields(s[strings.LastIndexByte(s, ')')+1:])[19]
+}
+
+// describe lists procs with their command lines.
+func describe(procs []toolstest.Proc) string {
+	var lines []string
+	for _, p := range procs {
+		b, _ := os.ReadFile(filepath.Join("/proc", strconv.Itoa(p.PID), "cmdline"))
+		lines = append(lines, fmt.Sprintf("%v: %.200s", p, strings.ReplaceAll(string(b), "\x00", " ")))
+	}
+	return strings.Join(lines, "\n")
+}
+
+// splitRenderers splits procs into Chromium's renderer processes and the
+// others (the browser, its GPU and utility processes).
+func splitRenderers(procs []toolstest.Proc) (renderers, others []toolstest.Proc) {
+	for _, p := range procs {
+		b, _ := os.ReadFile(filepath.Join("/proc", strconv.Itoa(p.PID), "cmdline"))
+		if strings.Contains(string(b), "--type=renderer") {
+			renderers = append(renderers, p)
+		} else {
+			others = append(others, p)
+		}
+	}
+	return renderers, others
+}
