@@ -33,8 +33,9 @@ func (w *janitorWorker[TTx]) Work(ctx context.Context, _ *river.Job[JanitorArgs]
 }
 
 // Sweep removes scratch no job needs (sweepScratch), gives up the jobs
-// whose queue entry is gone (settleOrphans), and removes expired results,
-// leftover inputs and old job records, once.
+// whose queue entry is gone (settleOrphans), and removes expired sign-in
+// data, ended mail's queue entries, expired results, leftover inputs and
+// old job records, once.
 func (q *Queue[TTx]) Sweep(ctx context.Context) error {
 	q.sweepScratch(ctx)
 	st, bl := q.cfg.Store, q.cfg.Blob
@@ -42,6 +43,9 @@ func (q *Queue[TTx]) Sweep(ctx context.Context) error {
 		return err
 	}
 	if err := q.deleteExpiredAuth(ctx); err != nil {
+		return err
+	}
+	if err := q.forgetEndedMail(ctx); err != nil {
 		return err
 	}
 	for {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/rivertype"
 
 	"github.com/docmill/docmill"
 )
@@ -107,4 +108,26 @@ func (w *mailWorker[TTx]) Work(ctx context.Context, rj *river.Job[MailArgs]) err
 	}
 	q.metrics.mailAttempts.WithLabelValues("retry").Inc()
 	return err // River logs it, and retries at NextRetry
+}
+
+// endedMail are the states of a mail that will not be sent again: sent,
+// refused, or given up.
+var endedMail = []rivertype.JobState{rivertype.JobStateCompleted, rivertype.JobStateCancelled, rivertype.JobStateDiscarded}
+
+// forgetEndedMail removes the queue entries of mail that has ended. A
+// mail's args carry its link, whose token is otherwise stored only
+// hashed (docmill.AuthToken): River would keep the entry, link readable,
+// for a day. The janitor calls it each sweep, so an ended mail's link
+// stays in the database until the next sweep at most.
+func (q *Queue[TTx]) forgetEndedMail(ctx context.Context) error {
+	for {
+		res, err := q.client.JobDeleteMany(ctx, river.NewJobDeleteManyParams().
+			Kinds(MailArgs{}.Kind()).States(endedMail...).First(forgetBatch))
+		if err != nil {
+			return fmt.Errorf("jobs: remove ended mail: %w", err)
+		}
+		if len(res.Jobs) < forgetBatch {
+			return nil
+		}
+	}
 }

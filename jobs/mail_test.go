@@ -225,3 +225,53 @@ type (
 )
 
 func pgtestSchema(t *testing.T) string { return pgtest.SchemaURL(t) }
+
+// TestSweepForgetsEndedMail: the janitor removes the queue entries of
+// sent mail (their args hold the link) and keeps those still to be sent.
+func TestSweepForgetsEndedMail(t *testing.T) {
+	pit := mailpittest.Start(t)
+	st, _ := openData(t)
+	migrateRiver(t, riversqlite.New(st.WriteDB()))
+	sender, _, _ := mailQueues(t, st, func() riverdriver.Driver[*sqlTx] { return riversqlite.New(st.WriteDB()) }, pit)
+	sent := testMail("sent@example.com")
+	if err := sender.QueueMail(t.Context(), sent); err != nil {
+		t.Fatal(err)
+	}
+	pit.WaitFor(t, sent.To, 1, 15*time.Second)
+	entries := func(to string) (n int) {
+		t.Helper()
+		err := st.WriteDB().QueryRowContext(t.Context(), `SELECT count(*) FROM river_job WHERE kind = 'docmill.mail'
+AND json_extract(json(args), '$.mail.to') = ?`, to).Scan(&n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	// River marks the entry completed just after the mail server took it.
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		var state string
+		if err := st.WriteDB().QueryRowContext(t.Context(), `SELECT state FROM river_job WHERE kind = 'docmill.mail'`).Scan(&state); err != nil {
+			t.Fatal(err)
+		}
+		if state == "completed" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("sent mail's entry is %s", state)
+		}
+	}
+	pit.Stop()
+	waiting := testMail("waiting@example.com")
+	if err := sender.QueueMail(t.Context(), waiting); err != nil {
+		t.Fatal(err)
+	}
+	if err := sender.Sweep(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if n := entries(sent.To); n != 0 {
+		t.Errorf("the sent mail's entry, link included, is still queued after a sweep (%d)", n)
+	}
+	if n := entries(waiting.To); n != 1 {
+		t.Errorf("the mail still to send has %d entries after a sweep, want 1", n)
+	}
+}
