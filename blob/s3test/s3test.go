@@ -14,7 +14,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"go/build"
 	"net"
 	"net/http"
 	"net/url"
@@ -25,6 +24,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/docmill/docmill/internal/gobin"
 )
 
 // Region is the region the server answers for.
@@ -75,29 +76,8 @@ func Start(t testing.TB) *Server {
 	return nil
 }
 
-// FindBinary returns the path of the versitygw executable: on PATH, else in
-// $GOBIN, else in $GOPATH/bin (GOPATH defaulting to ~/go).
-func FindBinary() (string, error) {
-	if p, err := exec.LookPath(Binary); err == nil {
-		return p, nil
-	}
-	var dirs []string
-	if gobin := os.Getenv("GOBIN"); gobin != "" {
-		dirs = append(dirs, gobin)
-	}
-	for _, p := range filepath.SplitList(build.Default.GOPATH) {
-		if p != "" {
-			dirs = append(dirs, filepath.Join(p, "bin"))
-		}
-	}
-	for _, d := range dirs {
-		p := filepath.Join(d, Binary)
-		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
-			return p, nil
-		}
-	}
-	return "", fmt.Errorf("%s not found on PATH nor in %q", Binary, dirs)
-}
+// FindBinary returns the path of the versitygw executable (gobin.Find).
+func FindBinary() (string, error) { return gobin.Find(Binary) }
 
 func start(t testing.TB, bin string) (*Server, error) {
 	port, err := freePort()

@@ -11,16 +11,16 @@ import (
 	"crypto/x509"
 	"errors"
 	"fmt"
-	"go/build"
 	"net"
 	"net/http"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/docmill/docmill/internal/gobin"
 )
 
 // Binary is the name of the Mailpit executable.
@@ -117,29 +117,8 @@ func Start(t testing.TB, opts ...Option) *Server {
 	return nil
 }
 
-// FindBinary returns the path of the mailpit executable: on PATH, else in
-// $GOBIN, else in $GOPATH/bin (GOPATH defaulting to ~/go).
-func FindBinary() (string, error) {
-	if p, err := exec.LookPath(Binary); err == nil {
-		return p, nil
-	}
-	var dirs []string
-	if gobin := os.Getenv("GOBIN"); gobin != "" {
-		dirs = append(dirs, gobin)
-	}
-	for _, p := range filepath.SplitList(build.Default.GOPATH) {
-		if p != "" {
-			dirs = append(dirs, filepath.Join(p, "bin"))
-		}
-	}
-	for _, d := range dirs {
-		p := filepath.Join(d, Binary)
-		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
-			return p, nil
-		}
-	}
-	return "", fmt.Errorf("%s not found on PATH nor in %q", Binary, dirs)
-}
+// FindBinary returns the path of the mailpit executable (gobin.Find).
+func FindBinary() (string, error) { return gobin.Find(Binary) }
 
 // newServer picks the ports, writes the certificate if one is needed, and
 // composes the command line; run starts it.
