@@ -119,27 +119,39 @@ func (s *Store) AccountKeys(ctx context.Context, accountID string) ([]docmill.AP
 func (s *Store) RevokeAccountKey(ctx context.Context, accountID, prefix string, now time.Time) (*docmill.APIKey, error) {
 	var k *docmill.APIKey
 	err := s.db.InTx(ctx, func(tx Tx) error {
-		keys, err := queryAll(ctx, tx, scanKey, sqltext.AccountKeyByPrefix, accountID, prefix)
+		hash, err := accountKeyHash(ctx, tx, accountID, prefix, "Several keys of this account start with %s; revoke it with `docmill accounts revoke-key`.")
 		if err != nil {
 			return err
 		}
-		switch len(keys) {
-		case 0:
-			return docmill.ErrNotFound
-		case 1:
-		default:
-			return docmill.Errorf(docmill.CodeInvalidRequest, "Several keys of this account start with %s; revoke it with `docmill accounts revoke-key`.", prefix)
-		}
-		if _, err := tx.Exec(ctx, sqltext.RevokeKey, keys[0].Hash, millis(now)); err != nil {
+		if _, err := tx.Exec(ctx, sqltext.RevokeKey, hash, millis(now)); err != nil {
 			return err
 		}
-		k, err = scanKey(tx.QueryRow(ctx, sqltext.KeyHash, keys[0].Hash))
+		k, err = scanKey(tx.QueryRow(ctx, sqltext.KeyHash, hash))
 		return err
 	})
 	if err != nil {
 		return nil, s.errorf("revoke key: %w", err)
 	}
 	return k, nil
+}
+
+// accountKeyHash returns the hash of the key of account accountID whose
+// display prefix is exactly prefix: none is docmill.ErrNotFound; several
+// (a 1 in 62^4 chance) are an invalid_request error, several saying so
+// with the prefix as its one verb.
+func accountKeyHash(ctx context.Context, tx Tx, accountID, prefix, several string) (string, error) {
+	keys, err := queryAll(ctx, tx, scanKey, sqltext.AccountKeyByPrefix, accountID, prefix)
+	if err != nil {
+		return "", err
+	}
+	switch len(keys) {
+	case 0:
+		return "", docmill.ErrNotFound
+	case 1:
+		return keys[0].Hash, nil
+	default:
+		return "", docmill.Errorf(docmill.CodeInvalidRequest, several, prefix)
+	}
 }
 
 // lockAccount touches the account row (see sqltext.LockAccount): it serializes the

@@ -66,7 +66,17 @@ func (s *Store) SetAccountPlan(ctx context.Context, id, plan string, limits *doc
 // the account as it then is, in one transaction; an unknown id is
 // docmill.ErrNotFound. what names the operation in errors.
 func (s *Store) updateAccount(ctx context.Context, what, id, query string, args ...any) (*docmill.Account, error) {
-	var a *docmill.Account
+	return updateRow(ctx, s, what, id, query, args, func(tx Tx) (*docmill.Account, error) {
+		return scanAccount(tx.QueryRow(ctx, sqltext.Account, id))
+	})
+}
+
+// updateRow runs the update query with args on the row id and returns
+// the row as read then reads it, in one transaction; an update that
+// changes no row is docmill.ErrNotFound. what names the operation in
+// errors.
+func updateRow[T any](ctx context.Context, s *Store, what, id, query string, args []any, read func(Tx) (*T, error)) (*T, error) {
+	var row *T
 	err := s.db.InTx(ctx, func(tx Tx) error {
 		n, err := tx.Exec(ctx, query, args...)
 		if err != nil {
@@ -75,13 +85,13 @@ func (s *Store) updateAccount(ctx context.Context, what, id, query string, args 
 		if n == 0 {
 			return docmill.ErrNotFound
 		}
-		a, err = scanAccount(tx.QueryRow(ctx, sqltext.Account, id))
+		row, err = read(tx)
 		return err
 	})
 	if err != nil {
 		return nil, s.errorf("%s %s: %w", what, id, err)
 	}
-	return a, nil
+	return row, nil
 }
 
 // DeleteAccount removes account id and every row of it, in one
@@ -145,21 +155,14 @@ func (s *Store) DeleteAccount(ctx context.Context, id string) (*docmill.AccountD
 func (s *Store) RenameAccountKey(ctx context.Context, accountID, prefix, name string) (*docmill.APIKey, error) {
 	var k *docmill.APIKey
 	err := s.db.InTx(ctx, func(tx Tx) error {
-		keys, err := queryAll(ctx, tx, scanKey, sqltext.AccountKeyByPrefix, accountID, prefix)
+		hash, err := accountKeyHash(ctx, tx, accountID, prefix, "Several keys of this account start with %s.")
 		if err != nil {
 			return err
 		}
-		switch len(keys) {
-		case 0:
-			return docmill.ErrNotFound
-		case 1:
-		default:
-			return docmill.Errorf(docmill.CodeInvalidRequest, "Several keys of this account start with %s.", prefix)
-		}
-		if _, err := tx.Exec(ctx, sqltext.RenameKey, keys[0].Hash, name); err != nil {
+		if _, err := tx.Exec(ctx, sqltext.RenameKey, hash, name); err != nil {
 			return err
 		}
-		k, err = scanKey(tx.QueryRow(ctx, sqltext.KeyHash, keys[0].Hash))
+		k, err = scanKey(tx.QueryRow(ctx, sqltext.KeyHash, hash))
 		return err
 	})
 	if err != nil {

@@ -95,22 +95,9 @@ func (s *Store) EnableWebhook(ctx context.Context, id string) (*docmill.Webhook,
 // returns the endpoint as it then is, in one transaction; an unknown id
 // is docmill.ErrNotFound. what names the operation in errors.
 func (s *Store) updateWebhook(ctx context.Context, what, id, query string, args ...any) (*docmill.Webhook, error) {
-	var w *docmill.Webhook
-	err := s.db.InTx(ctx, func(tx Tx) error {
-		n, err := tx.Exec(ctx, query, args...)
-		if err != nil {
-			return err
-		}
-		if n == 0 {
-			return docmill.ErrNotFound
-		}
-		w, err = scanWebhook(tx.QueryRow(ctx, sqltext.Webhook, id))
-		return err
+	return updateRow(ctx, s, what, id, query, args, func(tx Tx) (*docmill.Webhook, error) {
+		return scanWebhook(tx.QueryRow(ctx, sqltext.Webhook, id))
 	})
-	if err != nil {
-		return nil, s.errorf("%s %s: %w", what, id, err)
-	}
-	return w, nil
 }
 
 // RecordWebhookAttempt stores a and updates the endpoint's health (see
