@@ -30,12 +30,19 @@ func TestHungPageStopsInRetiredBrowser(t *testing.T) {
 		pid := other.pid
 		done := make(chan error, 1)
 		go func() { done <- runWithin(t, tl, page.html, 4*time.Second) }()
-		time.Sleep(2 * time.Second)
-		hot := spinning(toolstest.ProcessTree(pid), 500*time.Millisecond)
-		if len(hot) == 0 {
-			t.Fatalf("%s: no process of the browser seen working for the page", page.name)
+		// The page's processes are looked for until shortly before its
+		// deadline: on a loaded machine a spinning renderer may get only
+		// a small share of a core in any one window.
+		time.Sleep(time.Second)
+		var renderers, others []toolstest.Proc
+		for range 5 {
+			if renderers, others = splitRenderers(spinning(toolstest.ProcessTree(pid), 500*time.Millisecond, 10)); len(renderers) > 0 {
+				break
+			}
 		}
-		renderers, others := splitRenderers(hot)
+		if len(renderers) == 0 {
+			t.Fatalf("%s: no renderer of the browser seen working for the page", page.name)
+		}
 		if err := <-done; !errors.Is(err, context.DeadlineExceeded) {
 			t.Fatalf("%s: %v, want the deadline", page.name, err)
 		}
@@ -48,7 +55,7 @@ func TestHungPageStopsInRetiredBrowser(t *testing.T) {
 		}
 		gone := time.Since(ended)
 		for deadline := ended.Add(10 * time.Second); time.Now().Before(deadline); {
-			if busy = spinning(others, 200*time.Millisecond); len(busy) == 0 {
+			if busy = spinning(others, 200*time.Millisecond, 4); len(busy) == 0 {
 				break
 			}
 		}
@@ -70,9 +77,9 @@ func TestHungPageStopsInRetiredBrowser(t *testing.T) {
 	}
 }
 
-// spinning returns the processes of procs that used at least a quarter
-// of a core during window.
-func spinning(procs []toolstest.Proc, window time.Duration) []toolstest.Proc {
+// spinning returns the processes of procs that used at least 1/part of
+// a core during window.
+func spinning(procs []toolstest.Proc, window time.Duration, part int64) []toolstest.Proc {
 	before := map[int]int64{}
 	for _, p := range procs {
 		before[p.PID] = ticks(p.PID)
@@ -80,7 +87,7 @@ func spinning(procs []toolstest.Proc, window time.Duration) []toolstest.Proc {
 	time.Sleep(window)
 	var out []toolstest.Proc
 	for _, p := range procs {
-		if used := ticks(p.PID) - before[p.PID]; before[p.PID] >= 0 && used*10*4 >= window.Milliseconds() {
+		if used := ticks(p.PID) - before[p.PID]; before[p.PID] >= 0 && used*10*part >= window.Milliseconds() {
 			out = append(out, p)
 		}
 	}
@@ -123,14 +130,18 @@ func describe(procs []toolstest.Proc) string {
 	return strings.Join(lines, "\n")
 }
 
-// splitRenderers splits procs into Chromium's renderer processes and the
-// others (the browser, its GPU and utility processes).
+// splitRenderers splits procs into Chromium's renderer processes of web
+// pages and the others (the browser, its GPU and utility processes). The
+// renderers of the browser's own pages (--top-chrome-webui) are in
+// neither: they work for no job.
 func splitRenderers(procs []toolstest.Proc) (renderers, others []toolstest.Proc) {
 	for _, p := range procs {
 		b, _ := os.ReadFile(filepath.Join("/proc", strconv.Itoa(p.PID), "cmdline"))
-		if strings.Contains(string(b), "--type=renderer") {
+		switch cmd := string(b); {
+		case strings.Contains(cmd, "--top-chrome-webui"):
+		case strings.Contains(cmd, "--type=renderer"):
 			renderers = append(renderers, p)
-		} else {
+		default:
 			others = append(others, p)
 		}
 	}
