@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"flag"
 	"os"
 	"os/exec"
@@ -11,30 +10,30 @@ import (
 	"testing"
 )
 
-// readme returns the project's README.md.
-func readme(t *testing.T) string {
+// docFile returns a file of the repository, such as "docs/api.md".
+func docFile(t *testing.T, name string) string {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	b, err := os.ReadFile(filepath.Join("..", "..", filepath.FromSlash(name)))
 	if err != nil {
 		t.Fatal(err)
 	}
 	return string(b)
 }
 
-// walkthrough returns the README's block fenced as ```sh walkthrough.
+// walkthrough returns docs/api.md's block fenced as ```sh walkthrough.
 func walkthrough(t *testing.T) string {
 	t.Helper()
-	m := regexp.MustCompile("(?s)```sh walkthrough\n(.*?)```").FindStringSubmatch(readme(t))
+	m := regexp.MustCompile("(?s)```sh walkthrough\n(.*?)```").FindStringSubmatch(docFile(t, "docs/api.md"))
 	if m == nil {
-		t.Fatal("README.md has no ```sh walkthrough block")
+		t.Fatal("docs/api.md has no ```sh walkthrough block")
 	}
 	return m[1]
 }
 
-// TestWalkthrough runs the README's walk-through as written, with bash -e,
+// TestWalkthrough runs the walk-through of docs/api.md as written, with bash -e,
 // from a copy of examples/ beside a freshly built bin/docmill, against a
 // fresh server whose URL and key it gets as DOCMILL_URL and DOCMILL_KEY,
-// the variables the README has the reader export.
+// the variables the walk-through has the reader export.
 func TestWalkthrough(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary and runs OCR")
@@ -92,12 +91,63 @@ func TestWalkthrough(t *testing.T) {
 	}
 }
 
-// TestReadmeTables: the README's tool tables name every param of every
-// tool, and its configuration table every flag of docmill serve (the
-// --max-... limits have a table of their own).
-func TestReadmeTables(t *testing.T) {
-	text := readme(t)
-	rows := map[string]string{} // first cell's `slug` -> row
+// TestToolsDoc: docs/tools.md is what `docmill docs tools` writes from
+// the registry, byte for byte, so the tool reference cannot drift from
+// the declarations.
+func TestToolsDoc(t *testing.T) {
+	reg, closeTools, err := referenceRegistry()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer closeTools()
+	var want strings.Builder
+	if err := writeToolsDoc(&want, reg); err != nil {
+		t.Fatal(err)
+	}
+	if got := docFile(t, "docs/tools.md"); got != want.String() {
+		t.Errorf("docs/tools.md is not what the registry declares; run from the repository's root:\n\t%s", docsToolsCommand)
+	}
+}
+
+// TestDocsTables: the configuration table of docs/operations.md has a
+// row for every flag of docmill serve, but for the --max-... limits,
+// which have a table of their own in docs/api.md, and docs/architecture.md's engine
+// tables a row for every tool.
+func TestDocsTables(t *testing.T) {
+	ops := firstCellRows(docFile(t, "docs/operations.md"))
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	(&serveFlags{}).register(fs)
+	fs.VisitAll(func(f *flag.Flag) {
+		if !strings.HasPrefix(f.Name, "max-") || f.Name == "max-upload-mb" {
+			if _, ok := ops["--"+f.Name]; !ok {
+				t.Errorf("docs/operations.md's configuration table lacks --%s", f.Name)
+			}
+		}
+	})
+	api := docFile(t, "docs/api.md")
+	fs.VisitAll(func(f *flag.Flag) {
+		_, inOps := ops["--"+f.Name]
+		if strings.HasPrefix(f.Name, "max-") && !inOps && !strings.Contains(api, "| `--"+f.Name+"` |") {
+			t.Errorf("docs/api.md's limits table lacks --%s", f.Name)
+		}
+	})
+	reg, closeTools, err := referenceRegistry()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer closeTools()
+	engines := firstCellRows(docFile(t, "docs/architecture.md"))
+	for _, tool := range reg.All() {
+		if _, ok := engines[tool.Slug]; !ok {
+			t.Errorf("docs/architecture.md's engine tables have no row for %s", tool.Slug)
+		}
+	}
+}
+
+// firstCellRows maps each `name` in the first cell of a Markdown table
+// row of text to its row.
+func firstCellRows(text string) map[string]string {
+	rows := map[string]string{}
 	for _, line := range strings.Split(text, "\n") {
 		if !strings.HasPrefix(line, "| `") {
 			continue
@@ -107,32 +157,7 @@ func TestReadmeTables(t *testing.T) {
 			rows[m[1]] = line
 		}
 	}
-	s := startServer(t, "")
-	list, err := s.client("").Tools(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, tool := range list {
-		row, ok := rows[tool.Slug]
-		if !ok {
-			t.Errorf("README has no row for %s", tool.Slug)
-			continue
-		}
-		for _, p := range tool.Params {
-			if !strings.Contains(row, "`"+p.Name+"`") {
-				t.Errorf("README's row of %s lacks `%s`", tool.Slug, p.Name)
-			}
-		}
-	}
-	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
-	(&serveFlags{}).register(fs)
-	fs.VisitAll(func(f *flag.Flag) {
-		if !strings.HasPrefix(f.Name, "max-") || f.Name == "max-upload-mb" {
-			if _, ok := rows["--"+f.Name]; !ok {
-				t.Errorf("README's configuration table lacks --%s", f.Name)
-			}
-		}
-	})
+	return rows
 }
 
 // TestExamplesGenerated: examples/ holds what examples/generate.go makes,
