@@ -181,3 +181,67 @@ func TestExamplesGenerated(t *testing.T) {
 		}
 	}
 }
+
+// TestDocsLinks: every relative link of README.md and docs/*.md names a
+// file of the repository, and a #fragment a heading of its file, as
+// GitHub makes their anchors. docs/cli.md and docs/deploy.md are written
+// on branches of their own; links to them are checked once they exist.
+func TestDocsLinks(t *testing.T) {
+	root := filepath.Join("..", "..")
+	pages, _ := filepath.Glob(filepath.Join(root, "docs", "*.md"))
+	pages = append(pages, filepath.Join(root, "README.md"))
+	pending := map[string]bool{"docs/cli.md": true, "docs/deploy.md": true}
+	link := regexp.MustCompile(`\]\(([^)#\s]*)(?:#([^)\s]*))?\)`)
+	for _, page := range pages {
+		text, err := os.ReadFile(page)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range link.FindAllStringSubmatch(string(text), -1) {
+			target, fragment := m[1], m[2]
+			if strings.Contains(target, "://") || strings.HasPrefix(target, "mailto:") {
+				continue
+			}
+			file := page
+			if target != "" {
+				file = filepath.Join(filepath.Dir(page), filepath.FromSlash(target))
+			}
+			rel, _ := filepath.Rel(root, file)
+			b, err := os.ReadFile(file)
+			if err != nil {
+				if !pending[filepath.ToSlash(rel)] && !isDir(file) {
+					t.Errorf("%s links to %s, which does not exist", page, m[0])
+				}
+				continue
+			}
+			if fragment != "" && !headingAnchors(string(b))[fragment] {
+				t.Errorf("%s links to %s: %s has no heading #%s", page, m[0], rel, fragment)
+			}
+		}
+	}
+}
+
+func isDir(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && st.IsDir()
+}
+
+// headingAnchors returns the anchors GitHub gives the headings of a
+// Markdown text: lower case, punctuation but hyphens dropped, spaces made
+// hyphens. Lines inside fenced code are not headings.
+func headingAnchors(text string) map[string]bool {
+	anchors := map[string]bool{}
+	fenced := false
+	drop := regexp.MustCompile(`[^\p{L}\p{N}_\- ]`)
+	for _, line := range strings.Split(text, "\n") {
+		if strings.HasPrefix(line, "```") {
+			fenced = !fenced
+		}
+		if fenced || !strings.HasPrefix(line, "#") {
+			continue
+		}
+		title := strings.TrimSpace(strings.TrimLeft(line, "#"))
+		anchors[strings.ReplaceAll(drop.ReplaceAllString(strings.ToLower(title), ""), " ", "-")] = true
+	}
+	return anchors
+}
