@@ -100,7 +100,7 @@ func writeToolsDoc(w io.Writer, reg *docmill.Registry) error {
 
 // writeTool writes one tool's section.
 func writeTool(b *strings.Builder, t *docmill.Tool) {
-	fmt.Fprintf(b, "\n## %s\n\n**%s.** %s\n\n", t.Slug, oneLine(t.Title), oneLine(t.Description))
+	fmt.Fprintf(b, "\n## %s\n\n**%s.** %s\n\n", t.Slug, prose(t.Title), prose(t.Description))
 	b.WriteString("| | |\n|---|---|\n")
 	fmt.Fprintf(b, "| engine | %s |\n", cell(t.Engine))
 	fmt.Fprintf(b, "| lane | %s |\n", laneOf(t))
@@ -123,7 +123,7 @@ func writeTool(b *strings.Builder, t *docmill.Tool) {
 			}
 			def := ""
 			if p.Default != "" {
-				def = "`" + cell(p.Default) + "`"
+				def = codeCell(p.Default)
 			}
 			fmt.Fprintf(b, "| `%s` | %s | %s | %s | %s | %s |\n", p.Name, p.Type, req, def, allowed(p), cell(p.Description))
 		}
@@ -245,12 +245,22 @@ func duration(d time.Duration) string {
 func codeList(items []string) string {
 	out := make([]string, len(items))
 	for i, s := range items {
-		out[i] = "`" + cell(s) + "`"
+		out[i] = codeCell(s)
 	}
 	return strings.Join(out, ", ")
 }
 
-// cell makes s fit a Markdown table cell: one line, pipes escaped.
-func cell(s string) string { return strings.ReplaceAll(oneLine(s), "|", `\|`) }
+// cell makes s fit a Markdown table cell: prose, pipes escaped.
+func cell(s string) string { return strings.ReplaceAll(prose(s), "|", `\|`) }
 
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+// codeCell is s as code in a table cell: one line, pipes escaped (GFM
+// reads a table's pipes before its code spans).
+func codeCell(s string) string {
+	return "`" + strings.ReplaceAll(strings.Join(strings.Fields(s), " "), "|", `\|`) + "`"
+}
+
+// prose makes declared text Markdown: one line, and a '<' escaped, so
+// that "<name>-<range>.pdf" is shown rather than taken for an HTML tag.
+func prose(s string) string {
+	return strings.ReplaceAll(strings.Join(strings.Fields(s), " "), "<", `\<`)
+}
