@@ -56,9 +56,9 @@ const (
 
 const mb = 1 << 20
 
-// DefaultPlans are the plans of DESIGN.md section 3, with the prices of
-// the specification's plan table (section 8). Custom accounts carry
-// their own limits; the custom entry here holds the defaults for new ones.
+// DefaultPlans are the plans of docs/api.md's plan table, with the prices
+// GET /v1/config shows. Custom accounts carry their own limits; the custom
+// entry here holds the defaults for new ones.
 func DefaultPlans() map[string]Plan {
 	rub := func(amount int64, from bool) *Price {
 		return &Price{Amount: amount, Currency: "RUB", Period: "month", From: from}

@@ -82,7 +82,7 @@ func TestDefaultPlans(t *testing.T) {
 			t.Errorf("plan %s = %+v", name, p)
 		}
 	}
-	// DESIGN.md section 3.
+	// The plan table of docs/api.md.
 	if f := plans[PlanFree]; f.OperationsPerMonth != 100 || f.MaxFileBytes != 100<<20 || f.RequestsPerMinute != 20 || f.JobsInFlight != 2 || f.ResultTTL != time.Hour {
 		t.Errorf("free plan = %+v", f)
 	}

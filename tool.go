@@ -99,7 +99,7 @@ var CommonMeta = []MetaField{
 	{Name: "queued_ms", Type: MetaInteger, Description: "Time from creation to the start of processing."},
 	{Name: "repaired", Type: MetaBoolean, Description: "true when the input was damaged and was repaired before the tool ran again."},
 	{Name: "preview_size", Type: MetaInteger, Description: "Bytes of the result's preview (result.preview_url), when one was made."},
-	{Name: "budget_ms", Type: MetaInteger, Description: "The processing time this job was allowed for its input (its work budget: see Limits in the README); past it the job fails with processing_timeout."},
+	{Name: "budget_ms", Type: MetaInteger, Description: "The processing time this job was allowed for its input (its work budget: see Work budgets in docs/api.md); past it the job fails with processing_timeout."},
 }
 
 // MetaType is the JSON type of a meta figure.

@@ -1,6 +1,6 @@
 //go:build ignore
 
-// generate writes the example files of the README's walk-through, made
+// generate writes the example files of the walk-through of docs/api.md, made
 // here so that they carry no one else's copyright:
 //
 //	go run examples/generate.go [DIR]

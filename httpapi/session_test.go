@@ -97,7 +97,7 @@ func TestSessionCookie(t *testing.T) {
 
 // TestMailLimits: a mail request spends its client's address, its /24
 // (IPv4, IPv4 in IPv6 too) or /64 (IPv6), then its mailbox's budget, at
-// the numbers the README states.
+// the numbers docs/api.md states.
 func TestMailLimits(t *testing.T) {
 	box := "mail:to:" + docmill.HashKey("a@example.com")
 	tests := []struct {

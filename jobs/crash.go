@@ -11,7 +11,7 @@ import (
 )
 
 // runCrashRule runs the tool under the crash rule, the one place that
-// decides what an engine crash means (README, "the crash rule"):
+// decides what an engine crash means (docs/api.md, "The crash rule"):
 //
 //   - A run in which an engine crashed (died by a signal it raised on
 //     itself: docmill.EngineFailure.Crashed) is run once more, in the

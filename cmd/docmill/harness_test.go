@@ -57,7 +57,7 @@ func TestMain(m *testing.M) {
 }
 
 // corpus returns the path of a file of the shared corpus of real-world
-// files (shared/corpus beside the module's directory, or DOCMILL_CORPUS),
+// files (the directory DOCMILL_CORPUS names),
 // skipping t when the corpus is absent and failing it under CI
 // (toolstest.Corpus).
 func corpus(t testing.TB, parts ...string) string {

@@ -32,9 +32,9 @@ func TestEveryToolHasALane(t *testing.T) {
 		}
 		byLane[tl.Lane] = append(byLane[tl.Lane], tl.Slug)
 	}
-	// README's lanes table lists each tool in its lane's row.
+	// docs/architecture.md's lanes table lists each tool in its lane's row.
 	rows := map[docmill.Lane]string{}
-	for _, line := range strings.Split(readme(t), "\n") {
+	for _, line := range strings.Split(docFile(t, "docs/architecture.md"), "\n") {
 		for _, l := range docmill.Lanes {
 			if strings.HasPrefix(line, "| `"+string(l)+"` |") {
 				rows[l] = line
@@ -44,7 +44,7 @@ func TestEveryToolHasALane(t *testing.T) {
 	for l, slugs := range byLane {
 		for _, s := range slugs {
 			if !strings.Contains(rows[l], "`"+s+"`") {
-				t.Errorf("README's lanes table: the row of %s lacks `%s`", l, s)
+				t.Errorf("docs/architecture.md's lanes table: the row of %s lacks `%s`", l, s)
 			}
 		}
 	}

@@ -75,6 +75,8 @@ func dispatch(ctx context.Context, env *environment, args []string) error {
 		return webhooksCmd(ctx, env, args[1:])
 	case "engine":
 		return engine(ctx, env, args[1:])
+	case "docs": // hidden, for developers: docs/tools.md
+		return docsCmd(ctx, env, args[1:])
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return nil

@@ -3,7 +3,7 @@
 // printed to PDF by one warm headless Chromium driven over the DevTools
 // protocol (chromedp).
 //
-// Safety (DESIGN.md section 5): the page never reaches anything but the
+// Safety (docs/architecture.md, Sandbox): the page never reaches anything but the
 // job's own files. Chromium runs in an empty network namespace where Linux
 // allows it, with a dead proxy for every scheme as a second wall, and each
 // tab intercepts every request it makes (Fetch domain): the job's files

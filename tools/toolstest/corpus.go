@@ -7,10 +7,10 @@ import (
 	"testing"
 )
 
-// CorpusEnv names the environment variable that overrides where the shared
+// CorpusEnv names the environment variable that says where the shared
 // corpus is: a directory, absolute or relative to the module's root. Unset,
-// the corpus is ../shared/corpus from the module's root (beside the
-// project, as /work/shared/corpus is beside /work/main).
+// the corpus is looked for in a directory shared/corpus beside the
+// module's root (.ci/run sets the variable itself).
 const CorpusEnv = "DOCMILL_CORPUS"
 
 // corpusDir finds the corpus once per test binary: the directory to read
