@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"log/slog"
 	"text/tabwriter"
 	"time"
 
@@ -102,12 +103,19 @@ func createAccount(ctx context.Context, st docmill.Store, env *environment, plan
 	return nil
 }
 
-// createDevKey gives a fresh installation one Pro key, printed once, so
-// that `make run` leaves a new user with a key in hand.
-func createDevKey(ctx context.Context, st docmill.Store, env *environment) error {
+// createDevKey gives a fresh installation one Pro key, so that `make run`
+// leaves a new user with a key in hand. The key is shown only where a
+// person reads it once: when stdout is a terminal. Elsewhere (a pipe, a
+// file, the journal, a container's log, where a secret would stay
+// readable) no key is made, and the log says how to make one.
+func createDevKey(ctx context.Context, st docmill.Store, env *environment, log *slog.Logger) error {
 	rows, err := st.ListKeys(ctx)
 	if err != nil || len(rows) > 0 {
 		return err
+	}
+	if !isConsole(env.stdout) {
+		log.Warn("no API keys yet, and no key is printed into a log: make an account and its key with `docmill accounts create --plan pro --name NAME` (same --data-dir or --database-url as this server)")
+		return nil
 	}
 	fmt.Fprintln(env.stdout, "docmill: no API keys yet; creating a development key.")
 	if err := createAccount(ctx, st, env, docmill.PlanPro, "dev", "", nil); err != nil {
@@ -115,4 +123,17 @@ func createDevKey(ctx context.Context, st docmill.Store, env *environment) error
 	}
 	fmt.Fprintln(env.stdout, `docmill: more accounts: docmill accounts create --plan pro --name acme`)
 	return nil
+}
+
+// console is a writer that says itself whether a person reads it (a
+// test's stand-in for a terminal).
+type console interface{ IsConsole() bool }
+
+// isConsole reports whether w is a terminal, or a writer that says it
+// stands for one.
+func isConsole(w io.Writer) bool {
+	if c, ok := w.(console); ok {
+		return c.IsConsole()
+	}
+	return isTerminal(w)
 }

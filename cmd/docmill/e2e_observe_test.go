@@ -79,7 +79,7 @@ func TestJSONLogsAndMetricsAddr(t *testing.T) {
 	done := make(chan error, 1)
 	go func() {
 		done <- run(ctx, []string{"serve", "--addr", "127.0.0.1:0", "--data-dir", dir, "--log-format", "json", "--metrics-addr", metricsAddr},
-			func(string) string { return "" }, nil, outW, pw)
+			func(string) string { return "" }, nil, consoleStandIn{outW}, pw)
 		outW.Close()
 		pw.Close()
 	}()

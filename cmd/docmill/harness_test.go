@@ -45,7 +45,11 @@ func TestMain(m *testing.M) {
 			os.Exit(2)
 		}
 		ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
-		err := run(ctx, args, os.Getenv, os.Stdin, os.Stdout, os.Stderr)
+		var stdout io.Writer = os.Stdout
+		if !isTerminal(stdout) {
+			stdout = consoleStandIn{stdout} // the tests read the dev key
+		}
+		err := run(ctx, args, os.Getenv, os.Stdin, stdout, os.Stderr)
 		stop()
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "docmill:", err)
@@ -172,7 +176,7 @@ func startServer(t testing.TB, dataDir string, extra ...string) *testServer {
 	ctx, cancel := context.WithCancel(context.Background())
 	s := &testServer{DataDir: dataDir, out: newLineLog(pr), cancel: cancel, done: make(chan error, 1)}
 	go func() {
-		err := run(ctx, serveArgs(dataDir, extra), func(string) string { return "" }, nil, pw, testWriter{t})
+		err := run(ctx, serveArgs(dataDir, extra), func(string) string { return "" }, nil, consoleStandIn{pw}, testWriter{t})
 		pw.Close()
 		s.done <- err
 	}()
@@ -286,6 +290,12 @@ func newKey(t testing.TB, dataDir, plan string, extra ...string) string {
 	t.Fatalf("no key in output:\n%s", out)
 	return ""
 }
+
+// consoleStandIn is a test server's stdout, read by the test as a person
+// reads a terminal: the server prints its dev key there (isConsole).
+type consoleStandIn struct{ io.Writer }
+
+func (consoleStandIn) IsConsole() bool { return true }
 
 // testWriter sends a server's log to the test log.
 type testWriter struct{ t testing.TB }

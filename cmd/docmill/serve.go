@@ -80,7 +80,7 @@ func serve(ctx context.Context, env *environment, args []string) error {
 	}
 	n := &node{f: f, log: log, q: q, where: db.describe()}
 
-	secret, err := f.setUp(ctx, st, env)
+	secret, err := f.setUp(ctx, st, env, log)
 	if err != nil {
 		return err
 	}
@@ -184,14 +184,14 @@ func (f *serveFlags) httpServer(api *httpapi.Server) *http.Server {
 
 // setUp returns the deployment's URL signing key, made on the first start
 // of any node, and creates the development key (--dev-key) on a node that
-// serves the API.
-func (f *serveFlags) setUp(ctx context.Context, st docmill.Store, env *environment) (secret string, err error) {
+// serves the API, when stdout is a terminal (createDevKey).
+func (f *serveFlags) setUp(ctx context.Context, st docmill.Store, env *environment, log *slog.Logger) (secret string, err error) {
 	secret, err = st.Setting(ctx, "url_signing_key", randomHex(32))
 	if err != nil {
 		return "", err
 	}
 	if f.devKey && f.role != "worker" {
-		if err := createDevKey(ctx, st, env); err != nil {
+		if err := createDevKey(ctx, st, env, log); err != nil {
 			return "", err
 		}
 	}

@@ -102,7 +102,7 @@ func (f *serveFlags) register(fs *flag.FlagSet) {
 	fs.DurationVar(&f.uploadWindow, "upload-rate-window", 30*time.Second, "the window over which --upload-min-rate is measured; each window must bring its own bytes")
 	f.ops.register(fs)
 	fs.StringVar(&f.redisURL, "redis-url", "", "Redis URL (redis://host:6379/0) for rate limits shared by every API node; empty: limits kept in this process")
-	fs.BoolVar(&f.devKey, "dev-key", true, "on first start with no keys, create a Pro key named dev and print it")
+	fs.BoolVar(&f.devKey, "dev-key", true, "on first start with no keys, create a Pro key named dev and print it, when stdout is a terminal (else no key: the log says how to make one)")
 	fs.BoolVar(&f.allowPrivateURLs, "allow-private-urls", false, "development and tests only: let webhook URLs, file_url, export_url and the pages of url-to-pdf and url-to-image be http:// and reach loopback, private and link-local addresses")
 	fs.DurationVar(&f.transferTimeout, "transfer-timeout", 30*time.Minute, "limit of one file_url download or export_url upload, whole body included (connecting and the answer's header: 30 s)")
 	f.exportSchedule = jobs.ExportSchedule
