@@ -33,9 +33,14 @@ func sharedSchemas() obj {
 		"Tool":         toolSchema(),
 		"ToolParam":    toolParamSchema(),
 		"EngineStatus": engineStatusSchema(),
-		"Health":       obj{"type": "object", "required": []string{"status"}, "properties": obj{"status": obj{"type": "string", "const": "ok"}}},
-		"Readiness":    readinessSchema(),
-		"DiskSpace":    diskSpaceSchema(),
+		"Health": obj{"type": "object", "required": []string{"status"}, "properties": obj{
+			"status":     obj{"type": "string", "const": "ok"},
+			"version":    obj{"type": "string", "description": "The build's version (git describe), or devel.", "example": "v1.4.0"},
+			"revision":   obj{"type": "string", "description": "The VCS revision it was built from, or unknown.", "example": "3f2a9c1e0b7d4a5c6e8f9a0b1c2d3e4f5a6b7c8d"},
+			"build_time": obj{"type": "string", "description": "When it was built (RFC 3339), or unknown.", "example": "2026-11-27T22:00:00Z"},
+		}},
+		"Readiness": readinessSchema(),
+		"DiskSpace": diskSpaceSchema(),
 	}
 }
 

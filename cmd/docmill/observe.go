@@ -9,7 +9,6 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"runtime/debug"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -55,11 +54,11 @@ func (o *opsFlags) newLogger(w io.Writer) (*slog.Logger, error) {
 func newMetrics() (*prometheus.Registry, *engineRuns) {
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	version, revision := buildVersion()
+	b := buildIdentity() // version.go
 	info := prometheus.NewGauge(prometheus.GaugeOpts{
 		Name:        "docmill_build_info",
 		Help:        "Always 1; its labels say which build of docmill runs.",
-		ConstLabels: prometheus.Labels{"version": version, "revision": revision},
+		ConstLabels: prometheus.Labels{"version": b.Version, "revision": b.Revision, "build_time": b.BuildTime, "goversion": b.Go},
 	})
 	info.Set(1)
 	runs := &engineRuns{
@@ -100,25 +99,6 @@ type engineRuns struct {
 func (m *engineRuns) observe(r sandbox.RunReport) {
 	m.count.WithLabelValues(r.Engine, r.Outcome).Inc()
 	m.seconds.WithLabelValues(r.Engine).Observe(r.Duration.Seconds())
-}
-
-// buildVersion is the module version and VCS revision this binary was
-// built from, as far as the build recorded them.
-func buildVersion() (version, revision string) {
-	version, revision = "devel", "unknown"
-	bi, ok := debug.ReadBuildInfo()
-	if !ok {
-		return version, revision
-	}
-	if v := bi.Main.Version; v != "" && v != "(devel)" {
-		version = v
-	}
-	for _, s := range bi.Settings {
-		if s.Key == "vcs.revision" {
-			revision = s.Value
-		}
-	}
-	return version, revision
 }
 
 // apiGatherer is what the API listener serves at /metrics: reg, or
