@@ -65,9 +65,9 @@ type jobError struct {
 
 func (e *jobError) Error() string { return e.msg }
 
-// exitCode is the exit code of a command that returned err; the first
+// exitCodeOf is the exit code of a command that returned err; the first
 // kind in this order decides when err joins several (a batch's files).
-func exitCode(err error) int {
+func exitCodeOf(err error) int {
 	var usage *usageError
 	var problem *client.Problem
 	var jobErr *jobError
@@ -154,7 +154,7 @@ func finish(ctx context.Context, args []string, err error, stdout, stderr io.Wri
 	if err == nil {
 		return exitOK
 	}
-	code := exitCode(err)
+	code := exitCodeOf(err)
 	if ctx.Err() != nil {
 		code = exitInterrupted
 	}
