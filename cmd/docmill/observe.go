@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -38,7 +39,7 @@ func (o *opsFlags) newLogger(w io.Writer) (*slog.Logger, error) {
 	if err := l.UnmarshalText([]byte(o.logLevel)); err != nil {
 		return nil, fmt.Errorf("--log-level %q: want debug, info, warn or error", o.logLevel)
 	}
-	opts := &slog.HandlerOptions{Level: l}
+	opts := &slog.HandlerOptions{Level: l, ReplaceAttr: durationsInMs}
 	switch o.logFormat {
 	case "text":
 		return slog.New(slog.NewTextHandler(w, opts)), nil
@@ -46,6 +47,22 @@ func (o *opsFlags) newLogger(w io.Writer) (*slog.Logger, error) {
 		return slog.New(slog.NewJSONHandler(w, opts)), nil
 	}
 	return nil, fmt.Errorf("--log-format %q: want text or json", o.logFormat)
+}
+
+// durationsInMs writes a duration attribute, in either format, as
+// KEY_ms, a number of milliseconds (to the microsecond), the unit of the
+// other times in the log ("ms" of a request, of a finished job): slog
+// would write nanoseconds in JSON and "1.5s" in text. Some libraries
+// (River) log time.Duration values.
+func durationsInMs(_ []string, a slog.Attr) slog.Attr {
+	if a.Value.Kind() != slog.KindDuration {
+		return a
+	}
+	key := a.Key
+	if !strings.HasSuffix(key, "_ms") && key != "ms" {
+		key += "_ms"
+	}
+	return slog.Float64(key, float64(a.Value.Duration().Microseconds())/1000)
 }
 
 // newMetrics makes the node's metrics registry, with the Go runtime's and
