@@ -95,10 +95,10 @@ func exitCodeOf(err error) int {
 // isNetworkError reports whether err is a failure to reach the server or
 // a connection that broke (not an answer of the server's).
 func isNetworkError(err error) bool {
+	// Not net.Error: a syscall.Errno is one, ENOENT of a missing file too.
 	var urlErr *url.Error
-	var netErr net.Error
 	var opErr *net.OpError
-	return errors.As(err, &urlErr) || errors.As(err, &netErr) || errors.As(err, &opErr) ||
+	return errors.As(err, &urlErr) || errors.As(err, &opErr) ||
 		errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ECONNRESET)
 }
 

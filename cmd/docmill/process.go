@@ -17,15 +17,18 @@ import (
 	"github.com/docmill/docmill/client"
 )
 
-// clientFlags locate a docmill server and the caller's key.
+// clientFlags locate a docmill server and the caller's key, and bound
+// the retries of each call.
 type clientFlags struct {
-	url string
-	key string
+	url     string
+	key     string
+	retries int
 }
 
 func (c *clientFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&c.url, "url", "http://localhost:8080", "address of the docmill server")
 	fs.StringVar(&c.key, "key", "", "API key (dm_live_...)")
+	fs.IntVar(&c.retries, "retries", client.DefaultRetry.MaxAttempts-1, "retries of a call after a network error, a 429 or 503 with Retry-After, a 502, 503, 504 or 500 internal (0: none)")
 }
 
 // keyed returns a client of the server with the key, or an error saying
@@ -34,7 +37,12 @@ func (c *clientFlags) keyed() (*client.Client, error) {
 	if c.key == "" {
 		return nil, usagef("no API key: give --key or set DOCMILL_KEY (docmill accounts create makes one)")
 	}
-	return client.New(c.url, c.key), nil
+	if c.retries < 0 {
+		return nil, usagef("--retries %d: want 0 or more", c.retries)
+	}
+	cl := client.New(c.url, c.key)
+	cl.Retry.MaxAttempts = c.retries + 1
+	return cl, nil
 }
 
 // paramFlags collect repeated -p name=value tool parameters.
