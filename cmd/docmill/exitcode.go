@@ -8,6 +8,7 @@ import (
 	"io"
 	"io/fs"
 	"net"
+	"net/http"
 	"net/url"
 	"strings"
 	"syscall"
@@ -122,8 +123,15 @@ func problemOf(err error, code int) cliProblem {
 	var problem *client.Problem
 	var jobErr *jobError
 	if code != exitInterrupted && errors.As(err, &problem) {
-		return cliProblem{Type: problem.Type, Title: problem.Title, Status: problem.StatusCode, Detail: err.Error(),
+		p := cliProblem{Type: problem.Type, Title: problem.Title, Status: problem.StatusCode, Detail: err.Error(),
 			Code: string(problem.Code), RequestID: problem.RequestID, JobID: problem.JobID, Errors: problem.Fields, ExitCode: code}
+		if p.Type == "" { // not docmill's answer (a proxy's 502 page): RFC 9457's default
+			p.Type, p.Title = "about:blank", http.StatusText(problem.StatusCode)
+		}
+		if p.Code == "" {
+			p.Code = map[bool]string{true: "server_error", false: "refused"}[code == exitServer]
+		}
+		return p
 	}
 	kind := map[int]string{exitUsage: "usage", exitNetwork: "network_error", exitServer: "server_error",
 		exitNoInput: "no_input", exitInterrupted: "interrupted"}[code]
