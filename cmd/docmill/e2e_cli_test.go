@@ -58,7 +58,7 @@ func TestHelp(t *testing.T) {
 		{"accounts", "-h"}, {"accounts", "--help"}, {"accounts", "create", "-h"}, {"accounts", "list", "-h"}, {"accounts", "show", "-h"},
 		{"accounts", "suspend", "-h"}, {"accounts", "resume", "-h"}, {"accounts", "delete", "--help"}, {"accounts", "revoke-key", "--help"}, {"accounts", "set-plan", "-h"},
 		{"process", "-h"}, {"process", "rotate-pdf", "--help"}, {"tools", "-h"}, {"tools", "--help"},
-		{"jobs", "-h"}, {"jobs", "list", "-h"}, {"jobs", "get", "-h"}, {"jobs", "wait", "--help"}, {"jobs", "cancel", "-h"},
+		{"jobs", "-h"}, {"jobs", "list", "-h"}, {"jobs", "get", "-h"}, {"jobs", "wait", "--help"}, {"jobs", "cancel", "-h"}, {"jobs", "download", "-h"}, {"version", "-h"},
 		{"keys", "-h"}, {"keys", "list", "-h"}, {"keys", "create", "--help"}, {"keys", "rename", "-h"}, {"keys", "revoke", "-h"},
 	} {
 		out, errOut, err := runCLIAll(context.Background(), args...)

@@ -113,3 +113,30 @@ func TestLogDurationsInMs(t *testing.T) {
 		}
 	}
 }
+
+// TestOperatorNeedsDatabase: an accounts command on a data directory
+// without a database refuses (exit 66) and creates nothing; accounts
+// create makes one and says where; DOCMILL_DATA_DIR finds it as
+// --data-dir does, as it does for serve.
+func TestOperatorNeedsDatabase(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	var out, errOut bytes.Buffer
+	noenv := func(string) string { return "" }
+	err := run(ctx, []string{"accounts", "list", "--data-dir", dir}, noenv, nil, &out, &errOut)
+	if exitCodeOf(err) != exitNoInput || !strings.Contains(fmt.Sprint(err), "DOCMILL_DATA_DIR") {
+		t.Fatalf("accounts list on an empty directory: %v (exit %d)", err, exitCodeOf(err))
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Fatalf("accounts list left %v in the empty directory", entries)
+	}
+	err = run(ctx, []string{"accounts", "create", "--plan", "pro", "--name", "first", "--data-dir", dir}, noenv, nil, &out, &errOut)
+	if err != nil || !strings.Contains(errOut.String(), "creating one") {
+		t.Fatalf("accounts create on an empty directory: %v\n%s", err, errOut.String())
+	}
+	out.Reset()
+	env := func(k string) string { return map[string]string{"DOCMILL_DATA_DIR": dir}[k] }
+	if err := run(ctx, []string{"accounts", "list"}, env, nil, &out, io.Discard); err != nil || !strings.Contains(out.String(), "first") {
+		t.Errorf("accounts list with DOCMILL_DATA_DIR: %v\n%s", err, out.String())
+	}
+}
