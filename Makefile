@@ -8,6 +8,14 @@ BIN       := bin/docmill
 GOFLAGS   ?= -buildvcs=false
 export GOFLAGS
 
+# Build identity, stamped into the binary (docmill version, /healthz,
+# docmill_build_info): the tag or commit it was built from, the revision
+# and the time. Outside a git checkout they read "devel" and "unknown".
+VERSION    ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo devel)
+REVISION   ?= $(shell git rev-parse HEAD 2>/dev/null || echo unknown)
+BUILD_TIME ?= $(shell date -u +%Y-%m-%dT%H:%M:%SZ)
+LDFLAGS    := -X main.version=$(VERSION) -X main.revision=$(REVISION) -X main.buildTime=$(BUILD_TIME)
+
 # Engines: Debian packages installed when missing (scripts/install-engines.sh):
 # Ghostscript, qpdf, poppler and tesseract/OCRmyPDF. The tests also use
 # qpdf and poppler to check outputs with programs other than the ones that
@@ -16,7 +24,7 @@ export GOFLAGS
 .PHONY: run build test test-short bench lint fmt deps test-deps clean
 
 build:
-	$(GO) build -o $(BIN) ./cmd/docmill
+	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/docmill
 
 run: deps build
 	./$(BIN) serve

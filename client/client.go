@@ -2,7 +2,8 @@
 // accounts and tool catalogues; problem+json answers as *Problem errors;
 // uploads that stream from the caller's readers (a large file is never held
 // in memory) with progress callbacks; automatic, bounded retries of 429 and
-// 503 answers that honour Retry-After, and of network errors, with one
+// 503 answers that honour Retry-After, and with backoff and jitter of
+// network errors, 502, 503 and 504 answers and 500 internal, with one
 // generated Idempotency-Key per process call so that a retried upload is
 // one job, charged once; and long-poll waiting for long jobs (WaitJob).
 //
@@ -15,6 +16,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"net/http"
 	"strconv"
 	"strings"
@@ -42,11 +44,15 @@ func New(baseURL, key string) *Client {
 // Retry bounds a client's automatic retries. A call is retried when the
 // server answers 429 (rate_limited: requests per minute or jobs in
 // flight) or 503 with a Retry-After of at most MaxWait, after waiting that
-// long; and after a network error, after 0.5 s, 1 s, 2 s, ... (at most
-// MaxWait), unless it was a process call whose files cannot be rewound
-// (their readers are not io.Seekers). A Retry-After longer than MaxWait
-// (quota_exceeded waits for the month's end) comes back as the error at
-// once.
+// long; and after a network error, a 502, 503 or 504 without Retry-After
+// (a proxy's) or a 500 whose code is internal, after 0.5 s, 1 s, 2 s, ...
+// (at most MaxWait; each up to half shorter, at random), when the call
+// may be repeated (an idempotent method, or an Idempotency-Key: not the
+// POST that creates a key or a webhook) and is not a process call whose
+// files cannot be rewound (their readers are not io.Seekers). Every attempt of a process call carries the same
+// Idempotency-Key, so however many are sent, one job is created and
+// charged. A Retry-After longer than MaxWait (quota_exceeded waits for
+// the month's end) comes back as the error at once.
 type Retry struct {
 	// MaxAttempts is how many times a call is sent at most; 0 or 1: once,
 	// never retried.
@@ -141,7 +147,7 @@ func (c *Client) do(ctx context.Context, newReq func(attempt int) (*http.Request
 			}
 			return r, nil
 		}
-		wait, retry := c.retryAfter(ctx, attempt, err)
+		wait, retry := c.retryAfter(ctx, attempt, err, repeatable(req))
 		if !retry {
 			return r, err
 		}
@@ -160,21 +166,52 @@ func (c *Client) do(ctx context.Context, newReq func(attempt int) (*http.Request
 // errNoRewind says a request's body cannot be sent again.
 var errNoRewind = errors.New("the request body cannot be sent again")
 
+// repeatable reports whether req may be sent again after the server may
+// have acted on it: its method is idempotent, or it carries an
+// Idempotency-Key (a process call). A POST without one (a new key, a new
+// webhook) would be done twice.
+func repeatable(req *http.Request) bool {
+	switch req.Method {
+	case http.MethodGet, http.MethodHead, http.MethodPut, http.MethodDelete, http.MethodOptions:
+		return true
+	}
+	return req.Header.Get("Idempotency-Key") != ""
+}
+
 // retryAfter says whether the failed attempt is retried, and after how
-// long.
-func (c *Client) retryAfter(ctx context.Context, attempt int, err error) (time.Duration, bool) {
+// long: a 429 or 503 after its Retry-After (when at most MaxWait; the
+// server refused it before doing anything); a 502, 503 or 504 without
+// one, a 500 internal and a network error after a backoff with jitter
+// (backoff), when the request is repeatable.
+func (c *Client) retryAfter(ctx context.Context, attempt int, err error, repeatable bool) (time.Duration, bool) {
 	if attempt >= c.Retry.MaxAttempts || ctx.Err() != nil {
 		return 0, false
 	}
 	var p *Problem
-	if errors.As(err, &p) {
-		retryable := p.StatusCode == http.StatusTooManyRequests || p.StatusCode == http.StatusServiceUnavailable
-		if !retryable || p.RetryAfter <= 0 || p.RetryAfter > c.Retry.MaxWait {
-			return 0, false
-		}
-		return p.RetryAfter, true
+	if !errors.As(err, &p) {
+		return c.backoff(attempt), repeatable
 	}
-	return min(500*time.Millisecond<<(attempt-1), c.Retry.MaxWait), true
+	switch {
+	case p.RetryAfter > 0 && (p.StatusCode == http.StatusTooManyRequests || p.StatusCode == http.StatusServiceUnavailable):
+		return p.RetryAfter, p.RetryAfter <= c.Retry.MaxWait
+	case p.StatusCode == http.StatusBadGateway, p.StatusCode == http.StatusServiceUnavailable, p.StatusCode == http.StatusGatewayTimeout:
+		return c.backoff(attempt), repeatable
+	case p.StatusCode == http.StatusInternalServerError && p.Code == docmill.CodeInternal:
+		return c.backoff(attempt), repeatable
+	}
+	return 0, false
+}
+
+// backoff is the wait after the failed attempt when the server named
+// none: 0.5 s, 1 s, 2 s, ... (at most MaxWait), each less a random part
+// of up to half, so that clients cut off together do not come back
+// together.
+func (c *Client) backoff(attempt int) time.Duration {
+	d := min(500*time.Millisecond<<min(attempt-1, 16), c.Retry.MaxWait)
+	if d <= 1 {
+		return d
+	}
+	return d - rand.N(d/2)
 }
 
 // send performs req; a status of 300 or more comes back as a *Problem

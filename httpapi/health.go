@@ -8,8 +8,19 @@ import (
 	"github.com/docmill/docmill"
 )
 
+// Build says which build of docmill a node runs; /healthz shows it.
+type Build struct {
+	Version   string `json:"version,omitempty"`
+	Revision  string `json:"revision,omitempty"`
+	BuildTime string `json:"build_time,omitempty"`
+}
+
+// handleHealthz says the process serves, and which build it is.
 func (s *Server) handleHealthz(w http.ResponseWriter, r *http.Request) {
-	writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+	writeJSON(w, http.StatusOK, struct {
+		Status string `json:"status"`
+		Build
+	}{"ok", s.cfg.Build})
 }
 
 // handleReadyz checks the database, the blob store, the further checks

@@ -76,14 +76,36 @@ func (w *statusWriter) Write(b []byte) (int, error) {
 
 func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
-// observe gives every request an id (X-Request-Id), records its count
+// wellFormedRequestID reports whether a client's (or a proxy's)
+// X-Request-Id is kept: 1 to 128 characters of A-Z, a-z, 0-9, '.', '_'
+// and '-', which are safe in a log line, a header and a problem's
+// request_id. Others (empty, too long, spaces, quotes, control
+// characters) are replaced by an id of ours.
+func wellFormedRequestID(id string) bool {
+	if len(id) < 1 || len(id) > 128 {
+		return false
+	}
+	for _, c := range []byte(id) {
+		ok := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '_' || c == '-'
+		if !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// observe gives every request an id (X-Request-Id: the request's own when
+// well formed, else a new one), records its count
 // and latency by route pattern and status, and writes its log line: the
 // request id, route, status, bytes read and written, time, and what the
 // handlers noted (account, tool, job, error code; see requestLog).
 func (s *Server) observe(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
-		id := docmill.NewID("req_")
+		id := r.Header.Get("X-Request-Id")
+		if !wellFormedRequestID(id) {
+			id = docmill.NewID("req_")
+		}
 		w.Header().Set("X-Request-Id", id)
 		rl := &requestLog{}
 		ctx := context.WithValue(context.WithValue(r.Context(), ctxRequestID, id), ctxRequestLog, rl)

@@ -66,8 +66,8 @@ func (s *Server) openAPI() obj {
 		},
 		"/v1/openapi.json": obj{"get": public(op("getOpenAPI", tagOperations, "This document", "200",
 			"The OpenAPI 3.1 document of this node's API.", jsonResponse(obj{"type": "object"})))},
-		"/healthz": obj{"get": public(op("getHealth", tagOperations, "Liveness", "200", "The process serves.",
-			jsonResponse(ref("Health"), obj{"status": "ok"})))},
+		"/healthz": obj{"get": public(op("getHealth", tagOperations, "Liveness", "200", "The process serves, and which build it is.",
+			jsonResponse(ref("Health"), obj{"status": "ok", "version": "v1.4.0", "revision": "3f2a9c1e0b7d4a5c6e8f9a0b1c2d3e4f5a6b7c8d", "build_time": "2026-11-27T22:00:00Z"})))},
 		"/readyz": obj{"get": public(readinessOperation())},
 		"/metrics": obj{"get": public(obj{
 			"operationId": "getMetrics", "tags": []string{tagOperations}, "summary": "Prometheus metrics",

@@ -33,9 +33,14 @@ func sharedSchemas() obj {
 		"Tool":         toolSchema(),
 		"ToolParam":    toolParamSchema(),
 		"EngineStatus": engineStatusSchema(),
-		"Health":       obj{"type": "object", "required": []string{"status"}, "properties": obj{"status": obj{"type": "string", "const": "ok"}}},
-		"Readiness":    readinessSchema(),
-		"DiskSpace":    diskSpaceSchema(),
+		"Health": obj{"type": "object", "required": []string{"status"}, "properties": obj{
+			"status":     obj{"type": "string", "const": "ok"},
+			"version":    obj{"type": "string", "description": "The build's version (git describe), or devel.", "example": "v1.4.0"},
+			"revision":   obj{"type": "string", "description": "The VCS revision it was built from, or unknown.", "example": "3f2a9c1e0b7d4a5c6e8f9a0b1c2d3e4f5a6b7c8d"},
+			"build_time": obj{"type": "string", "description": "When it was built (RFC 3339), or unknown.", "example": "2026-11-27T22:00:00Z"},
+		}},
+		"Readiness": readinessSchema(),
+		"DiskSpace": diskSpaceSchema(),
 	}
 }
 
@@ -114,7 +119,7 @@ func problemSchema() obj {
 			"status":     obj{"type": "integer"},
 			"detail":     obj{"type": "string"},
 			"code":       obj{"type": "string", "enum": errorCodes()},
-			"request_id": obj{"type": "string", "pattern": "^req_"},
+			"request_id": obj{"type": "string", "pattern": "^[A-Za-z0-9._-]{1,128}$", "description": "The request's X-Request-Id."},
 			"job_id":     obj{"type": "string", "description": "The job, when the error is a job's failure."},
 			"errors":     obj{"type": "array", "items": ref("FieldError")},
 		}}
@@ -253,8 +258,8 @@ var rateLimitHeaders = []string{"X-RateLimit-Limit", "X-RateLimit-Remaining", "X
 func sharedHeaders() obj {
 	integer := obj{"type": "integer", "minimum": 0}
 	return obj{
-		"X-Request-Id": obj{"required": true, "description": "The request's id, also in error bodies (request_id) and the server's log.",
-			"schema": obj{"type": "string", "pattern": "^req_"}},
+		"X-Request-Id": obj{"required": true, "description": "The request's id, also in error bodies (request_id) and the server's log: the X-Request-Id the request came with when it is 1 to 128 characters of A-Z, a-z, 0-9, '.', '_' and '-', else a new one (req_...).",
+			"schema": obj{"type": "string", "pattern": "^[A-Za-z0-9._-]{1,128}$"}},
 		"Retry-After": obj{"required": true, "description": "Seconds to wait before trying again.", "schema": integer},
 		"PollHint": obj{"description": "Seconds to wait before polling again, while the job is unfinished (1, or 5 for long tools).",
 			"schema": integer},

@@ -28,6 +28,8 @@ type Config struct {
 	Registry *docmill.Registry
 	Limiter  docmill.Limiter
 	Plans    map[string]docmill.Plan
+	// Build is the node's version, revision and build time (/healthz).
+	Build Build
 
 	// BaseURL is where clients reach the API; job records link to it.
 	BaseURL string

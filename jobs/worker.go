@@ -215,10 +215,15 @@ func (q *Queue[TTx]) fail(j *docmill.Job, tool *docmill.Tool, err error, elapsed
 		// not retried, not charged.
 		e = docmill.Errorf(docmill.CodeProcessingTimeout, "Processing this file took longer than its work budget of %s, what this tool allows for a file of its size (meta.budget_ms).", q.budget(j, tool))
 	}
-	switch e.Code {
-	case docmill.CodeInternal, docmill.CodeWorkerLost:
+	switch {
+	case e.Code == docmill.CodeInternal && q.canceled(j.ID):
+		// The user's cancel stopped the engine (the error says "context
+		// canceled" or how the engine died of it): not a failure of the
+		// service; finish keeps the job canceled.
+		q.cfg.Logger.Info("job canceled by its owner while it ran", "job_id", j.ID, "tool", j.Tool)
+	case e.Code == docmill.CodeInternal, e.Code == docmill.CodeWorkerLost:
 		q.cfg.Logger.Error("job failed", "job_id", j.ID, "tool", j.Tool, "err", err)
-	case docmill.CodeInsufficientStorage:
+	case e.Code == docmill.CodeInsufficientStorage:
 		q.cfg.Logger.Warn("job failed: insufficient storage", "job_id", j.ID, "tool", j.Tool, "err", err)
 	default:
 		// The input's fault: the cause, which may name paths, is for

@@ -54,7 +54,7 @@ var accountsCommands = map[string]struct {
 // an operator; it works while a server runs on the same data.
 func accounts(ctx context.Context, env *environment, args []string) error {
 	if len(args) == 0 {
-		return fmt.Errorf("accounts: no subcommand\n%s", accountsUsage)
+		return usagef("accounts: no subcommand\n%s", accountsUsage)
 	}
 	if isHelp(args[0]) {
 		fmt.Fprintln(env.stdout, accountsUsage)
@@ -62,7 +62,7 @@ func accounts(ctx context.Context, env *environment, args []string) error {
 	}
 	cmd, ok := accountsCommands[args[0]]
 	if !ok {
-		return fmt.Errorf("accounts: unknown subcommand %q\n%s", args[0], accountsUsage)
+		return usagef("accounts: unknown subcommand %q\n%s", args[0], accountsUsage)
 	}
 	fs := newFlags("accounts "+args[0], cmd.synopsis)
 	c := &accountsCmd{env: env}
@@ -83,7 +83,10 @@ func accounts(ctx context.Context, env *environment, args []string) error {
 	}
 	c.args = fs.Args()
 	if len(c.args) != cmd.args {
-		return fmt.Errorf("usage: docmill %s", cmd.synopsis)
+		return usagef("usage: docmill %s", cmd.synopsis)
+	}
+	if err := c.data.requireSQLite(env, args[0] == "create"); err != nil {
+		return err
 	}
 	db, err := openDatabase(ctx, &c.data, false)
 	if err != nil {
@@ -148,12 +151,12 @@ func (c *accountsCmd) accountOfKey(ctx context.Context, prefix string) (*docmill
 
 func (c *accountsCmd) create(ctx context.Context, plan, name, email string, custom *customFlags) error {
 	if name == "" {
-		return errors.New("accounts create: --name is required")
+		return usagef("accounts create: --name is required")
 	}
 	if email != "" {
 		canonical, ok := docmill.CanonicalEmail(email)
 		if !ok {
-			return fmt.Errorf("accounts create: --email %q is not one plain address", email)
+			return usagef("accounts create: --email %q is not one plain address", email)
 		}
 		email = canonical
 	}
@@ -242,7 +245,7 @@ func (c *customFlags) limits(plan string) (*docmill.Plan, error) {
 		return nil, nil
 	}
 	if c.ops < 1 || c.rpm < 1 || c.inFlight < 1 || c.maxFileMB < 0 || c.resultTTL < time.Minute {
-		return nil, errors.New("custom limits: --ops, --rpm and --in-flight must be at least 1, --max-file-mb at least 0, --result-ttl at least 1m")
+		return nil, usagef("custom limits: --ops, --rpm and --in-flight must be at least 1, --max-file-mb at least 0, --result-ttl at least 1m")
 	}
 	return &docmill.Plan{
 		Name: docmill.PlanCustom, OperationsPerMonth: c.ops, MaxFileBytes: c.maxFileMB << 20,
@@ -252,7 +255,7 @@ func (c *customFlags) limits(plan string) (*docmill.Plan, error) {
 
 func checkPlan(plan string) error {
 	if _, ok := docmill.DefaultPlans()[plan]; !ok {
-		return fmt.Errorf("unknown plan %q (plans: %v)", plan, docmill.PlanNames(docmill.DefaultPlans()))
+		return usagef("unknown plan %q (plans: %v)", plan, docmill.PlanNames(docmill.DefaultPlans()))
 	}
 	return nil
 }

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -28,6 +30,28 @@ func (d *dataFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&d.dataDir, "data-dir", "./data", "directory of the SQLite database (docmill.db), result files (blobs/) and scratch space (tmp/)")
 	fs.StringVar(&d.databaseURL, "database-url", "", "PostgreSQL URL (postgres://user@host:5432/db?sslmode=disable&search_path=schema) for metadata and queue; empty: SQLite in --data-dir")
 	fs.StringVar(&d.blobURL, "blob-url", "", "bucket for uploads and results, such as s3://bucket?region=us-east-1 (with endpoint=http://host:port&use_path_style=true for MinIO and the like; credentials from AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY); empty: --data-dir/blobs")
+}
+
+// requireSQLite refuses to work on a SQLite database that does not exist
+// (a command run from another directory than the server's would create
+// an empty one, whose accounts and keys the server never sees): it says
+// where it looked and how to point at the server's data (exit code 66).
+// With create (accounts create, a new deployment's first key) it creates
+// one, and says so on stderr with its absolute path.
+func (d *dataFlags) requireSQLite(env *environment, create bool) error {
+	if d.databaseURL != "" {
+		return nil
+	}
+	_, err := os.Stat(d.dbPath())
+	if !errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	abs, _ := filepath.Abs(d.dbPath())
+	if !create {
+		return fmt.Errorf("no database at %s (%w): give the server's --data-dir or set DOCMILL_DATA_DIR (or --database-url for PostgreSQL)", abs, fs.ErrNotExist)
+	}
+	fmt.Fprintf(env.stderr, "no database at %s yet: creating one; a server sees this account only when it runs with --data-dir %s\n", abs, d.dataDir)
+	return nil
 }
 
 func (d *dataFlags) dbPath() string  { return filepath.Join(d.dataDir, "docmill.db") }

@@ -58,7 +58,7 @@ func TestHelp(t *testing.T) {
 		{"accounts", "-h"}, {"accounts", "--help"}, {"accounts", "create", "-h"}, {"accounts", "list", "-h"}, {"accounts", "show", "-h"},
 		{"accounts", "suspend", "-h"}, {"accounts", "resume", "-h"}, {"accounts", "delete", "--help"}, {"accounts", "revoke-key", "--help"}, {"accounts", "set-plan", "-h"},
 		{"process", "-h"}, {"process", "rotate-pdf", "--help"}, {"tools", "-h"}, {"tools", "--help"},
-		{"jobs", "-h"}, {"jobs", "list", "-h"}, {"jobs", "get", "-h"}, {"jobs", "wait", "--help"}, {"jobs", "cancel", "-h"},
+		{"jobs", "-h"}, {"jobs", "list", "-h"}, {"jobs", "get", "-h"}, {"jobs", "wait", "--help"}, {"jobs", "cancel", "-h"}, {"jobs", "download", "-h"}, {"version", "-h"},
 		{"keys", "-h"}, {"keys", "list", "-h"}, {"keys", "create", "--help"}, {"keys", "rename", "-h"}, {"keys", "revoke", "-h"},
 	} {
 		out, errOut, err := runCLIAll(context.Background(), args...)
@@ -242,7 +242,8 @@ func TestCLIRetry429(t *testing.T) {
 }
 
 // TestCLIInterrupt: Ctrl-C (the context of run canceled) while a long OCR
-// job waits cancels the job on the server and names it.
+// job waits, with --cancel-on-interrupt, cancels the job on the server
+// and names it (without it the job goes on: TestCLIRetriesAndExitCodes).
 func TestCLIInterrupt(t *testing.T) {
 	s, key, dir := cliServer(t)
 	in := filepath.Join(dir, "geo.pdf")
@@ -258,7 +259,7 @@ func TestCLIInterrupt(t *testing.T) {
 	var out, errOut syncBuffer
 	done := make(chan error, 1)
 	go func() {
-		done <- run(ctx, []string{"process", "--url", s.URL, "--key", key, "ocr-pdf", in}, func(string) string { return "" }, nil, &out, &errOut)
+		done <- run(ctx, []string{"process", "--url", s.URL, "--key", key, "--cancel-on-interrupt", "ocr-pdf", in}, func(string) string { return "" }, nil, &out, &errOut)
 	}()
 	idRE := regexp.MustCompile(`job (job_[a-z0-9]+) (queued|processing)`)
 	var id string

@@ -145,7 +145,7 @@ func TestJSONLogsAndMetricsAddr(t *testing.T) {
 	body, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
 	for _, want := range []string{
-		`docmill_build_info{revision=`,
+		`docmill_build_info{build_time=`,
 		`docmill_engine_runs_total{engine="gs",outcome="ok"} 1`,
 		`docmill_engine_runs_total{engine="qpdf",outcome="ok"} 1`,
 		`docmill_engine_run_seconds_count{engine="gs"} 1`,

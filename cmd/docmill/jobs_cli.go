@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"text/tabwriter"
@@ -16,13 +15,16 @@ const jobsUsage = `usage:
   docmill jobs get [--wait N] ID
   docmill jobs wait [--timeout D] ID
   docmill jobs cancel ID
-each with --url and --key (DOCMILL_URL, DOCMILL_KEY)`
+  docmill jobs download [-o FILE] [--force] ID
+each with --url and --key (DOCMILL_URL, DOCMILL_KEY); get, wait and cancel
+print the job record as JSON (--json is accepted and changes nothing)`
 
 // jobsCmd finds the caller's jobs again on a server, as a client:
-// list them, show one, wait for one to finish, cancel one.
+// list them, show one, wait for one to finish, cancel one, download
+// one's result.
 func jobsCmd(ctx context.Context, env *environment, args []string) error {
 	if len(args) == 0 {
-		return errors.New(jobsUsage)
+		return usagef("%s", jobsUsage)
 	}
 	if isHelp(args[0]) {
 		fmt.Fprintln(env.stdout, jobsUsage)
@@ -37,18 +39,25 @@ func jobsCmd(ctx context.Context, env *environment, args []string) error {
 		return jobsWait(ctx, env, args[1:])
 	case "cancel":
 		return jobsCancel(ctx, env, args[1:])
+	case "download":
+		return jobsDownload(ctx, env, args[1:]) // jobs_download.go
 	}
-	return fmt.Errorf("unknown jobs command %q\n%s", args[0], jobsUsage)
+	return usagef("unknown jobs command %q\n%s", args[0], jobsUsage)
 }
 
-// oneJobArg parses the flags of a command about one job and returns its id.
+// oneJobArg parses the flags of a command about one job and returns its
+// id. A --json is accepted by each (get, wait and cancel print JSON
+// anyway), so that a script may pass it to every command.
 func oneJobArg(env *environment, fs *flag.FlagSet, args []string) (string, error) {
+	if fs.Lookup("json") == nil {
+		fs.Bool("json", true, "print the job record as JSON (always; on failure a problem object)")
+	}
 	if err := env.parse(fs, args); err != nil {
 		return "", err
 	}
 	pos := fs.Args()
 	if len(pos) != 1 {
-		return "", fmt.Errorf("want one job id\n%s", jobsUsage)
+		return "", usagef("want one job id\n%s", jobsUsage)
 	}
 	return pos[0], nil
 }
@@ -71,7 +80,7 @@ func jobsList(ctx context.Context, env *environment, args []string) error {
 		return err
 	}
 	if pos := fs.Args(); len(pos) > 0 {
-		return fmt.Errorf("unexpected argument %q\n%s", pos[0], jobsUsage)
+		return usagef("unexpected argument %q\n%s", pos[0], jobsUsage)
 	}
 	c, err := cf.keyed()
 	if err != nil {
@@ -174,9 +183,9 @@ func jobsWait(ctx context.Context, env *environment, args []string) error {
 	}
 	switch {
 	case !j.Finished():
-		return fmt.Errorf("job %s is still %s after %s", j.JobID, j.Status, *timeout)
+		return &jobError{job: j, msg: fmt.Sprintf("job %s is still %s after %s", j.JobID, j.Status, *timeout)}
 	case j.Status != "done":
-		return fmt.Errorf("job %s ended %s", j.JobID, j.Status)
+		return endedError("", j)
 	}
 	return nil
 }

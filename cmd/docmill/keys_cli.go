@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"text/tabwriter"
@@ -22,7 +21,7 @@ account manages its others, and itself (operators: docmill accounts)`
 // keysCmd manages the caller's API keys on a server, as a client.
 func keysCmd(ctx context.Context, env *environment, args []string) error {
 	if len(args) == 0 {
-		return errors.New(keysUsage)
+		return usagef("%s", keysUsage)
 	}
 	if isHelp(args[0]) {
 		fmt.Fprintln(env.stdout, keysUsage)
@@ -34,7 +33,7 @@ func keysCmd(ctx context.Context, env *environment, args []string) error {
 	if run, ok := cmds[args[0]]; ok {
 		return run(ctx, env, args[1:])
 	}
-	return fmt.Errorf("unknown keys command %q\n%s", args[0], keysUsage)
+	return usagef("unknown keys command %q\n%s", args[0], keysUsage)
 }
 
 // keysArgs parses the flags of a keys command that takes n arguments and
@@ -46,7 +45,7 @@ func keysArgs(env *environment, fs *flag.FlagSet, args []string, n int) (*client
 		return nil, nil, err
 	}
 	if fs.NArg() != n {
-		return nil, nil, fmt.Errorf("want %d argument(s), got %d\n%s", n, fs.NArg(), keysUsage)
+		return nil, nil, usagef("want %d argument(s), got %d\n%s", n, fs.NArg(), keysUsage)
 	}
 	c, err := cf.keyed()
 	return c, fs.Args(), err

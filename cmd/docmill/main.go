@@ -5,7 +5,6 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"os/signal"
 	"syscall"
@@ -16,10 +15,6 @@ func main() {
 	// The first Ctrl-C cancels ctx (a client command then cancels its job
 	// on the server; serve shuts down gracefully); a second one kills.
 	go func() { <-ctx.Done(); stop() }()
-	if err := run(ctx, os.Args[1:], os.Getenv, os.Stdin, os.Stdout, os.Stderr); err != nil {
-		// The one place that names the program: errors below carry no
-		// "docmill:" of their own.
-		fmt.Fprintln(os.Stderr, "docmill:", err)
-		os.Exit(1)
-	}
+	err := run(ctx, os.Args[1:], os.Getenv, os.Stdin, os.Stdout, os.Stderr)
+	os.Exit(finish(ctx, os.Args[1:], err, os.Stdout, os.Stderr)) // exitcode.go
 }

@@ -9,7 +9,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"runtime/debug"
+	"strings"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -39,7 +39,7 @@ func (o *opsFlags) newLogger(w io.Writer) (*slog.Logger, error) {
 	if err := l.UnmarshalText([]byte(o.logLevel)); err != nil {
 		return nil, fmt.Errorf("--log-level %q: want debug, info, warn or error", o.logLevel)
 	}
-	opts := &slog.HandlerOptions{Level: l}
+	opts := &slog.HandlerOptions{Level: l, ReplaceAttr: durationsInMs}
 	switch o.logFormat {
 	case "text":
 		return slog.New(slog.NewTextHandler(w, opts)), nil
@@ -49,17 +49,33 @@ func (o *opsFlags) newLogger(w io.Writer) (*slog.Logger, error) {
 	return nil, fmt.Errorf("--log-format %q: want text or json", o.logFormat)
 }
 
+// durationsInMs writes a duration attribute, in either format, as
+// KEY_ms, a number of milliseconds (to the microsecond), the unit of the
+// other times in the log ("ms" of a request, of a finished job): slog
+// would write nanoseconds in JSON and "1.5s" in text. Some libraries
+// (River) log time.Duration values.
+func durationsInMs(_ []string, a slog.Attr) slog.Attr {
+	if a.Value.Kind() != slog.KindDuration {
+		return a
+	}
+	key := a.Key
+	if !strings.HasSuffix(key, "_ms") && key != "ms" {
+		key += "_ms"
+	}
+	return slog.Float64(key, float64(a.Value.Duration().Microseconds())/1000)
+}
+
 // newMetrics makes the node's metrics registry, with the Go runtime's and
 // the process's collectors, docmill_build_info, and the engine runs
 // (engineRuns.observe, for sandbox.Options.Observe).
 func newMetrics() (*prometheus.Registry, *engineRuns) {
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	version, revision := buildVersion()
+	b := buildIdentity() // version.go
 	info := prometheus.NewGauge(prometheus.GaugeOpts{
 		Name:        "docmill_build_info",
 		Help:        "Always 1; its labels say which build of docmill runs.",
-		ConstLabels: prometheus.Labels{"version": version, "revision": revision},
+		ConstLabels: prometheus.Labels{"version": b.Version, "revision": b.Revision, "build_time": b.BuildTime, "goversion": b.Go},
 	})
 	info.Set(1)
 	runs := &engineRuns{
@@ -100,25 +116,6 @@ type engineRuns struct {
 func (m *engineRuns) observe(r sandbox.RunReport) {
 	m.count.WithLabelValues(r.Engine, r.Outcome).Inc()
 	m.seconds.WithLabelValues(r.Engine).Observe(r.Duration.Seconds())
-}
-
-// buildVersion is the module version and VCS revision this binary was
-// built from, as far as the build recorded them.
-func buildVersion() (version, revision string) {
-	version, revision = "devel", "unknown"
-	bi, ok := debug.ReadBuildInfo()
-	if !ok {
-		return version, revision
-	}
-	if v := bi.Main.Version; v != "" && v != "(devel)" {
-		version = v
-	}
-	for _, s := range bi.Settings {
-		if s.Key == "vcs.revision" {
-			revision = s.Value
-		}
-	}
-	return version, revision
 }
 
 // apiGatherer is what the API listener serves at /metrics: reg, or

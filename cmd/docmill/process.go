@@ -17,24 +17,32 @@ import (
 	"github.com/docmill/docmill/client"
 )
 
-// clientFlags locate a docmill server and the caller's key.
+// clientFlags locate a docmill server and the caller's key, and bound
+// the retries of each call.
 type clientFlags struct {
-	url string
-	key string
+	url     string
+	key     string
+	retries int
 }
 
 func (c *clientFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&c.url, "url", "http://localhost:8080", "address of the docmill server")
 	fs.StringVar(&c.key, "key", "", "API key (dm_live_...)")
+	fs.IntVar(&c.retries, "retries", client.DefaultRetry.MaxAttempts-1, "retries of a call after a network error, a 429 or 503 with Retry-After, a 502, 503, 504 or 500 internal (0: none)")
 }
 
 // keyed returns a client of the server with the key, or an error saying
 // how to give one: every call but the catalogue needs it.
 func (c *clientFlags) keyed() (*client.Client, error) {
 	if c.key == "" {
-		return nil, errors.New("no API key: give --key or set DOCMILL_KEY (docmill accounts create makes one)")
+		return nil, usagef("no API key: give --key or set DOCMILL_KEY (docmill accounts create makes one)")
 	}
-	return client.New(c.url, c.key), nil
+	if c.retries < 0 {
+		return nil, usagef("--retries %d: want 0 or more", c.retries)
+	}
+	cl := client.New(c.url, c.key)
+	cl.Retry.MaxAttempts = c.retries + 1
+	return cl, nil
 }
 
 // paramFlags collect repeated -p name=value tool parameters.
@@ -51,7 +59,7 @@ func (p paramFlags) Set(v string) error {
 	return nil
 }
 
-const processSynopsis = `process [-p name=value]... [-o PATH] [--force] [--async] [--json] [flags] TOOL [FILE]...
+const processSynopsis = `process [-p name=value]... [-o PATH] [--force] [--async] [--json] [--cancel-on-interrupt] [flags] TOOL [FILE]...
 
 Uploads the files to TOOL, waits for the job and saves its result next to
 the (first) input, under the name the server gives it, or at -o. A tool
@@ -59,8 +67,12 @@ that takes no file (url-to-pdf -p url=https://...) is sent its params
 only, and its result is saved in the current directory. A tool
 that takes one file runs once per file, several jobs at once (as many as
 the plan lets be in flight), each result next to its input or in the
-directory -o. A 429 is waited out (Retry-After); Ctrl-C cancels the job on
-the server. An existing file is not overwritten without --force.
+directory -o. A 429 is waited out (Retry-After); a network error, a 502,
+503 or 504 and a 500 internal are retried with the same Idempotency-Key
+(one job, charged once). Ctrl-C leaves a created job running on the
+server and says how to follow it (docmill jobs wait ID, docmill jobs
+download ID); with --cancel-on-interrupt it cancels the job. An existing
+file is not overwritten without --force. Exit codes: docs/cli.md.
 stdout: "saved PATH (SIZE, job ID)" a result, or with --json the job
 records as the API sends them; stderr: progress (bars on a terminal).`
 
@@ -72,6 +84,9 @@ type processFlags struct {
 	force  bool
 	async  bool
 	asJSON bool
+	// cancelOnInterrupt: Ctrl-C cancels the job on the server, instead
+	// of leaving it to run.
+	cancelOnInterrupt bool
 }
 
 // process runs a tool on a server, as a client: it uploads the files,
@@ -86,12 +101,13 @@ func process(ctx context.Context, env *environment, args []string) error {
 	fs.StringVar(&f.out, "out", "", "same as -o")
 	fs.BoolVar(&f.force, "force", false, "overwrite an existing output file")
 	fs.BoolVar(&f.async, "async", false, "print the job and exit without waiting")
-	fs.BoolVar(&f.asJSON, "json", false, "print the job record (one per job) as the API sends it")
+	fs.BoolVar(&f.asJSON, "json", false, "print the job record (one per job) as the API sends it; on failure a problem object")
+	fs.BoolVar(&f.cancelOnInterrupt, "cancel-on-interrupt", false, "Ctrl-C cancels the job on the server (without it, the job goes on and can be followed)")
 	if err := env.parse(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() < 1 {
-		return errors.New("usage: docmill " + strings.SplitN(processSynopsis, "\n", 2)[0])
+		return usagef("usage: docmill %s", strings.SplitN(processSynopsis, "\n", 2)[0])
 	}
 	tool, inputs := fs.Arg(0), fs.Args()[1:]
 	c, err := f.client.keyed()
@@ -175,7 +191,7 @@ func (r *processRun) one(ctx context.Context, inputs []string, dir, file string)
 	j, _, err := r.c.Process(ctx, r.tool, files, opts)
 	if err != nil {
 		if ctx.Err() != nil {
-			return nil, fmt.Errorf("%s: interrupted during the upload", label)
+			return nil, fmt.Errorf("%s: %w during the upload", label, errInterrupted)
 		}
 		return nil, fmt.Errorf("%s: %w", label, err)
 	}
@@ -187,8 +203,12 @@ func (r *processRun) one(ctx context.Context, inputs []string, dir, file string)
 		// Long polls of 5 s: the status line follows the job.
 		done, err := r.c.Await(ctx, j.JobID, client.WaitOptions{PollWait: 5 * time.Second, OnPoll: func(j *client.Job) { r.progress.job(label, j) }})
 		if err != nil {
-			if ctx.Err() != nil {
+			if ctx.Err() != nil && r.flags.cancelOnInterrupt {
 				return j, r.cancel(label, j)
+			}
+			if ctx.Err() != nil {
+				return j, fmt.Errorf("%s: %w; job %s goes on on the server: docmill jobs wait %s, then docmill jobs download %s",
+					label, errInterrupted, j.JobID, j.JobID, j.JobID)
 			}
 			return j, fmt.Errorf("%s: waiting for job %s: %w", label, j.JobID, err)
 		}
@@ -198,10 +218,7 @@ func (r *processRun) one(ctx context.Context, inputs []string, dir, file string)
 		if err := r.report(j, ""); err != nil {
 			return j, err
 		}
-		if j.Error != nil {
-			return j, fmt.Errorf("%s: job %s %s: %s: %s", label, j.JobID, j.Status, j.Error.Code, j.Error.Message)
-		}
-		return j, fmt.Errorf("%s: job %s %s", label, j.JobID, j.Status)
+		return j, endedError(label, j)
 	}
 	path := file
 	switch {
@@ -226,9 +243,9 @@ func (r *processRun) cancel(label string, j *client.Job) error {
 	defer stop()
 	got, err := r.c.CancelJob(ctx, j.JobID)
 	if err != nil {
-		return fmt.Errorf("%s: interrupted; canceling job %s failed: %w (docmill jobs cancel %s)", label, j.JobID, err, j.JobID)
+		return fmt.Errorf("%s: %w; canceling job %s failed: %v (docmill jobs cancel %s)", label, errInterrupted, j.JobID, err, j.JobID)
 	}
-	return fmt.Errorf("%s: interrupted; job %s %s", label, j.JobID, got.Status)
+	return fmt.Errorf("%s: %w; job %s %s", label, errInterrupted, j.JobID, got.Status)
 }
 
 // save downloads a done job's result into path, which it creates (or,
@@ -257,7 +274,7 @@ func (r *processRun) save(ctx context.Context, label string, j *client.Job, path
 	if err != nil {
 		os.Remove(path)
 		if ctx.Err() != nil {
-			return fmt.Errorf("%s: interrupted during the download; job %s is done (docmill jobs get %s)", label, j.JobID, j.JobID)
+			return fmt.Errorf("%s: %w during the download; job %s is done (docmill jobs download %s)", label, errInterrupted, j.JobID, j.JobID)
 		}
 		return fmt.Errorf("%s: saving job %s's result: %w", label, j.JobID, err)
 	}
@@ -305,7 +322,7 @@ func (r *processRun) batch(ctx context.Context, inputs []string) error {
 			sem <- struct{}{}
 			defer func() { <-sem }()
 			if ctx.Err() != nil {
-				errs[i] = fmt.Errorf("%s: not sent (interrupted)", filepath.Base(in))
+				errs[i] = fmt.Errorf("%s: not sent (%w)", filepath.Base(in), errInterrupted)
 				return
 			}
 			_, errs[i] = r.one(ctx, []string{in}, r.flags.out, "")
@@ -320,7 +337,29 @@ func (r *processRun) batch(ctx context.Context, inputs []string) error {
 		}
 	}
 	if failed > 0 {
-		return fmt.Errorf("%d of %d files failed", failed, len(inputs))
+		return &batchError{failed: failed, total: len(inputs), errs: errors.Join(errs...)}
 	}
 	return nil
+}
+
+// batchError is a batch some of whose files failed (each printed): its
+// exit code is that of the first kind of failure among them (exitCodeOf).
+type batchError struct {
+	failed, total int
+	errs          error
+}
+
+func (e *batchError) Error() string { return fmt.Sprintf("%d of %d files failed", e.failed, e.total) }
+func (e *batchError) Unwrap() error { return e.errs }
+
+// endedError says a job ended other than done, with its error.
+func endedError(label string, j *client.Job) error {
+	msg := fmt.Sprintf("job %s %s", j.JobID, j.Status)
+	if j.Error != nil {
+		msg += fmt.Sprintf(": %s: %s", j.Error.Code, j.Error.Message)
+	}
+	if label != "" {
+		msg = label + ": " + msg
+	}
+	return &jobError{job: j, msg: msg}
 }

@@ -28,6 +28,8 @@ Usage:
   docmill jobs get|wait|cancel ID            show, wait for (long poll) or cancel a job
   docmill webhooks create|list|delete|rotate-secret|deliveries   manage your webhook endpoints
   docmill keys list|create|rename|revoke     manage your account's API keys on a server
+  docmill jobs download [-o FILE] ID         wait for a job and save its result
+  docmill version [--json]                   print the version, revision and build time
 
 ACCOUNT is an account id (acct_...), its email or a key prefix (dm_live_...);
 the accounts commands work on the database (--data-dir or --database-url).
@@ -36,6 +38,9 @@ Every flag can also be set by an environment variable: --data-dir is
 DOCMILL_DATA_DIR, --url is DOCMILL_URL, --key is DOCMILL_KEY, and so on.
 Flags may come before or after the other arguments ("--" ends them).
 Run "docmill <command> -h" for the flags of a command.
+Exit codes: 0 done, 1 job failed (or other failure), 64 usage, 65 request
+refused (4xx), 66 no such file or database, 69 server failure (5xx),
+75 network failure, 130 interrupted; see docs/cli.md.
 `
 
 // run is the whole program; main only supplies the process's environment,
@@ -43,7 +48,7 @@ Run "docmill <command> -h" for the flags of a command.
 func run(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
 		fmt.Fprint(stderr, usage)
-		return errors.New("no command given")
+		return usagef("no command given")
 	}
 	env := &environment{getenv: getenv, stdin: stdin, stdout: stdout, stderr: stderr}
 	err := dispatch(ctx, env, args)
@@ -73,6 +78,8 @@ func dispatch(ctx context.Context, env *environment, args []string) error {
 		return jobsCmd(ctx, env, args[1:])
 	case "webhooks":
 		return webhooksCmd(ctx, env, args[1:])
+	case "version":
+		return versionCmd(env, args[1:])
 	case "engine":
 		return engine(ctx, env, args[1:])
 	case "docs": // hidden, for developers: docs/tools.md
@@ -82,7 +89,7 @@ func dispatch(ctx context.Context, env *environment, args []string) error {
 		return nil
 	}
 	fmt.Fprint(stderr, usage)
-	return fmt.Errorf("unknown command %q", args[0])
+	return usagef("unknown command %q", args[0])
 }
 
 // environment is what run was given: the process's env and streams.
@@ -132,7 +139,7 @@ func (e *environment) parse(fs *flag.FlagSet, args []string) error {
 			fs.Usage()
 			return errHelp
 		}
-		return fmt.Errorf("%w (docmill %s -h shows the flags)", err, fs.Name())
+		return &usageError{fmt.Errorf("%w (docmill %s -h shows the flags)", err, fs.Name())}
 	}
 	given := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
@@ -152,7 +159,7 @@ func (e *environment) parse(fs *flag.FlagSet, args []string) error {
 		}
 		for _, one := range values {
 			if serr := fs.Set(f.Name, strings.TrimSpace(one)); serr != nil {
-				err = envError(name, v, f, serr)
+				err = &usageError{envError(name, v, f, serr)}
 				return
 			}
 		}

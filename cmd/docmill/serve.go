@@ -99,8 +99,10 @@ func serve(ctx context.Context, env *environment, args []string) error {
 		return err
 	}
 	defer limiter.Close()
+	b := buildIdentity() // version.go
 	api = httpapi.NewServer(httpapi.Config{
 		Store: st, Blob: bucket, Queue: q, Outbox: q, Registry: registry, Limiter: limiter, Checks: checks,
+		Build: httpapi.Build{Version: b.Version, Revision: b.Revision, BuildTime: b.BuildTime},
 		Plans: plans, BaseURL: baseURL, CDNURL: f.cdnURL, SigningKey: []byte(secret),
 		Signup: f.signup == "open", SyncBudget: f.syncBudget, MaxUploadBytes: f.maxUploadMB << 20, UploadIdleTimeout: f.uploadIdle,
 		UploadMinRate: f.uploadMinRate, UploadRateWindow: f.uploadWindow,

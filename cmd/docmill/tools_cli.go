@@ -22,6 +22,7 @@ func tools(ctx context.Context, env *environment, args []string) error {
 		return err
 	}
 	c := client.New(cf.url, cf.key)
+	c.Retry.MaxAttempts = max(0, cf.retries) + 1
 	var list []client.Tool
 	if fs.NArg() == 0 {
 		all, err := c.Tools(ctx)

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"strconv"
@@ -25,7 +24,7 @@ each with --url and --key (DOCMILL_URL, DOCMILL_KEY)`
 // client.
 func webhooksCmd(ctx context.Context, env *environment, args []string) error {
 	if len(args) == 0 {
-		return errors.New(webhooksUsage)
+		return usagef("%s", webhooksUsage)
 	}
 	if isHelp(args[0]) {
 		fmt.Fprintln(env.stdout, webhooksUsage)
@@ -38,7 +37,7 @@ func webhooksCmd(ctx context.Context, env *environment, args []string) error {
 	if run, ok := cmds[args[0]]; ok {
 		return run(ctx, env, args[1:])
 	}
-	return fmt.Errorf("unknown webhooks command %q\n%s", args[0], webhooksUsage)
+	return usagef("unknown webhooks command %q\n%s", args[0], webhooksUsage)
 }
 
 // webhookArgs parses the flags of a webhooks command that takes one
@@ -50,7 +49,7 @@ func webhookArgs(env *environment, fs *flag.FlagSet, args []string, what string)
 		return nil, "", err
 	}
 	if fs.NArg() != 1 {
-		return nil, "", fmt.Errorf("want one %s\n%s", what, webhooksUsage)
+		return nil, "", usagef("want one %s\n%s", what, webhooksUsage)
 	}
 	c, err := cf.keyed()
 	return c, fs.Arg(0), err
@@ -89,7 +88,7 @@ func webhooksList(ctx context.Context, env *environment, args []string) error {
 		return err
 	}
 	if fs.NArg() > 0 {
-		return fmt.Errorf("unexpected argument %q\n%s", fs.Arg(0), webhooksUsage)
+		return usagef("unexpected argument %q\n%s", fs.Arg(0), webhooksUsage)
 	}
 	c, err := cf.keyed()
 	if err != nil {

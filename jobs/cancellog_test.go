@@ -1,0 +1,116 @@
+package jobs_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"log/slog"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/riverqueue/river/riverdriver/riversqlite"
+
+	"github.com/docmill/docmill"
+	"github.com/docmill/docmill/jobs"
+)
+
+// lockedBuffer is a log destination the workers and the test share.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// TestCancelLoggedAtInfo: a job its owner cancels while its tool runs is
+// logged at INFO as canceled, and no ERROR "job failed ... context
+// canceled" is written; the job stays canceled.
+func TestCancelLoggedAtInfo(t *testing.T) {
+	ctx := t.Context()
+	st, bucket := openData(t)
+	newQueue(t, st, bucket, &clock{t: time.Now()}) // River's tables
+	started := make(chan struct{})
+	tool := &docmill.Tool{
+		Slug: "held", Accepts: []string{"application/pdf"}, MinFiles: 1, MaxFiles: 1,
+		Timeout: time.Minute, Rates: docmill.WorkRates{Base: 30 * time.Second},
+		Run: func(ctx context.Context, in *docmill.RunInput) (*docmill.RunOutput, error) {
+			close(started)
+			<-ctx.Done()
+			return nil, ctx.Err()
+		},
+	}
+	var logs lockedBuffer
+	q, err := jobs.New(riversqlite.New(st.WriteDB()), jobs.Config{
+		Store: st, Blob: bucket, Registry: docmill.NewRegistry(tool), Logger: slog.New(slog.NewJSONHandler(&logs, nil)),
+		Workers: 1, PollInterval: 50 * time.Millisecond, ScratchDir: t.TempDir(), SoleWorker: true,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.SetEnqueue(q.InsertTx)
+	if err := q.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = q.Stop(context.Background()) })
+	acct := newAccount(t, st, &clock{t: time.Now()})
+	in := "in/job_held.0"
+	if _, err := bucket.Put(ctx, in, strings.NewReader("%PDF-1.7"), "application/pdf"); err != nil {
+		t.Fatal(err)
+	}
+	j := &docmill.Job{ID: "job_held", AccountID: acct.ID, Tool: "held", Priority: 3, ResultTTL: time.Hour, CreatedAt: time.Now(),
+		Inputs: []docmill.InputFile{{Key: in, Filename: "a.pdf", ContentType: "application/pdf", Size: 8}}}
+	if _, err := st.CreateJob(ctx, j, docmill.Admission{Period: time.Now().Format("2006-01")}); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-started:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the job did not start")
+	}
+	if _, err := st.CancelJob(ctx, j.ID, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	var lines []map[string]any
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		lines = lines[:0]
+		finished := false
+		for _, l := range strings.Split(strings.TrimSpace(logs.String()), "\n") {
+			var m map[string]any
+			if json.Unmarshal([]byte(l), &m) == nil {
+				lines = append(lines, m)
+				finished = finished || m["msg"] == "job finished"
+			}
+		}
+		if finished {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no job finished line:\n%s", logs.String())
+		}
+	}
+	canceledAtInfo := false
+	for _, m := range lines {
+		if m["level"] == "ERROR" {
+			t.Errorf("an ERROR line for a user's cancel: %v", m)
+		}
+		canceledAtInfo = canceledAtInfo || (m["level"] == "INFO" && strings.Contains(m["msg"].(string), "canceled") && m["job_id"] == j.ID)
+	}
+	if !canceledAtInfo {
+		t.Errorf("no INFO line says the job was canceled:\n%s", logs.String())
+	}
+	if got, err := st.Job(ctx, j.ID); err != nil || got.Status != docmill.StatusCanceled {
+		t.Errorf("the job: %+v %v", got, err)
+	}
+}
