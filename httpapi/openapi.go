@@ -66,6 +66,12 @@ func (s *Server) openAPI() obj {
 		},
 		"/v1/openapi.json": obj{"get": public(op("getOpenAPI", tagOperations, "This document", "200",
 			"The OpenAPI 3.1 document of this node's API.", jsonResponse(obj{"type": "object"})))},
+		"/docs": obj{"get": public(obj{
+			"operationId": "getReference", "tags": []string{tagOperations},
+			"summary":     "The API reference for people (its style sheet and script are under /docs/)",
+			"description": "This document as an HTML page, with an example per tool and endpoint in curl, Go, Python and JavaScript.",
+			"responses":   obj{"200": obj{"description": "The page.", "content": obj{"text/html": obj{"schema": str}}}},
+		})},
 		"/healthz": obj{"get": public(op("getHealth", tagOperations, "Liveness", "200", "The process serves.",
 			jsonResponse(ref("Health"), obj{"status": "ok"})))},
 		"/readyz": obj{"get": public(readinessOperation())},
