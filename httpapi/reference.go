@@ -87,10 +87,12 @@ func (s *Server) handleReference(w http.ResponseWriter, r *http.Request) {
 	serveReferenceBytes(w, r, "text/html; charset=utf-8", "no-cache", s.reference.html, s.reference.gzip)
 }
 
-// handleReferenceAsset serves the page's style sheet and script.
+// handleReferenceAsset serves the page's style sheet, script and icon
+// (the web interface's, which a node without it does not serve).
 func (s *Server) handleReferenceAsset(w http.ResponseWriter, r *http.Request) {
 	name := r.PathValue("asset")
-	types := map[string]string{"reference.css": "text/css; charset=utf-8", "reference.js": "text/javascript; charset=utf-8"}
+	types := map[string]string{"reference.css": "text/css; charset=utf-8", "reference.js": "text/javascript; charset=utf-8",
+		"icon.svg": "image/svg+xml"}
 	b, err := referenceFiles.ReadFile("reference/" + name)
 	if types[name] == "" || err != nil {
 		s.writeError(w, r, docmill.Errorf(docmill.CodeNotFound, "No such file."))
