@@ -1,6 +1,7 @@
 package main
 
 import (
+	"archive/zip"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -83,7 +84,7 @@ func referenceExamplesRun(t *testing.T, srv *testServer, key, page string) {
 			files = withFile(inputs, "report.pdf", referenceFormPDF())
 		}
 		if missing := missingInputs(code, files); missing != "" {
-			t.Logf("SKIPPING the curl example of %s: the test makes no %s", id, missing)
+			t.Errorf("%s: the test makes no %s for its example (referenceInputs)", id, missing)
 			continue
 		}
 		out := runExample(t, id, "curl", code, key, files)
@@ -206,9 +207,9 @@ func withFile(files map[string][]byte, name string, b []byte) map[string][]byte 
 }
 
 // referenceInputs are the files the examples name, made here: PDFs of
-// three pages, a photo, a logo, a web page, text, a certificate, and a
-// word processor's document made by the server's own convert-document.
-// No presentation is made: powerpoint-to-pdf's example is not run.
+// three pages, a photo, a logo, a web page, text, a certificate, and the
+// office documents made by the server's own convert-document from text,
+// a CSV and an OpenDocument presentation written here.
 func referenceInputs(t *testing.T, srv *testServer, key string) map[string][]byte {
 	t.Helper()
 	pdfPath := filepath.Join(t.TempDir(), "report.pdf")
@@ -226,15 +227,15 @@ func referenceInputs(t *testing.T, srv *testServer, key string) map[string][]byt
 		"data.csv":        []byte("item,amount\npaper,12\nink,30\n"),
 		"letter.rtf":      []byte(`{\rtf1\ansi Dear Jane,\par the quick brown fox.\par}`),
 		"certificate.p12": sign2PKCS12(t, "Jane Roe", false, pkcs12.Modern, "changeit"),
+		"slides.odp":      referenceODP(t),
 	}
 	c := srv.client(key)
-	for name, from := range map[string]string{"letter.docx": "notes.txt", "budget.xlsx": "data.csv"} {
+	for name, from := range map[string]string{"letter.docx": "notes.txt", "budget.xlsx": "data.csv", "slides.pptx": "slides.odp"} {
 		job, _, err := c.Process(context.Background(), "convert-document",
 			[]client.File{{Name: from, Body: bytes.NewReader(files[from])}},
 			client.ProcessOptions{Params: map[string]string{"format": strings.TrimPrefix(filepath.Ext(name), ".")}, Prefer: "wait=120"})
 		if err != nil || job.Status != "done" {
-			t.Logf("no %s (convert-document of %s: %v %+v)", name, from, err, job)
-			continue
+			t.Fatalf("making %s: convert-document of %s: %v %+v", name, from, err, job)
 		}
 		files[name] = download(t, job.Result.URL)
 	}
@@ -274,4 +275,44 @@ func referenceFormPDF() []byte {
 		"<< /Length "+strconv.Itoa(len(content))+" >>\nstream\n"+content+"\nendstream",
 		"<< /Type /Annot /Subtype /Widget /FT /Tx /T (Name) /Rect [140 750 400 780] /P 3 0 R /DA (/Helv 12 Tf 0 g) /V () >>",
 		"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>")
+}
+
+// referenceODP is an OpenDocument presentation of one slide with a title.
+func referenceODP(t *testing.T) []byte {
+	t.Helper()
+	const mime = "application/vnd.oasis.opendocument.presentation"
+	var b bytes.Buffer
+	zw := zip.NewWriter(&b)
+	w, err := zw.CreateHeader(&zip.FileHeader{Name: "mimetype", Method: zip.Store}) // first and stored, as ODF requires
+	if err == nil {
+		_, err = w.Write([]byte(mime))
+	}
+	for name, body := range map[string]string{
+		"META-INF/manifest.xml": `<?xml version="1.0" encoding="UTF-8"?>
+<manifest:manifest xmlns:manifest="urn:oasis:names:tc:opendocument:xmlns:manifest:1.0" manifest:version="1.2">
+<manifest:file-entry manifest:full-path="/" manifest:media-type="` + mime + `"/>
+<manifest:file-entry manifest:full-path="content.xml" manifest:media-type="text/xml"/>
+</manifest:manifest>`,
+		"content.xml": `<?xml version="1.0" encoding="UTF-8"?>
+<office:document-content xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0"
+ xmlns:draw="urn:oasis:names:tc:opendocument:xmlns:drawing:1.0" xmlns:text="urn:oasis:names:tc:opendocument:xmlns:text:1.0"
+ xmlns:svg="urn:oasis:names:tc:opendocument:xmlns:svg-compatible:1.0" office:version="1.2">
+<office:body><office:presentation><draw:page draw:name="page1">
+<draw:frame svg:x="2cm" svg:y="2cm" svg:width="20cm" svg:height="3cm"><draw:text-box><text:p>Quarterly results</text:p></draw:text-box></draw:frame>
+</draw:page></office:presentation></office:body></office:document-content>`,
+	} {
+		if err != nil {
+			break
+		}
+		if w, err = zw.Create(name); err == nil {
+			_, err = w.Write([]byte(body))
+		}
+	}
+	if err == nil {
+		err = zw.Close()
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
 }
