@@ -127,6 +127,9 @@ func gzipBytes(b []byte) []byte {
 	return buf.Bytes()
 }
 
+// methodOrder orders the operations of one path: reading before changing.
+var methodOrder = map[string]int{"GET": 0, "POST": 1, "PATCH": 2, "DELETE": 3}
+
 // referencePage gathers the page from the OpenAPI document (the
 // operations other than the tools', by tag) and the registry (the tools).
 func (s *Server) referencePage() referencePage {
@@ -144,7 +147,8 @@ func (s *Server) referencePage() referencePage {
 		byTag[page.Groups[i].Tag] = &page.Groups[i]
 	}
 	for path, item := range doc["paths"].(obj) {
-		for _, method := range []string{"get", "post", "patch", "delete"} {
+		for method := range methodOrder {
+			method = strings.ToLower(method)
 			o, ok := item.(obj)[method].(obj)
 			if !ok {
 				continue
@@ -167,7 +171,7 @@ func (s *Server) referencePage() referencePage {
 	for _, g := range page.Groups {
 		sort.Slice(g.Operations, func(i, j int) bool {
 			a, b := g.Operations[i], g.Operations[j]
-			return a.Path < b.Path || a.Path == b.Path && a.Method < b.Method
+			return a.Path < b.Path || a.Path == b.Path && methodOrder[a.Method] < methodOrder[b.Method]
 		})
 	}
 	for _, t := range s.cfg.Registry.All() {
