@@ -21,8 +21,13 @@ type endpointExample struct {
 	noValue            bool
 }
 
-// exampleWebhookURL is the endpoint of the webhook examples.
-const exampleWebhookURL = "https://example.com/docmill-hook"
+// The webhook examples' endpoint and id, and the key prefix of the keys'.
+const (
+	exampleWebhookURL = "https://example.com/docmill-hook"
+	exampleWebhookID  = "wh_4kqzv2mac5x7tjr5y3w6zeaqb4"
+	exampleKeyPrefix  = "dm_live_4kQz"
+	exampleLinkToken  = "TOKEN_FROM_THE_MAILED_LINK"
+)
 
 var endpointExamples = map[string]endpointExample{
 	"getAccount": {method: "GET", path: "/v1/account", goCall: "c.Account(ctx)"},
@@ -38,6 +43,20 @@ var endpointExamples = map[string]endpointExample{
 		body:   `{"url": "` + exampleWebhookURL + `", "events": ["job.done", "job.failed"]}`,
 		goCall: fmt.Sprintf(`c.CreateWebhook(ctx, %q, []string{"job.done", "job.failed"})`, exampleWebhookURL)},
 	"listWebhooks": {method: "GET", path: "/v1/webhooks", goCall: "c.Webhooks(ctx)"},
+	"getWebhook":   {method: "GET", path: "/v1/webhooks/" + exampleWebhookID, goCall: fmt.Sprintf("c.Webhook(ctx, %q)", exampleWebhookID)},
+	"rotateWebhookSecret": {method: "POST", path: "/v1/webhooks/" + exampleWebhookID + "/rotate-secret",
+		goCall: fmt.Sprintf("c.RotateWebhookSecret(ctx, %q)", exampleWebhookID)},
+	"listWebhookDeliveries": {method: "GET", path: "/v1/webhooks/" + exampleWebhookID + "/deliveries",
+		goCall: fmt.Sprintf("c.WebhookDeliveries(ctx, %q)", exampleWebhookID)},
+	"deleteWebhook": {method: "DELETE", path: "/v1/webhooks/" + exampleWebhookID,
+		goCall: fmt.Sprintf("c.DeleteWebhook(ctx, %q)", exampleWebhookID), noValue: true},
+	"renameKey": {method: "PATCH", path: "/v1/keys/" + exampleKeyPrefix, body: `{"name": "CI (old)"}`,
+		goCall: fmt.Sprintf(`c.RenameKey(ctx, %q, "CI (old)")`, exampleKeyPrefix)},
+	"revokeKey": {method: "DELETE", path: "/v1/keys/" + exampleKeyPrefix, goCall: fmt.Sprintf("c.RevokeKey(ctx, %q)", exampleKeyPrefix)},
+	"openSession": {method: "POST", path: "/v1/sessions", public: true, body: `{"token": "` + exampleLinkToken + `"}`,
+		goCall: fmt.Sprintf("c.OpenLink(ctx, %q)", exampleLinkToken)},
+	"getConfig": {method: "GET", path: "/v1/config", public: true, goCall: "c.Config(ctx)"},
+	"getTool":   {method: "GET", path: "/v1/tools/rotate-pdf", public: true, goCall: `c.Tool(ctx, "rotate-pdf")`},
 	"signup": {method: "POST", path: "/v1/signup", public: true,
 		body: `{"email": "jane@example.com", "name": "Jane Roe"}`, goCall: `c.Signup(ctx, "jane@example.com", "Jane Roe", "en")`},
 	"login": {method: "POST", path: "/v1/login", public: true,
@@ -90,7 +109,7 @@ func (e endpointExample) python(base string) string {
 		args += ", json=" + pyLiteral(e.body)
 	}
 	fmt.Fprintf(&b, "r = requests.request(%q, f\"{BASE}%s\"%s)\n", e.method, e.path, args)
-	b.WriteString("if not r.ok:\n    raise SystemExit(f\"{r.status_code}: {r.text}\")\nprint(r.json())\n")
+	b.WriteString("if not r.ok:\n    raise SystemExit(f\"{r.status_code}: {r.text}\")\nprint(r.json() if r.content else r.status_code)\n")
 	return b.String()
 }
 
@@ -115,6 +134,7 @@ func (e endpointExample) javaScript(base string) string {
 		opts = append(opts, "headers: { "+strings.Join(headers, ", ")+" }")
 	}
 	fmt.Fprintf(&b, "const res = await fetch(`${BASE}%s`, { %s });\n", e.path, strings.Join(opts, ", "))
-	b.WriteString("const body = await res.json();\nif (!res.ok) throw new Error(`${res.status} ${body.code}: ${body.detail}`);\nconsole.log(body);\n")
+	b.WriteString("const text = await res.text(); // empty for 204\nconst body = text ? JSON.parse(text) : res.status;\n" +
+		"if (!res.ok) throw new Error(`${res.status} ${body.code}: ${body.detail}`);\nconsole.log(body);\n")
 	return b.String()
 }

@@ -24,6 +24,7 @@ import (
 	"software.sslmate.com/src/go-pkcs12"
 
 	"github.com/docmill/docmill/client"
+	"github.com/docmill/docmill/mail/mailpittest"
 	"github.com/docmill/docmill/tools/toolstest"
 )
 
@@ -43,14 +44,15 @@ const exampleJobID = "job_4kqzv2mac5x7tjr5y3w6zeaqb4"
 var fullyRun = []string{"tool-rotate-pdf", "tool-merge-pdf", "tool-url-to-pdf", "op-getAccount", "op-listJobs"}
 
 func TestReference(t *testing.T) {
-	srv := startServer(t, "", "--allow-private-urls", "--signup", "open")
+	mp := mailpittest.Start(t)
+	srv := startServer(t, "", "--allow-private-urls", "--signup", "open", "--smtp-url", mp.SMTPURL, "--mail-from", "docmill@example.com")
 	key := newKey(t, srv.DataDir, "team")
 	page := string(download(t, srv.URL+"/docs"))
 	if !strings.Contains(string(download(t, srv.URL+"/")), `href="/docs"`) {
 		t.Error("the web interface does not link the reference")
 	}
 	t.Run("browser", func(t *testing.T) { referenceInBrowser(t, srv.URL) })
-	t.Run("examples", func(t *testing.T) { referenceExamplesRun(t, srv, key, page) })
+	t.Run("examples", func(t *testing.T) { referenceExamplesRun(t, srv, mp, key, page) })
 }
 
 // referenceExamples are the page's examples: by section id (tool-SLUG,
@@ -70,7 +72,7 @@ func referenceExamples(page string) map[string]map[string]string {
 	return out
 }
 
-func referenceExamplesRun(t *testing.T, srv *testServer, key, page string) {
+func referenceExamplesRun(t *testing.T, srv *testServer, mp *mailpittest.Server, key, page string) {
 	examples := referenceExamples(page)
 	inputs := referenceInputs(t, srv, key)
 	lastJob := ""
@@ -101,18 +103,62 @@ func referenceExamplesRun(t *testing.T, srv *testServer, key, page string) {
 			}
 		}
 	}
-	// The other endpoints' curl examples: the job ones on a real job,
-	// the webhook's creation left out (its example URL would be resolved).
-	for _, op := range []string{"op-listTools", "op-getAccount", "op-listJobs", "op-getJob", "op-listKeys", "op-createKey",
-		"op-listWebhooks", "op-signup", "op-login", "op-deleteJob"} {
-		code := strings.ReplaceAll(examples[op]["curl"], exampleJobID, lastJob)
-		if out := runExample(t, op, "curl", code, key, nil); !json.Valid([]byte(out)) {
-			t.Errorf("%s: not JSON: %q", op, out)
-		}
-	}
+	referenceEndpointsRun(t, srv, mp, key, examples, lastJob)
 	if len(examples) < 60 {
 		t.Errorf("%d sections with examples", len(examples))
 	}
+}
+
+// The placeholders of the endpoints' examples, which the test replaces
+// by what it made: a job, a key, a webhook (its endpoint this server,
+// which --allow-private-urls admits), a mailed link's token.
+const (
+	exampleKeyPrefix  = "dm_live_4kQz"
+	exampleWebhookID  = "wh_4kqzv2mac5x7tjr5y3w6zeaqb4"
+	exampleWebhookURL = "https://example.com/docmill-hook"
+	exampleLinkToken  = "TOKEN_FROM_THE_MAILED_LINK"
+)
+
+// referenceEndpointsRun runs the curl example of every endpoint that has
+// one, in an order that makes what the next needs, and checks that each
+// answers JSON (deleteWebhook: nothing, 204).
+func referenceEndpointsRun(t *testing.T, srv *testServer, mp *mailpittest.Server, key string, examples map[string]map[string]string, job string) {
+	values := strings.NewReplacer(exampleJobID, job, exampleWebhookURL, srv.URL+"/healthz")
+	run := func(op string) map[string]any {
+		code := examples["op-"+op]["curl"]
+		if code == "" {
+			t.Errorf("no curl example of %s", op)
+			return nil
+		}
+		out := runExample(t, op, "curl", values.Replace(code), key, nil)
+		var v map[string]any
+		if err := json.Unmarshal([]byte(out), &v); err != nil && op != "deleteWebhook" {
+			var list []any
+			if json.Unmarshal([]byte(out), &list) != nil {
+				t.Errorf("%s: not JSON: %q", op, out)
+			}
+		}
+		return v
+	}
+	for _, op := range []string{"listTools", "getTool", "getConfig", "getAccount", "listJobs", "getJob", "listKeys", "listWebhooks"} {
+		run(op)
+	}
+	if k := run("createKey"); k != nil {
+		values = strings.NewReplacer(exampleJobID, job, exampleWebhookURL, srv.URL+"/healthz", exampleKeyPrefix, k["prefix"].(string))
+	}
+	run("renameKey")
+	run("revokeKey")
+	if wh := run("createWebhook"); wh != nil {
+		values = strings.NewReplacer(exampleJobID, job, exampleWebhookURL, srv.URL+"/healthz", exampleWebhookID, wh["id"].(string))
+	}
+	for _, op := range []string{"getWebhook", "rotateWebhookSecret", "listWebhookDeliveries", "deleteWebhook", "signup"} {
+		run(op)
+	}
+	values = strings.NewReplacer(exampleJobID, job, exampleLinkToken, mailedToken(t, mp, "jane@example.com", 1, srv.URL))
+	run("openSession")
+	run("login")
+	mailedToken(t, mp, "jane@example.com", 2, srv.URL)
+	run("deleteJob")
 }
 
 // runExample runs one example in a directory of its own holding files,
