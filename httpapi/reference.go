@@ -104,7 +104,7 @@ func (s *Server) handleReferenceAsset(w http.ResponseWriter, r *http.Request) {
 func serveReferenceBytes(w http.ResponseWriter, r *http.Request, contentType, cache string, b, gz []byte) {
 	h := w.Header()
 	h.Set("Vary", "Accept-Encoding")
-	if gz != nil && strings.Contains(r.Header.Get("Accept-Encoding"), "gzip") {
+	if gz != nil && acceptsGzip(r.Header.Get("Accept-Encoding")) {
 		h.Set("Content-Encoding", "gzip")
 		b = gz
 	}
@@ -117,6 +117,22 @@ func serveReferenceBytes(w http.ResponseWriter, r *http.Request, contentType, ca
 	if r.Method != http.MethodHead {
 		_, _ = w.Write(b)
 	}
+}
+
+// acceptsGzip reports whether an Accept-Encoding header admits gzip
+// (RFC 9110 12.5.3: listed, or "*", with a q-value above 0).
+func acceptsGzip(header string) bool {
+	for _, part := range strings.Split(header, ",") {
+		coding, params, _ := strings.Cut(part, ";")
+		coding = strings.ToLower(strings.TrimSpace(coding))
+		if coding != "gzip" && coding != "*" {
+			continue
+		}
+		q, found := strings.CutPrefix(strings.ReplaceAll(strings.ToLower(params), " ", ""), "q=")
+		f, err := strconv.ParseFloat(q, 64)
+		return !found || err == nil && f > 0
+	}
+	return false
 }
 
 func gzipBytes(b []byte) []byte {

@@ -68,6 +68,11 @@ func TestReferencePage(t *testing.T) {
 			t.Errorf("the page lacks %s", frag)
 		}
 	}
+	for header, want := range map[string]bool{"gzip": true, "br, gzip;q=0.5": true, "gzip;q=0": false, "gzip; q=0.000": false, "*": true, "": false, "identity": false} {
+		if acceptsGzip(header) != want {
+			t.Errorf("acceptsGzip(%q) = %v", header, !want)
+		}
+	}
 	for path, status := range map[string]int{"/docs/reference.js": 200, "/docs/reference.css": 200, "/docs/reference.html": 404, "/docs/x.js": 404} {
 		rec := httptest.NewRecorder()
 		s.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, path, nil))
