@@ -9,6 +9,7 @@ packages=(
 	libvips-tools chromium
 	libreoffice-writer-nogui libreoffice-calc-nogui libreoffice-impress-nogui python3-uno bubblewrap
 	fonts-liberation2 fonts-crosextra-carlito fonts-crosextra-caladea fonts-dejavu
+	curl python3-requests # the API reference's examples, run by TestReference (node comes with Redocly)
 )
 # HEIF/HEIC and AVIF: libvips reads them through libheif. Debian 12's
 # libheif1 links its codecs (libde265, x265, dav1d, aom); from Debian 13

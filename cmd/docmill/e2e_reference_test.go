@@ -73,6 +73,14 @@ func referenceExamples(page string) map[string]map[string]string {
 }
 
 func referenceExamplesRun(t *testing.T, srv *testServer, mp *mailpittest.Server, key, page string) {
+	for _, prog := range []string{"curl", "go", "python3", "node"} {
+		if _, err := exec.LookPath(prog); err != nil {
+			missingTool(t, prog+" is not installed: the reference's examples need it (make test-deps)")
+		}
+	}
+	if exec.Command("python3", "-c", "import requests").Run() != nil {
+		missingTool(t, "Python's requests is not installed (make test-deps)")
+	}
 	examples := referenceExamples(page)
 	inputs := referenceInputs(t, srv, key)
 	lastJob := ""
