@@ -34,9 +34,11 @@ var referenceTemplate = template.Must(template.ParseFS(referenceFiles, "referenc
 // referencePage is what the template renders.
 type referencePage struct {
 	BaseURL string
-	Langs   []struct{ Lang, Label string }
-	Groups  []referenceGroup
-	Tools   []referenceTool
+	// WebInterface is set when this node serves the web interface at /.
+	WebInterface bool
+	Langs        []struct{ Lang, Label string }
+	Groups       []referenceGroup
+	Tools        []referenceTool
 }
 
 // referenceGroup is the operations of one tag of the OpenAPI document.
@@ -151,7 +153,7 @@ var methodOrder = map[string]int{"GET": 0, "POST": 1, "PATCH": 2, "DELETE": 3}
 func (s *Server) referencePage() referencePage {
 	base := strings.TrimRight(s.cfg.BaseURL, "/")
 	doc := s.openAPI()
-	page := referencePage{BaseURL: base, Langs: sampleLangs}
+	page := referencePage{BaseURL: base, Langs: sampleLangs, WebInterface: s.cfg.Web != nil}
 	byTag := map[string]*referenceGroup{}
 	for _, t := range doc["tags"].([]obj) {
 		if t["name"] == tagProcessing {
