@@ -53,6 +53,11 @@ type Param struct {
 	// Default is the value used when the field is absent, in canonical
 	// string form ("" for none).
 	Default string `json:"default,omitempty"`
+	// Example is a value that works with the tool's example input, in
+	// canonical form, shown by the API reference's examples (GET /docs)
+	// and the OpenAPI document. A required param without a Default or an
+	// Enum should have one: the examples are run by a test.
+	Example string `json:"-"`
 	// Secret params (passwords) are never echoed back in job records.
 	Secret bool `json:"-"`
 	// Check, when set, validates a given value beyond its type, bounds and

@@ -389,6 +389,7 @@ func NewPipeline(reg *Registry, limit time.Duration, run RunFunc) *Tool {
 		MaxFiles: maxFiles,
 		Params: []Param{{
 			Name: StepsParam, Type: TypeSteps, Required: true,
+			Example: `[{"tool": "rotate-pdf", "params": {"angle": "90"}}, {"tool": "compress-pdf"}]`,
 			Description: `JSON array of up to ` + strconv.Itoa(MaxSteps) + ` steps, each {"tool": slug, "params": {...}}, ` +
 				`such as [{"tool": "merge-pdf"}, {"tool": "compress-pdf", "params": {"preset": "extreme"}}]; ` +
 				`the params are the tool's own, as GET /v1/tools lists them.`,

@@ -66,6 +66,12 @@ func (s *Server) openAPI() obj {
 		},
 		"/v1/openapi.json": obj{"get": public(op("getOpenAPI", tagOperations, "This document", "200",
 			"The OpenAPI 3.1 document of this node's API.", jsonResponse(obj{"type": "object"})))},
+		"/docs": obj{"get": public(obj{
+			"operationId": "getReference", "tags": []string{tagOperations},
+			"summary":     "The API reference for people (its style sheet and script are under /docs/)",
+			"description": "This document as an HTML page, with an example per tool and endpoint in curl, Go, Python and JavaScript.",
+			"responses":   obj{"200": obj{"description": "The page.", "content": obj{"text/html": obj{"schema": str}}}},
+		})},
 		"/healthz": obj{"get": public(op("getHealth", tagOperations, "Liveness", "200", "The process serves, and which build it is.",
 			jsonResponse(ref("Health"), obj{"status": "ok", "version": "v1.4.0", "revision": "3f2a9c1e0b7d4a5c6e8f9a0b1c2d3e4f5a6b7c8d", "build_time": "2026-11-27T22:00:00Z"})))},
 		"/readyz": obj{"get": public(readinessOperation())},

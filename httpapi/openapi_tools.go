@@ -156,10 +156,25 @@ func paramSchema(p docmill.Param) obj {
 			sc["default"] = b
 		}
 	}
+	if p.Example != "" {
+		sc["examples"] = []any{typedValue(p, p.Example)}
+	}
 	if p.Secret {
 		sc["writeOnly"] = true
 	}
 	return sc
+}
+
+// typedValue is v, a value of p in canonical form, as JSON has it: a
+// number for an integer or number param, a boolean for a boolean one.
+func typedValue(p docmill.Param, v string) any {
+	if n, err := strconv.ParseFloat(v, 64); err == nil && (p.Type == docmill.TypeInteger || p.Type == docmill.TypeNumber) {
+		return n
+	}
+	if b, err := strconv.ParseBool(v); err == nil && p.Type == docmill.TypeBoolean {
+		return b
+	}
+	return v
 }
 
 // enumValues lists an enum's values typed as the param is: numbers for an

@@ -37,6 +37,8 @@ func (s *Server) routes() http.Handler {
 	mux.HandleFunc("GET /v1/limits", s.handleLimits)
 	mux.HandleFunc("GET /v1/openapi.json", s.handleOpenAPI)
 	mux.HandleFunc("GET /v1/config", s.handleConfig)
+	mux.HandleFunc("GET /docs", s.handleReference) // the API reference for people (reference.go)
+	mux.HandleFunc("GET /docs/{asset}", s.handleReferenceAsset)
 
 	// Sign-up and sign-in by mailed links, browser sessions (signin.go).
 	mux.HandleFunc("POST /v1/signup", s.smallBody(s.handleSignup))

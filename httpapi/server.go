@@ -115,6 +115,8 @@ type Server struct {
 	// draining is done once Drain is called.
 	draining context.Context
 	drain    context.CancelFunc
+	// reference is the API reference page, made at its first request.
+	reference renderedReference
 }
 
 // NewServer returns the API's handler.

@@ -9,7 +9,11 @@ packages=(
 	libvips-tools chromium
 	libreoffice-writer-nogui libreoffice-calc-nogui libreoffice-impress-nogui python3-uno bubblewrap
 	fonts-liberation2 fonts-crosextra-carlito fonts-crosextra-caladea fonts-dejavu
+	curl # with python3's requests, the API reference's examples, run by TestReference (node comes with Redocly)
 )
+# requests may come from elsewhere than Debian (pip, a pyenv): ask only
+# when python3 cannot import it.
+python3 -c 'import requests' 2>/dev/null || packages+=(python3-requests)
 # HEIF/HEIC and AVIF: libvips reads them through libheif. Debian 12's
 # libheif1 links its codecs (libde265, x265, dav1d, aom); from Debian 13
 # they are plugins, only recommended, so --no-install-recommends below

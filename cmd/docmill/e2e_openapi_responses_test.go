@@ -194,6 +194,7 @@ func TestOpenAPIResponses(t *testing.T) {
 	c.callJSON("", "GET", "/readyz", "/readyz", nil, 200)
 	c.call("", "GET", "/metrics", "/metrics", nil, nil, 200)
 	c.call("", "GET", "/", "/", nil, nil, 200)
+	c.call("", "GET", "/docs", "/docs", nil, nil, 200)
 
 	// The account and sign-up.
 	c.callJSON(key, "GET", "/v1/account", "/v1/account", nil, 200)

@@ -44,7 +44,7 @@ type pageSettings struct {
 // counterparts': the address and what to wait for.
 func pageParams() []docmill.Param {
 	return []docmill.Param{
-		{Name: "url", Type: docmill.TypeURL, Required: true, Max: docmill.Bound(docmill.MaxURLLength),
+		{Name: "url", Type: docmill.TypeURL, Required: true, Example: "https://example.com/", Max: docmill.Bound(docmill.MaxURLLength),
 			Description: "The page to load: an https:// address (http:// and private, loopback and link-local addresses only on a " +
 				"server started with --allow-private-urls). Every request the page makes, redirects included, is held to the same rules; " +
 				"other schemes (file://, ws://) and methods other than GET are blocked."},

@@ -40,7 +40,7 @@ func (e *engines) cropTool() *docmill.Tool {
 		Description: "Crop the pages of a PDF: cut margins off each page, keep a box, or trim the white margins " +
 			"around what the page draws (auto). The pages' content is kept; only the visible area (the crop box) changes.",
 		Params: []docmill.Param{
-			{Name: "margins", Type: docmill.TypeString, Max: docmill.Bound(100), Check: checkLengths("margins", 1, 4),
+			{Name: "margins", Type: docmill.TypeString, Max: docmill.Bound(100), Check: checkLengths("margins", 1, 4), Example: "10",
 				Description: `Millimetres to cut from each page as shown: "top,right,bottom,left", or one number for all four, such as "10".`},
 			{Name: "box", Type: docmill.TypeString, Max: docmill.Bound(100), Check: checkBox,
 				Description: `The area to keep, "x1,y1,x2,y2" in millimetres from the bottom-left corner of the page as shown, such as "20,20,190,277".`},

@@ -32,7 +32,8 @@ func (e *engines) fillTool() *docmill.Tool {
 					`for a check box, the chosen option for a radio group or a combo box, a list of options for a list box ` +
 					`that takes several; such as {"Name": "Jane Roe", "Agree": true, "Size": "M"}. ` +
 					`A name the form does not have, or a value not among a field's options, is refused.`,
-				Check: formvalues.Check,
+				Example: `{"Name": "Jane Roe"}`,
+				Check:   formvalues.Check,
 			},
 			{Name: "flatten", Type: docmill.TypeBoolean, Default: "false",
 				Description: "Draw the filled fields into the pages and remove the form, so the values can no longer be changed."},

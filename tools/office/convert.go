@@ -77,7 +77,7 @@ func (p *Pool) ConvertTool() *docmill.Tool {
 		Outputs:  outputs,
 		MinFiles: 1, MaxFiles: 1,
 		Params: []docmill.Param{{
-			Name: "format", Type: docmill.TypeString, Required: true, Enum: enum,
+			Name: "format", Type: docmill.TypeString, Required: true, Enum: enum, Example: "odt",
 			Description: "The format to save in; it must fit the document: docx, odt, rtf, txt or epub for a text document, xlsx, ods or csv for a spreadsheet, pptx or odp for a presentation.",
 		}},
 		OutputsFor: func(ps docmill.Params) []string {

@@ -43,8 +43,9 @@ func insertPagesTool() *docmill.Tool {
 				Type: docmill.TypeInteger,
 				Description: "Insert this many blank pages instead of a second PDF (send one file only). " +
 					"They take the size of the page they follow, or of the first page.",
-				Min: docmill.Bound(1),
-				Max: docmill.Bound(maxBlankPages),
+				Min:     docmill.Bound(1),
+				Max:     docmill.Bound(maxBlankPages),
+				Example: "1",
 			},
 		},
 		Engine:  "pdfcpu",

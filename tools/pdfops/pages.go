@@ -16,6 +16,7 @@ func extractPagesTool() *docmill.Tool {
 		title:       "Extract pages",
 		description: "Make a new PDF of the selected pages, in the order they have in the document (as iLovePDF's extract pages with \"merge into one PDF\"). A page selected twice appears once.",
 		field:       "pages",
+		example:     "1-2",
 		fieldDoc:    `Pages to keep, such as "1-3,5,8-" ("8-" runs to the last page).`,
 		verb:        "Extracting pages",
 		workName:    "extracted.pdf",
@@ -30,6 +31,7 @@ func removePagesTool() *docmill.Tool {
 		title:       "Remove pages",
 		description: "Delete the selected pages from a PDF; the other pages keep their order. At least one page must remain.",
 		field:       "pages",
+		example:     "2",
 		fieldDoc:    `Pages to delete, such as "1-3,5,8-" ("8-" runs to the last page).`,
 		verb:        "Removing pages",
 		workName:    "removed.pdf",
@@ -44,6 +46,7 @@ func organizeTool() *docmill.Tool {
 		title:       "Organize PDF",
 		description: "Put the pages of a PDF in a new order. Pages left out of the order are dropped; a page listed twice appears twice.",
 		field:       "order",
+		example:     "3,1,2",
 		fieldDoc:    `The pages of the new document, in order, such as "3,1,2,4-" ("4-" runs to the last page).`,
 		verb:        "Organizing pages",
 		workName:    "organized.pdf",
@@ -55,8 +58,9 @@ func organizeTool() *docmill.Tool {
 // pageTool declares one of the page tools.
 type pageTool struct {
 	slug, title, description string
-	// field is the tool's one required parameter, of type pages.
-	field, fieldDoc string
+	// field is the tool's one required parameter, of type pages;
+	// example is its value in the reference's examples (of a 3-page PDF).
+	field, fieldDoc, example string
 	// verb starts the message for a wrong number of files.
 	verb string
 	// workName is the output's name in the work directory; suffix replaces
@@ -79,6 +83,7 @@ func newPageTool(pt pageTool) *docmill.Tool {
 			Type:        docmill.TypePages,
 			Description: pt.fieldDoc,
 			Required:    true,
+			Example:     pt.example,
 		}},
 		Run: pt.run,
 	})

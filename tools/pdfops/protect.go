@@ -77,6 +77,7 @@ func protectTool() *docmill.Tool {
 				Min:      docmill.Bound(1),
 				Max:      docmill.Bound(maxPasswordBytes),
 				Secret:   true,
+				Example:  "Open-Sesame-42",
 				Check:    func(v string) error { return checkPassword("password", v) },
 			},
 			{

@@ -24,6 +24,7 @@ func rotateTool() *docmill.Tool {
 				Description: "Degrees to rotate clockwise, added to each page's current rotation.",
 				Enum:        []string{"90", "180", "270"},
 				Default:     "90",
+				Example:     "180",
 			},
 			pagesParam(`Pages to rotate, such as "1-3,5,8-"`),
 		},

@@ -71,7 +71,7 @@ func SignTool() *docmill.Tool {
 			"and any signature it already has, is unchanged; invisible, or a visible box on a page. " +
 			"The certificate file and its password are used for this job only and deleted with it.",
 		Params: []docmill.Param{
-			{Name: certPasswordParam, Type: docmill.TypeString, Max: docmill.Bound(256), Secret: true, Check: checkOneLine(certPasswordParam),
+			{Name: certPasswordParam, Type: docmill.TypeString, Max: docmill.Bound(256), Secret: true, Example: "changeit", Check: checkOneLine(certPasswordParam),
 				Description: "Password of the PKCS#12 file; leave empty for a file without one."},
 			{Name: reasonParam, Type: docmill.TypeString, Max: docmill.Bound(200), Check: checkOneLine(reasonParam),
 				Description: "Reason for signing, stored in the signature (\"I approve this document\")."},

@@ -25,6 +25,7 @@ func watermarkTool() *docmill.Tool {
 				Required: true,
 				Min:      docmill.Bound(1),
 				Max:      docmill.Bound(200),
+				Example:  "DRAFT",
 				Check:    func(v string) error { return checkStampParam("text", v, requireInk) },
 			},
 			{

@@ -33,6 +33,7 @@ func editBookmarksTool(pdftotext *sandbox.Engine, write docmill.RunFunc) *docmil
 		Params: []docmill.Param{
 			{
 				Name: "bookmarks", Type: docmill.TypeString, Max: docmill.Bound(64 << 10), Check: checkBookmarksParam,
+				Example: `[{"title": "Introduction", "page": 1}, {"title": "Results", "page": 2}]`,
 				Description: `The bookmarks as JSON: a list of {"title", "page", "children"}, or pdf-bookmarks' {"bookmarks": [...]}; ` +
 					fmt.Sprintf("at most %d bookmarks, %d levels, titles of %d characters. ", docmill.MaxBookmarks, docmill.MaxBookmarkDepth, docmill.MaxBookmarkTitle) +
 					"Required unless from_headings is true.",

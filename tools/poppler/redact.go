@@ -84,7 +84,7 @@ func redactTool(e Engines, limits docmill.Limits, steps Steps) *docmill.Tool {
 func redactParams() []docmill.Param {
 	return []docmill.Param{
 		{
-			Name: "terms", Type: docmill.TypeString, Max: docmill.Bound(maxRedactTermsLen), Check: checkRedactTerms,
+			Name: "terms", Type: docmill.TypeString, Max: docmill.Bound(maxRedactTermsLen), Check: checkRedactTerms, Example: "Jane Roe",
 			Description: "Text to black out: one term per line, or a JSON list of strings. Matched without regard to case, " +
 				"anywhere in a word, and across the words of one line (a term's spaces match any spacing); every word a " +
 				fmt.Sprintf("match touches is blacked out whole. At most %d terms of %d to %d characters.", maxRedactTerms, minRedactTermChars, maxRedactTermChars),

@@ -32,7 +32,7 @@ func convertTool(vips, vipsheader *sandbox.Engine, saveable []string, maxPixels 
 		Outputs:    formatTypes(saveable),
 		OutputsFor: func(p docmill.Params) []string { return formatTypes([]string{p.String("format")}) },
 		Params: []docmill.Param{
-			{Name: "format", Type: docmill.TypeString, Required: true, Enum: saveable,
+			{Name: "format", Type: docmill.TypeString, Required: true, Enum: saveable, Example: "png",
 				Description: "Output format; the list holds only the formats this server's libvips can write."},
 			qualityParam("Quality 1-100 of lossy outputs (jpg, webp, avif; default 85 for jpg and webp, 50 for avif); ignored otherwise."),
 		},

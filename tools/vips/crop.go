@@ -32,8 +32,8 @@ func cropTool(vips, vipsheader *sandbox.Engine, maxPixels int64) *docmill.Tool {
 		Params: []docmill.Param{
 			px("left", 0, false, "Pixels from the left edge to the box."),
 			px("top", 0, false, "Pixels from the top edge to the box."),
-			px("width", 1, true, "Width of the box in pixels."),
-			px("height", 1, true, "Height of the box in pixels."),
+			withExample(px("width", 1, true, "Width of the box in pixels."), "200"),
+			withExample(px("height", 1, true, "Height of the box in pixels."), "100"),
 			qualityParam("JPEG/WebP/AVIF quality 1-100 of the output (default 90)."),
 		},
 	}, vips, vipsheader, maxPixels, crop)
@@ -95,4 +95,10 @@ func crop(ctx context.Context, vips, vipsheader *sandbox.Engine, maxPixels int64
 		return nil, engineError(err)
 	}
 	return sizedOutput(ctx, vipsheader, in, out, fm, baseName(f.Filename)+"-cropped", w, h)
+}
+
+// withExample is p with the example value of the API reference.
+func withExample(p docmill.Param, example string) docmill.Param {
+	p.Example = example
+	return p
 }

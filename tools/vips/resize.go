@@ -37,7 +37,7 @@ func resizeTool(vips, vipsheader *sandbox.Engine, maxPixels int64) *docmill.Tool
 		KeepsType: true,
 		Recodes:   recoded,
 		Params: []docmill.Param{
-			side("width"), side("height"),
+			withExample(side("width"), "320"), side("height"),
 			{Name: "percent", Type: docmill.TypeInteger, Min: docmill.Bound(1), Max: docmill.Bound(1000),
 				Description: "Scale both sides by this percentage; not with width or height."},
 			{Name: "fit", Type: docmill.TypeString, Enum: []string{"inside", "cover", "fill"}, Default: "inside",

@@ -50,7 +50,7 @@ func watermarkTool(vips, vipsheader *sandbox.Engine, maxPixels int64) *docmill.T
 		KeepsType: true,
 		Recodes:   recoded,
 		Params: []docmill.Param{
-			{Name: "text", Type: docmill.TypeString, Required: true, Min: docmill.Bound(1), Max: docmill.Bound(maxWatermarkText),
+			{Name: "text", Type: docmill.TypeString, Required: true, Example: "DRAFT", Min: docmill.Bound(1), Max: docmill.Bound(maxWatermarkText),
 				Description: "The text; a line break, or the two characters \\n, starts a new line.", Check: checkWatermarkText},
 			{Name: "position", Type: docmill.TypeString, Enum: watermarkPositions, Default: "center",
 				Description: "Where the text goes; away from the center it keeps a small margin from the edges."},
