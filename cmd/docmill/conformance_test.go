@@ -143,15 +143,17 @@ var conformNoPages = map[string]string{
 	"compress-pdf":    "meta has input_size, output_size and the ratio instead",
 }
 
-// conformSample makes the suite's inputs: small generated files, and a
-// few from the shared corpus where generating one is not worth it.
+// conformSample makes the suite's inputs, all generated (never read from
+// the corpus, TestEveryToolHasGeneratedSample checks): by this file, by
+// toolstest's generators, and by LibreOffice, vips and poppler from
+// content they write.
 func conformSample(t *testing.T, tool *docmill.Tool, contentType string) string {
 	dir := t.TempDir()
 	switch contentType {
 	case "application/pdf":
 		switch tool.Slug {
 		case "compress-pdf", "extract-images": // their params act on images
-			return corpus(t, "pdf", "imagemagick-images.pdf")
+			return toolstest.WriteTemp(t, "conform-images.pdf", conformImagePDF)
 		case "ocr-pdf", "image-to-text":
 			return toolstest.WriteTemp(t, "conform-sample.pdf", toolstest.TextPDF("Conformance of every tool"))
 		case "flatten-pdf", "fill-pdf-form": // a form
@@ -180,7 +182,7 @@ func conformSample(t *testing.T, tool *docmill.Tool, contentType string) string 
 	case "text/plain":
 		switch tool.Slug {
 		case "excel-to-pdf":
-			return toolstest.WriteTemp(t, "conform-sample.csv", []byte("tool,passes\nrotate-pdf,1\nmerge-pdf,1\n"))
+			return toolstest.WriteTemp(t, "conform-sample.csv", []byte(sampleCSV))
 		case "markdown-to-pdf":
 			return toolstest.WriteTemp(t, "conform-sample.md", []byte(sampleMarkdown))
 		}
@@ -189,10 +191,10 @@ func conformSample(t *testing.T, tool *docmill.Tool, contentType string) string 
 		switch tool.Slug {
 		case "word-to-pdf", "convert-document", "document-thumbnail":
 			return toolstest.WriteTemp(t, "conform-sample.docx", zipOf(t, sampleDocx))
-		case "excel-to-pdf":
-			return corpus(t, "office", "embedded.xlsx")
-		case "powerpoint-to-pdf":
-			return corpus(t, "office", "ph-populated-placeholders.pptx")
+		case "excel-to-pdf": // a workbook LibreOffice saves from a CSV
+			return toolstest.OfficeFile(t, "conform-sample.csv", []byte(sampleCSV), "xlsx")
+		case "powerpoint-to-pdf": // a presentation LibreOffice saves from a flat ODF one
+			return toolstest.OfficeFile(t, "conform-sample.fodp", toolstest.FlatPresentation("Conformance slide one", "Conformance slide two"), "pptx")
 		case "html-to-pdf", "html-to-image":
 			return toolstest.WriteTemp(t, "conform-sample.zip", zipOf(t, map[string]string{"index.html": sampleHTML}))
 		}
@@ -213,6 +215,18 @@ func conformCompanions(t *testing.T, tool *docmill.Tool) []toolstest.Companion {
 	}
 	return nil
 }
+
+// sampleCSV is the table excel-to-pdf's samples hold.
+const sampleCSV = "tool,passes\nrotate-pdf,1\nmerge-pdf,1\n"
+
+// conformImagePDF has pictures on two pages for compress-pdf's and
+// extract-images' params to act on: one at 300 dpi (which each preset
+// downsamples or re-encodes differently), one at 150 dpi, and an 8x8 one
+// under extract-images' default min_size.
+var conformImagePDF = toolstest.ImagePDF(
+	[]image.Image{toolstest.Picture(600, 600, 1)},
+	[]image.Image{toolstest.Picture(300, 200, 2), toolstest.Picture(8, 8, 3)},
+)
 
 // sampleMarkdown has a code block, whose shading print_background keeps
 // or drops.
