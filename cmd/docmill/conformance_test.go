@@ -3,6 +3,7 @@ package main
 import (
 	"archive/zip"
 	"bytes"
+	"context"
 	"fmt"
 	"image"
 	"image/color"
@@ -21,6 +22,7 @@ import (
 
 	"github.com/docmill/docmill"
 	"github.com/docmill/docmill/sandbox"
+	"github.com/docmill/docmill/tools/pdfops"
 	"github.com/docmill/docmill/tools/toolstest"
 )
 
@@ -160,6 +162,8 @@ func conformSample(t *testing.T, tool *docmill.Tool, contentType string) string 
 			return toolstest.WriteTemp(t, "conform-form.pdf", toolstest.FormPDF("Conformance"))
 		case "remove-annotations", "sanitize-pdf": // their params act on annotations and active content
 			return toolstest.WriteTemp(t, "conform-sample.pdf", toolstest.ActivePDF())
+		case "verify-pdf-signatures": // a signature to verify, made by the project's signer
+			return signedSample(t)
 		}
 		return toolstest.WriteTemp(t, "conform-sample.pdf", toolstest.TextPDF("Conformance page one", "Conformance page two", "Conformance page three"))
 	case "image/png", "image/jpeg", "image/gif", "image/tiff", "image/webp", "image/avif", "image/heif":
@@ -200,6 +204,32 @@ func conformSample(t *testing.T, tool *docmill.Tool, contentType string) string 
 		}
 	}
 	return "" // application/octet-stream (legacy Office binaries): not generated
+}
+
+// signedSample signs a generated PDF with sign-pdf's own code, run in
+// this process, under a certificate made here, and returns its path.
+func signedSample(t *testing.T) string {
+	tool := pdfops.SignTool()
+	params, err := tool.ParseParams(map[string]string{"certificate_password": conformCertPassword})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	pdf := toolstest.Input(t, dir, toolstest.WriteTemp(t, "conform-signed.pdf", toolstest.TextPDF("Conformance signed page")), "application/pdf")
+	p12, cert := filepath.Join(dir, "input-1.p12"), signPKCS12(t, "Conformance", conformCertPassword)
+	if err := os.WriteFile(p12, cert, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out, err := tool.Run(context.Background(), &docmill.RunInput{Params: params, WorkDir: dir, Files: []docmill.LocalFile{pdf,
+		{Path: p12, Filename: "conform.p12", ContentType: "application/x-pkcs12", Size: int64(len(cert))}}})
+	if err != nil {
+		t.Fatalf("signing the sample: %v", err)
+	}
+	b, err := os.ReadFile(out.Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return toolstest.WriteTemp(t, "conform-signed.pdf", b)
 }
 
 // conformCompanions are the files that follow the sample for the tools
