@@ -78,16 +78,12 @@ func TestHelp(t *testing.T) {
 }
 
 // cliServer starts a server and returns it, the flags that reach it with
-// key, and a directory holding a copy of the corpus's 1-page PDF as a.pdf.
+// key, and a directory holding a generated 1-page PDF as a.pdf.
 func cliServer(t *testing.T) (*testServer, string, string) {
 	t.Helper()
 	s := startServer(t, "")
 	dir := t.TempDir()
-	b, err := os.ReadFile(corpus(t, "pdf", "minimal-document.pdf"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "a.pdf"), b, 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, "a.pdf"), onePagePDF(), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	return s, s.DevKey, dir
@@ -122,7 +118,7 @@ func TestCLIProcess(t *testing.T) {
 	if err != nil || m == nil || m[1] != filepath.Join(dir, "a-rotated.pdf") {
 		t.Fatalf("process with flags after the file: %v\nstdout %s\nstderr %s", err, out, errOut)
 	}
-	if b, err := os.ReadFile(m[1]); err != nil || pdfPages(t, b)[0] != (corpusPages(t, "minimal-document.pdf")[0]+180)%360 {
+	if b, err := os.ReadFile(m[1]); err != nil || pdfPages(t, b)[0] != 180 {
 		t.Fatalf("the saved result: %v", err)
 	}
 	for _, want := range []string{"uploading a.pdf (", "a.pdf: job " + m[2] + " done in "} {
@@ -395,7 +391,7 @@ func TestClientIdempotentRetry(t *testing.T) {
 
 	ctx := context.Background()
 	c := client.New(front.URL, s.DevKey) // retries on, as a user's client
-	j, _, err := c.Process(ctx, "rotate-pdf", []client.File{file(t, "pdf", "minimal-document.pdf")}, client.ProcessOptions{})
+	j, _, err := c.Process(ctx, "rotate-pdf", []client.File{pdfFile("one-page.pdf", onePagePDF())}, client.ProcessOptions{})
 	if err != nil || j.Status != "done" {
 		t.Fatalf("%+v %v", j, err)
 	}

@@ -294,7 +294,7 @@ func TestClusterOutage(t *testing.T) {
 		code, ch := checks()
 		return code == 503 && ch["blob"] == "unavailable" && ch["redis"] == "unavailable" && ch["database"] == "ok"
 	})
-	_, _, err = c.Process(context.Background(), "rotate-pdf", []client.File{file(t, "pdf", "minimal-document.pdf")}, client.ProcessOptions{})
+	_, _, err = c.Process(context.Background(), "rotate-pdf", []client.File{pdfFile("one-page.pdf", onePagePDF())}, client.ProcessOptions{})
 	var e *client.Problem
 	if !errors.As(err, &e) || e.StatusCode != 503 || e.Code != "service_unavailable" || e.Header.Get("Retry-After") == "" ||
 		e.Header.Get("Content-Type") != "application/problem+json" || strings.Contains(e.Detail, "127.0.0.1") {
@@ -307,7 +307,7 @@ func TestClusterOutage(t *testing.T) {
 		code, _ := checks()
 		return code == 200
 	})
-	j, _, err := c.Process(context.Background(), "rotate-pdf", []client.File{file(t, "pdf", "minimal-document.pdf")}, client.ProcessOptions{Prefer: "wait=30"})
+	j, _, err := c.Process(context.Background(), "rotate-pdf", []client.File{pdfFile("one-page.pdf", onePagePDF())}, client.ProcessOptions{Prefer: "wait=30"})
 	if err != nil || j.Status != "done" {
 		t.Fatalf("process after the outage: %+v %v", j, err)
 	}

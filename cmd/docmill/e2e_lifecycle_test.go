@@ -23,7 +23,7 @@ func TestQueuedJobSurvivesRestart(t *testing.T) {
 	dir := t.TempDir()
 	api := startChild(t, dir, "--role", "api", "--sync-budget", "1s")
 	ctx := context.Background()
-	j, resp, err := api.client(api.DevKey).Process(ctx, "rotate-pdf", []client.File{file(t, "pdf", "minimal-document.pdf")}, client.ProcessOptions{})
+	j, resp, err := api.client(api.DevKey).Process(ctx, "rotate-pdf", []client.File{pdfFile("one-page.pdf", onePagePDF())}, client.ProcessOptions{})
 	if err != nil || resp.StatusCode != 202 || j.Status != "queued" {
 		t.Fatalf("want 202 queued from an API-only node after its budget: %v %v", resp, err)
 	}
@@ -247,7 +247,7 @@ func TestInternalFailureIs500(t *testing.T) {
 	if err := os.WriteFile(dir+"/tmp", []byte("not a directory"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	_, _, err := s.client(s.DevKey).Process(context.Background(), "rotate-pdf", []client.File{file(t, "pdf", "minimal-document.pdf")},
+	_, _, err := s.client(s.DevKey).Process(context.Background(), "rotate-pdf", []client.File{pdfFile("one-page.pdf", onePagePDF())},
 		client.ProcessOptions{Prefer: "wait=60"})
 	e := apiError(t, err, http.StatusInternalServerError, "internal")
 	if e.JobID == "" || strings.Contains(e.Detail, dir) || strings.Contains(e.Detail, "not a directory") {
@@ -274,7 +274,7 @@ func testWaitAcrossProcesses(t *testing.T, newDir dataDirFunc) *testServer {
 	startChild(t, dir, "--role", "worker")
 	start := time.Now()
 	j, resp, err := api.client(api.DevKey).Process(context.Background(), "rotate-pdf",
-		[]client.File{file(t, "pdf", "minimal-document.pdf")}, client.ProcessOptions{})
+		[]client.File{pdfFile("one-page.pdf", onePagePDF())}, client.ProcessOptions{})
 	t.Logf("sync call answered by another process's worker in %s", time.Since(start))
 	if err != nil || resp.StatusCode != 200 || j.Status != "done" {
 		t.Fatalf("want 200 done through another process's worker: %v %+v", err, j)

@@ -56,14 +56,19 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// corpus returns the path of a file of the shared corpus of real-world
-// files (shared/corpus beside the module's directory, or DOCMILL_CORPUS),
-// skipping t when the corpus is absent and failing it under CI
-// (toolstest.Corpus).
+// corpus returns the path of a file of the corpus of real-world files,
+// read only from the directory DOCMILL_CORPUS names, skipping t when it
+// is unset (toolstest.Corpus). A test of the service that just needs some
+// PDF sends onePagePDF() or fourPagePDF instead.
 func corpus(t testing.TB, parts ...string) string {
 	t.Helper()
 	return toolstest.Corpus(t, parts...)
 }
+
+// fourPagePDF is a generated PDF, as onePagePDF is, for the tests of the
+// service (access, jobs, webhooks, the CLI, outages) that need some PDF
+// to send, not a real-world one: they run without the corpus.
+var fourPagePDF = toolstest.TextPDF("Generated page 1", "Generated page 2", "Generated page 3", "Generated page 4")
 
 // testServer is a docmill server started for a test, in-process or as a
 // child process.
