@@ -110,7 +110,7 @@ func testAsyncThenPoll(t *testing.T, newDir dataDirFunc) {
 	s := startServer(t, newDir(t))
 	c := s.client(s.DevKey)
 	ctx := context.Background()
-	j, resp, err := c.Process(ctx, "rotate-pdf", []client.File{file(t, "pdf", "minimal-document.pdf")},
+	j, resp, err := c.Process(ctx, "rotate-pdf", []client.File{pdfFile("one-page.pdf", onePagePDF())},
 		client.ProcessOptions{Prefer: "respond-async"})
 	if err != nil {
 		t.Fatal(err)
@@ -126,7 +126,7 @@ func testAsyncThenPoll(t *testing.T, newDir dataDirFunc) {
 		t.Fatalf("wait: %+v %v", done, err)
 	}
 	// Prefer: wait=N waits for the job.
-	j2, resp, err := c.Process(ctx, "rotate-pdf", []client.File{file(t, "pdf", "minimal-document.pdf")},
+	j2, resp, err := c.Process(ctx, "rotate-pdf", []client.File{pdfFile("one-page.pdf", onePagePDF())},
 		client.ProcessOptions{Prefer: "wait=20"})
 	if err != nil || resp.StatusCode != http.StatusOK || j2.Status != "done" {
 		t.Fatalf("wait=20: %v %+v", err, j2)
@@ -220,16 +220,16 @@ func testIdempotencyKey(t *testing.T, newDir dataDirFunc) {
 	c := s.client(key)
 	ctx := context.Background()
 	opts := client.ProcessOptions{IdempotencyKey: "order-42", Params: map[string]string{"angle": "180"}}
-	a, _, err := c.Process(ctx, "rotate-pdf", []client.File{file(t, "pdf", "minimal-document.pdf")}, opts)
+	a, _, err := c.Process(ctx, "rotate-pdf", []client.File{pdfFile("one-page.pdf", onePagePDF())}, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, _, err := c.Process(ctx, "rotate-pdf", []client.File{file(t, "pdf", "minimal-document.pdf")}, opts)
+	b, _, err := c.Process(ctx, "rotate-pdf", []client.File{pdfFile("one-page.pdf", onePagePDF())}, opts)
 	if err != nil || b.JobID != a.JobID {
 		t.Fatalf("replay gave %v %v, want job %s", b, err, a.JobID)
 	}
 	opts.Params["angle"] = "90"
-	_, _, err = c.Process(ctx, "rotate-pdf", []client.File{file(t, "pdf", "minimal-document.pdf")}, opts)
+	_, _, err = c.Process(ctx, "rotate-pdf", []client.File{pdfFile("one-page.pdf", onePagePDF())}, opts)
 	apiError(t, err, 409, "idempotency_conflict")
 	if used := accountUsage(ctx, t, c).OperationsUsed; used != 1 {
 		t.Fatalf("charged %v operations, want 1", used)
@@ -244,7 +244,7 @@ func testDeleteJob(t *testing.T, newDir dataDirFunc) {
 	api := startServer(t, dir, "--role", "api")
 	c := api.client(api.DevKey)
 	ctx := context.Background()
-	j, _, err := c.Process(ctx, "rotate-pdf", []client.File{file(t, "pdf", "minimal-document.pdf")}, client.ProcessOptions{Prefer: "respond-async"})
+	j, _, err := c.Process(ctx, "rotate-pdf", []client.File{pdfFile("one-page.pdf", onePagePDF())}, client.ProcessOptions{Prefer: "respond-async"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -262,7 +262,7 @@ func testDeleteJob(t *testing.T, newDir dataDirFunc) {
 	assertNoInputs(t, dir)
 
 	// Deleting a done job's result makes its link gone at once.
-	d, _, err := s.client(api.DevKey).Process(ctx, "rotate-pdf", []client.File{file(t, "pdf", "minimal-document.pdf")}, client.ProcessOptions{})
+	d, _, err := s.client(api.DevKey).Process(ctx, "rotate-pdf", []client.File{pdfFile("one-page.pdf", onePagePDF())}, client.ProcessOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
