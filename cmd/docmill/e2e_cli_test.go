@@ -206,7 +206,7 @@ func TestCLIRetry429(t *testing.T) {
 	key := newKey(t, s.DataDir, "custom", "--in-flight", "1")
 	c := s.client(key)
 	ctx := context.Background()
-	long, _, err := c.Process(ctx, "ocr-pdf", []client.File{file(t, "pdf", "GeoTopo-komprimiert.pdf")}, client.ProcessOptions{Prefer: "respond-async"})
+	long, _, err := c.Process(ctx, "ocr-pdf", []client.File{longOCRFile()}, client.ProcessOptions{Prefer: "respond-async"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -242,11 +242,7 @@ func TestCLIRetry429(t *testing.T) {
 func TestCLIInterrupt(t *testing.T) {
 	s, key, dir := cliServer(t)
 	in := filepath.Join(dir, "geo.pdf")
-	b, err := os.ReadFile(corpus(t, "pdf", "GeoTopo-komprimiert.pdf"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(in, b, 0o644); err != nil {
+	if err := os.WriteFile(in, longOCRPDF(), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
@@ -267,6 +263,7 @@ func TestCLIInterrupt(t *testing.T) {
 		t.Fatalf("no job line on stderr:\n%s", errOut.String())
 	}
 	cancel()
+	var err error
 	select {
 	case err = <-done:
 	case <-time.After(15 * time.Second):

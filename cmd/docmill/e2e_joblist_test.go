@@ -10,11 +10,13 @@ import (
 	"path/filepath"
 	"reflect"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/docmill/docmill/client"
+	"github.com/docmill/docmill/tools/toolstest"
 )
 
 // listKey creates an account whose limits a test creating many jobs at
@@ -141,10 +143,7 @@ func testJobList(t *testing.T, dirOf dataDirFunc) {
 	dir := dirOf(t)
 	s := startServer(t, dir)
 	a, b := s.client(listKey(t, dir)), s.client(listKey(t, dir))
-	pdf, err := os.ReadFile(corpus(t, "pdf", fourPages))
-	if err != nil {
-		t.Fatal(err)
-	}
+	pdf := fourPagePDF
 	ctx := context.Background()
 	mine := makeJobs(t, a, pdf, 250)
 	theirs := makeJobs(t, b, pdf, 10)
@@ -225,12 +224,13 @@ func testJobList(t *testing.T, dirOf dataDirFunc) {
 	}
 }
 
-// ocrScan renders page 1 of the four-page corpus PDF as a 150 dpi PNG:
+// ocrScan renders a generated page of 50 lines of text as a 150 dpi PNG:
 // an OCR of a few seconds.
 func ocrScan(t *testing.T) []byte {
 	t.Helper()
 	dir := t.TempDir()
-	if out, err := exec.Command("pdftoppm", "-f", "1", "-l", "1", "-r", "150", "-png", "-singlefile", corpus(t, "pdf", fourPages), filepath.Join(dir, "scan")).CombinedOutput(); err != nil {
+	page := toolstest.WriteTemp(t, "scan.pdf", denseTextPDF(50))
+	if out, err := exec.Command("pdftoppm", "-r", "150", "-png", "-singlefile", page, filepath.Join(dir, "scan")).CombinedOutput(); err != nil {
 		t.Fatalf("pdftoppm: %v %s", err, out)
 	}
 	b, err := os.ReadFile(filepath.Join(dir, "scan.png"))
@@ -344,6 +344,22 @@ func TestWaitPoll(t *testing.T) {
 	}
 }
 
+// denseTextPDF is an A4 page of n lines of 11 pt text, as full as a
+// page of a book.
+func denseTextPDF(n int) []byte {
+	var b strings.Builder
+	b.WriteString("BT /F1 11 Tf 14 TL 56 800 Td")
+	for i := range n {
+		fmt.Fprintf(&b, " (Line %d of a generated page: the quick brown fox jumps over the lazy dog.) Tj T*", i+1)
+	}
+	b.WriteString(" ET")
+	content := b.String()
+	return toolstest.PDF("<< /Type /Catalog /Pages 2 0 R >>", "<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+		"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] /Contents 4 0 R /Resources << /Font << /F1 5 0 R >> >> >>",
+		fmt.Sprintf("<< /Length %d >>\nstream\n%s\nendstream", len(content), content),
+		"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>")
+}
+
 // TestWaitPollDrain: a long poll waiting when the server shuts down is
 // answered at the drain point, 200 with the job as it stands, not cut.
 func TestWaitPollDrain(t *testing.T) {
@@ -354,8 +370,8 @@ func TestWaitPollDrain(t *testing.T) {
 	s := startServer(t, dir, "--shutdown-timeout", "3s", "--workers", "1")
 	c := s.client(listKey(t, dir))
 	ctx := context.Background()
-	// An OCR of 117 pages: minutes, still running at the drain point.
-	j, _, err := c.Process(ctx, "ocr-pdf", []client.File{file(t, "pdf", "GeoTopo-komprimiert.pdf")}, client.ProcessOptions{Prefer: "respond-async"})
+	// An OCR of 120 pages: minutes, still running at the drain point.
+	j, _, err := c.Process(ctx, "ocr-pdf", []client.File{longOCRFile()}, client.ProcessOptions{Prefer: "respond-async"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -402,7 +418,7 @@ func TestWaitPollHoldsNoConnection(t *testing.T) {
 			s := startServer(t, dir, "--workers", "1")
 			c := s.client(listKey(t, dir))
 			ctx := context.Background()
-			long, _, err := c.Process(ctx, "ocr-pdf", []client.File{file(t, "pdf", "GeoTopo-komprimiert.pdf")}, client.ProcessOptions{Prefer: "respond-async"})
+			long, _, err := c.Process(ctx, "ocr-pdf", []client.File{longOCRFile()}, client.ProcessOptions{Prefer: "respond-async"})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -412,7 +428,7 @@ func TestWaitPollHoldsNoConnection(t *testing.T) {
 				go func() {
 					j, _, err := c.GetJob(ctx, long.JobID, 4*time.Second)
 					if err == nil && j.Finished() {
-						err = fmt.Errorf("the 117-page OCR finished within 4 s: %s", j.Status)
+						err = fmt.Errorf("the 120-page OCR finished within 4 s: %s", j.Status)
 					}
 					errs <- err
 				}()
