@@ -206,7 +206,7 @@ func TestCLIRetry429(t *testing.T) {
 	key := newKey(t, s.DataDir, "custom", "--in-flight", "1")
 	c := s.client(key)
 	ctx := context.Background()
-	long, _, err := c.Process(ctx, "ocr-pdf", []client.File{longOCRFile()}, client.ProcessOptions{Prefer: "respond-async"})
+	long, _, err := c.Process(ctx, "ocr-pdf", []client.File{longOCRFile(t)}, client.ProcessOptions{Prefer: "respond-async"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -242,7 +242,7 @@ func TestCLIRetry429(t *testing.T) {
 func TestCLIInterrupt(t *testing.T) {
 	s, key, dir := cliServer(t)
 	in := filepath.Join(dir, "geo.pdf")
-	if err := os.WriteFile(in, longOCRPDF(), 0o644); err != nil {
+	if err := os.WriteFile(in, longOCRPDF(t), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())

@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"reflect"
 	"slices"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -344,22 +343,6 @@ func TestWaitPoll(t *testing.T) {
 	}
 }
 
-// denseTextPDF is an A4 page of n lines of 11 pt text, as full as a
-// page of a book.
-func denseTextPDF(n int) []byte {
-	var b strings.Builder
-	b.WriteString("BT /F1 11 Tf 14 TL 56 800 Td")
-	for i := range n {
-		fmt.Fprintf(&b, " (Line %d of a generated page: the quick brown fox jumps over the lazy dog.) Tj T*", i+1)
-	}
-	b.WriteString(" ET")
-	content := b.String()
-	return toolstest.PDF("<< /Type /Catalog /Pages 2 0 R >>", "<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
-		"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] /Contents 4 0 R /Resources << /Font << /F1 5 0 R >> >> >>",
-		fmt.Sprintf("<< /Length %d >>\nstream\n%s\nendstream", len(content), content),
-		"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>")
-}
-
 // TestWaitPollDrain: a long poll waiting when the server shuts down is
 // answered at the drain point, 200 with the job as it stands, not cut.
 func TestWaitPollDrain(t *testing.T) {
@@ -371,7 +354,7 @@ func TestWaitPollDrain(t *testing.T) {
 	c := s.client(listKey(t, dir))
 	ctx := context.Background()
 	// An OCR of 120 pages: minutes, still running at the drain point.
-	j, _, err := c.Process(ctx, "ocr-pdf", []client.File{longOCRFile()}, client.ProcessOptions{Prefer: "respond-async"})
+	j, _, err := c.Process(ctx, "ocr-pdf", []client.File{longOCRFile(t)}, client.ProcessOptions{Prefer: "respond-async"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -418,7 +401,7 @@ func TestWaitPollHoldsNoConnection(t *testing.T) {
 			s := startServer(t, dir, "--workers", "1")
 			c := s.client(listKey(t, dir))
 			ctx := context.Background()
-			long, _, err := c.Process(ctx, "ocr-pdf", []client.File{longOCRFile()}, client.ProcessOptions{Prefer: "respond-async"})
+			long, _, err := c.Process(ctx, "ocr-pdf", []client.File{longOCRFile(t)}, client.ProcessOptions{Prefer: "respond-async"})
 			if err != nil {
 				t.Fatal(err)
 			}

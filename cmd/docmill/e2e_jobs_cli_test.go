@@ -37,7 +37,7 @@ func TestJobsCLI(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	long, _, err := c.Process(ctx, "ocr-pdf", []client.File{longOCRFile()}, client.ProcessOptions{Prefer: "respond-async"})
+	long, _, err := c.Process(ctx, "ocr-pdf", []client.File{longOCRFile(t)}, client.ProcessOptions{Prefer: "respond-async"})
 	if err != nil {
 		t.Fatal(err)
 	}

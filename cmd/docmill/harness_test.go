@@ -65,25 +65,6 @@ func corpus(t testing.TB, parts ...string) string {
 	return toolstest.Corpus(t, parts...)
 }
 
-// fourPagePDF is a generated PDF, as onePagePDF is, for the tests of the
-// service (access, jobs, webhooks, the CLI, outages) that need some PDF
-// to send, not a real-world one: they run without the corpus.
-var fourPagePDF = toolstest.TextPDF("Generated page 1", "Generated page 2", "Generated page 3", "Generated page 4")
-
-// longOCRPDF is a generated PDF of 120 pages of text, whose OCR takes
-// minutes: the long job of the tests that list, wait on, interrupt or
-// cancel one.
-var longOCRPDF = sync.OnceValue(func() []byte {
-	pages := make([]string, 120)
-	for i := range pages {
-		pages[i] = fmt.Sprintf("Page %d of a long job to recognize", i+1)
-	}
-	return toolstest.TextPDF(pages...)
-})
-
-// longOCRFile is longOCRPDF as a file to upload.
-func longOCRFile() client.File { return pdfFile("long-scan.pdf", longOCRPDF()) }
-
 // testServer is a docmill server started for a test, in-process or as a
 // child process.
 type testServer struct {

@@ -17,14 +17,14 @@ import (
 	"github.com/docmill/docmill/tools/toolstest"
 )
 
-// pdfCorpus returns the folder of real PDFs of the shared corpus, with a
+// pdfCorpus returns the folder of real PDFs of the corpus, with a
 // trailing slash, skipping t when the corpus is absent (toolstest.Corpus).
 func pdfCorpus(t testing.TB) string {
 	t.Helper()
 	return toolstest.Corpus(t, "pdf") + "/"
 }
 
-// imageCorpus returns the folder of real images of the shared corpus, as
+// imageCorpus returns the folder of real images of the corpus, as
 // pdfCorpus does.
 func imageCorpus(t testing.TB) string {
 	t.Helper()
