@@ -164,7 +164,7 @@ func TestUploadTooLargeStopsStreaming(t *testing.T) {
 func TestUploadTotalIsCapped(t *testing.T) {
 	s := startServer(t, "", "--max-upload-mb", "3")
 	key := newKey(t, s.DataDir, "custom")                                          // no plan limit: the server cap applies
-	geo := func() client.File { return file(t, "pdf", "GeoTopo-komprimiert.pdf") } // 1.8 MB
+	geo := func() client.File { return pdfFile("pictures.pdf", webPicturesPDF()) } // 2.2 MB
 	_, _, err := s.client(key).Process(context.Background(), "merge-pdf", []client.File{geo(), geo()}, client.ProcessOptions{})
 	apiErrorDetail(t, err, 400, "file_too_large", "total")
 	assertNoInputs(t, s.DataDir)
