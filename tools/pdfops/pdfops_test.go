@@ -31,6 +31,29 @@ func imageCorpus(t testing.TB) string {
 	return toolstest.Corpus(t, "image") + "/"
 }
 
+// fourPagesPDF writes a generated PDF of four pages, each with its own
+// text, as four-pages.pdf: the document the page tools' tables work on,
+// without the corpus.
+func fourPagesPDF(t testing.TB) string {
+	return toolstest.WriteTemp(t, "four-pages.pdf", toolstest.TextPDF("Page one", "Page two", "Page three", "Page four"))
+}
+
+// optionalPDF returns the path of a PDF of the corpus, or "" when
+// DOCMILL_CORPUS names none: a table's rows that read it are then
+// skipped (skipWithoutCorpus), and its generated rows still run.
+func optionalPDF(name string) string {
+	p, _ := toolstest.CorpusIfPresent("pdf", name)
+	return p
+}
+
+// skipWithoutCorpus skips a table row whose file is optionalPDF's "".
+func skipWithoutCorpus(t *testing.T, file string) {
+	t.Helper()
+	if file == "" {
+		t.Skip(toolstest.CorpusEnv + " is not set: this row reads a real-world file")
+	}
+}
+
 // encryptedPDF returns the corpus's encrypted PDF, whose user password is
 // "openpassword" and owner password "permissionpassword".
 func encryptedPDF(t testing.TB) string {
