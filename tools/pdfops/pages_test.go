@@ -163,7 +163,7 @@ func TestPageToolsKeepAnnotations(t *testing.T) {
 }
 
 func TestPageToolsBadParams(t *testing.T) {
-	four := pdfCorpus(t) + "pdflatex-4-pages.pdf"
+	four := fourPagesPDF(t)
 	big := manyPagesPDF(t, pdfops.MaxPages/2+1)
 	tests := []struct {
 		slug, field, sel string
@@ -176,7 +176,7 @@ func TestPageToolsBadParams(t *testing.T) {
 		{"remove-pages", "pages", "1-4", four, []string{"would remove every page"}},
 		{"remove-pages", "pages", "all", four, []string{"would remove every page"}},
 		{"remove-pages", "pages", "3-,1-2", four, []string{"would remove every page"}},
-		{"remove-pages", "pages", "1", pdfCorpus(t) + "minimal-document.pdf", []string{"would remove every page"}},
+		{"remove-pages", "pages", "1", onePagePDF(t), []string{"would remove every page"}},
 		{"organize-pdf", "order", "1-,1-", big, []string{"lists 10002 pages", "10000"}},
 		{"extract-pages", "pages", "", four, []string{"required"}},
 		{"organize-pdf", "order", "", four, []string{"required"}},
@@ -258,7 +258,7 @@ func TestPageToolsCanceled(t *testing.T) {
 		"organize-pdf":  {"order": "2,1"},
 	}
 	for slug, raw := range params {
-		_, err := invoke(canceledContext(), t, slug, raw, "application/pdf", pdfCorpus(t)+"pdflatex-4-pages.pdf")
+		_, err := invoke(canceledContext(), t, slug, raw, "application/pdf", fourPagesPDF(t))
 		if !errors.Is(err, context.Canceled) {
 			t.Errorf("%s: err = %v, want the context's error", slug, err)
 		}

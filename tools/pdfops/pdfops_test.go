@@ -38,6 +38,11 @@ func fourPagesPDF(t testing.TB) string {
 	return toolstest.WriteTemp(t, "four-pages.pdf", toolstest.TextPDF("Page one", "Page two", "Page three", "Page four"))
 }
 
+// onePagePDF writes a generated one-page PDF as one-page.pdf.
+func onePagePDF(t testing.TB) string {
+	return toolstest.WriteTemp(t, "one-page.pdf", toolstest.TextPDF("A generated page"))
+}
+
 // optionalPDF returns the path of a PDF of the corpus, or "" when
 // DOCMILL_CORPUS names none: a table's rows that read it are then
 // skipped (skipWithoutCorpus), and its generated rows still run.
@@ -165,7 +170,7 @@ func rotations(t *testing.T, doc *model.Context) []int {
 func badInputs(t *testing.T) map[string]string {
 	t.Helper()
 	dir := t.TempDir()
-	good, err := os.ReadFile(pdfCorpus(t) + "pdflatex-4-pages.pdf")
+	good, err := os.ReadFile(fourPagesPDF(t))
 	if err != nil {
 		t.Fatal(err)
 	}

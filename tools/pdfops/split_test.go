@@ -172,7 +172,7 @@ func TestSplitKeepsLinks(t *testing.T) {
 }
 
 func TestSplitBadParams(t *testing.T) {
-	four := pdfCorpus(t) + "pdflatex-4-pages.pdf"
+	four := fourPagesPDF(t)
 	many := manyPagesPDF(t, 4000)
 	tests := []struct {
 		name     string
