@@ -1,11 +1,13 @@
 package main
 
 import (
+	"os"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/docmill/docmill"
+	"github.com/docmill/docmill/jobs"
 	"github.com/docmill/docmill/sandbox"
 	"github.com/docmill/docmill/tools/toolstest"
 )
@@ -22,10 +24,12 @@ var engineFamilies = []string{
 // TestEveryToolHasGeneratedSample checks that the tests own their files:
 // with the corpus out of reach (toolstest.CorpusEnv unset), the sampler of
 // TestToolConformance makes an input, without skipping, for every tool
-// of the registry (its params' page for a tool that takes no file), and
-// the companions that follow it, so that the conformance suite runs every
-// tool, and through them every engine, on inputs the tests make
-// themselves. The corpus stays an extra layer.
+// of the registry serve builds (its params' page for a tool that takes no
+// file), and the companions that follow it, so that the conformance suite
+// runs every tool, and through them every engine, on inputs the tests
+// make themselves. The pipeline, which the suite does not run (it runs
+// the other tools), is run here on a generated PDF. The corpus stays an
+// extra layer.
 func TestEveryToolHasGeneratedSample(t *testing.T) {
 	if testing.Short() {
 		t.Skip("makes the samples with LibreOffice and vips")
@@ -41,7 +45,14 @@ func TestEveryToolHasGeneratedSample(t *testing.T) {
 	defer closeTools()
 	urlParams, _ := urlConformInputs(t)
 	var covered []string
-	for _, tool := range docmill.NewRegistry(tools...).All() {
+	// As serve's registry: the tools, and the pipeline over them.
+	served := append(tools, jobs.PipelineTool(docmill.NewRegistry(tools...), 0))
+	for _, tool := range docmill.NewRegistry(served...).All() {
+		if tool.Slug == docmill.PipelineSlug {
+			runGeneratedPipeline(t, tool)
+			covered = append(covered, tool.Engine)
+			continue
+		}
 		if tool.MaxFiles == 0 {
 			if urlParams[tool.Slug]["url"] == "" {
 				t.Errorf("%s takes no file and its conformance params name no page of the test's", tool.Slug)
@@ -69,12 +80,26 @@ func TestEveryToolHasGeneratedSample(t *testing.T) {
 			covered = append(covered, tool.Engine)
 		}
 	}
+	t.Logf("%d tools run on generated inputs", len(covered))
 	all := strings.Join(covered, ", ")
 	for _, e := range engineFamilies {
 		if !slices.ContainsFunc(covered, func(s string) bool { return strings.Contains(s, e) }) {
 			t.Errorf("engine %s: no tool runs it on a generated input (engines covered: %s)", e, all)
 		}
 	}
+}
+
+// runGeneratedPipeline runs the pipeline tool, in this process, on a
+// generated two-page PDF: rotate-pdf, then page-numbers.
+func runGeneratedPipeline(t *testing.T, pipeline *docmill.Tool) {
+	in := toolstest.WriteTemp(t, "two-pages.pdf", toolstest.TextPDF("Pipeline page one", "Pipeline page two"))
+	out := toolstest.MustRun(t, pipeline, in, "application/pdf",
+		map[string]string{"steps": `[{"tool": "rotate-pdf", "params": {"angle": 90}}, {"tool": "page-numbers"}]`})
+	b, err := os.ReadFile(out.Path)
+	if err != nil || out.ContentType != "application/pdf" || !strings.HasPrefix(string(b), "%PDF-") {
+		t.Errorf("pipeline: %s %s, %d bytes, %v", out.Filename, out.ContentType, len(b), err)
+	}
+	t.Logf("%s: rotate-pdf and page-numbers on a generated PDF gave %s", pipeline.Slug, out.Filename)
 }
 
 // generatedSample runs conformSample in a subtest of its own and reports
