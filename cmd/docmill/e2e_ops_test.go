@@ -137,7 +137,7 @@ func TestProcessCLI(t *testing.T) {
 // work budget, within the tool's timeout).
 func TestToolTimeout(t *testing.T) {
 	s := startServer(t, "", "--tool-timeout", "pdf-to-jpg=1ms")
-	_, _, err := s.client(s.DevKey).Process(context.Background(), "pdf-to-jpg", []client.File{file(t, "pdf", "GeoTopo-komprimiert.pdf")}, client.ProcessOptions{})
+	_, _, err := s.client(s.DevKey).Process(context.Background(), "pdf-to-jpg", []client.File{pdfFile("four-pages.pdf", fourPagePDF)}, client.ProcessOptions{})
 	apiErrorDetail(t, err, 422, "processing_timeout", "work budget of 1ms")
 	var out strings.Builder
 	err = run(context.Background(), []string{"serve", "--tool-timeout", "nope=1s", "--data-dir", t.TempDir()}, func(string) string { return "" }, nil, &out, &out)

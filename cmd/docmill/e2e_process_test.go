@@ -138,8 +138,9 @@ func TestProcessErrors(t *testing.T) {
 	s := startServer(t, "")
 	small := newKey(t, s.DataDir, "custom", "--max-file-mb", "1")
 	ctx := context.Background()
-	pdf := func() client.File { return file(t, "pdf", "minimal-document.pdf") }
-	truncated := toolstest.ReadCorpus(t, "pdf", "pdflatex-4-pages.pdf")
+	// Generated files: the test is of the API's refusals.
+	pdf := func() client.File { return pdfFile("one-page.pdf", onePagePDF()) }
+	encrypted := toolstest.Encrypt(t, toolstest.WriteTemp(t, "one-page.pdf", onePagePDF()))
 	cases := []struct {
 		name   string
 		key    string
@@ -153,14 +154,14 @@ func TestProcessErrors(t *testing.T) {
 		{"no file", s.DevKey, "rotate-pdf", nil, nil, 400, "missing_file", ""},
 		{"too few for merge", s.DevKey, "merge-pdf", []client.File{pdf()}, nil, 400, "missing_file", ""},
 		{"too many files", s.DevKey, "rotate-pdf", []client.File{pdf(), pdf()}, nil, 400, "too_many_files", ""},
-		{"not a pdf", s.DevKey, "rotate-pdf", []client.File{file(t, "image", "photo.jpg")}, nil, 400, "unsupported_file_type", ""},
+		{"not a pdf", s.DevKey, "rotate-pdf", []client.File{pdfFile("photo.jpg", toolstest.OrientedJPEG(t, 64, 48, 1))}, nil, 400, "unsupported_file_type", ""},
 		{"bad angle", s.DevKey, "rotate-pdf", []client.File{pdf()}, map[string]string{"angle": "45"}, 400, "invalid_parameter", "angle"},
 		{"bad pages", s.DevKey, "rotate-pdf", []client.File{pdf()}, map[string]string{"pages": "3-1"}, 400, "invalid_parameter", "pages"},
 		{"page past end", s.DevKey, "rotate-pdf", []client.File{pdf()}, map[string]string{"pages": "2-9"}, 400, "invalid_parameter", "pages"},
 		{"unknown param", s.DevKey, "rotate-pdf", []client.File{pdf()}, map[string]string{"colour": "red"}, 400, "invalid_parameter", "colour"},
-		{"truncated pdf", s.DevKey, "rotate-pdf", []client.File{{Name: "cut.pdf", Body: strings.NewReader(string(truncated[:len(truncated)/2]))}}, nil, 400, "invalid_document", ""},
-		{"encrypted pdf", s.DevKey, "rotate-pdf", []client.File{file(t, "pdf", "libreoffice-writer-password.pdf")}, nil, 400, "invalid_document", ""},
-		{"too large", small, "rotate-pdf", []client.File{file(t, "pdf", "GeoTopo-komprimiert.pdf")}, nil, 400, "file_too_large", ""},
+		{"truncated pdf", s.DevKey, "rotate-pdf", []client.File{{Name: "cut.pdf", Body: strings.NewReader(string(onePagePDF()[:24]))}}, nil, 400, "invalid_document", ""},
+		{"encrypted pdf", s.DevKey, "rotate-pdf", []client.File{pdfFile("locked.pdf", encrypted)}, nil, 400, "invalid_document", ""},
+		{"too large", small, "rotate-pdf", []client.File{pdfFile("pictures.pdf", webPicturesPDF())}, nil, 400, "file_too_large", ""},
 		{"unknown tool", s.DevKey, "shred-pdf", []client.File{pdf()}, nil, 404, "unknown_tool", ""},
 	}
 	for _, tc := range cases {

@@ -39,7 +39,7 @@ func TestJailUnavailableFailsClosed(t *testing.T) {
 		_, _, err := c.Process(context.Background(), tc.tool, []client.File{pdfFile("one-page.pdf", onePagePDF())}, client.ProcessOptions{Params: tc.params})
 		apiError(t, err, 503, "engine_unavailable")
 	}
-	_, _, err := c.Process(context.Background(), "word-to-pdf", []client.File{file(t, "office", "test.docx")}, client.ProcessOptions{})
+	_, _, err := c.Process(context.Background(), "word-to-pdf", []client.File{pdfFile("generated.docx", zipOf(t, sampleDocx))}, client.ProcessOptions{})
 	apiError(t, err, 503, "engine_unavailable")
 
 	ready := getJSON(t, s.URL+"/readyz", 200)
