@@ -18,9 +18,9 @@ func testRotateSync(t *testing.T, newDir dataDirFunc) {
 	s := startServer(t, newDir(t))
 	c := s.client(s.DevKey)
 	ctx := context.Background()
-	before := corpusPages(t, "pdflatex-4-pages.pdf")
+	before := pdfPages(t, fourPagePDF)
 
-	j, resp, err := c.Process(ctx, "rotate-pdf", []client.File{file(t, "pdf", "pdflatex-4-pages.pdf")},
+	j, resp, err := c.Process(ctx, "rotate-pdf", []client.File{pdfFile("four-pages.pdf", fourPagePDF)},
 		client.ProcessOptions{Params: map[string]string{"angle": "90", "pages": "1-2,4"}})
 	if err != nil {
 		t.Fatal(err)
@@ -32,7 +32,7 @@ func testRotateSync(t *testing.T, newDir dataDirFunc) {
 		t.Fatalf("job id %q / request id %q", j.JobID, resp.Header.Get("X-Request-Id"))
 	}
 	r := j.Result
-	if r == nil || r.Filename != "pdflatex-4-pages-rotated.pdf" || r.ContentType != "application/pdf" || r.Size == 0 {
+	if r == nil || r.Filename != "four-pages-rotated.pdf" || r.ContentType != "application/pdf" || r.Size == 0 {
 		t.Fatalf("result %+v", r)
 	}
 	if !strings.HasPrefix(r.URL, s.URL+"/files/"+j.JobID+"/") || r.ExpiresAt.Before(time.Now().Add(23*time.Hour)) {
