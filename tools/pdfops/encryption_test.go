@@ -16,7 +16,7 @@ func restrictedPDF(t *testing.T, dir, name string, encArgs ...string) string {
 	t.Helper()
 	out := filepath.Join(dir, name)
 	args := append([]string{"--allow-weak-crypto", "--encrypt", "", "owner-secret"}, encArgs...)
-	args = append(args, "--", fourPagesPDF(t), out)
+	args = append(args, "--", pdfCorpus(t)+"pdflatex-4-pages.pdf", out)
 	if msg, code := program(t, "qpdf", args...); code != 0 {
 		t.Fatalf("qpdf %v: exit %d: %s", args, code, msg)
 	}
@@ -76,7 +76,7 @@ func TestEncryptionKept(t *testing.T) {
 				t.Parallel()
 				files := []string{src}
 				if tl.slug == "merge-pdf" {
-					files = append(files, onePagePDF(t))
+					files = append(files, pdfCorpus(t)+"minimal-document.pdf")
 				}
 				out, err := run(t, tl.slug, tl.params, files...)
 				if err != nil {
@@ -114,7 +114,7 @@ func TestMergeEncryption(t *testing.T) {
 	a := restrictedPDF(t, dir, "a.pdf", "256", "--print=none")
 	b := restrictedPDF(t, dir, "b.pdf", "256", "--print=none")
 	c := restrictedPDF(t, dir, "c.pdf", "256", "--extract=n")
-	plain := onePagePDF(t)
+	plain := pdfCorpus(t) + "minimal-document.pdf"
 
 	out, err := run(t, "merge-pdf", nil, plain, a, b)
 	if err != nil {
