@@ -3,6 +3,7 @@ package main
 import (
 	"archive/zip"
 	"bytes"
+	"context"
 	"fmt"
 	"image"
 	"image/color"
@@ -21,6 +22,7 @@ import (
 
 	"github.com/docmill/docmill"
 	"github.com/docmill/docmill/sandbox"
+	"github.com/docmill/docmill/tools/pdfops"
 	"github.com/docmill/docmill/tools/toolstest"
 )
 
@@ -143,21 +145,25 @@ var conformNoPages = map[string]string{
 	"compress-pdf":    "meta has input_size, output_size and the ratio instead",
 }
 
-// conformSample makes the suite's inputs: small generated files, and a
-// few from the shared corpus where generating one is not worth it.
+// conformSample makes the suite's inputs, all generated (never read from
+// the corpus, TestEveryToolHasGeneratedSample checks): by this file, by
+// toolstest's generators, and by LibreOffice, vips and poppler from
+// content they write.
 func conformSample(t *testing.T, tool *docmill.Tool, contentType string) string {
 	dir := t.TempDir()
 	switch contentType {
 	case "application/pdf":
 		switch tool.Slug {
 		case "compress-pdf", "extract-images": // their params act on images
-			return corpus(t, "pdf", "imagemagick-images.pdf")
+			return toolstest.WriteTemp(t, "conform-images.pdf", conformImagePDF)
 		case "ocr-pdf", "image-to-text":
 			return toolstest.WriteTemp(t, "conform-sample.pdf", toolstest.TextPDF("Conformance of every tool"))
 		case "flatten-pdf", "fill-pdf-form": // a form
 			return toolstest.WriteTemp(t, "conform-form.pdf", toolstest.FormPDF("Conformance"))
 		case "remove-annotations", "sanitize-pdf": // their params act on annotations and active content
 			return toolstest.WriteTemp(t, "conform-sample.pdf", toolstest.ActivePDF())
+		case "verify-pdf-signatures": // a signature to verify, made by the project's signer
+			return signedSample(t)
 		}
 		return toolstest.WriteTemp(t, "conform-sample.pdf", toolstest.TextPDF("Conformance page one", "Conformance page two", "Conformance page three"))
 	case "image/png", "image/jpeg", "image/gif", "image/tiff", "image/webp", "image/avif", "image/heif":
@@ -180,7 +186,7 @@ func conformSample(t *testing.T, tool *docmill.Tool, contentType string) string 
 	case "text/plain":
 		switch tool.Slug {
 		case "excel-to-pdf":
-			return toolstest.WriteTemp(t, "conform-sample.csv", []byte("tool,passes\nrotate-pdf,1\nmerge-pdf,1\n"))
+			return toolstest.WriteTemp(t, "conform-sample.csv", []byte(sampleCSV))
 		case "markdown-to-pdf":
 			return toolstest.WriteTemp(t, "conform-sample.md", []byte(sampleMarkdown))
 		}
@@ -189,15 +195,41 @@ func conformSample(t *testing.T, tool *docmill.Tool, contentType string) string 
 		switch tool.Slug {
 		case "word-to-pdf", "convert-document", "document-thumbnail":
 			return toolstest.WriteTemp(t, "conform-sample.docx", zipOf(t, sampleDocx))
-		case "excel-to-pdf":
-			return corpus(t, "office", "embedded.xlsx")
-		case "powerpoint-to-pdf":
-			return corpus(t, "office", "ph-populated-placeholders.pptx")
+		case "excel-to-pdf": // a workbook LibreOffice saves from a CSV
+			return toolstest.OfficeFile(t, "conform-sample.csv", []byte(sampleCSV), "xlsx")
+		case "powerpoint-to-pdf": // a presentation LibreOffice saves from a flat ODF one
+			return toolstest.OfficeFile(t, "conform-sample.fodp", toolstest.FlatPresentation("Conformance slide one", "Conformance slide two"), "pptx")
 		case "html-to-pdf", "html-to-image":
 			return toolstest.WriteTemp(t, "conform-sample.zip", zipOf(t, map[string]string{"index.html": sampleHTML}))
 		}
 	}
 	return "" // application/octet-stream (legacy Office binaries): not generated
+}
+
+// signedSample signs a generated PDF with sign-pdf's own code, run in
+// this process, under a certificate made here, and returns its path.
+func signedSample(t *testing.T) string {
+	tool := pdfops.SignTool()
+	params, err := tool.ParseParams(map[string]string{"certificate_password": conformCertPassword})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	pdf := toolstest.Input(t, dir, toolstest.WriteTemp(t, "conform-signed.pdf", toolstest.TextPDF("Conformance signed page")), "application/pdf")
+	p12, cert := filepath.Join(dir, "input-1.p12"), signPKCS12(t, "Conformance", conformCertPassword)
+	if err := os.WriteFile(p12, cert, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out, err := tool.Run(context.Background(), &docmill.RunInput{Params: params, WorkDir: dir, Files: []docmill.LocalFile{pdf,
+		{Path: p12, Filename: "conform.p12", ContentType: "application/x-pkcs12", Size: int64(len(cert))}}})
+	if err != nil {
+		t.Fatalf("signing the sample: %v", err)
+	}
+	b, err := os.ReadFile(out.Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return toolstest.WriteTemp(t, "conform-signed.pdf", b)
 }
 
 // conformCompanions are the files that follow the sample for the tools
@@ -213,6 +245,18 @@ func conformCompanions(t *testing.T, tool *docmill.Tool) []toolstest.Companion {
 	}
 	return nil
 }
+
+// sampleCSV is the table excel-to-pdf's samples hold.
+const sampleCSV = "tool,passes\nrotate-pdf,1\nmerge-pdf,1\n"
+
+// conformImagePDF has pictures on two pages for compress-pdf's and
+// extract-images' params to act on: one at 300 dpi (which each preset
+// downsamples or re-encodes differently), one at 150 dpi, and an 8x8 one
+// under extract-images' default min_size.
+var conformImagePDF = toolstest.ImagePDF(
+	[]image.Image{toolstest.Picture(600, 600, 1)},
+	[]image.Image{toolstest.Picture(300, 200, 2), toolstest.Picture(8, 8, 3)},
+)
 
 // sampleMarkdown has a code block, whose shading print_background keeps
 // or drops.

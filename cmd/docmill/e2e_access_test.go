@@ -24,7 +24,7 @@ func TestUnauthorized(t *testing.T) {
 		"revoked":   revoked,
 	} {
 		t.Run(name, func(t *testing.T) {
-			_, _, err := s.client(key).Process(ctx, "rotate-pdf", []client.File{file(t, "pdf", "minimal-document.pdf")}, client.ProcessOptions{})
+			_, _, err := s.client(key).Process(ctx, "rotate-pdf", []client.File{pdfFile("one-page.pdf", onePagePDF())}, client.ProcessOptions{})
 			e := apiError(t, err, 401, "unauthorized")
 			if !strings.HasPrefix(e.Header.Get("WWW-Authenticate"), "Bearer") {
 				t.Fatalf("WWW-Authenticate %q", e.Header.Get("WWW-Authenticate"))
@@ -38,7 +38,7 @@ func TestUnauthorized(t *testing.T) {
 func TestForeignJobIsNotFound(t *testing.T) {
 	s := startServer(t, "")
 	other := newKey(t, s.DataDir, "free")
-	j, _, err := s.client(s.DevKey).Process(context.Background(), "rotate-pdf", []client.File{file(t, "pdf", "minimal-document.pdf")}, client.ProcessOptions{})
+	j, _, err := s.client(s.DevKey).Process(context.Background(), "rotate-pdf", []client.File{pdfFile("one-page.pdf", onePagePDF())}, client.ProcessOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,7 +54,7 @@ func TestRateLimit(t *testing.T) {
 	c := s.client(key)
 	ctx := context.Background()
 	for i := 0; i < 2; i++ {
-		_, resp, err := c.Process(ctx, "rotate-pdf", []client.File{file(t, "pdf", "minimal-document.pdf")}, client.ProcessOptions{})
+		_, resp, err := c.Process(ctx, "rotate-pdf", []client.File{pdfFile("one-page.pdf", onePagePDF())}, client.ProcessOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -62,7 +62,7 @@ func TestRateLimit(t *testing.T) {
 			t.Fatalf("headers %v", resp.Header)
 		}
 	}
-	_, _, err := c.Process(ctx, "rotate-pdf", []client.File{file(t, "pdf", "minimal-document.pdf")}, client.ProcessOptions{})
+	_, _, err := c.Process(ctx, "rotate-pdf", []client.File{pdfFile("one-page.pdf", onePagePDF())}, client.ProcessOptions{})
 	e := apiError(t, err, 429, "rate_limited")
 	ra, _ := strconv.Atoi(e.Header.Get("Retry-After"))
 	if ra < 1 || ra > 30 || e.Header.Get("X-RateLimit-Remaining") != "0" || e.Header.Get("X-RateLimit-Reset") == "" {
@@ -81,11 +81,11 @@ func testQuota(t *testing.T, newDir dataDirFunc) {
 	_, _, err := c.Process(ctx, "rotate-pdf", []client.File{{Name: "bad.pdf", Body: strings.NewReader("%PDF-1.4\ngarbage")}}, client.ProcessOptions{})
 	apiError(t, err, 400, "invalid_document")
 	for i := 0; i < 2; i++ {
-		if _, _, err := c.Process(ctx, "rotate-pdf", []client.File{file(t, "pdf", "minimal-document.pdf")}, client.ProcessOptions{}); err != nil {
+		if _, _, err := c.Process(ctx, "rotate-pdf", []client.File{pdfFile("one-page.pdf", onePagePDF())}, client.ProcessOptions{}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	_, _, err = c.Process(ctx, "rotate-pdf", []client.File{file(t, "pdf", "minimal-document.pdf")}, client.ProcessOptions{})
+	_, _, err = c.Process(ctx, "rotate-pdf", []client.File{pdfFile("one-page.pdf", onePagePDF())}, client.ProcessOptions{})
 	e := apiError(t, err, 429, "quota_exceeded")
 	now := time.Now().UTC()
 	reset := time.Date(now.Year(), now.Month()+1, 1, 0, 0, 0, 0, time.UTC)
@@ -107,11 +107,11 @@ func TestJobsInFlight(t *testing.T) {
 	c := s.client(key)
 	ctx := context.Background()
 	for i := 0; i < 2; i++ {
-		if _, _, err := c.Process(ctx, "rotate-pdf", []client.File{file(t, "pdf", "minimal-document.pdf")}, client.ProcessOptions{Prefer: "respond-async"}); err != nil {
+		if _, _, err := c.Process(ctx, "rotate-pdf", []client.File{pdfFile("one-page.pdf", onePagePDF())}, client.ProcessOptions{Prefer: "respond-async"}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	_, _, err := c.Process(ctx, "rotate-pdf", []client.File{file(t, "pdf", "minimal-document.pdf")}, client.ProcessOptions{Prefer: "respond-async"})
+	_, _, err := c.Process(ctx, "rotate-pdf", []client.File{pdfFile("one-page.pdf", onePagePDF())}, client.ProcessOptions{Prefer: "respond-async"})
 	e := apiError(t, err, 429, "rate_limited")
 	if e.Header.Get("Retry-After") == "" {
 		t.Fatal("no Retry-After")
@@ -125,7 +125,7 @@ func TestPriorityByPlan(t *testing.T) {
 	ids := map[string]string{}
 	for plan := range want {
 		j, _, err := s.client(newKey(t, s.DataDir, plan)).Process(ctx, "rotate-pdf",
-			[]client.File{file(t, "pdf", "minimal-document.pdf")}, client.ProcessOptions{Prefer: "respond-async"})
+			[]client.File{pdfFile("one-page.pdf", onePagePDF())}, client.ProcessOptions{Prefer: "respond-async"})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -128,7 +128,7 @@ func testAccountsLifecycle(t *testing.T, s *testServer, blobArgs []string, menti
 		t.Fatalf("after set-plan custom: %v %v", a, err)
 	}
 
-	job, _, err := c.Process(ctx, "rotate-pdf", []client.File{file(t, "pdf", "minimal-document.pdf")},
+	job, _, err := c.Process(ctx, "rotate-pdf", []client.File{pdfFile("one-page.pdf", onePagePDF())},
 		client.ProcessOptions{Params: map[string]string{"angle": "90", "preview": "true"}})
 	if err != nil || job.Status != "done" || job.Result == nil {
 		t.Fatalf("process: %+v %v", job, err)
@@ -137,7 +137,7 @@ func testAccountsLifecycle(t *testing.T, s *testServer, blobArgs []string, menti
 	cli("accounts", "suspend", acct.AccountID)
 	_, err = c.Account(ctx)
 	apiError(t, err, 403, "account_suspended")
-	_, _, err = c.Process(ctx, "rotate-pdf", []client.File{file(t, "pdf", "minimal-document.pdf")}, client.ProcessOptions{})
+	_, _, err = c.Process(ctx, "rotate-pdf", []client.File{pdfFile("one-page.pdf", onePagePDF())}, client.ProcessOptions{})
 	apiError(t, err, 403, "account_suspended")
 	if out := cli("accounts", "show", acct.AccountID); !strings.Contains(out, "suspended since") {
 		t.Errorf("accounts show of a suspended account:\n%s", out)

@@ -78,16 +78,12 @@ func TestHelp(t *testing.T) {
 }
 
 // cliServer starts a server and returns it, the flags that reach it with
-// key, and a directory holding a copy of the corpus's 1-page PDF as a.pdf.
+// key, and a directory holding a generated 1-page PDF as a.pdf.
 func cliServer(t *testing.T) (*testServer, string, string) {
 	t.Helper()
 	s := startServer(t, "")
 	dir := t.TempDir()
-	b, err := os.ReadFile(corpus(t, "pdf", "minimal-document.pdf"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "a.pdf"), b, 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, "a.pdf"), onePagePDF(), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	return s, s.DevKey, dir
@@ -122,7 +118,7 @@ func TestCLIProcess(t *testing.T) {
 	if err != nil || m == nil || m[1] != filepath.Join(dir, "a-rotated.pdf") {
 		t.Fatalf("process with flags after the file: %v\nstdout %s\nstderr %s", err, out, errOut)
 	}
-	if b, err := os.ReadFile(m[1]); err != nil || pdfPages(t, b)[0] != (corpusPages(t, "minimal-document.pdf")[0]+180)%360 {
+	if b, err := os.ReadFile(m[1]); err != nil || pdfPages(t, b)[0] != 180 {
 		t.Fatalf("the saved result: %v", err)
 	}
 	for _, want := range []string{"uploading a.pdf (", "a.pdf: job " + m[2] + " done in "} {
@@ -210,7 +206,7 @@ func TestCLIRetry429(t *testing.T) {
 	key := newKey(t, s.DataDir, "custom", "--in-flight", "1")
 	c := s.client(key)
 	ctx := context.Background()
-	long, _, err := c.Process(ctx, "ocr-pdf", []client.File{file(t, "pdf", "GeoTopo-komprimiert.pdf")}, client.ProcessOptions{Prefer: "respond-async"})
+	long, _, err := c.Process(ctx, "ocr-pdf", []client.File{longOCRFile(t)}, client.ProcessOptions{Prefer: "respond-async"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -247,11 +243,7 @@ func TestCLIRetry429(t *testing.T) {
 func TestCLIInterrupt(t *testing.T) {
 	s, key, dir := cliServer(t)
 	in := filepath.Join(dir, "geo.pdf")
-	b, err := os.ReadFile(corpus(t, "pdf", "GeoTopo-komprimiert.pdf"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(in, b, 0o644); err != nil {
+	if err := os.WriteFile(in, longOCRPDF(t), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
@@ -272,6 +264,7 @@ func TestCLIInterrupt(t *testing.T) {
 		t.Fatalf("no job line on stderr:\n%s", errOut.String())
 	}
 	cancel()
+	var err error
 	select {
 	case err = <-done:
 	case <-time.After(15 * time.Second):
@@ -396,7 +389,7 @@ func TestClientIdempotentRetry(t *testing.T) {
 
 	ctx := context.Background()
 	c := client.New(front.URL, s.DevKey) // retries on, as a user's client
-	j, _, err := c.Process(ctx, "rotate-pdf", []client.File{file(t, "pdf", "minimal-document.pdf")}, client.ProcessOptions{})
+	j, _, err := c.Process(ctx, "rotate-pdf", []client.File{pdfFile("one-page.pdf", onePagePDF())}, client.ProcessOptions{})
 	if err != nil || j.Status != "done" {
 		t.Fatalf("%+v %v", j, err)
 	}

@@ -19,7 +19,6 @@ import (
 	"github.com/docmill/docmill/client"
 	"github.com/docmill/docmill/ratelimit"
 	"github.com/docmill/docmill/store/postgres/pgtest"
-	"github.com/docmill/docmill/tools/toolstest"
 )
 
 // cluster is docmill's distributed shape on loopback: API and worker
@@ -103,12 +102,12 @@ type clusterJob struct {
 }
 
 var clusterMix = []clusterJob{
-	{tool: "rotate-pdf", files: []string{"minimal-document.pdf"}},
-	{tool: "merge-pdf", files: []string{"minimal-document.pdf", "pdflatex-4-pages.pdf"}, async: true},
-	{tool: "pdf-to-text", files: []string{"pdflatex-4-pages.pdf"}},
-	{tool: "watermark-pdf", files: []string{"minimal-document.pdf"}, params: map[string]string{"text": "CLUSTER"}, async: true},
-	{tool: "compress-pdf", files: []string{"minimal-document.pdf"}},
-	{tool: "pdf-to-png", files: []string{"minimal-document.pdf"}, params: map[string]string{"dpi": "72"}, async: true},
+	{tool: "rotate-pdf", files: []string{"one-page.pdf"}},
+	{tool: "merge-pdf", files: []string{"one-page.pdf", "four-pages.pdf"}, async: true},
+	{tool: "pdf-to-text", files: []string{"four-pages.pdf"}},
+	{tool: "watermark-pdf", files: []string{"one-page.pdf"}, params: map[string]string{"text": "CLUSTER"}, async: true},
+	{tool: "compress-pdf", files: []string{"one-page.pdf"}},
+	{tool: "pdf-to-png", files: []string{"one-page.pdf"}, params: map[string]string{"dpi": "72"}, async: true},
 }
 
 // TestCluster: two API nodes and two worker nodes take 200 mixed jobs
@@ -123,13 +122,8 @@ func TestCluster(t *testing.T) {
 	// River's own rescue (--job-timeout plus --rescue-margin) is the net.
 	c := startCluster(t, 2, 2, "--job-timeout", "20s", "--rescue-margin", "2s", "--workers", "2")
 	key := c.key(t, "custom", "--rpm", "100000", "--in-flight", "1000", "--ops", "100000")
-	files := map[string][]byte{}
-	for _, m := range clusterMix {
-		for _, f := range m.files {
-			b := toolstest.ReadCorpus(t, "pdf", f)
-			files[f] = b
-		}
-	}
+	// Generated PDFs: the test is of the cluster, not of real-world files.
+	files := map[string][]byte{"one-page.pdf": onePagePDF(), "four-pages.pdf": fourPagePDF}
 
 	const total = 200
 	ids := make([]string, total)
@@ -212,7 +206,7 @@ func TestCluster(t *testing.T) {
 	allowed, refused := 0, 0
 	for i := range 12 {
 		_, _, err := c.apis[i%2].client(limited).Process(context.Background(), "rotate-pdf",
-			[]client.File{{Name: "a.pdf", Body: bytes.NewReader(files["minimal-document.pdf"])}}, client.ProcessOptions{Prefer: "respond-async"})
+			[]client.File{{Name: "a.pdf", Body: bytes.NewReader(files["one-page.pdf"])}}, client.ProcessOptions{Prefer: "respond-async"})
 		var e *client.Problem
 		switch {
 		case err == nil:
@@ -294,7 +288,7 @@ func TestClusterOutage(t *testing.T) {
 		code, ch := checks()
 		return code == 503 && ch["blob"] == "unavailable" && ch["redis"] == "unavailable" && ch["database"] == "ok"
 	})
-	_, _, err = c.Process(context.Background(), "rotate-pdf", []client.File{file(t, "pdf", "minimal-document.pdf")}, client.ProcessOptions{})
+	_, _, err = c.Process(context.Background(), "rotate-pdf", []client.File{pdfFile("one-page.pdf", onePagePDF())}, client.ProcessOptions{})
 	var e *client.Problem
 	if !errors.As(err, &e) || e.StatusCode != 503 || e.Code != "service_unavailable" || e.Header.Get("Retry-After") == "" ||
 		e.Header.Get("Content-Type") != "application/problem+json" || strings.Contains(e.Detail, "127.0.0.1") {
@@ -307,7 +301,7 @@ func TestClusterOutage(t *testing.T) {
 		code, _ := checks()
 		return code == 200
 	})
-	j, _, err := c.Process(context.Background(), "rotate-pdf", []client.File{file(t, "pdf", "minimal-document.pdf")}, client.ProcessOptions{Prefer: "wait=30"})
+	j, _, err := c.Process(context.Background(), "rotate-pdf", []client.File{pdfFile("one-page.pdf", onePagePDF())}, client.ProcessOptions{Prefer: "wait=30"})
 	if err != nil || j.Status != "done" {
 		t.Fatalf("process after the outage: %+v %v", j, err)
 	}

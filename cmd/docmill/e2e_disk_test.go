@@ -238,10 +238,10 @@ func TestDiskFull(t *testing.T) {
 	if r := ready(t, s); r.status != 503 || r.Checks["disk"] != "low" || r.Disk["files"].OK || r.Disk["files"].Free >= minFree {
 		t.Fatalf("readyz below the minimum: %+v", r)
 	}
-	small := []client.File{file(t, "pdf", "minimal-document.pdf")}
+	small := []client.File{pdfFile("one-page.pdf", onePagePDF())}
 	_, _, err := c.Process(ctx, "rotate-pdf", small, client.ProcessOptions{})
 	storageRefusal(t, err, dir)
-	_, _, err = s.client(s.DevKey).Process(ctx, "rotate-pdf", []client.File{file(t, "pdf", "minimal-document.pdf")}, client.ProcessOptions{})
+	_, _, err = s.client(s.DevKey).Process(ctx, "rotate-pdf", []client.File{pdfFile("one-page.pdf", onePagePDF())}, client.ProcessOptions{})
 	storageRefusal(t, err, dir)
 
 	// Above the minimum but too little for a chunked upload of unknown

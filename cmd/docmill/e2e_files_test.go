@@ -22,7 +22,7 @@ import (
 
 func TestDownloadRangeHeadAndSignatures(t *testing.T) {
 	s := startServer(t, "")
-	j, _, err := s.client(s.DevKey).Process(context.Background(), "rotate-pdf", []client.File{file(t, "pdf", "minimal-document.pdf")}, client.ProcessOptions{})
+	j, _, err := s.client(s.DevKey).Process(context.Background(), "rotate-pdf", []client.File{pdfFile("one-page.pdf", onePagePDF())}, client.ProcessOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,7 +71,7 @@ func TestDownloadRangeHeadAndSignatures(t *testing.T) {
 
 func TestCDNURL(t *testing.T) {
 	s := startServer(t, "", "--cdn-url", "https://cdn.example.com/", "--base-url", "https://api.example.com")
-	j, _, err := s.client(s.DevKey).Process(context.Background(), "rotate-pdf", []client.File{file(t, "pdf", "minimal-document.pdf")}, client.ProcessOptions{})
+	j, _, err := s.client(s.DevKey).Process(context.Background(), "rotate-pdf", []client.File{pdfFile("one-page.pdf", onePagePDF())}, client.ProcessOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/docmill/docmill/client"
+	"github.com/docmill/docmill/tools/toolstest"
 )
 
 // listKey creates an account whose limits a test creating many jobs at
@@ -141,10 +142,7 @@ func testJobList(t *testing.T, dirOf dataDirFunc) {
 	dir := dirOf(t)
 	s := startServer(t, dir)
 	a, b := s.client(listKey(t, dir)), s.client(listKey(t, dir))
-	pdf, err := os.ReadFile(corpus(t, "pdf", fourPages))
-	if err != nil {
-		t.Fatal(err)
-	}
+	pdf := fourPagePDF
 	ctx := context.Background()
 	mine := makeJobs(t, a, pdf, 250)
 	theirs := makeJobs(t, b, pdf, 10)
@@ -225,12 +223,13 @@ func testJobList(t *testing.T, dirOf dataDirFunc) {
 	}
 }
 
-// ocrScan renders page 1 of the four-page corpus PDF as a 150 dpi PNG:
+// ocrScan renders a generated page of 50 lines of text as a 150 dpi PNG:
 // an OCR of a few seconds.
 func ocrScan(t *testing.T) []byte {
 	t.Helper()
 	dir := t.TempDir()
-	if out, err := exec.Command("pdftoppm", "-f", "1", "-l", "1", "-r", "150", "-png", "-singlefile", corpus(t, "pdf", fourPages), filepath.Join(dir, "scan")).CombinedOutput(); err != nil {
+	page := toolstest.WriteTemp(t, "scan.pdf", denseTextPDF(50))
+	if out, err := exec.Command("pdftoppm", "-r", "150", "-png", "-singlefile", page, filepath.Join(dir, "scan")).CombinedOutput(); err != nil {
 		t.Fatalf("pdftoppm: %v %s", err, out)
 	}
 	b, err := os.ReadFile(filepath.Join(dir, "scan.png"))
@@ -354,8 +353,8 @@ func TestWaitPollDrain(t *testing.T) {
 	s := startServer(t, dir, "--shutdown-timeout", "3s", "--workers", "1")
 	c := s.client(listKey(t, dir))
 	ctx := context.Background()
-	// An OCR of 117 pages: minutes, still running at the drain point.
-	j, _, err := c.Process(ctx, "ocr-pdf", []client.File{file(t, "pdf", "GeoTopo-komprimiert.pdf")}, client.ProcessOptions{Prefer: "respond-async"})
+	// An OCR of 120 pages: minutes, still running at the drain point.
+	j, _, err := c.Process(ctx, "ocr-pdf", []client.File{longOCRFile(t)}, client.ProcessOptions{Prefer: "respond-async"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -402,7 +401,7 @@ func TestWaitPollHoldsNoConnection(t *testing.T) {
 			s := startServer(t, dir, "--workers", "1")
 			c := s.client(listKey(t, dir))
 			ctx := context.Background()
-			long, _, err := c.Process(ctx, "ocr-pdf", []client.File{file(t, "pdf", "GeoTopo-komprimiert.pdf")}, client.ProcessOptions{Prefer: "respond-async"})
+			long, _, err := c.Process(ctx, "ocr-pdf", []client.File{longOCRFile(t)}, client.ProcessOptions{Prefer: "respond-async"})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -412,7 +411,7 @@ func TestWaitPollHoldsNoConnection(t *testing.T) {
 				go func() {
 					j, _, err := c.GetJob(ctx, long.JobID, 4*time.Second)
 					if err == nil && j.Finished() {
-						err = fmt.Errorf("the 117-page OCR finished within 4 s: %s", j.Status)
+						err = fmt.Errorf("the 120-page OCR finished within 4 s: %s", j.Status)
 					}
 					errs <- err
 				}()

@@ -31,16 +31,13 @@ func TestJobsCLI(t *testing.T) {
 	key := listKey(t, dir)
 	c := s.client(key)
 	ctx := context.Background()
-	pdf, err := os.ReadFile(corpus(t, "pdf", fourPages))
-	if err != nil {
-		t.Fatal(err)
-	}
+	pdf := fourPagePDF
 	done := makeJobs(t, c, pdf, 3) // extract-pages, then two rotate-pdf
 	scan, _, err := c.Process(ctx, "ocr-pdf", []client.File{{Name: "scan.png", Body: bytes.NewReader(ocrScan(t))}}, client.ProcessOptions{Params: map[string]string{"lang": "eng"}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	long, _, err := c.Process(ctx, "ocr-pdf", []client.File{file(t, "pdf", "GeoTopo-komprimiert.pdf")}, client.ProcessOptions{Prefer: "respond-async"})
+	long, _, err := c.Process(ctx, "ocr-pdf", []client.File{longOCRFile(t)}, client.ProcessOptions{Prefer: "respond-async"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -33,15 +33,16 @@ func TestClusterLanes(t *testing.T) {
 	api := c.apis[0].client(key)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	submit := func(tool, kind, name string) string {
-		j, _, err := api.Process(ctx, tool, []client.File{file(t, kind, name)}, client.ProcessOptions{Prefer: "respond-async"})
+	submit := func(tool string, f client.File) string {
+		j, _, err := api.Process(ctx, tool, []client.File{f}, client.ProcessOptions{Prefer: "respond-async"})
 		if err != nil {
 			t.Fatalf("%s: %v", tool, err)
 		}
 		return j.JobID
 	}
-	render := submit("compress-pdf", "pdf", "minimal-document.pdf")
-	for _, id := range []string{submit("word-to-pdf", "office", "test.docx"), submit("rotate-pdf", "pdf", "minimal-document.pdf")} {
+	render := submit("compress-pdf", pdfFile("one-page.pdf", onePagePDF()))
+	docx := pdfFile("generated.docx", zipOf(t, sampleDocx))
+	for _, id := range []string{submit("word-to-pdf", docx), submit("rotate-pdf", pdfFile("one-page.pdf", onePagePDF()))} {
 		j, err := api.Wait(ctx, id, time.Second)
 		if err != nil || j.Status != "done" {
 			t.Fatalf("job %s: %+v, %v", id, j, err)

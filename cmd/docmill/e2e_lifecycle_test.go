@@ -23,7 +23,7 @@ func TestQueuedJobSurvivesRestart(t *testing.T) {
 	dir := t.TempDir()
 	api := startChild(t, dir, "--role", "api", "--sync-budget", "1s")
 	ctx := context.Background()
-	j, resp, err := api.client(api.DevKey).Process(ctx, "rotate-pdf", []client.File{file(t, "pdf", "minimal-document.pdf")}, client.ProcessOptions{})
+	j, resp, err := api.client(api.DevKey).Process(ctx, "rotate-pdf", []client.File{pdfFile("one-page.pdf", onePagePDF())}, client.ProcessOptions{})
 	if err != nil || resp.StatusCode != 202 || j.Status != "queued" {
 		t.Fatalf("want 202 queued from an API-only node after its budget: %v %v", resp, err)
 	}
@@ -164,7 +164,7 @@ func TestUploadTooLargeStopsStreaming(t *testing.T) {
 func TestUploadTotalIsCapped(t *testing.T) {
 	s := startServer(t, "", "--max-upload-mb", "3")
 	key := newKey(t, s.DataDir, "custom")                                          // no plan limit: the server cap applies
-	geo := func() client.File { return file(t, "pdf", "GeoTopo-komprimiert.pdf") } // 1.8 MB
+	geo := func() client.File { return pdfFile("pictures.pdf", webPicturesPDF()) } // 2.2 MB
 	_, _, err := s.client(key).Process(context.Background(), "merge-pdf", []client.File{geo(), geo()}, client.ProcessOptions{})
 	apiErrorDetail(t, err, 400, "file_too_large", "total")
 	assertNoInputs(t, s.DataDir)
@@ -247,7 +247,7 @@ func TestInternalFailureIs500(t *testing.T) {
 	if err := os.WriteFile(dir+"/tmp", []byte("not a directory"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	_, _, err := s.client(s.DevKey).Process(context.Background(), "rotate-pdf", []client.File{file(t, "pdf", "minimal-document.pdf")},
+	_, _, err := s.client(s.DevKey).Process(context.Background(), "rotate-pdf", []client.File{pdfFile("one-page.pdf", onePagePDF())},
 		client.ProcessOptions{Prefer: "wait=60"})
 	e := apiError(t, err, http.StatusInternalServerError, "internal")
 	if e.JobID == "" || strings.Contains(e.Detail, dir) || strings.Contains(e.Detail, "not a directory") {
@@ -274,7 +274,7 @@ func testWaitAcrossProcesses(t *testing.T, newDir dataDirFunc) *testServer {
 	startChild(t, dir, "--role", "worker")
 	start := time.Now()
 	j, resp, err := api.client(api.DevKey).Process(context.Background(), "rotate-pdf",
-		[]client.File{file(t, "pdf", "minimal-document.pdf")}, client.ProcessOptions{})
+		[]client.File{pdfFile("one-page.pdf", onePagePDF())}, client.ProcessOptions{})
 	t.Logf("sync call answered by another process's worker in %s", time.Since(start))
 	if err != nil || resp.StatusCode != 200 || j.Status != "done" {
 		t.Fatalf("want 200 done through another process's worker: %v %+v", err, j)

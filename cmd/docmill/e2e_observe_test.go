@@ -93,7 +93,7 @@ func TestJSONLogsAndMetricsAddr(t *testing.T) {
 	key := s.findDevKey()
 	c := s.client(key)
 
-	j, _, err := c.Process(context.Background(), "compress-pdf", []client.File{file(t, "pdf", "minimal-document.pdf")}, client.ProcessOptions{})
+	j, _, err := c.Process(context.Background(), "compress-pdf", []client.File{pdfFile("one-page.pdf", onePagePDF())}, client.ProcessOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/docmill/docmill/client"
+	"github.com/docmill/docmill/tools/toolstest"
 )
 
 func getJSON(t *testing.T, u string, status int) map[string]any {
@@ -73,7 +74,7 @@ func TestCatalogueHealthMetrics(t *testing.T) {
 		t.Fatalf("PUT /v1/tools: %d %s", resp.StatusCode, resp.Header.Get("Content-Type"))
 	}
 
-	if _, _, err := s.client(s.DevKey).Process(context.Background(), "rotate-pdf", []client.File{file(t, "pdf", "minimal-document.pdf")}, client.ProcessOptions{}); err != nil {
+	if _, _, err := s.client(s.DevKey).Process(context.Background(), "rotate-pdf", []client.File{pdfFile("one-page.pdf", onePagePDF())}, client.ProcessOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	resp, err := http.Get(s.URL + "/metrics")
@@ -118,12 +119,12 @@ func TestAccount(t *testing.T) {
 func TestProcessCLI(t *testing.T) {
 	s := startServer(t, "")
 	out := filepath.Join(t.TempDir(), "r.pdf")
-	runCLI(t, "process", "--url", s.URL, "--key", s.DevKey, "--out", out, "-p", "angle=180", "rotate-pdf", corpus(t, "pdf", "minimal-document.pdf"))
+	runCLI(t, "process", "--url", s.URL, "--key", s.DevKey, "--out", out, "-p", "angle=180", "rotate-pdf", toolstest.WriteTemp(t, "one-page.pdf", onePagePDF()))
 	b, err := os.ReadFile(out)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rots := pdfPages(t, b); len(rots) != 1 || rots[0] != (corpusPages(t, "minimal-document.pdf")[0]+180)%360 {
+	if rots := pdfPages(t, b); len(rots) != 1 || rots[0] != 180 {
 		t.Fatalf("rotations %v", rots)
 	}
 	if list := runCLI(t, "tools", "--url", s.URL); !strings.Contains(list, "rotate-pdf") || !strings.Contains(list, "angle") {
@@ -136,7 +137,7 @@ func TestProcessCLI(t *testing.T) {
 // work budget, within the tool's timeout).
 func TestToolTimeout(t *testing.T) {
 	s := startServer(t, "", "--tool-timeout", "pdf-to-jpg=1ms")
-	_, _, err := s.client(s.DevKey).Process(context.Background(), "pdf-to-jpg", []client.File{file(t, "pdf", "GeoTopo-komprimiert.pdf")}, client.ProcessOptions{})
+	_, _, err := s.client(s.DevKey).Process(context.Background(), "pdf-to-jpg", []client.File{pdfFile("four-pages.pdf", fourPagePDF)}, client.ProcessOptions{})
 	apiErrorDetail(t, err, 422, "processing_timeout", "work budget of 1ms")
 	var out strings.Builder
 	err = run(context.Background(), []string{"serve", "--tool-timeout", "nope=1s", "--data-dir", t.TempDir()}, func(string) string { return "" }, nil, &out, &out)

@@ -15,7 +15,6 @@ import (
 
 	"github.com/docmill/docmill/blob/s3test"
 	"github.com/docmill/docmill/client"
-	"github.com/docmill/docmill/tools/toolstest"
 )
 
 // TestIdempotencyBeforeLimits: a replay of a known Idempotency-Key is
@@ -37,7 +36,7 @@ func testIdempotencyBeforeLimits(t *testing.T, newDir dataDirFunc) {
 	s := startServer(t, newDir(t))
 	// One operation a month and three requests a minute.
 	c := s.client(newKey(t, s.DataDir, "custom", "--ops", "1", "--rpm", "3", "--in-flight", "1"))
-	pdf := func() []client.File { return []client.File{file(t, "pdf", "minimal-document.pdf")} }
+	pdf := func() []client.File { return []client.File{pdfFile("one-page.pdf", onePagePDF())} }
 	opts := client.ProcessOptions{IdempotencyKey: "invoice-7", Params: map[string]string{"angle": "180"}}
 	first, res, err := c.Process(ctx, "rotate-pdf", pdf(), opts)
 	if err != nil || res.StatusCode != 200 || first.Status != "done" {
@@ -90,7 +89,7 @@ func testIdempotencyBeforeLimits(t *testing.T, newDir dataDirFunc) {
 // another) failing the job's insert after the upload. Each outage starts
 // once the server has admitted the request and is reading its body.
 func TestOutageDuringUpload(t *testing.T) {
-	pdf := toolstest.ReadCorpus(t, "pdf", "minimal-document.pdf")
+	pdf := onePagePDF()
 
 	t.Run("bucket", func(t *testing.T) {
 		s3 := s3test.Start(t)

@@ -43,7 +43,7 @@ func TestPostgresOutage(t *testing.T) {
 	eventually(t, 30*time.Second, "notifications to be heard again", func() bool {
 		return scrape(t, s.URL)["docmill_job_notifications_listening"] == 1
 	})
-	j, _, err := c.Process(context.Background(), "rotate-pdf", []client.File{file(t, "pdf", "minimal-document.pdf")},
+	j, _, err := c.Process(context.Background(), "rotate-pdf", []client.File{pdfFile("one-page.pdf", onePagePDF())},
 		client.ProcessOptions{Prefer: "wait=30"})
 	if err != nil {
 		t.Fatalf("process after the outage: %v", err)

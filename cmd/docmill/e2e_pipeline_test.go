@@ -95,7 +95,7 @@ func testPipelineIssueExample(t *testing.T, newDir dataDirFunc) {
 	}
 	// Two operations are left: a three-step pipeline does not fit.
 	_, _, err = pipeline(c, `[{"tool": "rotate-pdf", "params": {"angle": 90}}, {"tool": "compress-pdf"}, {"tool": "repair-pdf"}]`,
-		[]client.File{file(t, "pdf", "minimal-document.pdf")}, client.ProcessOptions{})
+		[]client.File{pdfFile("one-page.pdf", onePagePDF())}, client.ProcessOptions{})
 	apiError(t, err, 429, "quota_exceeded")
 	if n := usedOps(t, c); n != 5 {
 		t.Fatalf("operations_used %v after a refusal; want 5", n)
@@ -107,7 +107,7 @@ func testPipelineIssueExample(t *testing.T, newDir dataDirFunc) {
 func TestPipelineRefused(t *testing.T) {
 	s := startServer(t, "")
 	c := s.client(s.DevKey)
-	pdf := func() []client.File { return []client.File{file(t, "pdf", "minimal-document.pdf")} }
+	pdf := func() []client.File { return []client.File{pdfFile("one-page.pdf", onePagePDF())} }
 	tests := []struct {
 		name, steps, field string
 		files              []client.File
@@ -176,7 +176,7 @@ func TestPipelineStepFails(t *testing.T) {
 	_, secret := createHook(t, s, s.DevKey, hooks.URL)
 	// Step 2 cannot rotate what step 1 locked with a password.
 	_, _, err := pipeline(c, `[{"tool": "protect-pdf", "params": {"password": "s3cret"}}, {"tool": "rotate-pdf", "params": {"angle": 90}}]`,
-		[]client.File{file(t, "pdf", "minimal-document.pdf")}, client.ProcessOptions{Prefer: "wait=60"})
+		[]client.File{pdfFile("one-page.pdf", onePagePDF())}, client.ProcessOptions{Prefer: "wait=60"})
 	e := apiError(t, err, 400, "invalid_document")
 	if !strings.HasPrefix(e.Detail, "Step 2 (rotate-pdf): ") || len(e.Fields) == 0 || e.Fields[0].Field != "steps[1]" || e.JobID == "" {
 		t.Fatalf("problem %+v; want step 2 named", e)
@@ -206,11 +206,11 @@ func TestPipelineIdempotencyAndCancel(t *testing.T) {
 	ctx := context.Background()
 	steps := `[{"tool": "rotate-pdf", "params": {"angle": 90}}, {"tool": "page-numbers"}]`
 	opts := client.ProcessOptions{IdempotencyKey: "pipe-1", Prefer: "wait=60"}
-	first, _, err := pipeline(c, steps, []client.File{file(t, "pdf", fourPages)}, opts)
+	first, _, err := pipeline(c, steps, []client.File{pdfFile("four-pages.pdf", fourPagePDF)}, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	again, _, err := pipeline(c, steps, []client.File{file(t, "pdf", fourPages)}, opts)
+	again, _, err := pipeline(c, steps, []client.File{pdfFile("four-pages.pdf", fourPagePDF)}, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -218,13 +218,13 @@ func TestPipelineIdempotencyAndCancel(t *testing.T) {
 		t.Fatalf("first %+v, again %+v; want one done job", first, again)
 	}
 	// The same key with other steps is another request.
-	_, _, err = pipeline(c, `[{"tool": "rotate-pdf", "params": {"angle": 180}}, {"tool": "page-numbers"}]`, []client.File{file(t, "pdf", fourPages)}, opts)
+	_, _, err = pipeline(c, `[{"tool": "rotate-pdf", "params": {"angle": 180}}, {"tool": "page-numbers"}]`, []client.File{pdfFile("four-pages.pdf", fourPagePDF)}, opts)
 	apiError(t, err, 409, "idempotency_conflict")
 	if n := usedOps(t, c); n != 2 {
 		t.Fatalf("operations_used %v; want 2, charged once", n)
 	}
 
-	j, resp, err := pipeline(c, `[{"tool": "ocr-pdf"}, {"tool": "compress-pdf"}]`, []client.File{file(t, "pdf", fourPages)}, client.ProcessOptions{})
+	j, resp, err := pipeline(c, `[{"tool": "ocr-pdf"}, {"tool": "compress-pdf"}]`, []client.File{pdfFile("four-pages.pdf", fourPagePDF)}, client.ProcessOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

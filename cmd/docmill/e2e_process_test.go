@@ -18,9 +18,9 @@ func testRotateSync(t *testing.T, newDir dataDirFunc) {
 	s := startServer(t, newDir(t))
 	c := s.client(s.DevKey)
 	ctx := context.Background()
-	before := corpusPages(t, "pdflatex-4-pages.pdf")
+	before := pdfPages(t, fourPagePDF)
 
-	j, resp, err := c.Process(ctx, "rotate-pdf", []client.File{file(t, "pdf", "pdflatex-4-pages.pdf")},
+	j, resp, err := c.Process(ctx, "rotate-pdf", []client.File{pdfFile("four-pages.pdf", fourPagePDF)},
 		client.ProcessOptions{Params: map[string]string{"angle": "90", "pages": "1-2,4"}})
 	if err != nil {
 		t.Fatal(err)
@@ -32,7 +32,7 @@ func testRotateSync(t *testing.T, newDir dataDirFunc) {
 		t.Fatalf("job id %q / request id %q", j.JobID, resp.Header.Get("X-Request-Id"))
 	}
 	r := j.Result
-	if r == nil || r.Filename != "pdflatex-4-pages-rotated.pdf" || r.ContentType != "application/pdf" || r.Size == 0 {
+	if r == nil || r.Filename != "four-pages-rotated.pdf" || r.ContentType != "application/pdf" || r.Size == 0 {
 		t.Fatalf("result %+v", r)
 	}
 	if !strings.HasPrefix(r.URL, s.URL+"/files/"+j.JobID+"/") || r.ExpiresAt.Before(time.Now().Add(23*time.Hour)) {
@@ -110,7 +110,7 @@ func testAsyncThenPoll(t *testing.T, newDir dataDirFunc) {
 	s := startServer(t, newDir(t))
 	c := s.client(s.DevKey)
 	ctx := context.Background()
-	j, resp, err := c.Process(ctx, "rotate-pdf", []client.File{file(t, "pdf", "minimal-document.pdf")},
+	j, resp, err := c.Process(ctx, "rotate-pdf", []client.File{pdfFile("one-page.pdf", onePagePDF())},
 		client.ProcessOptions{Prefer: "respond-async"})
 	if err != nil {
 		t.Fatal(err)
@@ -126,7 +126,7 @@ func testAsyncThenPoll(t *testing.T, newDir dataDirFunc) {
 		t.Fatalf("wait: %+v %v", done, err)
 	}
 	// Prefer: wait=N waits for the job.
-	j2, resp, err := c.Process(ctx, "rotate-pdf", []client.File{file(t, "pdf", "minimal-document.pdf")},
+	j2, resp, err := c.Process(ctx, "rotate-pdf", []client.File{pdfFile("one-page.pdf", onePagePDF())},
 		client.ProcessOptions{Prefer: "wait=20"})
 	if err != nil || resp.StatusCode != http.StatusOK || j2.Status != "done" {
 		t.Fatalf("wait=20: %v %+v", err, j2)
@@ -138,8 +138,9 @@ func TestProcessErrors(t *testing.T) {
 	s := startServer(t, "")
 	small := newKey(t, s.DataDir, "custom", "--max-file-mb", "1")
 	ctx := context.Background()
-	pdf := func() client.File { return file(t, "pdf", "minimal-document.pdf") }
-	truncated := toolstest.ReadCorpus(t, "pdf", "pdflatex-4-pages.pdf")
+	// Generated files: the test is of the API's refusals.
+	pdf := func() client.File { return pdfFile("one-page.pdf", onePagePDF()) }
+	encrypted := toolstest.Encrypt(t, toolstest.WriteTemp(t, "one-page.pdf", onePagePDF()))
 	cases := []struct {
 		name   string
 		key    string
@@ -153,14 +154,14 @@ func TestProcessErrors(t *testing.T) {
 		{"no file", s.DevKey, "rotate-pdf", nil, nil, 400, "missing_file", ""},
 		{"too few for merge", s.DevKey, "merge-pdf", []client.File{pdf()}, nil, 400, "missing_file", ""},
 		{"too many files", s.DevKey, "rotate-pdf", []client.File{pdf(), pdf()}, nil, 400, "too_many_files", ""},
-		{"not a pdf", s.DevKey, "rotate-pdf", []client.File{file(t, "image", "photo.jpg")}, nil, 400, "unsupported_file_type", ""},
+		{"not a pdf", s.DevKey, "rotate-pdf", []client.File{pdfFile("photo.jpg", toolstest.OrientedJPEG(t, 64, 48, 1))}, nil, 400, "unsupported_file_type", ""},
 		{"bad angle", s.DevKey, "rotate-pdf", []client.File{pdf()}, map[string]string{"angle": "45"}, 400, "invalid_parameter", "angle"},
 		{"bad pages", s.DevKey, "rotate-pdf", []client.File{pdf()}, map[string]string{"pages": "3-1"}, 400, "invalid_parameter", "pages"},
 		{"page past end", s.DevKey, "rotate-pdf", []client.File{pdf()}, map[string]string{"pages": "2-9"}, 400, "invalid_parameter", "pages"},
 		{"unknown param", s.DevKey, "rotate-pdf", []client.File{pdf()}, map[string]string{"colour": "red"}, 400, "invalid_parameter", "colour"},
-		{"truncated pdf", s.DevKey, "rotate-pdf", []client.File{{Name: "cut.pdf", Body: strings.NewReader(string(truncated[:len(truncated)/2]))}}, nil, 400, "invalid_document", ""},
-		{"encrypted pdf", s.DevKey, "rotate-pdf", []client.File{file(t, "pdf", "libreoffice-writer-password.pdf")}, nil, 400, "invalid_document", ""},
-		{"too large", small, "rotate-pdf", []client.File{file(t, "pdf", "GeoTopo-komprimiert.pdf")}, nil, 400, "file_too_large", ""},
+		{"truncated pdf", s.DevKey, "rotate-pdf", []client.File{{Name: "cut.pdf", Body: strings.NewReader(string(onePagePDF()[:24]))}}, nil, 400, "invalid_document", ""},
+		{"encrypted pdf", s.DevKey, "rotate-pdf", []client.File{pdfFile("locked.pdf", encrypted)}, nil, 400, "invalid_document", ""},
+		{"too large", small, "rotate-pdf", []client.File{pdfFile("pictures.pdf", webPicturesPDF())}, nil, 400, "file_too_large", ""},
 		{"unknown tool", s.DevKey, "shred-pdf", []client.File{pdf()}, nil, 404, "unknown_tool", ""},
 	}
 	for _, tc := range cases {
@@ -220,16 +221,16 @@ func testIdempotencyKey(t *testing.T, newDir dataDirFunc) {
 	c := s.client(key)
 	ctx := context.Background()
 	opts := client.ProcessOptions{IdempotencyKey: "order-42", Params: map[string]string{"angle": "180"}}
-	a, _, err := c.Process(ctx, "rotate-pdf", []client.File{file(t, "pdf", "minimal-document.pdf")}, opts)
+	a, _, err := c.Process(ctx, "rotate-pdf", []client.File{pdfFile("one-page.pdf", onePagePDF())}, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, _, err := c.Process(ctx, "rotate-pdf", []client.File{file(t, "pdf", "minimal-document.pdf")}, opts)
+	b, _, err := c.Process(ctx, "rotate-pdf", []client.File{pdfFile("one-page.pdf", onePagePDF())}, opts)
 	if err != nil || b.JobID != a.JobID {
 		t.Fatalf("replay gave %v %v, want job %s", b, err, a.JobID)
 	}
 	opts.Params["angle"] = "90"
-	_, _, err = c.Process(ctx, "rotate-pdf", []client.File{file(t, "pdf", "minimal-document.pdf")}, opts)
+	_, _, err = c.Process(ctx, "rotate-pdf", []client.File{pdfFile("one-page.pdf", onePagePDF())}, opts)
 	apiError(t, err, 409, "idempotency_conflict")
 	if used := accountUsage(ctx, t, c).OperationsUsed; used != 1 {
 		t.Fatalf("charged %v operations, want 1", used)
@@ -244,7 +245,7 @@ func testDeleteJob(t *testing.T, newDir dataDirFunc) {
 	api := startServer(t, dir, "--role", "api")
 	c := api.client(api.DevKey)
 	ctx := context.Background()
-	j, _, err := c.Process(ctx, "rotate-pdf", []client.File{file(t, "pdf", "minimal-document.pdf")}, client.ProcessOptions{Prefer: "respond-async"})
+	j, _, err := c.Process(ctx, "rotate-pdf", []client.File{pdfFile("one-page.pdf", onePagePDF())}, client.ProcessOptions{Prefer: "respond-async"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -262,7 +263,7 @@ func testDeleteJob(t *testing.T, newDir dataDirFunc) {
 	assertNoInputs(t, dir)
 
 	// Deleting a done job's result makes its link gone at once.
-	d, _, err := s.client(api.DevKey).Process(ctx, "rotate-pdf", []client.File{file(t, "pdf", "minimal-document.pdf")}, client.ProcessOptions{})
+	d, _, err := s.client(api.DevKey).Process(ctx, "rotate-pdf", []client.File{pdfFile("one-page.pdf", onePagePDF())}, client.ProcessOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -36,10 +36,10 @@ func TestJailUnavailableFailsClosed(t *testing.T) {
 		{"compress-pdf", nil},
 		{"pdf-to-text", nil},
 	} {
-		_, _, err := c.Process(context.Background(), tc.tool, []client.File{file(t, "pdf", "minimal-document.pdf")}, client.ProcessOptions{Params: tc.params})
+		_, _, err := c.Process(context.Background(), tc.tool, []client.File{pdfFile("one-page.pdf", onePagePDF())}, client.ProcessOptions{Params: tc.params})
 		apiError(t, err, 503, "engine_unavailable")
 	}
-	_, _, err := c.Process(context.Background(), "word-to-pdf", []client.File{file(t, "office", "test.docx")}, client.ProcessOptions{})
+	_, _, err := c.Process(context.Background(), "word-to-pdf", []client.File{pdfFile("generated.docx", zipOf(t, sampleDocx))}, client.ProcessOptions{})
 	apiError(t, err, 503, "engine_unavailable")
 
 	ready := getJSON(t, s.URL+"/readyz", 200)
@@ -58,7 +58,7 @@ func TestUnsafeNoSandbox(t *testing.T) {
 		{"rotate-pdf", map[string]string{"angle": "90"}},
 		{"pdf-to-text", nil},
 	} {
-		j, _, err := c.Process(context.Background(), tc.tool, []client.File{file(t, "pdf", "minimal-document.pdf")}, client.ProcessOptions{Params: tc.params, Prefer: "wait=60"})
+		j, _, err := c.Process(context.Background(), tc.tool, []client.File{pdfFile("one-page.pdf", onePagePDF())}, client.ProcessOptions{Params: tc.params, Prefer: "wait=60"})
 		if err != nil || j.Status != "done" {
 			t.Fatalf("%s: %v %+v", tc.tool, err, j)
 		}

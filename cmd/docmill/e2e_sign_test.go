@@ -177,7 +177,7 @@ func signServerLog(s *testServer) string {
 	return strings.Join(s.out.lines, "\n")
 }
 
-// TestSignPDFE2E signs a corpus PDF through a real server with a
+// TestSignPDFE2E signs a generated PDF through a real server with a
 // certificate made here, and checks the result with poppler's pdfsig: a
 // valid SHA-256 adbe.pkcs7.detached signature by that certificate over
 // the whole file, with the reason given; the password appears in no job
@@ -190,9 +190,9 @@ func TestSignPDFE2E(t *testing.T) {
 	p12 := signPKCS12(t, "Signer E2E", password)
 	const reason = "Утверждено: e2e test"
 
-	j, signed := runTool(t, c, "sign-pdf", []client.File{file(t, "pdf", fourPages), pdfFile("signer.p12", p12)},
+	j, signed := runTool(t, c, "sign-pdf", []client.File{pdfFile("four-pages.pdf", fourPagePDF), pdfFile("signer.p12", p12)},
 		map[string]string{"certificate_password": password, "reason": reason, "format": "pkcs7"})
-	if j.Result.ContentType != "application/pdf" || j.Result.Filename != "pdflatex-4-pages-signed.pdf" || j.Meta["pages"] != float64(4) {
+	if j.Result.ContentType != "application/pdf" || j.Result.Filename != "four-pages-signed.pdf" || j.Meta["pages"] != float64(4) {
 		t.Fatalf("result %+v, meta %v", j.Result, j.Meta)
 	}
 	report := signPdfsig(t, signed)
@@ -209,7 +209,7 @@ func TestSignPDFE2E(t *testing.T) {
 		t.Errorf("pdfsig reads more than one signature:\n%s", report)
 	}
 	// The original revision is left as it was: signing only appends.
-	orig := toolstest.ReadCorpus(t, "pdf", fourPages)
+	orig := fourPagePDF
 	if len(signed) <= len(orig) || string(signed[:len(orig)]) != string(orig) {
 		t.Errorf("the signed file does not start with the original's %d bytes", len(orig))
 	}
@@ -229,28 +229,28 @@ func TestSignPDFE2E(t *testing.T) {
 	}
 
 	t.Run("wrong password", func(t *testing.T) {
-		code, msg := toolRefusal(t, c, "sign-pdf", []client.File{file(t, "pdf", fourPages), pdfFile("signer.p12", p12)},
+		code, msg := toolRefusal(t, c, "sign-pdf", []client.File{pdfFile("four-pages.pdf", fourPagePDF), pdfFile("signer.p12", p12)},
 			map[string]string{"certificate_password": "not the password"})
 		if code != "invalid_parameter" || !strings.Contains(msg, "certificate_password") || strings.Contains(msg, "not the password") {
 			t.Fatalf("wrong password: %s %q", code, msg)
 		}
 	})
 	t.Run("not PKCS#12", func(t *testing.T) {
-		code, msg := toolRefusal(t, c, "sign-pdf", []client.File{file(t, "pdf", fourPages), pdfFile("signer.p12", []byte("not a certificate at all\n"))},
+		code, msg := toolRefusal(t, c, "sign-pdf", []client.File{pdfFile("four-pages.pdf", fourPagePDF), pdfFile("signer.p12", []byte("not a certificate at all\n"))},
 			map[string]string{"certificate_password": password})
 		if code != "unsupported_file_type" {
 			t.Fatalf("text as certificate: %s %q", code, msg)
 		}
 		// DER that sniffs as PKCS#12 but is not one: refused by the engine.
 		fake := append([]byte("\x30\x82\x01\x00\x02\x01\x03\x30\x82\x00\xf9"), toolstest.Noise(256)...)
-		code, msg = toolRefusal(t, c, "sign-pdf", []client.File{file(t, "pdf", fourPages), pdfFile("fake.p12", fake)},
+		code, msg = toolRefusal(t, c, "sign-pdf", []client.File{pdfFile("four-pages.pdf", fourPagePDF), pdfFile("fake.p12", fake)},
 			map[string]string{"certificate_password": password})
 		if code != "invalid_document" || !strings.Contains(msg, "PKCS#12") || strings.Contains(msg, "SEC_ERROR") || strings.Contains(msg, "/tmp") {
 			t.Fatalf("fake PKCS#12: %s %q", code, msg)
 		}
 	})
 	t.Run("no private key", func(t *testing.T) {
-		code, msg := toolRefusal(t, c, "sign-pdf", []client.File{file(t, "pdf", fourPages), pdfFile("cert.p12", signCertOnlyPKCS12(t, "keyless"))},
+		code, msg := toolRefusal(t, c, "sign-pdf", []client.File{pdfFile("four-pages.pdf", fourPagePDF), pdfFile("cert.p12", signCertOnlyPKCS12(t, "keyless"))},
 			map[string]string{"certificate_password": "keyless"})
 		if code != "invalid_document" || !strings.Contains(msg, "no private key") {
 			t.Fatalf("certificate without a key: %s %q", code, msg)
@@ -298,7 +298,7 @@ func signVerify(t *testing.T, c *client.Client, name string, data []byte) signVe
 	return r
 }
 
-// TestVerifyPDFSignaturesE2E signs a corpus PDF through the server, then
+// TestVerifyPDFSignaturesE2E signs a generated PDF through the server, then
 // reads the signature back with verify-pdf-signatures and checks what it
 // reports against the certificate made here, against the file's size and
 // against what pdfsig itself prints: a valid signature by Signer Verify,
@@ -311,7 +311,7 @@ func TestVerifyPDFSignaturesE2E(t *testing.T) {
 	c := s.client(s.DevKey)
 	p12 := signPKCS12(t, "Signer Verify", "verify-pass")
 	start := time.Now().Add(-time.Minute)
-	_, signed := runTool(t, c, "sign-pdf", []client.File{file(t, "pdf", fourPages), pdfFile("signer.p12", p12)},
+	_, signed := runTool(t, c, "sign-pdf", []client.File{pdfFile("four-pages.pdf", fourPagePDF), pdfFile("signer.p12", p12)},
 		map[string]string{"certificate_password": "verify-pass", "format": "pkcs7"})
 
 	r := signVerify(t, c, "signed.pdf", signed)
@@ -352,7 +352,7 @@ func TestVerifyPDFSignaturesE2E(t *testing.T) {
 		}
 	})
 	t.Run("unsigned", func(t *testing.T) {
-		if r := signVerify(t, c, "plain.pdf", toolstest.ReadCorpus(t, "pdf", fourPages)); len(r.Signatures) != 0 {
+		if r := signVerify(t, c, "plain.pdf", fourPagePDF); len(r.Signatures) != 0 {
 			t.Errorf("unsigned file: %+v", r)
 		}
 	})

@@ -125,7 +125,7 @@ func TestURLToolsRefused(t *testing.T) {
 		formItem{name: "file", value: "page.html", file: []byte("<p>x</p>")})
 	wantProblem(t, status, body, 400, "too_many_files", "", "takes no file")
 	status, body = processRaw(t, s, s.DevKey, "pipeline", formItem{name: "steps", value: `[{"tool": "url-to-pdf", "params": {"url": "https://example.com/"}}]`},
-		formItem{name: "file", value: "a.pdf", file: corpusBytes(t, "pdf", "minimal-document.pdf")})
+		formItem{name: "file", value: "a.pdf", file: onePagePDF()})
 	wantProblem(t, status, body, 400, "invalid_parameter", "steps[0].tool", "step")
 	// Another tool still needs its file.
 	status, body = processRaw(t, s, s.DevKey, "html-to-pdf")

@@ -17,7 +17,7 @@ func webJobs(b *browser, base string) {
 	c := client.New(base, key)
 	ctx := context.Background()
 	// A long job, so that the view has an unfinished one to follow.
-	long, _, err := c.Process(ctx, "ocr-pdf", []client.File{file(t, "pdf", "GeoTopo-komprimiert.pdf")}, client.ProcessOptions{Prefer: "respond-async"})
+	long, _, err := c.Process(ctx, "ocr-pdf", []client.File{longOCRFile(b.t)}, client.ProcessOptions{Prefer: "respond-async"})
 	if err != nil {
 		t.Fatal(err)
 	}

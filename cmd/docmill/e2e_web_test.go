@@ -4,11 +4,14 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"image"
+	"math"
 	"net/http"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -262,15 +265,24 @@ func webSignIn(b *browser, srv *testServer) {
 	}
 }
 
-// webCompress runs compress-pdf on a corpus file and checks the result.
+// webPicturesPDF is a generated PDF of two pages of pictures at 650 dpi,
+// about 2.2 MB: an upload long enough to show progress when throttled,
+// which compress-pdf makes much smaller.
+var webPicturesPDF = sync.OnceValue(func() []byte {
+	return toolstest.ImagePDF([]image.Image{toolstest.Picture(1300, 1300, 1)}, []image.Image{toolstest.Picture(1300, 1300, 2)})
+})
+
+// webCompress runs compress-pdf on a generated file and checks the result.
 func webCompress(b *browser) {
 	t := b.t
+	in := webPicturesPDF()
 	// compress-pdf: upload (throttled, so that the progress shows), wait,
 	// download a smaller PDF with the same pages.
 	b.openTool("compress-pdf")
-	b.choose(corpus(b.t, "pdf", "base64image.pdf"))
+	b.choose(toolstest.WriteTemp(t, "pictures.pdf", in))
 	b.wait(`document.querySelectorAll("#file-list li").length === 1`, 5*time.Second)
-	if got := b.eval(`document.querySelector("#file-list li").textContent`); !strings.Contains(got, "base64image.pdf") || !strings.Contains(got, "2.2") {
+	mb := strconv.FormatFloat(math.Round(float64(len(in))/(1<<20)*10)/10, 'f', -1, 64) // as fmtSize shows it
+	if got := b.eval(`document.querySelector("#file-list li").textContent`); !strings.Contains(got, "pictures.pdf") || !strings.Contains(got, mb+"\u00a0MB") {
 		t.Errorf("file item %q", got)
 	}
 	if got := b.eval(`[...document.querySelectorAll('[data-param="preset"] label')].map(l => l.textContent).join("|")`); got == "" {
@@ -292,7 +304,6 @@ func webCompress(b *browser) {
 		t.Errorf("expiry %q", got)
 	}
 	out := b.download()
-	in := toolstest.ReadCorpus(b.t, "pdf", "base64image.pdf")
 	if !strings.HasPrefix(string(out), "%PDF-") || len(out) >= len(in) {
 		t.Errorf("compressed result: %d bytes from %d", len(out), len(in))
 	}
@@ -310,7 +321,7 @@ func webMerge(b *browser) {
 	// first, then the pages of the result are in the new order.
 	b.run(chromedp.Click(chromedp.ID("again")))
 	b.openTool("merge-pdf")
-	b.choose(corpus(b.t, "pdf", "pdflatex-4-pages.pdf"), corpus(b.t, "pdf", "minimal-document.pdf"))
+	b.choose(toolstest.WriteTemp(t, "four-pages.pdf", fourPagePDF), toolstest.WriteTemp(t, "one-page.pdf", onePagePDF()))
 	b.wait(`document.querySelectorAll("#file-list li").length === 2`, 5*time.Second)
 	b.eval(`(() => {
 		const items = document.querySelectorAll("#file-list li");
@@ -321,19 +332,19 @@ func webMerge(b *browser) {
 		return "";
 	})()`)
 	order := `[...document.querySelectorAll("#file-list .name")].map(e => e.textContent).join(",")`
-	if got := b.eval(order); got != "minimal-document.pdf,pdflatex-4-pages.pdf" {
+	if got := b.eval(order); got != "one-page.pdf,four-pages.pdf" {
 		t.Fatalf("order after dragging: %s", got)
 	}
 	// The buttons do the same from the keyboard: down, then back up.
 	b.run(chromedp.Click(chromedp.CSS(`#file-list li:first-child button.down`)))
-	if got := b.eval(order); got != "pdflatex-4-pages.pdf,minimal-document.pdf" {
+	if got := b.eval(order); got != "four-pages.pdf,one-page.pdf" {
 		t.Fatalf("order after moving down: %s", got)
 	}
 	if got := b.eval(`document.activeElement.className + " " + document.activeElement.closest("li").dataset.index`); got != "icon up 1" {
 		t.Errorf("focus after moving down: %q", got)
 	}
 	b.run(chromedp.KeyEvent(kb.Enter))
-	if got := b.eval(order); got != "minimal-document.pdf,pdflatex-4-pages.pdf" {
+	if got := b.eval(order); got != "one-page.pdf,four-pages.pdf" {
 		t.Fatalf("order after moving up: %s", got)
 	}
 	b.run(chromedp.Click(chromedp.ID("start")))
@@ -342,11 +353,11 @@ func webMerge(b *browser) {
 	if n := len(pdfPages(t, merged)); n != 5 {
 		t.Fatalf("merged %d pages, want 5", n)
 	}
-	if got, want := firstWords(pageText(t, merged, 1)), firstWords(corpusPageText(t, "minimal-document.pdf", 1)); got != want {
-		t.Errorf("merged page 1 %q, want minimal-document's %q", got, want)
+	if got, want := firstWords(pageText(t, merged, 1)), firstWords(pageText(t, onePagePDF(), 1)); got != want {
+		t.Errorf("merged page 1 %q, want one-page's %q", got, want)
 	}
-	if got, want := firstWords(pageText(t, merged, 2)), firstWords(corpusPageText(t, "pdflatex-4-pages.pdf", 1)); got != want {
-		t.Errorf("merged page 2 %q, want pdflatex-4-pages' first %q", got, want)
+	if got, want := firstWords(pageText(t, merged, 2)), firstWords(pageText(t, fourPagePDF, 1)); got != want {
+		t.Errorf("merged page 2 %q, want four-pages' first %q", got, want)
 	}
 
 }
@@ -357,7 +368,7 @@ func webFieldError(b *browser) {
 	// A 400 about one parameter shows the API's detail next to its control.
 	b.run(chromedp.Click(chromedp.ID("again")))
 	b.openTool("watermark-pdf")
-	b.choose(corpus(b.t, "pdf", "minimal-document.pdf"))
+	b.choose(toolstest.WriteTemp(t, "one-page.pdf", onePagePDF()))
 	// The colour is a picker and cannot be wrong; text the stamp font
 	// cannot draw is refused by the API.
 	b.run(chromedp.SendKeys(chromedp.ID("p-text"), "DRAFT 草稿"),

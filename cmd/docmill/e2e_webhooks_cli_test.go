@@ -30,7 +30,7 @@ func TestWebhooksCLI(t *testing.T) {
 		t.Fatalf("list:\n%s", list)
 	}
 
-	j, _, err := s.client(s.DevKey).Process(context.Background(), "rotate-pdf", []client.File{file(t, "pdf", "minimal-document.pdf")}, client.ProcessOptions{})
+	j, _, err := s.client(s.DevKey).Process(context.Background(), "rotate-pdf", []client.File{pdfFile("one-page.pdf", onePagePDF())}, client.ProcessOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

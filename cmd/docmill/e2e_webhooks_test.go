@@ -220,7 +220,7 @@ func testWebhookEvents(t *testing.T, newDir dataDirFunc) {
 	}
 
 	// A sync job: 200, then job.done.
-	j, resp, err := c.Process(ctx, "rotate-pdf", []client.File{file(t, "pdf", "pdflatex-4-pages.pdf")}, client.ProcessOptions{})
+	j, resp, err := c.Process(ctx, "rotate-pdf", []client.File{pdfFile("four-pages.pdf", fourPagePDF)}, client.ProcessOptions{})
 	if err != nil || resp.StatusCode != http.StatusOK {
 		t.Fatalf("sync process: %v %v", resp, err)
 	}
@@ -236,14 +236,14 @@ func testWebhookEvents(t *testing.T, newDir dataDirFunc) {
 	}
 
 	// A 202 job.
-	j, resp, err = c.Process(ctx, "rotate-pdf", []client.File{file(t, "pdf", "pdflatex-4-pages.pdf")}, client.ProcessOptions{Prefer: "respond-async"})
+	j, resp, err = c.Process(ctx, "rotate-pdf", []client.File{pdfFile("four-pages.pdf", fourPagePDF)}, client.ProcessOptions{Prefer: "respond-async"})
 	if err != nil || resp.StatusCode != http.StatusAccepted {
 		t.Fatalf("async process: %v %v", resp, err)
 	}
 	checkEvent(t, s, key, event(t, all.wait(t, 2, 20*time.Second)[1], secret), "job.done", j.JobID)
 
 	// A failed job (a page past the end): job.failed, to both endpoints.
-	_, _, err = c.Process(ctx, "rotate-pdf", []client.File{file(t, "pdf", "pdflatex-4-pages.pdf")},
+	_, _, err = c.Process(ctx, "rotate-pdf", []client.File{pdfFile("four-pages.pdf", fourPagePDF)},
 		client.ProcessOptions{Params: map[string]string{"pages": "50"}})
 	e, ok := err.(*client.Problem)
 	if !ok || e.JobID == "" {
@@ -273,7 +273,7 @@ func testWebhookEvents(t *testing.T, newDir dataDirFunc) {
 	if status != http.StatusOK || !strings.HasPrefix(newSecret, "whsec_") || newSecret == secret || got["previous_secret_expires_at"] == nil {
 		t.Fatalf("rotate-secret: %d %v", status, got)
 	}
-	if _, _, err := c.Process(ctx, "rotate-pdf", []client.File{file(t, "pdf", "pdflatex-4-pages.pdf")}, client.ProcessOptions{}); err != nil {
+	if _, _, err := c.Process(ctx, "rotate-pdf", []client.File{pdfFile("four-pages.pdf", fourPagePDF)}, client.ProcessOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	r := all.wait(t, 4, 20*time.Second)[3]
@@ -339,7 +339,7 @@ func testWebhookRetries(t *testing.T, newDir dataDirFunc) {
 	goneID, _ := createHook(t, s, key, gone.URL)
 	refusingID, _ := createHook(t, s, key, refusing.URL)
 
-	j, _, err := s.client(key).Process(context.Background(), "rotate-pdf", []client.File{file(t, "pdf", "pdflatex-4-pages.pdf")}, client.ProcessOptions{})
+	j, _, err := s.client(key).Process(context.Background(), "rotate-pdf", []client.File{pdfFile("four-pages.pdf", fourPagePDF)}, client.ProcessOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -380,7 +380,7 @@ func testWebhookRetries(t *testing.T, newDir dataDirFunc) {
 	if hook["enabled"] != false || !strings.Contains(hook["disabled_reason"].(string), "410") || hook["disabled_at"] == nil {
 		t.Fatalf("endpoint answering 410: %v, want it disabled", hook)
 	}
-	if _, _, err := s.client(key).Process(context.Background(), "rotate-pdf", []client.File{file(t, "pdf", "pdflatex-4-pages.pdf")}, client.ProcessOptions{}); err != nil {
+	if _, _, err := s.client(key).Process(context.Background(), "rotate-pdf", []client.File{pdfFile("four-pages.pdf", fourPagePDF)}, client.ProcessOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	flaky.wait(t, 4, 20*time.Second)
@@ -423,7 +423,7 @@ func TestWebhookRestart(t *testing.T) {
 		return http.StatusOK
 	})
 	hookID, secret := createHook(t, s, key, rc.URL)
-	j, _, err := s.client(key).Process(context.Background(), "rotate-pdf", []client.File{file(t, "pdf", "pdflatex-4-pages.pdf")}, client.ProcessOptions{})
+	j, _, err := s.client(key).Process(context.Background(), "rotate-pdf", []client.File{pdfFile("four-pages.pdf", fourPagePDF)}, client.ProcessOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -484,7 +484,7 @@ func TestWebhookCanceled(t *testing.T) {
 	rc := newReceiver(t, nil)
 	_, secret := createHook(t, api, key, rc.URL)
 	c := api.client(key)
-	j, resp, err := c.Process(context.Background(), "rotate-pdf", []client.File{file(t, "pdf", "pdflatex-4-pages.pdf")}, client.ProcessOptions{Prefer: "respond-async"})
+	j, resp, err := c.Process(context.Background(), "rotate-pdf", []client.File{pdfFile("four-pages.pdf", fourPagePDF)}, client.ProcessOptions{Prefer: "respond-async"})
 	if err != nil || resp.StatusCode != http.StatusAccepted || j.Status != "queued" {
 		t.Fatalf("process on an API node: %v %+v %v; want 202 queued (no worker)", resp, j, err)
 	}

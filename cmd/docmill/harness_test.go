@@ -60,10 +60,10 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// corpus returns the path of a file of the shared corpus of real-world
-// files (the directory DOCMILL_CORPUS names),
-// skipping t when the corpus is absent and failing it under CI
-// (toolstest.Corpus).
+// corpus returns the path of a file of the corpus of real-world files,
+// read only from the directory DOCMILL_CORPUS names, skipping t when it
+// is unset (toolstest.Corpus). A test of the service that just needs some
+// PDF sends onePagePDF() or fourPagePDF instead.
 func corpus(t testing.TB, parts ...string) string {
 	t.Helper()
 	return toolstest.Corpus(t, parts...)

@@ -12,7 +12,7 @@ import (
 	"github.com/docmill/docmill/tools/toolstest"
 )
 
-// corpusPDF returns the path of a PDF of the shared corpus, skipping t
+// corpusPDF returns the path of a PDF of the corpus, skipping t
 // when the corpus is absent (toolstest.Corpus).
 func corpusPDF(t testing.TB, name string) string {
 	t.Helper()

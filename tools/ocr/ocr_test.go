@@ -25,12 +25,11 @@ import (
 	"github.com/docmill/docmill/tools/toolstest"
 )
 
-// textPDF returns a born-digital PDF of the corpus whose first page starts
-// "Hello, here is some text without a meaning. This text should show what
-// a printed text".
+// textPDF returns a generated born-digital PDF of four pages whose first
+// page reads "Hello, this printed text has information".
 func textPDF(t testing.TB) string {
 	t.Helper()
-	return toolstest.Corpus(t, "pdf", "pdflatex-4-pages.pdf")
+	return toolstest.WriteTemp(t, "text.pdf", toolstest.TextPDF("Hello, this printed text has information", "Page two", "Page three", "Page four"))
 }
 
 // ocrTool builds ocr-pdf on the real engines once; tests that need them
@@ -266,7 +265,8 @@ func TestDamagedInput(t *testing.T) {
 
 func TestEncryptedPDF(t *testing.T) {
 	tl := realTool(t)
-	_, err := run(t, tl, nil, toolstest.Corpus(t, "pdf", "libreoffice-writer-password.pdf"), "application/pdf")
+	// A generated PDF that qpdf encrypts with a user password.
+	_, err := run(t, tl, nil, toolstest.WriteTemp(t, "locked.pdf", toolstest.Encrypt(t, textPDF(t))), "application/pdf")
 	if e := wantCode(t, err, docmill.CodeInvalidDocument); !strings.Contains(e.Message, "password-protected") {
 		t.Errorf("message = %q", e.Message)
 	}

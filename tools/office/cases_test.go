@@ -83,25 +83,31 @@ func TestInputs(t *testing.T) {
 		t.Errorf("rtf: %v", err)
 	}
 
-	pptx := corpusFile(t, "ph-populated-placeholders.pptx")
+	// A presentation and a workbook soffice saves from content written here.
+	pptx := toolstest.OfficeFile(t, "slides.fodp", toolstest.FlatPresentation("Slide one", "Slide two", "Slide three", "Slide four", "Slide five"), "pptx")
+	xlsx := toolstest.OfficeFile(t, "sheet.csv", []byte("a,b\n1,2\n"), "xlsx")
 	out, err = run(t, toolOf(t, p, "powerpoint-to-pdf"), pptx, docmill.Params{"pages": "5,2-3"})
 	if err != nil || out.Meta["pages"] != 3 {
 		t.Fatalf("pages: %v %v", err, out)
 	}
-	if txt := pdftotext(t, out.Path); !strings.HasPrefix(strings.TrimSpace(txt), "Title Text") {
+	if txt := pdftotext(t, out.Path); !strings.HasPrefix(strings.TrimSpace(txt), "Slide five") {
 		t.Errorf("page 5 not first: %q", txt)
 	}
 	if _, err = run(t, toolOf(t, p, "powerpoint-to-pdf"), pptx, docmill.Params{"pages": "20"}); code(err) != docmill.CodeInvalidParameter {
 		t.Errorf("page past the end: %v", err)
 	}
 
-	if _, err = run(t, word, corpusFile(t, "embedded.xlsx"), nil); code(err) != docmill.CodeUnsupportedFileType || !strings.Contains(err.Error(), "excel-to-pdf") {
+	if _, err = run(t, word, xlsx, nil); code(err) != docmill.CodeUnsupportedFileType || !strings.Contains(err.Error(), "excel-to-pdf") {
 		t.Errorf("xlsx to word-to-pdf: %v", err)
 	}
-	if _, err = run(t, excel, corpusFile(t, "test.docx"), nil); code(err) != docmill.CodeUnsupportedFileType {
+	docx := writeDocx(t, "A paragraph of a document.")
+	if _, err = run(t, excel, docx, nil); code(err) != docmill.CodeUnsupportedFileType {
 		t.Errorf("docx to excel-to-pdf: %v", err)
 	}
-	b := toolstest.ReadCorpus(t, "office", "test.docx")
+	b, err := os.ReadFile(docx)
+	if err != nil {
+		t.Fatal(err)
+	}
 	if _, err = run(t, word, writeFile(t, "broken.docx", string(b[:len(b)/2])), nil); code(err) != docmill.CodeInvalidDocument {
 		t.Errorf("truncated docx: %v", err)
 	}

@@ -17,17 +17,27 @@ import (
 func TestConvertDocument(t *testing.T) {
 	p := newPool(t, office.Options{Workers: 1})
 	tl := toolOf(t, p, "convert-document")
+	// Generated documents (path set), and the corpus's (file set), whose
+	// rows skip without it.
+	docx := writeDocx(t, "A generated paragraph to convert.")
+	pptx := toolstest.OfficeFile(t, "slides.fodp", toolstest.FlatPresentation("A generated slide"), "pptx")
 	cases := []struct {
-		file, format, contentType, text string
+		file, path, format, contentType, text string
 	}{
-		{"test.docx", "odt", "application/vnd.oasis.opendocument.text", "python-docx was here!"},
-		{"libreoffice-writer.odt", "docx", "application/vnd.openxmlformats-officedocument.wordprocessingml.document", "Lorem ipsum dolor sit amet"},
-		{"test.docx", "epub", "application/epub+zip", "python-docx was here!"},
-		{"ph-populated-placeholders.pptx", "odp", "application/vnd.oasis.opendocument.presentation", "Body text"},
+		{"generated.docx", docx, "odt", "application/vnd.oasis.opendocument.text", "A generated paragraph to convert."},
+		{"generated.docx", docx, "epub", "application/epub+zip", "A generated paragraph to convert."},
+		{"generated.pptx", pptx, "odp", "application/vnd.oasis.opendocument.presentation", "A generated slide"},
+		{"test.docx", "", "odt", "application/vnd.oasis.opendocument.text", "python-docx was here!"},
+		{"libreoffice-writer.odt", "", "docx", "application/vnd.openxmlformats-officedocument.wordprocessingml.document", "Lorem ipsum dolor sit amet"},
+		{"test.docx", "", "epub", "application/epub+zip", "python-docx was here!"},
+		{"ph-populated-placeholders.pptx", "", "odp", "application/vnd.oasis.opendocument.presentation", "Body text"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.file+"/"+tc.format, func(t *testing.T) {
-			out, err := run(t, tl, corpusFile(t, tc.file), docmill.Params{"format": tc.format})
+			if tc.path == "" {
+				tc.path = corpusFile(t, tc.file)
+			}
+			out, err := run(t, tl, tc.path, docmill.Params{"format": tc.format})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -56,7 +66,8 @@ func TestConvertDocument(t *testing.T) {
 	})
 	// A spreadsheet cannot become a text document: the format is refused,
 	// by name, before any conversion.
-	_, err := run(t, tl, corpusFile(t, "embedded.xlsx"), docmill.Params{"format": "docx"})
+	xlsx := toolstest.OfficeFile(t, "sheet.csv", []byte("a,b\n1,2\n"), "xlsx")
+	_, err := run(t, tl, xlsx, docmill.Params{"format": "docx"})
 	if e := toolstest.WantCode(t, err, docmill.CodeInvalidParameter, "format"); !strings.Contains(e.Message, "xlsx, ods, csv") {
 		t.Fatalf("message %q", e.Message)
 	}

@@ -48,7 +48,7 @@ func TestWarmWorkerCrash(t *testing.T) {
 	}
 
 	// The crashed worker was replaced; convert once so it is warm.
-	docx := toolstest.Corpus(t, "office", "test.docx")
+	docx := writeDocx(t, "Converted after the crash.")
 	if _, err := run(t, tl, docx, nil); err != nil {
 		t.Fatal(err)
 	}

@@ -14,7 +14,7 @@ import (
 	"github.com/docmill/docmill/tools/toolstest"
 )
 
-// corpusFile returns the path of an Office document of the shared corpus,
+// corpusFile returns the path of an Office document of the corpus,
 // skipping t when the corpus is absent (toolstest.Corpus).
 func corpusFile(t testing.TB, name string) string {
 	t.Helper()

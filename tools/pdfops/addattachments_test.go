@@ -86,7 +86,7 @@ func TestAddAttachmentsRefused(t *testing.T) {
 	dir := t.TempDir()
 	in := &docmill.RunInput{Params: docmill.Params{}, WorkDir: dir, Files: []docmill.LocalFile{
 		{Path: txt, Filename: "notes.txt", ContentType: "text/plain", Size: 6},
-		{Path: pdfCorpus(t) + "pdflatex-4-pages.pdf", Filename: "a.pdf", ContentType: "application/pdf", Size: 1},
+		{Path: fourPagesPDF(t), Filename: "a.pdf", ContentType: "application/pdf", Size: 1},
 	}}
 	out, err := tl.Invoke(context.Background(), in)
 	wantRefused(t, out, err, docmill.CodeUnsupportedFileType, "notes.txt")

@@ -74,7 +74,7 @@ func TestExtractAttachments(t *testing.T) {
 }
 
 func TestExtractAttachmentsNone(t *testing.T) {
-	out, err := run(t, "extract-attachments", nil, pdfCorpus(t)+"pdflatex-4-pages.pdf")
+	out, err := run(t, "extract-attachments", nil, fourPagesPDF(t))
 	if err != nil {
 		t.Fatal(err)
 	}

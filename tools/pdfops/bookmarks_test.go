@@ -66,7 +66,7 @@ func TestBookmarksCorpus(t *testing.T) {
 }
 
 func TestBookmarksNone(t *testing.T) {
-	if got := listBookmarks(t, pdfCorpus(t)+"pdflatex-4-pages.pdf"); len(got) != 0 {
+	if got := listBookmarks(t, fourPagesPDF(t)); len(got) != 0 {
 		t.Fatalf("bookmarks %+v", got)
 	}
 }
@@ -145,7 +145,7 @@ func TestWriteBookmarksRoundTrip(t *testing.T) {
 }
 
 func TestWriteBookmarksPastLastPage(t *testing.T) {
-	_, err := writeBookmarks(t, pdfCorpus(t)+"pdflatex-4-pages.pdf", `[{"title": "Five", "page": 5}]`)
+	_, err := writeBookmarks(t, fourPagesPDF(t), `[{"title": "Five", "page": 5}]`)
 	toolstest.WantCode(t, err, docmill.CodeInvalidParameter, "bookmarks")
 }
 

@@ -108,7 +108,7 @@ func TestLimitsFromInput(t *testing.T) {
 	tl := tool(t, "rotate-pdf")
 	p, _ := tl.ParseParams(nil)
 	in := &docmill.RunInput{WorkDir: t.TempDir(), Params: p, Limits: docmill.Limits{PDFPages: 2},
-		Files: []docmill.LocalFile{{Path: pdfCorpus(t) + "pdflatex-4-pages.pdf", Filename: "a.pdf", ContentType: "application/pdf"}}}
+		Files: []docmill.LocalFile{{Path: fourPagesPDF(t), Filename: "a.pdf", ContentType: "application/pdf"}}}
 	_, err := tl.Invoke(context.Background(), in)
 	if docmill.ErrorCode(err) != docmill.CodeInvalidDocument || !strings.Contains(err.Error(), "up to 2 pages") {
 		t.Errorf("4 pages under a 2-page limit: %v", err)

@@ -69,7 +69,7 @@ func TestFormFields(t *testing.T) {
 }
 
 func TestFormFieldsNoForm(t *testing.T) {
-	if fields := listFields(t, pdfCorpus(t)+"pdflatex-4-pages.pdf"); len(fields) != 0 {
+	if fields := listFields(t, fourPagesPDF(t)); len(fields) != 0 {
 		t.Fatalf("fields %+v", fields)
 	}
 }

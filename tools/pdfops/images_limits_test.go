@@ -71,7 +71,7 @@ func TestImagesToPDFBadInput(t *testing.T) {
 		{"truncated WebP", []string{half(imageTestdata+"blue-purple-pink.lossy.webp", "pink.webp")}, docmill.CodeInvalidDocument, []string{"WebP"}},
 		{"truncated GIF", []string{toolstest.WriteTemp(t, "g.gif", gifBuf.Bytes()[:gifBuf.Len()/2])}, docmill.CodeInvalidDocument, []string{"GIF"}},
 		{"text", []string{toolstest.WriteTemp(t, "notes.png", []byte("not an image\n"))}, docmill.CodeInvalidDocument, []string{`"notes.png"`, "not a JPEG, PNG, GIF, TIFF or WebP image"}},
-		{"PDF", []string{c + "photo.jpg", pdfCorpus(t) + "minimal-document.pdf"}, docmill.CodeInvalidDocument, []string{"File 2", "not a JPEG"}},
+		{"PDF", []string{c + "photo.jpg", onePagePDF(t)}, docmill.CodeInvalidDocument, []string{"File 2", "not a JPEG"}},
 		{"PNG bomb", []string{toolstest.WriteTemp(t, "bomb.png", imgPNGHeader(50000, 50000))}, docmill.CodeInvalidDocument, []string{"50000 x 50000 pixels", "PNG images of up to 50 megapixels"}},
 		{"JPEG bomb", []string{toolstest.WriteTemp(t, "bomb.jpg", imgJPEGHeader(65000, 65000))}, docmill.CodeInvalidDocument, []string{"65000 x 65000 pixels", "JPEG images of up to 200 megapixels"}},
 		// 7 images of 49 megapixels: each is allowed, together they are

@@ -20,7 +20,7 @@ import (
 	"github.com/docmill/docmill/tools/toolstest"
 )
 
-// imageTestdata holds the image formats the shared corpus lacks
+// imageTestdata holds the image formats the corpus lacks
 // (imageCorpus).
 const imageTestdata = "testdata/images/"
 

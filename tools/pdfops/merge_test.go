@@ -53,7 +53,7 @@ func TestMerge(t *testing.T) {
 
 func TestMergeBadInput(t *testing.T) {
 	bad := badInputs(t)
-	good := pdfCorpus(t) + "minimal-document.pdf"
+	good := onePagePDF(t)
 	tests := []struct {
 		name     string
 		files    []string

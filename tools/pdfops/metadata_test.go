@@ -40,7 +40,7 @@ func TestEditMetadata(t *testing.T) {
 		"creator":  "docmill test",
 		"language": "ru-RU",
 	}
-	out, err := run(t, "edit-metadata", params, pdfCorpus(t)+"pdflatex-4-pages.pdf")
+	out, err := run(t, "edit-metadata", params, fourPagesPDF(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,7 +50,7 @@ func TestEditMetadata(t *testing.T) {
 			t.Errorf("%s = %q, want %q", field, got, want)
 		}
 	}
-	if out.Meta["pages"] != 4 || out.Filename != "pdflatex-4-pages-metadata.pdf" {
+	if out.Meta["pages"] != 4 || out.Filename != "four-pages-metadata.pdf" {
 		t.Errorf("meta = %v, filename %q", out.Meta, out.Filename)
 	}
 	doc := readBack(t, out.Path)
@@ -65,7 +65,7 @@ func TestEditMetadata(t *testing.T) {
 
 // TestEditMetadataKeepsOthers checks that fields not given are kept.
 func TestEditMetadataKeepsOthers(t *testing.T) {
-	in := pdfCorpus(t) + "pdflatex-4-pages.pdf"
+	in := fourPagesPDF(t)
 	before := pdfinfo(t, in)
 	out, err := run(t, "edit-metadata", map[string]string{"title": "New"}, in)
 	if err != nil {
@@ -81,7 +81,7 @@ func TestEditMetadataKeepsOthers(t *testing.T) {
 }
 
 func TestEditMetadataClear(t *testing.T) {
-	out, err := run(t, "edit-metadata", map[string]string{"clear": "true", "author": "Only me"}, pdfCorpus(t)+"pdflatex-4-pages.pdf")
+	out, err := run(t, "edit-metadata", map[string]string{"clear": "true", "author": "Only me"}, fourPagesPDF(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -152,7 +152,7 @@ func TestEditMetadataBadInput(t *testing.T) {
 			wantRefused(t, out, err, docmill.CodeInvalidDocument)
 		})
 	}
-	_, err := runValidated(t, "edit-metadata", map[string]string{"title": strings.Repeat("x", 2001)}, pdfCorpus(t)+"pdflatex-4-pages.pdf")
+	_, err := runValidated(t, "edit-metadata", map[string]string{"title": strings.Repeat("x", 2001)}, fourPagesPDF(t))
 	wantCode(t, err, docmill.CodeInvalidParameter)
 }
 

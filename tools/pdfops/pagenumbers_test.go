@@ -102,7 +102,7 @@ func TestPageNumbersPosition(t *testing.T) {
 }
 
 func TestPageNumbersBadParams(t *testing.T) {
-	file := pdfCorpus(t) + "pdflatex-4-pages.pdf"
+	file := fourPagesPDF(t)
 	testStampBadParams(t, "page-numbers", file, []stampBadParams{
 		{"format without n", map[string]string{"format": "Page"}, "format"},
 		{"format with only total", map[string]string{"format": "{total}"}, "format"},

@@ -47,9 +47,9 @@ func TestPageToolsDeclarations(t *testing.T) {
 
 func TestPageTools(t *testing.T) {
 	selPoppler(t)
-	four := pdfCorpus(t) + "pdflatex-4-pages.pdf"
-	rotated := pdfCorpus(t) + "habibi-rotated.pdf" // pages at 90, 180, 270, 0
-	long := pdfCorpus(t) + "GeoTopo-komprimiert.pdf"
+	four := fourPagesPDF(t)
+	rotated := optionalPDF("habibi-rotated.pdf") // pages at 90, 180, 270, 0
+	long := optionalPDF("GeoTopo-komprimiert.pdf")
 	inherited := selPDF(t, "inherited.pdf", "/Rotate -90 /CropBox [10 10 190 290]", "", "/Rotate 180", "/CropBox [0 0 100 100]")
 	flat := selFlatPDF(t)
 	for _, f := range []string{four, inherited, flat} {
@@ -61,7 +61,7 @@ func TestPageTools(t *testing.T) {
 		want      []int
 		filename  string
 	}{
-		{"extract-pages", "2,4", four, []int{2, 4}, "pdflatex-4-pages-extracted.pdf"},
+		{"extract-pages", "2,4", four, []int{2, 4}, "four-pages-extracted.pdf"},
 		{"extract-pages", "4,2", four, []int{2, 4}, ""},
 		{"extract-pages", "1-2,2-3,2", four, []int{1, 2, 3}, ""},
 		{"extract-pages", "3-", four, []int{3, 4}, ""},
@@ -70,14 +70,14 @@ func TestPageTools(t *testing.T) {
 		{"extract-pages", "4,1", rotated, []int{1, 4}, "habibi-rotated-extracted.pdf"},
 		{"extract-pages", "100-,1", long, append([]int{1}, selSeq(100, 117)...), ""},
 		{"extract-pages", "3,1", inherited, []int{1, 3}, ""},
-		{"remove-pages", "2", four, []int{1, 3, 4}, "pdflatex-4-pages-removed.pdf"},
+		{"remove-pages", "2", four, []int{1, 3, 4}, "four-pages-removed.pdf"},
 		{"remove-pages", "1,1,4", four, []int{2, 3}, ""},
 		{"remove-pages", "2-", four, []int{1}, ""},
 		{"remove-pages", "-3", four, []int{4}, ""},
 		{"remove-pages", "2-3", rotated, []int{1, 4}, ""},
 		{"remove-pages", "2-116", long, []int{1, 117}, ""},
 		{"remove-pages", "2", inherited, []int{1, 3}, ""},
-		{"organize-pdf", "3,1,2,4-", four, []int{3, 1, 2, 4}, "pdflatex-4-pages-organized.pdf"},
+		{"organize-pdf", "3,1,2,4-", four, []int{3, 1, 2, 4}, "four-pages-organized.pdf"},
 		{"organize-pdf", "4-,1", four, []int{4, 1}, ""},
 		{"organize-pdf", "1,1,2,2", four, []int{1, 1, 2, 2}, ""},
 		{"organize-pdf", "2-,1", four, []int{2, 3, 4, 1}, ""},
@@ -91,6 +91,7 @@ func TestPageTools(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.slug+" "+filepath.Base(tt.file)+" "+tt.sel, func(t *testing.T) {
+			skipWithoutCorpus(t, tt.file)
 			t.Parallel()
 			field := "pages"
 			if tt.slug == "organize-pdf" {
@@ -162,7 +163,7 @@ func TestPageToolsKeepAnnotations(t *testing.T) {
 }
 
 func TestPageToolsBadParams(t *testing.T) {
-	four := pdfCorpus(t) + "pdflatex-4-pages.pdf"
+	four := fourPagesPDF(t)
 	big := manyPagesPDF(t, pdfops.MaxPages/2+1)
 	tests := []struct {
 		slug, field, sel string
@@ -175,7 +176,7 @@ func TestPageToolsBadParams(t *testing.T) {
 		{"remove-pages", "pages", "1-4", four, []string{"would remove every page"}},
 		{"remove-pages", "pages", "all", four, []string{"would remove every page"}},
 		{"remove-pages", "pages", "3-,1-2", four, []string{"would remove every page"}},
-		{"remove-pages", "pages", "1", pdfCorpus(t) + "minimal-document.pdf", []string{"would remove every page"}},
+		{"remove-pages", "pages", "1", onePagePDF(t), []string{"would remove every page"}},
 		{"organize-pdf", "order", "1-,1-", big, []string{"lists 10002 pages", "10000"}},
 		{"extract-pages", "pages", "", four, []string{"required"}},
 		{"organize-pdf", "order", "", four, []string{"required"}},
@@ -257,7 +258,7 @@ func TestPageToolsCanceled(t *testing.T) {
 		"organize-pdf":  {"order": "2,1"},
 	}
 	for slug, raw := range params {
-		_, err := invoke(canceledContext(), t, slug, raw, "application/pdf", pdfCorpus(t)+"pdflatex-4-pages.pdf")
+		_, err := invoke(canceledContext(), t, slug, raw, "application/pdf", fourPagesPDF(t))
 		if !errors.Is(err, context.Canceled) {
 			t.Errorf("%s: err = %v, want the context's error", slug, err)
 		}

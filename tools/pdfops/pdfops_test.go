@@ -17,18 +17,46 @@ import (
 	"github.com/docmill/docmill/tools/toolstest"
 )
 
-// pdfCorpus returns the folder of real PDFs of the shared corpus, with a
+// pdfCorpus returns the folder of real PDFs of the corpus, with a
 // trailing slash, skipping t when the corpus is absent (toolstest.Corpus).
 func pdfCorpus(t testing.TB) string {
 	t.Helper()
 	return toolstest.Corpus(t, "pdf") + "/"
 }
 
-// imageCorpus returns the folder of real images of the shared corpus, as
+// imageCorpus returns the folder of real images of the corpus, as
 // pdfCorpus does.
 func imageCorpus(t testing.TB) string {
 	t.Helper()
 	return toolstest.Corpus(t, "image") + "/"
+}
+
+// fourPagesPDF writes a generated PDF of four pages, each with its own
+// text, as four-pages.pdf: the document the page tools' tables work on,
+// without the corpus.
+func fourPagesPDF(t testing.TB) string {
+	return toolstest.WriteTemp(t, "four-pages.pdf", toolstest.TextPDF("Page one", "Page two", "Page three", "Page four"))
+}
+
+// onePagePDF writes a generated one-page PDF as one-page.pdf.
+func onePagePDF(t testing.TB) string {
+	return toolstest.WriteTemp(t, "one-page.pdf", toolstest.TextPDF("A generated page"))
+}
+
+// optionalPDF returns the path of a PDF of the corpus, or "" when
+// DOCMILL_CORPUS names none: a table's rows that read it are then
+// skipped (skipWithoutCorpus), and its generated rows still run.
+func optionalPDF(name string) string {
+	p, _ := toolstest.CorpusIfPresent("pdf", name)
+	return p
+}
+
+// skipWithoutCorpus skips a table row whose file is optionalPDF's "".
+func skipWithoutCorpus(t *testing.T, file string) {
+	t.Helper()
+	if file == "" {
+		t.Skip(toolstest.CorpusEnv + " is not set: this row reads a real-world file")
+	}
 }
 
 // encryptedPDF returns the corpus's encrypted PDF, whose user password is
@@ -142,7 +170,7 @@ func rotations(t *testing.T, doc *model.Context) []int {
 func badInputs(t *testing.T) map[string]string {
 	t.Helper()
 	dir := t.TempDir()
-	good, err := os.ReadFile(pdfCorpus(t) + "pdflatex-4-pages.pdf")
+	good, err := os.ReadFile(fourPagesPDF(t))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -170,7 +170,7 @@ func TestProtect(t *testing.T) {
 // normalized form readers use opens the output in qpdf.
 func TestProtectUnicodePassword(t *testing.T) {
 	const password = "Пароль2024ü"
-	out, err := runValidated(t, "protect-pdf", map[string]string{"password": password}, pdfCorpus(t)+"minimal-document.pdf")
+	out, err := runValidated(t, "protect-pdf", map[string]string{"password": password}, onePagePDF(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -178,13 +178,13 @@ func TestProtectUnicodePassword(t *testing.T) {
 	if opens(t, out.Path, "Пароль2024u") {
 		t.Error("qpdf opened the output with a wrong password")
 	}
-	if !strings.Contains(text(t, out.Path, "-upw", password), "Lorem ipsum") {
+	if !strings.Contains(text(t, out.Path, "-upw", password), "A generated page") {
 		t.Error("pdftotext does not read the output with the password")
 	}
 }
 
 func TestProtectBadParams(t *testing.T) {
-	file := pdfCorpus(t) + "minimal-document.pdf"
+	file := onePagePDF(t)
 	tests := []struct {
 		name     string
 		params   map[string]string
@@ -282,20 +282,20 @@ func TestProtectBadInput(t *testing.T) {
 // their input without a password, refuse protect-pdf's output as
 // password-protected, and that protect-pdf refuses it too.
 func TestProtectedRefusedByOtherTools(t *testing.T) {
-	out, err := runValidated(t, "protect-pdf", map[string]string{"password": "secret"}, pdfCorpus(t)+"pdflatex-4-pages.pdf")
+	out, err := runValidated(t, "protect-pdf", map[string]string{"password": "secret"}, fourPagesPDF(t))
 	if err != nil {
 		t.Fatal(err)
 	}
 	_, err = run(t, "rotate-pdf", nil, out.Path)
 	wantCode(t, err, docmill.CodeInvalidDocument, "The file is password-protected", "unlock-pdf")
-	_, err = run(t, "merge-pdf", nil, pdfCorpus(t)+"minimal-document.pdf", out.Path)
+	_, err = run(t, "merge-pdf", nil, onePagePDF(t), out.Path)
 	wantCode(t, err, docmill.CodeInvalidDocument, "File 2", "password-protected")
 	_, err = runValidated(t, "protect-pdf", map[string]string{"password": "secret"}, out.Path)
 	wantCode(t, err, docmill.CodeInvalidDocument, "password-protected")
 }
 
 func TestProtectCanceled(t *testing.T) {
-	_, err := invoke(canceledContext(), t, "protect-pdf", map[string]string{"password": "secret"}, "application/pdf", pdfCorpus(t)+"pdflatex-4-pages.pdf")
+	_, err := invoke(canceledContext(), t, "protect-pdf", map[string]string{"password": "secret"}, "application/pdf", fourPagesPDF(t))
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("err = %v, want the context's error", err)
 	}

@@ -79,8 +79,8 @@ func TestRotateBadInput(t *testing.T) {
 		{"truncated", bad["truncated"], nil, docmill.CodeInvalidDocument, []string{"damaged"}},
 		{"header only", bad["header-only"], nil, docmill.CodeInvalidDocument, nil},
 		{"encrypted", bad["encrypted"], nil, docmill.CodeInvalidDocument, []string{"The file is password-protected"}},
-		{"page past the end", pdfCorpus(t) + "pdflatex-4-pages.pdf", map[string]string{"pages": "2,5"}, docmill.CodeInvalidParameter, []string{"pages", "5", "4 page"}},
-		{"open range past the end", pdfCorpus(t) + "pdflatex-4-pages.pdf", map[string]string{"pages": "9-"}, docmill.CodeInvalidParameter, []string{"4 page"}},
+		{"page past the end", fourPagesPDF(t), map[string]string{"pages": "2,5"}, docmill.CodeInvalidParameter, []string{"pages", "5", "4 page"}},
+		{"open range past the end", fourPagesPDF(t), map[string]string{"pages": "9-"}, docmill.CodeInvalidParameter, []string{"4 page"}},
 		{"too large", sparseFile(t, pdfops.MaxInputBytes+1), nil, docmill.CodeFileTooLarge, []string{"512 MB"}},
 		{"too many pages", manyPagesPDF(t, pdfops.MaxPages+1), nil, docmill.CodeInvalidDocument, []string{"10001 pages", "10000"}},
 	}
@@ -112,7 +112,7 @@ func TestRotateAtPageCap(t *testing.T) {
 }
 
 func TestRotateCanceled(t *testing.T) {
-	_, err := invoke(canceledContext(), t, "rotate-pdf", nil, "application/pdf", pdfCorpus(t)+"pdflatex-4-pages.pdf")
+	_, err := invoke(canceledContext(), t, "rotate-pdf", nil, "application/pdf", fourPagesPDF(t))
 	if err == nil || docmill.ErrorCode(err) != docmill.CodeInternal {
 		t.Fatalf("err = %v, want the context's error", err)
 	}

@@ -58,7 +58,7 @@ func TestSignLongIssuerName(t *testing.T) {
 		units[i] = strings.Repeat(string(rune('a'+i%26)), 40)
 	}
 	p12 := huntP12(t, pkix.Name{CommonName: "Long Issuer", OrganizationalUnit: units})
-	out, err := signRun(t, pdfCorpus(t)+"pdflatex-4-pages.pdf", p12, nil)
+	out, err := signRun(t, fourPagesPDF(t), p12, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -228,7 +228,7 @@ func TestSignHugeRSAKey(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, err = signRun(t, pdfCorpus(t)+"pdflatex-4-pages.pdf", toolstest.WriteTemp(t, "huge.p12", p12), map[string]string{"certificate_password": "pw"})
+		_, err = signRun(t, fourPagesPDF(t), toolstest.WriteTemp(t, "huge.p12", p12), map[string]string{"certificate_password": "pw"})
 		return err
 	}
 	err = run(131072, pkcs12.Modern)
@@ -257,7 +257,7 @@ func TestSignKeyOfNoPrimes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = signRun(t, pdfCorpus(t)+"pdflatex-4-pages.pdf", toolstest.WriteTemp(t, "noprimes.p12", p12), nil)
+	_, err = signRun(t, fourPagesPDF(t), toolstest.WriteTemp(t, "noprimes.p12", p12), nil)
 	var e *docmill.Error
 	if !errors.As(err, &e) || e.Code != docmill.CodeInvalidDocument || !strings.Contains(e.Message, "private key") {
 		t.Fatalf("%v, want invalid_document on the key", err)
@@ -272,7 +272,7 @@ func TestSignKeyOfNoPrimes(t *testing.T) {
 // line of at most 64 characters, and the widget fits the page.
 func TestSignVisibleLongSignerName(t *testing.T) {
 	p12 := huntP12(t, pkix.Name{CommonName: strings.Repeat("Line\n", 200)})
-	out, err := signRun(t, pdfCorpus(t)+"pdflatex-4-pages.pdf", p12, map[string]string{"visible": "true"})
+	out, err := signRun(t, fourPagesPDF(t), p12, map[string]string{"visible": "true"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -291,7 +291,7 @@ func TestSignVisibleLongSignerName(t *testing.T) {
 func TestSignInvisiblePageParam(t *testing.T) {
 	p12 := huntP12(t, pkix.Name{CommonName: "Invisible"})
 	for _, page := range []string{"3", "9"} {
-		out, err := signRun(t, pdfCorpus(t)+"pdflatex-4-pages.pdf", p12, map[string]string{"page": page})
+		out, err := signRun(t, fourPagesPDF(t), p12, map[string]string{"page": page})
 		if err != nil {
 			t.Fatalf("page %s: %v", page, err)
 		}
@@ -388,7 +388,7 @@ func TestSignVisibleTooLarge(t *testing.T) {
 		"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
 		"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 40 40] >>"))
 	for _, c := range []struct{ pdf, text, field string }{
-		{pdfCorpus(t) + "pdflatex-4-pages.pdf", strings.Repeat("W", 400), "text"},
+		{fourPagesPDF(t), strings.Repeat("W", 400), "text"},
 		{small, "", "page"},
 	} {
 		_, err := signRun(t, c.pdf, p12, map[string]string{"visible": "true", "text": c.text})

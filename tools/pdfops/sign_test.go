@@ -200,7 +200,7 @@ func TestSignVisible(t *testing.T) {
 			t.Skip(tool + " not installed")
 		}
 	}
-	src := pdfCorpus(t) + "pdflatex-4-pages.pdf"
+	src := fourPagesPDF(t)
 	p12 := signP12(t, "Видимый Подписант", false, pkcs12.Modern, "pw")
 	out, err := signRun(t, src, p12, map[string]string{"certificate_password": "pw", "visible": "true", "page": "2",
 		"position": "bottom-right", "text": "Подписано: Иван\nSigned by Ivan, 100% (%p)"})

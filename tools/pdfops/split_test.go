@@ -56,7 +56,7 @@ type selPart struct {
 
 func TestSplit(t *testing.T) {
 	selPoppler(t)
-	four := pdfCorpus(t) + "pdflatex-4-pages.pdf"
+	four := fourPagesPDF(t)
 	flat := selFlatPDF(t)
 	// A single part means the output is that PDF, not an archive.
 	tests := []struct {
@@ -66,40 +66,41 @@ func TestSplit(t *testing.T) {
 		parts  []selPart
 	}{
 		{"each page by default", four, nil, []selPart{
-			{"pdflatex-4-pages-1.pdf", []int{1}}, {"pdflatex-4-pages-2.pdf", []int{2}},
-			{"pdflatex-4-pages-3.pdf", []int{3}}, {"pdflatex-4-pages-4.pdf", []int{4}}}},
+			{"four-pages-1.pdf", []int{1}}, {"four-pages-2.pdf", []int{2}},
+			{"four-pages-3.pdf", []int{3}}, {"four-pages-4.pdf", []int{4}}}},
 		{"every 2", four, map[string]string{"every": "2"}, []selPart{
-			{"pdflatex-4-pages-1-2.pdf", []int{1, 2}}, {"pdflatex-4-pages-3-4.pdf", []int{3, 4}}}},
+			{"four-pages-1-2.pdf", []int{1, 2}}, {"four-pages-3-4.pdf", []int{3, 4}}}},
 		{"every 3 leaves a short last part", four, map[string]string{"every": "3"}, []selPart{
-			{"pdflatex-4-pages-1-3.pdf", []int{1, 2, 3}}, {"pdflatex-4-pages-4.pdf", []int{4}}}},
+			{"four-pages-1-3.pdf", []int{1, 2, 3}}, {"four-pages-4.pdf", []int{4}}}},
 		{"every covers the document", four, map[string]string{"every": "4"}, []selPart{
-			{"pdflatex-4-pages-1-4.pdf", []int{1, 2, 3, 4}}}},
+			{"four-pages-1-4.pdf", []int{1, 2, 3, 4}}}},
 		{"every past the end", four, map[string]string{"every": "50"}, []selPart{
-			{"pdflatex-4-pages-1-4.pdf", []int{1, 2, 3, 4}}}},
-		{"ranges", pdfCorpus(t) + "GeoTopo-komprimiert.pdf", map[string]string{"ranges": "1-3,5,8-"}, []selPart{
+			{"four-pages-1-4.pdf", []int{1, 2, 3, 4}}}},
+		{"ranges", optionalPDF("GeoTopo-komprimiert.pdf"), map[string]string{"ranges": "1-3,5,8-"}, []selPart{
 			{"GeoTopo-komprimiert-1-3.pdf", []int{1, 2, 3}}, {"GeoTopo-komprimiert-5.pdf", []int{5}},
 			{"GeoTopo-komprimiert-8-117.pdf", selSeq(8, 117)}}},
 		{"ranges in their order", four, map[string]string{"ranges": "3-4, 1"}, []selPart{
-			{"pdflatex-4-pages-3-4.pdf", []int{3, 4}}, {"pdflatex-4-pages-1.pdf", []int{1}}}},
+			{"four-pages-3-4.pdf", []int{3, 4}}, {"four-pages-1.pdf", []int{1}}}},
 		{"open ranges", four, map[string]string{"ranges": "-2,3-"}, []selPart{
-			{"pdflatex-4-pages-1-2.pdf", []int{1, 2}}, {"pdflatex-4-pages-3-4.pdf", []int{3, 4}}}},
+			{"four-pages-1-2.pdf", []int{1, 2}}, {"four-pages-3-4.pdf", []int{3, 4}}}},
 		{"overlapping ranges", four, map[string]string{"ranges": "1-3,2-4"}, []selPart{
-			{"pdflatex-4-pages-1-3.pdf", []int{1, 2, 3}}, {"pdflatex-4-pages-2-4.pdf", []int{2, 3, 4}}}},
-		{"rotated pages", pdfCorpus(t) + "habibi-rotated.pdf", map[string]string{"ranges": "4,1-2"}, []selPart{
+			{"four-pages-1-3.pdf", []int{1, 2, 3}}, {"four-pages-2-4.pdf", []int{2, 3, 4}}}},
+		{"rotated pages", optionalPDF("habibi-rotated.pdf"), map[string]string{"ranges": "4,1-2"}, []selPart{
 			{"habibi-rotated-4.pdf", []int{4}}, {"habibi-rotated-1-2.pdf", []int{1, 2}}}},
 		{"flat page tree", flat, map[string]string{"ranges": "150-,1-2,70"}, []selPart{
 			{"flat-150-200.pdf", selSeq(150, 200)}, {"flat-1-2.pdf", []int{1, 2}}, {"flat-70.pdf", []int{70}}}},
 		{"single range", four, map[string]string{"ranges": "2-3"}, []selPart{
-			{"pdflatex-4-pages-2-3.pdf", []int{2, 3}}}},
+			{"four-pages-2-3.pdf", []int{2, 3}}}},
 		{"single open range", four, map[string]string{"ranges": "3-"}, []selPart{
-			{"pdflatex-4-pages-3-4.pdf", []int{3, 4}}}},
+			{"four-pages-3-4.pdf", []int{3, 4}}}},
 		{"all", four, map[string]string{"ranges": "all"}, []selPart{
-			{"pdflatex-4-pages-1-4.pdf", []int{1, 2, 3, 4}}}},
-		{"one-page document", pdfCorpus(t) + "minimal-document.pdf", nil, []selPart{
+			{"four-pages-1-4.pdf", []int{1, 2, 3, 4}}}},
+		{"one-page document", optionalPDF("minimal-document.pdf"), nil, []selPart{
 			{"minimal-document-1.pdf", []int{1}}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			skipWithoutCorpus(t, tt.file)
 			t.Parallel()
 			out, err := runValidated(t, "split-pdf", tt.params, tt.file)
 			if err != nil {
@@ -171,7 +172,7 @@ func TestSplitKeepsLinks(t *testing.T) {
 }
 
 func TestSplitBadParams(t *testing.T) {
-	four := pdfCorpus(t) + "pdflatex-4-pages.pdf"
+	four := fourPagesPDF(t)
 	many := manyPagesPDF(t, 4000)
 	tests := []struct {
 		name     string

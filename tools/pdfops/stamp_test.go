@@ -211,11 +211,12 @@ func TestStampConcurrent(t *testing.T) {
 		{"page-numbers", "pdflatex-4-pages.pdf", "№4/4", map[string]string{"format": "№{n}/{total}"}},
 		{"page-numbers", "habibi-rotated.pdf", "x4", map[string]string{"format": "x{n}", "position": "top-right"}},
 	}
+	dir := pdfCorpus(t) // skips here, on the test's goroutine, without the corpus
 	var wg sync.WaitGroup
 	for round := range 2 {
 		for i, j := range jobs {
 			wg.Go(func() {
-				out, err := runValidated(t, j.slug, j.params, pdfCorpus(t)+j.file)
+				out, err := runValidated(t, j.slug, j.params, dir+j.file)
 				if err != nil {
 					t.Errorf("round %d job %d: %v", round, i, err)
 					return
@@ -236,7 +237,7 @@ func TestStampCanceled(t *testing.T) {
 		"page-numbers":  nil,
 	}
 	for slug, raw := range params {
-		_, err := invoke(canceledContext(), t, slug, raw, "application/pdf", pdfCorpus(t)+"pdflatex-4-pages.pdf")
+		_, err := invoke(canceledContext(), t, slug, raw, "application/pdf", fourPagesPDF(t))
 		if err == nil || docmill.ErrorCode(err) != docmill.CodeInternal {
 			t.Errorf("%s: err = %v, want the context's error", slug, err)
 		}
@@ -304,7 +305,7 @@ func TestStampPageTrees(t *testing.T) {
 // might, and checks that the next run installs it again.
 func TestStampFontReinstalled(t *testing.T) {
 	needPoppler(t)
-	if _, err := runValidated(t, "page-numbers", nil, pdfCorpus(t)+"minimal-document.pdf"); err != nil {
+	if _, err := runValidated(t, "page-numbers", nil, onePagePDF(t)); err != nil {
 		t.Fatal(err)
 	}
 	dir := pdfops.StampFontDir()
@@ -314,7 +315,7 @@ func TestStampFontReinstalled(t *testing.T) {
 	if err := os.RemoveAll(dir); err != nil {
 		t.Fatal(err)
 	}
-	out, err := runValidated(t, "page-numbers", map[string]string{"format": "Стр. {n}"}, pdfCorpus(t)+"minimal-document.pdf")
+	out, err := runValidated(t, "page-numbers", map[string]string{"format": "Стр. {n}"}, onePagePDF(t))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -115,7 +115,7 @@ func protected(name string, params map[string]string) func(*testing.T) string {
 // back unchanged, whether or not a password is given.
 func TestUnlockNotEncrypted(t *testing.T) {
 	for _, params := range []map[string]string{nil, {"password": "anything at all"}} {
-		out, err := runValidated(t, "unlock-pdf", params, pdfCorpus(t)+"pdflatex-4-pages.pdf")
+		out, err := runValidated(t, "unlock-pdf", params, fourPagesPDF(t))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -123,7 +123,7 @@ func TestUnlockNotEncrypted(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want, err := os.ReadFile(pdfCorpus(t) + "pdflatex-4-pages.pdf")
+		want, err := os.ReadFile(fourPagesPDF(t))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -133,7 +133,7 @@ func TestUnlockNotEncrypted(t *testing.T) {
 		if out.Meta["encrypted"] != false || out.Meta["pages"] != 4 || out.Meta["encryption"] != nil {
 			t.Errorf("meta = %v, want encrypted false, 4 pages", out.Meta)
 		}
-		if out.Filename != "pdflatex-4-pages-unlocked.pdf" {
+		if out.Filename != "four-pages-unlocked.pdf" {
 			t.Errorf("filename = %q", out.Filename)
 		}
 	}

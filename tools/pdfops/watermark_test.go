@@ -133,7 +133,7 @@ func TestWatermarkPosition(t *testing.T) {
 // subset must not break the first.
 func TestWatermarkTwice(t *testing.T) {
 	needPoppler(t)
-	first, err := runValidated(t, "watermark-pdf", map[string]string{"text": "Первый"}, pdfCorpus(t)+"pdflatex-4-pages.pdf")
+	first, err := runValidated(t, "watermark-pdf", map[string]string{"text": "Первый"}, fourPagesPDF(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -149,7 +149,7 @@ func TestWatermarkTwice(t *testing.T) {
 }
 
 func TestWatermarkBadParams(t *testing.T) {
-	file := pdfCorpus(t) + "pdflatex-4-pages.pdf"
+	file := fourPagesPDF(t)
 	testStampBadParams(t, "watermark-pdf", file, []stampBadParams{
 		{"no text", nil, "text"},
 		{"blank text", map[string]string{"text": "  "}, "text"},

@@ -18,7 +18,7 @@ import (
 	"github.com/docmill/docmill/tools/toolstest"
 )
 
-// corpusImage returns the path of an image of the shared corpus, skipping
+// corpusImage returns the path of an image of the corpus, skipping
 // t when the corpus is absent (toolstest.Corpus).
 func corpusImage(t testing.TB, name string) string {
 	t.Helper()
