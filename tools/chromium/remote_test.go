@@ -7,31 +7,23 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
-	"net/netip"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/chromedp/cdproto/network"
 
 	docmill "github.com/docmill/docmill"
+	"github.com/docmill/docmill/outbound"
 )
 
-// noRedirects is a client that returns redirects as they are, as the
-// server's outbound client does.
-var noRedirects = &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
-
-// publicOnly stands for the outbound client without
-// --allow-private-urls (which this package does not import): it refuses
-// a URL whose host is a literal private, loopback or link-local address
-// other than the test server's own, as the outbound dialer does.
-type publicOnly struct{ allowed string }
-
-func (c publicOnly) Do(req *http.Request) (*http.Response, error) {
-	if ip, err := netip.ParseAddr(req.URL.Hostname()); err == nil && req.URL.Host != c.allowed &&
-		(ip.IsLoopback() || ip.IsPrivate() || ip.IsLinkLocalUnicast()) {
-		return nil, fmt.Errorf("dial: %w: %s", docmill.ErrInternalAddress, ip)
-	}
-	return noRedirects.Do(req)
+// pagesClient is the outbound client the server gives the browser for a
+// URL job's requests (engines.go's pages client): loopback gives
+// allow-private, as --allow-private-urls does, so that the page may come
+// from this test's server on 127.0.0.1; without it, the address rules of
+// the outbound package (tested there) refuse internal addresses.
+func pagesClient(loopback bool) *outbound.Client {
+	return outbound.New(outbound.Config{AllowPrivate: loopback, Timeout: 20 * time.Second, HeaderTimeout: 15 * time.Second, MaxResponseBytes: -1})
 }
 
 // remoteServer serves the fetch tests' answers.
@@ -72,7 +64,9 @@ func remoteServer(t *testing.T) *httptest.Server {
 func TestRemoteFetch(t *testing.T) {
 	srv := remoteServer(t)
 	host := strings.TrimPrefix(srv.URL, "http://")
-	newR := func() *remote { return newRemote(t.Context(), publicOnly{allowed: host}, srv.URL+"/page") }
+	newR := func() *remote { return newRemote(t.Context(), pagesClient(true), srv.URL+"/page") }
+	// strictR fetches as a server without --allow-private-urls.
+	strictR := func(page string) *remote { return newRemote(t.Context(), pagesClient(false), page) }
 
 	t.Run("answer", func(t *testing.T) {
 		a, err := newR().fetch("GET", srv.URL+"/page", network.Headers{"accept": "text/html", "Cookie": "a=b"}, false)
@@ -102,13 +96,17 @@ func TestRemoteFetch(t *testing.T) {
 		}
 	})
 	t.Run("redirect to a refused address", func(t *testing.T) {
-		r := newR()
-		a, err := r.fetch("GET", srv.URL+"/to-metadata", nil, true)
+		a, err := newR().fetch("GET", srv.URL+"/to-metadata", nil, true)
 		if err != nil || a.status != http.StatusFound || !hasHeader(a, "Location", "http://169.254.169.254/latest/meta-data/") {
 			t.Fatalf("first hop: %d %v, %v", a.status, a.headers, err)
 		}
-		// Chromium follows the Location: its request comes back here.
-		_, err = r.fetch("GET", "http://169.254.169.254/latest/meta-data/", nil, true)
+		// Chromium follows the Location: its request comes back here, to
+		// a server that refuses internal addresses (the first hop's
+		// server on 127.0.0.1 is one too, hence the two clients). https,
+		// so that the address rule, not the scheme rule, refuses it.
+		meta := "https://169.254.169.254/latest/meta-data/"
+		r := strictR(meta)
+		_, err = r.fetch("GET", meta, nil, true)
 		var b errBlocked
 		if !errors.As(err, &b) || !strings.Contains(err.Error(), "internal") {
 			t.Fatalf("second hop: %v, want blocked as internal", err)
@@ -118,6 +116,13 @@ func TestRemoteFetch(t *testing.T) {
 			t.Errorf("mainResult: %v, want fetch_failed naming the refused address", err)
 		}
 	})
+	t.Run("loopback refused without allow-private", func(t *testing.T) {
+		for _, u := range []string{"https://" + host + "/page", "http://" + host + "/page"} {
+			if _, err := strictR(u).fetch("GET", u, nil, true); err == nil {
+				t.Errorf("%s was fetched by a server that refuses internal addresses", u)
+			}
+		}
+	})
 	for _, c := range []struct{ name, method, url string }{
 		{"file scheme", "GET", "file:///etc/passwd"},
 		{"websocket", "GET", "ws://" + host + "/ws"},
@@ -125,7 +130,7 @@ func TestRemoteFetch(t *testing.T) {
 		{"post", "POST", srv.URL + "/page"},
 		{"head", "HEAD", srv.URL + "/page"},
 		{"credentials", "GET", "http://user:pass@" + host + "/page"},
-		{"loopback elsewhere", "GET", "http://127.0.0.1:1/"},
+		{"nothing listening", "GET", "http://127.0.0.1:1/"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			if _, err := newR().fetch(c.method, c.url, nil, false); err == nil {
@@ -191,7 +196,7 @@ func TestRemoteFetch(t *testing.T) {
 	t.Run("job ended", func(t *testing.T) {
 		ctx, cancel := context.WithCancel(t.Context())
 		cancel()
-		r := newRemote(ctx, noRedirects, srv.URL)
+		r := newRemote(ctx, pagesClient(true), srv.URL)
 		if _, err := r.fetch("GET", srv.URL+"/page", nil, false); err == nil {
 			t.Error("a request of an ended job was fetched")
 		}

@@ -92,7 +92,7 @@ func runURLTool(t *testing.T, tl *docmill.Tool, raw map[string]string) (*docmill
 // blocks what the page may not do (a file:// image, a POST).
 func TestURLToPDF(t *testing.T) {
 	site := newURLSite(t)
-	b, _ := ownBrowser(t, Options{MaxTabs: 2, Pages: noRedirects})
+	b, _ := ownBrowser(t, Options{MaxTabs: 2, Pages: pagesClient(true)})
 	out, err := runURLTool(t, tool(t, b, "url-to-pdf"), map[string]string{"url": site.srv.URL + "/", "wait_for": "#late"})
 	if err != nil {
 		t.Fatal(err)
@@ -125,14 +125,14 @@ func TestURLToPDF(t *testing.T) {
 // a selector the browser cannot read is invalid_parameter.
 func TestURLErrors(t *testing.T) {
 	site := newURLSite(t)
-	b, _ := ownBrowser(t, Options{MaxTabs: 2, Pages: publicOnly{allowed: strings.TrimPrefix(site.srv.URL, "http://")}})
+	b, _ := ownBrowser(t, Options{MaxTabs: 2, Pages: pagesClient(true)})
 	tl := tool(t, b, "url-to-pdf")
 	for _, c := range []struct {
 		url, wait string
 		code      docmill.Code
 	}{
 		{site.srv.URL + "/gone", "", docmill.CodeFetchFailed},
-		{"http://10.0.0.1/", "", docmill.CodeFetchFailed},
+		{"http://127.0.0.1:1/", "", docmill.CodeFetchFailed}, // nothing listens there
 		{site.srv.URL + "/page", "p[", docmill.CodeInvalidParameter},
 	} {
 		raw := map[string]string{"url": c.url}
@@ -150,7 +150,7 @@ func TestURLErrors(t *testing.T) {
 // TestURLToImage takes a full-page screenshot of the page.
 func TestURLToImage(t *testing.T) {
 	site := newURLSite(t)
-	b, _ := ownBrowser(t, Options{MaxTabs: 2, Pages: noRedirects})
+	b, _ := ownBrowser(t, Options{MaxTabs: 2, Pages: pagesClient(true)})
 	out, err := runURLTool(t, tool(t, b, "url-to-image"), map[string]string{"url": site.srv.URL + "/page", "width": "800", "full_page": "true"})
 	if err != nil {
 		t.Fatal(err)
