@@ -1,7 +1,6 @@
 package httpapi
 
 import (
-	"context"
 	"errors"
 	"maps"
 	"net/http"
@@ -11,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/docmill/docmill"
+	"github.com/docmill/docmill/outbound"
 )
 
 func docmillExport(u string, keep bool) docmill.Export {
@@ -75,22 +75,14 @@ var (
 	exportFixture2 = docmillExport("https://x.example/o?sig=1", false)
 )
 
-// stubURLs refuses every URL whose host is "internal".
-type stubURLs struct{}
-
-func (stubURLs) Fetch(context.Context, string) (*http.Response, error) {
-	return nil, errors.New("not used")
-}
-
-func (stubURLs) CheckURL(_ context.Context, field, raw string) error {
-	if u, _ := url.Parse(raw); u == nil || u.Hostname() == "internal" {
-		return docmill.ParamError(field, "must not point to an internal address")
-	}
-	return nil
-}
+// strictURLs is the server's outbound client without
+// --allow-private-urls. The tests give it literal addresses (1.1.1.1 is
+// public, 127.0.0.1 is not), so that no name is resolved and nothing is
+// dialed: CheckURL decides on the address alone.
+func strictURLs() *outbound.Client { return outbound.New(outbound.Config{}) }
 
 func TestTakeExport(t *testing.T) {
-	s := &Server{cfg: Config{URLs: stubURLs{}}}
+	s := &Server{cfg: Config{URLs: strictURLs()}}
 	tests := []struct {
 		fields    map[string]string
 		want      *docmill.Export
@@ -98,12 +90,12 @@ func TestTakeExport(t *testing.T) {
 		keptField bool
 	}{
 		{fields: map[string]string{"angle": "90"}, keptField: true},
-		{fields: map[string]string{"export_url": " https://b.example/o?sig=1 "}, want: &docmill.Export{URL: "https://b.example/o?sig=1", KeepResult: true, Status: docmill.ExportPending}},
-		{fields: map[string]string{"export_url": "https://b.example/o", "keep_result": "false"}, want: &docmill.Export{URL: "https://b.example/o", Status: docmill.ExportPending}},
-		{fields: map[string]string{"export_url": "https://b.example/o", "keep_result": "maybe"}, errField: "keep_result"},
+		{fields: map[string]string{"export_url": " https://1.1.1.1/o?sig=1 "}, want: &docmill.Export{URL: "https://1.1.1.1/o?sig=1", KeepResult: true, Status: docmill.ExportPending}},
+		{fields: map[string]string{"export_url": "https://1.1.1.1/o", "keep_result": "false"}, want: &docmill.Export{URL: "https://1.1.1.1/o", Status: docmill.ExportPending}},
+		{fields: map[string]string{"export_url": "https://1.1.1.1/o", "keep_result": "maybe"}, errField: "keep_result"},
 		{fields: map[string]string{"keep_result": "false"}, errField: "keep_result"},
-		{fields: map[string]string{"export_url": "https://internal/o"}, errField: "export_url"},
-		{fields: map[string]string{"export_url": "https://b.example/" + strings.Repeat("x", maxURLBytes)}, errField: "export_url"},
+		{fields: map[string]string{"export_url": "https://127.0.0.1/o"}, errField: "export_url"},
+		{fields: map[string]string{"export_url": "https://1.1.1.1/" + strings.Repeat("x", maxURLBytes)}, errField: "export_url"},
 	}
 	for _, tt := range tests {
 		in := maps.Clone(tt.fields)
@@ -125,7 +117,7 @@ func TestTakeExport(t *testing.T) {
 			t.Errorf("%v: other fields changed: %v", in, tt.fields)
 		}
 	}
-	if _, err := (&Server{}).takeExport(t.Context(), map[string]string{"export_url": "https://b.example/o"}); docmill.ErrorCode(err) != docmill.CodeInvalidParameter {
+	if _, err := (&Server{}).takeExport(t.Context(), map[string]string{"export_url": "https://1.1.1.1/o"}); docmill.ErrorCode(err) != docmill.CodeInvalidParameter {
 		t.Errorf("without a URL client: %v, want invalid_parameter", err)
 	}
 }

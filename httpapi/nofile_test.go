@@ -13,7 +13,7 @@ import (
 // still answers missing_file without one. Its TypeURL params go through
 // the URL client's rules before a job is made.
 func TestNoFileTools(t *testing.T) {
-	s := &Server{cfg: Config{MaxUploadBytes: 1 << 20, URLs: stubURLs{}}}
+	s := &Server{cfg: Config{MaxUploadBytes: 1 << 20, URLs: strictURLs()}}
 	urlTool := &docmill.Tool{Slug: "url-to-pdf", Params: []docmill.Param{{Name: "url", Type: docmill.TypeURL, Required: true}}}
 	fileTool := &docmill.Tool{Slug: "rotate-pdf", Accepts: []string{"application/pdf"}, MinFiles: 1, MaxFiles: 1}
 	type part struct{ name, filename, value string }
@@ -48,7 +48,7 @@ func TestNoFileTools(t *testing.T) {
 		t.Errorf("a file tool without a file: %v, want missing_file", err)
 	}
 
-	for raw, ok := range map[string]bool{"https://example.com/": true, "https://internal/": false} {
+	for raw, ok := range map[string]bool{"https://1.1.1.1/": true, "https://127.0.0.1/": false, "http://1.1.1.1/": false} {
 		err := s.checkURLParams(t.Context(), urlTool, docmill.Params{"url": raw})
 		if (err == nil) != ok || (!ok && docmill.ErrorCode(err) != docmill.CodeInvalidParameter) {
 			t.Errorf("checkURLParams(%s): %v, want ok %v", raw, err, ok)
