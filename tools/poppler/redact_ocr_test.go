@@ -2,68 +2,140 @@ package poppler
 
 import (
 	"context"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
 
 	docmill "github.com/docmill/docmill"
+	"github.com/docmill/docmill/sandbox"
+	"github.com/docmill/docmill/tools/ocr"
 	"github.com/docmill/docmill/tools/toolstest"
 )
 
-// fakeTextLayer stands for ocr.TextLayerTool: it records what it was
-// given and returns layer, a PDF that should have a page per image.
-type fakeTextLayer struct {
-	layer  []byte
+// ocrStep is the OCR step the server gives redact-pdf (ocr.TextLayerTool
+// over the jailed tesseract, as cmd/docmill's engines.go wires it),
+// counting its calls and keeping the params of the last one: the test
+// reads what redact-pdf asked of the real step, it does not answer for
+// it.
+type ocrStep struct {
+	run    docmill.RunFunc
 	calls  int
 	images int
 	params docmill.Params
 }
 
-func (f *fakeTextLayer) run(_ context.Context, in *docmill.RunInput) (*docmill.RunOutput, error) {
-	f.calls++
-	f.images, f.params = len(in.Files), in.Params
-	path := filepath.Join(in.WorkDir, "fake-layer.pdf")
-	if err := os.WriteFile(path, f.layer, 0o600); err != nil {
-		return nil, err
+func realOCRStep(t *testing.T) *ocrStep {
+	t.Helper()
+	tesseract := sandbox.Find("tesseract", []string{"--version"}, sandbox.Options{View: sandbox.View{ReadOnly: ocr.DataPaths}})
+	tool := ocr.TextLayerTool(tesseract, t.TempDir())
+	if !tool.Available() {
+		t.Skip("tesseract with the eng and rus language packs is not installed")
 	}
-	return &docmill.RunOutput{Path: path, ContentType: pdfContentType}, nil
+	return &ocrStep{run: tool.Run}
 }
 
-// TestRedactOCRStep: with ocr=true the painted images go to the OCR step
-// at the dpi they were drawn at, in the language asked, and the text of
-// the layer it returns becomes the text of the replaced page, where the
-// layer has it; without ocr the step is not called.
+func (s *ocrStep) Run(ctx context.Context, in *docmill.RunInput) (*docmill.RunOutput, error) {
+	s.calls++
+	s.images, s.params = len(in.Files), in.Params
+	return s.run(ctx, in)
+}
+
+// placedWord is where pdftotext -bbox places the first word of page n of
+// path that is word, case ignored: its left and top edges in points.
+func placedWord(t *testing.T, path string, n int, word string) (x, y float64, ok bool) {
+	t.Helper()
+	p := strconv.Itoa(n)
+	bbox, err := exec.Command("pdftotext", "-bbox", "-f", p, "-l", p, path, "-").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	re := regexp.MustCompile(`(?i)<word xMin="([0-9.]+)" yMin="([0-9.]+)"[^>]*>` + regexp.QuoteMeta(word) + `</word>`)
+	m := re.FindStringSubmatch(string(bbox))
+	if m == nil {
+		return 0, 0, false
+	}
+	x, _ = strconv.ParseFloat(m[1], 64)
+	y, _ = strconv.ParseFloat(m[2], 64)
+	return x, y, true
+}
+
+// pageWords are the lower-cased words of page n of path.
+func pageWords(t *testing.T, path string, n int) map[string]bool {
+	t.Helper()
+	p := strconv.Itoa(n)
+	text, err := exec.Command("pdftotext", "-f", p, "-l", p, path, "-").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	words := map[string]bool{}
+	for _, w := range strings.Fields(strings.ToLower(string(text))) {
+		words[strings.Trim(w, ".,;:!?\"'")] = true
+	}
+	return words
+}
+
+// TestRedactOCRStep: with ocr=true the painted images go to the real OCR
+// step at the dpi they were drawn at, in the language asked, and the
+// words tesseract reads there become the replaced page's text, where
+// they were on the page; the blacked-out term is not among them. The
+// result's first page is then a scanned page (an image under an OCR
+// layer): redacting it again finds a term in that layer and blacks it
+// out too. Without ocr the step is not called.
 func TestRedactOCRStep(t *testing.T) {
-	step := &fakeTextLayer{layer: toolstest.TextPDF("Recognized words")}
-	tool := stepsRedactTool(t, docmill.Limits{}, step.run)
-	src := toolstest.WriteTemp(t, "doc.pdf", toolstest.TextPDF("Secret one", "Public two"))
-	out := mustRunTool(t, tool, src, map[string]string{"terms": "secret", "ocr": "true", "lang": "rus"})
-	if step.calls != 1 || step.images != 1 || step.params["dpi"] != "150" || step.params["lang"] != "rus" {
+	step := realOCRStep(t)
+	tool := stepsRedactTool(t, docmill.Limits{}, step.Run)
+	src := toolstest.WriteTemp(t, "doc.pdf", toolstest.TextPDF("Contract signed by Boris Morozov", "Public two"))
+	out := mustRunTool(t, tool, src, map[string]string{"terms": "morozov", "ocr": "true", "lang": "eng"})
+	if step.calls != 1 || step.images != 1 || step.params["dpi"] != "150" || step.params["lang"] != "eng" {
 		t.Fatalf("step: %d calls, %d images, params %v", step.calls, step.images, step.params)
 	}
 	if out.Meta["ocr_pages"] != 1 {
 		t.Fatalf("meta %v", out.Meta)
 	}
-	// The layer's words are on page 1 where the layer had them: the
-	// layer's page is the page's size, so it is placed unscaled, its
-	// line at 72, 720 from the bottom.
-	bbox, err := exec.Command("pdftotext", "-bbox", "-f", "1", "-l", "1", out.Path, "-").Output()
-	if err != nil {
-		t.Fatal(err)
+	words := pageWords(t, out.Path, 1)
+	if !words["contract"] || !words["signed"] || words["morozov"] {
+		t.Fatalf("page 1 read by OCR: %v, want contract and signed, not the blacked-out morozov", words)
 	}
-	if !strings.Contains(string(bbox), `<word xMin="72.000000" yMin="104.768000"`) || !strings.Contains(string(bbox), ">Recognized</word>") {
-		t.Fatalf("page 1:\n%s", bbox)
+	// The layer's page is the page's size, placed unscaled: a word is
+	// where the original drew it, within half the 24 pt line (OCR's box
+	// is the ink's, pdftotext's the font's: they differ by a few points;
+	// a misplaced or scaled layer is off by far more).
+	wantX, wantY, _ := placedWord(t, src, 1, "signed")
+	if x, y, ok := placedWord(t, out.Path, 1, "signed"); !ok || math.Abs(x-wantX) > 12 || math.Abs(y-wantY) > 12 {
+		t.Errorf("OCR placed signed at %.1f, %.1f (found %v); the page has it at %.1f, %.1f", x, y, ok, wantX, wantY)
 	}
 	if text, _ := exec.Command("pdftotext", "-f", "2", "-l", "2", out.Path, "-").Output(); strings.TrimSpace(string(text)) != "Public two" {
 		t.Fatalf("page 2: %q", text)
 	}
-	out = mustRunTool(t, tool, src, map[string]string{"terms": "secret"})
-	if step.calls != 1 || out.Meta["ocr_pages"] != 0 {
+
+	again := mustRunTool(t, tool, out.Path, map[string]string{"terms": "contract", "ocr": "true"})
+	if again.Meta["redactions"] != 1 || step.calls != 2 {
+		t.Fatalf("the scanned page redacted again: meta %v, %d OCR calls; want contract found in the OCR layer", again.Meta, step.calls)
+	}
+	if words := pageWords(t, again.Path, 1); words["contract"] || words["morozov"] || !words["signed"] {
+		t.Fatalf("page 1 after the second redaction: %v, want signed only", words)
+	}
+
+	out = mustRunTool(t, tool, src, map[string]string{"terms": "morozov"})
+	if step.calls != 2 || out.Meta["ocr_pages"] != 0 {
 		t.Fatalf("without ocr: %d calls, meta %v", step.calls, out.Meta)
 	}
+}
+
+// wrongLayer is an OCR step that misbehaves on purpose, the boundary
+// this test must control: it returns a text layer of two pages whatever
+// it is given, which the real step never does.
+func wrongLayer(_ context.Context, in *docmill.RunInput) (*docmill.RunOutput, error) {
+	path := filepath.Join(in.WorkDir, "wrong-layer.pdf")
+	if err := os.WriteFile(path, toolstest.TextPDF("x", "y"), 0o600); err != nil {
+		return nil, err
+	}
+	return &docmill.RunOutput{Path: path, ContentType: pdfContentType}, nil
 }
 
 // TestRedactOCRBounds: ocr=true without an OCR step is engine_unavailable;
@@ -76,8 +148,8 @@ func TestRedactOCRBounds(t *testing.T) {
 		map[string]string{"terms": "secret", "ocr": "true"})
 	toolstest.WantCode(t, err, docmill.CodeEngineUnavailable, "")
 
-	step := &fakeTextLayer{layer: toolstest.TextPDF("x")}
-	tool := stepsRedactTool(t, docmill.Limits{}, step.run)
+	step := realOCRStep(t)
+	tool := stepsRedactTool(t, docmill.Limits{}, step.Run)
 	texts := make([]string, maxRedactOCRPages+1)
 	for i := range texts {
 		texts[i] = "Secret " + strconv.Itoa(i)
@@ -98,9 +170,7 @@ func TestRedactOCRBounds(t *testing.T) {
 		t.Fatalf("the OCR step ran %d times", step.calls)
 	}
 
-	step.layer = toolstest.TextPDF("x", "y")
-	_, err = runTool(t, tool, toolstest.WriteTemp(t, "one.pdf", toolstest.TextPDF("Secret")), map[string]string{"terms": "secret", "ocr": "true"})
-	if err == nil || step.calls != 1 {
-		t.Fatalf("a text layer of 2 pages for 1: %v", err)
-	}
+	_, err = runTool(t, stepsRedactTool(t, docmill.Limits{}, wrongLayer), toolstest.WriteTemp(t, "one.pdf", toolstest.TextPDF("Secret")),
+		map[string]string{"terms": "secret", "ocr": "true"})
+	toolstest.WantCode(t, err, docmill.CodeInternal, "")
 }
