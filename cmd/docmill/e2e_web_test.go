@@ -178,7 +178,7 @@ func (b *browser) download() []byte {
 }
 
 // TestWebInterface drives the real interface in headless Chromium against
-// a real server: a pasted key, compress-pdf, merge-pdf with reordered files, a
+// a real server: the catalogue before a sign-in, a pasted key, compress-pdf, merge-pdf with reordered files, a
 // 400 shown next to its control, Russian, a phone-width screen, labels and
 // contrast, the jobs view. It saves screenshots of the main states in screenshots/.
 func TestWebInterface(t *testing.T) {
@@ -189,6 +189,7 @@ func TestWebInterface(t *testing.T) {
 	b.shot("1-tools")
 
 	webCatalogue(b, srv.URL)
+	webBrowseCatalogue(b, srv.URL)
 	webSignIn(b, srv)
 	webCompress(b)
 	webMerge(b)
