@@ -40,7 +40,9 @@ func remoteServer(t *testing.T) *httptest.Server {
 		case "/hop":
 			http.Redirect(w, r, "/page", http.StatusFound)
 		case "/to-metadata":
-			http.Redirect(w, r, "http://169.254.169.254/latest/meta-data/", http.StatusFound)
+			// https, so that the address rule, not the scheme rule,
+			// refuses the hop.
+			http.Redirect(w, r, "https://169.254.169.254/latest/meta-data/", http.StatusFound)
 		case "/big":
 			w.Write([]byte(strings.Repeat("x", 5000)))
 		case "/missing":
@@ -97,13 +99,12 @@ func TestRemoteFetch(t *testing.T) {
 	})
 	t.Run("redirect to a refused address", func(t *testing.T) {
 		a, err := newR().fetch("GET", srv.URL+"/to-metadata", nil, true)
-		if err != nil || a.status != http.StatusFound || !hasHeader(a, "Location", "http://169.254.169.254/latest/meta-data/") {
+		if err != nil || a.status != http.StatusFound || !hasHeader(a, "Location", "https://169.254.169.254/latest/meta-data/") {
 			t.Fatalf("first hop: %d %v, %v", a.status, a.headers, err)
 		}
 		// Chromium follows the Location: its request comes back here, to
 		// a server that refuses internal addresses (the first hop's
-		// server on 127.0.0.1 is one too, hence the two clients). https,
-		// so that the address rule, not the scheme rule, refuses it.
+		// server on 127.0.0.1 is one too, hence the two clients).
 		meta := "https://169.254.169.254/latest/meta-data/"
 		r := strictR(meta)
 		_, err = r.fetch("GET", meta, nil, true)
@@ -117,9 +118,9 @@ func TestRemoteFetch(t *testing.T) {
 		}
 	})
 	t.Run("loopback refused without allow-private", func(t *testing.T) {
-		for _, u := range []string{"https://" + host + "/page", "http://" + host + "/page"} {
-			if _, err := strictR(u).fetch("GET", u, nil, true); err == nil {
-				t.Errorf("%s was fetched by a server that refuses internal addresses", u)
+		for u, why := range map[string]string{"https://" + host + "/page": "internal", "http://" + host + "/page": "only https"} {
+			if _, err := strictR(u).fetch("GET", u, nil, true); err == nil || !strings.Contains(err.Error(), why) {
+				t.Errorf("%s, from a server that refuses internal addresses: %v, want refused (%s)", u, err, why)
 			}
 		}
 	})
