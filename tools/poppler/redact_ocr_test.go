@@ -34,7 +34,10 @@ func realOCRStep(t *testing.T) *ocrStep {
 	tesseract := sandbox.Find("tesseract", []string{"--version"}, sandbox.Options{View: sandbox.View{ReadOnly: ocr.DataPaths}})
 	tool := ocr.TextLayerTool(tesseract, t.TempDir())
 	if !tool.Available() {
-		t.Skip("tesseract with the eng and rus language packs is not installed")
+		if os.Getenv("CI") != "" {
+			t.Fatal("tesseract with the eng and rus language packs is not installed (scripts/install-engines.sh installs it)")
+		}
+		t.Skip("SKIPPING: tesseract with the eng and rus language packs is not installed (run scripts/install-engines.sh)")
 	}
 	return &ocrStep{run: tool.Run}
 }
