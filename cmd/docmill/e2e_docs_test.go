@@ -2,6 +2,7 @@ package main
 
 import (
 	"flag"
+	"github.com/docmill/docmill/tools/toolstest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -39,9 +40,7 @@ func TestWalkthrough(t *testing.T) {
 		t.Skip("builds the binary and runs OCR")
 	}
 	for _, tool := range []string{"bash", "curl", "jq"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			t.Skipf("the walk-through needs %s", tool)
-		}
+		toolstest.Need(t, tool)
 	}
 	script := walkthrough(t)
 	dir := t.TempDir()

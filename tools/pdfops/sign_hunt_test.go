@@ -71,9 +71,7 @@ func TestSignLongIssuerName(t *testing.T) {
 // warning or error, skipping t without qpdf.
 func huntQPDFCheck(t testing.TB, path string) {
 	t.Helper()
-	if _, err := exec.LookPath("qpdf"); err != nil {
-		t.Skip("qpdf not installed")
-	}
+	toolstest.Need(t, "qpdf")
 	out, err := exec.Command("qpdf", "--check", path).CombinedOutput()
 	if err != nil || strings.Contains(string(out), "WARNING") {
 		t.Errorf("qpdf --check: %v\n%s", err, out)
@@ -276,9 +274,7 @@ func TestSignVisibleLongSignerName(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := exec.LookPath("qpdf"); err != nil {
-		t.Skip("qpdf not installed")
-	}
+	toolstest.Need(t, "qpdf")
 	if r := signWidgetRect(t, out.Path, 1); r[3]-r[1] > 60 || r[2]-r[0] > 400 {
 		t.Errorf("widget rect %v, want a box of a few lines", r)
 	}
@@ -295,9 +291,7 @@ func TestSignInvisiblePageParam(t *testing.T) {
 		if err != nil {
 			t.Fatalf("page %s: %v", page, err)
 		}
-		if _, err := exec.LookPath("qpdf"); err != nil {
-			t.Skip("qpdf not installed")
-		}
+		toolstest.Need(t, "qpdf")
 		signWidgetRect(t, out.Path, 1)
 	}
 }
