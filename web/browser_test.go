@@ -2,9 +2,10 @@ package web
 
 import (
 	"context"
+	"github.com/docmill/docmill/tools/chromium"
+	"github.com/docmill/docmill/tools/toolstest"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"testing"
 	"time"
 
@@ -25,23 +26,9 @@ const stubTools = `{"tools":[
             {"name":"pages","type":"pages","required":false}],
   "long":false,"engine":"poppler","available":true,"endpoint":"/v1/pdf-to-jpg/process"}]}`
 
-func chromiumPath() string {
-	for _, p := range []string{"/usr/lib/chromium/chromium", "/usr/bin/chromium"} {
-		if _, err := os.Stat(p); err == nil {
-			return p
-		}
-	}
-	return ""
-}
-
 func TestBrowser(t *testing.T) {
-	exe := chromiumPath()
-	if exe == "" {
-		if os.Getenv("CI") != "" {
-			t.Fatal("Chromium is not installed (scripts/install-engines.sh installs it)")
-		}
-		t.Skip("SKIPPING the browser test: Chromium is not installed (run scripts/install-engines.sh)")
-	}
+	exe := chromium.ExecPath()
+	toolstest.NeedAt(t, "chromium", exe)
 	mux := http.NewServeMux()
 	mux.Handle("GET /{$}", Handler())
 	mux.Handle("GET /static/", Handler())

@@ -3,6 +3,8 @@ package office_test
 import (
 	"archive/zip"
 	"bytes"
+	"github.com/docmill/docmill/sandbox"
+	"github.com/docmill/docmill/tools/toolstest"
 	"image"
 	"image/color"
 	"image/png"
@@ -108,9 +110,10 @@ func docxLinkedImage(attr string) string {
 // pdfImageCount is how many images pdfimages lists in the PDF.
 func pdfImageCount(t *testing.T, path string) int {
 	t.Helper()
-	bin, err := exec.LookPath("pdfimages")
+	toolstest.Need(t, "pdfimages")
+	bin, err := sandbox.LookPath("pdfimages")
 	if err != nil {
-		t.Skip("no pdfimages")
+		t.Fatal(err)
 	}
 	out, err := exec.Command(bin, "-list", path).Output()
 	if err != nil {
