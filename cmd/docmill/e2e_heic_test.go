@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/binary"
 	"encoding/json"
+	"fmt"
 	"image"
 	"net/http"
 	"os"
@@ -38,7 +39,7 @@ func heicEncode(t *testing.T, png, ext string) []byte {
 	t.Helper()
 	out := filepath.Join(t.TempDir(), "sample."+ext)
 	if b, err := exec.Command("vips", "copy", png, out).CombinedOutput(); err != nil {
-		t.Skipf("this libvips cannot write .%s: %v: %s", ext, err, b)
+		toolstest.NeedCapability(t, "write ."+ext+" with libvips (libheif and its encoder: make test-deps)", fmt.Errorf("%v: %s", err, b))
 	}
 	b, err := os.ReadFile(out)
 	if err != nil {
