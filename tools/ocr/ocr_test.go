@@ -55,7 +55,7 @@ func realTool(t *testing.T) *docmill.Tool {
 func available(t *testing.T, tl *docmill.Tool) *docmill.Tool {
 	t.Helper()
 	if !tl.IsAvailable() {
-		t.Skipf("ocr-pdf is not available here: %+v", tl.Engines())
+		toolstest.Lacking(t, "ocr-pdf is not available here: %+v", tl.Engines())
 	}
 	return tl
 }
