@@ -39,9 +39,7 @@ func TestWalkthrough(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary and runs OCR")
 	}
-	for _, tool := range []string{"bash", "curl", "jq"} {
-		toolstest.Need(t, tool)
-	}
+	toolstest.Need(t, "bash", "curl", "jq")
 	script := walkthrough(t)
 	dir := t.TempDir()
 	build := exec.Command("go", "build", "-o", filepath.Join(dir, "bin", "docmill"), ".")
