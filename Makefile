@@ -42,6 +42,9 @@ test-deps: deps
 	@./scripts/install-redocly.sh
 	@# systemd-analyze checks deploy/docmill.service (TestSystemdUnit).
 	@command -v systemd-analyze >/dev/null || { s=""; [ "$$(id -u)" = 0 ] || s=sudo; $$s apt-get install -y -qq systemd >/dev/null; }
+	@# curl and jq run the README's walk-through (TestWalkthrough);
+	@# install-engines.sh installs curl, the API reference's examples use it.
+	@command -v jq >/dev/null || { s=""; [ "$$(id -u)" = 0 ] || s=sudo; $$s apt-get install -y -qq jq >/dev/null; }
 
 test: test-deps lint
 	$(GO) test -count=1 -timeout 25m ./...

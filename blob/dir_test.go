@@ -140,19 +140,30 @@ func TestFileURLBucketIsNotLocal(t *testing.T) {
 	testNotLocal(t, openURL(t, "file://"+filepath.ToSlash(t.TempDir())))
 }
 
-// TestLinkFileEscapedKey shows that LocalPath (and so LinkFile) disagrees
-// with fileblob for keys that fileblob escapes on disk, such as a result
-// named after a client file containing "__0x41__".
+// TestLinkFileEscapedKey: for a key that fileblob escapes on disk (a
+// result named after a client file containing "__0x41__"), LocalPath
+// would name a file fileblob does not read, so LinkFile refuses it
+// (false, nothing stored: the caller falls back to Put); a key of the
+// same shape without the escape links and reads back.
 func TestLinkFileEscapedKey(t *testing.T) {
 	b, _ := openDir(t)
+	ctx := context.Background()
 	src := filepath.Join(t.TempDir(), "r.pdf")
 	if err := os.WriteFile(src, []byte("%PDF-"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	key := docmill.ResultKey("job_esc", "a__0x41__-rotated.pdf")
-	if b.LinkFile(key, src) {
-		if _, err := b.Attributes(context.Background(), key); err != nil {
-			t.Errorf("LinkFile reported true but Attributes fails: %v", err)
-		}
+	escaped := docmill.ResultKey("job_esc", "a__0x41__-rotated.pdf")
+	if b.LinkFile(escaped, src) {
+		t.Errorf("LinkFile(%q) = true, want false: fileblob escapes that key on disk", escaped)
+	}
+	if _, err := b.Attributes(ctx, escaped); err == nil {
+		t.Errorf("LinkFile(%q) stored something though it said false", escaped)
+	}
+	plain := docmill.ResultKey("job_esc", "a-rotated.pdf")
+	if !b.LinkFile(plain, src) {
+		t.Fatalf("LinkFile(%q) = false, want true", plain)
+	}
+	if got := readRange(t, b, plain, 0, -1); got != "%PDF-" {
+		t.Errorf("linked %q reads %q, want %%PDF-", plain, got)
 	}
 }

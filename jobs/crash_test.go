@@ -2,6 +2,8 @@ package jobs_test
 
 import (
 	"context"
+	"errors"
+	"github.com/docmill/docmill/tools/toolstest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -32,7 +34,7 @@ type crashingTool struct {
 func (c *crashingTool) tool(t *testing.T, slug string) *docmill.Tool {
 	j := sandbox.NewJail(sandbox.JailOptions{})
 	if !j.Confined() {
-		t.Skip("jail unavailable: " + j.Why())
+		toolstest.NeedCapability(t, "build a jail", errors.New(j.Why()))
 	}
 	sh := sandbox.Find("sh", nil, sandbox.Options{Jail: j})
 	return &docmill.Tool{

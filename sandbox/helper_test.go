@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/docmill/docmill/tools/toolstest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -96,10 +97,7 @@ func newHelpers(t *testing.T) *sandbox.Helpers {
 	t.Helper()
 	jail := sandbox.NewJail(sandbox.JailOptions{Memory: 256 << 20})
 	if !jail.Confined() {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("jail unavailable: %s", jail.Why())
-		}
-		t.Skip("jail unavailable: " + jail.Why())
+		toolstest.NeedCapability(t, "build a jail", errors.New(jail.Why()))
 	}
 	h, err := sandbox.NewHelpers(sandbox.SelfEngine("test-helper", sandbox.Options{Jail: jail}), []string{"engine", "test"}, sandbox.HelperOptions{Size: 1})
 	if err != nil {

@@ -117,7 +117,7 @@ func TestProcessTimeout(t *testing.T) {
 // still ends it.
 func TestStartInView(t *testing.T) {
 	if !sandbox.Default().Confined() {
-		t.Skip("bubblewrap missing or not permitted: " + sandbox.Default().Why())
+		toolstest.NeedCapability(t, "confine with bubblewrap", errors.New(sandbox.Default().Why()))
 	}
 	e := sh(t, sandbox.Options{})
 	dir, shared, secret := t.TempDir(), t.TempDir(), t.TempDir()
@@ -197,7 +197,7 @@ func TestProcessOutlivesStartingThread(t *testing.T) {
 func TestKilledJailLeavesNoZombie(t *testing.T) {
 	e := sh(t, sandbox.Options{})
 	if !e.Jail().Confined() {
-		t.Skip("the jail cannot confine here: " + e.Jail().Why())
+		toolstest.NeedCapability(t, "confine with the jail", errors.New(e.Jail().Why()))
 	}
 	const setChildSubreaper = 36 // PR_SET_CHILD_SUBREAPER
 	if _, _, errno := syscall.Syscall(syscall.SYS_PRCTL, setChildSubreaper, 1, 0); errno != 0 {

@@ -414,8 +414,13 @@ var netnsAvailable = sync.OnceValue(func() bool {
 	return exec.Command(u, "--net", "--", "true").Run() == nil
 })
 
+// LookPath finds the program name as Find does (lookPath). Tests use it
+// to ask for the same program the product would run.
+func LookPath(name string) (string, error) { return lookPath(name) }
+
 // lookPath finds a program in the standard system directories only, never
 // in a directory a job or the service's own PATH could add.
+
 func lookPath(name string) (string, error) {
 	for _, dir := range []string{"/usr/local/bin", "/usr/bin", "/bin"} {
 		p := filepath.Join(dir, name)

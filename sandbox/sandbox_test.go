@@ -3,6 +3,7 @@ package sandbox_test
 import (
 	"context"
 	"errors"
+	"github.com/docmill/docmill/tools/toolstest"
 	"io"
 	"os"
 	"os/exec"
@@ -19,7 +20,7 @@ func sh(t *testing.T, opts sandbox.Options) *sandbox.Engine {
 	t.Helper()
 	e := sandbox.Find("sh", nil, opts)
 	if !e.Available() {
-		t.Skip("no sh")
+		toolstest.Lacking(t, "sh is not available")
 	}
 	return e
 }
@@ -155,9 +156,7 @@ func TestLimits(t *testing.T) {
 
 // TestNoNetwork: a run sees only a loopback device, down.
 func TestNoNetwork(t *testing.T) {
-	if exec.Command("unshare", "--net", "--", "true").Run() != nil {
-		t.Skip("network namespaces are not available here")
-	}
+	toolstest.NeedCapability(t, "make a network namespace", exec.Command("unshare", "--net", "--", "true").Run())
 	e := sh(t, sandbox.Options{})
 	res, err := e.Run(context.Background(), sandbox.Cmd{Dir: t.TempDir(), Args: []string{"-c", "cat /proc/net/dev | tail -n +3 | cut -d: -f1"}})
 	if err != nil {

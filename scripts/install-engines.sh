@@ -17,8 +17,10 @@ python3 -c 'import requests' 2>/dev/null || packages+=(python3-requests)
 # HEIF/HEIC and AVIF: libvips reads them through libheif. Debian 12's
 # libheif1 links its codecs (libde265, x265, dav1d, aom); from Debian 13
 # they are plugins, only recommended, so --no-install-recommends below
-# would leave them out: ask for those this release has.
-for p in libheif-plugin-libde265 libheif-plugin-dav1d libheif-plugin-aomenc; do
+# would leave them out: ask for those this release has. The tests write
+# their HEIC samples with vips (x265, the HEIC encoder) and AVIF ones
+# (aomenc).
+for p in libheif-plugin-libde265 libheif-plugin-x265 libheif-plugin-dav1d libheif-plugin-aomenc; do
 	apt-cache show "$p" >/dev/null 2>&1 && packages+=("$p")
 done
 missing=()

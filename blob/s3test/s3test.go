@@ -14,6 +14,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"github.com/docmill/docmill/tools/toolstest"
 	"net"
 	"net/http"
 	"net/url"
@@ -59,10 +60,7 @@ func Start(t testing.TB) *Server {
 	t.Helper()
 	bin, err := FindBinary()
 	if err != nil {
-		if ci, _ := strconv.ParseBool(os.Getenv("CI")); ci {
-			t.Fatalf("s3test: %v; run scripts/install-versitygw.sh", err)
-		}
-		t.Skipf("\n\n*** SKIPPED: %v; run scripts/install-versitygw.sh to run the S3 tests ***\n\n", err)
+		toolstest.NeedService(t, "versitygw (scripts/install-versitygw.sh installs it)", err)
 	}
 	var lastErr error
 	for range 3 { // a free port can be taken between picking and binding it

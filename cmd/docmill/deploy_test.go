@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"flag"
+	"github.com/docmill/docmill/tools/toolstest"
 	"net"
 	"os"
 	"os/exec"
@@ -173,9 +174,7 @@ func checkHealthCommand(t *testing.T, what string, argv []string, port string) {
 	if m[1] != port {
 		t.Errorf("%s: asks port %s, the server listens on %s", what, m[1], port)
 	}
-	if _, err := exec.LookPath("bash"); err != nil {
-		t.Skip("no bash to run the health check")
-	}
+	toolstest.Need(t, "bash")
 	run := func(to string) error {
 		args := slices.Clone(argv)
 		for i := range args {

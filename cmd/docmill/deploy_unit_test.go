@@ -1,6 +1,8 @@
 package main
 
 import (
+	"github.com/docmill/docmill/sandbox"
+	"github.com/docmill/docmill/tools/toolstest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -43,12 +45,10 @@ func TestSystemdUnit(t *testing.T) {
 	}
 	parseNode(t, "docmill.service", f[1:], env)
 
-	exe, err := exec.LookPath("systemd-analyze")
+	toolstest.Need(t, "systemd-analyze")
+	exe, err := sandbox.LookPath("systemd-analyze")
 	if err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatal("systemd-analyze is missing (make test-deps installs systemd)")
-		}
-		t.Skip("systemd-analyze is missing; make test-deps installs it")
+		t.Fatal(err)
 	}
 	unit := filepath.Join(t.TempDir(), "docmill.service")
 	self, _ := os.Executable()

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"github.com/docmill/docmill/tools/toolstest"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -286,7 +287,7 @@ func TestCLIProgressTTY(t *testing.T) {
 	s, key, dir := cliServer(t)
 	ptmx, tty, err := pty.Open()
 	if err != nil {
-		t.Skipf("no pseudo-terminal: %v", err)
+		toolstest.NeedCapability(t, "open a pseudo-terminal", err)
 	}
 	defer ptmx.Close()
 	var screen syncBuffer

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/docmill/docmill/tools/toolstest"
 	"net/http"
 	"net/url"
 	"os"
@@ -44,12 +45,7 @@ func redisURL(t testing.TB) string {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
 	defer cancel()
 	r, err := ratelimit.OpenRedis(ctx, u)
-	if err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("Redis at %s does not answer (CI=true): %v", u, err)
-		}
-		t.Skipf("SKIPPED: Redis at %s does not answer: %v", u, err)
-	}
+	toolstest.NeedService(t, "Redis at "+u, err)
 	_ = r.Close()
 	return u
 }

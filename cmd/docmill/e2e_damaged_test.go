@@ -91,9 +91,7 @@ func TestDamagedPDFs(t *testing.T) {
 	if testing.Short() {
 		t.Skip("many jobs")
 	}
-	if _, err := exec.LookPath("qpdf"); err != nil {
-		t.Skip("qpdf not installed")
-	}
+	toolstest.Need(t, "qpdf")
 	dir := t.TempDir()
 	files := map[string][]byte{"page tree loop": pageTreeLoop()}
 	for _, base := range []string{"minimal-document.pdf", "pdflatex-4-pages.pdf", "google-doc-document.pdf"} {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"github.com/docmill/docmill/tools/toolstest"
 	"io"
 	"regexp"
 	"strings"
@@ -44,7 +45,7 @@ func TestDevKeyOnlyOnTerminal(t *testing.T) {
 	t.Run("terminal", func(t *testing.T) {
 		ptmx, tty, err := pty.Open()
 		if err != nil {
-			t.Skipf("no pseudo-terminal: %v", err)
+			toolstest.NeedCapability(t, "open a pseudo-terminal", err)
 		}
 		t.Cleanup(func() { ptmx.Close() })
 		screen := newLineLog(ptmx)

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/docmill/docmill/tools/toolstest"
 	"io"
 	"net/http"
 	"os"
@@ -63,10 +64,7 @@ func mountTmpfs(t *testing.T, size string) string {
 	t.Helper()
 	dir := t.TempDir()
 	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size="+size+",mode=0755", "tmpfs", dir).CombinedOutput(); err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("mount tmpfs: %v: %s", err, out)
-		}
-		t.Skipf("cannot mount a tmpfs here: %v: %s", err, out)
+		toolstest.NeedCapability(t, "mount a tmpfs", fmt.Errorf("%v: %s", err, out))
 	}
 	t.Cleanup(func() {
 		if out, err := exec.Command("umount", dir).CombinedOutput(); err != nil {
@@ -255,7 +253,8 @@ func TestDiskFull(t *testing.T) {
 	if after, _ := diskspace.Stat(dir); after.Free < before.Free-(256<<10) {
 		t.Fatalf("the refused upload left %d bytes behind", before.Free-after.Free)
 	}
-	testEngineOutOfRoom(t, s, c, dir, minFree)
+	// A subtest: without pdf-to-png, only this case stops (Lacking).
+	t.Run("engine out of room", func(t *testing.T) { testEngineOutOfRoom(t, s, c, dir, minFree) })
 	if got := operationsUsed(t, c); got != len(done) {
 		t.Fatalf("charged %d operations for %d done jobs after the refusals", got, len(done))
 	}
@@ -300,8 +299,7 @@ func testEngineOutOfRoom(t *testing.T, s *testServer, c *client.Client, dir stri
 	_, _, err := c.Process(context.Background(), "pdf-to-png", []client.File{file(t, "pdf", "pdflatex-4-pages.pdf")},
 		client.ProcessOptions{Params: map[string]string{"dpi": "600"}, Prefer: "wait=120"})
 	if e, ok := err.(*client.Problem); ok && e.Code == "engine_unavailable" {
-		t.Logf("pdf-to-png is not available here; skipping the engine's case: %s", e.Detail)
-		return
+		toolstest.Lacking(t, "pdf-to-png is not available here: %s", e.Detail)
 	}
 	storageRefusal(t, err, dir)
 	e := err.(*client.Problem)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"flag"
+	"github.com/docmill/docmill/tools/toolstest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -38,11 +39,7 @@ func TestWalkthrough(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary and runs OCR")
 	}
-	for _, tool := range []string{"bash", "curl", "jq"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			t.Skipf("the walk-through needs %s", tool)
-		}
-	}
+	toolstest.Need(t, "bash", "curl", "jq")
 	script := walkthrough(t)
 	dir := t.TempDir()
 	build := exec.Command("go", "build", "-o", filepath.Join(dir, "bin", "docmill"), ".")

@@ -80,7 +80,7 @@ func huntRun(t *testing.T, slug string, files []huntFile, raw map[string]string)
 		t.Fatalf("no tool %s", slug)
 	}
 	if !tool.IsAvailable() {
-		t.Skipf("%s: engine unavailable", slug)
+		toolstest.Lacking(t, "%s: engine unavailable", slug)
 	}
 	params, err := tool.ParseParams(raw)
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"image"
 	"image/color"
 	"os"
@@ -278,7 +279,7 @@ func heifUpload(t *testing.T, ext string) []client.File {
 	png := toolstest.WriteTemp(t, "corner.png", toolstest.Corner(t, 60, 40, 10))
 	out := filepath.Join(t.TempDir(), "corner."+ext)
 	if b, err := exec.Command("vips", "copy", png, out).CombinedOutput(); err != nil {
-		t.Skipf("this libvips cannot write .%s: %v: %s", ext, err, b)
+		toolstest.NeedCapability(t, "write ."+ext+" with libvips (libheif and its encoder: make test-deps)", fmt.Errorf("%v: %s", err, b))
 	}
 	b, err := os.ReadFile(out)
 	if err != nil {

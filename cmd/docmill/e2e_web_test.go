@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"github.com/docmill/docmill/tools/chromium"
 	"image"
 	"math"
 	"net/http"
@@ -39,19 +40,8 @@ type browser struct {
 
 func newBrowser(t *testing.T) *browser {
 	t.Helper()
-	exe := ""
-	for _, p := range []string{"/usr/lib/chromium/chromium", "/usr/bin/chromium"} {
-		if _, err := os.Stat(p); err == nil {
-			exe = p
-			break
-		}
-	}
-	if exe == "" {
-		if os.Getenv("CI") != "" {
-			t.Fatal("Chromium is not installed (scripts/install-engines.sh installs it)")
-		}
-		t.Skip("SKIPPING the browser test: Chromium is not installed (run scripts/install-engines.sh)")
-	}
+	exe := chromium.ExecPath()
+	toolstest.NeedAt(t, "chromium", exe)
 	alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(),
 		chromedp.ExecPath(exe), chromedp.UserDataDir(t.TempDir()), chromedp.Headless, chromedp.NoSandbox,
 		chromedp.DisableGPU, chromedp.NoFirstRun, chromedp.Flag("disable-background-networking", true),

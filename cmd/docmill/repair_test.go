@@ -25,7 +25,7 @@ func TestRepairChain(t *testing.T) {
 	repair := toolstest.Find(t, ghostscript.Tools(gs, qpdf, ghostscript.Steps{}), "repair-pdf")
 	rewrite := ghostscript.RewriteStep(gs, qpdf)
 	if !repair.IsAvailable() || !rewrite.IsAvailable() {
-		t.Skip("gs or qpdf not installed")
+		toolstest.Lacking(t, "repair-pdf or its rewrite step is unavailable: gs or qpdf not installed, or no jail")
 	}
 	pdf := toolstest.PDF("<< /Type /Catalog /Pages 2 0 R >>",
 		"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",

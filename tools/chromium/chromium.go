@@ -145,6 +145,11 @@ func New(opts Options) *Browser {
 	return b
 }
 
+// ExecPath returns the Chromium binary New would run, "" when there is
+// none: tests ask for Chromium through it so they find it as the product
+// does.
+func ExecPath() string { return findExec() }
+
 // findExec returns Chromium's binary. Debian's /usr/bin/chromium is a shell
 // wrapper that sources /etc/chromium.d (API keys, remote extensions) and
 // would need the service's environment; the binary it runs is used

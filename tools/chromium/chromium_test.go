@@ -48,13 +48,9 @@ func markdownPage(ctx context.Context, in *docmill.RunInput) (*docmill.RunOutput
 // or poppler's tools (which check the PDFs) are missing.
 func testBrowser(t testing.TB) *Browser {
 	t.Helper()
-	if _, err := os.Stat("/usr/bin/chromium"); err != nil {
-		t.Skip("chromium is not installed")
-	}
+	toolstest.NeedAt(t, "chromium", ExecPath())
 	for _, p := range []string{"pdfinfo", "pdftotext"} {
-		if _, err := exec.LookPath(p); err != nil {
-			t.Skipf("%s is not installed", p)
-		}
+		toolstest.Need(t, p)
 	}
 	sharedOnce.Do(func() { shared = New(Options{MaxTabs: 4, MarkdownPage: markdownPage}) })
 	if !shared.Available() {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"image"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -13,6 +14,7 @@ import (
 	"time"
 
 	docmill "github.com/docmill/docmill"
+	"github.com/docmill/docmill/tools/toolstest"
 )
 
 // TestKilledGhostscriptIsAnEngineFailure: a gs killed with SIGKILL in the
@@ -20,48 +22,73 @@ import (
 // retries it), with the docmill.EngineFailure of gs in its chain, and no
 // second gs runs in that attempt (no fallback to the legacy interpreter).
 // Not parallel: every gs below this test's process must be its own.
+//
+// The input is generated, pages of large pictures that keep gs busy;
+// should gs still end between being seen and the kill, the run is tried
+// again on twice the pages, so that no machine is too fast for the test.
 func TestKilledGhostscriptIsAnEngineFailure(t *testing.T) {
 	tl := tool(t, "compress-pdf")
 	p, err := tl.ParseParams(map[string]string{"preset": "extreme"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir := t.TempDir()
-	in := &docmill.RunInput{Params: p, WorkDir: dir, Files: []docmill.LocalFile{inputFile(t, dir, corpusPDF(t, "base64image.pdf"))}}
-
-	ctx, stop := context.WithCancel(context.Background())
-	type sighting struct {
-		pids []int
-		kill error
+	pic := toolstest.Picture(1200, 1200, 1)
+	for pages := 4; ; pages *= 2 {
+		dir := t.TempDir()
+		pics := make([][]image.Image, pages)
+		for i := range pics {
+			pics[i] = []image.Image{pic}
+		}
+		src := toolstest.WriteTemp(t, "pictures.pdf", toolstest.ImagePDF(pics...))
+		in := &docmill.RunInput{Params: p, WorkDir: dir, Files: []docmill.LocalFile{inputFile(t, dir, src)}}
+		saw, elapsed, runErr := killedRun(tl, in)
+		if errors.Is(saw.kill, syscall.ESRCH) {
+			if pages >= 64 {
+				t.Fatalf("gs ended before it could be killed, even on %d pages (run took %s)", pages, elapsed)
+			}
+			t.Logf("gs ended before it could be killed on %d pages (run took %s): trying twice the pages", pages, elapsed)
+			continue
+		}
+		if saw.kill != nil {
+			t.Fatalf("kill gs: %v", saw.kill)
+		}
+		if len(saw.pids) == 0 {
+			t.Fatalf("never saw gs run (run: %v, %s)", runErr, elapsed)
+		}
+		if len(saw.pids) > 1 {
+			t.Errorf("gs ran %d times (pids %v): a killed gs was run again", len(saw.pids), saw.pids)
+		}
+		wantCode(t, runErr, docmill.CodeInternal)
+		var f *docmill.EngineFailure
+		if !errors.As(runErr, &f) || f.Engine != "gs" || f.Signal != "killed" {
+			t.Errorf("error %v: want the EngineFailure of gs, killed", runErr)
+		}
+		t.Logf("%d pages: failed after %s: %v", pages, elapsed, runErr)
+		return
 	}
-	seen := make(chan sighting, 1)
+}
+
+// gsSighting is what killFirstGS saw: every gs's pid, and the kill's
+// error.
+type gsSighting struct {
+	pids []int
+	kill error
+}
+
+// killedRun invokes tl on in while killFirstGS watches, and returns what
+// it saw, how long the run took and the run's error.
+func killedRun(tl *docmill.Tool, in *docmill.RunInput) (gsSighting, time.Duration, error) {
+	ctx, stop := context.WithCancel(context.Background())
+	seen := make(chan gsSighting, 1)
 	go func() {
 		pids, err := killFirstGS(ctx)
-		seen <- sighting{pids, err}
+		seen <- gsSighting{pids, err}
 	}()
 	started := time.Now()
 	_, runErr := tl.Invoke(context.Background(), in)
 	elapsed := time.Since(started)
 	stop()
-	saw := <-seen
-	pids := saw.pids
-	if errors.Is(saw.kill, syscall.ESRCH) {
-		t.Skipf("gs ended before it could be killed (run took %s)", elapsed)
-	} else if saw.kill != nil {
-		t.Fatalf("kill gs: %v", saw.kill)
-	}
-	if len(pids) == 0 {
-		t.Fatalf("never saw gs run (run: %v, %s)", runErr, elapsed)
-	}
-	if len(pids) > 1 {
-		t.Errorf("gs ran %d times (pids %v): a killed gs was run again", len(pids), pids)
-	}
-	wantCode(t, runErr, docmill.CodeInternal)
-	var f *docmill.EngineFailure
-	if !errors.As(runErr, &f) || f.Engine != "gs" || f.Signal != "killed" {
-		t.Errorf("error %v: want the EngineFailure of gs, killed", runErr)
-	}
-	t.Logf("failed after %s: %v", elapsed, runErr)
+	return <-seen, elapsed, runErr
 }
 
 // killFirstGS watches the processes under this test's process for a gs

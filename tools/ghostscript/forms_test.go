@@ -38,7 +38,7 @@ func runForm(t *testing.T, slug string, params map[string]string, path string) (
 	t.Helper()
 	tl := toolstest.Find(t, ghostscript.Tools(gsEngine, qpdfEngine, steps()), slug)
 	if !tl.IsAvailable() {
-		t.Skipf("%s: engines not installed", slug)
+		toolstest.Lacking(t, "%s: engines not installed, or no jail", slug)
 	}
 	p, err := tl.ParseParams(params)
 	if err != nil {

@@ -30,7 +30,7 @@ func tool(t testing.TB, slug string) *docmill.Tool {
 	t.Helper()
 	tl := toolstest.Find(t, ghostscript.Tools(gsEngine, qpdfEngine, steps()), slug)
 	if !tl.IsAvailable() {
-		t.Skipf("%s: engines not installed", slug)
+		toolstest.Lacking(t, "%s: engines not installed, or no jail", slug)
 	}
 	return tl
 }

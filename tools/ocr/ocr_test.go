@@ -55,7 +55,7 @@ func realTool(t *testing.T) *docmill.Tool {
 func available(t *testing.T, tl *docmill.Tool) *docmill.Tool {
 	t.Helper()
 	if !tl.IsAvailable() {
-		t.Skipf("ocr-pdf is not available here: %+v", tl.Engines())
+		toolstest.Lacking(t, "ocr-pdf is not available here: %+v", tl.Engines())
 	}
 	return tl
 }
@@ -80,9 +80,7 @@ func inputFile(t *testing.T, workDir, path, contentType string) docmill.LocalFil
 // command runs a fixture or checking program; tests skip without it.
 func command(t *testing.T, name string, args ...string) string {
 	t.Helper()
-	if _, err := exec.LookPath(name); err != nil {
-		t.Skipf("%s not installed", name)
-	}
+	toolstest.Need(t, name)
 	out, err := exec.Command(name, args...).Output()
 	if err != nil {
 		t.Fatalf("%s %v: %v", name, args, err)

@@ -66,10 +66,7 @@ func hostImage(t *testing.T) (string, image.Point) {
 // on CI, where everything must be installed.
 func missing(t *testing.T, why string) {
 	t.Helper()
-	if os.Getenv("CI") != "" {
-		t.Fatal(why)
-	}
-	t.Skip(why)
+	toolstest.Lacking(t, "%s", why)
 }
 
 // confinedPool is a one-worker pool of real LibreOffice in the default

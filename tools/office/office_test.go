@@ -33,7 +33,7 @@ func newPool(t testing.TB, opts office.Options) *office.Pool {
 		t.Fatal(err)
 	}
 	if !p.Available() {
-		t.Skip("LibreOffice or python3-uno not installed")
+		toolstest.Lacking(t, "LibreOffice or python3-uno not installed, or no jail")
 	}
 	t.Cleanup(p.Close)
 	return p
@@ -60,9 +60,10 @@ func run(t testing.TB, tl *docmill.Tool, src string, params docmill.Params) (*do
 
 func pdftotext(t testing.TB, path string) string {
 	t.Helper()
-	bin, err := exec.LookPath("pdftotext")
+	toolstest.Need(t, "pdftotext")
+	bin, err := sandbox.LookPath("pdftotext")
 	if err != nil {
-		t.Skip("no pdftotext")
+		t.Fatal(err)
 	}
 	out, err := exec.Command(bin, "-enc", "UTF-8", path, "-").Output()
 	if err != nil {

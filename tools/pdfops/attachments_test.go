@@ -3,6 +3,7 @@ package pdfops_test
 import (
 	"archive/zip"
 	"bytes"
+	"github.com/docmill/docmill/tools/toolstest"
 	"io"
 	"os"
 	"os/exec"
@@ -48,9 +49,7 @@ func TestExtractAttachments(t *testing.T) {
 		t.Errorf("output %q %q, meta %v", out.ContentType, out.Filename, out.Meta)
 	}
 	got := readZip(t, out.Path)
-	if _, err := exec.LookPath("pdfdetach"); err != nil {
-		t.Skip("pdfdetach not installed")
-	}
+	toolstest.Need(t, "pdfdetach")
 	dir := t.TempDir()
 	if b, err := exec.Command("pdfdetach", "-saveall", "-o", dir, in).CombinedOutput(); err != nil {
 		t.Fatalf("pdfdetach: %v\n%s", err, b)

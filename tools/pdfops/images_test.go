@@ -47,9 +47,7 @@ func runImagesContext(ctx context.Context, t testing.TB, params map[string]strin
 // imgNeedCommand skips the test when a poppler program is missing.
 func imgNeedCommand(t testing.TB, name string) {
 	t.Helper()
-	if _, err := exec.LookPath(name); err != nil {
-		t.Skipf("%s is not installed", name)
-	}
+	toolstest.Need(t, name)
 }
 
 // imgCommand runs name and returns its standard output.

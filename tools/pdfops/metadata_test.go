@@ -1,6 +1,7 @@
 package pdfops_test
 
 import (
+	"github.com/docmill/docmill/tools/toolstest"
 	"os/exec"
 	"strings"
 	"testing"
@@ -11,9 +12,7 @@ import (
 // pdfinfo returns poppler's pdfinfo output for path, skipping t without it.
 func pdfinfo(t *testing.T, path string) string {
 	t.Helper()
-	if _, err := exec.LookPath("pdfinfo"); err != nil {
-		t.Skip("pdfinfo not installed")
-	}
+	toolstest.Need(t, "pdfinfo")
 	out, err := exec.Command("pdfinfo", "-enc", "UTF-8", path).CombinedOutput()
 	if err != nil {
 		t.Fatalf("pdfinfo: %v\n%s", err, out)

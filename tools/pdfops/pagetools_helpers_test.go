@@ -32,9 +32,7 @@ import (
 func selPoppler(t testing.TB) {
 	t.Helper()
 	for _, name := range []string{"pdfinfo", "pdftotext"} {
-		if _, err := exec.LookPath(name); err != nil {
-			t.Skipf("%s not installed (poppler-utils)", name)
-		}
+		toolstest.Need(t, name)
 	}
 }
 

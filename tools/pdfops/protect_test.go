@@ -19,9 +19,7 @@ import (
 // skipped when the program is not installed.
 func program(t *testing.T, name string, args ...string) (string, int) {
 	t.Helper()
-	if _, err := exec.LookPath(name); err != nil {
-		t.Skipf("%s is not installed", name)
-	}
+	toolstest.Need(t, name)
 	out, err := exec.Command(name, args...).CombinedOutput()
 	var exit *exec.ExitError
 	switch {

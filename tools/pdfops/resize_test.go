@@ -69,9 +69,7 @@ func TestResizePDFLandscape(t *testing.T) {
 // boxes, left by pdfcpu in the old page's coordinates (pdfinfo then
 // gives each as the new crop box); a page not resized keeps them.
 func TestResizePDFPrintBoxes(t *testing.T) {
-	if _, err := exec.LookPath("pdfinfo"); err != nil {
-		t.Skip("pdfinfo not installed")
-	}
+	toolstest.Need(t, "pdfinfo")
 	boxes := "/MediaBox [0 0 595 842] /TrimBox [20 20 575 822] /BleedBox [10 10 585 832] /ArtBox [40 40 555 802] /BoxColorInfo << >>"
 	in := toolstest.WriteTemp(t, "print.pdf", toolstest.PDF(
 		"<< /Type /Catalog /Pages 2 0 R >>",

@@ -15,9 +15,7 @@ import (
 // streams or compressed streams, so that its names can be searched.
 func uncompressed(t *testing.T, path string) []byte {
 	t.Helper()
-	if _, err := exec.LookPath("qpdf"); err != nil {
-		t.Skip("qpdf not installed")
-	}
+	toolstest.Need(t, "qpdf")
 	out := filepath.Join(t.TempDir(), "qdf.pdf")
 	if b, err := exec.Command("qpdf", "--qdf", "--object-streams=disable", path, out).CombinedOutput(); err != nil {
 		if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 3 {

@@ -71,9 +71,7 @@ func signRun(t testing.TB, pdf, p12 string, params map[string]string) (*docmill.
 // check: the certificates are self-signed), skipping t without pdfsig.
 func signPdfsig(t testing.TB, path string) string {
 	t.Helper()
-	if _, err := exec.LookPath("pdfsig"); err != nil {
-		t.Skip("pdfsig not installed")
-	}
+	toolstest.Need(t, "pdfsig")
 	out, err := exec.Command("pdfsig", "-nocert", path).CombinedOutput()
 	if err != nil {
 		t.Fatalf("pdfsig: %v\n%s", err, out)
@@ -196,9 +194,7 @@ func TestSignTwice(t *testing.T) {
 // the unsigned page's.
 func TestSignVisible(t *testing.T) {
 	for _, tool := range []string{"qpdf", "pdftotext", "pdftoppm"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			t.Skip(tool + " not installed")
-		}
+		toolstest.Need(t, tool)
 	}
 	src := fourPagesPDF(t)
 	p12 := signP12(t, "Видимый Подписант", false, pkcs12.Modern, "pw")
@@ -376,9 +372,7 @@ func signLoopingPDF() []byte {
 // (habibi-rotated.pdf): pdfsig finds it valid and pdftotext reads its
 // text upright.
 func TestSignVisibleRotated(t *testing.T) {
-	if _, err := exec.LookPath("pdftotext"); err != nil {
-		t.Skip("pdftotext not installed")
-	}
+	toolstest.Need(t, "pdftotext")
 	p12 := signP12(t, "Rotated Signer", true, pkcs12.Modern, "")
 	out, err := signRun(t, pdfCorpus(t)+"habibi-rotated.pdf", p12, map[string]string{"visible": "true", "text": "Upright signature"})
 	if err != nil {

@@ -24,9 +24,7 @@ import (
 func needPoppler(t testing.TB) {
 	t.Helper()
 	for _, p := range []string{"pdftotext", "pdffonts", "pdfinfo"} {
-		if _, err := exec.LookPath(p); err != nil {
-			t.Skipf("%s not installed", p)
-		}
+		toolstest.Need(t, p)
 	}
 }
 

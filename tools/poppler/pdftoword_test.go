@@ -25,7 +25,7 @@ func wordTestTool(t testing.TB, slug string) *docmill.Tool {
 	find := func(name string) *sandbox.Engine {
 		e := sandbox.Find(name, []string{"-v"}, sandbox.Options{View: sandbox.View{ReadOnly: DataPaths}})
 		if !e.Available() {
-			t.Skipf("%s is not installed", name)
+			toolstest.Lacking(t, "%s is not available (not installed, or the jail cannot run)", name)
 		}
 		return e
 	}

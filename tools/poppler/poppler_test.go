@@ -35,7 +35,7 @@ func testEngines(t testing.TB) (pdftoppm, pdftotext, pdfinfo *sandbox.Engine) {
 	pdfinfo = sandbox.Find("pdfinfo", []string{"-v"}, sandbox.Options{View: sandbox.View{ReadOnly: DataPaths}})
 	for _, e := range []*sandbox.Engine{pdftoppm, pdftotext, pdfinfo} {
 		if !e.Available() {
-			t.Skipf("%s is not installed", e.Name)
+			toolstest.Lacking(t, "%s is not available (not installed, or the jail cannot run)", e.Name)
 		}
 	}
 	return pdftoppm, pdftotext, pdfinfo

@@ -118,7 +118,7 @@ func TestVerifyUnsignedField(t *testing.T) {
 	pdfsig := sandbox.Find("pdfsig", []string{"-v"}, sandbox.Options{View: sandbox.View{ReadOnly: DataPaths}})
 	certutil := sandbox.Find("certutil", nil, sandbox.Options{})
 	if !pdfsig.Available() || !certutil.Available() {
-		t.Skip("pdfsig or certutil is not installed")
+		toolstest.Lacking(t, "pdfsig or certutil is not available (not installed, or no jail)")
 	}
 	tool := verifySignaturesTool(Engines{PDFSig: pdfsig, CertUtil: certutil})
 	form := func(name string) string {
@@ -163,7 +163,7 @@ func TestVerifyForgedLinesPdfsigOmits(t *testing.T) {
 	pdfsig := sandbox.Find("pdfsig", []string{"-v"}, sandbox.Options{View: sandbox.View{ReadOnly: DataPaths}})
 	certutil := sandbox.Find("certutil", nil, sandbox.Options{})
 	if !pdfsig.Available() || !certutil.Available() {
-		t.Skip("pdfsig or certutil is not installed")
+		toolstest.Lacking(t, "pdfsig or certutil is not available (not installed, or no jail)")
 	}
 	tool := verifySignaturesTool(Engines{PDFSig: pdfsig, CertUtil: certutil})
 	for name, lines := range map[string]string{

@@ -22,7 +22,7 @@ func thumbnailTool(t *testing.T) *docmill.Tool {
 	find := func(name string, args ...string) *sandbox.Engine {
 		e := sandbox.Find(name, args, sandbox.Options{View: sandbox.View{ReadOnly: poppler.DataPaths}})
 		if !e.Available() {
-			t.Skipf("%s is not installed", name)
+			toolstest.Lacking(t, "%s is not available (not installed, or the jail cannot run)", name)
 		}
 		return e
 	}

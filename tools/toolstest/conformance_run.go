@@ -31,7 +31,7 @@ type result struct {
 // must keep to, success or not: no panic, nothing written beside the work
 // directory, the inputs unchanged and no new "input-" name; on success,
 // a non-empty regular result file inside the work directory.
-func (s *Suite) run(t *testing.T, ctx context.Context, tool *docmill.Tool, raw map[string]string, samples []sample) *result {
+func (s *Suite) run(t testing.TB, ctx context.Context, tool *docmill.Tool, raw map[string]string, samples []sample) *result {
 	t.Helper()
 	params, err := tool.ParseParams(raw)
 	if err != nil {
@@ -87,7 +87,7 @@ func (s *Suite) run(t *testing.T, ctx context.Context, tool *docmill.Tool, raw m
 
 // checkOutputType holds a result's content type to the tool's declaration
 // (OutputTypes, or a zip when MayZip), which pipelines rely on.
-func checkOutputType(t *testing.T, tool *docmill.Tool, in *docmill.RunInput, out *docmill.RunOutput) {
+func checkOutputType(t testing.TB, tool *docmill.Tool, in *docmill.RunInput, out *docmill.RunOutput) {
 	t.Helper()
 	ct, _, _ := strings.Cut(out.ContentType, ";")
 	var types []string
@@ -115,7 +115,7 @@ func runSafely(ctx context.Context, tool *docmill.Tool, in *docmill.RunInput) (o
 // baseParams are the raw params of the suite's runs of tool: a value for
 // each required param (the first that Values offers and ParseParams
 // takes), then the caller's Params.
-func (s *Suite) baseParams(t *testing.T, tool *docmill.Tool) map[string]string {
+func (s *Suite) baseParams(t testing.TB, tool *docmill.Tool) map[string]string {
 	raw := map[string]string{}
 	for _, p := range tool.Params {
 		if !p.Required {
@@ -181,7 +181,7 @@ func (s *Suite) variants(tool *docmill.Tool, p docmill.Param, base map[string]st
 	return out
 }
 
-func (s *Suite) checkParams(t *testing.T, tool *docmill.Tool, smp sample) {
+func (s *Suite) checkParams(t testing.TB, tool *docmill.Tool, smp sample) {
 	raw := s.baseParams(t, tool)
 	params, _ := tool.ParseParams(raw)
 	base := s.reproducible(t, tool, raw, smp)
@@ -195,7 +195,7 @@ func (s *Suite) checkParams(t *testing.T, tool *docmill.Tool, smp sample) {
 // does fails, since its params cannot then be judged. (A second run may
 // differ now and then where normalization misses something, such as a
 // date whose length changes with the second it was written.)
-func (s *Suite) reproducible(t *testing.T, tool *docmill.Tool, raw map[string]string, smp sample) *result {
+func (s *Suite) reproducible(t testing.TB, tool *docmill.Tool, raw map[string]string, smp sample) *result {
 	var runs []*result
 	for range 3 {
 		r := s.run(t, context.Background(), tool, raw, s.files(t, tool, smp))
@@ -216,7 +216,7 @@ func (s *Suite) reproducible(t *testing.T, tool *docmill.Tool, raw map[string]st
 // checkParam tries the variants of p in turn until one changes the
 // result (a value may equal the tool's implicit behaviour: split's every
 // 1 is its default of a file per page).
-func (s *Suite) checkParam(t *testing.T, tool *docmill.Tool, smp sample, p docmill.Param, raw map[string]string, params docmill.Params, base *result) {
+func (s *Suite) checkParam(t testing.TB, tool *docmill.Tool, smp sample, p docmill.Param, raw map[string]string, params docmill.Params, base *result) {
 	vs := s.variants(tool, p, raw, params)
 	if len(vs) == 0 {
 		if v, ok := refusedBeside(tool, p, raw); ok {
@@ -281,7 +281,7 @@ func namesField(err error, field string) bool {
 	return strings.Contains(e.Message, field)
 }
 
-func (s *Suite) checkBadInput(t *testing.T, tool *docmill.Tool, smp sample) {
+func (s *Suite) checkBadInput(t testing.TB, tool *docmill.Tool, smp sample) {
 	b, err := os.ReadFile(smp.path)
 	if err != nil {
 		t.Fatal(err)

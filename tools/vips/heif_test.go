@@ -3,6 +3,7 @@ package vips
 import (
 	"bytes"
 	"encoding/binary"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -24,7 +25,7 @@ func heifSample(t *testing.T, ext string) string {
 	png := toolstest.WriteTemp(t, "corner.png", toolstest.Corner(t, 60, 40, 10))
 	out := filepath.Join(t.TempDir(), "corner."+ext)
 	if b, err := exec.Command("vips", "copy", png, out).CombinedOutput(); err != nil {
-		t.Skipf("this libvips cannot write .%s: %v: %s", ext, err, b)
+		toolstest.NeedCapability(t, "write ."+ext+" with libvips (libheif and its encoder: make test-deps)", fmt.Errorf("%v: %s", err, b))
 	}
 	return out
 }
@@ -164,7 +165,7 @@ func TestHEIFDamaged(t *testing.T) {
 func TestCompressAVIF(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "photo.avif")
 	if b, err := exec.Command("vips", "copy", corpusImage(t, "photo.jpg"), out+"[Q=95]").CombinedOutput(); err != nil {
-		t.Skipf("this libvips cannot write AVIF: %v: %s", err, b)
+		toolstest.NeedCapability(t, "write AVIF with libvips (libheif and aomenc: make test-deps)", fmt.Errorf("%v: %s", err, b))
 	}
 	res := mustRunTool(t, testTool(t, "compress-image"), out, map[string]string{"preset": "extreme"})
 	in, err := os.Stat(out)

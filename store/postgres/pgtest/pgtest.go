@@ -8,6 +8,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"github.com/docmill/docmill/tools/toolstest"
 	"net/url"
 	"os"
 	"testing"
@@ -30,10 +31,7 @@ func BaseURL(t testing.TB) string {
 		base = defaultURL
 	}
 	if err := exec(base, "SELECT 1"); err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("PostgreSQL not reachable at %s (set %s): %v", base, URLEnv, err)
-		}
-		t.Skipf("SKIPPED: PostgreSQL not reachable at %s (set %s): %v", base, URLEnv, err)
+		toolstest.NeedService(t, "PostgreSQL at "+base+" (set "+URLEnv+")", err)
 	}
 	return base
 }
