@@ -46,7 +46,8 @@ func (q *Queue[TTx]) Sweep(ctx context.Context) error {
 		return err
 	}
 	if err := q.forgetEndedMail(ctx); err != nil {
-		return err
+		// Not a reason to keep expired files: the next sweep tries again.
+		q.cfg.Logger.Warn("janitor: ended mail not removed", "err", err)
 	}
 	for {
 		now := q.cfg.Now()
