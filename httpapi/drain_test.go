@@ -64,7 +64,14 @@ func TestDrain(t *testing.T) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	time.Sleep(100 * time.Millisecond) // the upload is read as far as it goes
+	// The unfinished upload is being stored: its file's write has begun
+	// in the bucket (a temporary file beside the waiting call's input).
+	for a.storedInputs(t) < 2 {
+		if time.Now().After(deadline) {
+			t.Fatal("the unfinished upload was never being stored")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 
 	drained := time.Now()
 	a.s.Drain()
