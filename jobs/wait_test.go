@@ -17,6 +17,8 @@ import (
 // TestWaitNotified: on PostgreSQL, an insert-only queue's Wait is woken by
 // the NOTIFY of a job finished through another pool (as a worker in another
 // process finishes it), not by its safety poll; the metrics say which.
+// The job is finished only after Wait's first poll, so that Wait has
+// surely seen it unfinished.
 func TestWaitNotified(t *testing.T) {
 	dbURL := pgtest.SchemaURL(t)
 	api, worker := openPostgres(t, dbURL), openPostgres(t, dbURL)
@@ -51,8 +53,16 @@ func TestWaitNotified(t *testing.T) {
 	if _, err := worker.StartJob(t.Context(), j.ID, time.Now()); err != nil {
 		t.Fatal(err)
 	}
+	// The job is finished once Wait has looked at it, found it unfinished
+	// and waited: its first safety poll (listenPoll, 2 s) is the sign.
 	go func() {
-		time.Sleep(100 * time.Millisecond)
+		for gauge(t, reg, "docmill_job_wait_wakeups_total", "poll") < 1 {
+			if time.Now().After(deadline.Add(10 * time.Second)) {
+				t.Error("Wait never polled")
+				return
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
 		done := *j
 		done.Status, done.Error = docmill.StatusFailed, &docmill.JobError{Code: docmill.CodeInternal, Message: "x"}
 		if _, err := worker.FinishJob(context.Background(), &done); err != nil {
