@@ -164,7 +164,10 @@ func TestLanesWorkOnlyTheirJobs(t *testing.T) {
 	b.release <- struct{}{}
 	b.waitStarted(t, 2)
 	b.release <- struct{}{}
-	time.Sleep(300 * time.Millisecond) // 15 polls: time for a wrong pickup
+	// A later office job runs once those two have ended: the node has
+	// fetched again since, with the pdf job queued ahead of it all along.
+	b.submit(t, a, "doc", 2)
+	b.waitStarted(t, 3)
 	if s := b.status(t, office.ID); s != docmill.StatusFailed {
 		t.Errorf("office job %s, want it worked (failed by the test tool)", s)
 	}
