@@ -199,9 +199,10 @@ func fairShareCase(t *testing.T, b *laneBench) {
 	if got := b.waitStarted(t, 2); got[0] != a.ID || got[1] != a.ID {
 		t.Fatalf("runs %v: want A's two first (nobody else waits)", got)
 	}
+	// B's job waits in River's queue once submit returns: the store
+	// enqueues it in the job's own transaction.
 	bj := b.submit(t, c, "quick", 4)
-	time.Sleep(100 * time.Millisecond) // B's job is waiting
-	b.release <- struct{}{}            // one of A's ends
+	b.release <- struct{}{} // one of A's ends
 	got := b.waitStarted(t, 3)
 	if got[2] != c.ID {
 		t.Fatalf("runs %v: want B's third, while A's two others wait", got)
@@ -255,8 +256,7 @@ func TestFairShareOneWorker(t *testing.T) {
 		b.submit(t, a, "doc", 1)
 	}
 	b.waitStarted(t, 1)
-	b.submit(t, c, "doc", 4)
-	time.Sleep(100 * time.Millisecond) // B's job is waiting
+	b.submit(t, c, "doc", 4) // waits in River's queue once this returns
 	b.release <- struct{}{}
 	if got := b.waitStarted(t, 2); got[1] != c.ID {
 		t.Fatalf("runs %v: want B's second, between A's", got)

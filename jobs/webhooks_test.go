@@ -129,16 +129,16 @@ func attempts(t *testing.T, st docmill.Store, id string, n int) []*docmill.Webho
 	}
 }
 
-// deliveriesSettled waits until st's queue holds no webhook delivery
-// that may still run (each is completed, discarded or cancelled): no
-// attempt can come after.
-func deliveriesSettled(t *testing.T, st *sqlite.Store) {
+// riverSettled waits until st's queue holds no River job of kind (a
+// webhook delivery, a mail) that may still run: each is completed,
+// discarded or cancelled, so no attempt can come after.
+func riverSettled(t *testing.T, st *sqlite.Store, kind string) {
 	t.Helper()
 	deadline := time.Now().Add(20 * time.Second)
 	for {
 		var live int
 		err := st.WriteDB().QueryRowContext(t.Context(), `SELECT count(*) FROM river_job
-WHERE kind = 'docmill.webhook' AND state NOT IN ('completed', 'discarded', 'cancelled')`).Scan(&live)
+WHERE kind = ? AND state NOT IN ('completed', 'discarded', 'cancelled')`, kind).Scan(&live)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -146,7 +146,7 @@ WHERE kind = 'docmill.webhook' AND state NOT IN ('completed', 'discarded', 'canc
 			return
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("%d webhook deliveries still live after 20 s", live)
+			t.Fatalf("%d River jobs of kind %s still live after 20 s", live, kind)
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
@@ -177,7 +177,7 @@ func TestWebhookRetryAfter(t *testing.T) {
 	if fs[0].StatusCode != http.StatusBadGateway || fs[0].NextRetryAt != nil || fs[0].Error != "HTTP 502" {
 		t.Fatalf("last attempt %+v", *fs[0])
 	}
-	deliveriesSettled(t, st)
+	riverSettled(t, st, (jobs.DeliverArgs{}).Kind())
 	if n := len(failing.times()); n != 3 {
 		t.Fatalf("%d attempts, want 3 (a schedule of two delays)", n)
 	}
@@ -215,14 +215,14 @@ func TestWebhookDisabledAfterDays(t *testing.T) {
 	if as[0].NextRetryAt != nil {
 		t.Fatalf("the disabling attempt has a next retry at %v", as[0].NextRetryAt)
 	}
-	deliveriesSettled(t, st)
+	riverSettled(t, st, (jobs.DeliverArgs{}).Kind())
 	// A healthy endpoint added now gets the next event: once it has, the
 	// disabled one would have had it too (both are chosen as the job ends).
 	up := newHookReceiver(t, http.StatusOK, "")
 	upHook := addHook(t, st, a, up.URL, clk.t)
 	finish(a) // a disabled endpoint gets no more events
 	attempts(t, st, upHook.ID, 1)
-	deliveriesSettled(t, st)
+	riverSettled(t, st, (jobs.DeliverArgs{}).Kind())
 	if n := len(down.times()); n != 1 {
 		t.Fatalf("the endpoint got %d requests, want 1", n)
 	}
@@ -243,7 +243,7 @@ func TestWebhookRefusedAtDial(t *testing.T) {
 	if as[0].StatusCode != 0 || !strings.Contains(as[0].Error, "private or internal") || as[0].NextRetryAt != nil {
 		t.Fatalf("attempt %+v: want refused, no retry", *as[0])
 	}
-	deliveriesSettled(t, st)
+	riverSettled(t, st, (jobs.DeliverArgs{}).Kind())
 	if n := len(rc.times()); n != 0 || len(attempts(t, st, hook.ID, 1)) != 1 {
 		t.Fatalf("the internal endpoint got %d requests, want none, and one attempt recorded", n)
 	}
