@@ -224,7 +224,7 @@ func TestShutdownKeepsUsedBudget(t *testing.T) {
 			t.Fatal("the job never ran") // a guard only
 		}
 	}
-	time.Sleep(5500 * time.Millisecond) // past demoteAfter (5 s) of its 8 s
+	time.Sleep(5500 * time.Millisecond) // not ordering: a lower bound, past demoteAfter (5 s) of its 8 s
 	stopCtx, cancel := context.WithTimeout(ctx, 100*time.Millisecond)
 	defer cancel()
 	_ = q.Stop(stopCtx) // cuts the job short: it goes back to the queue
