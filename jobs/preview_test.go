@@ -119,3 +119,47 @@ func readBlob(t *testing.T, bl docmill.BlobStore, key string) []byte {
 	}
 	return b
 }
+
+// TestNoPreviewWithoutTool: a node without pdf-to-png finishes a job
+// that asked for a preview without one, as it does a job whose result is
+// no PDF: a preview is never a reason to fail.
+func TestNoPreviewWithoutTool(t *testing.T) {
+	st, bucket := openData(t)
+	clk := &clock{t: time.Now()}
+	newQueue(t, st, bucket, clk) // River's tables; enqueues
+	acct := newAccount(t, st, clk)
+	started := make(chan string, 1)
+	q, err := jobs.New(riversqlite.New(st.WriteDB()), jobs.Config{
+		Store: st, Blob: bucket, Registry: docmill.NewRegistry(pdfTool(), startedTool("text", false, started)),
+		Workers: 1, SoleWorker: true, PollInterval: 20 * time.Millisecond, ScratchDir: t.TempDir(),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := q.Start(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	defer q.Stop(context.Background())
+	for _, tool := range []string{"make-pdf", "work"} {
+		id := docmill.NewJobID()
+		key := docmill.InputKey(id, 0)
+		if _, err := bucket.Put(t.Context(), key, bytes.NewReader([]byte("input")), "text/plain"); err != nil {
+			t.Fatal(err)
+		}
+		j := &docmill.Job{ID: id, AccountID: acct.ID, Tool: tool, CreatedAt: time.Now(), ResultTTL: time.Hour, Preview: true,
+			Inputs: []docmill.InputFile{{Key: key, Filename: "in.txt", ContentType: "text/plain", Size: 5}}}
+		if _, err := st.CreateJob(t.Context(), j, docmill.Admission{Period: "2026-11"}); err != nil {
+			t.Fatal(err)
+		}
+		done, err := q.Wait(t.Context(), id, 30*time.Second) // a guard only
+		if err != nil || done.Status != docmill.StatusDone {
+			t.Fatalf("%s: job %+v, %v; want done", tool, done, err)
+		}
+		if _, ok := done.Meta["preview_size"]; ok {
+			t.Errorf("%s: meta preview_size %v, want none", tool, done.Meta["preview_size"])
+		}
+		if _, err := bucket.Attributes(t.Context(), docmill.ResultKey(id, docmill.PreviewName(done.Result.Filename))); err == nil {
+			t.Errorf("%s: a preview is stored", tool)
+		}
+	}
+}
