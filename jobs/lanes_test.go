@@ -3,6 +3,7 @@ package jobs_test
 import (
 	"context"
 	"database/sql"
+	"fmt"
 	"sync"
 	"testing"
 	"time"
@@ -117,19 +118,14 @@ func (b *laneBench) submit(t *testing.T, a *docmill.Account, tool string, priori
 // waitStarted waits until n runs have started and returns their accounts.
 func (b *laneBench) waitStarted(t *testing.T, n int) []string {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for {
+	var got []string
+	waitUntil(t, 20*time.Second, func() (bool, string) {
 		b.mu.Lock()
-		got := append([]string(nil), b.started...)
+		got = append([]string(nil), b.started...)
 		b.mu.Unlock()
-		if len(got) >= n {
-			return got
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("runs started %v, want %d", got, n)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+		return len(got) >= n, fmt.Sprintf("runs started %v, want %d", got, n)
+	})
+	return got
 }
 
 func (b *laneBench) status(t *testing.T, id string) docmill.Status {

@@ -2,6 +2,7 @@ package jobs_test
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -113,20 +114,15 @@ func addHook(t *testing.T, st docmill.Store, a *docmill.Account, url string, at 
 // them, newest first.
 func attempts(t *testing.T, st docmill.Store, id string, n int) []*docmill.WebhookAttempt {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		as, err := st.WebhookAttempts(t.Context(), id, 100)
-		if err != nil {
+	var as []*docmill.WebhookAttempt
+	waitUntil(t, 20*time.Second, func() (bool, string) {
+		var err error
+		if as, err = st.WebhookAttempts(t.Context(), id, 100); err != nil {
 			t.Fatal(err)
 		}
-		if len(as) >= n {
-			return as
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%d attempts recorded within 20 s, want %d", len(as), n)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+		return len(as) >= n, fmt.Sprintf("%d attempts recorded, want %d", len(as), n)
+	})
+	return as
 }
 
 // riverSettled waits until st's queue holds no River job of kind (a
@@ -134,22 +130,15 @@ func attempts(t *testing.T, st docmill.Store, id string, n int) []*docmill.Webho
 // discarded or cancelled, so no attempt can come after.
 func riverSettled(t *testing.T, st *sqlite.Store, kind string) {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for {
+	waitUntil(t, 20*time.Second, func() (bool, string) {
 		var live int
 		err := st.WriteDB().QueryRowContext(t.Context(), `SELECT count(*) FROM river_job
 WHERE kind = ? AND state NOT IN ('completed', 'discarded', 'cancelled')`, kind).Scan(&live)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if live == 0 {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%d River jobs of kind %s still live after 20 s", live, kind)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+		return live == 0, fmt.Sprintf("%d River jobs of kind %s still live", live, kind)
+	})
 }
 
 // TestWebhookRetryAfter: a 429's Retry-After, longer than the schedule's
