@@ -43,43 +43,7 @@ func TestWebhookEndpoints(t *testing.T) {
 		t.Errorf("get %+v", got)
 	}
 
-	// Two failed attempts, the second disabling the endpoint.
-	now := time.Now()
-	next := now.Add(time.Minute)
-	for i, at := range []*docmill.WebhookAttempt{
-		{WebhookID: wh.ID, MessageID: "msg_1", Event: "job.done", JobID: "job_1", Attempt: 1, AttemptedAt: now.Add(-time.Minute), StatusCode: 503, Error: "HTTP 503", NextRetryAt: &next},
-		{WebhookID: wh.ID, MessageID: "msg_1", Event: "job.done", JobID: "job_1", Attempt: 2, AttemptedAt: now, Error: "connection refused"},
-	} {
-		disable := ""
-		if i == 1 {
-			disable = "every delivery failed"
-		}
-		if _, err := a.st.RecordWebhookAttempt(t.Context(), at, disable); err != nil {
-			t.Fatal(err)
-		}
-	}
-	var deliveries struct {
-		Deliveries []attemptBody `json:"deliveries"`
-	}
-	decode(t, a.call(key, http.MethodGet, "/v1/webhooks/"+wh.ID+"/deliveries?limit=1", ""), http.StatusOK, &deliveries)
-	if d := deliveries.Deliveries; len(d) != 1 || d[0].Attempt != 2 || d[0].StatusCode != nil || d[0].Error == nil {
-		t.Errorf("deliveries %+v, want the newest, without a status code", d)
-	}
-	decode(t, a.call(key, http.MethodGet, "/v1/webhooks/"+wh.ID+"/deliveries", ""), http.StatusOK, &deliveries)
-	if d := deliveries.Deliveries; len(d) != 2 || d[1].StatusCode == nil || *d[1].StatusCode != 503 || d[1].NextRetryAt == nil {
-		t.Errorf("deliveries %+v, want both, the older with its 503 and retry", d)
-	}
-	got = webhookBody{}
-	decode(t, a.call(key, http.MethodGet, "/v1/webhooks/"+wh.ID, ""), http.StatusOK, &got)
-	if got.Enabled || got.DisabledAt == nil || got.DisabledReason == "" || got.FailingSince == nil {
-		t.Errorf("after the disabling attempt: %+v", got)
-	}
-	got = webhookBody{}
-	decode(t, a.call(key, http.MethodPost, "/v1/webhooks/"+wh.ID+"/enable", ""), http.StatusOK, &got)
-	if !got.Enabled || got.DisabledAt != nil {
-		t.Errorf("enabled: %+v", got)
-	}
-
+	checkDeliveriesAndEnable(t, a, key, wh.ID)
 	var rotated webhookBody
 	decode(t, a.call(key, http.MethodPost, "/v1/webhooks/"+wh.ID+"/rotate-secret", ""), http.StatusOK, &rotated)
 	if rotated.Secret == "" || rotated.Secret == wh.Secret || rotated.PreviousSecretExpiresAt == nil {
@@ -100,6 +64,51 @@ func TestWebhookEndpoints(t *testing.T) {
 	if w := a.call(key, http.MethodGet, "/v1/webhooks/"+wh.ID, ""); w.Code != http.StatusNotFound {
 		t.Errorf("GET after DELETE: %d, want 404", w.Code)
 	}
+}
+
+// checkDeliveriesAndEnable records two failed attempts of endpoint id,
+// the second disabling it, and checks that GET .../deliveries shows them
+// newest first (?limit too), that the endpoint reads as disabled, and
+// that POST .../enable enables it again.
+func checkDeliveriesAndEnable(t *testing.T, a *procAPI, key, id string) {
+	t.Helper()
+	// Two failed attempts, the second disabling the endpoint.
+	now := time.Now()
+	next := now.Add(time.Minute)
+	for i, at := range []*docmill.WebhookAttempt{
+		{WebhookID: id, MessageID: "msg_1", Event: "job.done", JobID: "job_1", Attempt: 1, AttemptedAt: now.Add(-time.Minute), StatusCode: 503, Error: "HTTP 503", NextRetryAt: &next},
+		{WebhookID: id, MessageID: "msg_1", Event: "job.done", JobID: "job_1", Attempt: 2, AttemptedAt: now, Error: "connection refused"},
+	} {
+		disable := ""
+		if i == 1 {
+			disable = "every delivery failed"
+		}
+		if _, err := a.st.RecordWebhookAttempt(t.Context(), at, disable); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var deliveries struct {
+		Deliveries []attemptBody `json:"deliveries"`
+	}
+	decode(t, a.call(key, http.MethodGet, "/v1/webhooks/"+id+"/deliveries?limit=1", ""), http.StatusOK, &deliveries)
+	if d := deliveries.Deliveries; len(d) != 1 || d[0].Attempt != 2 || d[0].StatusCode != nil || d[0].Error == nil {
+		t.Errorf("deliveries %+v, want the newest, without a status code", d)
+	}
+	decode(t, a.call(key, http.MethodGet, "/v1/webhooks/"+id+"/deliveries", ""), http.StatusOK, &deliveries)
+	if d := deliveries.Deliveries; len(d) != 2 || d[1].StatusCode == nil || *d[1].StatusCode != 503 || d[1].NextRetryAt == nil {
+		t.Errorf("deliveries %+v, want both, the older with its 503 and retry", d)
+	}
+	var got webhookBody
+	decode(t, a.call(key, http.MethodGet, "/v1/webhooks/"+id, ""), http.StatusOK, &got)
+	if got.Enabled || got.DisabledAt == nil || got.DisabledReason == "" || got.FailingSince == nil {
+		t.Errorf("after the disabling attempt: %+v", got)
+	}
+	got = webhookBody{}
+	decode(t, a.call(key, http.MethodPost, "/v1/webhooks/"+id+"/enable", ""), http.StatusOK, &got)
+	if !got.Enabled || got.DisabledAt != nil {
+		t.Errorf("enabled: %+v", got)
+	}
+
 }
 
 // TestWebhookRefusals: bad bodies, a missing url, events empty or
