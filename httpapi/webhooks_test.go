@@ -16,8 +16,8 @@ import (
 // another account sees none of them.
 func TestWebhookEndpoints(t *testing.T) {
 	a := newProcAPI(t, nil)
-	key, _ := a.account(t, docmill.Plan{Webhooks: 2})
-	otherKey, _ := a.account(t, docmill.Plan{Webhooks: 2})
+	key, _ := a.account(t, docmill.Plan{})
+	otherKey, _ := a.account(t, docmill.Plan{})
 
 	var wh webhookBody
 	w := a.call(key, http.MethodPost, "/v1/webhooks", `{"url": "https://hooks.example/in", "events": ["job.failed", "job.done"]}`)
