@@ -190,3 +190,44 @@ attempted_at = CURRENT_TIMESTAMP WHERE json_extract(json(args), '$.job_id') = ?`
 	default:
 	}
 }
+
+// TestStoppedNodeJobFinishedElsewhere: a node stopped mid-job (a
+// shutdown whose grace ran out) puts the job back in the queue, queued
+// and uncharged, and another node on the database finishes it.
+func TestStoppedNodeJobFinishedElsewhere(t *testing.T) {
+	st, bucket := openData(t)
+	clk := &clock{t: time.Now()}
+	newQueue(t, st, bucket, clk) // River's tables; enqueues
+	acct := newAccount(t, st, clk)
+	started := make(chan string, 4)
+	a := startWorkerNode(t, st, bucket, "node-a", clk, nil, startedTool("a", true, started))
+	id := queueJob(t, st, bucket, acct, "work")
+	if got := <-started; got != "a" {
+		t.Fatalf("first run on %q, want node a", got)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	_ = a.Stop(ctx) // the grace runs out: the run is cut short
+	j, err := st.Job(t.Context(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if j.Status != docmill.StatusQueued {
+		t.Fatalf("after node a stopped: %s %+v, want queued again", j.Status, j.Error)
+	}
+	b := startWorkerNode(t, st, bucket, "node-b", clk, nil, startedTool("b", false, started))
+	done, err := b.Wait(t.Context(), id, 30*time.Second) // a guard only
+	if err != nil || done.Status != docmill.StatusDone {
+		t.Fatalf("job %+v, %v; want done by node b", done, err)
+	}
+	if got := <-started; got != "b" {
+		t.Errorf("second run on %q, want node b", got)
+	}
+	u, err := st.Usage(t.Context(), acct.ID, "2026-11")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if u.Operations != 1 {
+		t.Errorf("usage %+v, want the job charged once", u)
+	}
+}
