@@ -110,10 +110,9 @@ func TestConnsPerIP(t *testing.T) {
 	}
 	before := held.Load()
 	kept[1].Close()
-	deadline := time.Now().Add(10 * time.Second)
-	for held.Load() != before-1 && time.Now().Before(deadline) {
-		time.Sleep(10 * time.Millisecond)
-	}
+	waitUntil(t, 10*time.Second, func() (bool, string) {
+		return held.Load() == before-1, fmt.Sprintf("the server holds %d connections, want %d", held.Load(), before-1)
+	})
 	if got := healthz(t, dialFrom(t, srv, "127.0.0.1"), ""); got != http.StatusOK {
 		t.Errorf("after one place was given back: %d, want 200", got)
 	}
@@ -143,15 +142,10 @@ func TestConnsBehindProxy(t *testing.T) {
 			continue
 		}
 		// The uploads' requests are in flight once their handlers run.
-		deadline := time.Now().Add(10 * time.Second)
-		got := healthz(t, c, client)
-		for got != http.StatusTooManyRequests && time.Now().Before(deadline) {
-			time.Sleep(20 * time.Millisecond)
-			got = healthz(t, c, client)
-		}
-		if got != http.StatusTooManyRequests {
-			t.Errorf("a third request of 203.0.113.5: %d, want 429", got)
-		}
+		waitUntil(t, 10*time.Second, func() (bool, string) {
+			got := healthz(t, c, client)
+			return got == http.StatusTooManyRequests, fmt.Sprintf("a third request of 203.0.113.5: %d, want 429", got)
+		})
 		if got := healthz(t, c, "X-Forwarded-For: 203.0.113.6\r\n"); got != http.StatusOK {
 			t.Errorf("another forwarded client on the same connection: %d, want 200", got)
 		}

@@ -57,14 +57,15 @@ func TestDrain(t *testing.T) {
 	go func() { _, _ = io.WriteString(pw, pdfB+strings.Repeat("%", 4096)) }() // then nothing more
 	uploading := drainPost(srv.URL, key, pr)
 	period, _ := docmill.Period(time.Now())
-	deadline := time.Now().Add(10 * time.Second)
-	for u, _ := a.st.Usage(t.Context(), acct.ID, period); u.InFlight != 1; u, _ = a.st.Usage(t.Context(), acct.ID, period) {
-		if time.Now().After(deadline) {
-			t.Fatal("the waiting call's job was never created")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	time.Sleep(100 * time.Millisecond) // the upload is read as far as it goes
+	waitUntil(t, 10*time.Second, func() (bool, string) {
+		u, _ := a.st.Usage(t.Context(), acct.ID, period)
+		return u.InFlight == 1, "the waiting call's job was never created"
+	})
+	// The unfinished upload is being stored: its file's write has begun
+	// in the bucket (a temporary file beside the waiting call's input).
+	waitUntil(t, 10*time.Second, func() (bool, string) {
+		return a.storedInputs(t) >= 2, "the unfinished upload was never being stored"
+	})
 
 	drained := time.Now()
 	a.s.Drain()

@@ -44,7 +44,7 @@ func TestUploadPace(t *testing.T) {
 					return
 				}
 				sent += piece
-				time.Sleep(gap)
+				time.Sleep(gap) // not ordering: the pace of a slow client, what is tested
 			}
 			if max >= size {
 				_, _ = io.WriteString(conn, strings.Repeat("x", size-sent-9)+"\r\n--b--\r\n")
@@ -96,7 +96,7 @@ type slowDisk struct{ docmill.BlobStore }
 
 func (d slowDisk) Put(ctx context.Context, key string, r io.Reader, ct string) (int64, error) {
 	return d.BlobStore.Put(ctx, key, readerFunc(func(p []byte) (int, error) {
-		time.Sleep(50 * time.Millisecond)
+		time.Sleep(50 * time.Millisecond) // not ordering: the slow disk's pace
 		return r.Read(p[:min(len(p), 512)])
 	}), ct)
 }
@@ -152,7 +152,7 @@ func TestSmallBodyPace(t *testing.T) {
 				if _, err := io.WriteString(conn, body[i:i+1]); err != nil {
 					return
 				}
-				time.Sleep(tc.gap)
+				time.Sleep(tc.gap) // not ordering: the pace of a slow client, what is tested
 			}
 		}()
 		resp, code := readProblem(t, bufio.NewReader(conn))

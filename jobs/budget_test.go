@@ -219,12 +219,8 @@ func TestShutdownKeepsUsedBudget(t *testing.T) {
 	if _, err := st.CreateJob(ctx, j, docmill.Admission{Period: time.Now().Format("2006-01")}); err != nil {
 		t.Fatal(err)
 	}
-	for deadline := time.Now().Add(time.Minute); len(log.names()) == 0; time.Sleep(10 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatal("the job never ran") // a guard only
-		}
-	}
-	time.Sleep(5500 * time.Millisecond) // past demoteAfter (5 s) of its 8 s
+	waitUntil(t, time.Minute, func() (bool, string) { return len(log.names()) > 0, "the job never ran" })
+	time.Sleep(5500 * time.Millisecond) // not ordering: a lower bound, past demoteAfter (5 s) of its 8 s
 	stopCtx, cancel := context.WithTimeout(ctx, 100*time.Millisecond)
 	defer cancel()
 	_ = q.Stop(stopCtx) // cuts the job short: it goes back to the queue

@@ -83,7 +83,7 @@ func TestCancelLoggedAtInfo(t *testing.T) {
 		t.Fatal(err)
 	}
 	var lines []map[string]any
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+	waitUntil(t, 10*time.Second, func() (bool, string) {
 		lines = lines[:0]
 		finished := false
 		for _, l := range strings.Split(strings.TrimSpace(logs.String()), "\n") {
@@ -93,13 +93,8 @@ func TestCancelLoggedAtInfo(t *testing.T) {
 				finished = finished || m["msg"] == "job finished"
 			}
 		}
-		if finished {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no job finished line:\n%s", logs.String())
-		}
-	}
+		return finished, "no job finished line:\n" + logs.String()
+	})
 	canceledAtInfo := false
 	for _, m := range lines {
 		if m["level"] == "ERROR" {

@@ -150,18 +150,12 @@ func finishedJob(t *testing.T, st docmill.Store, bucket docmill.BlobStore, acct 
 	if _, err := st.CreateJob(t.Context(), j, docmill.Admission{Period: "2026-11"}); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		j, err := st.Job(t.Context(), id)
-		if err != nil {
+	waitUntil(t, 20*time.Second, func() (bool, string) {
+		var err error
+		if j, err = st.Job(t.Context(), id); err != nil {
 			t.Fatal(err)
 		}
-		if j.Status.Finished() {
-			return j
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("job still %s after 20 s", j.Status)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return j.Status.Finished(), "job still " + string(j.Status)
+	})
+	return j
 }

@@ -2,6 +2,7 @@ package jobs_test
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -95,20 +96,15 @@ func TestExport(t *testing.T) {
 		if _, err := st.CreateJob(t.Context(), j, docmill.Admission{Period: "2026-11"}); err != nil {
 			t.Fatal(err)
 		}
-		deadline := time.Now().Add(20 * time.Second)
-		for {
-			j, err := st.Job(t.Context(), id)
-			if err != nil {
+		waitUntil(t, 20*time.Second, func() (bool, string) {
+			var err error
+			if j, err = st.Job(t.Context(), id); err != nil {
 				t.Fatal(err)
 			}
-			if j.Status.Finished() && j.Export.Status != docmill.ExportPending {
-				return j
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("export still %s, job %s %+v", j.Export.Status, j.Status, j.Error)
-			}
-			time.Sleep(20 * time.Millisecond)
-		}
+			return j.Status.Finished() && j.Export.Status != docmill.ExportPending,
+				fmt.Sprintf("export still %s, job %s %+v", j.Export.Status, j.Status, j.Error)
+		})
+		return j
 	}
 	tests := []struct {
 		name     string

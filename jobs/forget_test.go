@@ -2,6 +2,7 @@ package jobs_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -148,20 +149,13 @@ func TestRecordDeletedWhileRunning(t *testing.T) {
 	close(release)
 	// The input stays until the worker learns the record is gone, so no
 	// file at all means it has removed them, the result included.
-	deadline := time.Now().Add(10 * time.Second)
-	for {
+	waitUntil(t, 10*time.Second, func() (bool, string) {
 		var left []string
 		for _, k := range []string{in, docmill.ResultKey(j.ID, "out.pdf")} {
 			if _, err := bucket.Attributes(ctx, k); err == nil {
 				left = append(left, k)
 			}
 		}
-		if len(left) == 0 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("files of the deleted job left: %v", left)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return len(left) == 0, fmt.Sprintf("files of the deleted job left: %v", left)
+	})
 }

@@ -3,6 +3,7 @@ package jobs_test
 import (
 	"context"
 	"database/sql"
+	"fmt"
 	"sync"
 	"testing"
 	"time"
@@ -117,19 +118,14 @@ func (b *laneBench) submit(t *testing.T, a *docmill.Account, tool string, priori
 // waitStarted waits until n runs have started and returns their accounts.
 func (b *laneBench) waitStarted(t *testing.T, n int) []string {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for {
+	var got []string
+	waitUntil(t, 20*time.Second, func() (bool, string) {
 		b.mu.Lock()
-		got := append([]string(nil), b.started...)
+		got = append([]string(nil), b.started...)
 		b.mu.Unlock()
-		if len(got) >= n {
-			return got
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("runs started %v, want %d", got, n)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+		return len(got) >= n, fmt.Sprintf("runs started %v, want %d", got, n)
+	})
+	return got
 }
 
 func (b *laneBench) status(t *testing.T, id string) docmill.Status {
@@ -164,7 +160,10 @@ func TestLanesWorkOnlyTheirJobs(t *testing.T) {
 	b.release <- struct{}{}
 	b.waitStarted(t, 2)
 	b.release <- struct{}{}
-	time.Sleep(300 * time.Millisecond) // 15 polls: time for a wrong pickup
+	// A later office job runs once those two have ended: the node has
+	// fetched again since, with the pdf job queued ahead of it all along.
+	b.submit(t, a, "doc", 2)
+	b.waitStarted(t, 3)
 	if s := b.status(t, office.ID); s != docmill.StatusFailed {
 		t.Errorf("office job %s, want it worked (failed by the test tool)", s)
 	}
@@ -196,9 +195,10 @@ func fairShareCase(t *testing.T, b *laneBench) {
 	if got := b.waitStarted(t, 2); got[0] != a.ID || got[1] != a.ID {
 		t.Fatalf("runs %v: want A's two first (nobody else waits)", got)
 	}
+	// B's job waits in River's queue once submit returns: the store
+	// enqueues it in the job's own transaction.
 	bj := b.submit(t, c, "quick", 4)
-	time.Sleep(100 * time.Millisecond) // B's job is waiting
-	b.release <- struct{}{}            // one of A's ends
+	b.release <- struct{}{} // one of A's ends
 	got := b.waitStarted(t, 3)
 	if got[2] != c.ID {
 		t.Fatalf("runs %v: want B's third, while A's two others wait", got)
@@ -252,8 +252,7 @@ func TestFairShareOneWorker(t *testing.T) {
 		b.submit(t, a, "doc", 1)
 	}
 	b.waitStarted(t, 1)
-	b.submit(t, c, "doc", 4)
-	time.Sleep(100 * time.Millisecond) // B's job is waiting
+	b.submit(t, c, "doc", 4) // waits in River's queue once this returns
 	b.release <- struct{}{}
 	if got := b.waitStarted(t, 2); got[1] != c.ID {
 		t.Fatalf("runs %v: want B's second, between A's", got)

@@ -76,7 +76,7 @@ func TestSweepScratch(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer sc.Close()
-	migrateRiver(t, riversqlite.New(st.WriteDB()))
+	migrateRiver(t, riversqlite.New(st.WriteDB())) // the sweep also removes ended mail from River's table
 	q, err := jobs.New(riversqlite.New(st.WriteDB()), jobs.Config{Store: st, Blob: bucket, Registry: docmill.NewRegistry(), ScratchDir: sc.Dir})
 	if err != nil {
 		t.Fatal(err)

@@ -17,6 +17,8 @@ import (
 // TestWaitNotified: on PostgreSQL, an insert-only queue's Wait is woken by
 // the NOTIFY of a job finished through another pool (as a worker in another
 // process finishes it), not by its safety poll; the metrics say which.
+// The job is finished only after Wait's first poll, so that Wait has
+// surely seen it unfinished.
 func TestWaitNotified(t *testing.T) {
 	dbURL := pgtest.SchemaURL(t)
 	api, worker := openPostgres(t, dbURL), openPostgres(t, dbURL)
@@ -31,13 +33,9 @@ func TestWaitNotified(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer q.Stop(context.Background())
-	deadline := time.Now().Add(10 * time.Second)
-	for gauge(t, reg, "docmill_job_notifications_listening", "") != 1 {
-		if time.Now().After(deadline) {
-			t.Fatal("not listening within 10 s")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	waitUntil(t, 10*time.Second, func() (bool, string) {
+		return gauge(t, reg, "docmill_job_notifications_listening", "") == 1, "not listening"
+	})
 
 	acct := &docmill.Account{ID: docmill.NewID("acct_"), Name: "a", Plan: docmill.PlanPro, CreatedAt: time.Now()}
 	_, key := docmill.NewAPIKey(acct.ID, "k", time.Now())
@@ -51,18 +49,29 @@ func TestWaitNotified(t *testing.T) {
 	if _, err := worker.StartJob(t.Context(), j.ID, time.Now()); err != nil {
 		t.Fatal(err)
 	}
-	go func() {
-		time.Sleep(100 * time.Millisecond)
-		done := *j
-		done.Status, done.Error = docmill.StatusFailed, &docmill.JobError{Code: docmill.CodeInternal, Message: "x"}
-		if _, err := worker.FinishJob(context.Background(), &done); err != nil {
-			t.Errorf("FinishJob: %v", err)
-		}
-	}()
+	// The job is finished once Wait has looked at it, found it unfinished
+	// and waited: its first safety poll (listenPoll, 2 s) is the sign.
+	type waited struct {
+		j   *docmill.Job
+		err error
+	}
+	result := make(chan waited, 1)
 	start := time.Now()
-	got, err := q.Wait(t.Context(), j.ID, 20*time.Second)
-	if err != nil || got.Status != docmill.StatusFailed {
-		t.Fatalf("Wait = %+v, %v; want the failed job", got, err)
+	go func() {
+		got, err := q.Wait(t.Context(), j.ID, 20*time.Second)
+		result <- waited{got, err}
+	}()
+	waitUntil(t, 10*time.Second, func() (bool, string) {
+		return gauge(t, reg, "docmill_job_wait_wakeups_total", "poll") >= 1, "Wait never polled"
+	})
+	done := *j
+	done.Status, done.Error = docmill.StatusFailed, &docmill.JobError{Code: docmill.CodeInternal, Message: "x"}
+	if _, err := worker.FinishJob(context.Background(), &done); err != nil {
+		t.Fatalf("FinishJob: %v", err)
+	}
+	r := <-result
+	if r.err != nil || r.j.Status != docmill.StatusFailed {
+		t.Fatalf("Wait = %+v, %v; want the failed job", r.j, r.err)
 	}
 	t.Logf("Wait returned after %s", time.Since(start))
 	if n := gauge(t, reg, "docmill_job_wait_wakeups_total", "notification"); n < 1 {

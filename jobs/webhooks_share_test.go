@@ -2,6 +2,7 @@ package jobs_test
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"sync"
@@ -88,18 +89,13 @@ func TestWebhookFairShare(t *testing.T) {
 	}
 	addHook(t, st, b, fast.URL, clk.t)
 	finish(a)
-	finish(a) // six deliveries of A
-	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+	finish(a)                                            // six deliveries of A
+	waitUntil(t, 20*time.Second, func() (bool, string) { // both workers hold A's deliveries
 		mu.Lock()
 		n := slowCalls
 		mu.Unlock()
-		if n >= 2 {
-			break // both workers hold A's deliveries
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("A's endpoints got %d requests within 20 s, want 2", n)
-		}
-	}
+		return n >= 2, fmt.Sprintf("A's endpoints got %d requests, want 2", n)
+	})
 	start := time.Now()
 	finish(b)
 	select {

@@ -2,6 +2,7 @@ package jobs_test
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -113,20 +114,31 @@ func addHook(t *testing.T, st docmill.Store, a *docmill.Account, url string, at 
 // them, newest first.
 func attempts(t *testing.T, st docmill.Store, id string, n int) []*docmill.WebhookAttempt {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		as, err := st.WebhookAttempts(t.Context(), id, 100)
+	var as []*docmill.WebhookAttempt
+	waitUntil(t, 20*time.Second, func() (bool, string) {
+		var err error
+		if as, err = st.WebhookAttempts(t.Context(), id, 100); err != nil {
+			t.Fatal(err)
+		}
+		return len(as) >= n, fmt.Sprintf("%d attempts recorded, want %d", len(as), n)
+	})
+	return as
+}
+
+// riverSettled waits until st's queue holds no River job of kind (a
+// webhook delivery, a mail) that may still run: each is completed,
+// discarded or cancelled, so no attempt can come after.
+func riverSettled(t *testing.T, st *sqlite.Store, kind string) {
+	t.Helper()
+	waitUntil(t, 20*time.Second, func() (bool, string) {
+		var live int
+		err := st.WriteDB().QueryRowContext(t.Context(), `SELECT count(*) FROM river_job
+WHERE kind = ? AND state NOT IN ('completed', 'discarded', 'cancelled')`, kind).Scan(&live)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(as) >= n {
-			return as
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%d attempts recorded within 20 s, want %d", len(as), n)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+		return live == 0, fmt.Sprintf("%d River jobs of kind %s still live", live, kind)
+	})
 }
 
 // TestWebhookRetryAfter: a 429's Retry-After, longer than the schedule's
@@ -154,7 +166,7 @@ func TestWebhookRetryAfter(t *testing.T) {
 	if fs[0].StatusCode != http.StatusBadGateway || fs[0].NextRetryAt != nil || fs[0].Error != "HTTP 502" {
 		t.Fatalf("last attempt %+v", *fs[0])
 	}
-	time.Sleep(200 * time.Millisecond)
+	riverSettled(t, st, (jobs.DeliverArgs{}).Kind())
 	if n := len(failing.times()); n != 3 {
 		t.Fatalf("%d attempts, want 3 (a schedule of two delays)", n)
 	}
@@ -192,9 +204,14 @@ func TestWebhookDisabledAfterDays(t *testing.T) {
 	if as[0].NextRetryAt != nil {
 		t.Fatalf("the disabling attempt has a next retry at %v", as[0].NextRetryAt)
 	}
-	time.Sleep(200 * time.Millisecond)
+	riverSettled(t, st, (jobs.DeliverArgs{}).Kind())
+	// A healthy endpoint added now gets the next event: once it has, the
+	// disabled one would have had it too (both are chosen as the job ends).
+	up := newHookReceiver(t, http.StatusOK, "")
+	upHook := addHook(t, st, a, up.URL, clk.t)
 	finish(a) // a disabled endpoint gets no more events
-	time.Sleep(200 * time.Millisecond)
+	attempts(t, st, upHook.ID, 1)
+	riverSettled(t, st, (jobs.DeliverArgs{}).Kind())
 	if n := len(down.times()); n != 1 {
 		t.Fatalf("the endpoint got %d requests, want 1", n)
 	}
@@ -215,7 +232,7 @@ func TestWebhookRefusedAtDial(t *testing.T) {
 	if as[0].StatusCode != 0 || !strings.Contains(as[0].Error, "private or internal") || as[0].NextRetryAt != nil {
 		t.Fatalf("attempt %+v: want refused, no retry", *as[0])
 	}
-	time.Sleep(200 * time.Millisecond)
+	riverSettled(t, st, (jobs.DeliverArgs{}).Kind())
 	if n := len(rc.times()); n != 0 || len(attempts(t, st, hook.ID, 1)) != 1 {
 		t.Fatalf("the internal endpoint got %d requests, want none, and one attempt recorded", n)
 	}

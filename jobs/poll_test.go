@@ -1,0 +1,24 @@
+package jobs_test
+
+import (
+	"testing"
+	"time"
+)
+
+// waitUntil polls done every 10 ms until it reports true, and fails t
+// with what done last said (its second result) once within has passed:
+// a generous guard, not an oracle; the event waited for is done's.
+func waitUntil(t *testing.T, within time.Duration, done func() (bool, string)) {
+	t.Helper()
+	deadline := time.Now().Add(within)
+	for {
+		ok, state := done()
+		if ok {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("not within %v: %s", within, state)
+		}
+		time.Sleep(10 * time.Millisecond) // polling with a deadline, not ordering
+	}
+}
