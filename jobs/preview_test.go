@@ -46,7 +46,7 @@ func TestPreview(t *testing.T) {
 	find := func(name string) *sandbox.Engine {
 		e := sandbox.Find(name, []string{"-v"}, sandbox.Options{View: sandbox.View{ReadOnly: poppler.DataPaths}})
 		if !e.Available() {
-			t.Skipf("%s is not installed", name)
+			toolstest.Need(t, name)
 		}
 		return e
 	}
