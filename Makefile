@@ -91,7 +91,10 @@ bench: test-deps
 
 # fuzz runs each fuzz target of our own parsers for $(FUZZTIME): page
 # selections and tool params, the upload sniffer and file names, Office
-# family detection, and zip limits. A failing input is saved under the
+# family detection, zip limits, and the PDF tools run in this process
+# (rotate, page tools, protect, unlock, watermark text, the JPEG scanner).
+# Every `func Fuzz` of the repository has its line here
+# (TestMakeFuzzNamesEveryTarget checks it). A failing input is saved under the
 # package's testdata/fuzz and replayed by `make test` once committed.
 # Each new input that finds new code is shrunk for at most FUZZMINTIME:
 # while it is, no worker fuzzes, and the targets that write a file per
@@ -109,6 +112,12 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzDetect$$' -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMINTIME) ./tools/office
 	$(GO) test -run '^$$' -fuzz '^FuzzZip$$' -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMINTIME) ./tools/ziplimit
 	$(GO) test -run '^$$' -fuzz '^FuzzCheck$$' -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMINTIME) ./tools/ziplimit
+	$(GO) test -run '^$$' -fuzz '^FuzzRotate$$' -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMINTIME) ./tools/pdfops
+	$(GO) test -run '^$$' -fuzz '^FuzzPageTools$$' -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMINTIME) ./tools/pdfops
+	$(GO) test -run '^$$' -fuzz '^FuzzProtect$$' -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMINTIME) ./tools/pdfops
+	$(GO) test -run '^$$' -fuzz '^FuzzUnlock$$' -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMINTIME) ./tools/pdfops
+	$(GO) test -run '^$$' -fuzz '^FuzzWatermarkText$$' -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMINTIME) ./tools/pdfops
+	$(GO) test -run '^$$' -fuzz '^FuzzScanJPEG$$' -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMINTIME) ./tools/pdfops
 
 fmt:
 	gofmt -w $$(git ls-files '*.go')
