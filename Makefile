@@ -21,7 +21,7 @@ LDFLAGS    := -X main.version=$(VERSION) -X main.revision=$(REVISION) -X main.bu
 # qpdf and poppler to check outputs with programs other than the ones that
 # made them.
 
-.PHONY: run build test test-short bench lint fmt deps test-deps clean
+.PHONY: run build test test-short bench bench-smoke lint fmt deps test-deps clean
 
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/docmill
@@ -45,6 +45,14 @@ test-deps: deps
 
 test: test-deps lint
 	$(GO) test -count=1 -timeout 25m ./...
+	$(MAKE) bench-smoke
+
+# bench-smoke runs every benchmark once, on its smallest inputs and
+# shortest durations (DOCMILL_BENCH_SMOKE=1, toolstest.BenchSmoke), so that
+# a broken benchmark fails `make test`; it never judges their figures,
+# which `make bench` prints. No test runs in it (-run '^$$').
+bench-smoke:
+	DOCMILL_BENCH_SMOKE=1 $(GO) test -count=1 -run '^$$' -bench . -benchtime 1x -timeout 15m ./...
 
 test-short:
 	$(GO) test -count=1 -short ./...
