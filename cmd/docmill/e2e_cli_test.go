@@ -210,11 +210,22 @@ func TestCLIRetry429(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The long job holds the only slot until the CLI has been refused
+	// 429 (its stderr says so), then frees it: an event, not a clock.
+	var outBuf, errBuf syncBuffer
+	done := make(chan error, 1)
 	go func() {
-		time.Sleep(1500 * time.Millisecond)
-		c.CancelJob(ctx, long.JobID)
+		done <- run(ctx, []string{"process", "--url", s.URL, "--key", key, "rotate-pdf", filepath.Join(dir, "a.pdf")},
+			func(string) string { return "" }, nil, &outBuf, &errBuf)
 	}()
-	out, errOut, err := runCLIAll(ctx, "process", "--url", s.URL, "--key", key, "rotate-pdf", filepath.Join(dir, "a.pdf"))
+	eventually(t, 30*time.Second, "the CLI refused 429 behind the long job", func() bool {
+		return strings.Contains(errBuf.String(), "429 rate_limited")
+	})
+	if _, err := c.CancelJob(ctx, long.JobID); err != nil {
+		t.Fatal(err)
+	}
+	err = <-done
+	out, errOut := outBuf.String(), errBuf.String()
 	if err != nil || !savedRE.MatchString(out) {
 		t.Fatalf("process behind a full in-flight slot: %v\n%s\n%s", err, out, errOut)
 	}
