@@ -202,14 +202,16 @@ func TestCLIProcess(t *testing.T) {
 // Retry-After and goes through once a slot frees; a batch keeps within
 // the plan's in-flight limit, so it is never refused.
 func TestCLIRetry429(t *testing.T) {
-	s, _, dir := cliServer(t)
+	s := startServer(t, "", "--allow-private-urls") // the blocker's page is on loopback
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "a.pdf"), onePagePDF(), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	key := newKey(t, s.DataDir, "custom", "--in-flight", "1")
 	c := s.client(key)
 	ctx := context.Background()
-	long, _, err := c.Process(ctx, "ocr-pdf", []client.File{longOCRFile(t)}, client.ProcessOptions{Prefer: "respond-async"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	long := startBlocker(t, c)
+	var err error
 	// The long job holds the only slot until the CLI has been refused
 	// 429 (its stderr says so), then frees it: an event, not a clock.
 	var outBuf, errBuf syncBuffer
