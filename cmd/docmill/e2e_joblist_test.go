@@ -350,14 +350,11 @@ func TestWaitPollDrain(t *testing.T) {
 		t.Skip("slow")
 	}
 	dir := t.TempDir()
-	s := startServer(t, dir, "--shutdown-timeout", "3s", "--workers", "1")
+	s := startServer(t, dir, "--shutdown-timeout", "3s", "--workers", "1", "--allow-private-urls")
 	c := s.client(listKey(t, dir))
 	ctx := context.Background()
-	// An OCR of 120 pages: minutes, still running at the drain point.
-	j, _, err := c.Process(ctx, "ocr-pdf", []client.File{longOCRFile(t)}, client.ProcessOptions{Prefer: "respond-async"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	// A stalled page: tens of seconds, still running at the drain point.
+	j := startBlocker(t, c)
 	type reply struct {
 		j   *client.Job
 		err error
@@ -398,20 +395,17 @@ func TestWaitPollHoldsNoConnection(t *testing.T) {
 	for name, dirOf := range map[string]dataDirFunc{"sqlite": sqliteDir, "postgres": postgresDir} {
 		t.Run(name, func(t *testing.T) {
 			dir := dirOf(t)
-			s := startServer(t, dir, "--workers", "1")
+			s := startServer(t, dir, "--workers", "1", "--allow-private-urls")
 			c := s.client(listKey(t, dir))
 			ctx := context.Background()
-			long, _, err := c.Process(ctx, "ocr-pdf", []client.File{longOCRFile(t)}, client.ProcessOptions{Prefer: "respond-async"})
-			if err != nil {
-				t.Fatal(err)
-			}
+			long := startBlocker(t, c)
 			const waiters = 12
 			errs := make(chan error, waiters)
 			for range waiters {
 				go func() {
 					j, _, err := c.GetJob(ctx, long.JobID, 4*time.Second)
 					if err == nil && j.Finished() {
-						err = fmt.Errorf("the 120-page OCR finished within 4 s: %s", j.Status)
+						err = fmt.Errorf("the stalled page's job finished within 4 s: %s", j.Status)
 					}
 					errs <- err
 				}()
