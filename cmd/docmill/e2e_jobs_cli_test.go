@@ -27,7 +27,7 @@ func TestJobsCLI(t *testing.T) {
 		t.Skip("slow")
 	}
 	dir := t.TempDir()
-	s := startServer(t, dir)
+	s := startServer(t, dir, "--allow-private-urls") // startBlocker's page is on loopback
 	key := listKey(t, dir)
 	c := s.client(key)
 	ctx := context.Background()
@@ -37,10 +37,7 @@ func TestJobsCLI(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	long, _, err := c.Process(ctx, "ocr-pdf", []client.File{longOCRFile(t)}, client.ProcessOptions{Prefer: "respond-async"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	long := startBlocker(t, c)
 	conn := []string{"--url", s.URL, "--key", key}
 	jobs := func(args ...string) []string { return append(append([]string{"jobs"}, args...), conn...) }
 
