@@ -21,6 +21,24 @@ import (
 // server must run with --allow-private-urls, the page being on loopback.
 func startBlocker(t testing.TB, c *client.Client) *client.Job {
 	t.Helper()
+	j, resp, err := c.Process(context.Background(), "url-to-pdf", nil, client.ProcessOptions{
+		Params: map[string]string{"url": stalledPage(t), "wait_for": blockerWaitFor},
+		Prefer: "respond-async",
+	})
+	if err != nil || resp.StatusCode != http.StatusAccepted {
+		t.Fatalf("url-to-pdf of a stalled page: %v %v", resp, err)
+	}
+	return j
+}
+
+// blockerWaitFor is the blocker's wait_for: a selector that never matches.
+const blockerWaitFor = "#never"
+
+// stalledPage serves, until the test ends, a page that loads at once but
+// holds an image whose request is answered only then, and returns its
+// address.
+func stalledPage(t testing.TB) string {
+	t.Helper()
 	release := make(chan struct{})
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/" {
@@ -34,12 +52,5 @@ func startBlocker(t testing.TB, c *client.Client) *client.Job {
 		}
 	}))
 	t.Cleanup(func() { close(release); srv.Close() })
-	j, resp, err := c.Process(context.Background(), "url-to-pdf", nil, client.ProcessOptions{
-		Params: map[string]string{"url": srv.URL + "/", "wait_for": "#never"},
-		Prefer: "respond-async",
-	})
-	if err != nil || resp.StatusCode != http.StatusAccepted {
-		t.Fatalf("url-to-pdf of a stalled page: %v %v", resp, err)
-	}
-	return j
+	return srv.URL + "/"
 }

@@ -202,6 +202,8 @@ func TestCLIProcess(t *testing.T) {
 // Retry-After and goes through once a slot frees; a batch keeps within
 // the plan's in-flight limit, so it is never refused.
 func TestCLIRetry429(t *testing.T) {
+	// Wait-bound (Retry-After); the server, key and page are its own.
+	t.Parallel()
 	s := startServer(t, "", "--allow-private-urls") // the blocker's page is on loopback
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "a.pdf"), onePagePDF(), 0o644); err != nil {
@@ -250,21 +252,23 @@ func TestCLIRetry429(t *testing.T) {
 	}
 }
 
-// TestCLIInterrupt: Ctrl-C (the context of run canceled) while a long OCR
+// TestCLIInterrupt: Ctrl-C (the context of run canceled) while a long
 // job waits, with --cancel-on-interrupt, cancels the job on the server
 // and names it (without it the job goes on: TestCLIRetriesAndExitCodes).
 func TestCLIInterrupt(t *testing.T) {
-	s, key, dir := cliServer(t)
-	in := filepath.Join(dir, "geo.pdf")
-	if err := os.WriteFile(in, longOCRPDF(t), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	// Wait-bound (url-to-pdf is answered 202 only after the sync wait of
+	// 10 s); the server and the page are its own.
+	t.Parallel()
+	s := startServer(t, "", "--allow-private-urls") // the stalled page is on loopback
+	key := s.DevKey
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	var out, errOut syncBuffer
 	done := make(chan error, 1)
+	// The job is startBlocker's: it runs for tens of seconds on next to no CPU.
+	args := []string{"process", "--url", s.URL, "--key", key, "--cancel-on-interrupt", "-p", "url=" + stalledPage(t), "-p", "wait_for=" + blockerWaitFor, "url-to-pdf"}
 	go func() {
-		done <- run(ctx, []string{"process", "--url", s.URL, "--key", key, "--cancel-on-interrupt", "ocr-pdf", in}, func(string) string { return "" }, nil, &out, &errOut)
+		done <- run(ctx, args, func(string) string { return "" }, nil, &out, &errOut)
 	}()
 	idRE := regexp.MustCompile(`job (job_[a-z0-9]+) (queued|processing)`)
 	var id string
