@@ -255,6 +255,8 @@ func finishedAtMillis(t *testing.T, dataDir, id string) time.Time {
 // sooner, woken by the worker's notification rather than a timer; an
 // unknown job or another account's is 404 at once; N over 60 is 400.
 func TestWaitPoll(t *testing.T) {
+	// Serial: it bounds the lag from a job's finish to the long poll's
+	// answer (500 ms), which a parallel test's CPU would stretch.
 	if testing.Short() {
 		t.Skip("slow")
 	}
@@ -349,6 +351,10 @@ func TestWaitPollDrain(t *testing.T) {
 	if testing.Short() {
 		t.Skip("slow")
 	}
+	// Wait-bound (the 3 s shutdown); its server, directory and page are
+	// its own, and its one bound on time (5 s for a 2 s drain point) is
+	// a generous deadline.
+	t.Parallel()
 	dir := t.TempDir()
 	s := startServer(t, dir, "--shutdown-timeout", "3s", "--workers", "1", "--allow-private-urls")
 	c := s.client(listKey(t, dir))
@@ -389,6 +395,8 @@ func TestWaitPollDrain(t *testing.T) {
 // answered at once; had each wait held a connection, they would queue
 // behind the waits.
 func TestWaitPollHoldsNoConnection(t *testing.T) {
+	// Serial: a list and a poll must be answered within 2 s while the
+	// long polls wait, a bound a parallel test's load would stretch.
 	if testing.Short() {
 		t.Skip("slow")
 	}

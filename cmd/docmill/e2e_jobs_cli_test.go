@@ -26,6 +26,7 @@ func TestJobsCLI(t *testing.T) {
 	if testing.Short() {
 		t.Skip("slow")
 	}
+	t.Parallel() // its server, directory and long job are its own; it bounds no time
 	dir := t.TempDir()
 	s := startServer(t, dir, "--allow-private-urls") // startBlocker's page is on loopback
 	key := listKey(t, dir)
