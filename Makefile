@@ -21,7 +21,7 @@ LDFLAGS    := -X main.version=$(VERSION) -X main.revision=$(REVISION) -X main.bu
 # qpdf and poppler to check outputs with programs other than the ones that
 # made them.
 
-.PHONY: run build test test-short bench lint fmt deps test-deps clean
+.PHONY: run build test test-short bench bench-smoke lint fmt deps test-deps clean
 
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/docmill
@@ -48,6 +48,14 @@ test-deps: deps
 
 test: test-deps lint
 	$(GO) test -count=1 -timeout 25m ./...
+	$(MAKE) bench-smoke
+
+# bench-smoke runs every benchmark once, on its smallest inputs and
+# shortest durations (DOCMILL_BENCH_SMOKE=1, toolstest.BenchSmoke), so that
+# a broken benchmark fails `make test`; it never judges their figures,
+# which `make bench` prints. No test runs in it (-run '^$$').
+bench-smoke:
+	DOCMILL_BENCH_SMOKE=1 $(GO) test -count=1 -run '^$$' -bench . -benchtime 1x -timeout 15m ./...
 
 test-short:
 	$(GO) test -count=1 -short ./...
@@ -94,7 +102,10 @@ bench: test-deps
 
 # fuzz runs each fuzz target of our own parsers for $(FUZZTIME): page
 # selections and tool params, the upload sniffer and file names, Office
-# family detection, and zip limits. A failing input is saved under the
+# family detection, zip limits, and the PDF tools run in this process
+# (rotate, page tools, protect, unlock, watermark text, the JPEG scanner).
+# Every `func Fuzz` of the repository has its line here
+# (TestMakeFuzzNamesEveryTarget checks it). A failing input is saved under the
 # package's testdata/fuzz and replayed by `make test` once committed.
 # Each new input that finds new code is shrunk for at most FUZZMINTIME:
 # while it is, no worker fuzzes, and the targets that write a file per
@@ -112,6 +123,12 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzDetect$$' -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMINTIME) ./tools/office
 	$(GO) test -run '^$$' -fuzz '^FuzzZip$$' -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMINTIME) ./tools/ziplimit
 	$(GO) test -run '^$$' -fuzz '^FuzzCheck$$' -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMINTIME) ./tools/ziplimit
+	$(GO) test -run '^$$' -fuzz '^FuzzRotate$$' -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMINTIME) ./tools/pdfops
+	$(GO) test -run '^$$' -fuzz '^FuzzPageTools$$' -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMINTIME) ./tools/pdfops
+	$(GO) test -run '^$$' -fuzz '^FuzzProtect$$' -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMINTIME) ./tools/pdfops
+	$(GO) test -run '^$$' -fuzz '^FuzzUnlock$$' -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMINTIME) ./tools/pdfops
+	$(GO) test -run '^$$' -fuzz '^FuzzWatermarkText$$' -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMINTIME) ./tools/pdfops
+	$(GO) test -run '^$$' -fuzz '^FuzzScanJPEG$$' -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMINTIME) ./tools/pdfops
 
 fmt:
 	gofmt -w $$(git ls-files '*.go')

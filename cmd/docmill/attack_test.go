@@ -271,6 +271,8 @@ func percentiles(ds []time.Duration) (p50, p99 time.Duration) {
 // attacker job ends, done or refused by a client code, never internal.
 // BenchmarkAttack runs it for two minutes and prints the figures.
 func TestAttackWalls(t *testing.T) {
+	// Serial: it holds the server's peak RSS and the victim's latency,
+	// which a parallel test's load would skew.
 	if testing.Short() {
 		t.Skip("slow")
 	}
@@ -285,6 +287,7 @@ func TestAttackWalls(t *testing.T) {
 // query on PostgreSQL), shorter still to spare CI: 8 s of attack, tools
 // cut at 15 s. The walls are the same.
 func TestAttackWallsPostgres(t *testing.T) {
+	// Serial, as TestAttackWalls.
 	if testing.Short() {
 		t.Skip("slow")
 	}

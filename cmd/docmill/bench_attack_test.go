@@ -3,6 +3,8 @@ package main
 import (
 	"testing"
 	"time"
+
+	"github.com/docmill/docmill/tools/toolstest"
 )
 
 // BenchmarkAttack runs issue 29's attack for two minutes on a server
@@ -12,6 +14,7 @@ import (
 // under 2 s), the server's peak RSS beside 250 MB, and how far attacker
 // jobs ran past their budget (meta.budget_ms) beside 5 s. It never fails
 // on them; TestAttackWalls and TestAttackWallsPostgres assert the walls.
+// A smoke pass (toolstest.BenchSmoke) attacks for 5 s, tools cut at 5 s.
 func BenchmarkAttack(b *testing.B) {
 	for _, st := range []struct {
 		name string
@@ -28,6 +31,11 @@ func BenchmarkAttack(b *testing.B) {
 // benchAttack runs the two-minute attack on a server of dataDir and
 // prints its figures.
 func benchAttack(b *testing.B, dataDir string) {
+	if toolstest.BenchSmoke() {
+		a := newAttack(b, dataDir, "--job-timeout", "5s")
+		a.checkWalls(b, a.run(b, 5*time.Second))
+		return
+	}
 	a := newAttack(b, dataDir)
 	r := a.run(b, 2*time.Minute)
 	idle, _ := percentiles(r.idle)

@@ -58,9 +58,10 @@ func BenchmarkClusterRotate(b *testing.B) {
 // node to the S3 bucket (answered 202 at once, so only the upload is timed)
 // and reports MB/s and the API node's peak RSS: the upload goes to the
 // bucket in bounded multipart parts, never whole in memory or on disk.
+// A smoke pass (toolstest.BenchSmoke) uploads 32 MB.
 func BenchmarkClusterUpload(b *testing.B) {
 	c := startCluster(b, 1, 0)
 	key := c.key(b, "custom", "--max-file-mb", "2048", "--rpm", "100000", "--in-flight", "1000")
-	uploadLoad(b, c.apis[0].client(key), 512<<20)
+	uploadLoad(b, c.apis[0].client(key), toolstest.BenchSize[int64](512<<20, 32<<20))
 	b.ReportMetric(float64(toolstest.PeakRSS(b, c.apis[0].cmd.Process.Pid))/(1<<20), "api_peak_rss_MB")
 }

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/docmill/docmill/tools/toolstest"
 )
 
 // idleCPUTarget is the most CPU an idle embedded server may use, as a
@@ -24,16 +26,18 @@ const idleCPUTarget = 0.005
 // the children each has reaped), read from /proc/PID/stat: user plus
 // system time, in clock ticks. Start-up work (migrations, the janitor's
 // first sweep, River's first election) is left out by a 3 s settling time
-// before the first window.
+// before the first window. A smoke pass (toolstest.BenchSmoke) settles
+// for 0.5 s and measures windows of 1 s.
 func BenchmarkIdleCPU(b *testing.B) {
 	dir := b.TempDir()
 	s := startChild(b, dir, "--log-level", "error")
-	time.Sleep(3 * time.Second)
-	const window = 10 * time.Second
+	// Not ordering events: the settling time is part of what is measured.
+	time.Sleep(toolstest.BenchSize(3*time.Second, 500*time.Millisecond))
+	window := toolstest.BenchSize(10*time.Second, time.Second)
 	var shares []float64
 	for b.Loop() {
 		t0, cpu0 := time.Now(), treeCPUTicks(b, s.cmd.Process.Pid)
-		time.Sleep(window)
+		time.Sleep(window) // not ordering events: the idle window is what is measured
 		t1, cpu1 := time.Now(), treeCPUTicks(b, s.cmd.Process.Pid)
 		cpu := time.Duration(cpu1-cpu0) * time.Second / clockTicks
 		shares = append(shares, float64(cpu)/float64(t1.Sub(t0)))

@@ -203,19 +203,34 @@ func TestCLIProcess(t *testing.T) {
 // Retry-After and goes through once a slot frees; a batch keeps within
 // the plan's in-flight limit, so it is never refused.
 func TestCLIRetry429(t *testing.T) {
-	s, _, dir := cliServer(t)
+	// Wait-bound (Retry-After); the server, key and page are its own.
+	t.Parallel()
+	s := startServer(t, "", "--allow-private-urls") // the blocker's page is on loopback
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "a.pdf"), onePagePDF(), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	key := newKey(t, s.DataDir, "custom", "--in-flight", "1")
 	c := s.client(key)
 	ctx := context.Background()
-	long, _, err := c.Process(ctx, "ocr-pdf", []client.File{longOCRFile(t)}, client.ProcessOptions{Prefer: "respond-async"})
-	if err != nil {
+	long := startBlocker(t, c)
+	var err error
+	// The long job holds the only slot until the CLI has been refused
+	// 429 (its stderr says so), then frees it: an event, not a clock.
+	var outBuf, errBuf syncBuffer
+	done := make(chan error, 1)
+	go func() {
+		done <- run(ctx, []string{"process", "--url", s.URL, "--key", key, "rotate-pdf", filepath.Join(dir, "a.pdf")},
+			func(string) string { return "" }, nil, &outBuf, &errBuf)
+	}()
+	eventually(t, 30*time.Second, "the CLI refused 429 behind the long job", func() bool {
+		return strings.Contains(errBuf.String(), "429 rate_limited")
+	})
+	if _, err := c.CancelJob(ctx, long.JobID); err != nil {
 		t.Fatal(err)
 	}
-	go func() {
-		time.Sleep(1500 * time.Millisecond)
-		c.CancelJob(ctx, long.JobID)
-	}()
-	out, errOut, err := runCLIAll(ctx, "process", "--url", s.URL, "--key", key, "rotate-pdf", filepath.Join(dir, "a.pdf"))
+	err = <-done
+	out, errOut := outBuf.String(), errBuf.String()
 	if err != nil || !savedRE.MatchString(out) {
 		t.Fatalf("process behind a full in-flight slot: %v\n%s\n%s", err, out, errOut)
 	}
@@ -238,21 +253,23 @@ func TestCLIRetry429(t *testing.T) {
 	}
 }
 
-// TestCLIInterrupt: Ctrl-C (the context of run canceled) while a long OCR
+// TestCLIInterrupt: Ctrl-C (the context of run canceled) while a long
 // job waits, with --cancel-on-interrupt, cancels the job on the server
 // and names it (without it the job goes on: TestCLIRetriesAndExitCodes).
 func TestCLIInterrupt(t *testing.T) {
-	s, key, dir := cliServer(t)
-	in := filepath.Join(dir, "geo.pdf")
-	if err := os.WriteFile(in, longOCRPDF(t), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	// Wait-bound (url-to-pdf is answered 202 only after the sync wait of
+	// 10 s); the server and the page are its own.
+	t.Parallel()
+	s := startServer(t, "", "--allow-private-urls") // the stalled page is on loopback
+	key := s.DevKey
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	var out, errOut syncBuffer
 	done := make(chan error, 1)
+	// The job is startBlocker's: it runs for tens of seconds on next to no CPU.
+	args := []string{"process", "--url", s.URL, "--key", key, "--cancel-on-interrupt", "-p", "url=" + stalledPage(t), "-p", "wait_for=" + blockerWaitFor, "url-to-pdf"}
 	go func() {
-		done <- run(ctx, []string{"process", "--url", s.URL, "--key", key, "--cancel-on-interrupt", "ocr-pdf", in}, func(string) string { return "" }, nil, &out, &errOut)
+		done <- run(ctx, args, func(string) string { return "" }, nil, &out, &errOut)
 	}()
 	idRE := regexp.MustCompile(`job (job_[a-z0-9]+) (queued|processing)`)
 	var id string

@@ -111,6 +111,8 @@ var clusterMix = []clusterJob{
 // Every job ends done, is charged once, and its result downloads from its
 // URL (presigned on the bucket). A rate limit holds across both API nodes.
 func TestCluster(t *testing.T) {
+	// Serial: the nodes are children that take the bucket's credentials
+	// from the environment (t.Setenv), which a parallel test cannot set.
 	if testing.Short() {
 		t.Skip("cluster test in -short mode")
 	}
@@ -236,6 +238,7 @@ func TestCluster(t *testing.T) {
 // ready again and jobs are done. The outages are TCP proxies, cut and
 // restored on the same ports.
 func TestClusterOutage(t *testing.T) {
+	// Serial: the bucket's credentials are in the environment (t.Setenv).
 	if testing.Short() {
 		t.Skip("outage test in -short mode")
 	}

@@ -22,6 +22,8 @@ import (
 // document (crashCases); no wall-clock figure is asserted here
 // (BenchmarkCrashPath prints the time beside its target).
 func TestEngineCrashRule(t *testing.T) {
+	// Serial: it crashes engine processes it finds by program name under
+	// this test binary (programsUnder), which would hit a parallel test's.
 	if testing.Short() {
 		t.Skip("slow")
 	}

@@ -255,6 +255,8 @@ func finishedAtMillis(t *testing.T, dataDir, id string) time.Time {
 // sooner, woken by the worker's notification rather than a timer; an
 // unknown job or another account's is 404 at once; N over 60 is 400.
 func TestWaitPoll(t *testing.T) {
+	// Serial: it bounds the lag from a job's finish to the long poll's
+	// answer (500 ms), which a parallel test's CPU would stretch.
 	if testing.Short() {
 		t.Skip("slow")
 	}
@@ -349,15 +351,16 @@ func TestWaitPollDrain(t *testing.T) {
 	if testing.Short() {
 		t.Skip("slow")
 	}
+	// Wait-bound (the 3 s shutdown); its server, directory and page are
+	// its own, and its one bound on time (5 s for a 2 s drain point) is
+	// a generous deadline.
+	t.Parallel()
 	dir := t.TempDir()
-	s := startServer(t, dir, "--shutdown-timeout", "3s", "--workers", "1")
+	s := startServer(t, dir, "--shutdown-timeout", "3s", "--workers", "1", "--allow-private-urls")
 	c := s.client(listKey(t, dir))
 	ctx := context.Background()
-	// An OCR of 120 pages: minutes, still running at the drain point.
-	j, _, err := c.Process(ctx, "ocr-pdf", []client.File{longOCRFile(t)}, client.ProcessOptions{Prefer: "respond-async"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	// A stalled page: tens of seconds, still running at the drain point.
+	j := startBlocker(t, c)
 	type reply struct {
 		j   *client.Job
 		err error
@@ -392,26 +395,25 @@ func TestWaitPollDrain(t *testing.T) {
 // answered at once; had each wait held a connection, they would queue
 // behind the waits.
 func TestWaitPollHoldsNoConnection(t *testing.T) {
+	// Serial: a list and a poll must be answered within 2 s while the
+	// long polls wait, a bound a parallel test's load would stretch.
 	if testing.Short() {
 		t.Skip("slow")
 	}
 	for name, dirOf := range map[string]dataDirFunc{"sqlite": sqliteDir, "postgres": postgresDir} {
 		t.Run(name, func(t *testing.T) {
 			dir := dirOf(t)
-			s := startServer(t, dir, "--workers", "1")
+			s := startServer(t, dir, "--workers", "1", "--allow-private-urls")
 			c := s.client(listKey(t, dir))
 			ctx := context.Background()
-			long, _, err := c.Process(ctx, "ocr-pdf", []client.File{longOCRFile(t)}, client.ProcessOptions{Prefer: "respond-async"})
-			if err != nil {
-				t.Fatal(err)
-			}
+			long := startBlocker(t, c)
 			const waiters = 12
 			errs := make(chan error, waiters)
 			for range waiters {
 				go func() {
 					j, _, err := c.GetJob(ctx, long.JobID, 4*time.Second)
 					if err == nil && j.Finished() {
-						err = fmt.Errorf("the 120-page OCR finished within 4 s: %s", j.Status)
+						err = fmt.Errorf("the stalled page's job finished within 4 s: %s", j.Status)
 					}
 					errs <- err
 				}()

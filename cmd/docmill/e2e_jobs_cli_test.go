@@ -26,8 +26,9 @@ func TestJobsCLI(t *testing.T) {
 	if testing.Short() {
 		t.Skip("slow")
 	}
+	t.Parallel() // its server, directory and long job are its own; it bounds no time
 	dir := t.TempDir()
-	s := startServer(t, dir)
+	s := startServer(t, dir, "--allow-private-urls") // startBlocker's page is on loopback
 	key := listKey(t, dir)
 	c := s.client(key)
 	ctx := context.Background()
@@ -37,10 +38,7 @@ func TestJobsCLI(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	long, _, err := c.Process(ctx, "ocr-pdf", []client.File{longOCRFile(t)}, client.ProcessOptions{Prefer: "respond-async"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	long := startBlocker(t, c)
 	conn := []string{"--url", s.URL, "--key", key}
 	jobs := func(args ...string) []string { return append(append([]string{"jobs"}, args...), conn...) }
 

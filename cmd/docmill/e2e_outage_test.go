@@ -23,11 +23,12 @@ import (
 // them; a different request with the key is 409 and is charged. On SQLite
 // and on PostgreSQL.
 func TestIdempotencyBeforeLimits(t *testing.T) {
+	t.Parallel() // each subtest owns its server and its directory or schema
 	for _, db := range []struct {
 		name string
 		dir  dataDirFunc
 	}{{"sqlite", sqliteDir}, {"postgres", postgresDir}} {
-		t.Run(db.name, func(t *testing.T) { testIdempotencyBeforeLimits(t, db.dir) })
+		t.Run(db.name, func(t *testing.T) { t.Parallel(); testIdempotencyBeforeLimits(t, db.dir) })
 	}
 }
 

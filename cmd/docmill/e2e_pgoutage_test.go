@@ -19,6 +19,7 @@ import (
 // processes jobs. The outage is made by a TCP proxy between the node and
 // the database, cut and restored on the same port.
 func TestPostgresOutage(t *testing.T) {
+	t.Parallel() // wait-bound; its schema, proxy and server are its own
 	dir, p := proxiedPostgresDir(t)
 	s := startServer(t, dir)
 	c := s.client(s.DevKey)

@@ -2,6 +2,8 @@ package main
 
 import (
 	"net/url"
+	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -66,7 +68,15 @@ func referenceInBrowser(t *testing.T, base string) {
 	b.run(chromedp.Navigate(base + "/docs")) // the choice is kept
 	b.wait(`document.body.dataset.lang === "python"`, 10*time.Second)
 
-	time.Sleep(500 * time.Millisecond) // the last events arrive
+	// A sentinel request, made after everything above: the browser
+	// reports requests in order, so once it is seen every earlier request
+	// of the page has been too.
+	b.eval(`fetch("/healthz?sentinel"); "sent"`)
+	eventually(t, 10*time.Second, "the sentinel request", func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		return slices.ContainsFunc(urls, func(u string) bool { return strings.HasSuffix(u, "/healthz?sentinel") })
+	})
 	own, _ := url.Parse(base)
 	mu.Lock()
 	defer mu.Unlock()

@@ -17,10 +17,7 @@ func webJobs(b *browser, base string) {
 	c := client.New(base, key)
 	ctx := context.Background()
 	// A long job, so that the view has an unfinished one to follow.
-	long, _, err := c.Process(ctx, "ocr-pdf", []client.File{longOCRFile(b.t)}, client.ProcessOptions{Prefer: "respond-async"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	long := startBlocker(t, c)
 	b.eval(`(() => { location.hash = "#/jobs"; return ""; })()`)
 	b.wait(`!document.getElementById("jobs").hidden && document.querySelectorAll("#jobs-body tr").length > 1`, 10*time.Second)
 	if b.eval(`String(document.getElementById("catalog").hidden && document.getElementById("tool").hidden)`) != "true" {

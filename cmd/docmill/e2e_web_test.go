@@ -172,7 +172,8 @@ func (b *browser) download() []byte {
 // 400 shown next to its control, Russian, a phone-width screen, labels and
 // contrast, the jobs view. It saves screenshots of the main states in screenshots/.
 func TestWebInterface(t *testing.T) {
-	srv := startServer(t, "", "--signup", "open")
+	// --allow-private-urls: webJobs' long job loads a page on loopback.
+	srv := startServer(t, "", "--signup", "open", "--allow-private-urls")
 	b := newBrowser(t)
 	b.run(chromedp.Navigate(srv.URL + "/"))
 	b.wait(`document.body.dataset.ready === "1" && document.querySelectorAll("a.card").length > 20`, 20*time.Second)

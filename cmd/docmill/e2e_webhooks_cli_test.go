@@ -13,6 +13,7 @@ import (
 // TestWebhooksCLI: docmill webhooks create, list, deliveries,
 // rotate-secret and delete against a server, with a real receiver.
 func TestWebhooksCLI(t *testing.T) {
+	t.Parallel() // wait-bound; its server and receiver are its own
 	s := startServer(t, "", "--allow-private-urls")
 	rc := newReceiver(t, nil)
 	cli := func(args ...string) string {

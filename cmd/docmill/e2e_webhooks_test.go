@@ -201,7 +201,10 @@ func checkEvent(t *testing.T, s *testServer, key string, ev map[string]any, typ,
 // Standard Webhooks library) and carrying the job record; an endpoint gets
 // only its events; a rotated secret signs beside the new one; endpoints
 // are the account's own, bounded by its plan.
-func TestWebhookEvents(t *testing.T) { testWebhookEvents(t, sqliteDir) }
+func TestWebhookEvents(t *testing.T) {
+	t.Parallel() // wait-bound; the server, its data directory and the receivers are its own
+	testWebhookEvents(t, sqliteDir)
+}
 
 func testWebhookEvents(t *testing.T, newDir dataDirFunc) {
 	s := startServer(t, newDir(t), "--allow-private-urls")
@@ -322,7 +325,10 @@ func testWebhookEvents(t *testing.T, newDir dataDirFunc) {
 // same event three times under one webhook-id, on the (shortened)
 // schedule; one answering 410 Gone is disabled at once and gets nothing
 // more; one answering 400 is not retried.
-func TestWebhookRetries(t *testing.T) { testWebhookRetries(t, sqliteDir) }
+func TestWebhookRetries(t *testing.T) {
+	t.Parallel() // wait-bound (the retry schedule); its server, directory and receivers are its own
+	testWebhookRetries(t, sqliteDir)
+}
 
 func testWebhookRetries(t *testing.T, newDir dataDirFunc) {
 	s := startServer(t, newDir(t), "--allow-private-urls", "--webhook-retry-schedule", "200ms,400ms,5s")
@@ -385,7 +391,7 @@ func testWebhookRetries(t *testing.T, newDir dataDirFunc) {
 	}
 	flaky.wait(t, 4, 20*time.Second)
 	refusing.wait(t, 2, 20*time.Second) // the new event, not a retry of the first
-	time.Sleep(time.Second)             // past the first retry's time
+	time.Sleep(time.Second)             // not ordering: a lower bound, past the first retry's time (200ms)
 	if gone.count() != 1 || refusing.count() != 2 {
 		t.Fatalf("after a second job: the disabled endpoint got %d requests (want 1), the refusing one %d (want 2, no retries)", gone.count(), refusing.count())
 	}
@@ -404,14 +410,16 @@ func testWebhookRetries(t *testing.T, newDir dataDirFunc) {
 // TestWebhookPostgres runs the webhook tests on PostgreSQL with
 // riverpgxv5.
 func TestWebhookPostgres(t *testing.T) {
+	t.Parallel() // wait-bound; each subtest owns its schema (postgresDir)
 	pgtest.BaseURL(t)
-	t.Run("Events", func(t *testing.T) { testWebhookEvents(t, postgresDir) })
-	t.Run("Retries", func(t *testing.T) { testWebhookRetries(t, postgresDir) })
+	t.Run("Events", func(t *testing.T) { t.Parallel(); testWebhookEvents(t, postgresDir) })
+	t.Run("Retries", func(t *testing.T) { t.Parallel(); testWebhookRetries(t, postgresDir) })
 }
 
 // TestWebhookRestart: a delivery due for a retry when the server stops is
 // made after it starts again on the same data directory.
 func TestWebhookRestart(t *testing.T) {
+	t.Parallel() // wait-bound (a retry due while stopped); the directory is its own
 	dir := t.TempDir()
 	flags := []string{"--allow-private-urls", "--webhook-retry-schedule", "2s"}
 	s := startServer(t, dir, flags...)
@@ -432,7 +440,7 @@ func TestWebhookRestart(t *testing.T) {
 	if rc.count() != 1 {
 		t.Fatalf("receiver got %d requests before the restart, want 1", rc.count())
 	}
-	time.Sleep(2 * time.Second) // the retry falls due while no server runs
+	time.Sleep(2 * time.Second) // not ordering: a lower bound, the retry falls due (2s) while no server runs
 	s = startServer(t, dir, flags...)
 	second := rc.wait(t, 2, 30*time.Second)[1]
 	if second.header.Get("webhook-id") != first.header.Get("webhook-id") {
@@ -453,6 +461,7 @@ func TestWebhookRestart(t *testing.T) {
 // loopback, private, link-local or metadata address, or on plain http, is
 // refused at creation.
 func TestWebhookURLRefused(t *testing.T) {
+	t.Parallel() // its server is its own
 	s := startServer(t, "")
 	for _, url := range []string{"https://127.0.0.1/hook", "https://10.0.0.1/hook", "https://169.254.169.254/latest",
 		"https://[::1]:8443/hook", "https://[fd00:ec2::254]/", "https://localhost/hook", "http://93.184.215.14/hook"} {
@@ -478,6 +487,7 @@ func TestWebhookURLRefused(t *testing.T) {
 // transaction and delivered by a worker node started afterwards on the
 // same data.
 func TestWebhookCanceled(t *testing.T) {
+	t.Parallel() // wait-bound; its directory, nodes and receiver are its own
 	dir := t.TempDir()
 	api := startServer(t, dir, "--role", "api", "--allow-private-urls")
 	key := api.DevKey
@@ -491,10 +501,23 @@ func TestWebhookCanceled(t *testing.T) {
 	if j, err = c.CancelJob(context.Background(), j.JobID); err != nil || j.Status != "canceled" {
 		t.Fatalf("cancel: %+v %v", j, err)
 	}
-	time.Sleep(300 * time.Millisecond)
-	if rc.count() != 0 {
-		t.Fatalf("an API node delivered %d events; only workers deliver", rc.count())
-	}
+	// Only workers deliver: the worker started after the cancel delivers
+	// job.canceled, then job.done for a job sent after it; an API node's
+	// delivery of job.canceled, made at once, would be a third request,
+	// in by the time the second event is.
 	startServer(t, dir, "--role", "worker", "--allow-private-urls")
 	checkEvent(t, api, key, event(t, rc.wait(t, 1, 30*time.Second)[0], secret), "job.canceled", j.JobID)
+	after, _, err := c.Process(context.Background(), "rotate-pdf", []client.File{pdfFile("four-pages.pdf", fourPagePDF)}, client.ProcessOptions{Prefer: "respond-async"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Its record's result URL names the worker's address, not the API
+	// node's, so only the event's type and job are compared.
+	done := event(t, rc.wait(t, 2, 30*time.Second)[1], secret)
+	if data, _ := done["data"].(map[string]any); done["type"] != "job.done" || data["job_id"] != after.JobID {
+		t.Fatalf("second event %v, want job.done of %s", done, after.JobID)
+	}
+	if n := rc.count(); n != 2 {
+		t.Fatalf("the receiver got %d requests, want 2: an API node delivered", n)
+	}
 }

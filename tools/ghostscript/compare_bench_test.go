@@ -52,12 +52,13 @@ func (c comparison) meets() (size, ssim, tm bool) {
 // which ours pays and raw gs does not. Times are medians of the
 // iterations; ns/op is ours' median. A file on which raw gs fails (exit
 // status, or no pages processed) is reported and left out of the
-// targets.
+// targets. A smoke pass (toolstest.BenchSmoke) compares on two files.
 func BenchmarkCompressVsGhostscript(b *testing.B) {
 	paths, err := filepath.Glob(toolstest.Corpus(b, "pdf", "*.pdf"))
 	if err != nil || len(paths) == 0 {
 		b.Fatalf("no corpus PDFs: %v", err)
 	}
+	paths = toolstest.BenchSize(paths, paths[:min(2, len(paths))])
 	tl := tool(b, "compress-pdf")
 	var rows []comparison
 	for _, path := range paths {

@@ -3,14 +3,17 @@ package ghostscript_test
 import (
 	"os"
 	"testing"
+
+	"github.com/docmill/docmill/tools/toolstest"
 )
 
 // BenchmarkCompress runs compress-pdf per preset on the image-heavy corpus
 // files, reporting the output size (out-bytes) and output/input ratio.
 // The comparison with Ghostscript alone, on every corpus PDF, is
-// BenchmarkCompressVsGhostscript's.
+// BenchmarkCompressVsGhostscript's. A smoke pass (toolstest.BenchSmoke)
+// runs on the first file only.
 func BenchmarkCompress(b *testing.B) {
-	for _, f := range imageHeavy {
+	for _, f := range toolstest.BenchSize(imageHeavy, imageHeavy[:1]) {
 		path := corpusPDF(b, f)
 		st, err := os.Stat(path)
 		if err != nil {

@@ -142,9 +142,11 @@ func TestReflow(t *testing.T) {
 // order in the result, and the share of text in frames rather than in
 // flowing paragraphs; and the same figures of LibreOffice's own PDF
 // import into Writer (writer_pdf_import), when soffice is installed, the
-// approach the tools do not take. It never fails on the figures.
+// approach the tools do not take. It never fails on the figures. A smoke
+// pass (toolstest.BenchSmoke) measures the first file only.
 func BenchmarkPDFToWordQuality(b *testing.B) {
 	files := []string{"pdflatex-4-pages.pdf", "google-doc-document.pdf", "002-trivial-libre-office-writer.pdf", "minimal-document.pdf"}
+	files = toolstest.BenchSize(files, files[:1])
 	var report strings.Builder // one log entry: a benchmark's log shows its first lines only
 	for b.Loop() {
 		report.Reset()
