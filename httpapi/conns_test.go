@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/docmill/docmill"
+	"github.com/docmill/docmill/internal/poll"
 )
 
 // startCapped serves a on 127.0.0.1 through a.s.Listener, counting the
@@ -110,7 +111,7 @@ func TestConnsPerIP(t *testing.T) {
 	}
 	before := held.Load()
 	kept[1].Close()
-	waitUntil(t, 10*time.Second, func() (bool, string) {
+	poll.Until(t, 10*time.Second, func() (bool, string) {
 		return held.Load() == before-1, fmt.Sprintf("the server holds %d connections, want %d", held.Load(), before-1)
 	})
 	if got := healthz(t, dialFrom(t, srv, "127.0.0.1"), ""); got != http.StatusOK {
@@ -142,7 +143,7 @@ func TestConnsBehindProxy(t *testing.T) {
 			continue
 		}
 		// The uploads' requests are in flight once their handlers run.
-		waitUntil(t, 10*time.Second, func() (bool, string) {
+		poll.Until(t, 10*time.Second, func() (bool, string) {
 			got := healthz(t, c, client)
 			return got == http.StatusTooManyRequests, fmt.Sprintf("a third request of 203.0.113.5: %d, want 429", got)
 		})

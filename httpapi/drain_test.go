@@ -16,6 +16,7 @@ import (
 	"github.com/riverqueue/river/rivermigrate"
 
 	"github.com/docmill/docmill"
+	"github.com/docmill/docmill/internal/poll"
 	"github.com/docmill/docmill/jobs"
 )
 
@@ -57,13 +58,13 @@ func TestDrain(t *testing.T) {
 	go func() { _, _ = io.WriteString(pw, pdfB+strings.Repeat("%", 4096)) }() // then nothing more
 	uploading := drainPost(srv.URL, key, pr)
 	period, _ := docmill.Period(time.Now())
-	waitUntil(t, 10*time.Second, func() (bool, string) {
+	poll.Until(t, 10*time.Second, func() (bool, string) {
 		u, _ := a.st.Usage(t.Context(), acct.ID, period)
 		return u.InFlight == 1, "the waiting call's job was never created"
 	})
 	// The unfinished upload is being stored: its file's write has begun
 	// in the bucket (a temporary file beside the waiting call's input).
-	waitUntil(t, 10*time.Second, func() (bool, string) {
+	poll.Until(t, 10*time.Second, func() (bool, string) {
 		return a.storedInputs(t) >= 2, "the unfinished upload was never being stored"
 	})
 

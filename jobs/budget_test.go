@@ -19,6 +19,7 @@ import (
 
 	"github.com/docmill/docmill"
 	"github.com/docmill/docmill/blob"
+	"github.com/docmill/docmill/internal/poll"
 	"github.com/docmill/docmill/jobs"
 	"github.com/docmill/docmill/store/postgres/pgtest"
 )
@@ -219,7 +220,7 @@ func TestShutdownKeepsUsedBudget(t *testing.T) {
 	if _, err := st.CreateJob(ctx, j, docmill.Admission{Period: time.Now().Format("2006-01")}); err != nil {
 		t.Fatal(err)
 	}
-	waitUntil(t, time.Minute, func() (bool, string) { return len(log.names()) > 0, "the job never ran" })
+	poll.Until(t, time.Minute, func() (bool, string) { return len(log.names()) > 0, "the job never ran" })
 	time.Sleep(5500 * time.Millisecond) // not ordering: a lower bound, past demoteAfter (5 s) of its 8 s
 	stopCtx, cancel := context.WithTimeout(ctx, 100*time.Millisecond)
 	defer cancel()

@@ -13,6 +13,7 @@ import (
 	"github.com/riverqueue/river/riverdriver/riversqlite"
 
 	"github.com/docmill/docmill"
+	"github.com/docmill/docmill/internal/poll"
 	"github.com/docmill/docmill/jobs"
 )
 
@@ -83,7 +84,7 @@ func TestCancelLoggedAtInfo(t *testing.T) {
 		t.Fatal(err)
 	}
 	var lines []map[string]any
-	waitUntil(t, 10*time.Second, func() (bool, string) {
+	poll.Until(t, 10*time.Second, func() (bool, string) {
 		lines = lines[:0]
 		finished := false
 		for _, l := range strings.Split(strings.TrimSpace(logs.String()), "\n") {

@@ -14,6 +14,7 @@ import (
 	"github.com/riverqueue/river/riverdriver/riversqlite"
 
 	"github.com/docmill/docmill"
+	"github.com/docmill/docmill/internal/poll"
 	"github.com/docmill/docmill/jobs"
 	"github.com/docmill/docmill/sandbox"
 )
@@ -150,7 +151,7 @@ func finishedJob(t *testing.T, st docmill.Store, bucket docmill.BlobStore, acct 
 	if _, err := st.CreateJob(t.Context(), j, docmill.Admission{Period: "2026-11"}); err != nil {
 		t.Fatal(err)
 	}
-	waitUntil(t, 20*time.Second, func() (bool, string) {
+	poll.Until(t, 20*time.Second, func() (bool, string) {
 		var err error
 		if j, err = st.Job(t.Context(), id); err != nil {
 			t.Fatal(err)

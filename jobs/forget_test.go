@@ -14,6 +14,7 @@ import (
 	"github.com/riverqueue/river/rivermigrate"
 
 	"github.com/docmill/docmill"
+	"github.com/docmill/docmill/internal/poll"
 	"github.com/docmill/docmill/jobs"
 	"github.com/docmill/docmill/store/postgres/pgtest"
 )
@@ -149,7 +150,7 @@ func TestRecordDeletedWhileRunning(t *testing.T) {
 	close(release)
 	// The input stays until the worker learns the record is gone, so no
 	// file at all means it has removed them, the result included.
-	waitUntil(t, 10*time.Second, func() (bool, string) {
+	poll.Until(t, 10*time.Second, func() (bool, string) {
 		var left []string
 		for _, k := range []string{in, docmill.ResultKey(j.ID, "out.pdf")} {
 			if _, err := bucket.Attributes(ctx, k); err == nil {

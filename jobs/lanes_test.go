@@ -14,6 +14,7 @@ import (
 	"github.com/riverqueue/river/rivermigrate"
 
 	"github.com/docmill/docmill"
+	"github.com/docmill/docmill/internal/poll"
 	"github.com/docmill/docmill/jobs"
 	"github.com/docmill/docmill/store/postgres/pgtest"
 	"github.com/docmill/docmill/store/sqlite"
@@ -119,7 +120,7 @@ func (b *laneBench) submit(t *testing.T, a *docmill.Account, tool string, priori
 func (b *laneBench) waitStarted(t *testing.T, n int) []string {
 	t.Helper()
 	var got []string
-	waitUntil(t, 20*time.Second, func() (bool, string) {
+	poll.Until(t, 20*time.Second, func() (bool, string) {
 		b.mu.Lock()
 		got = append([]string(nil), b.started...)
 		b.mu.Unlock()

@@ -15,6 +15,7 @@ import (
 	"github.com/riverqueue/river/rivermigrate"
 
 	"github.com/docmill/docmill"
+	"github.com/docmill/docmill/internal/poll"
 	"github.com/docmill/docmill/jobs"
 	"github.com/docmill/docmill/mail"
 	"github.com/docmill/docmill/mail/mailpittest"
@@ -189,7 +190,7 @@ func TestMailGivesUp(t *testing.T) {
 // cancelled) after the given number of attempts, and fails t otherwise.
 func waitMailEnded(t *testing.T, db *sql.DB, to string, attempts int) {
 	t.Helper()
-	waitUntil(t, 15*time.Second, func() (bool, string) {
+	poll.Until(t, 15*time.Second, func() (bool, string) {
 		var state string
 		var attempt int
 		err := db.QueryRowContext(t.Context(), `SELECT state, attempt FROM river_job WHERE kind = 'docmill.mail'
@@ -245,7 +246,7 @@ AND json_extract(json(args), '$.mail.to') = ?`, to).Scan(&n)
 		return n
 	}
 	// River marks the entry completed just after the mail server took it.
-	waitUntil(t, 5*time.Second, func() (bool, string) {
+	poll.Until(t, 5*time.Second, func() (bool, string) {
 		var state string
 		if err := st.WriteDB().QueryRowContext(t.Context(), `SELECT state FROM river_job WHERE kind = 'docmill.mail'`).Scan(&state); err != nil {
 			t.Fatal(err)

@@ -9,6 +9,7 @@ import (
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 
 	"github.com/docmill/docmill"
+	"github.com/docmill/docmill/internal/poll"
 	"github.com/docmill/docmill/jobs"
 	"github.com/docmill/docmill/store/postgres"
 	"github.com/docmill/docmill/store/postgres/pgtest"
@@ -33,7 +34,7 @@ func TestWaitNotified(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer q.Stop(context.Background())
-	waitUntil(t, 10*time.Second, func() (bool, string) {
+	poll.Until(t, 10*time.Second, func() (bool, string) {
 		return gauge(t, reg, "docmill_job_notifications_listening", "") == 1, "not listening"
 	})
 
@@ -61,7 +62,7 @@ func TestWaitNotified(t *testing.T) {
 		got, err := q.Wait(t.Context(), j.ID, 20*time.Second)
 		result <- waited{got, err}
 	}()
-	waitUntil(t, 10*time.Second, func() (bool, string) {
+	poll.Until(t, 10*time.Second, func() (bool, string) {
 		return gauge(t, reg, "docmill_job_wait_wakeups_total", "poll") >= 1, "Wait never polled"
 	})
 	done := *j

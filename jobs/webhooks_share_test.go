@@ -12,6 +12,7 @@ import (
 	"github.com/riverqueue/river/riverdriver/riversqlite"
 
 	"github.com/docmill/docmill"
+	"github.com/docmill/docmill/internal/poll"
 	"github.com/docmill/docmill/jobs"
 )
 
@@ -89,8 +90,8 @@ func TestWebhookFairShare(t *testing.T) {
 	}
 	addHook(t, st, b, fast.URL, clk.t)
 	finish(a)
-	finish(a)                                            // six deliveries of A
-	waitUntil(t, 20*time.Second, func() (bool, string) { // both workers hold A's deliveries
+	finish(a)                                             // six deliveries of A
+	poll.Until(t, 20*time.Second, func() (bool, string) { // both workers hold A's deliveries
 		mu.Lock()
 		n := slowCalls
 		mu.Unlock()

@@ -13,6 +13,7 @@ import (
 	"github.com/riverqueue/river/riverdriver/riversqlite"
 
 	"github.com/docmill/docmill"
+	"github.com/docmill/docmill/internal/poll"
 	"github.com/docmill/docmill/jobs"
 	"github.com/docmill/docmill/outbound"
 	"github.com/docmill/docmill/store/sqlite"
@@ -115,7 +116,7 @@ func addHook(t *testing.T, st docmill.Store, a *docmill.Account, url string, at 
 func attempts(t *testing.T, st docmill.Store, id string, n int) []*docmill.WebhookAttempt {
 	t.Helper()
 	var as []*docmill.WebhookAttempt
-	waitUntil(t, 20*time.Second, func() (bool, string) {
+	poll.Until(t, 20*time.Second, func() (bool, string) {
 		var err error
 		if as, err = st.WebhookAttempts(t.Context(), id, 100); err != nil {
 			t.Fatal(err)
@@ -130,7 +131,7 @@ func attempts(t *testing.T, st docmill.Store, id string, n int) []*docmill.Webho
 // discarded or cancelled, so no attempt can come after.
 func riverSettled(t *testing.T, st *sqlite.Store, kind string) {
 	t.Helper()
-	waitUntil(t, 20*time.Second, func() (bool, string) {
+	poll.Until(t, 20*time.Second, func() (bool, string) {
 		var live int
 		err := st.WriteDB().QueryRowContext(t.Context(), `SELECT count(*) FROM river_job
 WHERE kind = ? AND state NOT IN ('completed', 'discarded', 'cancelled')`, kind).Scan(&live)
