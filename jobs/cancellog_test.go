@@ -13,8 +13,10 @@ import (
 	"github.com/riverqueue/river/riverdriver/riversqlite"
 
 	"github.com/docmill/docmill"
+	"github.com/docmill/docmill/blob"
 	"github.com/docmill/docmill/internal/poll"
 	"github.com/docmill/docmill/jobs"
+	"github.com/docmill/docmill/store/sqlite"
 )
 
 // lockedBuffer is a log destination the workers and the test share.
@@ -41,45 +43,12 @@ func (l *lockedBuffer) String() string {
 func TestCancelLoggedAtInfo(t *testing.T) {
 	ctx := t.Context()
 	st, bucket := openData(t)
-	newQueue(t, st, bucket, &clock{t: time.Now()}) // River's tables
-	started := make(chan struct{})
-	tool := &docmill.Tool{
-		Slug: "held", Accepts: []string{"application/pdf"}, MinFiles: 1, MaxFiles: 1,
-		Timeout: time.Minute, Rates: docmill.WorkRates{Base: 30 * time.Second},
-		Run: func(ctx context.Context, in *docmill.RunInput) (*docmill.RunOutput, error) {
-			close(started)
+	var logs lockedBuffer
+	j, _ := startHeldJob(t, st, bucket, slog.New(slog.NewJSONHandler(&logs, nil)),
+		func(ctx context.Context, in *docmill.RunInput) (*docmill.RunOutput, error) {
 			<-ctx.Done()
 			return nil, ctx.Err()
-		},
-	}
-	var logs lockedBuffer
-	q, err := jobs.New(riversqlite.New(st.WriteDB()), jobs.Config{
-		Store: st, Blob: bucket, Registry: docmill.NewRegistry(tool), Logger: slog.New(slog.NewJSONHandler(&logs, nil)),
-		Workers: 1, PollInterval: 50 * time.Millisecond, ScratchDir: t.TempDir(), SoleWorker: true,
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	st.SetEnqueue(q.InsertTx)
-	if err := q.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = q.Stop(context.Background()) })
-	acct := newAccount(t, st, &clock{t: time.Now()})
-	in := "in/job_held.0"
-	if _, err := bucket.Put(ctx, in, strings.NewReader("%PDF-1.7"), "application/pdf"); err != nil {
-		t.Fatal(err)
-	}
-	j := &docmill.Job{ID: "job_held", AccountID: acct.ID, Tool: "held", Priority: 3, ResultTTL: time.Hour, CreatedAt: time.Now(),
-		Inputs: []docmill.InputFile{{Key: in, Filename: "a.pdf", ContentType: "application/pdf", Size: 8}}}
-	if _, err := st.CreateJob(ctx, j, docmill.Admission{Period: time.Now().Format("2006-01")}); err != nil {
-		t.Fatal(err)
-	}
-	select {
-	case <-started:
-	case <-time.After(10 * time.Second):
-		t.Fatal("the job did not start")
-	}
+		})
 	if _, err := st.CancelJob(ctx, j.ID, time.Now()); err != nil {
 		t.Fatal(err)
 	}
@@ -109,4 +78,52 @@ func TestCancelLoggedAtInfo(t *testing.T) {
 	if got, err := st.Job(ctx, j.ID); err != nil || got.Status != docmill.StatusCanceled {
 		t.Errorf("the job: %+v %v", got, err)
 	}
+}
+
+// startHeldJob starts a sole-worker queue on st and bucket whose one tool,
+// "held", runs run, submits one job of a new account with a stored input,
+// and returns the job and its input's key once run has been called.
+// logger may be nil (the default logger).
+func startHeldJob(t *testing.T, st *sqlite.Store, bucket *blob.Bucket, logger *slog.Logger,
+	run func(ctx context.Context, in *docmill.RunInput) (*docmill.RunOutput, error)) (*docmill.Job, string) {
+	t.Helper()
+	ctx := t.Context()
+	newQueue(t, st, bucket, &clock{t: time.Now()}) // River's tables
+	started := make(chan struct{})
+	tool := &docmill.Tool{
+		Slug: "held", Accepts: []string{"application/pdf"}, MinFiles: 1, MaxFiles: 1,
+		Timeout: time.Minute, Rates: docmill.WorkRates{Base: 30 * time.Second},
+		Run: func(ctx context.Context, in *docmill.RunInput) (*docmill.RunOutput, error) {
+			close(started)
+			return run(ctx, in)
+		},
+	}
+	q, err := jobs.New(riversqlite.New(st.WriteDB()), jobs.Config{
+		Store: st, Blob: bucket, Registry: docmill.NewRegistry(tool), Logger: logger,
+		Workers: 1, PollInterval: 50 * time.Millisecond, ScratchDir: t.TempDir(), SoleWorker: true,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.SetEnqueue(q.InsertTx)
+	if err := q.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = q.Stop(context.Background()) })
+	acct := newAccount(t, st, &clock{t: time.Now()})
+	in := "in/job_held.0"
+	if _, err := bucket.Put(ctx, in, strings.NewReader("%PDF-1.7"), "application/pdf"); err != nil {
+		t.Fatal(err)
+	}
+	j := &docmill.Job{ID: "job_held", AccountID: acct.ID, Tool: "held", Priority: 3, ResultTTL: time.Hour, CreatedAt: time.Now(),
+		Inputs: []docmill.InputFile{{Key: in, Filename: "a.pdf", ContentType: "application/pdf", Size: 8}}}
+	if _, err := st.CreateJob(ctx, j, docmill.Admission{Period: time.Now().Format("2006-01")}); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-started:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the job did not start")
+	}
+	return j, in
 }

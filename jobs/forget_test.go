@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
@@ -102,49 +101,16 @@ func testForget(t *testing.T, st docmill.Store, outbox docmill.Outbox, count fun
 func TestRecordDeletedWhileRunning(t *testing.T) {
 	ctx := t.Context()
 	st, bucket := openData(t)
-	newQueue(t, st, bucket, &clock{t: time.Now()}) // River's tables
-	started, release := make(chan struct{}), make(chan struct{})
-	tool := &docmill.Tool{
-		Slug: "held", Accepts: []string{"application/pdf"}, MinFiles: 1, MaxFiles: 1,
-		Timeout: time.Minute, Rates: docmill.WorkRates{Base: 30 * time.Second},
-		Run: func(ctx context.Context, in *docmill.RunInput) (*docmill.RunOutput, error) {
-			close(started)
-			<-release
-			out := filepath.Join(in.WorkDir, "out.pdf")
-			if err := os.WriteFile(out, []byte("%PDF-1.7"), 0o600); err != nil {
-				return nil, err
-			}
-			return &docmill.RunOutput{Path: out, Filename: "out.pdf", ContentType: "application/pdf"}, nil
-		},
-	}
-	q, err := jobs.New(riversqlite.New(st.WriteDB()), jobs.Config{
-		Store: st, Blob: bucket, Registry: docmill.NewRegistry(tool),
-		Workers: 1, PollInterval: 50 * time.Millisecond, ScratchDir: t.TempDir(), SoleWorker: true,
+	release := make(chan struct{})
+	j, in := startHeldJob(t, st, bucket, nil, func(ctx context.Context, in *docmill.RunInput) (*docmill.RunOutput, error) {
+		<-release
+		out := filepath.Join(in.WorkDir, "out.pdf")
+		if err := os.WriteFile(out, []byte("%PDF-1.7"), 0o600); err != nil {
+			return nil, err
+		}
+		return &docmill.RunOutput{Path: out, Filename: "out.pdf", ContentType: "application/pdf"}, nil
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	st.SetEnqueue(q.InsertTx)
-	if err := q.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = q.Stop(context.Background()) })
-	acct := newAccount(t, st, &clock{t: time.Now()})
-	in := "in/job_held.0"
-	if _, err := bucket.Put(ctx, in, strings.NewReader("%PDF-1.7"), "application/pdf"); err != nil {
-		t.Fatal(err)
-	}
-	j := &docmill.Job{ID: "job_held", AccountID: acct.ID, Tool: "held", Priority: 3, ResultTTL: time.Hour, CreatedAt: time.Now(),
-		Inputs: []docmill.InputFile{{Key: in, Filename: "a.pdf", ContentType: "application/pdf", Size: 8}}}
-	if _, err := st.CreateJob(ctx, j, docmill.Admission{Period: time.Now().Format("2006-01")}); err != nil {
-		t.Fatal(err)
-	}
-	select {
-	case <-started:
-	case <-time.After(10 * time.Second):
-		t.Fatal("the job did not start")
-	}
-	if _, err := st.DeleteAccount(ctx, acct.ID); err != nil {
+	if _, err := st.DeleteAccount(ctx, j.AccountID); err != nil {
 		t.Fatal(err)
 	}
 	close(release)
