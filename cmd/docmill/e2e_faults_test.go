@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"regexp"
 	"testing"
 	"time"
@@ -9,6 +10,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/docmill/docmill/client"
+	"github.com/docmill/docmill/internal/poll"
 )
 
 // riverJob is how River sees a docmill job: its state and attempts.
@@ -42,17 +44,11 @@ func riverJobs(t *testing.T, dataDir string) map[string]riverJob {
 // it after that attempt).
 func awaitRiver(t *testing.T, dataDir, id string, n int, timeout time.Duration) {
 	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for {
+	poll.Until(t, timeout, func() (bool, string) {
 		r := riverJobs(t, dataDir)[id]
-		if r.attempt >= n && r.state != "available" && r.state != "retryable" {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("job %s: River has %+v after %s, want attempt %d running", id, r, timeout, n)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+		return r.attempt >= n && r.state != "available" && r.state != "retryable",
+			fmt.Sprintf("job %s: River has %+v, want attempt %d running", id, r, n)
+	})
 }
 
 // TestTripleKillGivesUp: a job whose server is killed with SIGKILL on each

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/docmill/docmill/client"
+	"github.com/docmill/docmill/internal/poll"
 )
 
 // TestQueuedJobSurvivesRestart: a job accepted by a server that stops
@@ -93,20 +94,19 @@ func TestSIGTERMFinishesJobInProgress(t *testing.T) {
 // otherwise first).
 func awaitStatus(t *testing.T, c *client.Client, id, status string) {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for {
+	poll.Until(t, 30*time.Second, func() (bool, string) {
 		p, err := c.Job(context.Background(), id)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if string(p.Status) == status {
-			return
+			return true, ""
 		}
-		if p.Finished() || time.Now().After(deadline) {
+		if p.Finished() {
 			t.Fatalf("job never seen %s: %s", status, p.Status)
 		}
-		time.Sleep(5 * time.Millisecond)
-	}
+		return false, fmt.Sprintf("job never seen %s: %s", status, p.Status)
+	})
 }
 
 // bigMerge returns the inputs of a merge that takes pdfcpu a while: the

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/docmill/docmill/client"
+	"github.com/docmill/docmill/internal/poll"
 	"github.com/docmill/docmill/store/postgres/pgtest"
 )
 
@@ -61,13 +62,7 @@ func TestPostgresOutage(t *testing.T) {
 // eventually polls cond until it holds, failing t after timeout.
 func eventually(t *testing.T, timeout time.Duration, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("waited %s for %s", timeout, what)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+	poll.Until(t, timeout, func() (bool, string) { return cond(), "waited for " + what })
 }
 
 // closedAddr returns a local address nothing listens on.

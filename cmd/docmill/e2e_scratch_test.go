@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/docmill/docmill/client"
+	"github.com/docmill/docmill/internal/poll"
 )
 
 // TestScratchSweptAfterKill: a server killed with SIGKILL mid-job leaves
@@ -80,22 +81,15 @@ func TestScratchSweptAfterKill(t *testing.T) {
 	}
 	// The janitor runs every second; what it must have removed: every
 	// job directory, and everything of the dead node.
-	deadline := time.Now().Add(30 * time.Second)
-	for {
+	poll.Until(t, 30*time.Second, func() (bool, string) {
 		var stale []string
 		for _, p := range scratchFiles(t, dir) {
 			if strings.Contains(p, "/job-") || strings.HasPrefix(p, nodes[0]+"/") && p != nodes[0]+"/.lock" {
 				stale = append(stale, p)
 			}
 		}
-		if len(stale) == 0 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the janitor left:\n%s", strings.Join(stale, "\n"))
-		}
-		time.Sleep(250 * time.Millisecond)
-	}
+		return len(stale) == 0, "the janitor left:\n" + strings.Join(stale, "\n")
+	})
 	s2.stop(t)
 	if made := scratchFilesIn(t, sysTmp); len(made) > 0 {
 		t.Errorf("the servers made files in the system's temporary directory:\n%s", strings.Join(made, "\n"))

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/docmill/docmill/client"
+	"github.com/docmill/docmill/internal/poll"
 )
 
 // The shutdown tests run the server as a child process and stop it with
@@ -186,18 +187,12 @@ func TestShutdownHandsBackJobInProgress(t *testing.T) {
 func awaitProcessing(t *testing.T, dataDir string) string {
 	t.Helper()
 	db := openDB(t, dataDir)
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		var id string
+	var id string
+	poll.Until(t, 30*time.Second, func() (bool, string) {
 		err := db.QueryRow(`SELECT id FROM jobs WHERE status = 'processing'`).Scan(&id)
-		if err == nil {
-			return id
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no job processing: %v", err)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return err == nil, fmt.Sprintf("no job processing: %v", err)
+	})
+	return id
 }
 
 // TestShutdownRefusesUnfinishedUpload: an upload still arriving when the
@@ -246,17 +241,10 @@ func trickleUpload(pw *io.PipeWriter) {
 // awaitInFlight waits until the account has n jobs in flight.
 func awaitInFlight(t *testing.T, c *client.Client, n int) {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for {
+	poll.Until(t, 30*time.Second, func() (bool, string) {
 		u := accountUsage(context.Background(), t, c)
-		if u.JobsInFlight == int64(n) {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("usage %v, want %d jobs in flight", u, n)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return u.JobsInFlight == int64(n), fmt.Sprintf("usage %v, want %d jobs in flight", u, n)
+	})
 }
 
 // riverState is the state of the River job that works docmill job id.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -17,6 +18,7 @@ import (
 	standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"
 
 	"github.com/docmill/docmill/client"
+	"github.com/docmill/docmill/internal/poll"
 	"github.com/docmill/docmill/store/postgres/pgtest"
 )
 
@@ -157,18 +159,13 @@ func event(t *testing.T, r hookRequest, secrets ...string) map[string]any {
 // there are n: a receiver has its request before the attempt is recorded.
 func deliveries(t *testing.T, s *testServer, key, id string, n int) []any {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
+	var ds []any
+	poll.Until(t, 10*time.Second, func() (bool, string) {
 		status, out := callAPI(t, s, key, http.MethodGet, "/v1/webhooks/"+id+"/deliveries", nil)
-		ds, _ := out["deliveries"].([]any)
-		if status != http.StatusOK || len(ds) >= n {
-			return ds
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%d deliveries recorded within 10 s, want %d: %v", len(ds), n, out)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		ds, _ = out["deliveries"].([]any)
+		return status != http.StatusOK || len(ds) >= n, fmt.Sprintf("%d deliveries recorded, want %d: %v", len(ds), n, out)
+	})
+	return ds
 }
 
 // jobRecord is GET /v1/jobs/{id} as a JSON object.
