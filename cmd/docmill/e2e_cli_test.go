@@ -21,6 +21,7 @@ import (
 	"github.com/creack/pty"
 
 	"github.com/docmill/docmill/client"
+	"github.com/docmill/docmill/internal/poll"
 )
 
 // syncBuffer is a bytes.Buffer that a command and a test may use at once.
@@ -273,11 +274,12 @@ func TestCLIInterrupt(t *testing.T) {
 	}()
 	idRE := regexp.MustCompile(`job (job_[a-z0-9]+) (queued|processing)`)
 	var id string
-	for deadline := time.Now().Add(30 * time.Second); id == "" && time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+	poll.Until(t, 30*time.Second, func() (bool, string) {
 		if m := idRE.FindStringSubmatch(errOut.String()); m != nil {
 			id = m[1]
 		}
-	}
+		return id != "", "no job line on stderr:\n" + errOut.String()
+	})
 	if id == "" {
 		t.Fatalf("no job line on stderr:\n%s", errOut.String())
 	}

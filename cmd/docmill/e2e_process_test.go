@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"os"
 	"strings"
@@ -9,6 +10,7 @@ import (
 	"time"
 
 	"github.com/docmill/docmill/client"
+	"github.com/docmill/docmill/internal/poll"
 	"github.com/docmill/docmill/tools/toolstest"
 )
 
@@ -193,8 +195,7 @@ func TestProcessErrors(t *testing.T) {
 // assertNoInputs checks that no uploaded input is left in the blob store.
 func assertNoInputs(t *testing.T, dataDir string) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
+	poll.Until(t, 10*time.Second, func() (bool, string) {
 		entries, _ := os.ReadDir(dataDir + "/blobs/in")
 		var left []string
 		for _, e := range entries {
@@ -203,14 +204,8 @@ func assertNoInputs(t *testing.T, dataDir string) {
 				left = append(left, e.Name()+"/"+f.Name())
 			}
 		}
-		if len(left) == 0 {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("inputs left behind: %v", left)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+		return len(left) == 0, fmt.Sprintf("inputs left behind: %v", left)
+	})
 }
 
 func TestIdempotencyKey(t *testing.T) { testIdempotencyKey(t, sqliteDir) }

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/docmill/docmill/client"
+	"github.com/docmill/docmill/internal/poll"
 	"github.com/docmill/docmill/tools/toolstest"
 )
 
@@ -71,29 +72,21 @@ func TestKilledServerLeavesNoJail(t *testing.T) {
 	processDone(t, c, "rotate-pdf", client.File{Name: "a.pdf", Body: bytes.NewReader(toolstest.TextPDF("hello"))}, nil)
 	want := []string{"bwrap", "soffice.bin", "python3", "chromium"}
 	var tree []toolstest.Proc
-	for deadline := time.Now().Add(90 * time.Second); ; time.Sleep(200 * time.Millisecond) {
+	poll.Until(t, 90*time.Second, func() (bool, string) {
 		tree = toolstest.ProcessTree(s.cmd.Process.Pid)
 		got := fmt.Sprint(tree)
 		missing := false
 		for _, w := range want {
 			missing = missing || !strings.Contains(got, w+"/")
 		}
-		if !missing {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("warm engines not all seen (want %v): %s", want, got)
-		}
-	}
+		return !missing, fmt.Sprintf("warm engines not all seen (want %v): %s", want, got)
+	})
 	t.Logf("%d processes under the server before the kill: %s", len(tree), fmt.Sprint(tree))
 	s.kill(t)
-	var left []toolstest.Proc
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
-		if left = toolstest.Running(tree); len(left) == 0 {
-			return
-		}
-	}
-	t.Fatalf("10 s after SIGKILL, %d processes of the server's jails remain: %s", len(left), fmt.Sprint(left))
+	poll.Until(t, 10*time.Second, func() (bool, string) {
+		left := toolstest.Running(tree)
+		return len(left) == 0, fmt.Sprintf("after SIGKILL, %d processes of the server's jails remain: %s", len(left), fmt.Sprint(left))
+	})
 }
 
 // TestCancelStopsTheWork cancels (DELETE) a running job of each kind of

@@ -18,6 +18,7 @@ import (
 	_ "gocloud.dev/blob/s3blob"
 
 	"github.com/docmill/docmill/blob/s3test"
+	"github.com/docmill/docmill/internal/poll"
 )
 
 // formItem is one part of a raw process request: a field, or a file when
@@ -86,21 +87,14 @@ func wantProblem(t testing.TB, status int, body map[string]any, wantStatus int, 
 // noInputsLeft fails t if input files stay in the local file store.
 func noInputsLeft(t testing.TB, dataDir string) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
+	poll.Until(t, 10*time.Second, func() (bool, string) {
 		entries, _ := os.ReadDir(dataDir + "/blobs/in")
-		if len(entries) == 0 {
-			return
+		var names []string
+		for _, e := range entries {
+			names = append(names, e.Name())
 		}
-		if time.Now().After(deadline) {
-			var names []string
-			for _, e := range entries {
-				names = append(names, e.Name())
-			}
-			t.Fatalf("inputs left behind: %v", names)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+		return len(entries) == 0, fmt.Sprintf("inputs left behind: %v", names)
+	})
 }
 
 // TestFileURL: with --allow-private-urls, inputs come from a local server
@@ -246,24 +240,19 @@ func TestFileURLRefused(t *testing.T) {
 // pollExport polls a job until its export is no longer pending.
 func pollExport(t testing.TB, s *testServer, key, id string) map[string]any {
 	t.Helper()
-	deadline := time.Now().Add(60 * time.Second)
-	for {
+	var j map[string]any
+	poll.Until(t, 60*time.Second, func() (bool, string) {
 		req, _ := http.NewRequest(http.MethodGet, s.URL+"/v1/jobs/"+id, nil)
 		req.Header.Set("Authorization", "Bearer "+key)
 		resp, b := send(t, req)
-		var j map[string]any
+		j = nil
 		if err := json.Unmarshal(b, &j); err != nil || resp.StatusCode != 200 {
 			t.Fatalf("poll: %d %s", resp.StatusCode, b)
 		}
 		res, _ := j["result"].(map[string]any)
-		if res != nil && res["export_status"] != "pending" {
-			return j
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("export still pending: %v", j)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+		return res != nil && res["export_status"] != "pending", fmt.Sprintf("export still pending: %v", j)
+	})
+	return j
 }
 
 // putReceiver is a test destination of exports: it answers each PUT with

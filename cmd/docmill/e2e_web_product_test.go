@@ -12,6 +12,8 @@ import (
 
 	cdpbrowser "github.com/chromedp/cdproto/browser"
 	"github.com/chromedp/chromedp"
+
+	"github.com/docmill/docmill/internal/poll"
 )
 
 // artifactsDir is where TestWebProduct keeps its screenshots and the zip
@@ -162,14 +164,14 @@ func productBatch(b *browser) {
 	b.run(chromedp.Click(chromedp.ID("batch-zip")))
 	archive := filepath.Join(dl, "docmill-results.zip")
 	var data []byte
-	for end := time.Now().Add(20 * time.Second); time.Now().Before(end); time.Sleep(200 * time.Millisecond) {
+	poll.Until(t, 20*time.Second, func() (bool, string) {
 		if d, err := os.ReadFile(archive); err == nil && len(d) > 0 {
 			if _, err := zip.NewReader(bytes.NewReader(d), int64(len(d))); err == nil {
 				data = d
-				break
 			}
 		}
-	}
+		return data != nil, "download all gave no zip"
+	})
 	if data == nil {
 		t.Fatal("download all gave no zip")
 	}

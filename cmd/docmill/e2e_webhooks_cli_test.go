@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/docmill/docmill/client"
+	"github.com/docmill/docmill/internal/poll"
 )
 
 // TestWebhooksCLI: docmill webhooks create, list, deliveries,
@@ -37,12 +38,13 @@ func TestWebhooksCLI(t *testing.T) {
 	}
 	rc.wait(t, 1, 10*time.Second)
 	var attempts []client.WebhookAttempt
-	for deadline := time.Now().Add(5 * time.Second); len(attempts) == 0 && time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+	poll.Until(t, 5*time.Second, func() (bool, string) {
 		// The attempt is recorded once the receiver has answered.
 		if err := json.Unmarshal([]byte(cli("deliveries", created.ID, "--json")), &attempts); err != nil {
 			t.Fatal(err)
 		}
-	}
+		return len(attempts) > 0, "no delivery attempt recorded"
+	})
 	if len(attempts) != 1 || attempts[0].JobID != j.JobID || !attempts[0].Succeeded || attempts[0].Event != "job.done" {
 		t.Fatalf("deliveries %+v", attempts)
 	}

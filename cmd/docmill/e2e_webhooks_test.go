@@ -372,14 +372,11 @@ func testWebhookRetries(t *testing.T, newDir dataDirFunc) {
 
 	gone.wait(t, 1, 10*time.Second)
 	refusing.wait(t, 1, 10*time.Second)
-	deadline := time.Now().Add(10 * time.Second)
 	var hook map[string]any
-	for time.Now().Before(deadline) {
-		if _, hook = callAPI(t, s, key, http.MethodGet, "/v1/webhooks/"+goneID, nil); hook["enabled"] == false {
-			break
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	poll.Until(t, 10*time.Second, func() (bool, string) {
+		_, hook = callAPI(t, s, key, http.MethodGet, "/v1/webhooks/"+goneID, nil)
+		return hook["enabled"] == false, fmt.Sprintf("endpoint answering 410: %v, want it disabled", hook)
+	})
 	if hook["enabled"] != false || !strings.Contains(hook["disabled_reason"].(string), "410") || hook["disabled_at"] == nil {
 		t.Fatalf("endpoint answering 410: %v, want it disabled", hook)
 	}
