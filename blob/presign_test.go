@@ -114,7 +114,7 @@ func testPresignGet(t *testing.T, b *blob.Bucket) {
 		if err != nil || !ok {
 			t.Fatalf("PresignGet = %v, %v; want ok", ok, err)
 		}
-		time.Sleep(2100 * time.Millisecond)
+		time.Sleep(2100 * time.Millisecond) // not ordering: a lower bound past the URL's 1 s expiry
 		if resp, body := httpGet(t, u); resp.StatusCode != http.StatusForbidden {
 			t.Errorf("GET after expiry = %d %q, want 403", resp.StatusCode, body)
 		}

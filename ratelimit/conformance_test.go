@@ -133,13 +133,13 @@ func testLimiter(t *testing.T, l docmill.Limiter, keys func(string) string) {
 		}
 		// Waiting RetryAfter is enough (a little more absorbs the rounding
 		// of Redis's microsecond clock).
-		time.Sleep(r.RetryAfter + 5*time.Millisecond)
+		time.Sleep(r.RetryAfter + 5*time.Millisecond) // not ordering: a lower bound
 		if r := allow(t, key, limit, period); !r.Allowed {
 			t.Fatalf("refused after waiting RetryAfter: %+v", r)
 		}
 		// After a whole period the key is back to full capacity, and idle
 		// time banks nothing beyond it.
-		time.Sleep(period + 5*time.Millisecond)
+		time.Sleep(period + 5*time.Millisecond) // not ordering: a lower bound
 		r = allow(t, key, limit, period)
 		if !r.Allowed || r.Remaining != limit-1 {
 			t.Fatalf("after a period: got %+v, want allowed with %d remaining", r, limit-1)

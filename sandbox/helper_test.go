@@ -70,7 +70,7 @@ func helperTools() []*docmill.Tool {
 		// killed dies as the kernel's OOM killer or an operator kills it.
 		tool("killed", func(context.Context, *docmill.RunInput) (*docmill.RunOutput, error) {
 			_ = syscall.Kill(os.Getpid(), syscall.SIGKILL)
-			time.Sleep(time.Minute)
+			time.Sleep(time.Minute) // not ordering: never returns, the SIGKILL ends the process
 			return nil, nil
 		}),
 		// hog holds ever more memory, as a decompression bomb does.
@@ -85,7 +85,7 @@ func helperTools() []*docmill.Tool {
 			}
 		}),
 		tool("hang", func(ctx context.Context, _ *docmill.RunInput) (*docmill.RunOutput, error) {
-			time.Sleep(time.Hour)
+			time.Sleep(time.Hour) // not ordering: the hang a timeout must end
 			return nil, nil
 		}),
 	}

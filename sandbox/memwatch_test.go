@@ -43,7 +43,7 @@ func TestWatchMemory(t *testing.T) {
 
 	exited2 := make(chan int, 1)
 	stop2 := watchMemory(1<<40, &stderr, func(code int) { exited2 <- code })
-	time.Sleep(20 * time.Millisecond)
+	time.Sleep(20 * time.Millisecond) // not ordering: the window a wrongful stop would fall in
 	stop2()
 	select {
 	case <-exited2:

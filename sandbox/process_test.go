@@ -217,7 +217,7 @@ func TestKilledJailLeavesNoZombie(t *testing.T) {
 	if _, err := e.Run(ctx, sandbox.Cmd{Dir: t.TempDir(), Args: []string{"-c", "sleep 60"}}); !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("run: %v", err)
 	}
-	time.Sleep(200 * time.Millisecond)
+	time.Sleep(200 * time.Millisecond) // not ordering: grace before a negative check; nothing announces the reaping
 	for _, c := range toolstest.ProcessTree(os.Getpid()) {
 		t.Errorf("left under the test process: %v", c)
 	}

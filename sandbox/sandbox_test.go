@@ -41,7 +41,7 @@ func TestDeadlineKillsTheGroup(t *testing.T) {
 	if !errors.Is(err, context.DeadlineExceeded) || time.Since(start) > 5*time.Second {
 		t.Fatalf("err %v after %s", err, time.Since(start))
 	}
-	time.Sleep(1500 * time.Millisecond)
+	time.Sleep(1500 * time.Millisecond) // not ordering: a lower bound past the child's 1 s sleep
 	if _, err := os.Stat(marker); err == nil {
 		t.Fatal("a child outlived the run")
 	}

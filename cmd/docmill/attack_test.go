@@ -136,7 +136,7 @@ func (a *attack) attackOnce(t testing.TB, ctx context.Context, c *client.Client,
 		return nil
 	case err != nil:
 		t.Errorf("%s: %v", in.name, err)
-		time.Sleep(time.Second)
+		time.Sleep(time.Second) // not ordering: pacing an attacker after an error
 		return nil
 	}
 	// The wait outlives the attack: every job is followed to its end.

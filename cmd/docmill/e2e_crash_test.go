@@ -153,7 +153,7 @@ func abortStagedSoffices(ctx context.Context) []abort {
 				}
 			}
 		}
-		time.Sleep(5 * time.Millisecond)
+		time.Sleep(5 * time.Millisecond) // not ordering: pacing the watch until ctx ends
 	}
 	return done
 }
@@ -169,7 +169,7 @@ func segfaultGhostscripts(ctx context.Context) []abort {
 				done = append(done, abort{pid, time.Now()})
 			}
 		}
-		time.Sleep(5 * time.Millisecond)
+		time.Sleep(5 * time.Millisecond) // not ordering: pacing the watch until ctx ends
 	}
 	return done
 }

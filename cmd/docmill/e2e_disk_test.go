@@ -123,6 +123,7 @@ func ready(t *testing.T, s *testServer) readiness {
 func settle(t *testing.T, dir string) {
 	t.Helper()
 	last, same := int64(-1), 0
+	// Kept: waits for three equal readings, and does not fail at its deadline.
 	for deadline := time.Now().Add(5 * time.Second); same < 3 && time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
 		u, err := diskspace.Stat(dir)
 		if err != nil {

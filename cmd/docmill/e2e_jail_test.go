@@ -534,7 +534,7 @@ func TestEnginesCannotSeeTheDataDirectory(t *testing.T) {
 				}
 			}
 		}
-		time.Sleep(20 * time.Millisecond)
+		time.Sleep(20 * time.Millisecond) // pacing: the rounds above count 20 ms steps
 	}
 	for _, eng := range engines {
 		if seen[eng] {

@@ -231,7 +231,7 @@ func trickleUpload(pw *io.PipeWriter) {
 		return
 	}
 	for {
-		time.Sleep(50 * time.Millisecond)
+		time.Sleep(50 * time.Millisecond) // not ordering: pacing a slow client
 		if _, err := pw.Write([]byte("%")); err != nil {
 			return
 		}

@@ -144,7 +144,7 @@ func TestMigrateConcurrently(t *testing.T) {
 		inside++
 		most = max(most, inside)
 		mu.Unlock()
-		time.Sleep(20 * time.Millisecond)
+		time.Sleep(20 * time.Millisecond) // not ordering: widens the window two migrations would overlap in
 		mu.Lock()
 		inside--
 		mu.Unlock()

@@ -70,6 +70,7 @@ func TestBrowserHealthyAfterBadPages(t *testing.T) {
 	ended := time.Now()
 	// The browser that served them was replaced, and is gone whole.
 	var left []toolstest.Proc
+	// Kept: measures how long the browser takes to go; a miss is t.Errorf.
 	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
 		if left = toolstest.Running(old); len(left) == 0 {
 			t.Logf("the browser of the bad pages is gone %s after they ended", time.Since(ended).Round(time.Millisecond))

@@ -33,7 +33,7 @@ func TestHungPageStopsInRetiredBrowser(t *testing.T) {
 		// The page's processes are looked for until shortly before its
 		// deadline: on a loaded machine a spinning renderer may get only
 		// a small share of a core in any one window.
-		time.Sleep(time.Second)
+		time.Sleep(time.Second) // not ordering: a lower bound, the page spins a while first
 		var renderers, others []toolstest.Proc
 		for range 5 {
 			if renderers, others = splitRenderers(spinning(toolstest.ProcessTree(pid), 500*time.Millisecond, 10)); len(renderers) > 0 {
@@ -48,6 +48,7 @@ func TestHungPageStopsInRetiredBrowser(t *testing.T) {
 		}
 		ended := time.Now()
 		var left, busy []toolstest.Proc
+		// Kept: measures how long the renderers take to go.
 		for deadline := ended.Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
 			if left = toolstest.Running(renderers); len(left) == 0 {
 				break
@@ -84,7 +85,7 @@ func spinning(procs []toolstest.Proc, window time.Duration, part int64) []toolst
 	for _, p := range procs {
 		before[p.PID] = ticks(p.PID)
 	}
-	time.Sleep(window)
+	time.Sleep(window) // not ordering: the window measured
 	var out []toolstest.Proc
 	for _, p := range procs {
 		if used := ticks(p.PID) - before[p.PID]; before[p.PID] >= 0 && used*10*part >= window.Milliseconds() {

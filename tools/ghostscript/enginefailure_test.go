@@ -108,7 +108,7 @@ func killFirstGS(ctx context.Context) (pids []int, killErr error) {
 			killErr = syscall.Kill(pids[0], syscall.SIGKILL)
 			killed = true
 		}
-		time.Sleep(5 * time.Millisecond)
+		time.Sleep(5 * time.Millisecond) // not ordering: pacing the watch until ctx ends
 	}
 	return pids, killErr
 }

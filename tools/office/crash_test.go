@@ -79,7 +79,7 @@ func abortWhenStaged(ctx context.Context, stage string) error {
 				return syscall.Kill(pid, syscall.SIGABRT)
 			}
 		}
-		time.Sleep(2 * time.Millisecond)
+		time.Sleep(2 * time.Millisecond) // not ordering: pacing the watch within ctx
 	}
 	return errors.New("never saw the document staged")
 }

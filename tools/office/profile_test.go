@@ -79,7 +79,7 @@ func watchLaunches(ctx context.Context, name, worker string) map[int]bool {
 				seen[pid] = true
 			}
 		}
-		time.Sleep(2 * time.Millisecond)
+		time.Sleep(2 * time.Millisecond) // not ordering: pacing the watch until ctx ends
 	}
 	return seen
 }
