@@ -14,6 +14,8 @@ import (
 
 	"github.com/chromedp/cdproto/target"
 	"github.com/chromedp/chromedp"
+
+	"github.com/docmill/docmill/internal/poll"
 )
 
 // hostilePage tries every way a page can reach beyond its own files: the
@@ -206,19 +208,16 @@ func TestTabWithWindowNotReused(t *testing.T) {
 // idleTab waits until inst has an idle tab (the reset after a job runs
 // in the background) and returns it.
 func idleTab(t *testing.T, inst *instance) *tab {
-	deadline := time.Now().Add(resetTimeout + 5*time.Second)
-	for time.Now().Before(deadline) {
+	var idle *tab
+	poll.Until(t, resetTimeout+5*time.Second, func() (bool, string) {
 		inst.tabsMu.Lock()
+		defer inst.tabsMu.Unlock()
 		if len(inst.idle) > 0 {
-			idle := inst.idle[0]
-			inst.tabsMu.Unlock()
-			return idle
+			idle = inst.idle[0]
 		}
-		inst.tabsMu.Unlock()
-		time.Sleep(10 * time.Millisecond)
-	}
-	t.Fatal("no idle tab after a job")
-	return nil
+		return idle != nil, "no idle tab after a job"
+	})
+	return idle
 }
 
 // openedTabs returns how many tabs b's current browser opened.
