@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -13,6 +14,7 @@ import (
 	"time"
 
 	"github.com/docmill/docmill/client"
+	"github.com/docmill/docmill/internal/poll"
 )
 
 // jsonLog collects the JSON log lines a server writes.
@@ -101,16 +103,17 @@ func TestJSONLogsAndMetricsAddr(t *testing.T) {
 	apiError(t, err, 400, "unsupported_file_type")
 
 	var reqLine map[string]any
-	deadline := time.Now().Add(5 * time.Second)
-	for reqLine == nil || len(logs.find("job finished", map[string]any{"job_id": j.JobID})) == 0 {
-		if time.Now().After(deadline) {
-			t.Fatalf("no request or job lines for %s in %v", j.JobID, logs.lines)
-		}
+	poll.Until(t, 5*time.Second, func() (bool, string) {
 		if l := logs.find("request", map[string]any{"job_id": j.JobID}); len(l) > 0 {
 			reqLine = l[0]
 		}
-		time.Sleep(10 * time.Millisecond)
-	}
+		if reqLine != nil && len(logs.find("job finished", map[string]any{"job_id": j.JobID})) > 0 {
+			return true, ""
+		}
+		logs.mu.Lock()
+		defer logs.mu.Unlock()
+		return false, fmt.Sprintf("no request or job lines for %s in %v", j.JobID, logs.lines)
+	})
 	if reqLine["tool"] != "compress-pdf" || reqLine["status"] != float64(200) || reqLine["account_id"] == "" || reqLine["account_id"] == nil ||
 		!strings.HasPrefix(reqLine["request_id"].(string), "req_") || reqLine["bytes_in"].(float64) < 500 || reqLine["bytes_out"].(float64) < 100 {
 		t.Errorf("request line %v", reqLine)
