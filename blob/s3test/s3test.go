@@ -12,10 +12,8 @@ import (
 	"bytes"
 	"crypto/rand"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"github.com/docmill/docmill/tools/toolstest"
-	"net"
 	"net/http"
 	"net/url"
 	"os"
@@ -26,7 +24,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/docmill/docmill/internal/gobin"
+	"github.com/docmill/docmill/internal/testserver"
 )
 
 // Region is the region the server answers for.
@@ -74,11 +72,11 @@ func Start(t testing.TB) *Server {
 	return nil
 }
 
-// FindBinary returns the path of the versitygw executable (gobin.Find).
-func FindBinary() (string, error) { return gobin.Find(Binary) }
+// FindBinary returns the path of the versitygw executable (testserver.Find).
+func FindBinary() (string, error) { return testserver.Find(Binary) }
 
 func start(t testing.TB, bin string) (*Server, error) {
-	port, err := freePort()
+	port, err := testserver.FreePort()
 	if err != nil {
 		return nil, err
 	}
@@ -98,7 +96,7 @@ func start(t testing.TB, bin string) (*Server, error) {
 		"--access", s.AccessKey, "--secret", s.SecretKey, "--region", Region,
 		"--port", "127.0.0.1:"+strconv.Itoa(port), "--quiet",
 		"posix", s.Root)
-	s.cmd.Stdout = lockedWriter{s.logMu, s.log}
+	s.cmd.Stdout = testserver.LockedWriter{Mu: s.logMu, W: s.log}
 	s.cmd.Stderr = s.cmd.Stdout
 	if err := s.cmd.Start(); err != nil {
 		return nil, err
@@ -219,32 +217,8 @@ func validBucketName(name string) bool {
 	return name[0] != '-' && name[0] != '.' && name[len(name)-1] != '-' && name[len(name)-1] != '.'
 }
 
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer l.Close()
-	addr, ok := l.Addr().(*net.TCPAddr)
-	if !ok {
-		return 0, errors.New("s3test: not a TCP address")
-	}
-	return addr.Port, nil
-}
-
 func randomHex(n int) string {
 	b := make([]byte, n)
 	_, _ = rand.Read(b)
 	return hex.EncodeToString(b)
-}
-
-type lockedWriter struct {
-	mu *sync.Mutex
-	w  *bytes.Buffer
-}
-
-func (w lockedWriter) Write(p []byte) (int, error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.w.Write(p)
 }

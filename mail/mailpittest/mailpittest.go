@@ -20,7 +20,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/docmill/docmill/internal/gobin"
+	"github.com/docmill/docmill/internal/testserver"
 )
 
 // Binary is the name of the Mailpit executable.
@@ -117,17 +117,17 @@ func Start(t testing.TB, opts ...Option) *Server {
 	return nil
 }
 
-// FindBinary returns the path of the mailpit executable (gobin.Find).
-func FindBinary() (string, error) { return gobin.Find(Binary) }
+// FindBinary returns the path of the mailpit executable (testserver.Find).
+func FindBinary() (string, error) { return testserver.Find(Binary) }
 
 // newServer picks the ports, writes the certificate if one is needed, and
 // composes the command line; run starts it.
 func newServer(t testing.TB, bin string, o options) (*Server, error) {
-	smtpPort, err := freePort()
+	smtpPort, err := testserver.FreePort()
 	if err != nil {
 		return nil, err
 	}
-	httpPort, err := freePort()
+	httpPort, err := testserver.FreePort()
 	if err != nil {
 		return nil, err
 	}
@@ -177,7 +177,7 @@ func newServer(t testing.TB, bin string, o options) (*Server, error) {
 func (s *Server) run() error {
 	cmd := exec.Command(s.bin, s.args...)
 	log := new(bytes.Buffer)
-	cmd.Stdout = lockedWriter{&s.mu, log}
+	cmd.Stdout = testserver.LockedWriter{Mu: &s.mu, W: log}
 	cmd.Stderr = cmd.Stdout
 	if err := cmd.Start(); err != nil {
 		return err
@@ -277,24 +277,4 @@ func (s *Server) Output() string {
 		return ""
 	}
 	return s.log.String()
-}
-
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
-}
-
-type lockedWriter struct {
-	mu *sync.Mutex
-	w  *bytes.Buffer
-}
-
-func (l lockedWriter) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.w.Write(p)
 }
