@@ -3,6 +3,7 @@ package jobs_test
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"testing"
 	"time"
@@ -195,6 +196,11 @@ func waitMailEnded(t *testing.T, db *sql.DB, to string, attempts int) {
 		var attempt int
 		err := db.QueryRowContext(t.Context(), `SELECT state, attempt FROM river_job WHERE kind = 'docmill.mail'
 AND json_extract(json(args), '$.mail.to') = ?`, to).Scan(&state, &attempt)
+		if errors.Is(err, sql.ErrNoRows) {
+			// Ended, and removed by the janitor's sweep (forgetEndedMail)
+			// before it was seen: the callers' metrics still count its attempts.
+			return true, ""
+		}
 		if err != nil {
 			t.Fatal(err)
 		}
