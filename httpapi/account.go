@@ -4,6 +4,7 @@ import (
 	"net/http"
 
 	"github.com/docmill/docmill"
+	"github.com/docmill/docmill/jobview"
 )
 
 type limitsBody struct {
@@ -47,7 +48,7 @@ func (s *Server) handleAccount(w http.ResponseWriter, r *http.Request) {
 		"limits":     s.limitsOf(p),
 		"usage": usageBody{
 			Period: period, OperationsUsed: u.Operations, OperationsLimit: p.OperationsPerMonth,
-			JobsInFlight: u.InFlight, ResetsAt: timestamp(end),
+			JobsInFlight: u.InFlight, ResetsAt: jobview.Timestamp(end),
 		},
 	})
 }

@@ -2,9 +2,6 @@ package httpapi
 
 import (
 	"cmp"
-	"crypto/hmac"
-	"crypto/sha256"
-	"encoding/base64"
 	"errors"
 	"fmt"
 	"io"
@@ -13,7 +10,6 @@ import (
 	"mime/multipart"
 	"net/http"
 	"net/textproto"
-	"net/url"
 	"path"
 	"strconv"
 	"strings"
@@ -21,20 +17,6 @@ import (
 
 	"github.com/docmill/docmill"
 )
-
-// signature is the URL-safe HMAC-SHA256 of a result's path and expiry.
-func (s *Server) signature(jobID, filename string, expires int64) string {
-	m := hmac.New(sha256.New, s.cfg.SigningKey)
-	fmt.Fprintf(m, "%s\n%s\n%d", jobID, filename, expires)
-	return base64.RawURLEncoding.EncodeToString(m.Sum(nil))
-}
-
-// fileURL is the signed download address of a result on the CDN URL.
-func (s *Server) fileURL(jobID, filename string, expiresAt time.Time) string {
-	exp := expiresAt.Unix()
-	return fmt.Sprintf("%s/files/%s/%s?expires=%d&signature=%s",
-		s.cfg.CDNURL, url.PathEscape(jobID), url.PathEscape(filename), exp, s.signature(jobID, filename, exp))
-}
 
 // handleFile serves a result by its signed URL: 403 when the signature does
 // not match, 410 once it has expired or the file is gone. The signature is
@@ -66,7 +48,7 @@ var documentTypes = map[string]string{
 func (s *Server) handleFile(w http.ResponseWriter, r *http.Request) {
 	jobID, filename := r.PathValue("job_id"), r.PathValue("filename")
 	now := s.cfg.Now()
-	expiresAt, err := s.checkLink(jobID, filename, r.URL.Query(), now)
+	expiresAt, err := s.records.CheckLink(jobID, filename, r.URL.Query(), now)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -139,23 +121,6 @@ func (s *Server) handleFile(w http.ResponseWriter, r *http.Request) {
 		// The status line is sent: the client sees a short body.
 		s.log.Warn("download cut short", "request_id", requestID(r.Context()), "path", r.URL.Path, "err", werr)
 	}
-}
-
-// checkLink checks a download link's signature and expiry (query's
-// expires and signature) for jobID's filename at now, and returns when
-// it expires: a link not signed by this deployment is forbidden, an
-// expired one gone.
-func (s *Server) checkLink(jobID, filename string, query url.Values, now time.Time) (time.Time, error) {
-	exp, err := strconv.ParseInt(query.Get("expires"), 10, 64)
-	want := s.signature(jobID, filename, exp)
-	if err != nil || !hmac.Equal([]byte(want), []byte(query.Get("signature"))) {
-		return time.Time{}, docmill.Errorf(docmill.CodeForbidden, "The download link is not valid.")
-	}
-	expiresAt := time.Unix(exp, 0)
-	if !now.Before(expiresAt) {
-		return time.Time{}, docmill.Errorf(docmill.CodeGone, "The download link expired at %s.", timestamp(expiresAt))
-	}
-	return expiresAt, nil
 }
 
 // resultContentType is the Content-Type of a result named filename whose

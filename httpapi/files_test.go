@@ -22,6 +22,7 @@ import (
 
 	"github.com/docmill/docmill"
 	"github.com/docmill/docmill/blob"
+	"github.com/docmill/docmill/jobview"
 )
 
 var t0 = time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
@@ -45,11 +46,10 @@ func putBlob(t *testing.T, b docmill.BlobStore, key, content string) {
 
 // fileServer is a Server over b whose clock reads *now.
 func fileServer(b docmill.BlobStore, key string, now *time.Time) *Server {
-	return NewServer(Config{
-		Blob: b, SigningKey: []byte(key), BaseURL: "https://api.example.com/",
-		CDNURL: "https://cdn.example.com/", Logger: slog.New(slog.DiscardHandler),
-		Now: func() time.Time { return *now },
-	})
+	log, clock := slog.New(slog.DiscardHandler), func() time.Time { return *now }
+	records := jobview.New(jobview.Config{Blob: b, SigningKey: []byte(key), BaseURL: "https://api.example.com/",
+		CDNURL: "https://cdn.example.com/", Logger: log, Now: clock})
+	return NewServer(Config{Blob: b, BaseURL: "https://api.example.com/", Records: records, Logger: log, Now: clock})
 }
 
 func do(s *Server, method, target string, hdr ...string) *httptest.ResponseRecorder {
@@ -74,7 +74,7 @@ func problemCode(t *testing.T, w *httptest.ResponseRecorder) docmill.Code {
 // signedTarget is the request target (path and query) of a signed URL.
 func signedTarget(t *testing.T, s *Server, jobID, filename string, exp time.Time) string {
 	t.Helper()
-	raw := s.fileURL(jobID, filename, exp)
+	raw := s.records.FileURL(jobID, filename, exp)
 	u, err := url.Parse(raw)
 	if err != nil {
 		t.Fatalf("fileURL %q: %v", raw, err)

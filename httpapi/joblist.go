@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/docmill/docmill"
+	"github.com/docmill/docmill/jobview"
 )
 
 // The job list (GET /v1/jobs) and long polls of one job (?wait=N).
@@ -28,8 +29,8 @@ const (
 // GET /v1/jobs/{id} renders it, and the cursor of the next page, absent on
 // the last one.
 type jobListBody struct {
-	Jobs       []jobBody `json:"jobs"`
-	NextCursor string    `json:"next_cursor,omitempty"`
+	Jobs       []jobview.Record `json:"jobs"`
+	NextCursor string           `json:"next_cursor,omitempty"`
 }
 
 // handleListJobs answers with a page of the caller's jobs, newest first:
@@ -56,13 +57,13 @@ func (s *Server) handleListJobs(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, docmill.Internal(err))
 		return
 	}
-	body := jobListBody{Jobs: make([]jobBody, 0, min(len(jobs), limit))}
+	body := jobListBody{Jobs: make([]jobview.Record, 0, min(len(jobs), limit))}
 	if len(jobs) > limit {
 		jobs = jobs[:limit]
 		body.NextCursor = encodeCursor(docmill.PositionOf(jobs[limit-1]))
 	}
 	for _, j := range jobs {
-		body.Jobs = append(body.Jobs, s.renderJob(r.Context(), j))
+		body.Jobs = append(body.Jobs, s.records.Record(r.Context(), j))
 	}
 	writeJSON(w, http.StatusOK, body)
 }

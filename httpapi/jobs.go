@@ -45,7 +45,7 @@ func (s *Server) handleGetJob(w http.ResponseWriter, r *http.Request) {
 		t, _ := s.cfg.Registry.Lookup(j.Tool)
 		setPollHint(w.Header(), t)
 	}
-	writeJSON(w, http.StatusOK, s.renderJob(r.Context(), j))
+	writeJSON(w, http.StatusOK, s.records.Record(r.Context(), j))
 }
 
 // setPollHint sets the Retry-After of an answer about an unfinished job:
@@ -73,5 +73,5 @@ func (s *Server) handleDeleteJob(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, docmill.Internal(err))
 		return
 	}
-	writeJSON(w, http.StatusOK, s.renderJob(r.Context(), j))
+	writeJSON(w, http.StatusOK, s.records.Record(r.Context(), j))
 }

@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/docmill/docmill"
+	"github.com/docmill/docmill/jobview"
 )
 
 // The caller's own API keys: list them, add one (a second key for another
@@ -36,13 +37,13 @@ type keyBody struct {
 // keyBody is k as the API shows it; current is the key that made the
 // request (nil: a session made it).
 func (s *Server) keyBody(k *docmill.APIKey, current *docmill.APIKey) keyBody {
-	b := keyBody{Prefix: k.Prefix, Name: k.Name, CreatedAt: timestamp(k.CreatedAt), Current: current != nil && k.Hash == current.Hash}
+	b := keyBody{Prefix: k.Prefix, Name: k.Name, CreatedAt: jobview.Timestamp(k.CreatedAt), Current: current != nil && k.Hash == current.Hash}
 	if k.RevokedAt != nil {
-		ts := timestamp(*k.RevokedAt)
+		ts := jobview.Timestamp(*k.RevokedAt)
 		b.RevokedAt = &ts
 	}
 	if k.LastUsedAt != nil {
-		ts, ip := timestamp(*k.LastUsedAt), k.LastUsedIP
+		ts, ip := jobview.Timestamp(*k.LastUsedAt), k.LastUsedIP
 		b.LastUsedAt, b.LastUsedIP = &ts, &ip
 	}
 	return b
@@ -88,7 +89,7 @@ func (s *Server) handleCreateKey(w http.ResponseWriter, r *http.Request) {
 		"api_key":    key,
 		"prefix":     stored.Prefix,
 		"name":       stored.Name,
-		"created_at": timestamp(stored.CreatedAt),
+		"created_at": jobview.Timestamp(stored.CreatedAt),
 		"note":       "Store this key now; it is not shown again.",
 	})
 }

@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"maps"
 	"net/http"
 	"strconv"
 )
@@ -34,60 +35,13 @@ const (
 	tagOperations = "Operations"
 )
 
+// openAPI is the document: the paths and schemas of every part, under
+// the document's head (openAPIHead).
 func (s *Server) openAPI() obj {
-	str := obj{"type": "string"}
-	jobID := obj{"name": "job_id", "in": "path", "required": true, "schema": obj{"type": "string", "pattern": "^job_[a-z2-7]{26}$"}, "example": exampleJobID}
-
-	getJob := op("getJob", tagJobs, "Poll a job", "200", "The job record; Retry-After suggests when to poll again while it is unfinished.", jobResponse(ref("Job")))
-	getJob["responses"].(obj)["200"].(obj)["headers"] = obj{"Retry-After": headerRef("PollHint")}
-	deleteJob := op("deleteJob", tagJobs, "Cancel a job, or delete its result now", "200", "The job as it then stands.", jobResponse(ref("Job")))
-	deleteJob["description"] = "Cancels a queued or processing job (status canceled), or deletes a finished job's result at once (result.expired)."
-
-	paths := obj{
-		"/v1/jobs/{job_id}": obj{
-			"parameters": []obj{jobID},
-			"get":        rateLimited(withErrors(getJob, 400, 401, 404)),
-			"delete":     rateLimited(withErrors(deleteJob, 401, 404)),
-		},
-		"/v1/tools": obj{"get": public(op("listTools", tagCatalogue, "The tool catalogue", "200",
-			"Every tool this node serves, sorted by slug.", jsonResponse(ref("ToolList"), exampleToolList())))},
-		"/v1/tools/{tool}": obj{
-			"parameters": []obj{{"name": "tool", "in": "path", "required": true, "schema": str, "example": "rotate-pdf",
-				"description": "A tool's slug (GET /v1/tools lists them); another is 404 unknown_tool."}},
-			"get": public(withErrors(op("getTool", tagCatalogue, "One tool", "200", "The tool.", jsonResponse(ref("Tool"), exampleTool())), 404)),
-		},
-		"/v1/limits": obj{"get": public(op("getLimits", tagCatalogue, "This server's processing limits", "200", "The limits.",
-			jsonResponse(ref("Limits"))))},
-		"/v1/account": obj{"get": rateLimited(withErrors(op("getAccount", tagAccount, "The caller's plan, limits and usage", "200",
-			"The account.", jsonResponse(ref("Account"), exampleAccount())), 401))},
-		"/files/{job_id}/{filename}": obj{
-			"parameters": []obj{jobID, {"name": "filename", "in": "path", "required": true, "schema": str, "example": "report-rotated.pdf"}},
-			"get":        public(fileOperation()),
-		},
-		"/v1/openapi.json": obj{"get": public(op("getOpenAPI", tagOperations, "This document", "200",
-			"The OpenAPI 3.1 document of this node's API.", jsonResponse(obj{"type": "object"})))},
-		"/docs": obj{"get": public(obj{
-			"operationId": "getReference", "tags": []string{tagOperations},
-			"summary":     "The API reference for people (its style sheet and script are under /docs/)",
-			"description": "This document as an HTML page, with an example per tool and endpoint in curl, Go, Python and JavaScript.",
-			"responses":   obj{"200": obj{"description": "The page.", "content": obj{"text/html": obj{"schema": str}}}},
-		})},
-		"/healthz": obj{"get": public(op("getHealth", tagOperations, "Liveness", "200", "The process serves, and which build it is.",
-			jsonResponse(ref("Health"), obj{"status": "ok", "version": "v1.4.0", "revision": "3f2a9c1e0b7d4a5c6e8f9a0b1c2d3e4f5a6b7c8d", "build_time": "2026-11-27T22:00:00Z"})))},
-		"/readyz": obj{"get": public(readinessOperation())},
-		"/metrics": obj{"get": public(obj{
-			"operationId": "getMetrics", "tags": []string{tagOperations}, "summary": "Prometheus metrics",
-			"responses": obj{"200": obj{"description": "Metrics in Prometheus' text exposition format.",
-				"content": obj{"text/plain": obj{"schema": str}}}},
-		})},
-	}
-	if s.cfg.Web != nil {
-		paths["/"] = obj{"get": public(obj{
-			"operationId": "getWebInterface", "tags": []string{tagOperations},
-			"summary":   "The web interface (its assets are under /static/)",
-			"responses": obj{"200": obj{"description": "The page.", "content": obj{"text/html": obj{"schema": str}}}},
-		})}
-	}
+	paths := obj{}
+	maps.Copy(paths, jobPaths())
+	maps.Copy(paths, cataloguePaths())
+	maps.Copy(paths, s.operationsPaths())
 	for _, t := range s.cfg.Registry.All() {
 		paths["/v1/"+t.Slug+"/process"] = obj{"post": toolOperation(t)}
 	}
@@ -96,7 +50,25 @@ func (s *Server) openAPI() obj {
 	for _, t := range s.cfg.Registry.All() {
 		toolSchemas(schemas, t)
 	}
-	doc := obj{
+	doc := s.openAPIHead(paths, schemas)
+	webhooksOpenAPI(paths, schemas, doc)
+	accountOpenAPI(paths, schemas)
+	signinOpenAPI(paths, schemas)
+	pipelineOpenAPI(paths, schemas)
+	for _, item := range paths {
+		for _, o := range item.(obj) {
+			if o, ok := o.(obj); ok {
+				requestIDEverywhere(o)
+			}
+		}
+	}
+	return doc
+}
+
+// openAPIHead is the document around paths and schemas: its version,
+// info, server, tags, security schemes and shared components.
+func (s *Server) openAPIHead(paths, schemas obj) obj {
+	return obj{
 		"openapi": "3.1.0",
 		"info": obj{"title": "docmill API", "version": "1.0.0",
 			"description": "Document processing: upload a file to a tool, get a job record with a link to the result. " +
@@ -126,18 +98,80 @@ func (s *Server) openAPI() obj {
 		},
 		"security": []obj{{"bearer": []string{}}, {"session": []string{}}},
 	}
-	webhooksOpenAPI(paths, schemas, doc)
-	accountOpenAPI(paths, schemas)
-	signinOpenAPI(paths, schemas)
-	pipelineOpenAPI(paths, schemas)
-	for _, item := range paths {
-		for _, o := range item.(obj) {
-			if o, ok := o.(obj); ok {
-				requestIDEverywhere(o)
-			}
-		}
+}
+
+// jobIDParam is the job_id path parameter.
+func jobIDParam() obj {
+	return obj{"name": "job_id", "in": "path", "required": true, "schema": obj{"type": "string", "pattern": "^job_[a-z2-7]{26}$"}, "example": exampleJobID}
+}
+
+// jobPaths are the paths of one job and of its result file.
+func jobPaths() obj {
+	getJob := op("getJob", tagJobs, "Poll a job", "200", "The job record; Retry-After suggests when to poll again while it is unfinished.", jobResponse(ref("Job")))
+	getJob["responses"].(obj)["200"].(obj)["headers"] = obj{"Retry-After": headerRef("PollHint")}
+	deleteJob := op("deleteJob", tagJobs, "Cancel a job, or delete its result now", "200", "The job as it then stands.", jobResponse(ref("Job")))
+	deleteJob["description"] = "Cancels a queued or processing job (status canceled), or deletes a finished job's result at once (result.expired)."
+	return obj{
+		"/v1/jobs/{job_id}": obj{
+			"parameters": []obj{jobIDParam()},
+			"get":        rateLimited(withErrors(getJob, 400, 401, 404)),
+			"delete":     rateLimited(withErrors(deleteJob, 401, 404)),
+		},
+		"/files/{job_id}/{filename}": obj{
+			"parameters": []obj{jobIDParam(), {"name": "filename", "in": "path", "required": true, "schema": obj{"type": "string"}, "example": "report-rotated.pdf"}},
+			"get":        public(fileOperation()),
+		},
 	}
-	return doc
+}
+
+// cataloguePaths are the paths of the tool catalogue, the limits and the
+// caller's account.
+func cataloguePaths() obj {
+	return obj{
+		"/v1/tools": obj{"get": public(op("listTools", tagCatalogue, "The tool catalogue", "200",
+			"Every tool this node serves, sorted by slug.", jsonResponse(ref("ToolList"), exampleToolList())))},
+		"/v1/tools/{tool}": obj{
+			"parameters": []obj{{"name": "tool", "in": "path", "required": true, "schema": obj{"type": "string"}, "example": "rotate-pdf",
+				"description": "A tool's slug (GET /v1/tools lists them); another is 404 unknown_tool."}},
+			"get": public(withErrors(op("getTool", tagCatalogue, "One tool", "200", "The tool.", jsonResponse(ref("Tool"), exampleTool())), 404)),
+		},
+		"/v1/limits": obj{"get": public(op("getLimits", tagCatalogue, "This server's processing limits", "200", "The limits.",
+			jsonResponse(ref("Limits"))))},
+		"/v1/account": obj{"get": rateLimited(withErrors(op("getAccount", tagAccount, "The caller's plan, limits and usage", "200",
+			"The account.", jsonResponse(ref("Account"), exampleAccount())), 401))},
+	}
+}
+
+// operationsPaths are the paths of this document, the reference page,
+// health, metrics, and the web interface when the server has one.
+func (s *Server) operationsPaths() obj {
+	str := obj{"type": "string"}
+	paths := obj{
+		"/v1/openapi.json": obj{"get": public(op("getOpenAPI", tagOperations, "This document", "200",
+			"The OpenAPI 3.1 document of this node's API.", jsonResponse(obj{"type": "object"})))},
+		"/docs": obj{"get": public(obj{
+			"operationId": "getReference", "tags": []string{tagOperations},
+			"summary":     "The API reference for people (its style sheet and script are under /docs/)",
+			"description": "This document as an HTML page, with an example per tool and endpoint in curl, Go, Python and JavaScript.",
+			"responses":   obj{"200": obj{"description": "The page.", "content": obj{"text/html": obj{"schema": str}}}},
+		})},
+		"/healthz": obj{"get": public(op("getHealth", tagOperations, "Liveness", "200", "The process serves, and which build it is.",
+			jsonResponse(ref("Health"), obj{"status": "ok", "version": "v1.4.0", "revision": "3f2a9c1e0b7d4a5c6e8f9a0b1c2d3e4f5a6b7c8d", "build_time": "2026-11-27T22:00:00Z"})))},
+		"/readyz": obj{"get": public(readinessOperation())},
+		"/metrics": obj{"get": public(obj{
+			"operationId": "getMetrics", "tags": []string{tagOperations}, "summary": "Prometheus metrics",
+			"responses": obj{"200": obj{"description": "Metrics in Prometheus' text exposition format.",
+				"content": obj{"text/plain": obj{"schema": str}}}},
+		})},
+	}
+	if s.cfg.Web != nil {
+		paths["/"] = obj{"get": public(obj{
+			"operationId": "getWebInterface", "tags": []string{tagOperations},
+			"summary":   "The web interface (its assets are under /static/)",
+			"responses": obj{"200": obj{"description": "The page.", "content": obj{"text/html": obj{"schema": str}}}},
+		})}
+	}
+	return paths
 }
 
 // op is an operation whose success is status with a body of content

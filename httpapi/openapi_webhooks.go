@@ -10,6 +10,13 @@ import (
 // paths, their schemas, and (OpenAPI 3.1's top-level "webhooks") the
 // requests docmill sends to them.
 func webhooksOpenAPI(paths, schemas, doc obj) {
+	webhookPaths(paths)
+	webhookSchemas(schemas)
+	doc["webhooks"] = obj{"jobEvent": obj{"post": jobEventOperation()}}
+}
+
+// webhookPaths adds the paths of the caller's webhook endpoints.
+func webhookPaths(paths obj) {
 	idParam := []obj{{"name": "webhook_id", "in": "path", "required": true, "schema": obj{"type": "string", "pattern": "^wh_[a-z2-7]{26}$"}}}
 	paths["/v1/webhooks"] = obj{
 		"post": rateLimited(withErrors(obj{
@@ -59,7 +66,11 @@ func webhooksOpenAPI(paths, schemas, doc obj) {
 		"get": rateLimited(withErrors(op("listWebhookDeliveries", tagWebhooks, "The endpoint's recent delivery attempts, newest first", "200", "The attempts.",
 			jsonResponse(ref("WebhookDeliveries"))), 400, 404)),
 	}
+}
 
+// webhookSchemas adds the schemas of an endpoint and its delivery
+// attempts.
+func webhookSchemas(schemas obj) {
 	schemas["Webhook"] = obj{"type": "object", "required": []string{"id", "url", "events", "created_at", "enabled"}, "properties": obj{
 		"id":              obj{"type": "string", "pattern": "^wh_[a-z2-7]{26}$"},
 		"url":             obj{"type": "string", "format": "uri"},
@@ -87,6 +98,11 @@ func webhooksOpenAPI(paths, schemas, doc obj) {
 		"duration_ms":   obj{"type": "integer"},
 		"next_retry_at": obj{"type": []string{"string", "null"}, "format": "date-time", "description": "null when no further attempt will be made"},
 	}}
+}
+
+// jobEventOperation is the request docmill sends to an endpoint when a
+// job ends.
+func jobEventOperation() obj {
 	// The event's schema is inline in the request below, not a component:
 	// oapi-codegen (v2.8) keeps only the components that paths use, and
 	// would leave a client's alias of the request body undefined.
@@ -99,7 +115,7 @@ func webhooksOpenAPI(paths, schemas, doc obj) {
 	header := func(name, desc string) obj {
 		return obj{"name": name, "in": "header", "required": true, "schema": obj{"type": "string"}, "description": desc}
 	}
-	doc["webhooks"] = obj{"jobEvent": obj{"post": obj{
+	return obj{
 		"operationId": "jobEvent",
 		"tags":        []string{tagWebhooks},
 		"summary":     "A job reached a final status (job.done, job.failed, job.canceled)",
@@ -117,7 +133,7 @@ func webhooksOpenAPI(paths, schemas, doc obj) {
 		},
 		"requestBody": obj{"required": true, "content": obj{"application/json": obj{"schema": event}}},
 		"responses":   obj{"2XX": obj{"description": "Delivered."}},
-	}}}
+	}
 }
 
 func exampleWebhook(secret bool) obj {

@@ -77,89 +77,110 @@ func (s *Server) handleProcess(w http.ResponseWriter, r *http.Request) {
 func (s *Server) processNew(w http.ResponseWriter, r *http.Request, tool *docmill.Tool, idemKey string, wait time.Duration) {
 	ctx := r.Context()
 	c := callerOf(ctx)
-	if !tool.IsAvailable() {
-		s.writeError(w, r, docmill.Errorf(docmill.CodeEngineUnavailable, "The engine of %s is not available on this server.", tool.Slug))
-		return
-	}
-	now := s.cfg.Now()
-	period, periodEnd := docmill.Period(now)
-	adm := docmill.Admission{Period: period, MaxOperations: c.plan.OperationsPerMonth, MaxInFlight: c.plan.JobsInFlight}
-	// Refuse early, before reading a large body, when the account is
-	// already over its limits; CreateJob checks again atomically.
-	if err := s.precheck(r, c, adm, periodEnd); err != nil {
+	adm, periodEnd, err := s.admitEarly(r, c, tool)
+	if err != nil {
 		s.writeError(w, r, err)
 		return
-	}
-
-	// Refuse, before reading the body, an upload the local file store has
-	// no room for (Content-Length, or -1 when the body is chunked).
-	if s.cfg.Space != nil {
-		if err := s.cfg.Space.Admit(r.ContentLength); err != nil {
-			s.writeError(w, r, err)
-			return
-		}
 	}
 	jobID := docmill.NewJobID()
-	up, err := s.readUpload(ctx, w, r, tool, jobID, s.fileLimit(c.plan), s.cfg.Blob, idemKey != "")
+	in, err := s.readProcess(ctx, w, r, tool, jobID, c.plan, idemKey != "")
 	if err != nil {
 		s.writeError(w, r, err)
 		return
 	}
-	// file_url inputs are fetched once the form is read, and only when
-	// its export fields are valid; a pipeline's steps are checked against
-	// every input, fetched ones included.
-	export, err := s.takeExport(ctx, up.fields)
-	preview := false
-	if err == nil {
-		preview, err = takePreview(up.fields)
-	}
-	if err == nil {
-		err = s.fetchInputs(ctx, up, tool, jobID, s.fileLimit(c.plan), s.cfg.Blob)
-	}
-	if err != nil {
-		s.deleteInputs(up.files)
-		s.writeError(w, r, err)
-		return
-	}
-	form, err := s.parseForm(tool, up)
-	if err != nil {
-		s.deleteInputs(up.files)
-		s.writeError(w, r, err)
-		return
-	}
-	if err := s.checkURLParams(ctx, tool, form.params); err != nil {
-		s.deleteInputs(up.files)
-		s.writeError(w, r, err)
-		return
-	}
-	if form.long {
+	if in.form.long {
 		wait, _ = s.waitBudget(r, true) // a pipeline with a long step; the header was read once already
 	}
-	params := form.params
+	params := in.form.params
 	job := &docmill.Job{
-		ID: jobID, AccountID: c.account.ID, Tool: tool.Slug, Status: docmill.StatusQueued, Operations: form.operations,
-		Params: params, Inputs: up.files, Priority: c.plan.Priority, ResultTTL: c.plan.ResultTTL,
+		ID: jobID, AccountID: c.account.ID, Tool: tool.Slug, Status: docmill.StatusQueued, Operations: in.form.operations,
+		Params: params, Inputs: in.up.files, Priority: c.plan.Priority, ResultTTL: c.plan.ResultTTL,
 		// Created now, once its files are stored: the job's queued_ms
 		// (started - created) is its time in the queue, not the upload's.
-		IdempotencyKey: idemKey, CreatedAt: s.cfg.Now(), Export: export, Preview: preview,
+		IdempotencyKey: idemKey, CreatedAt: s.cfg.Now(), Export: in.export, Preview: in.preview,
 	}
 	// Only a request with an Idempotency-Key is ever matched against
 	// another, so only its files were hashed.
 	if idemKey != "" {
-		job.RequestHash = requestHash(tool.Slug, params, withPreview(withExport(up.hashes, export), preview))
+		job.RequestHash = requestHash(tool.Slug, params, withPreview(withExport(in.up.hashes, in.export), in.preview))
 	}
 	stored, err := s.cfg.Store.CreateJob(ctx, job, adm)
 	if err != nil {
 		// The upload is not lost silently: its files go, and the client is
 		// told why (503 service_unavailable when the database is down).
-		s.deleteInputs(up.files)
+		s.deleteInputs(in.up.files)
 		s.writeError(w, r, s.admissionError(err, periodEnd))
 		return
 	}
 	if stored.ID != job.ID { // a concurrent Idempotency-Key replay: the earlier job stands
-		s.deleteInputs(up.files)
+		s.deleteInputs(in.up.files)
 	}
 	s.answerJob(w, r, stored, tool, wait)
+}
+
+// admitEarly refuses, before the body is read, a request that cannot be
+// taken now: its tool's engine is missing, the account is already over
+// its limits (CreateJob checks them again, atomically, with adm), or the
+// local file store has no room for the upload (Content-Length, or -1
+// when the body is chunked). periodEnd is when the month's quota resets.
+func (s *Server) admitEarly(r *http.Request, c *caller, tool *docmill.Tool) (adm docmill.Admission, periodEnd time.Time, err error) {
+	if !tool.IsAvailable() {
+		return adm, periodEnd, docmill.Errorf(docmill.CodeEngineUnavailable, "The engine of %s is not available on this server.", tool.Slug)
+	}
+	period, periodEnd := docmill.Period(s.cfg.Now())
+	adm = docmill.Admission{Period: period, MaxOperations: c.plan.OperationsPerMonth, MaxInFlight: c.plan.JobsInFlight}
+	if err := s.precheck(r, c, adm, periodEnd); err != nil {
+		return adm, periodEnd, err
+	}
+	if s.cfg.Space != nil {
+		if err := s.cfg.Space.Admit(r.ContentLength); err != nil {
+			return adm, periodEnd, err
+		}
+	}
+	return adm, periodEnd, nil
+}
+
+// processInput is a process request read whole: its files stored (the
+// fetched file_url inputs with them), its params parsed, its export and
+// preview fields taken.
+type processInput struct {
+	up      *upload
+	form    *processForm
+	export  *docmill.Export
+	preview bool
+}
+
+// readProcess reads a process request's form and files as the inputs of
+// the job jobID, each file held to plan's limit (and hashed when
+// hashFiles: the request has an Idempotency-Key). On an error no input is
+// left stored.
+func (s *Server) readProcess(ctx context.Context, w http.ResponseWriter, r *http.Request, tool *docmill.Tool, jobID string, plan docmill.Plan, hashFiles bool) (processInput, error) {
+	up, err := s.readUpload(ctx, w, r, tool, jobID, s.fileLimit(plan), s.cfg.Blob, hashFiles)
+	if err != nil {
+		return processInput{}, err
+	}
+	in := processInput{up: up}
+	// file_url inputs are fetched once the form is read, and only when
+	// its export fields are valid; a pipeline's steps are checked against
+	// every input, fetched ones included.
+	in.export, err = s.takeExport(ctx, up.fields)
+	if err == nil {
+		in.preview, err = takePreview(up.fields)
+	}
+	if err == nil {
+		err = s.fetchInputs(ctx, up, tool, jobID, s.fileLimit(plan), s.cfg.Blob)
+	}
+	if err == nil {
+		in.form, err = s.parseForm(tool, up)
+	}
+	if err == nil {
+		err = s.checkURLParams(ctx, tool, in.form.params)
+	}
+	if err != nil {
+		s.deleteInputs(up.files)
+		return processInput{}, err
+	}
+	return in, nil
 }
 
 // checkURLParams holds the addresses a tool will fetch (its TypeURL
@@ -281,13 +302,13 @@ func (s *Server) writeJobResult(w http.ResponseWriter, r *http.Request, j *docmi
 	noteJob(r.Context(), j)
 	switch j.Status {
 	case docmill.StatusDone, docmill.StatusCanceled:
-		writeJSON(w, http.StatusOK, s.renderJob(r.Context(), j))
+		writeJSON(w, http.StatusOK, s.records.Record(r.Context(), j))
 	case docmill.StatusFailed:
 		s.writeJobError(w, r, &docmill.Error{Code: j.Error.Code, Message: j.Error.Message, Fields: j.Error.Fields}, j.ID)
 	default:
 		w.Header().Set("Location", "/v1/jobs/"+j.ID)
 		setPollHint(w.Header(), tool)
-		writeJSON(w, http.StatusAccepted, s.renderJob(r.Context(), j))
+		writeJSON(w, http.StatusAccepted, s.records.Record(r.Context(), j))
 	}
 }
 

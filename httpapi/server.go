@@ -14,6 +14,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/docmill/docmill"
+	"github.com/docmill/docmill/jobview"
 )
 
 // Config is everything the HTTP API needs; cmd/docmill builds it once.
@@ -31,15 +32,13 @@ type Config struct {
 	// Build is the node's version, revision and build time (/healthz).
 	Build Build
 
-	// BaseURL is where clients reach the API; job records link to it.
+	// BaseURL is where clients reach the API.
 	BaseURL string
-	// CDNURL is where result files are downloaded from, with links signed
-	// by us. When empty, a bucket that presigns its own links
-	// (docmill.BlobPresigner) is linked to directly, and otherwise BaseURL
-	// serves the files.
-	CDNURL string
-	// SigningKey signs result URLs; every node of a deployment shares it.
-	SigningKey []byte
+	// Records renders job records and signs their download links, which
+	// GET /files/{job_id}/{filename} checks; the queue renders webhook
+	// events with the same one. nil: a renderer over Blob linking to
+	// BaseURL, with no signing key (for tests that download nothing).
+	Records *jobview.Renderer
 	// Signup enables POST /v1/signup.
 	Signup bool
 	// SyncBudget is how long a process request waits for its job before
@@ -105,10 +104,10 @@ type Config struct {
 type Server struct {
 	cfg Config
 	log *slog.Logger
-	// presigner links results to the bucket itself (no CDN URL configured).
-	presigner docmill.BlobPresigner
-	handler   http.Handler
-	metrics   *httpMetrics
+	// records renders job records (Config.Records).
+	records *jobview.Renderer
+	handler http.Handler
+	metrics *httpMetrics
 	// pace is what an upload must keep up (Config.UploadIdleTimeout,
 	// UploadMinRate, UploadRateWindow).
 	pace uploadPace
@@ -144,13 +143,11 @@ func NewServer(cfg Config) *Server {
 	}
 	cfg.Limits = cfg.Limits.WithDefaults()
 	cfg.BaseURL = strings.TrimRight(cfg.BaseURL, "/")
-	var presigner docmill.BlobPresigner
-	if cfg.CDNURL == "" {
-		presigner, _ = cfg.Blob.(docmill.BlobPresigner)
-		cfg.CDNURL = cfg.BaseURL
+	records := cfg.Records
+	if records == nil {
+		records = jobview.New(jobview.Config{BaseURL: cfg.BaseURL, Blob: cfg.Blob, Logger: cfg.Logger, Now: cfg.Now})
 	}
-	cfg.CDNURL = strings.TrimRight(cfg.CDNURL, "/")
-	s := &Server{cfg: cfg, log: cfg.Logger, presigner: presigner,
+	s := &Server{cfg: cfg, log: cfg.Logger, records: records,
 		pace: uploadPace{idle: cfg.UploadIdleTimeout, minRate: max(cfg.UploadMinRate, 0), window: cfg.UploadRateWindow}}
 	s.draining, s.drain = context.WithCancel(context.Background())
 	s.metrics = newHTTPMetrics(cfg.Registerer)

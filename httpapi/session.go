@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/docmill/docmill"
+	"github.com/docmill/docmill/jobview"
 )
 
 // A browser signs in through a mailed link (signin.go) and then holds a
@@ -158,7 +159,7 @@ func (s *Server) handleGetSession(w http.ResponseWriter, r *http.Request) {
 	}
 	noteAccount(r.Context(), acct.ID)
 	writeJSON(w, http.StatusOK, map[string]any{
-		"account_id": acct.ID, "email": acct.Email, "csrf_token": csrfToken(cookie), "expires_at": timestamp(sess.ExpiresAt),
+		"account_id": acct.ID, "email": acct.Email, "csrf_token": csrfToken(cookie), "expires_at": jobview.Timestamp(sess.ExpiresAt),
 	})
 }
 

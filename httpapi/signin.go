@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/docmill/docmill"
+	"github.com/docmill/docmill/jobview"
 )
 
 // Sign-up and sign-in go through a mailed, single-use link: POST
@@ -217,7 +218,7 @@ func (s *Server) handleOpenSession(w http.ResponseWriter, r *http.Request) {
 	}
 	out := map[string]any{
 		"account":    map[string]any{"account_id": acct.ID, "email": acct.Email, "name": acct.Name, "plan": acct.Plan},
-		"csrf_token": csrfToken(cookie), "expires_at": timestamp(sess.ExpiresAt),
+		"csrf_token": csrfToken(cookie), "expires_at": jobview.Timestamp(sess.ExpiresAt),
 	}
 	if key != "" {
 		out["api_key"], out["key_prefix"] = key, stored.Prefix

@@ -1,7 +1,6 @@
 package httpapi
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"io"
@@ -11,6 +10,7 @@ import (
 	"time"
 
 	"github.com/docmill/docmill"
+	"github.com/docmill/docmill/jobview"
 )
 
 // webhookBody is an endpoint as the API shows it: never its secret, but
@@ -49,13 +49,13 @@ func optTime(t *time.Time) *string {
 	if t == nil {
 		return nil
 	}
-	s := timestamp(*t)
+	s := jobview.Timestamp(*t)
 	return &s
 }
 
 func (s *Server) renderWebhook(wh *docmill.Webhook) webhookBody {
 	b := webhookBody{
-		ID: wh.ID, URL: wh.URL, Events: wh.Events, CreatedAt: timestamp(wh.CreatedAt),
+		ID: wh.ID, URL: wh.URL, Events: wh.Events, CreatedAt: jobview.Timestamp(wh.CreatedAt),
 		Enabled: wh.DisabledAt == nil, DisabledAt: optTime(wh.DisabledAt), DisabledReason: wh.DisabledReason,
 		FailingSince: optTime(wh.FailingSince),
 	}
@@ -241,7 +241,7 @@ func (s *Server) handleWebhookDeliveries(w http.ResponseWriter, r *http.Request)
 	for _, a := range as {
 		b := attemptBody{
 			MessageID: a.MessageID, Event: a.Event, JobID: a.JobID, Attempt: a.Attempt,
-			AttemptedAt: timestamp(a.AttemptedAt), Succeeded: a.Succeeded(), DurationMS: a.Duration.Milliseconds(),
+			AttemptedAt: jobview.Timestamp(a.AttemptedAt), Succeeded: a.Succeeded(), DurationMS: a.Duration.Milliseconds(),
 			NextRetryAt: optTime(a.NextRetryAt),
 		}
 		if a.StatusCode != 0 {
@@ -254,8 +254,3 @@ func (s *Server) handleWebhookDeliveries(w http.ResponseWriter, r *http.Request)
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"deliveries": out})
 }
-
-// RenderJob is the job record exactly as GET /v1/jobs/{id} returns it,
-// result link included: the "data" of a webhook event, which cmd/docmill
-// hands the queue. It uses no store.
-func (s *Server) RenderJob(ctx context.Context, j *docmill.Job) any { return s.renderJob(ctx, j) }

@@ -21,6 +21,7 @@ import (
 	"github.com/riverqueue/river"
 
 	"github.com/docmill/docmill"
+	"github.com/docmill/docmill/jobview"
 )
 
 // WebhookConfig is what webhook delivery needs. Deliveries run on their
@@ -34,10 +35,11 @@ type WebhookConfig struct {
 	// (10 s). Without it this node delivers nothing (it may still queue
 	// deliveries if it works no jobs at all: an API node).
 	Client *http.Client
-	// Render is the job record as GET /v1/jobs/{id} returns it, the
-	// "data" of an event. It is called inside the store's transaction
-	// that finishes the job, so it must not use the store.
-	Render func(ctx context.Context, j *docmill.Job) any
+	// Records renders the "data" of an event: the job record as GET
+	// /v1/jobs/{id} returns it (the API's renderer). It renders inside the
+	// store's transaction that finishes the job, which it may: it uses no
+	// store. Without it this node queues no deliveries.
+	Records *jobview.Renderer
 	// Schedule are the delays before the second, third, ... attempt
 	// (default RetrySchedule); a delivery is tried len(Schedule)+1 times.
 	Schedule []time.Duration
@@ -87,9 +89,9 @@ func (DeliverArgs) Kind() string { return "docmill.webhook" }
 
 // eventBody is the body of a delivery (Standard Webhooks' payload shape).
 type eventBody struct {
-	Type      string `json:"type"`
-	Timestamp string `json:"timestamp"`
-	Data      any    `json:"data"`
+	Type      string         `json:"type"`
+	Timestamp string         `json:"timestamp"`
+	Data      jobview.Record `json:"data"`
 }
 
 // delivers reports whether this node queues the deliveries a store hands
@@ -97,13 +99,13 @@ type eventBody struct {
 // jobs at all (an API node, whose River client accepts any kind).
 func (q *Queue[TTx]) delivers() bool {
 	wh := q.cfg.Webhooks
-	return wh.Render != nil && (!q.works() || wh.Client != nil)
+	return wh.Records != nil && (!q.works() || wh.Client != nil)
 }
 
 // DeliverTx queues deliveries inside tx, the store's transaction that
 // moves their job to a final status; it is the store's delivery hook. The
 // event's body is rendered here, once for every endpoint. A node that
-// cannot deliver (no Render) drops them, with a warning: a delivery must
+// cannot deliver (no Records) drops them, with a warning: a delivery must
 // never fail the job.
 func (q *Queue[TTx]) DeliverTx(ctx context.Context, tx TTx, ds []docmill.WebhookDelivery) error {
 	if !q.delivers() {
@@ -122,7 +124,7 @@ func (q *Queue[TTx]) DeliverTx(ctx context.Context, tx TTx, ds []docmill.Webhook
 			var buf bytes.Buffer
 			enc := json.NewEncoder(&buf)
 			enc.SetEscapeHTML(false) // as the API answers: result URLs keep a plain "&"
-			err := enc.Encode(eventBody{Type: d.Event, Timestamp: at.UTC().Format(time.RFC3339), Data: q.cfg.Webhooks.Render(ctx, d.Job)})
+			err := enc.Encode(eventBody{Type: d.Event, Timestamp: jobview.Timestamp(at), Data: q.cfg.Webhooks.Records.Record(ctx, d.Job)})
 			b := bytes.TrimSpace(buf.Bytes())
 			if err != nil {
 				q.cfg.Logger.Error("webhook deliveries dropped: rendering the event failed", "job_id", d.Job.ID, "err", err)

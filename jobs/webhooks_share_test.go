@@ -14,6 +14,7 @@ import (
 	"github.com/docmill/docmill"
 	"github.com/docmill/docmill/internal/poll"
 	"github.com/docmill/docmill/jobs"
+	"github.com/docmill/docmill/jobview"
 )
 
 // TestWebhookFairShare: account A's endpoints answer only after the
@@ -31,7 +32,7 @@ func TestWebhookFairShare(t *testing.T) {
 		PollInterval: 20 * time.Millisecond, ScratchDir: t.TempDir(),
 		Webhooks: jobs.WebhookConfig{
 			Client:   &http.Client{Timeout: attempt},
-			Render:   func(_ context.Context, j *docmill.Job) any { return map[string]string{"job_id": j.ID} },
+			Records:  jobview.New(jobview.Config{}),
 			Schedule: []time.Duration{50 * time.Millisecond}, // idle workers poll every 50 ms
 			Workers:  2,
 		},

@@ -15,6 +15,7 @@ import (
 	"github.com/docmill/docmill"
 	"github.com/docmill/docmill/internal/poll"
 	"github.com/docmill/docmill/jobs"
+	"github.com/docmill/docmill/jobview"
 	"github.com/docmill/docmill/outbound"
 	"github.com/docmill/docmill/store/sqlite"
 )
@@ -69,7 +70,7 @@ func deliveringQueue(t *testing.T, schedule []time.Duration, clk *clock, client 
 		PollInterval: 20 * time.Millisecond, ScratchDir: t.TempDir(), Now: clk.now,
 		Webhooks: jobs.WebhookConfig{
 			Client:   hc,
-			Render:   func(_ context.Context, j *docmill.Job) any { return map[string]string{"job_id": j.ID} },
+			Records:  jobview.New(jobview.Config{}),
 			Schedule: schedule,
 		},
 	})

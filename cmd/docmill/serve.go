@@ -10,13 +10,18 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/docmill/docmill"
+	"github.com/docmill/docmill/blob"
 	"github.com/docmill/docmill/diskspace"
 	"github.com/docmill/docmill/httpapi"
 	"github.com/docmill/docmill/jobs"
+	"github.com/docmill/docmill/jobview"
 	"github.com/docmill/docmill/outbound"
 	"github.com/docmill/docmill/ratelimit"
 	"github.com/docmill/docmill/sandbox"
@@ -32,28 +37,12 @@ func serve(ctx context.Context, env *environment, args []string) error {
 	if err != nil {
 		return err
 	}
-	unlock, err := f.lockData()
+	data, closeData, err := f.openData(ctx)
 	if err != nil {
 		return err
 	}
-	defer unlock() // last: after the database and the queue closed
-	db, err := openDatabase(ctx, &f.data, f.migrate)
-	if err != nil {
-		return err
-	}
-	defer db.Close()
-	st := db.Store()
-	bucket, err := f.data.openBlob(ctx)
-	if err != nil {
-		return err
-	}
-	defer bucket.Close()
-
-	scratch, err := jobs.ClaimScratch(f.data.scratch(), f.nodeID)
-	if err != nil {
-		return err
-	}
-	defer scratch.Close() // last: after the engines and the queue stopped
+	defer closeData() // last: after the engines and the queue stopped
+	db, st, bucket, scratch := data.db, data.db.Store(), data.bucket, data.scratch
 	jail := f.jail.open(scratch.Dir, log, env.stderr)
 	f.engines.limits.EngineMemory = f.jail.memory
 	f.engines.scratch = scratch.Dir
@@ -66,25 +55,10 @@ func serve(ctx context.Context, env *environment, args []string) error {
 	}
 	defer closeTools() // after the queue stopped: conversions in progress end first
 
-	urls := f.userURLClients(log)
-	// The API server renders webhook events as it renders a job record;
-	// it is built below, on the queue, and the queue renders nothing
-	// before it starts (n.run), after that.
-	var api *httpapi.Server
-	cfg := f.queueConfig(scratch, urls, func(ctx context.Context, j *docmill.Job) any { return api.RenderJob(ctx, j) })
-	cfg.Store, cfg.Blob, cfg.Registry, cfg.Logger, cfg.Registerer = st, bucket, registry, log, reg
-	cfg.Mail = f.mail.open(f.role, log)
-	q, err := db.queue(cfg)
-	if err != nil {
-		return err
-	}
-	n := &node{f: f, log: log, q: q, where: db.describe()}
-
 	secret, err := f.setUp(ctx, st, env, log)
 	if err != nil {
 		return err
 	}
-
 	plans, err := f.plans()
 	if err != nil {
 		return err
@@ -94,23 +68,26 @@ func serve(ctx context.Context, env *environment, args []string) error {
 		return err
 	}
 	baseURL := cmp.Or(f.baseURL, localURL(ln.Addr()))
+	// One renderer of job records for the API and the queue's webhook
+	// events, so that an event's data is the record a poll returns.
+	records := jobview.New(jobview.Config{BaseURL: baseURL, CDNURL: f.cdnURL, SigningKey: []byte(secret), Blob: bucket, Logger: log})
+
+	urls := f.userURLClients(log)
+	cfg := f.queueConfig(scratch, urls, records)
+	cfg.Store, cfg.Blob, cfg.Registry, cfg.Logger, cfg.Registerer = st, bucket, registry, log, reg
+	cfg.Mail = f.mail.open(f.role, log)
+	q, err := db.queue(cfg)
+	if err != nil {
+		return err
+	}
+	n := &node{f: f, log: log, q: q, where: db.describe()}
 	limiter, checks, err := f.limiter()
 	if err != nil {
 		return err
 	}
 	defer limiter.Close()
-	b := buildIdentity() // version.go
-	api = httpapi.NewServer(httpapi.Config{
-		Store: st, Blob: bucket, Queue: q, Outbox: q, Registry: registry, Limiter: limiter, Checks: checks,
-		Build: httpapi.Build{Version: b.Version, Revision: b.Revision, BuildTime: b.BuildTime},
-		Plans: plans, BaseURL: baseURL, CDNURL: f.cdnURL, SigningKey: []byte(secret),
-		Signup: f.signup == "open", SyncBudget: f.syncBudget, MaxUploadBytes: f.maxUploadMB << 20, UploadIdleTimeout: f.uploadIdle,
-		UploadMinRate: f.uploadMinRate, UploadRateWindow: f.uploadWindow,
-		MaxConnsPerIP: f.maxConnsPerIP, TrustedProxies: f.trustedProxies,
-		Limits: f.engines.limits, Ready: engineChecks(registry, jail), Logger: log, Registerer: reg, Gatherer: f.ops.apiGatherer(reg),
-		Web: web.Handler(), Space: f.space(),
-		CheckWebhookURL: urls.webhooks.CheckURL, URLs: urls.imports,
-	})
+	api := httpapi.NewServer(f.apiConfig(apiParts{st: st, blob: bucket, queue: q, registry: registry, records: records,
+		limiter: limiter, checks: checks, plans: plans, baseURL: baseURL, jail: jail, log: log, reg: reg, urls: urls}))
 	n.drain = api.Drain
 	n.srv = f.httpServer(api)
 	ln = api.Listener(ln) // --max-conns-per-ip
@@ -120,6 +97,78 @@ func serve(ctx context.Context, env *environment, args []string) error {
 	}
 	defer stopMetrics()
 	return n.run(ctx, env, ln, baseURL)
+}
+
+// nodeData is where a node keeps its data: the database, the file store
+// and the node's scratch directory.
+type nodeData struct {
+	db      database
+	bucket  *blob.Bucket
+	scratch *jobs.Scratch
+}
+
+// openData takes the data directory's lock (lockData) and opens the
+// node's data; closeData closes them in the reverse order, the lock last.
+func (f *serveFlags) openData(ctx context.Context) (d nodeData, closeData func(), err error) {
+	unlock, err := f.lockData()
+	if err != nil {
+		return nodeData{}, nil, err
+	}
+	closers := []func(){unlock}
+	closeAll := func() {
+		for _, c := range slices.Backward(closers) {
+			c()
+		}
+	}
+	if d.db, err = openDatabase(ctx, &f.data, f.migrate); err != nil {
+		closeAll()
+		return nodeData{}, nil, err
+	}
+	closers = append(closers, d.db.Close)
+	if d.bucket, err = f.data.openBlob(ctx); err != nil {
+		closeAll()
+		return nodeData{}, nil, err
+	}
+	closers = append(closers, func() { _ = d.bucket.Close() })
+	if d.scratch, err = jobs.ClaimScratch(f.data.scratch(), f.nodeID); err != nil {
+		closeAll()
+		return nodeData{}, nil, err
+	}
+	closers = append(closers, func() { _ = d.scratch.Close() })
+	return d, closeAll, nil
+}
+
+// apiParts are the parts serve opened that the HTTP API is built on.
+type apiParts struct {
+	st       docmill.Store
+	blob     docmill.BlobStore
+	queue    nodeQueue
+	registry *docmill.Registry
+	records  *jobview.Renderer
+	limiter  docmill.Limiter
+	checks   map[string]func(context.Context) error
+	plans    map[string]docmill.Plan
+	baseURL  string
+	jail     *sandbox.Jail
+	log      *slog.Logger
+	reg      *prometheus.Registry
+	urls     userURLClients
+}
+
+// apiConfig is the HTTP API's configuration: the flags, over p.
+func (f *serveFlags) apiConfig(p apiParts) httpapi.Config {
+	b := buildIdentity() // version.go
+	return httpapi.Config{
+		Store: p.st, Blob: p.blob, Queue: p.queue, Outbox: p.queue, Registry: p.registry, Limiter: p.limiter, Checks: p.checks,
+		Build: httpapi.Build{Version: b.Version, Revision: b.Revision, BuildTime: b.BuildTime},
+		Plans: p.plans, BaseURL: p.baseURL, Records: p.records,
+		Signup: f.signup == "open", SyncBudget: f.syncBudget, MaxUploadBytes: f.maxUploadMB << 20, UploadIdleTimeout: f.uploadIdle,
+		UploadMinRate: f.uploadMinRate, UploadRateWindow: f.uploadWindow,
+		MaxConnsPerIP: f.maxConnsPerIP, TrustedProxies: f.trustedProxies,
+		Limits: f.engines.limits, Ready: engineChecks(p.registry, p.jail), Logger: p.log, Registerer: p.reg, Gatherer: f.ops.apiGatherer(p.reg),
+		Web: web.Handler(), Space: f.space(),
+		CheckWebhookURL: p.urls.webhooks.CheckURL, URLs: p.urls.imports,
+	}
 }
 
 // userURLClients are the clients of every request to a user's URL, each
@@ -153,11 +202,11 @@ func (f *serveFlags) userURLClients(log *slog.Logger) userURLClients {
 }
 
 // queueConfig is the queue's configuration from the flags, scratch and
-// urls: webhooks rendered by render, exports PUT through urls. The
+// urls: webhook events rendered by records, exports PUT through urls. The
 // caller adds the store, blob store, registry, logger and metrics.
-func (f *serveFlags) queueConfig(scratch *jobs.Scratch, urls userURLClients, render func(context.Context, *docmill.Job) any) jobs.Config {
+func (f *serveFlags) queueConfig(scratch *jobs.Scratch, urls userURLClients, records *jobview.Renderer) jobs.Config {
 	return jobs.Config{
-		Webhooks:   jobs.WebhookConfig{Client: urls.webhooks.HTTPClient(), Render: render, Schedule: f.webhookSchedule},
+		Webhooks:   jobs.WebhookConfig{Client: urls.webhooks.HTTPClient(), Records: records, Schedule: f.webhookSchedule},
 		Lanes:      f.queueLanes(),
 		JobTimeout: f.jobTimeout, RescueMargin: f.rescueMargin, PollInterval: f.pollInterval,
 		// Unique to this life of the node: its heartbeats and River's
