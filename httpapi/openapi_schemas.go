@@ -44,7 +44,7 @@ func sharedSchemas() obj {
 	}
 }
 
-// jobSchema is the job record (jobBody), its meta
+// jobSchema is the job record (jobview.Record), its meta
 // described by the schema named meta: JobMeta, or a tool's own.
 func jobSchema(meta string) obj {
 	return obj{"type": "object", "required": []string{"job_id", "status", "tool", "created_at", "meta", "error"}, "properties": obj{
