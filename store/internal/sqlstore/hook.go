@@ -58,37 +58,26 @@ func (h *TxHooks[T]) SetDeliver(f func(ctx context.Context, tx T, ds []docmill.W
 
 // Enqueue calls the enqueue function, if any, with the T of tx.
 func (h *TxHooks[T]) Enqueue(ctx context.Context, tx Tx, j *docmill.Job) error {
-	enqueue := h.enqueue.Load()
-	if enqueue == nil {
-		return nil
+	if enqueue := h.enqueue.Load(); enqueue != nil {
+		return withNative(tx, func(t T) error { return enqueue(ctx, t, j) })
 	}
-	t, err := native[T](tx)
-	if err != nil {
-		return err
-	}
-	return enqueue(ctx, t, j)
+	return nil
 }
 
 // Deliver calls the delivery function, if any, with the T of tx.
 func (h *TxHooks[T]) Deliver(ctx context.Context, tx Tx, ds []docmill.WebhookDelivery) error {
-	deliver := h.deliver.Load()
-	if deliver == nil {
-		return nil
+	if deliver := h.deliver.Load(); deliver != nil {
+		return withNative(tx, func(t T) error { return deliver(ctx, t, ds) })
 	}
-	t, err := native[T](tx)
-	if err != nil {
-		return err
-	}
-	return deliver(ctx, t, ds)
+	return nil
 }
 
-// native returns the driver's transaction under tx.
-func native[T any](tx Tx) (T, error) {
+// withNative calls fn with the driver's transaction under tx.
+func withNative[T any](tx Tx, fn func(tx T) error) error {
 	if n, ok := tx.(NativeTx[T]); ok {
 		if t, ok := n.Native(); ok {
-			return t, nil
+			return fn(t)
 		}
 	}
-	var none T
-	return none, errors.New("not in a transaction")
+	return errors.New("not in a transaction")
 }

@@ -4,7 +4,10 @@
 // small adapter, plus a few driver hooks (Config): how "no rows" looks, how
 // a taken email looks, and how a new job is enqueued and a finished job's
 // webhooks delivered in the store's transaction (TxHooks, generic over the
-// driver's own transaction type, as River's drivers are).
+// driver's own transaction type, as River's drivers are). Its files follow
+// the parts of docmill.Store: account.go, key.go, session.go, admission.go,
+// job.go and joblist.go, jobmaintenance.go, node.go, webhook.go; Setting and
+// the migrations are here.
 //
 // All timestamps are stored as unix milliseconds and come back in UTC at
 // millisecond precision. Job.Meta is stored as JSON, so its numbers come
