@@ -6,8 +6,9 @@ import (
 	"time"
 )
 
-// Store keeps everything a deployment shares, one interface per entity
-// beside its type; a consumer that needs only some of them takes those.
+// Store keeps a deployment's records: accounts, keys, sessions, jobs,
+// nodes, webhooks and settings, one interface per entity beside its type;
+// a consumer that needs only some of them takes those.
 // Implementations: store/sqlite and store/postgres; store/storetest is the
 // conformance suite both pass, grouped by the same entities.
 type Store interface {
