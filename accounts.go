@@ -30,10 +30,16 @@ type AccountDeletion struct {
 	Keys, Sessions, Webhooks, AuthTokens int
 }
 
-// Accounts is the account side of a Store beyond creation (Store's
-// CreateAccount and key methods): lookups by mailbox, operator actions,
-// and keys' names and last use.
+// ErrEmailTaken is returned by CreateAccount for an email already used.
+var ErrEmailTaken = &Error{Code: CodeConflict, Message: "An account with this email already exists."}
+
+// Accounts keeps accounts: their creation with a first key, lookups, and
+// the operator's actions on them. An account's other keys are Keys'.
 type Accounts interface {
+	// CreateAccount stores a new account and its first key together.
+	CreateAccount(ctx context.Context, a *Account, k *APIKey) error
+	// Account returns an account by id.
+	Account(ctx context.Context, id string) (*Account, error)
 	// AccountByEmail returns the account whose Email is email (compared
 	// as stored: callers pass CanonicalEmail's form); none is ErrNotFound.
 	AccountByEmail(ctx context.Context, email string) (*Account, error)
@@ -51,14 +57,4 @@ type Accounts interface {
 	// naming it and those sent to its email), webhook endpoints and their
 	// attempts, in one transaction; unknown is ErrNotFound.
 	DeleteAccount(ctx context.Context, id string) (*AccountDeletion, error)
-	// RenameAccountKey names the key of account accountID whose display
-	// prefix is exactly prefix; none (a key of another account included)
-	// is ErrNotFound.
-	RenameAccountKey(ctx context.Context, accountID, prefix, name string) (*APIKey, error)
-	// TouchKey records that the key with hash was used at now from ip. A
-	// store may skip the write when the recorded use is less than a
-	// minute older, so that a busy key costs no write per request; an
-	// earlier use than the recorded one changes nothing. An unknown key
-	// is left alone, without error.
-	TouchKey(ctx context.Context, hash, ip string, now time.Time) error
 }

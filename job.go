@@ -1,6 +1,7 @@
 package docmill
 
 import (
+	"context"
 	"crypto/rand"
 	"encoding/base32"
 	"net/url"
@@ -152,7 +153,7 @@ type Job struct {
 	Export *Export
 
 	// Used is the processing time the job's attempts have used so far,
-	// as last recorded while they ran (Store.RecordUsed): a job handed
+	// as last recorded while they ran (Jobs.RecordUsed): a job handed
 	// back after its worker was lost runs again with only what is left of
 	// its work budget (WorkBudget).
 	Used time.Duration
@@ -215,4 +216,71 @@ func (j *Job) InputSize() int64 {
 		n += f.Size
 	}
 	return n
+}
+
+// Jobs keeps a job's record from its admission (Admissions.CreateJob) to
+// its end: the worker's moves, the client's reads and cancel, the export.
+type Jobs interface {
+	// Job returns a job by id.
+	Job(ctx context.Context, id string) (*Job, error)
+	// StartJob moves a queued or processing job to processing and returns
+	// it; a job in a final status is returned unchanged.
+	StartJob(ctx context.Context, id string, now time.Time) (*Job, error)
+	// RequeueJob moves a processing job back to queued, for a worker that
+	// stopped before finishing it (its node shut down) and handed it back
+	// to the queue; StartedAt keeps the first start. A job in any other
+	// status is returned unchanged.
+	RequeueJob(ctx context.Context, id string) (*Job, error)
+	// RecordUsed records that processing job id has used used of its
+	// work budget, all its attempts together (Job.Used), unless more is
+	// recorded already: it never lowers it. A job in another status, or
+	// an unknown id, is left unchanged, without error.
+	RecordUsed(ctx context.Context, id string, used time.Duration) error
+	// FinishJob records the final status, result, meta, error and params
+	// (from which the caller removes secrets such as passwords) of a
+	// processing job and, when it is done, charges its operations
+	// (Job.Charge: one for a tool, one a step for a pipeline) to the
+	// period of its creation. It reports false, changing nothing, if the job
+	// is no longer processing (it was canceled). Like CancelJob, it hands
+	// the job's webhook deliveries (one per enabled endpoint of the
+	// account subscribed to the event) to the store's delivery hook in the
+	// same transaction.
+	FinishJob(ctx context.Context, j *Job) (bool, error)
+	// CancelJob moves a queued or processing job to canceled and returns the
+	// job as it now stands.
+	CancelJob(ctx context.Context, id string, now time.Time) (*Job, error)
+	// SetExport records where a job's export stands (Job.Export), for the
+	// job with id whatever its status; an unknown id is ErrNotFound.
+	SetExport(ctx context.Context, id string, e *Export) error
+	// ListJobs returns up to f.Limit of account f.AccountID's jobs that
+	// match f, newest first (the order of JobPosition), starting after
+	// f.After: the pages of GET /v1/jobs. Paging by position, not by
+	// offset, neither repeats nor skips a job when others are created
+	// meanwhile, and costs the same on every page.
+	ListJobs(ctx context.Context, f JobFilter) ([]*Job, error)
+}
+
+// JobMaintenance is the store's side of the janitor and the metrics: the
+// jobs whose files or records are due to go, the jobs whose queue entry
+// may be gone, and how many jobs are waiting or running.
+type JobMaintenance interface {
+	// MarkResultDeleted records that a job's result file is gone.
+	MarkResultDeleted(ctx context.Context, id string, now time.Time) error
+	// MarkInputsDeleted records that a job's input files are gone.
+	MarkInputsDeleted(ctx context.Context, id string, now time.Time) error
+	// ExpiredResults returns up to limit jobs whose result expired before
+	// now and is not yet deleted.
+	ExpiredResults(ctx context.Context, now time.Time, limit int) ([]*Job, error)
+	// StaleInputs returns up to limit finished jobs whose inputs still exist.
+	StaleInputs(ctx context.Context, limit int) ([]*Job, error)
+	// DeleteJobsCreatedBefore deletes up to limit finished job records
+	// created before t, with their webhook delivery records, and returns
+	// them, so their files can be removed.
+	DeleteJobsCreatedBefore(ctx context.Context, t time.Time, limit int) ([]*Job, error)
+	// UnfinishedJobs returns up to limit queued or processing jobs created
+	// before t, oldest first, for the janitor to find jobs whose queue
+	// entry is gone.
+	UnfinishedJobs(ctx context.Context, t time.Time, limit int) ([]*Job, error)
+	// CountByStatus returns how many jobs are in each non-final status.
+	CountByStatus(ctx context.Context) (map[Status]int64, error)
 }

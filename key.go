@@ -28,7 +28,7 @@ type APIKey struct {
 	CreatedAt time.Time
 	RevokedAt *time.Time
 	// LastUsedAt and LastUsedIP are when and from where the key was last
-	// used (Accounts.TouchKey), to the minute; nil if never.
+	// used (Keys.TouchKey), to the minute; nil if never.
 	LastUsedAt *time.Time
 	LastUsedIP string
 }
@@ -81,8 +81,8 @@ func WellFormedKey(key string) bool {
 // ID, together with its first API key, named keyName. The caller fills in
 // a's name, email, plan and limits. It returns the key itself, shown to
 // the client once and never stored, and the key's stored form. An email
-// already used is ErrEmailTaken (Store.CreateAccount).
-func CreateAccount(ctx context.Context, st Store, a *Account, keyName string, now time.Time) (key string, stored APIKey, err error) {
+// already used is ErrEmailTaken (Accounts.CreateAccount).
+func CreateAccount(ctx context.Context, st Accounts, a *Account, keyName string, now time.Time) (key string, stored APIKey, err error) {
 	a.ID = NewID("acct_")
 	a.CreatedAt = now
 	key, stored = NewAPIKey(a.ID, keyName, now)
@@ -90,4 +90,49 @@ func CreateAccount(ctx context.Context, st Store, a *Account, keyName string, no
 		return "", APIKey{}, err
 	}
 	return key, stored, nil
+}
+
+// ErrTooManyKeys is returned by AddAccountKey past the account's number of
+// active keys.
+var ErrTooManyKeys = &Error{Code: CodeConflict, Message: "This account has as many active keys as it may; revoke one first."}
+
+// KeyListing is a key with its account (Keys.ListKeys).
+type KeyListing struct {
+	Key     APIKey
+	Account Account
+}
+
+// Keys keeps API keys beyond an account's first (Accounts.CreateAccount):
+// the lookup of every request, the operator's and the account's own key
+// management, and each key's name and last use.
+type Keys interface {
+	// CreateKey stores another key of an existing account.
+	CreateKey(ctx context.Context, k *APIKey) error
+	// KeyByHash returns a key (revoked ones too) and its account.
+	KeyByHash(ctx context.Context, hash string) (*APIKey, *Account, error)
+	// ListKeys returns every key with its account, oldest first.
+	ListKeys(ctx context.Context) ([]KeyListing, error)
+	// RevokeKey revokes the one key whose prefix starts with prefix. It
+	// fails with not_found if none matches and invalid_request if several do.
+	RevokeKey(ctx context.Context, prefix string, now time.Time) (*APIKey, error)
+	// AddAccountKey stores another key of k's account unless the account
+	// has maxActive unrevoked keys already (ErrTooManyKeys), checked in the
+	// same transaction as the insert.
+	AddAccountKey(ctx context.Context, k *APIKey, maxActive int) error
+	// AccountKeys returns one account's keys, revoked ones too, oldest first.
+	AccountKeys(ctx context.Context, accountID string) ([]APIKey, error)
+	// RevokeAccountKey revokes the key of account accountID whose display
+	// prefix is exactly prefix; none (a key of another account included)
+	// is ErrNotFound. Revoking a revoked key returns it unchanged.
+	RevokeAccountKey(ctx context.Context, accountID, prefix string, now time.Time) (*APIKey, error)
+	// RenameAccountKey names the key of account accountID whose display
+	// prefix is exactly prefix; none (a key of another account included)
+	// is ErrNotFound.
+	RenameAccountKey(ctx context.Context, accountID, prefix, name string) (*APIKey, error)
+	// TouchKey records that the key with hash was used at now from ip. A
+	// store may skip the write when the recorded use is less than a
+	// minute older, so that a busy key costs no write per request; an
+	// earlier use than the recorded one changes nothing. An unknown key
+	// is left alone, without error.
+	TouchKey(ctx context.Context, hash, ip string, now time.Time) error
 }

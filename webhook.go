@@ -1,6 +1,7 @@
 package docmill
 
 import (
+	"context"
 	"crypto/rand"
 	"encoding/base64"
 	"slices"
@@ -136,3 +137,34 @@ func (a *WebhookAttempt) Succeeded() bool { return a.StatusCode >= 200 && a.Stat
 // ErrTooManyWebhooks is returned by CreateWebhook when the account has
 // as many endpoints as its plan allows.
 var ErrTooManyWebhooks = &Error{Code: CodeConflict, Message: "The plan's number of webhook endpoints is reached; delete one first."}
+
+// Webhooks keeps an account's webhook endpoints and their delivery
+// attempts. A finished job's deliveries are handed over by Jobs.FinishJob
+// and Jobs.CancelJob.
+type Webhooks interface {
+	// CreateWebhook stores w unless its account already has max endpoints
+	// (ErrTooManyWebhooks), checked in the same transaction as the insert.
+	CreateWebhook(ctx context.Context, w *Webhook, max int) error
+	// Webhook returns an endpoint by id.
+	Webhook(ctx context.Context, id string) (*Webhook, error)
+	// ListWebhooks returns an account's endpoints, oldest first.
+	ListWebhooks(ctx context.Context, accountID string) ([]*Webhook, error)
+	// DeleteWebhook removes an endpoint and its delivery records.
+	DeleteWebhook(ctx context.Context, id string) error
+	// RotateWebhookSecret makes secret the endpoint's secret; the one it
+	// replaces keeps signing until previousUntil. It returns the endpoint
+	// as it then stands.
+	RotateWebhookSecret(ctx context.Context, id, secret string, previousUntil time.Time) (*Webhook, error)
+	// EnableWebhook enables a disabled endpoint again, clearing its
+	// DisabledReason and FailingSince, and returns it as it then stands.
+	EnableWebhook(ctx context.Context, id string) (*Webhook, error)
+	// RecordWebhookAttempt stores a delivery attempt and, in the same
+	// transaction, the endpoint's health: a successful attempt clears
+	// FailingSince, a failed one sets it if unset, and a non-empty
+	// disable disables the endpoint (once) with that reason. It returns
+	// the endpoint as it then stands; a deleted one is ErrNotFound.
+	RecordWebhookAttempt(ctx context.Context, a *WebhookAttempt, disable string) (*Webhook, error)
+	// WebhookAttempts returns up to limit attempts of an endpoint, newest
+	// first. Attempts are deleted with their job's record.
+	WebhookAttempts(ctx context.Context, webhookID string, limit int) ([]*WebhookAttempt, error)
+}

@@ -35,7 +35,7 @@ type metrics struct {
 	mailAttempts *prometheus.CounterVec
 }
 
-func newMetrics(reg prometheus.Registerer, st docmill.Store) *metrics {
+func newMetrics(reg prometheus.Registerer, st docmill.JobMaintenance) *metrics {
 	m := &metrics{
 		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Name:    "docmill_job_duration_seconds",
@@ -98,7 +98,7 @@ func (m *metrics) countEngineFailure(err error) {
 // depthCollector reports the queue depth from the store at scrape time, so
 // every node reports the cluster-wide figure.
 type depthCollector struct {
-	store docmill.Store
+	store docmill.JobMaintenance
 }
 
 var depthDesc = prometheus.NewDesc("docmill_queue_depth", "Jobs not yet finished, by status.", []string{"status"}, nil)

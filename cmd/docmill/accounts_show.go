@@ -92,7 +92,7 @@ func orDash(s string) string {
 
 // createAccount stores a new account and its first key, and prints the
 // key, shown this once.
-func createAccount(ctx context.Context, st docmill.Store, env *environment, plan, name, email string, limits *docmill.Plan) error {
+func createAccount(ctx context.Context, st docmill.Accounts, env *environment, plan, name, email string, limits *docmill.Plan) error {
 	acct := &docmill.Account{Name: name, Email: email, Plan: plan, Limits: limits}
 	key, _, err := docmill.CreateAccount(ctx, st, acct, name, time.Now())
 	if err != nil {

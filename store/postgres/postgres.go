@@ -39,9 +39,8 @@ type DeliverFunc func(ctx context.Context, tx pgx.Tx, ds []docmill.WebhookDelive
 // Store is a docmill.Store on PostgreSQL. It is safe for concurrent use.
 type Store struct {
 	*core
-	pool    *pgxpool.Pool
-	enqueue sqlstore.Hook[EnqueueFunc]
-	deliver sqlstore.Hook[DeliverFunc]
+	pool  *pgxpool.Pool
+	hooks sqlstore.TxHooks[pgx.Tx]
 }
 
 // core is the shared logic; the alias keeps the embedded field unexported.
@@ -70,8 +69,8 @@ func Open(ctx context.Context, url string, enqueue EnqueueFunc) (*Store, error) 
 		Name:         "postgres",
 		IsNoRows:     isNoRows,
 		IsEmailTaken: isEmailTaken,
-		Enqueue:      s.enqueueTx,
-		Deliver:      s.deliverTx,
+		Enqueue:      s.hooks.Enqueue,
+		Deliver:      s.hooks.Deliver,
 		JobFinished:  qNotifyJobDone, // wakes waiters in every process (Listen)
 	})
 	s.SetEnqueue(enqueue)
@@ -81,11 +80,11 @@ func Open(ctx context.Context, url string, enqueue EnqueueFunc) (*Store, error) 
 // SetEnqueue sets the function CreateJob calls to insert a job's queue
 // entry; nil means none. The queue is built after the store (it needs
 // Pool), hence a setter.
-func (s *Store) SetEnqueue(f EnqueueFunc) { s.enqueue.Set(f) }
+func (s *Store) SetEnqueue(f EnqueueFunc) { s.hooks.SetEnqueue(f) }
 
 // SetDeliver sets the function that queues a finished job's webhook
 // deliveries; nil means none (they are dropped).
-func (s *Store) SetDeliver(f DeliverFunc) { s.deliver.Set(f) }
+func (s *Store) SetDeliver(f DeliverFunc) { s.hooks.SetDeliver(f) }
 
 // Pool returns the connection pool, for River's riverpgxv5 driver.
 func (s *Store) Pool() *pgxpool.Pool { return s.pool }
@@ -151,31 +150,10 @@ func (t pgTx) Query(ctx context.Context, sql string, args ...any) (sqlstore.Rows
 	return t.q.Query(ctx, sql, args...)
 }
 
-// enqueueTx calls the EnqueueFunc, if any, with the pgx.Tx of tx.
-func (s *Store) enqueueTx(ctx context.Context, tx sqlstore.Tx, j *docmill.Job) error {
-	enqueue := s.enqueue.Load()
-	if enqueue == nil {
-		return nil
-	}
-	t, ok := tx.(pgTx)
-	if !ok || t.tx == nil {
-		return errors.New("not in a transaction")
-	}
-	return enqueue(ctx, t.tx, j)
-}
+// Native returns the pgx.Tx, for the hooks (sqlstore.TxHooks).
+func (t pgTx) Native() (pgx.Tx, bool) { return t.tx, t.tx != nil }
 
-// deliverTx calls the DeliverFunc, if any, with the pgx.Tx of tx.
-func (s *Store) deliverTx(ctx context.Context, tx sqlstore.Tx, ds []docmill.WebhookDelivery) error {
-	deliver := s.deliver.Load()
-	if deliver == nil {
-		return nil
-	}
-	t, ok := tx.(pgTx)
-	if !ok || t.tx == nil {
-		return errors.New("not in a transaction")
-	}
-	return deliver(ctx, t.tx, ds)
-}
+var _ sqlstore.NativeTx[pgx.Tx] = pgTx{}
 
 func isNoRows(err error) bool { return errors.Is(err, pgx.ErrNoRows) }
 

@@ -47,12 +47,11 @@ type DeliverFunc func(ctx context.Context, tx *sql.Tx, ds []docmill.WebhookDeliv
 // Store is a docmill.Store on a SQLite file. It is safe for concurrent use.
 type Store struct {
 	*core
-	write   *sql.DB
-	read    *sql.DB
-	enqueue sqlstore.Hook[EnqueueFunc]
+	write *sql.DB
+	read  *sql.DB
+	hooks sqlstore.TxHooks[*sql.Tx]
 	// enqueued is called after the commit of an enqueue (SetEnqueued).
 	enqueued sqlstore.Hook[func(*docmill.Job)]
-	deliver  sqlstore.Hook[DeliverFunc]
 }
 
 // core is the shared logic; the alias keeps the embedded field unexported.
@@ -79,7 +78,7 @@ func Open(ctx context.Context, path string, enqueue EnqueueFunc) (*Store, error)
 	// SQLite driver needs a single-connection pool.
 	write.SetMaxOpenConns(1)
 	s := &Store{write: write}
-	s.core = sqlstore.New(db{s}, sqlstore.Config{Name: "sqlite", IsNoRows: isNoRows, Enqueue: s.enqueueTx, Enqueued: s.afterEnqueue, Deliver: s.deliverTx})
+	s.core = sqlstore.New(db{s}, sqlstore.Config{Name: "sqlite", IsNoRows: isNoRows, Enqueue: s.hooks.Enqueue, Enqueued: s.afterEnqueue, Deliver: s.hooks.Deliver})
 	s.SetEnqueue(enqueue)
 	if err := sqlstore.Migrate(ctx, s.core); err != nil {
 		write.Close()
@@ -100,7 +99,7 @@ func Open(ctx context.Context, path string, enqueue EnqueueFunc) (*Store, error)
 // SetEnqueue sets the function CreateJob calls to insert a job's queue
 // entry; nil means none. The queue is built after the store (it needs
 // WriteDB), hence a setter.
-func (s *Store) SetEnqueue(f EnqueueFunc) { s.enqueue.Set(f) }
+func (s *Store) SetEnqueue(f EnqueueFunc) { s.hooks.SetEnqueue(f) }
 
 // SetEnqueued sets the function CreateJob calls, with the job, once the
 // transaction that inserted its queue entry (EnqueueFunc) has committed;
@@ -111,7 +110,7 @@ func (s *Store) SetEnqueued(f func(j *docmill.Job)) { s.enqueued.Set(f) }
 
 // SetDeliver sets the function that queues a finished job's webhook
 // deliveries; nil means none (they are dropped).
-func (s *Store) SetDeliver(f DeliverFunc) { s.deliver.Set(f) }
+func (s *Store) SetDeliver(f DeliverFunc) { s.hooks.SetDeliver(f) }
 
 // WriteDB returns the single-connection write pool, for River's SQLite
 // driver. Whoever uses it must not hold its connection while calling the
@@ -209,31 +208,10 @@ type sqlRows struct{ *sql.Rows }
 
 func (r sqlRows) Close() { _ = r.Rows.Close() }
 
-// enqueueTx calls the EnqueueFunc, if any, with the *sql.Tx of tx.
-func (s *Store) enqueueTx(ctx context.Context, tx sqlstore.Tx, j *docmill.Job) error {
-	enqueue := s.enqueue.Load()
-	if enqueue == nil {
-		return nil
-	}
-	t, ok := tx.(sqlTx)
-	if !ok || t.tx == nil {
-		return errors.New("not in a transaction")
-	}
-	return enqueue(ctx, t.tx, j)
-}
+// Native returns the *sql.Tx, for the hooks (sqlstore.TxHooks).
+func (t sqlTx) Native() (*sql.Tx, bool) { return t.tx, t.tx != nil }
 
-// deliverTx calls the DeliverFunc, if any, with the *sql.Tx of tx.
-func (s *Store) deliverTx(ctx context.Context, tx sqlstore.Tx, ds []docmill.WebhookDelivery) error {
-	deliver := s.deliver.Load()
-	if deliver == nil {
-		return nil
-	}
-	t, ok := tx.(sqlTx)
-	if !ok || t.tx == nil {
-		return errors.New("not in a transaction")
-	}
-	return deliver(ctx, t.tx, ds)
-}
+var _ sqlstore.NativeTx[*sql.Tx] = sqlTx{}
 
 // afterEnqueue calls the function of SetEnqueued, if any.
 func (s *Store) afterEnqueue(j *docmill.Job) {

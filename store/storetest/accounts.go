@@ -7,6 +7,18 @@ import (
 	"github.com/docmill/docmill"
 )
 
+// accountTests are the tests of docmill.Accounts.
+var accountTests = []test{
+	{"Accounts", testAccounts},
+	{"AccountEmailUnique", testAccountEmailUnique},
+	{"SetPlan", testSetPlan},
+	{"AccountByEmail", testAccountByEmail},
+	{"ListAccounts", testListAccounts},
+	{"AccountStatus", testAccountStatus},
+	{"DeleteAccount", testDeleteAccount},
+	{"ConcurrentDeleteAccount", testConcurrentDeleteAccount},
+}
+
 func testAccounts(t *testing.T, s docmill.Store) {
 	// A time off the millisecond and outside UTC comes back truncated, in UTC.
 	created := time.Date(2026, 11, 22, 12, 30, 0, 123_456_789, time.FixedZone("X", 3*3600))
@@ -49,118 +61,6 @@ func testAccountEmailUnique(t *testing.T, s docmill.Store) {
 	wantErr(t, "KeyByHash of the refused account's key", err, docmill.ErrNotFound)
 }
 
-func testKeys(t *testing.T, s docmill.Store) {
-	a, first, key := NewAccount(t, s, docmill.PlanPro)
-	b, _, _ := NewAccount(t, s, docmill.PlanFree)
-	_, second := docmill.NewAPIKey(a.ID, "second", t0.Add(time.Minute))
-	if err := s.CreateKey(t.Context(), &second); err != nil {
-		t.Fatalf("CreateKey: %v", err)
-	}
-	_, orphan := docmill.NewAPIKey("acct_missing", "orphan", t0)
-	if err := s.CreateKey(t.Context(), &orphan); err == nil {
-		t.Errorf("CreateKey of an unknown account succeeded")
-	}
-
-	gotKey, gotAccount, err := s.KeyByHash(t.Context(), docmill.HashKey(key))
-	if err != nil {
-		t.Fatalf("KeyByHash: %v", err)
-	}
-	same(t, "KeyByHash key", gotKey, first)
-	same(t, "KeyByHash account", gotAccount, a)
-	_, _, err = s.KeyByHash(t.Context(), docmill.HashKey("dm_live_nope"))
-	wantErr(t, "KeyByHash(unknown)", err, docmill.ErrNotFound)
-
-	list, err := s.ListKeys(t.Context())
-	if err != nil {
-		t.Fatalf("ListKeys: %v", err)
-	}
-	if len(list) != 3 {
-		t.Fatalf("ListKeys returned %d keys, want 3", len(list))
-	}
-	// a's first key and b's key share t0; the second key is a minute later.
-	last := list[2]
-	same(t, "ListKeys[2].Key", &last.Key, &second)
-	same(t, "ListKeys[2].Account", &last.Account, a)
-	for _, l := range list[:2] {
-		if l.Key.AccountID != l.Account.ID || (l.Account.ID != a.ID && l.Account.ID != b.ID) {
-			t.Errorf("ListKeys: key of %s listed with account %s", l.Key.AccountID, l.Account.ID)
-		}
-	}
-}
-
-// prefixKeys stores keys with chosen display prefixes on one account.
-func prefixKeys(t *testing.T, s docmill.Store, prefixes ...string) map[string]docmill.APIKey {
-	t.Helper()
-	a := &docmill.Account{ID: docmill.NewID("acct_"), Name: "prefixes", Plan: docmill.PlanFree, CreatedAt: t0}
-	// The account's first key has a fixed prefix too, so that no random
-	// prefix can make the tests' matches ambiguous.
-	first := docmill.APIKey{Hash: docmill.HashKey("first"), Prefix: "dm_live_0000", AccountID: a.ID, Name: "first", CreatedAt: t0}
-	if err := s.CreateAccount(t.Context(), a, &first); err != nil {
-		t.Fatalf("CreateAccount: %v", err)
-	}
-	out := map[string]docmill.APIKey{}
-	for i, p := range prefixes {
-		k := docmill.APIKey{Hash: docmill.HashKey(p + "-secret"), Prefix: p, AccountID: a.ID,
-			Name: p, CreatedAt: t0.Add(time.Duration(i+1) * time.Second)}
-		if err := s.CreateKey(t.Context(), &k); err != nil {
-			t.Fatalf("CreateKey(%s): %v", p, err)
-		}
-		out[p] = k
-	}
-	return out
-}
-
-func testRevokeKey(t *testing.T, s docmill.Store) {
-	keys := prefixKeys(t, s, "dm_live_AAAA", "dm_live_AAAB", "dm_live_aaaa")
-	now := t0.Add(time.Hour + 456*time.Microsecond)
-
-	_, err := s.RevokeKey(t.Context(), "dm_live_AAA", now)
-	wantCode(t, "RevokeKey(ambiguous)", err, docmill.CodeInvalidRequest)
-	_, err = s.RevokeKey(t.Context(), "dm_live_X", now)
-	wantErr(t, "RevokeKey(no match)", err, docmill.ErrNotFound)
-	// "_" is no wildcard: "dmXlive" matches nothing.
-	_, err = s.RevokeKey(t.Context(), "dmXlive_AAAB", now)
-	wantErr(t, "RevokeKey(dmXlive_AAAB)", err, docmill.ErrNotFound)
-	if _, err := s.RevokeKey(t.Context(), "", now); err == nil {
-		t.Errorf("RevokeKey(\"\") succeeded")
-	}
-
-	// Prefixes are case-sensitive: "dm_live_a" is the lowercase key only.
-	got, err := s.RevokeKey(t.Context(), "dm_live_a", now)
-	if err != nil {
-		t.Fatalf("RevokeKey(dm_live_a): %v", err)
-	}
-	want := keys["dm_live_aaaa"]
-	want.RevokedAt = ptr(ms(now))
-	same(t, "RevokeKey(dm_live_a)", got, &want)
-	gotKey, _, err := s.KeyByHash(t.Context(), want.Hash)
-	if err != nil {
-		t.Fatalf("KeyByHash(revoked): %v", err)
-	}
-	same(t, "KeyByHash(revoked)", gotKey, &want)
-
-	// Revoking again keeps the first revocation time.
-	got, err = s.RevokeKey(t.Context(), "dm_live_aaaa", now.Add(time.Hour))
-	if err != nil {
-		t.Fatalf("RevokeKey(again): %v", err)
-	}
-	same(t, "RevokeKey(again)", got, &want)
-
-	// The whole display prefix, and a whole key, designate one key.
-	got, err = s.RevokeKey(t.Context(), "dm_live_AAAB", now)
-	if err != nil || got.Hash != keys["dm_live_AAAB"].Hash || got.RevokedAt == nil {
-		t.Errorf("RevokeKey(dm_live_AAAB) = %+v, %v", got, err)
-	}
-	a, _, key := NewAccount(t, s, docmill.PlanFree)
-	got, err = s.RevokeKey(t.Context(), key, now)
-	if err != nil || got.AccountID != a.ID || got.RevokedAt == nil {
-		t.Errorf("RevokeKey(whole key) = %+v, %v", got, err)
-	}
-	if k, _, _ := s.KeyByHash(t.Context(), keys["dm_live_AAAA"].Hash); k == nil || k.RevokedAt != nil {
-		t.Errorf("dm_live_AAAA was revoked too: %+v", k)
-	}
-}
-
 // testSetPlan: an account's plan and own limits (their Name is the plan's),
 // by its id; other accounts keep theirs.
 func testSetPlan(t *testing.T, s docmill.Store) {
@@ -196,4 +96,100 @@ func testSetPlan(t *testing.T, s docmill.Store) {
 
 	_, err = s.SetAccountPlan(t.Context(), "acct_none", docmill.PlanPro, nil)
 	wantErr(t, "SetAccountPlan(unknown)", err, docmill.ErrNotFound)
+}
+
+// newEmailAccount stores an account with email on the free plan and its
+// first key.
+func newEmailAccount(t *testing.T, s docmill.Store, email string, at time.Time) (*docmill.Account, *docmill.APIKey) {
+	t.Helper()
+	a := &docmill.Account{ID: docmill.NewID("acct_"), Name: "n", Email: email, Plan: docmill.PlanFree, CreatedAt: at}
+	_, k := docmill.NewAPIKey(a.ID, "first", at)
+	if err := s.CreateAccount(t.Context(), a, &k); err != nil {
+		t.Fatalf("CreateAccount: %v", err)
+	}
+	return a, &k
+}
+
+// testAccountByEmail: an account is found by its stored email, exactly.
+func testAccountByEmail(t *testing.T, s docmill.Store) {
+	a, _ := newEmailAccount(t, s, "alice@example.com", t0)
+	newEmailAccount(t, s, "bob@example.com", t0)
+	if a.Status != docmill.AccountActive {
+		t.Errorf("CreateAccount left status %q, want active", a.Status)
+	}
+	got, err := s.AccountByEmail(t.Context(), "alice@example.com")
+	if err != nil {
+		t.Fatalf("AccountByEmail: %v", err)
+	}
+	same(t, "AccountByEmail", got, a)
+	for _, email := range []string{"", "carol@example.com", "ALICE@example.com"} {
+		_, err := s.AccountByEmail(t.Context(), email)
+		wantErr(t, "AccountByEmail("+email+")", err, docmill.ErrNotFound)
+	}
+}
+
+// testListAccounts: every account, oldest first, with its active keys.
+func testListAccounts(t *testing.T, s docmill.Store) {
+	b, _ := newEmailAccount(t, s, "b@example.com", t0.Add(time.Minute))
+	a, _ := newEmailAccount(t, s, "a@example.com", t0)
+	for _, name := range []string{"second", "revoked"} {
+		_, k := docmill.NewAPIKey(a.ID, name, t0)
+		if err := s.CreateKey(t.Context(), &k); err != nil {
+			t.Fatalf("CreateKey: %v", err)
+		}
+		if name == "revoked" {
+			if _, err := s.RevokeKey(t.Context(), k.Prefix, t0); err != nil {
+				t.Fatalf("RevokeKey: %v", err)
+			}
+		}
+	}
+	if _, err := s.SetAccountStatus(t.Context(), b.ID, docmill.AccountSuspended, t0); err != nil {
+		t.Fatalf("SetAccountStatus: %v", err)
+	}
+	list, err := s.ListAccounts(t.Context())
+	if err != nil {
+		t.Fatalf("ListAccounts: %v", err)
+	}
+	if len(list) != 2 {
+		t.Fatalf("ListAccounts returned %d accounts, want 2", len(list))
+	}
+	same(t, "ListAccounts[0]", &list[0].Account, a)
+	if list[0].ActiveKeys != 2 {
+		t.Errorf("ListAccounts[0].ActiveKeys = %d, want 2 (one revoked)", list[0].ActiveKeys)
+	}
+	if got := list[1]; got.Account.ID != b.ID || got.ActiveKeys != 1 || !got.Account.Suspended() {
+		t.Errorf("ListAccounts[1] = %+v, want %s, 1 key, suspended", got, b.ID)
+	}
+}
+
+// testAccountStatus: suspension keeps its first time, shows through the
+// account's key, and resuming clears it.
+func testAccountStatus(t *testing.T, s docmill.Store) {
+	ctx := t.Context()
+	a, k := newEmailAccount(t, s, "a@example.com", t0)
+	t1 := t0.Add(time.Hour)
+	got, err := s.SetAccountStatus(ctx, a.ID, docmill.AccountSuspended, t1)
+	if err != nil {
+		t.Fatalf("SetAccountStatus(suspended): %v", err)
+	}
+	want := *a
+	want.Status, want.SuspendedAt = docmill.AccountSuspended, ptr(t1)
+	same(t, "suspended", got, &want)
+	got, err = s.SetAccountStatus(ctx, a.ID, docmill.AccountSuspended, t1.Add(time.Hour))
+	if err != nil {
+		t.Fatalf("SetAccountStatus(suspended again): %v", err)
+	}
+	same(t, "suspended again", got, &want)
+	if _, acct, err := s.KeyByHash(ctx, k.Hash); err != nil || !acct.Suspended() || acct.SuspendedAt == nil {
+		t.Errorf("KeyByHash of a suspended account's key: %+v, %v", acct, err)
+	}
+	got, err = s.SetAccountStatus(ctx, a.ID, docmill.AccountActive, t1.Add(2*time.Hour))
+	if err != nil {
+		t.Fatalf("SetAccountStatus(active): %v", err)
+	}
+	same(t, "resumed", got, a)
+	_, err = s.SetAccountStatus(ctx, "acct_missing", docmill.AccountSuspended, t1)
+	wantErr(t, "SetAccountStatus(unknown)", err, docmill.ErrNotFound)
+	_, err = s.SetAccountStatus(ctx, a.ID, "frozen", t1)
+	wantCode(t, "SetAccountStatus(frozen)", err, docmill.CodeInvalidRequest)
 }

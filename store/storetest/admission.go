@@ -9,6 +9,20 @@ import (
 	"github.com/docmill/docmill"
 )
 
+// admissionTests are the tests of docmill.Admissions.
+var admissionTests = []test{
+	{"AdmissionInFlight", testAdmissionInFlight},
+	{"AdmissionQuota", testAdmissionQuota},
+	{"AdmissionOperations", testAdmissionOperations},
+	{"ChargedPeriod", testChargedPeriod},
+	{"ConcurrentInFlight", testConcurrentInFlight},
+	{"ConcurrentQuota", testConcurrentQuota},
+	{"Idempotency", testIdempotency},
+	{"ConcurrentIdempotency", testConcurrentIdempotency},
+	{"IdempotencyLookup", testIdempotencyLookup},
+	{"Usage", testUsage},
+}
+
 func testAdmissionInFlight(t *testing.T, s docmill.Store) {
 	a, _, _ := NewAccount(t, s, docmill.PlanFree)
 	b, _, _ := NewAccount(t, s, docmill.PlanFree)
@@ -312,5 +326,26 @@ func testAdmissionOperations(t *testing.T, s docmill.Store) {
 	wantErr(t, "CreateJob of 3 operations with 5 of 7 used", err, docmill.ErrQuotaExceeded)
 	if _, err := s.CreateJob(t.Context(), NewJob(a), adm); err != nil {
 		t.Fatalf("CreateJob of 1 operation with 5 of 7 used: %v", err)
+	}
+}
+
+func testUsage(t *testing.T, s docmill.Store) {
+	a, _, _ := NewAccount(t, s, docmill.PlanFree)
+	if u, err := s.Usage(t.Context(), a.ID, period); err != nil || u != (docmill.Usage{Period: period}) {
+		t.Errorf("Usage of a new account = %+v, %v; want zero", u, err)
+	}
+	finish(t, s, create(t, s, a), docmill.StatusDone, t0)
+	finish(t, s, create(t, s, a), docmill.StatusDone, t0)
+	create(t, s, a)
+	if _, err := s.StartJob(t.Context(), create(t, s, a).ID, t0); err != nil {
+		t.Fatalf("StartJob: %v", err)
+	}
+	want := docmill.Usage{Period: period, Operations: 2, InFlight: 2}
+	if u := mustUsage(t, s, a.ID, period); u != want {
+		t.Errorf("Usage = %+v, want %+v", u, want)
+	}
+	want = docmill.Usage{Period: "2026-12", Operations: 0, InFlight: 2}
+	if u := mustUsage(t, s, a.ID, "2026-12"); u != want {
+		t.Errorf("Usage(next period) = %+v, want %+v", u, want)
 	}
 }

@@ -1,12 +1,30 @@
 package storetest
 
 import (
+	"errors"
 	"fmt"
 	"testing"
 	"time"
 
 	"github.com/docmill/docmill"
 )
+
+// jobTests are the tests of docmill.Jobs.
+var jobTests = []test{
+	{"JobRoundTrip", testJobRoundTrip},
+	{"JobEmptyValues", testJobEmptyValues},
+	{"JobFailed", testJobFailed},
+	{"JobNotFound", testJobNotFound},
+	{"Export", testExport},
+	{"StartJob", testStartJob},
+	{"RequeueJob", testRequeueJob},
+	{"RecordUsed", testRecordUsed},
+	{"CancelJob", testCancelJob},
+	{"FinishAfterCancel", testFinishAfterCancel},
+	{"ListJobs", testListJobs},
+	{"ListJobsFilters", testListJobsFilters},
+	{"ListJobsWhilePaging", testListJobsWhilePaging},
+}
 
 func testJobRoundTrip(t *testing.T, s docmill.Store) {
 	a, _, _ := NewAccount(t, s, docmill.PlanPro)
@@ -256,5 +274,92 @@ func testFinishAfterCancel(t *testing.T, s docmill.Store) {
 	same(t, "Job after a refused FinishJob", mustJob(t, s, j.ID), canceled)
 	if u := mustUsage(t, s, a.ID, period); u.Operations != 0 || u.InFlight != 0 {
 		t.Errorf("Usage = %+v, want nothing charged", u)
+	}
+}
+
+// testExport: a job's export is stored with the job, read back as it was,
+// and replaced by SetExport whatever the job's status.
+func testExport(t *testing.T, s docmill.Store) {
+	a, _, _ := NewAccount(t, s, docmill.PlanPro)
+	in := NewJob(a)
+	in.Export = &docmill.Export{URL: "https://bucket.example.com/k?X-Amz-Signature=abc", KeepResult: true, Status: docmill.ExportPending}
+	got, err := s.CreateJob(t.Context(), in, docmill.Admission{Period: period})
+	if err != nil {
+		t.Fatalf("CreateJob: %v", err)
+	}
+	if got.Export == nil || *got.Export != *in.Export {
+		t.Fatalf("CreateJob: export %+v, want %+v", got.Export, in.Export)
+	}
+	done := &docmill.Export{URL: "https://bucket.example.com/k", Status: docmill.ExportFailed, Reason: "HTTP 403", Attempts: 1}
+	if err := s.SetExport(t.Context(), in.ID, done); err != nil {
+		t.Fatalf("SetExport: %v", err)
+	}
+	if j := mustJob(t, s, in.ID); j.Export == nil || *j.Export != *done {
+		t.Errorf("after SetExport: %+v, want %+v", j.Export, done)
+	}
+	if err := s.SetExport(t.Context(), "job_none", done); !errors.Is(err, docmill.ErrNotFound) {
+		t.Errorf("SetExport of an unknown job: %v, want ErrNotFound", err)
+	}
+	plain := NewJob(a)
+	if _, err := s.CreateJob(t.Context(), plain, docmill.Admission{Period: period}); err != nil {
+		t.Fatalf("CreateJob: %v", err)
+	}
+	if j := mustJob(t, s, plain.ID); j.Export != nil {
+		t.Errorf("a job without export reads back with %+v", j.Export)
+	}
+}
+
+// testRecordUsed: a processing job's used time is recorded, never lowered,
+// kept through RequeueJob and the StartJob after it (a job handed back runs
+// again with what is left of its budget), and ignored for a job that is not
+// processing or does not exist.
+func testRecordUsed(t *testing.T, s docmill.Store) {
+	ctx := t.Context()
+	a, _, _ := NewAccount(t, s, docmill.PlanFree)
+	j := create(t, s, a)
+	if err := s.RecordUsed(ctx, j.ID, time.Second); err != nil {
+		t.Fatalf("RecordUsed(queued): %v", err)
+	}
+	if got := mustJob(t, s, j.ID).Used; got != 0 {
+		t.Errorf("Used of a queued job after RecordUsed = %v, want 0", got)
+	}
+	if _, err := s.StartJob(ctx, j.ID, t0.Add(time.Second)); err != nil {
+		t.Fatalf("StartJob: %v", err)
+	}
+	steps := []struct {
+		record, want time.Duration
+	}{
+		{1500 * time.Millisecond, 1500 * time.Millisecond},
+		{time.Second, 1500 * time.Millisecond}, // never lowered
+		{2*time.Second + 345*time.Millisecond, 2*time.Second + 345*time.Millisecond},
+	}
+	for _, st := range steps {
+		if err := s.RecordUsed(ctx, j.ID, st.record); err != nil {
+			t.Fatalf("RecordUsed(%v): %v", st.record, err)
+		}
+		if got := mustJob(t, s, j.ID).Used; got != st.want {
+			t.Errorf("Used after RecordUsed(%v) = %v, want %v", st.record, got, st.want)
+		}
+	}
+	requeued, err := s.RequeueJob(ctx, j.ID)
+	if err != nil {
+		t.Fatalf("RequeueJob: %v", err)
+	}
+	started, err := s.StartJob(ctx, j.ID, t0.Add(time.Hour))
+	if err != nil {
+		t.Fatalf("StartJob(again): %v", err)
+	}
+	for what, got := range map[string]time.Duration{"RequeueJob": requeued.Used, "StartJob after it": started.Used} {
+		if got != 2345*time.Millisecond {
+			t.Errorf("Used after %s = %v, want 2.345s", what, got)
+		}
+	}
+	done := finish(t, s, started, docmill.StatusDone, t0.Add(2*time.Hour))
+	if err := s.RecordUsed(ctx, j.ID, time.Hour); err != nil {
+		t.Fatalf("RecordUsed(done): %v", err)
+	}
+	same(t, "a done job after RecordUsed", mustJob(t, s, j.ID), done)
+	if err := s.RecordUsed(ctx, "job_missing", time.Second); err != nil {
+		t.Errorf("RecordUsed of a missing job: %v, want nil", err)
 	}
 }

@@ -9,23 +9,10 @@ import (
 	"github.com/docmill/docmill"
 )
 
-func testUnfinishedJobs(t *testing.T, s docmill.Store) {
-	a, _, _ := NewAccount(t, s, docmill.PlanFree)
-	queued := createAt(t, s, a, t0.Add(-2*time.Hour))
-	processing := createAt(t, s, a, t0.Add(-3*time.Hour))
-	if _, err := s.StartJob(t.Context(), processing.ID, t0); err != nil {
-		t.Fatalf("StartJob: %v", err)
-	}
-	createAt(t, s, a, t0) // not before t0
-	finish(t, s, createAt(t, s, a, t0.Add(-4*time.Hour)), docmill.StatusDone, t0)
-	if _, err := s.CancelJob(t.Context(), createAt(t, s, a, t0.Add(-5*time.Hour)).ID, t0); err != nil {
-		t.Fatalf("CancelJob: %v", err)
-	}
-
-	unfinished := func(limit int) ([]*docmill.Job, error) { return s.UnfinishedJobs(t.Context(), t0, limit) }
-	if got := wantListed(t, "UnfinishedJobs", unfinished, []*docmill.Job{processing, queued}, "oldest first", 1); got != nil && got[0].Status != docmill.StatusProcessing {
-		t.Errorf("UnfinishedJobs[0] is %s, want processing", got[0].Status)
-	}
+// nodeTests are the tests of docmill.Nodes.
+var nodeTests = []test{
+	{"Nodes", testNodes},
+	{"ConcurrentClaims", testConcurrentClaims},
 }
 
 func testNodes(t *testing.T, s docmill.Store) {

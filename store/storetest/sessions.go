@@ -8,6 +8,13 @@ import (
 	"github.com/docmill/docmill"
 )
 
+// sessionTests are the tests of docmill.AuthTokens and docmill.Sessions.
+var sessionTests = []test{
+	{"AuthTokens", testAuthTokens},
+	{"ConcurrentAuthToken", testConcurrentAuthToken},
+	{"Sessions", testSessions},
+}
+
 // testAuthTokens: a mailed link's token round-trips, works once and only
 // before it expires, and is deleted once expired.
 func testAuthTokens(t *testing.T, s docmill.Store) {

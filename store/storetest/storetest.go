@@ -1,6 +1,8 @@
 // Package storetest is the conformance suite of docmill.Store: every store
 // implementation (store/sqlite, store/postgres) runs Run from its own tests,
-// so that they all keep the same contract.
+// so that they all keep the same contract. Its tests are grouped by the
+// parts of docmill.Store (Accounts, Keys, Jobs, Webhooks...), each group
+// in the file of its part.
 //
 // Beyond the doc comments of docmill.Store, the suite pins down:
 //   - times come back in UTC, truncated to the millisecond;
@@ -41,68 +43,40 @@ import (
 	"github.com/docmill/docmill"
 )
 
-// Run runs the suite. open must return a new, empty store for each call and
-// arrange for it to be closed when t ends; subtests run one at a time.
+// test is one test of the suite, run on a new, empty store.
+type test struct {
+	name string
+	fn   func(t *testing.T, s docmill.Store)
+}
+
+// groups are the suite's tests grouped by the entity, the part of
+// docmill.Store, whose contract they hold; each group is declared beside
+// its tests.
+var groups = []struct {
+	name  string
+	tests []test
+}{
+	{"Accounts", accountTests},
+	{"Keys", keyTests},
+	{"Sessions", sessionTests},
+	{"Admissions", admissionTests},
+	{"Jobs", jobTests},
+	{"JobMaintenance", maintenanceTests},
+	{"Nodes", nodeTests},
+	{"Webhooks", webhookTests},
+	{"Settings", settingTests},
+}
+
+// Run runs the suite, group by group. open must return a new, empty store
+// for each call and arrange for it to be closed when t ends; subtests run
+// one at a time.
 func Run(t *testing.T, open func(t *testing.T) docmill.Store) {
-	tests := []struct {
-		name string
-		fn   func(t *testing.T, s docmill.Store)
-	}{
-		{"Accounts", testAccounts},
-		{"AccountEmailUnique", testAccountEmailUnique},
-		{"Keys", testKeys},
-		{"RevokeKey", testRevokeKey},
-		{"AccountKeys", testAccountKeys},
-		{"SetPlan", testSetPlan},
-		{"JobRoundTrip", testJobRoundTrip},
-		{"JobEmptyValues", testJobEmptyValues},
-		{"JobFailed", testJobFailed},
-		{"JobNotFound", testJobNotFound},
-		{"Export", testExport},
-		{"StartJob", testStartJob},
-		{"RequeueJob", testRequeueJob},
-		{"RecordUsed", testRecordUsed},
-		{"CancelJob", testCancelJob},
-		{"FinishAfterCancel", testFinishAfterCancel},
-		{"AdmissionInFlight", testAdmissionInFlight},
-		{"AdmissionQuota", testAdmissionQuota},
-		{"AdmissionOperations", testAdmissionOperations},
-		{"ChargedPeriod", testChargedPeriod},
-		{"ConcurrentInFlight", testConcurrentInFlight},
-		{"ConcurrentQuota", testConcurrentQuota},
-		{"Idempotency", testIdempotency},
-		{"ConcurrentIdempotency", testConcurrentIdempotency},
-		{"IdempotencyLookup", testIdempotencyLookup},
-		{"ExpiredResults", testExpiredResults},
-		{"StaleInputs", testStaleInputs},
-		{"DeleteJobsCreatedBefore", testDeleteJobsCreatedBefore},
-		{"Usage", testUsage},
-		{"CountByStatus", testCountByStatus},
-		{"UnfinishedJobs", testUnfinishedJobs},
-		{"ListJobs", testListJobs},
-		{"ListJobsFilters", testListJobsFilters},
-		{"ListJobsWhilePaging", testListJobsWhilePaging},
-		{"Nodes", testNodes},
-		{"ConcurrentClaims", testConcurrentClaims},
-		{"Setting", testSetting},
-		{"ConcurrentSetting", testConcurrentSetting},
-		{"Ping", testPing},
-		{"Webhooks", testWebhooks},
-		{"WebhookAttempts", testWebhookAttempts},
-		{"ConcurrentWebhookLimit", testConcurrentWebhookLimit},
-		{"AccountByEmail", testAccountByEmail},
-		{"ListAccounts", testListAccounts},
-		{"AccountStatus", testAccountStatus},
-		{"RenameAccountKey", testRenameAccountKey},
-		{"TouchKey", testTouchKey},
-		{"DeleteAccount", testDeleteAccount},
-		{"ConcurrentDeleteAccount", testConcurrentDeleteAccount},
-		{"AuthTokens", testAuthTokens},
-		{"ConcurrentAuthToken", testConcurrentAuthToken},
-		{"Sessions", testSessions},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) { tc.fn(t, open(t)) })
+	for _, g := range groups {
+		t.Run(g.name, func(t *testing.T) {
+			for _, tc := range g.tests {
+				t.Run(tc.name, func(t *testing.T) { tc.fn(t, open(t)) })
+			}
+		})
 	}
 }
 

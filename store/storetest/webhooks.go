@@ -14,6 +14,13 @@ import (
 	"github.com/docmill/docmill"
 )
 
+// webhookTests are the tests of docmill.Webhooks.
+var webhookTests = []test{
+	{"Webhooks", testWebhooks},
+	{"WebhookAttempts", testWebhookAttempts},
+	{"ConcurrentWebhookLimit", testConcurrentWebhookLimit},
+}
+
 // newWebhook returns an unsaved endpoint of account a.
 func newWebhook(a *docmill.Account, events ...string) *docmill.Webhook {
 	return &docmill.Webhook{
@@ -104,29 +111,21 @@ func testWebhookAttempts(t *testing.T, s docmill.Store) {
 	a, _, _ := NewAccount(t, s, docmill.PlanPro)
 	w := createWebhook(t, s, a, docmill.WebhookEvents...)
 	j := finish(t, s, create(t, s, a), docmill.StatusDone, t0)
-	record := func(a docmill.WebhookAttempt, disable string) *docmill.Webhook {
-		t.Helper()
-		got, err := s.RecordWebhookAttempt(ctx, &a, disable)
-		if err != nil {
-			t.Fatalf("RecordWebhookAttempt: %v", err)
-		}
-		return got
-	}
 	next := t0.Add(5 * time.Second)
 	a1 := docmill.WebhookAttempt{WebhookID: w.ID, MessageID: "msg_1", Event: docmill.EventJobDone, JobID: j.ID,
 		Attempt: 1, AttemptedAt: t0, StatusCode: 0, Error: "connection refused", Duration: 12 * time.Millisecond, NextRetryAt: &next}
-	if got := record(a1, ""); got.FailingSince == nil || !got.FailingSince.Equal(t0) || got.DisabledAt != nil {
+	if got := recordAttempt(t, s, a1, ""); got.FailingSince == nil || !got.FailingSince.Equal(t0) || got.DisabledAt != nil {
 		t.Errorf("after a failure: failing since %v, disabled %v; want %v, nil", got.FailingSince, got.DisabledAt, t0)
 	}
 	a2 := a1
 	a2.Attempt, a2.AttemptedAt, a2.StatusCode, a2.Error, a2.NextRetryAt = 2, t0.Add(time.Minute), 503, "HTTP 503", ptr(t0.Add(time.Hour))
-	if got := record(a2, ""); !got.FailingSince.Equal(t0) {
+	if got := recordAttempt(t, s, a2, ""); !got.FailingSince.Equal(t0) {
 		t.Errorf("a second failure moved failing_since to %v, want %v", got.FailingSince, t0)
 	}
-	record(a2, "") // recorded twice (a retried recording): the first stands
+	recordAttempt(t, s, a2, "") // recorded twice (a retried recording): the first stands
 	a3 := a1
 	a3.Attempt, a3.AttemptedAt, a3.StatusCode, a3.Error, a3.NextRetryAt = 3, t0.Add(2*time.Minute), 204, "", nil
-	if got := record(a3, ""); got.FailingSince != nil {
+	if got := recordAttempt(t, s, a3, ""); got.FailingSince != nil {
 		t.Errorf("after a success: failing since %v, want nil", got.FailingSince)
 	}
 
@@ -145,11 +144,11 @@ func testWebhookAttempts(t *testing.T, s docmill.Store) {
 	// Disabling records the first reason and time only.
 	a4 := docmill.WebhookAttempt{WebhookID: w.ID, MessageID: "msg_2", Event: docmill.EventJobDone, JobID: j.ID,
 		Attempt: 1, AttemptedAt: t0.Add(time.Hour), StatusCode: 410, Error: "HTTP 410"}
-	if got := record(a4, "gone"); got.DisabledAt == nil || !got.DisabledAt.Equal(a4.AttemptedAt) || got.DisabledReason != "gone" {
+	if got := recordAttempt(t, s, a4, "gone"); got.DisabledAt == nil || !got.DisabledAt.Equal(a4.AttemptedAt) || got.DisabledReason != "gone" {
 		t.Errorf("disabled at %v for %q; want %v for gone", got.DisabledAt, got.DisabledReason, a4.AttemptedAt)
 	}
 	a4.MessageID = "msg_3"
-	if got := record(a4, "again"); got.DisabledReason != "gone" {
+	if got := recordAttempt(t, s, a4, "again"); got.DisabledReason != "gone" {
 		t.Errorf("disabled again: reason %q, want the first one", got.DisabledReason)
 	}
 	if got, err := s.EnableWebhook(ctx, w.ID); err != nil || got.DisabledAt != nil || got.DisabledReason != "" || got.FailingSince != nil {
@@ -172,7 +171,7 @@ func testWebhookAttempts(t *testing.T, s docmill.Store) {
 	}
 	j2 := finish(t, s, create(t, s, a), docmill.StatusDone, t0)
 	a1.JobID, a1.MessageID = j2.ID, "msg_4"
-	record(a1, "")
+	recordAttempt(t, s, a1, "")
 	if err := s.DeleteWebhook(ctx, w.ID); err != nil {
 		t.Fatal(err)
 	}
@@ -202,6 +201,17 @@ func testConcurrentWebhookLimit(t *testing.T, s docmill.Store) {
 	if list, _ := s.ListWebhooks(t.Context(), a.ID); created != 3 || len(list) != 3 {
 		t.Errorf("%d created, %d stored; want 3 and 3", created, len(list))
 	}
+}
+
+// recordAttempt records a, disabling its endpoint for disable if not
+// empty, and returns the endpoint as it then stands.
+func recordAttempt(t *testing.T, s docmill.Store, a docmill.WebhookAttempt, disable string) *docmill.Webhook {
+	t.Helper()
+	got, err := s.RecordWebhookAttempt(t.Context(), &a, disable)
+	if err != nil {
+		t.Fatalf("RecordWebhookAttempt: %v", err)
+	}
+	return got
 }
 
 func deref(as []*docmill.WebhookAttempt) []docmill.WebhookAttempt {
@@ -247,10 +257,8 @@ func Deliver(t *testing.T, s EnqueueStore) {
 	doneOnly := createWebhook(t, s, a, docmill.EventJobDone)
 	off := createWebhook(t, s, a, docmill.WebhookEvents...)
 	otherHook := createWebhook(t, s, other, docmill.WebhookEvents...)
-	if _, err := s.RecordWebhookAttempt(ctx, &docmill.WebhookAttempt{WebhookID: off.ID, MessageID: "msg_x", Event: docmill.EventJobDone,
-		JobID: "job_x", Attempt: 1, AttemptedAt: t0, StatusCode: 410}, "gone"); err != nil {
-		t.Fatal(err)
-	}
+	recordAttempt(t, s, docmill.WebhookAttempt{WebhookID: off.ID, MessageID: "msg_x", Event: docmill.EventJobDone,
+		JobID: "job_x", Attempt: 1, AttemptedAt: t0, StatusCode: 410}, "gone")
 
 	type sent struct{ webhook, event string }
 	check := func(what string, want ...sent) {

@@ -56,104 +56,6 @@ func (s *Store) CreateAccount(ctx context.Context, a *docmill.Account, k *docmil
 	return nil
 }
 
-// CreateKey stores another key of an existing account; an unknown account
-// is docmill.ErrNotFound.
-func (s *Store) CreateKey(ctx context.Context, k *docmill.APIKey) error {
-	err := s.db.InTx(ctx, func(tx Tx) error {
-		if err := lockAccount(ctx, tx, k.AccountID); err != nil {
-			return err
-		}
-		return insertKey(ctx, tx, k)
-	})
-	if err != nil {
-		return s.errorf("create key: %w", err)
-	}
-	return nil
-}
-
-// AddAccountKey stores another key of k's account unless the account
-// already has maxActive unrevoked keys (docmill.ErrTooManyKeys), counted
-// in the same transaction as the insert, with the account row locked, so
-// that concurrent creations cannot overshoot it.
-func (s *Store) AddAccountKey(ctx context.Context, k *docmill.APIKey, maxActive int) error {
-	err := s.db.InTx(ctx, func(tx Tx) error {
-		if err := lockAccount(ctx, tx, k.AccountID); err != nil {
-			return err
-		}
-		var n int64
-		if err := tx.QueryRow(ctx, sqltext.CountActiveKeys, k.AccountID).Scan(&n); err != nil {
-			return err
-		}
-		if n >= int64(maxActive) {
-			return docmill.ErrTooManyKeys
-		}
-		return insertKey(ctx, tx, k)
-	})
-	if err != nil {
-		return s.errorf("add key: %w", err)
-	}
-	return nil
-}
-
-// AccountKeys returns the keys of account accountID, revoked ones too,
-// oldest first.
-func (s *Store) AccountKeys(ctx context.Context, accountID string) ([]docmill.APIKey, error) {
-	out, err := queryAll(ctx, s.db.Read(), func(r Row) (docmill.APIKey, error) {
-		k, err := scanKey(r)
-		if err != nil {
-			return docmill.APIKey{}, err
-		}
-		return *k, nil
-	}, sqltext.AccountKeys, accountID)
-	if err != nil {
-		return nil, s.errorf("account keys: %w", err)
-	}
-	return out, nil
-}
-
-// RevokeAccountKey revokes the key of account accountID whose display
-// prefix is prefix, whole and exact; a key of another account is
-// docmill.ErrNotFound like no key at all. Revoking a revoked key returns
-// it unchanged. Two keys of the account with that prefix (a 1 in 62^4
-// chance) are an invalid_request error.
-func (s *Store) RevokeAccountKey(ctx context.Context, accountID, prefix string, now time.Time) (*docmill.APIKey, error) {
-	var k *docmill.APIKey
-	err := s.db.InTx(ctx, func(tx Tx) error {
-		hash, err := accountKeyHash(ctx, tx, accountID, prefix, "Several keys of this account start with %s; revoke it with `docmill accounts revoke-key`.")
-		if err != nil {
-			return err
-		}
-		if _, err := tx.Exec(ctx, sqltext.RevokeKey, hash, millis(now)); err != nil {
-			return err
-		}
-		k, err = scanKey(tx.QueryRow(ctx, sqltext.KeyHash, hash))
-		return err
-	})
-	if err != nil {
-		return nil, s.errorf("revoke key: %w", err)
-	}
-	return k, nil
-}
-
-// accountKeyHash returns the hash of the key of account accountID whose
-// display prefix is exactly prefix: none is docmill.ErrNotFound; several
-// (a 1 in 62^4 chance) are an invalid_request error, several saying so
-// with the prefix as its one verb.
-func accountKeyHash(ctx context.Context, tx Tx, accountID, prefix, several string) (string, error) {
-	keys, err := queryAll(ctx, tx, scanKey, sqltext.AccountKeyByPrefix, accountID, prefix)
-	if err != nil {
-		return "", err
-	}
-	switch len(keys) {
-	case 0:
-		return "", docmill.ErrNotFound
-	case 1:
-		return keys[0].Hash, nil
-	default:
-		return "", docmill.Errorf(docmill.CodeInvalidRequest, several, prefix)
-	}
-}
-
 // lockAccount touches the account row (see sqltext.LockAccount): it serializes the
 // writers of one account and fails with docmill.ErrNotFound if there is no
 // such account.
@@ -168,27 +70,6 @@ func lockAccount(ctx context.Context, tx Tx, id string) error {
 	return nil
 }
 
-func insertKey(ctx context.Context, tx Tx, k *docmill.APIKey) error {
-	if k.CreatedAt.IsZero() {
-		k.CreatedAt = time.Now()
-	}
-	_, err := tx.Exec(ctx, sqltext.InsertKey, k.Hash, k.Prefix, k.AccountID, k.Name,
-		millis(k.CreatedAt), nullMillis(k.RevokedAt), nullMillis(k.LastUsedAt), nullString(k.LastUsedIP))
-	return err
-}
-
-// KeyByHash returns the key with hash, revoked or not, and its account; an
-// unknown hash is docmill.ErrNotFound.
-func (s *Store) KeyByHash(ctx context.Context, hash string) (*docmill.APIKey, *docmill.Account, error) {
-	var k docmill.APIKey
-	var a docmill.Account
-	err := scanKeyAccount(s.db.Read().QueryRow(ctx, sqltext.KeyByHash, hash), &k, &a)
-	if err != nil {
-		return nil, nil, s.errorf("key: %w", s.notFound(err))
-	}
-	return &k, &a, nil
-}
-
 // Account returns the account with id; an unknown id is docmill.ErrNotFound.
 func (s *Store) Account(ctx context.Context, id string) (*docmill.Account, error) {
 	a, err := scanAccount(s.db.Read().QueryRow(ctx, sqltext.Account, id))
@@ -196,65 +77,6 @@ func (s *Store) Account(ctx context.Context, id string) (*docmill.Account, error
 		return nil, s.errorf("account %s: %w", id, s.notFound(err))
 	}
 	return a, nil
-}
-
-// ListKeys returns every key with its account, oldest first.
-func (s *Store) ListKeys(ctx context.Context) ([]docmill.KeyListing, error) {
-	out, err := queryAll(ctx, s.db.Read(), func(r Row) (docmill.KeyListing, error) {
-		var l docmill.KeyListing
-		err := scanKeyAccount(r, &l.Key, &l.Account)
-		return l, err
-	}, sqltext.ListKeys)
-	if err != nil {
-		return nil, s.errorf("list keys: %w", err)
-	}
-	return out, nil
-}
-
-// RevokeKey revokes the key whose 12-character display prefix starts with
-// prefix (a whole key is accepted too). Revoked keys are candidates as well:
-// revoking one again returns it unchanged. No match is docmill.ErrNotFound;
-// several are an invalid_request error.
-func (s *Store) RevokeKey(ctx context.Context, prefix string, now time.Time) (*docmill.APIKey, error) {
-	var k *docmill.APIKey
-	err := s.db.InTx(ctx, func(tx Tx) error {
-		var err error
-		if k, err = keyByPrefix(ctx, tx, prefix); err != nil {
-			return err
-		}
-		if _, err := tx.Exec(ctx, sqltext.RevokeKey, k.Hash, millis(now)); err != nil {
-			return err
-		}
-		k, err = scanKey(tx.QueryRow(ctx, sqltext.KeyHash, k.Hash))
-		return err
-	})
-	if err != nil {
-		return nil, s.errorf("revoke key: %w", err)
-	}
-	return k, nil
-}
-
-// keyByPrefix finds the one key that prefix designates.
-func keyByPrefix(ctx context.Context, tx Tx, prefix string) (*docmill.APIKey, error) {
-	if prefix == "" {
-		return nil, docmill.Errorf(docmill.CodeInvalidRequest, "A key prefix is required.")
-	}
-	hash := ""
-	if docmill.WellFormedKey(prefix) {
-		hash = docmill.HashKey(prefix)
-	}
-	keys, err := queryAll(ctx, tx, scanKey, sqltext.KeysByPrefix, prefix, len(prefix), hash)
-	if err != nil {
-		return nil, err
-	}
-	switch len(keys) {
-	case 0:
-		return nil, docmill.ErrNotFound
-	case 1:
-		return keys[0], nil
-	}
-	return nil, docmill.Errorf(docmill.CodeInvalidRequest,
-		"The prefix %q matches several keys; give more of it.", prefix)
 }
 
 // limitCols are the custom-limit columns of an account, all NULL for none.
@@ -275,29 +97,6 @@ func limitColumns(p *docmill.Plan) limitCols {
 		priority: v(int64(p.Priority)),
 		ttl:      v(int64(p.ResultTTL / time.Second)),
 	}
-}
-
-// keyDest returns the scan destinations of sqltext.KeyColumns and a
-// function that fills k from them once scanned.
-func keyDest(k *docmill.APIKey) ([]any, func()) {
-	var created int64
-	var revoked, lastUsed *int64
-	dest := []any{&k.Hash, &k.Prefix, &k.AccountID, &k.Name, &created, &revoked, &lastUsed, &k.LastUsedIP}
-	return dest, func() {
-		k.CreatedAt = fromMillis(created)
-		k.RevokedAt = timePtr(revoked)
-		k.LastUsedAt = timePtr(lastUsed)
-	}
-}
-
-func scanKey(r Row) (*docmill.APIKey, error) {
-	var k docmill.APIKey
-	dest, fill := keyDest(&k)
-	if err := r.Scan(dest...); err != nil {
-		return nil, err
-	}
-	fill()
-	return &k, nil
 }
 
 // accountDest returns the scan destinations of sqltext.AccountColumns and a function
@@ -339,21 +138,147 @@ func scanAccount(r Row) (*docmill.Account, error) {
 	return &a, nil
 }
 
-func scanKeyAccount(r Row, k *docmill.APIKey, a *docmill.Account) error {
-	kdest, kfill := keyDest(k)
-	adest, afill := accountDest(a)
-	if err := r.Scan(append(kdest, adest...)...); err != nil {
-		return err
-	}
-	kfill()
-	afill()
-	return nil
-}
-
 // deref reads an optional number; NULL is 0.
 func deref(n *int64) int64 {
 	if n == nil {
 		return 0
 	}
 	return *n
+}
+
+// AccountByEmail returns the account whose stored email is email; none
+// (an empty email included) is docmill.ErrNotFound.
+func (s *Store) AccountByEmail(ctx context.Context, email string) (*docmill.Account, error) {
+	if email == "" {
+		return nil, s.errorf("account by email: %w", docmill.ErrNotFound)
+	}
+	a, err := scanAccount(s.db.Read().QueryRow(ctx, sqltext.AccountByEmail, email))
+	if err != nil {
+		return nil, s.errorf("account by email: %w", s.notFound(err))
+	}
+	return a, nil
+}
+
+// ListAccounts returns every account with its number of active keys,
+// oldest first.
+func (s *Store) ListAccounts(ctx context.Context) ([]docmill.AccountListing, error) {
+	out, err := queryAll(ctx, s.db.Read(), func(r Row) (docmill.AccountListing, error) {
+		var l docmill.AccountListing
+		dest, fill := accountDest(&l.Account)
+		if err := r.Scan(append(dest, &l.ActiveKeys)...); err != nil {
+			return l, err
+		}
+		fill()
+		return l, nil
+	}, sqltext.ListAccounts)
+	if err != nil {
+		return nil, s.errorf("list accounts: %w", err)
+	}
+	return out, nil
+}
+
+// SetAccountStatus moves account id to status. Suspending a suspended
+// account keeps its first SuspendedAt. A status other than active and
+// suspended is an invalid_request error.
+func (s *Store) SetAccountStatus(ctx context.Context, id string, status docmill.AccountStatus, now time.Time) (*docmill.Account, error) {
+	if status != docmill.AccountActive && status != docmill.AccountSuspended {
+		return nil, docmill.Errorf(docmill.CodeInvalidRequest, "Unknown account status %q.", status)
+	}
+	return s.updateAccount(ctx, "set account status", id, sqltext.SetAccountStatus,
+		id, string(status), millis(now), millis(time.Now()))
+}
+
+// SetAccountPlan moves account id to plan, with limits as its own limits,
+// or none when limits is nil.
+func (s *Store) SetAccountPlan(ctx context.Context, id, plan string, limits *docmill.Plan) (*docmill.Account, error) {
+	l := limitColumns(limits)
+	return s.updateAccount(ctx, "set plan", id, sqltext.SetPlan,
+		id, plan, l.ops, l.maxFile, l.rpm, l.inFlight, l.priority, l.ttl, millis(time.Now()))
+}
+
+// updateAccount runs the update query with args on account id and returns
+// the account as it then is, in one transaction; an unknown id is
+// docmill.ErrNotFound. what names the operation in errors.
+func (s *Store) updateAccount(ctx context.Context, what, id, query string, args ...any) (*docmill.Account, error) {
+	return updateRow(ctx, s, what, id, query, args, func(tx Tx) (*docmill.Account, error) {
+		return scanAccount(tx.QueryRow(ctx, sqltext.Account, id))
+	})
+}
+
+// updateRow runs the update query with args on the row id and returns
+// the row as read then reads it, in one transaction; an update that
+// changes no row is docmill.ErrNotFound. what names the operation in
+// errors.
+func updateRow[T any](ctx context.Context, s *Store, what, id, query string, args []any, read func(Tx) (*T, error)) (*T, error) {
+	var row *T
+	err := s.db.InTx(ctx, func(tx Tx) error {
+		n, err := tx.Exec(ctx, query, args...)
+		if err != nil {
+			return err
+		}
+		if n == 0 {
+			return docmill.ErrNotFound
+		}
+		row, err = read(tx)
+		return err
+	})
+	if err != nil {
+		return nil, s.errorf("%s %s: %w", what, id, err)
+	}
+	return row, nil
+}
+
+// DeleteAccount removes account id and every row of it, in one
+// transaction: its jobs and their webhook attempts, its usage, webhook
+// endpoints and their attempts, keys, sessions, and the mailed tokens
+// that name it or its email. The account row is locked first, as in
+// CreateJob, so that no job of it is admitted meanwhile. It returns the
+// jobs as they were, so that their files can be removed.
+func (s *Store) DeleteAccount(ctx context.Context, id string) (*docmill.AccountDeletion, error) {
+	var d docmill.AccountDeletion
+	err := s.db.InTx(ctx, func(tx Tx) error {
+		if err := lockAccount(ctx, tx, id); err != nil {
+			return err
+		}
+		a, err := scanAccount(tx.QueryRow(ctx, sqltext.Account, id))
+		if err != nil {
+			return err
+		}
+		d.Account = *a
+		if d.Jobs, err = queryJobs(ctx, tx, sqltext.AccountJobs, id); err != nil {
+			return err
+		}
+		counts := []struct {
+			query string
+			n     *int
+		}{
+			{sqltext.DeleteAccountAttempts, nil},
+			{sqltext.DeleteAccountJobs, nil},
+			{sqltext.DeleteAccountUsage, nil},
+			{sqltext.DeleteAccountWebhooks, &d.Webhooks},
+			{sqltext.DeleteAccountKeys, &d.Keys},
+			{sqltext.DeleteAccountSessions, &d.Sessions},
+		}
+		for _, c := range counts {
+			n, err := tx.Exec(ctx, c.query, id)
+			if err != nil {
+				return err
+			}
+			if c.n != nil {
+				*c.n = int(n)
+			}
+		}
+		// An account without email has none of the sign-up tokens.
+		n, err := tx.Exec(ctx, sqltext.DeleteAccountTokens, id, nullString(a.Email))
+		if err != nil {
+			return err
+		}
+		d.AuthTokens = int(n)
+		_, err = tx.Exec(ctx, sqltext.DeleteAccount, id)
+		return err
+	})
+	if err != nil {
+		return nil, s.errorf("delete account %s: %w", id, err)
+	}
+	return &d, nil
 }

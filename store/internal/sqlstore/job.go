@@ -5,128 +5,17 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/docmill/docmill/store/internal/sqltext"
 	"time"
 
 	"github.com/docmill/docmill"
+	"github.com/docmill/docmill/store/internal/sqltext"
 )
-
-// CreateJob admits and inserts j as a queued job charged to adm.Period, and
-// calls Config.Enqueue in the same transaction (and Config.Enqueued once it
-// has committed). An empty j.ID gets a fresh
-// id and a zero j.CreatedAt the current time; j itself is not modified. The
-// returned job is read back from the transaction, so it equals what Job
-// returns later. An unknown account is docmill.ErrNotFound.
-//
-// The transaction first locks the account row (sqltext.LockAccount), so the
-// idempotency, in-flight and quota checks and the insert of one account are
-// serialized: in SQLite the transaction begins IMMEDIATE (the write lock of
-// the whole file), atomic with respect to every other writer, in this
-// process or another; in PostgreSQL, under READ COMMITTED, each check, run
-// after the row lock is granted, sees every earlier admission committed.
-func (s *Store) CreateJob(ctx context.Context, j *docmill.Job, adm docmill.Admission) (*docmill.Job, error) {
-	c, err := encodeJob(j)
-	if err != nil {
-		return nil, s.errorf("create job: %w", err)
-	}
-	id := j.ID
-	if id == "" {
-		id = docmill.NewJobID()
-	}
-	created := j.CreatedAt
-	if created.IsZero() {
-		created = time.Now()
-	}
-	var out *docmill.Job
-	enqueued := false
-	err = s.db.InTx(ctx, func(tx Tx) error {
-		if err := lockAccount(ctx, tx, j.AccountID); err != nil {
-			return err
-		}
-		if j.IdempotencyKey != "" {
-			prev, err := scanJob(tx.QueryRow(ctx, sqltext.JobByIdemKey, j.AccountID, j.IdempotencyKey))
-			switch {
-			case err == nil && prev.RequestHash == j.RequestHash:
-				out = prev // a replay: the earlier job stands, nothing is enqueued
-				return nil
-			case err == nil:
-				return docmill.ErrIdempotencyConflict
-			case !s.cfg.IsNoRows(err):
-				return err
-			}
-		}
-		if err := admit(ctx, tx, j.AccountID, adm, int64(j.Charge())); err != nil {
-			return err
-		}
-		_, err := tx.Exec(ctx, sqltext.InsertJob, id, j.AccountID, j.Tool, c.params, c.inputs,
-			j.Priority, j.ResultTTL.Milliseconds(), nullString(j.IdempotencyKey), j.RequestHash,
-			millis(created), c.meta, adm.Period, c.export, j.Charge(), boolInt(j.Preview))
-		if err != nil {
-			return err
-		}
-		if out, err = scanJob(tx.QueryRow(ctx, sqltext.Job, id)); err != nil {
-			return err
-		}
-		if s.cfg.Enqueue != nil {
-			if err := s.cfg.Enqueue(ctx, tx, out); err != nil {
-				return fmt.Errorf("enqueue: %w", err)
-			}
-			enqueued = true
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, s.errorf("create job: %w", err)
-	}
-	if enqueued && s.cfg.Enqueued != nil {
-		s.cfg.Enqueued(out)
-	}
-	return out, nil
-}
-
-// admit checks adm against the account's jobs in flight and usage for a
-// job of ops operations. Jobs in flight hold their operations against the
-// quota: each may still end done and be charged them.
-func admit(ctx context.Context, tx Tx, accountID string, adm docmill.Admission, ops int64) error {
-	var inFlight, held, used int64
-	if err := tx.QueryRow(ctx, sqltext.CountInFlight, accountID).Scan(&inFlight, &held); err != nil {
-		return err
-	}
-	if adm.MaxInFlight > 0 && inFlight >= int64(adm.MaxInFlight) {
-		return docmill.ErrTooManyInFlight
-	}
-	if adm.MaxOperations <= 0 {
-		return nil
-	}
-	if err := tx.QueryRow(ctx, sqltext.UsedOperations, accountID, adm.Period).Scan(&used); err != nil {
-		return err
-	}
-	if used+held+ops > adm.MaxOperations {
-		return docmill.ErrQuotaExceeded
-	}
-	return nil
-}
 
 // Job returns the job with id; an unknown id is docmill.ErrNotFound.
 func (s *Store) Job(ctx context.Context, id string) (*docmill.Job, error) {
 	j, err := scanJob(s.db.Read().QueryRow(ctx, sqltext.Job, id))
 	if err != nil {
 		return nil, s.errorf("job %s: %w", id, s.notFound(err))
-	}
-	return j, nil
-}
-
-// JobByIdempotencyKey returns the job that accountID created with the
-// Idempotency-Key key, as it stands now; none (an empty key included) is
-// docmill.ErrNotFound. It reads outside any transaction: CreateJob still
-// settles a concurrent first use of the key under the account's lock.
-func (s *Store) JobByIdempotencyKey(ctx context.Context, accountID, key string) (*docmill.Job, error) {
-	if key == "" {
-		return nil, docmill.ErrNotFound
-	}
-	j, err := scanJob(s.db.Read().QueryRow(ctx, sqltext.JobByIdemKey, accountID, key))
-	if err != nil {
-		return nil, s.errorf("job by idempotency key: %w", s.notFound(err))
 	}
 	return j, nil
 }
@@ -310,110 +199,6 @@ func (s *Store) SetExport(ctx context.Context, id string, e *docmill.Export) err
 		return s.errorf("set export %s: %w", id, s.notFound(err))
 	}
 	return nil
-}
-
-// MarkResultDeleted records that job id's result file is gone; the first
-// time recorded stands.
-func (s *Store) MarkResultDeleted(ctx context.Context, id string, now time.Time) error {
-	return s.mark(ctx, "mark result deleted", id, sqltext.MarkResultDeleted, now)
-}
-
-// MarkInputsDeleted records that job id's input files are gone; the first
-// time recorded stands.
-func (s *Store) MarkInputsDeleted(ctx context.Context, id string, now time.Time) error {
-	return s.mark(ctx, "mark inputs deleted", id, sqltext.MarkInputsDeleted, now)
-}
-
-func (s *Store) mark(ctx context.Context, op, id, q string, now time.Time) error {
-	err := s.db.InTx(ctx, func(tx Tx) error {
-		n, err := tx.Exec(ctx, q, id, millis(now))
-		if err != nil {
-			return err
-		}
-		if n == 0 {
-			return docmill.ErrNotFound
-		}
-		return nil
-	})
-	if err != nil {
-		return s.errorf("%s %s: %w", op, id, err)
-	}
-	return nil
-}
-
-// ExpiredResults returns up to limit done jobs whose result expired at or
-// before now and is not marked deleted, soonest expired first.
-func (s *Store) ExpiredResults(ctx context.Context, now time.Time, limit int) ([]*docmill.Job, error) {
-	return s.listJobs(ctx, "expired results", sqltext.ExpiredResults, limit, millis(now))
-}
-
-// StaleInputs returns up to limit finished jobs whose inputs are not marked
-// deleted, earliest finished first.
-func (s *Store) StaleInputs(ctx context.Context, limit int) ([]*docmill.Job, error) {
-	return s.listJobs(ctx, "stale inputs", sqltext.StaleInputs, limit)
-}
-
-// DeleteJobsCreatedBefore deletes up to limit finished jobs created before t,
-// oldest first, with their webhook attempts, and returns them as they were. Unfinished jobs are kept
-// whatever their age.
-func (s *Store) DeleteJobsCreatedBefore(ctx context.Context, t time.Time, limit int) ([]*docmill.Job, error) {
-	if limit <= 0 {
-		return nil, nil
-	}
-	var jobs []*docmill.Job
-	err := s.db.InTx(ctx, func(tx Tx) error {
-		var err error
-		if jobs, err = queryJobs(ctx, tx, sqltext.OldJobs, millis(t), limit); err != nil {
-			return err
-		}
-		for _, j := range jobs {
-			if _, err := tx.Exec(ctx, sqltext.DeleteJob, j.ID); err != nil {
-				return err
-			}
-			if _, err := tx.Exec(ctx, sqltext.DeleteJobWebhookAttempts, j.ID); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, s.errorf("delete old jobs: %w", err)
-	}
-	return jobs, nil
-}
-
-// Usage returns the operations accountID was charged in period and its jobs
-// in flight now, read in one statement so that they are consistent.
-func (s *Store) Usage(ctx context.Context, accountID, period string) (docmill.Usage, error) {
-	u := docmill.Usage{Period: period}
-	err := s.db.Read().QueryRow(ctx, sqltext.Usage, accountID, period).Scan(&u.Operations, &u.InFlight)
-	if err != nil {
-		return docmill.Usage{}, s.errorf("usage: %w", err)
-	}
-	return u, nil
-}
-
-// CountByStatus returns how many jobs are queued and processing; both keys
-// are always present.
-func (s *Store) CountByStatus(ctx context.Context) (map[docmill.Status]int64, error) {
-	rows, err := s.db.Read().Query(ctx, sqltext.CountByStatus)
-	if err != nil {
-		return nil, s.errorf("count by status: %w", err)
-	}
-	defer rows.Close()
-	counts := map[docmill.Status]int64{docmill.StatusQueued: 0, docmill.StatusProcessing: 0}
-	for rows.Next() {
-		var st string
-		var n int64
-		if err := rows.Scan(&st, &n); err != nil {
-			return nil, s.errorf("count by status: %w", err)
-		}
-		counts[docmill.Status(st)] = n
-	}
-	if err := rows.Err(); err != nil {
-		return nil, s.errorf("count by status: %w", err)
-	}
-	return counts, nil
 }
 
 func queryJobs(ctx context.Context, q Tx, query string, args ...any) ([]*docmill.Job, error) {

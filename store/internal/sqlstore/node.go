@@ -4,7 +4,6 @@ import (
 	"context"
 	"time"
 
-	"github.com/docmill/docmill"
 	"github.com/docmill/docmill/store/internal/sqltext"
 )
 
@@ -57,10 +56,4 @@ func (s *Store) ForgetNode(ctx context.Context, id string) error {
 		return s.errorf("forget node: %w", err)
 	}
 	return nil
-}
-
-// UnfinishedJobs returns up to limit queued or processing jobs created
-// before t, oldest first.
-func (s *Store) UnfinishedJobs(ctx context.Context, t time.Time, limit int) ([]*docmill.Job, error) {
-	return s.listJobs(ctx, "unfinished jobs", sqltext.UnfinishedJobs, limit, millis(t))
 }

@@ -2,7 +2,12 @@
 // store/postgres. It runs the portable SQL of store/internal/sqltext through
 // a minimal interface (DB, Tx, Row, Rows) that each driver satisfies with a
 // small adapter, plus a few driver hooks (Config): how "no rows" looks, how
-// a taken email looks, how a new job is enqueued, and a migration lock.
+// a taken email looks, and how a new job is enqueued and a finished job's
+// webhooks delivered in the store's transaction (TxHooks, generic over the
+// driver's own transaction type, as River's drivers are). Its files follow
+// the parts of docmill.Store: account.go, key.go, session.go, admission.go,
+// job.go and joblist.go, jobmaintenance.go, node.go, webhook.go; Setting and
+// the migrations are here.
 //
 // All timestamps are stored as unix milliseconds and come back in UTC at
 // millisecond precision. Job.Meta is stored as JSON, so its numbers come
@@ -62,7 +67,7 @@ type Config struct {
 	// account, is a violation of the unique email constraint.
 	IsEmailTaken func(err error) bool
 	// Enqueue inserts the queue entry of a new job in tx, the adapter's
-	// transaction of CreateJob. It may be nil.
+	// transaction of CreateJob (a driver's TxHooks.Enqueue). It may be nil.
 	Enqueue func(ctx context.Context, tx Tx, j *docmill.Job) error
 	// Enqueued, if set, is called with the job after a transaction of
 	// CreateJob that called Enqueue has committed: its queue entry is now
@@ -77,8 +82,8 @@ type Config struct {
 	// Deliver, if set, is given the webhook deliveries of a job in the
 	// transaction that moves it to a final status (FinishJob, CancelJob),
 	// one per enabled endpoint of its account subscribed to the event, so
-	// that a delivery is queued if and only if the finish commits. It is
-	// not called when there are none.
+	// that a delivery is queued if and only if the finish commits (a
+	// driver's TxHooks.Deliver). It is not called when there are none.
 	Deliver func(ctx context.Context, tx Tx, ds []docmill.WebhookDelivery) error
 }
 

@@ -1,15 +1,22 @@
 package storetest
 
 import (
-	"fmt"
 	"maps"
 	"slices"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/docmill/docmill"
 )
+
+// maintenanceTests are the tests of docmill.JobMaintenance.
+var maintenanceTests = []test{
+	{"ExpiredResults", testExpiredResults},
+	{"StaleInputs", testStaleInputs},
+	{"DeleteJobsCreatedBefore", testDeleteJobsCreatedBefore},
+	{"CountByStatus", testCountByStatus},
+	{"UnfinishedJobs", testUnfinishedJobs},
+}
 
 // createAt stores a new job of a created at at.
 func createAt(t *testing.T, s docmill.Store, a *docmill.Account, at time.Time) *docmill.Job {
@@ -128,27 +135,6 @@ func testDeleteJobsCreatedBefore(t *testing.T, s docmill.Store) {
 	}
 }
 
-func testUsage(t *testing.T, s docmill.Store) {
-	a, _, _ := NewAccount(t, s, docmill.PlanFree)
-	if u, err := s.Usage(t.Context(), a.ID, period); err != nil || u != (docmill.Usage{Period: period}) {
-		t.Errorf("Usage of a new account = %+v, %v; want zero", u, err)
-	}
-	finish(t, s, create(t, s, a), docmill.StatusDone, t0)
-	finish(t, s, create(t, s, a), docmill.StatusDone, t0)
-	create(t, s, a)
-	if _, err := s.StartJob(t.Context(), create(t, s, a).ID, t0); err != nil {
-		t.Fatalf("StartJob: %v", err)
-	}
-	want := docmill.Usage{Period: period, Operations: 2, InFlight: 2}
-	if u := mustUsage(t, s, a.ID, period); u != want {
-		t.Errorf("Usage = %+v, want %+v", u, want)
-	}
-	want = docmill.Usage{Period: "2026-12", Operations: 0, InFlight: 2}
-	if u := mustUsage(t, s, a.ID, "2026-12"); u != want {
-		t.Errorf("Usage(next period) = %+v, want %+v", u, want)
-	}
-}
-
 func testCountByStatus(t *testing.T, s docmill.Store) {
 	want := map[docmill.Status]int64{docmill.StatusQueued: 0, docmill.StatusProcessing: 0}
 	check := func(what string) {
@@ -175,37 +161,21 @@ func testCountByStatus(t *testing.T, s docmill.Store) {
 	check("")
 }
 
-func testSetting(t *testing.T, s docmill.Store) {
-	for _, c := range []struct{ name, value, want string }{
-		{"signing_secret", "first", "first"},
-		{"signing_secret", "second", "first"},
-		{"other", "x", "x"},
-	} {
-		got, err := s.Setting(t.Context(), c.name, c.value)
-		if err != nil || got != c.want {
-			t.Errorf("Setting(%s, %s) = %q, %v; want %q", c.name, c.value, got, err, c.want)
-		}
+func testUnfinishedJobs(t *testing.T, s docmill.Store) {
+	a, _, _ := NewAccount(t, s, docmill.PlanFree)
+	queued := createAt(t, s, a, t0.Add(-2*time.Hour))
+	processing := createAt(t, s, a, t0.Add(-3*time.Hour))
+	if _, err := s.StartJob(t.Context(), processing.ID, t0); err != nil {
+		t.Fatalf("StartJob: %v", err)
 	}
-}
+	createAt(t, s, a, t0) // not before t0
+	finish(t, s, createAt(t, s, a, t0.Add(-4*time.Hour)), docmill.StatusDone, t0)
+	if _, err := s.CancelJob(t.Context(), createAt(t, s, a, t0.Add(-5*time.Hour)).ID, t0); err != nil {
+		t.Fatalf("CancelJob: %v", err)
+	}
 
-func testConcurrentSetting(t *testing.T, s docmill.Store) {
-	const n = 10
-	got := make([]string, n)
-	errs := make([]error, n)
-	var wg sync.WaitGroup
-	for i := range n {
-		wg.Go(func() { got[i], errs[i] = s.Setting(t.Context(), "secret", fmt.Sprint("value-", i)) })
-	}
-	wg.Wait()
-	for i := range n {
-		if errs[i] != nil || got[i] != got[0] {
-			t.Errorf("Setting #%d = %q, %v; #0 got %q", i, got[i], errs[i], got[0])
-		}
-	}
-}
-
-func testPing(t *testing.T, s docmill.Store) {
-	if err := s.Ping(t.Context()); err != nil {
-		t.Errorf("Ping: %v", err)
+	unfinished := func(limit int) ([]*docmill.Job, error) { return s.UnfinishedJobs(t.Context(), t0, limit) }
+	if got := wantListed(t, "UnfinishedJobs", unfinished, []*docmill.Job{processing, queued}, "oldest first", 1); got != nil && got[0].Status != docmill.StatusProcessing {
+		t.Errorf("UnfinishedJobs[0] is %s, want processing", got[0].Status)
 	}
 }
