@@ -17,6 +17,7 @@ import (
 
 	"github.com/docmill/docmill"
 	"github.com/docmill/docmill/client"
+	"github.com/docmill/docmill/internal/poll"
 	"github.com/docmill/docmill/tools/toolstest"
 )
 
@@ -89,7 +90,12 @@ func (a *attack) run(t testing.TB, d time.Duration) *attackReport {
 			})
 		}
 	}
-	time.Sleep(3 * time.Second) // the attackers' first jobs are running
+	// The attack is under way once as many jobs run as there are
+	// attackers (the victim sends nothing meanwhile).
+	poll.Until(t, time.Minute, func() (bool, string) {
+		n := scrape(t, a.s.URL)[`docmill_queue_depth{status="processing"}`]
+		return n >= float64(len(a.attackers)), fmt.Sprintf("%v jobs processing, want %d", n, len(a.attackers))
+	})
 	tick := time.NewTicker(500 * time.Millisecond)
 	for end := time.Now().Add(d); time.Now().Before(end); <-tick.C {
 		lat, j, err := a.rotate(t)
