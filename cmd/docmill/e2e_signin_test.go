@@ -13,7 +13,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/docmill/docmill/internal/poll"
 	"github.com/docmill/docmill/mail/mailpittest"
 )
 
@@ -82,14 +81,7 @@ func mailedToken(t testing.TB, mp *mailpittest.Server, s *testServer, addr strin
 	msgs := mp.WaitFor(t, addr, n, time.Minute)
 	// A second mail, if any, was queued before the request was answered:
 	// once s's mail queue holds no mail still to send, it is in.
-	db := openDB(t, s.DataDir)
-	poll.Until(t, time.Minute, func() (bool, string) {
-		var left int
-		if err := db.QueryRow(`SELECT COUNT(*) FROM river_job WHERE kind = 'docmill.mail' AND state NOT IN ('completed', 'cancelled', 'discarded')`).Scan(&left); err != nil {
-			t.Fatal(err)
-		}
-		return left == 0, fmt.Sprintf("%d mails still to send", left)
-	})
+	awaitRiverSettled(t, s.DataDir, "docmill.mail")
 	if again := mp.WaitFor(t, addr, n, time.Second); len(again) != n {
 		t.Fatalf("%d mails to %s, want %d", len(again), addr, n)
 	}
