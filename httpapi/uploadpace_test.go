@@ -38,14 +38,11 @@ func TestUploadPace(t *testing.T) {
 			if _, err := io.WriteString(conn, head); err != nil {
 				return
 			}
-			sent := len(head)
-			for sent+piece <= min(max, size-10) {
-				if _, err := conn.Write([]byte(strings.Repeat("x", piece))); err != nil {
-					return
-				}
-				sent += piece
-				time.Sleep(gap) // not ordering: the pace of a slow client, what is tested
+			pieces := (min(max, size-10) - len(head)) / piece // max is past the head
+			if !trickle(conn, strings.Repeat("x", pieces*piece), piece, gap) {
+				return
 			}
+			sent := len(head) + pieces*piece
 			if max >= size {
 				_, _ = io.WriteString(conn, strings.Repeat("x", size-sent-9)+"\r\n--b--\r\n")
 			}
@@ -88,6 +85,20 @@ func TestUploadPace(t *testing.T) {
 			t.Errorf("upload at about 400 KB/s: %d %s after %s, want 202", resp.StatusCode, code, took)
 		}
 	})
+}
+
+// trickle writes data to w in pieces of piece bytes, one every gap, and
+// reports whether every piece was written.
+func trickle(w io.Writer, data string, piece int, gap time.Duration) bool {
+	for len(data) > 0 {
+		n := min(piece, len(data))
+		if _, err := io.WriteString(w, data[:n]); err != nil {
+			return false
+		}
+		data = data[n:]
+		time.Sleep(gap) // not ordering: the pace of a slow client, what is tested
+	}
+	return true
 }
 
 // slowDisk is a bucket that stores at about 10 KB/s: 512 bytes every
@@ -147,14 +158,7 @@ func TestSmallBodyPace(t *testing.T) {
 		conn := dialFrom(t, srv, "127.0.0.1")
 		_ = conn.SetDeadline(time.Now().Add(30 * time.Second))
 		fmt.Fprintf(conn, "POST /v1/login HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n", len(body))
-		go func() {
-			for i := range len(body) {
-				if _, err := io.WriteString(conn, body[i:i+1]); err != nil {
-					return
-				}
-				time.Sleep(tc.gap) // not ordering: the pace of a slow client, what is tested
-			}
-		}()
+		go trickle(conn, body, 1, tc.gap)
 		resp, code := readProblem(t, bufio.NewReader(conn))
 		if resp.StatusCode != tc.want {
 			t.Errorf("%s: %d %s, want %d", tc.name, resp.StatusCode, code, tc.want)

@@ -22,7 +22,10 @@ type metrics struct {
 	// share of a lane's workers while another account waited.
 	shareYields *prometheus.CounterVec
 	waitWakes   *prometheus.CounterVec
-	listening   prometheus.Gauge
+	// waiting counts the requests waiting now for their job's end
+	// (Wait): long polls and synchronous processing.
+	waiting   prometheus.Gauge
+	listening prometheus.Gauge
 	// handedBack counts running jobs handed back to the queue because
 	// their worker node was lost.
 	handedBack prometheus.Counter
@@ -60,6 +63,10 @@ func newMetrics(reg prometheus.Registerer, st docmill.JobMaintenance) *metrics {
 			Name: "docmill_job_wait_wakeups_total",
 			Help: "Wake-ups of requests waiting for their job, by cause: notification (a finish here or, with notifications, anywhere) or poll (a timer).",
 		}, []string{"by"}),
+		waiting: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "docmill_job_wait_requests",
+			Help: "Requests waiting now for their job to end (long polls, synchronous processing), once they have found it unfinished.",
+		}),
 		listening: prometheus.NewGauge(prometheus.GaugeOpts{
 			Name: "docmill_job_notifications_listening",
 			Help: "1 while this node hears every job finish of the cluster (PostgreSQL LISTEN), else 0.",
@@ -82,7 +89,7 @@ func newMetrics(reg prometheus.Registerer, st docmill.JobMaintenance) *metrics {
 		}, []string{"outcome"}),
 	}
 	if reg != nil {
-		reg.MustRegister(m.duration, m.finished, m.queueWait, m.laneWait, m.shareYields, m.waitWakes, m.listening, m.handedBack, m.engineFailures, m.webhookAttempts, m.mailAttempts, &depthCollector{store: st})
+		reg.MustRegister(m.duration, m.finished, m.queueWait, m.laneWait, m.shareYields, m.waitWakes, m.waiting, m.listening, m.handedBack, m.engineFailures, m.webhookAttempts, m.mailAttempts, &depthCollector{store: st})
 	}
 	return m
 }

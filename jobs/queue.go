@@ -329,6 +329,7 @@ func (q *Queue[TTx]) Wait(ctx context.Context, id string, d time.Duration) (*doc
 	wake, done := q.notify.subscribe(id)
 	defer done()
 	interval := 10 * time.Millisecond
+	counted := false
 	for {
 		j, err := q.cfg.Store.Job(ctx, id)
 		if err != nil {
@@ -337,6 +338,11 @@ func (q *Queue[TTx]) Wait(ctx context.Context, id string, d time.Duration) (*doc
 		left := time.Until(deadline)
 		if j.Status.Finished() || left <= 0 {
 			return j, nil
+		}
+		if !counted {
+			q.metrics.waiting.Inc()
+			defer q.metrics.waiting.Dec()
+			counted = true
 		}
 		next := interval
 		if q.listening.Load() {

@@ -65,6 +65,9 @@ func TestWaitNotified(t *testing.T) {
 	poll.Until(t, 10*time.Second, func() (bool, string) {
 		return gauge(t, reg, "docmill_job_wait_wakeups_total", "poll") >= 1, "Wait never polled"
 	})
+	if n := gauge(t, reg, "docmill_job_wait_requests", ""); n != 1 {
+		t.Errorf("%v requests counted waiting, want 1", n)
+	}
 	done := *j
 	done.Status, done.Error = docmill.StatusFailed, &docmill.JobError{Code: docmill.CodeInternal, Message: "x"}
 	if _, err := worker.FinishJob(context.Background(), &done); err != nil {
@@ -75,6 +78,9 @@ func TestWaitNotified(t *testing.T) {
 		t.Fatalf("Wait = %+v, %v; want the failed job", r.j, r.err)
 	}
 	t.Logf("Wait returned after %s", time.Since(start))
+	if n := gauge(t, reg, "docmill_job_wait_requests", ""); n != 0 {
+		t.Errorf("%v requests counted waiting after the wait, want 0", n)
+	}
 	if n := gauge(t, reg, "docmill_job_wait_wakeups_total", "notification"); n < 1 {
 		t.Errorf("woken %v times by a notification, want at least 1", n)
 	}

@@ -188,11 +188,11 @@ func TestFetch(t *testing.T) {
 		case "/big":
 			w.Write([]byte(strings.Repeat("x", 1<<20)))
 		case "/stall":
-			time.Sleep(2 * time.Second) // not ordering: a server slower than the header timeout
+			<-r.Context().Done() // never answers: the client's header timeout ends the request
 		case "/slowbody":
 			w.WriteHeader(http.StatusOK)
 			w.(http.Flusher).Flush()
-			time.Sleep(700 * time.Millisecond) // not ordering: pacing a slow body
+			time.Sleep(700 * time.Millisecond) // not ordering: a body slower than the header timeout, what is tested
 			w.Write([]byte("late"))
 		}
 	}))

@@ -70,8 +70,7 @@ func helperTools() []*docmill.Tool {
 		// killed dies as the kernel's OOM killer or an operator kills it.
 		tool("killed", func(context.Context, *docmill.RunInput) (*docmill.RunOutput, error) {
 			_ = syscall.Kill(os.Getpid(), syscall.SIGKILL)
-			time.Sleep(time.Minute) // not ordering: never returns, the SIGKILL ends the process
-			return nil, nil
+			select {} // never reached: a SIGKILL to itself ends the process before kill returns
 		}),
 		// hog holds ever more memory, as a decompression bomb does.
 		tool("hog", func(context.Context, *docmill.RunInput) (*docmill.RunOutput, error) {
@@ -85,8 +84,7 @@ func helperTools() []*docmill.Tool {
 			}
 		}),
 		tool("hang", func(ctx context.Context, _ *docmill.RunInput) (*docmill.RunOutput, error) {
-			time.Sleep(time.Hour) // not ordering: the hang a timeout must end
-			return nil, nil
+			select {} // the hang a timeout must end: it heeds no context
 		}),
 	}
 }

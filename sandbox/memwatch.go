@@ -28,6 +28,7 @@ func watchMemory(memCap int64, stderr io.Writer, exit func(int)) (stop func()) {
 		return func() {}
 	}
 	done := make(chan struct{})
+	looked := memoryLooked
 	go func() {
 		t := time.NewTicker(memoryWatchInterval)
 		defer t.Stop()
@@ -43,10 +44,18 @@ func watchMemory(memCap int64, stderr io.Writer, exit func(int)) (stop func()) {
 				exit(2)
 				return
 			}
+			if looked != nil {
+				looked()
+			}
 		}
 	}()
 	return func() { close(done) }
 }
+
+// memoryLooked, when a test sets it, is called by each watch started
+// after that, every time the watch finds the data segment within the cap:
+// the sign that a watch has looked and let the process be.
+var memoryLooked func()
 
 // dataSize is the process's VmData in bytes, or 0 if it cannot be read.
 func dataSize(buf []byte) int64 {

@@ -41,9 +41,24 @@ func TestWatchMemory(t *testing.T) {
 		t.Fatal("a process over a 1-byte cap was not stopped")
 	}
 
+	// A watch under its cap looks a few times and stops nothing.
 	exited2 := make(chan int, 1)
+	looks := make(chan struct{}, 3)
+	memoryLooked = func() {
+		select {
+		case looks <- struct{}{}:
+		default:
+		}
+	}
+	defer func() { memoryLooked = nil }()
 	stop2 := watchMemory(1<<40, &stderr, func(code int) { exited2 <- code })
-	time.Sleep(20 * time.Millisecond) // not ordering: the window a wrongful stop would fall in
+	for range cap(looks) {
+		select {
+		case <-looks:
+		case <-exited2:
+			t.Fatal("a process under its cap was stopped")
+		}
+	}
 	stop2()
 	select {
 	case <-exited2:

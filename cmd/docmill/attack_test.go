@@ -17,6 +17,7 @@ import (
 
 	"github.com/docmill/docmill"
 	"github.com/docmill/docmill/client"
+	"github.com/docmill/docmill/internal/poll"
 	"github.com/docmill/docmill/tools/toolstest"
 )
 
@@ -80,16 +81,25 @@ func (a *attack) run(t testing.TB, d time.Duration) *attackReport {
 			wg.Go(func() {
 				for n := i*2 + slot; ctx.Err() == nil; n++ {
 					in := a.inputs[n%len(a.inputs)]
-					if j := a.attackOnce(t, ctx, c, in); j != nil {
+					j, goOn := a.attackOnce(t, ctx, c, in)
+					if j != nil {
 						mu.Lock()
 						r.attackerJobs = append(r.attackerJobs, attackerJob{fmt.Sprint("attacker", i), in.name, j})
 						mu.Unlock()
+					}
+					if !goOn {
+						return
 					}
 				}
 			})
 		}
 	}
-	time.Sleep(3 * time.Second) // the attackers' first jobs are running
+	// The attack is under way once as many jobs run as there are
+	// attackers (the victim sends nothing meanwhile).
+	poll.Until(t, time.Minute, func() (bool, string) {
+		n := scrape(t, a.s.URL)[`docmill_queue_depth{status="processing"}`]
+		return n >= float64(len(a.attackers)), fmt.Sprintf("%v jobs processing, want %d", n, len(a.attackers))
+	})
 	tick := time.NewTicker(500 * time.Millisecond)
 	for end := time.Now().Add(d); time.Now().Before(end); <-tick.C {
 		lat, j, err := a.rotate(t)
@@ -120,8 +130,10 @@ func (a *attack) rotate(t testing.TB) (time.Duration, *client.Job, error) {
 }
 
 // attackOnce sends one hostile job and waits for its end; it returns nil
-// when the job was refused at once (a 429 waits its Retry-After).
-func (a *attack) attackOnce(t testing.TB, ctx context.Context, c *client.Client, in attackInput) *client.Job {
+// when the job was refused at once (a 429 waits its Retry-After), and
+// goOn false after an unexpected error: the test has failed, and that
+// attacker stops rather than repeat the error.
+func (a *attack) attackOnce(t testing.TB, ctx context.Context, c *client.Client, in attackInput) (_ *client.Job, goOn bool) {
 	j, _, err := c.Process(ctx, in.tool, []client.File{{Name: in.file, Body: bytes.NewReader(in.body)}},
 		client.ProcessOptions{Prefer: "respond-async", Params: in.params})
 	var p *client.Problem
@@ -131,21 +143,20 @@ func (a *attack) attackOnce(t testing.TB, ctx context.Context, c *client.Client,
 		case <-ctx.Done():
 		case <-time.After(max(p.RetryAfter, 500*time.Millisecond)):
 		}
-		return nil
+		return nil, true
 	case err != nil && ctx.Err() != nil:
-		return nil
+		return nil, true
 	case err != nil:
 		t.Errorf("%s: %v", in.name, err)
-		time.Sleep(time.Second) // not ordering: pacing an attacker after an error
-		return nil
+		return nil, false
 	}
 	// The wait outlives the attack: every job is followed to its end.
 	done, err := c.WaitJob(context.Background(), j.JobID, 10*time.Minute)
 	if err != nil {
 		t.Errorf("%s: wait %s: %v", in.name, j.JobID, err)
-		return nil
+		return nil, true
 	}
-	return done
+	return done, true
 }
 
 // onePagePDF is a one-page PDF of a line of text.

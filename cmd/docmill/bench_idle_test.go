@@ -31,8 +31,7 @@ const idleCPUTarget = 0.005
 func BenchmarkIdleCPU(b *testing.B) {
 	dir := b.TempDir()
 	s := startChild(b, dir, "--log-level", "error")
-	// Not ordering events: the settling time is part of what is measured.
-	time.Sleep(toolstest.BenchSize(3*time.Second, 500*time.Millisecond))
+	time.Sleep(toolstest.BenchSize(3*time.Second, 500*time.Millisecond)) // not ordering events: the settling time the figure is defined by
 	window := toolstest.BenchSize(10*time.Second, time.Second)
 	var shares []float64
 	for b.Loop() {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/docmill/docmill/client"
+	"github.com/docmill/docmill/internal/poll"
 )
 
 // TestEngineCrashRule: a document on which its engine crashes every time
@@ -139,7 +140,7 @@ func (o crashOutcome) checkWalls(t testing.TB) {
 // their pids.
 func abortStagedSoffices(ctx context.Context) []abort {
 	var done []abort
-	for ctx.Err() == nil {
+	poll.Sample(ctx, 5*time.Millisecond, func() bool {
 		for _, pid := range programsUnder("soffice.bin", done) {
 			for _, a := range argvOf(pid) {
 				profile, ok := strings.CutPrefix(a, "-env:UserInstallation=file://")
@@ -153,8 +154,8 @@ func abortStagedSoffices(ctx context.Context) []abort {
 				}
 			}
 		}
-		time.Sleep(5 * time.Millisecond) // not ordering: pacing the watch until ctx ends
-	}
+		return false // until ctx ends
+	})
 	return done
 }
 
@@ -163,14 +164,14 @@ func abortStagedSoffices(ctx context.Context) []abort {
 // and returns their pids.
 func segfaultGhostscripts(ctx context.Context) []abort {
 	var done []abort
-	for ctx.Err() == nil {
+	poll.Sample(ctx, 5*time.Millisecond, func() bool {
 		for _, pid := range programsUnder("gs", done) {
 			if argv := argvOf(pid); len(argv) > 2 && syscall.Kill(pid, syscall.SIGSEGV) == nil {
 				done = append(done, abort{pid, time.Now()})
 			}
 		}
-		time.Sleep(5 * time.Millisecond) // not ordering: pacing the watch until ctx ends
-	}
+		return false // until ctx ends
+	})
 	return done
 }
 

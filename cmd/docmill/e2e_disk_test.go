@@ -18,6 +18,7 @@ import (
 
 	"github.com/docmill/docmill/client"
 	"github.com/docmill/docmill/diskspace"
+	"github.com/docmill/docmill/internal/poll"
 )
 
 // TestDataDirLocked: while a server works a data directory, a second one
@@ -123,8 +124,10 @@ func ready(t *testing.T, s *testServer) readiness {
 func settle(t *testing.T, dir string) {
 	t.Helper()
 	last, same := int64(-1), 0
-	// Kept: waits for three equal readings, and does not fail at its deadline.
-	for deadline := time.Now().Add(5 * time.Second); same < 3 && time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+	// Three equal readings; it does not fail at its deadline.
+	watch, stop := context.WithTimeout(context.Background(), 5*time.Second)
+	defer stop()
+	poll.Sample(watch, 50*time.Millisecond, func() bool {
 		u, err := diskspace.Stat(dir)
 		if err != nil {
 			t.Fatal(err)
@@ -134,7 +137,8 @@ func settle(t *testing.T, dir string) {
 		} else {
 			last, same = u.Free, 0
 		}
-	}
+		return same >= 3
+	})
 }
 
 // leaveFree sizes the filler file in dir (a tmpfs) so that about free

@@ -207,20 +207,15 @@ func TestClusterWorkerDeath(t *testing.T) {
 	c.workers[0].kill(t)
 	killed := time.Now()
 	for _, id := range lost {
-		for {
+		// The bound is counted from the kill; the figure is logged below.
+		poll.UntilEvery(t, time.Until(killed.Add(15*time.Second)), 50*time.Millisecond, func() (bool, string) {
 			var state string
 			var attempt int
 			if err := db.QueryRow(ctx, `SELECT state, attempt FROM river_job WHERE id = $1`, id).Scan(&state, &attempt); err != nil {
 				t.Fatal(err)
 			}
-			if attempt >= 2 && state != "available" {
-				break
-			}
-			if time.Since(killed) > 15*time.Second {
-				t.Fatalf("River job %d: %s, attempt %d, 15 s after its node died", id, state, attempt)
-			}
-			time.Sleep(50 * time.Millisecond) // kept: a bound counted from the kill, whose figure is logged
-		}
+			return attempt >= 2 && state != "available", fmt.Sprintf("River job %d: %s, attempt %d, 15 s after its node died", id, state, attempt)
+		})
 	}
 	t.Logf("%d jobs of the dead node running again %s after its death", len(lost), time.Since(killed).Round(10*time.Millisecond))
 

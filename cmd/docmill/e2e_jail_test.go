@@ -28,6 +28,7 @@ import (
 	"golang.org/x/image/math/fixed"
 
 	"github.com/docmill/docmill/client"
+	"github.com/docmill/docmill/internal/poll"
 	"github.com/docmill/docmill/tools/toolstest"
 )
 
@@ -486,8 +487,12 @@ func TestEnginesCannotSeeTheDataDirectory(t *testing.T) {
 	programs := map[string]bool{} // every program seen in a jail
 	errorsOf := map[string]int{}  // errors reported, by program
 	start := time.Now()
-	deadline := start.Add(2 * time.Minute)
-	for round := 0; len(seen) < len(engines) && time.Now().Before(deadline); round++ {
+	// The jails are sampled every 20 ms for two minutes at most.
+	watch, stop := context.WithTimeout(ctx, 2*time.Minute)
+	defer stop()
+	round := 0
+	poll.Sample(watch, 20*time.Millisecond, func() bool {
+		defer func() { round++ }()
 		for _, p := range jailedProcs() {
 			problems, own, ok := v.inspect(p)
 			if !ok {
@@ -534,8 +539,8 @@ func TestEnginesCannotSeeTheDataDirectory(t *testing.T) {
 				}
 			}
 		}
-		time.Sleep(20 * time.Millisecond) // pacing: the rounds above count 20 ms steps
-	}
+		return len(seen) == len(engines)
+	})
 	for _, eng := range engines {
 		if seen[eng] {
 			continue

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/docmill/docmill/client"
+	"github.com/docmill/docmill/internal/poll"
 	"github.com/docmill/docmill/tools/toolstest"
 )
 
@@ -371,7 +372,10 @@ func TestWaitPollDrain(t *testing.T) {
 		j, _, err := c.GetJob(ctx, j.JobID, 60*time.Second)
 		got <- reply{j, err, time.Now()}
 	}()
-	time.Sleep(500 * time.Millisecond) // the poll is waiting
+	poll.Until(t, 30*time.Second, func() (bool, string) {
+		n := scrape(t, s.URL)["docmill_job_wait_requests"]
+		return n == 1, fmt.Sprintf("%v requests waiting, want the poll", n)
+	})
 	stopped := time.Now()
 	s.stop(t)
 	r := <-got
@@ -418,7 +422,10 @@ func TestWaitPollHoldsNoConnection(t *testing.T) {
 					errs <- err
 				}()
 			}
-			time.Sleep(time.Second) // every poll is waiting
+			poll.Until(t, 30*time.Second, func() (bool, string) {
+				n := scrape(t, s.URL)["docmill_job_wait_requests"]
+				return n == waiters, fmt.Sprintf("%v requests waiting, want every poll (%d)", n, waiters)
+			})
 			start := time.Now()
 			if _, err := c.ListJobs(ctx, client.ListOptions{}); err != nil {
 				t.Fatal(err)

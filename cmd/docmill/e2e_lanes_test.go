@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/docmill/docmill/client"
+	"github.com/docmill/docmill/internal/poll"
 )
 
 // TestClusterLanes: on a cluster, a worker node started with --lanes
@@ -112,13 +113,14 @@ func TestFairShareE2E(t *testing.T) {
 	for range 5 {
 		floods = append(floods, submit(pro, "pdflatex-4-pages.pdf", "150"))
 	}
-	for status(pro, floods[1]) == "queued" { // both workers busy with Pro's
-		time.Sleep(400 * time.Millisecond) // within the plans' rate limits
-	}
+	// Polled every 400 ms, within the plans' rate limits.
+	poll.UntilEvery(t, 4*time.Minute, 400*time.Millisecond, func() (bool, string) {
+		return status(pro, floods[1]) != "queued", "Pro's second job still queued" // both workers busy with Pro's
+	})
 	mine := submit(free, "minimal-document.pdf", "72")
-	for status(free, mine) == "queued" {
-		time.Sleep(400 * time.Millisecond) // within the plans' rate limits
-	}
+	poll.UntilEvery(t, 4*time.Minute, 400*time.Millisecond, func() (bool, string) {
+		return status(free, mine) != "queued", "Free's job still queued"
+	})
 	queued := 0
 	for _, id := range floods {
 		if status(pro, id) == "queued" {

@@ -63,9 +63,9 @@ func TestPostgresWaitAcrossProcesses(t *testing.T) {
 	}
 }
 
-// scrape returns the samples of a server's /metrics about waits and
-// notifications.
-func scrape(t *testing.T, base string) map[string]float64 {
+// scrape returns the samples of docmill's own metrics (docmill_*) on a
+// server's /metrics.
+func scrape(t testing.TB, base string) map[string]float64 {
 	t.Helper()
 	resp, err := http.Get(base + "/metrics")
 	if err != nil {
@@ -76,7 +76,7 @@ func scrape(t *testing.T, base string) map[string]float64 {
 	out := map[string]float64{}
 	for _, line := range strings.Split(string(body), "\n") {
 		name, value, ok := strings.Cut(line, " ")
-		if !ok || !strings.HasPrefix(name, "docmill_job_wait_") && !strings.HasPrefix(name, "docmill_job_notifications_") {
+		if !ok || !strings.HasPrefix(name, "docmill_") {
 			continue
 		}
 		if v, err := strconv.ParseFloat(value, 64); err == nil {

@@ -162,10 +162,10 @@ func referenceEndpointsRun(t *testing.T, srv *testServer, mp *mailpittest.Server
 	for _, op := range []string{"getWebhook", "rotateWebhookSecret", "listWebhookDeliveries", "deleteWebhook", "signup"} {
 		run(op)
 	}
-	values = strings.NewReplacer(exampleJobID, job, exampleLinkToken, mailedToken(t, mp, "jane@example.com", 1, srv.URL))
+	values = strings.NewReplacer(exampleJobID, job, exampleLinkToken, mailedToken(t, mp, srv, "jane@example.com", 1))
 	run("openSession")
 	run("login")
-	mailedToken(t, mp, "jane@example.com", 2, srv.URL)
+	mailedToken(t, mp, srv, "jane@example.com", 2)
 	run("deleteJob")
 }
 

@@ -5,6 +5,8 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"io/fs"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -210,7 +212,7 @@ func TestShutdownRefusesUnfinishedUpload(t *testing.T) {
 		j, resp, err := c.Process(context.Background(), "rotate-pdf", []client.File{{Name: "slow.pdf", Body: pr}}, client.ProcessOptions{})
 		got <- answer{j, resp, err, time.Now()}
 	}()
-	time.Sleep(500 * time.Millisecond) // the upload is under way
+	awaitUploadStored(t, dir)
 	s.stop(t)
 	a := <-got
 	pw.Close()
@@ -222,6 +224,24 @@ func TestShutdownRefusesUnfinishedUpload(t *testing.T) {
 	if st := countJobs(t, dir); st != 0 {
 		t.Fatalf("%d jobs recorded, want none", st)
 	}
+}
+
+// awaitUploadStored waits until the server of dataDir has stored the
+// first bytes of an upload: the upload is under way.
+func awaitUploadStored(t *testing.T, dataDir string) {
+	t.Helper()
+	poll.Until(t, 30*time.Second, func() (bool, string) {
+		stored := false
+		filepath.WalkDir(filepath.Join(dataDir, "blobs", "in"), func(_ string, d fs.DirEntry, err error) error {
+			if err == nil && d.Type().IsRegular() {
+				if info, err := d.Info(); err == nil && info.Size() > 0 {
+					stored = true
+				}
+			}
+			return nil
+		})
+		return stored, "no byte of the upload stored"
+	})
 }
 
 // trickleUpload writes the start of a PDF, then a byte every 50 ms until

@@ -74,15 +74,18 @@ func profile(t testing.TB) *http.Client {
 	return &http.Client{Jar: jar}
 }
 
-// mailedToken waits for the n-th mail to addr, checks that its link is
-// under base, and returns the link's token.
-func mailedToken(t testing.TB, mp *mailpittest.Server, addr string, n int, base string) string {
+// mailedToken waits for the n-th mail to addr, checks that it is the
+// last, that its link is under s's URL, and returns the link's token.
+func mailedToken(t testing.TB, mp *mailpittest.Server, s *testServer, addr string, n int) string {
 	t.Helper()
 	msgs := mp.WaitFor(t, addr, n, time.Minute)
-	time.Sleep(300 * time.Millisecond) // a second mail, if any, would be in by now
+	// A second mail, if any, was queued before the request was answered:
+	// once s's mail queue holds no mail still to send, it is in.
+	awaitRiverSettled(t, s.DataDir, "docmill.mail")
 	if again := mp.WaitFor(t, addr, n, time.Second); len(again) != n {
 		t.Fatalf("%d mails to %s, want %d", len(again), addr, n)
 	}
+	base := s.URL
 	m := linkRE.FindStringSubmatch(msgs[n-1].Text)
 	if m == nil || m[1] != base {
 		t.Fatalf("mail %d to %s: no link under %s in:\n%s", n, addr, base, msgs[n-1].Text)
@@ -112,7 +115,7 @@ func TestAccountsByMail(t *testing.T) {
 
 	// Sign-up: 202, one mail with a link under the base URL, no account yet.
 	first := request(t, hc, "POST", s.URL+"/v1/signup", `{"email":"alice@example.com","name":"Alice"}`, nil, 202)
-	token := mailedToken(t, mp, "alice@example.com", 1, s.URL)
+	token := mailedToken(t, mp, s, "alice@example.com", 1)
 	if n := accounts("alice@example.com"); n != 0 {
 		t.Fatalf("%d accounts before the link was opened", n)
 	}
@@ -134,7 +137,7 @@ func TestAccountsByMail(t *testing.T) {
 	// the same reply.
 	second := request(t, hc, "POST", s.URL+"/v1/signup", `{"email":"Alice+x@Example.com"}`, nil, 202)
 	sameAnswer(t, first, second)
-	signIn, err := s.client("").OpenLink(context.Background(), mailedToken(t, mp, "alice@example.com", 2, s.URL))
+	signIn, err := s.client("").OpenLink(context.Background(), mailedToken(t, mp, s, "alice@example.com", 2))
 	if err != nil || signIn.APIKey != "" || signIn.Account.AccountID != acct.AccountID || signIn.Cookie == "" || accounts("alice@example.com") != 1 {
 		t.Fatalf("a second sign-up made %+v %v", signIn, err)
 	}
@@ -144,7 +147,7 @@ func TestAccountsByMail(t *testing.T) {
 		t.Fatalf("login: %+v %v", sent, err)
 	}
 	away := profile(t)
-	request(t, away, "POST", s.URL+"/v1/sessions", `{"token":"`+mailedToken(t, mp, "alice@example.com", 3, s.URL)+`"}`, nil, 201)
+	request(t, away, "POST", s.URL+"/v1/sessions", `{"token":"`+mailedToken(t, mp, s, "alice@example.com", 3)+`"}`, nil, 201)
 	sess := request(t, away, "GET", s.URL+"/v1/session", "", nil, 200).json(t)
 	csrf := map[string]string{"X-CSRF-Token": sess["csrf_token"].(string)}
 	request(t, away, "DELETE", s.URL+"/v1/session", "", nil, 403)

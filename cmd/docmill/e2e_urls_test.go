@@ -196,13 +196,9 @@ func TestFileURL(t *testing.T) {
 		if d := time.Since(start); d > 20*time.Second {
 			t.Errorf("took %v", d)
 		}
-		deadline := time.Now().Add(5 * time.Second)
-		for !endlessStopped.Load() && time.Now().Before(deadline) {
-			time.Sleep(50 * time.Millisecond) // kept: a miss is t.Error, not fatal
-		}
-		if !endlessStopped.Load() {
-			t.Error("the endless answer is still being read")
-		}
+		poll.Until(t, 5*time.Second, func() (bool, string) {
+			return endlessStopped.Load(), "the endless answer is still being read"
+		})
 	})
 	noInputsLeft(t, dataDir)
 }

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"
 
 	"github.com/docmill/docmill/client"
@@ -385,7 +386,9 @@ func testWebhookRetries(t *testing.T, newDir dataDirFunc) {
 	}
 	flaky.wait(t, 4, 20*time.Second)
 	refusing.wait(t, 2, 20*time.Second) // the new event, not a retry of the first
-	time.Sleep(time.Second)             // not ordering: a lower bound, past the first retry's time (200ms)
+	// A delivery to the disabled endpoint, or a retry of a refused one,
+	// would have been made once no delivery is left to make.
+	awaitRiverSettled(t, s.DataDir, "docmill.webhook")
 	if gone.count() != 1 || refusing.count() != 2 {
 		t.Fatalf("after a second job: the disabled endpoint got %d requests (want 1), the refusing one %d (want 2, no retries)", gone.count(), refusing.count())
 	}
@@ -399,6 +402,33 @@ func testWebhookRetries(t *testing.T, newDir dataDirFunc) {
 			t.Fatalf("refused delivery %v: want one attempt, no retry", d)
 		}
 	}
+}
+
+// awaitRiverSettled waits until the River queue of dataDir's server
+// (SQLite or PostgreSQL) holds no entry of kind still to run: every
+// attempt of that kind so far has been made, and none is due later.
+func awaitRiverSettled(t testing.TB, dataDir, kind string) {
+	t.Helper()
+	const q = `SELECT COUNT(*) FROM river_job WHERE kind = $1 AND state NOT IN ('completed', 'cancelled', 'discarded')`
+	var count func() (int, error)
+	if u, ok := databases.Load(dataDir); ok {
+		conn, err := pgx.Connect(t.Context(), u.(string))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.Close(context.Background())
+		count = func() (n int, err error) { return n, conn.QueryRow(t.Context(), q, kind).Scan(&n) }
+	} else {
+		db := openDB(t, dataDir)
+		count = func() (n int, err error) { return n, db.QueryRow(q, kind).Scan(&n) }
+	}
+	poll.Until(t, time.Minute, func() (bool, string) {
+		n, err := count()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n == 0, fmt.Sprintf("%d River entries of %s still to run", n, kind)
+	})
 }
 
 // TestWebhookPostgres runs the webhook tests on PostgreSQL with

@@ -111,8 +111,9 @@ func newLineLog(r io.Reader) *lineLog {
 func (l *lineLog) await(t testing.TB, re *regexp.Regexp, timeout time.Duration) string {
 	t.Helper()
 	deadline := time.Now().Add(timeout)
-	// Not ordering: wakes the wait below at its deadline.
-	go func() { time.Sleep(timeout); l.mu.Lock(); l.cond.Broadcast(); l.mu.Unlock() }()
+	// Wakes the wait below at its deadline.
+	wake := time.AfterFunc(timeout, func() { l.mu.Lock(); l.cond.Broadcast(); l.mu.Unlock() })
+	defer wake.Stop()
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	for i := 0; ; {

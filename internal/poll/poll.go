@@ -3,6 +3,7 @@
 package poll
 
 import (
+	"context"
 	"testing"
 	"time"
 )
@@ -12,15 +13,41 @@ import (
 // generous guard, not an oracle; the event waited for is done's.
 func Until(t testing.TB, within time.Duration, done func() (bool, string)) {
 	t.Helper()
-	deadline := time.Now().Add(within)
+	UntilEvery(t, within, 10*time.Millisecond, done)
+}
+
+// UntilEvery is Until polling every interval, for a done that costs
+// something each time it asks (a request that a rate limit counts).
+func UntilEvery(t testing.TB, within, interval time.Duration, done func() (bool, string)) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), within)
+	defer cancel()
+	var state string
+	if !Sample(ctx, interval, func() bool {
+		var ok bool
+		ok, state = done()
+		return ok
+	}) {
+		t.Fatalf("not within %v: %s", within, state)
+	}
+}
+
+// Sample calls f at once and then every interval until f reports true or
+// ctx ends, and says whether f reported true. It is the loop of a watch
+// that samples state (processes, free space) while something else
+// happens: the sampling orders nothing, and a watch that must see the end
+// of its window lets ctx end it (f reporting false).
+func Sample(ctx context.Context, interval time.Duration, f func() bool) bool {
+	tick := time.NewTicker(interval)
+	defer tick.Stop()
 	for {
-		ok, state := done()
-		if ok {
-			return
+		if f() {
+			return true
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("not within %v: %s", within, state)
+		select {
+		case <-ctx.Done():
+			return false
+		case <-tick.C:
 		}
-		time.Sleep(10 * time.Millisecond) // polling with a deadline, not ordering
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/docmill/docmill"
+	"github.com/docmill/docmill/internal/poll"
 	"github.com/docmill/docmill/store/postgres"
 	"github.com/docmill/docmill/store/postgres/pgtest"
 	"github.com/docmill/docmill/store/storetest"
@@ -129,6 +130,18 @@ func newAccount(t *testing.T, s docmill.Store) *docmill.Account {
 	return a
 }
 
+// waitingOnMigrationLock counts the connections waiting for the migration
+// lock of conn's schema.
+func waitingOnMigrationLock(ctx context.Context, conn *pgx.Conn) int {
+	var n int
+	err := conn.QueryRow(ctx, `SELECT COUNT(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted
+		AND classid = 1685021036 AND objid = hashtext(COALESCE(current_schema(), ''))::oid`).Scan(&n)
+	if err != nil {
+		return -1
+	}
+	return n
+}
+
 // TestMigrateConcurrently checks that stores migrating one new schema at
 // once migrate it once (the advisory lock), that the extra migrations run
 // under the same lock, and that migrating again applies nothing.
@@ -137,14 +150,29 @@ func TestMigrateConcurrently(t *testing.T) {
 	const n = 4
 	stores := make([]*postgres.Store, n)
 	errs := make([]error, n)
-	var inside, most int
+	var inside, most, entered int
 	var mu sync.Mutex
+	locks, err := pgx.Connect(t.Context(), dbURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer locks.Close(context.Background())
 	also := func(ctx context.Context) error { // must never run twice at once
 		mu.Lock()
 		inside++
+		entered++
 		most = max(most, inside)
+		behind := n - entered
 		mu.Unlock()
-		time.Sleep(20 * time.Millisecond) // not ordering: widens the window two migrations would overlap in
+		// It stays inside until the stores not yet through all wait on
+		// the lock (10 s at most): one not held by it would be inside too.
+		watch, stop := context.WithTimeout(ctx, 10*time.Second)
+		poll.Sample(watch, 5*time.Millisecond, func() bool {
+			mu.Lock()
+			defer mu.Unlock()
+			return waitingOnMigrationLock(watch, locks) >= behind
+		})
+		stop()
 		mu.Lock()
 		inside--
 		mu.Unlock()

@@ -2,12 +2,14 @@ package chromium
 
 import (
 	"fmt"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -63,11 +65,13 @@ func TestNetworkBlocked(t *testing.T) {
 	testBrowser(t)
 	var hits atomic.Int64
 	var paths []string
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		hits.Add(1)
 		paths = append(paths, r.URL.Path)
 		w.Write([]byte("SECRET FROM SERVER"))
 	}))
+	conns := watchConns(srv.Config)
+	srv.Start()
 	defer srv.Close()
 
 	for _, tc := range []struct {
@@ -81,7 +85,10 @@ func TestNetworkBlocked(t *testing.T) {
 			b := New(tc.opts)
 			defer b.Close()
 			out := mustRun(t, tool(t, b, "html-to-pdf"), "hostile.html", "text/html", []byte(hostilePage(srv.URL)), nil)
-			time.Sleep(300 * time.Millisecond) // let a straggling request arrive
+			// A straggling request has arrived once the browser is gone
+			// and every connection it made has ended.
+			b.Close()
+			conns.awaitEnded(t, srv.Listener.Addr().String())
 			n := hits.Load()
 			if tc.opts.noOSIsolation && slices.Equal(paths, []string{"/ws"}) {
 				// The Fetch domain does not see WebSockets, and a file://
@@ -107,6 +114,54 @@ func TestNetworkBlocked(t *testing.T) {
 			t.Logf("blocked_requests = %v", out.Meta["blocked_requests"])
 		})
 	}
+}
+
+// connWatch follows a server's connections (http.Server.ConnState) by
+// their remote address, so that a test can wait until every connection
+// made before a point has ended.
+type connWatch struct {
+	mu   sync.Mutex
+	seen map[string]bool // accepted
+	open map[string]bool // accepted and not yet ended
+}
+
+// watchConns sets srv's ConnState hook (before the server starts).
+func watchConns(srv *http.Server) *connWatch {
+	w := &connWatch{seen: map[string]bool{}, open: map[string]bool{}}
+	srv.ConnState = func(c net.Conn, st http.ConnState) {
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		switch addr := c.RemoteAddr().String(); st {
+		case http.StateNew:
+			w.seen[addr], w.open[addr] = true, true
+		case http.StateClosed, http.StateHijacked:
+			delete(w.open, addr)
+		}
+	}
+	return w
+}
+
+// awaitEnded waits until every connection made to addr before the call
+// has ended, with the requests it carried. A connection of its own, made
+// last, marks the point: the server accepts connections in order, so
+// once it has accepted this one it has accepted every earlier one.
+func (w *connWatch) awaitEnded(t *testing.T, addr string) {
+	t.Helper()
+	marker, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	poll.Until(t, 10*time.Second, func() (bool, string) {
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		return w.seen[marker.LocalAddr().String()], "the marking connection not accepted"
+	})
+	marker.Close()
+	poll.Until(t, 10*time.Second, func() (bool, string) {
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		return len(w.open) == 0, fmt.Sprintf("connections still open: %v", w.open)
+	})
 }
 
 func TestLookup(t *testing.T) {

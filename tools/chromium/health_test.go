@@ -11,6 +11,7 @@ import (
 	"time"
 
 	docmill "github.com/docmill/docmill"
+	"github.com/docmill/docmill/internal/poll"
 	"github.com/docmill/docmill/tools/toolstest"
 )
 
@@ -70,12 +71,14 @@ func TestBrowserHealthyAfterBadPages(t *testing.T) {
 	ended := time.Now()
 	// The browser that served them was replaced, and is gone whole.
 	var left []toolstest.Proc
-	// Kept: measures how long the browser takes to go; a miss is t.Errorf.
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
-		if left = toolstest.Running(old); len(left) == 0 {
-			t.Logf("the browser of the bad pages is gone %s after they ended", time.Since(ended).Round(time.Millisecond))
-			break
-		}
+	// Measures how long the browser takes to go; a miss is t.Errorf.
+	watch, stop := context.WithTimeout(context.Background(), 10*time.Second)
+	defer stop()
+	if poll.Sample(watch, 100*time.Millisecond, func() bool {
+		left = toolstest.Running(old)
+		return len(left) == 0
+	}) {
+		t.Logf("the browser of the bad pages is gone %s after they ended", time.Since(ended).Round(time.Millisecond))
 	}
 	if len(left) > 0 {
 		t.Errorf("10 s after the bad pages, %d processes of their browser remain: %v", len(left), left)

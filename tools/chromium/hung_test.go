@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/docmill/docmill/internal/poll"
 	"github.com/docmill/docmill/tools/toolstest"
 )
 
@@ -30,12 +31,12 @@ func TestHungPageStopsInRetiredBrowser(t *testing.T) {
 		pid := other.pid
 		done := make(chan error, 1)
 		go func() { done <- runWithin(t, tl, page.html, 4*time.Second) }()
-		// The page's processes are looked for until shortly before its
-		// deadline: on a loaded machine a spinning renderer may get only
-		// a small share of a core in any one window.
-		time.Sleep(time.Second) // not ordering: a lower bound, the page spins a while first
+		// The page's processes are looked for, in windows of half a
+		// second, until shortly before its deadline: on a loaded machine
+		// a spinning renderer may get only a small share of a core in any
+		// one window, and the first windows may close before it starts.
 		var renderers, others []toolstest.Proc
-		for range 5 {
+		for range 7 {
 			if renderers, others = splitRenderers(spinning(toolstest.ProcessTree(pid), 500*time.Millisecond, 10)); len(renderers) > 0 {
 				break
 			}
@@ -48,12 +49,14 @@ func TestHungPageStopsInRetiredBrowser(t *testing.T) {
 		}
 		ended := time.Now()
 		var left, busy []toolstest.Proc
-		// Kept: measures how long the renderers take to go.
-		for deadline := ended.Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
-			if left = toolstest.Running(renderers); len(left) == 0 {
-				break
-			}
-		}
+		// Measures how long the renderers take to go; a miss is reported
+		// below.
+		watch, stop := context.WithDeadline(context.Background(), ended.Add(10*time.Second))
+		poll.Sample(watch, 10*time.Millisecond, func() bool {
+			left = toolstest.Running(renderers)
+			return len(left) == 0
+		})
+		stop()
 		gone := time.Since(ended)
 		for deadline := ended.Add(10 * time.Second); time.Now().Before(deadline); {
 			if busy = spinning(others, 200*time.Millisecond, 4); len(busy) == 0 {

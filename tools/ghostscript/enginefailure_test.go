@@ -14,6 +14,7 @@ import (
 	"time"
 
 	docmill "github.com/docmill/docmill"
+	"github.com/docmill/docmill/internal/poll"
 	"github.com/docmill/docmill/tools/toolstest"
 )
 
@@ -98,7 +99,7 @@ func killedRun(tl *docmill.Tool, in *docmill.RunInput) (gsSighting, time.Duratio
 // pids of every such gs it saw, and the kill's error (ESRCH: gs had ended).
 func killFirstGS(ctx context.Context) (pids []int, killErr error) {
 	killed := false
-	for ctx.Err() == nil {
+	poll.Sample(ctx, 5*time.Millisecond, func() bool {
 		for _, pid := range gsUnder(os.Getpid()) {
 			if !contains(pids, pid) {
 				pids = append(pids, pid)
@@ -108,8 +109,8 @@ func killFirstGS(ctx context.Context) (pids []int, killErr error) {
 			killErr = syscall.Kill(pids[0], syscall.SIGKILL)
 			killed = true
 		}
-		time.Sleep(5 * time.Millisecond) // not ordering: pacing the watch until ctx ends
-	}
+		return false // until ctx ends
+	})
 	return pids, killErr
 }
 

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	docmill "github.com/docmill/docmill"
+	"github.com/docmill/docmill/internal/poll"
 	"github.com/docmill/docmill/tools/office"
 	"github.com/docmill/docmill/tools/toolstest"
 )
@@ -73,15 +74,19 @@ func TestWarmWorkerCrash(t *testing.T) {
 // directory stage, then sends SIGABRT to the soffice.bin under this test's
 // process.
 func abortWhenStaged(ctx context.Context, stage string) error {
-	for ctx.Err() == nil {
+	var err error
+	if !poll.Sample(ctx, 2*time.Millisecond, func() bool {
 		if entries, _ := os.ReadDir(stage); len(entries) > 0 {
 			for _, pid := range programUnder("soffice.bin", os.Getpid()) {
-				return syscall.Kill(pid, syscall.SIGABRT)
+				err = syscall.Kill(pid, syscall.SIGABRT)
+				return true
 			}
 		}
-		time.Sleep(2 * time.Millisecond) // not ordering: pacing the watch within ctx
+		return false
+	}) {
+		return errors.New("never saw the document staged")
 	}
-	return errors.New("never saw the document staged")
+	return err
 }
 
 // programUnder lists the live processes descended from root whose

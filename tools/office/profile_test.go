@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/docmill/docmill/internal/poll"
 	"github.com/docmill/docmill/tools/office"
 )
 
@@ -73,14 +74,14 @@ func TestWorkerProfileFromTemplate(t *testing.T) {
 // directory is worker (seen at /job in the jail).
 func watchLaunches(ctx context.Context, name, worker string) map[int]bool {
 	seen := map[int]bool{}
-	for ctx.Err() == nil {
+	poll.Sample(ctx, 2*time.Millisecond, func() bool {
 		for _, pid := range programUnder(name, os.Getpid()) {
 			if inJailOf(pid, worker) && !forkedBy(pid, name) {
 				seen[pid] = true
 			}
 		}
-		time.Sleep(2 * time.Millisecond) // not ordering: pacing the watch until ctx ends
-	}
+		return false // until ctx ends
+	})
 	return seen
 }
 
