@@ -32,6 +32,17 @@ type cluster struct {
 	dbURL         string
 	s3            *s3test.Server
 	nodeArgs      []string
+	// nodeEnv holds the bucket's credentials, given to each node's
+	// environment (s3Env).
+	nodeEnv []string
+}
+
+// s3Env is the environment that gives a child node the credentials of s,
+// as s.Setenv would give them to this process: passed to the child alone,
+// it leaves the test free to run in parallel.
+func s3Env(s *s3test.Server) []string {
+	return []string{"AWS_ACCESS_KEY_ID=" + s.AccessKey, "AWS_SECRET_ACCESS_KEY=" + s.SecretKey,
+		"AWS_REGION=" + s3test.Region, "AWS_SESSION_TOKEN=", "AWS_PROFILE="}
 }
 
 // redisURL returns the Redis of the tests, or skips (fails on CI) when it
@@ -57,7 +68,7 @@ func startCluster(t testing.TB, apis, workers int, extra ...string) *cluster {
 	c := &cluster{dbURL: pgtest.SchemaURL(t)}
 	rURL := redisURL(t)
 	c.s3 = s3test.Start(t)
-	c.s3.Setenv(t) // the nodes are children: they inherit the credentials
+	c.nodeEnv = s3Env(c.s3) // the nodes are children: their environment holds the credentials
 	c.nodeArgs = append([]string{"--blob-url", c.s3.URL("docmill"), "--redis-url", rURL,
 		"--dev-key=false", "--log-level", "error"}, extra...)
 	for i := 0; i < apis+workers; i++ {
@@ -74,13 +85,16 @@ func startCluster(t testing.TB, apis, workers int, extra ...string) *cluster {
 		go func() {
 			defer wg.Done()
 			if i < apis {
-				c.apis[i] = startChild(t, c.dirs[i], append([]string{"--role", "api"}, c.nodeArgs...)...)
+				c.apis[i] = startChildEnv(t, c.nodeEnv, c.dirs[i], append([]string{"--role", "api"}, c.nodeArgs...)...)
 			} else {
-				c.workers[i-apis] = startChild(t, c.dirs[i], append([]string{"--role", "worker"}, c.nodeArgs...)...)
+				c.workers[i-apis] = startChildEnv(t, c.nodeEnv, c.dirs[i], append([]string{"--role", "worker"}, c.nodeArgs...)...)
 			}
 		}()
 	}
 	wg.Wait()
+	if t.Failed() { // a node did not start (its goroutine failed t)
+		t.FailNow()
+	}
 	return c
 }
 
@@ -111,11 +125,12 @@ var clusterMix = []clusterJob{
 // Every job ends done, is charged once, and its result downloads from its
 // URL (presigned on the bucket). A rate limit holds across both API nodes.
 func TestCluster(t *testing.T) {
-	// Serial: the nodes are children that take the bucket's credentials
-	// from the environment (t.Setenv), which a parallel test cannot set.
 	if testing.Short() {
 		t.Skip("cluster test in -short mode")
 	}
+	// Its schema, bucket and nodes are its own, the credentials in the
+	// nodes' environment only; it bounds no time but its 3-minute waits.
+	t.Parallel()
 	// Node heartbeats hand back a dead worker's jobs within about 10 s;
 	// River's own rescue (--job-timeout plus --rescue-margin) is the net.
 	c := startCluster(t, 2, 2, "--job-timeout", "20s", "--rescue-margin", "2s", "--workers", "2")
@@ -238,13 +253,14 @@ func TestCluster(t *testing.T) {
 // ready again and jobs are done. The outages are TCP proxies, cut and
 // restored on the same ports.
 func TestClusterOutage(t *testing.T) {
-	// Serial: the bucket's credentials are in the environment (t.Setenv).
 	if testing.Short() {
 		t.Skip("outage test in -short mode")
 	}
+	// Wait-bound (the outages); its schema, bucket, proxies and node are
+	// its own, the credentials in the node's environment only.
+	t.Parallel()
 	rURL := redisURL(t)
 	s3 := s3test.Start(t)
-	s3.Setenv(t)
 	bucket := s3.URL("docmill")
 	ep, err := url.Parse(s3.Endpoint)
 	if err != nil {
@@ -265,7 +281,7 @@ func TestClusterOutage(t *testing.T) {
 	dir := t.TempDir()
 	databases.Store(dir, pgtest.SchemaURL(t))
 	t.Cleanup(func() { databases.Delete(dir) })
-	s := startChild(t, dir, "--blob-url", bucket, "--redis-url", ru.String())
+	s := startChildEnv(t, s3Env(s3), dir, "--blob-url", bucket, "--redis-url", ru.String())
 	c := s.client(s.DevKey)
 	checks := func() (int, map[string]string) {
 		res, err := http.Get(s.URL + "/readyz")

@@ -26,6 +26,8 @@ import (
 // holder's pid, and exits non-zero; `docmill keys` still works beside it;
 // once the first stops, the directory is free again.
 func TestDataDirLocked(t *testing.T) {
+	// Its directory and nodes are its own.
+	t.Parallel()
 	dir := t.TempDir()
 	first := startChild(t, dir)
 	want := fmt.Sprintf("another docmill server is using the data directory %s (pid %d)", dir, first.cmd.Process.Pid)

@@ -58,6 +58,9 @@ func TestTripleKillGivesUp(t *testing.T) {
 	if testing.Short() {
 		t.Skip("slow")
 	}
+	// Wait-bound (restarts); its directory and nodes are its own. Load
+	// only makes the merge outlast each kill more surely.
+	t.Parallel()
 	dir := t.TempDir()
 	s := startChild(t, dir, "--workers", "1")
 	key := s.DevKey
@@ -95,6 +98,9 @@ func TestTripleKillGivesUp(t *testing.T) {
 // restart (not after the job timeout), and every job ends done, charged
 // once.
 func TestKillRecoversInSeconds(t *testing.T) {
+	// Serial: it bounds the time from its node's restart to the
+	// interrupted jobs' new attempts (10 s), which the load of tests run
+	// beside it would stretch.
 	if testing.Short() {
 		t.Skip("slow")
 	}
@@ -169,6 +175,9 @@ func (s *testServer) nodeID(t *testing.T) string {
 // with SIGKILL run again on another node within 15 s of its death, with
 // no restart, and every job ends done, charged once.
 func TestClusterWorkerDeath(t *testing.T) {
+	// Serial: it bounds the time from a worker's death to its jobs' new
+	// attempts on another node (15 s), which the load of tests run beside
+	// it would stretch.
 	if testing.Short() {
 		t.Skip("cluster test in -short mode")
 	}

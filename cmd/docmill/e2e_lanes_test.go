@@ -22,12 +22,14 @@ func TestClusterLanes(t *testing.T) {
 	if testing.Short() {
 		t.Skip("cluster test in -short mode")
 	}
+	// Wait-bound; its schema, bucket and nodes are its own.
+	t.Parallel()
 	c := startCluster(t, 1, 0)
 	worker := func(lanes string) *testServer {
 		dir := t.TempDir()
 		databases.Store(dir, c.dbURL)
 		t.Cleanup(func() { databases.Delete(dir) })
-		return startChild(t, dir, append([]string{"--role", "worker", "--lanes", lanes, "--office-workers", "1"}, c.nodeArgs...)...)
+		return startChildEnv(t, c.nodeEnv, dir, append([]string{"--role", "worker", "--lanes", lanes, "--office-workers", "1"}, c.nodeArgs...)...)
 	}
 	office, pdf := worker("office"), worker("pdf")
 	key := c.key(t, "pro")
@@ -90,6 +92,9 @@ func finishedTools(t *testing.T, base string) map[string]float64 {
 // account's job, queued after them at a lower priority, starts at the
 // first free worker while the Pro account's three are still queued.
 func TestFairShareE2E(t *testing.T) {
+	// Its server is its own; it checks the order of its lane's queue,
+	// which other tests' load only slows.
+	t.Parallel()
 	s := startServer(t, "", "--lane-workers", "render=2")
 	pro, free := s.client(newKey(t, s.DataDir, "pro")), s.client(newKey(t, s.DataDir, "free"))
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)

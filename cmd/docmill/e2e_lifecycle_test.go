@@ -21,6 +21,8 @@ import (
 // TestQueuedJobSurvivesRestart: a job accepted by a server that stops
 // (SIGTERM) before working it completes after the next start.
 func TestQueuedJobSurvivesRestart(t *testing.T) {
+	// Wait-bound (restarts); its directory and nodes are its own.
+	t.Parallel()
 	dir := t.TempDir()
 	api := startChild(t, dir, "--role", "api", "--sync-budget", "1s")
 	ctx := context.Background()
@@ -46,6 +48,9 @@ func TestKillMidJob(t *testing.T) {
 	if testing.Short() {
 		t.Skip("slow")
 	}
+	// Wait-bound (restarts); its directory and nodes are its own. Load
+	// only makes the merge outlast the kill more surely.
+	t.Parallel()
 	dir := t.TempDir()
 	big := bigMerge(t)
 	s := startChild(t, dir)
@@ -75,6 +80,8 @@ func TestKillMidJob(t *testing.T) {
 // TestSIGTERMFinishesJobInProgress: a graceful stop lets the job being
 // worked finish before the process exits.
 func TestSIGTERMFinishesJobInProgress(t *testing.T) {
+	// Its directory and node are its own.
+	t.Parallel()
 	dir := t.TempDir()
 	s := startChild(t, dir)
 	c := s.client(s.DevKey)
@@ -127,6 +134,9 @@ func TestUploadGigabyteStreams(t *testing.T) {
 	if testing.Short() {
 		t.Skip("slow")
 	}
+	// Its directory and node are its own; the peak RSS it bounds is its
+	// node's alone.
+	t.Parallel()
 	dir := t.TempDir()
 	s := startChild(t, dir)
 	key := newKey(t, dir, "custom", "--max-file-mb", "2048")
@@ -177,6 +187,9 @@ func TestUploadTotalIsCapped(t *testing.T) {
 // (nothing of the body sent), and one address holds --max-conns-per-ip
 // connections at most.
 func TestStalledUploadIsDropped(t *testing.T) {
+	// Wait-bound (the idle timeout); its server is its own, and its bound
+	// (10 s for a 1 s timeout) is a generous deadline.
+	t.Parallel()
 	s := startServer(t, "", "--upload-idle-timeout", "1s", "--max-conns-per-ip", "4")
 	addr := strings.TrimPrefix(s.URL, "http://")
 	post := func(key string, length int, body string) *http.Response {
@@ -266,11 +279,16 @@ func TestInternalFailureIs500(t *testing.T) {
 // TestWaitAcrossProcesses: an API-only process and a worker process share
 // the data; a sync call to the API waits for the job the other process
 // works, and answers 200. It returns the API process.
-func TestWaitAcrossProcesses(t *testing.T) { testWaitAcrossProcesses(t, sqliteDir) }
+func TestWaitAcrossProcesses(t *testing.T) {
+	t.Parallel() // its directory and nodes are its own; it bounds no time
+	testWaitAcrossProcesses(t, sqliteDir)
+}
 
 func testWaitAcrossProcesses(t *testing.T, newDir dataDirFunc) *testServer {
 	dir := newDir(t)
-	api := startChild(t, dir, "--role", "api")
+	// A sync budget past the default 10 s: the test runs beside others,
+	// and what it checks is who answers the wait, not how soon.
+	api := startChild(t, dir, "--role", "api", "--sync-budget", "2m")
 	startChild(t, dir, "--role", "worker")
 	start := time.Now()
 	j, resp, err := api.client(api.DevKey).Process(context.Background(), "rotate-pdf",

@@ -44,6 +44,8 @@ func usedOps(t *testing.T, c *client.Client) float64 {
 func TestPipelineIssueExample(t *testing.T) { testPipelineIssueExample(t, sqliteDir) }
 
 func TestPipelineIssueExamplePostgres(t *testing.T) {
+	// Its schema and server are its own.
+	t.Parallel()
 	pgtest.BaseURL(t)
 	testPipelineIssueExample(t, postgresDir)
 }

@@ -32,6 +32,8 @@ func postgresDir(t testing.TB) string {
 // TestPostgres runs a representative part of the end-to-end tests on
 // PostgreSQL with riverpgxv5.
 func TestPostgres(t *testing.T) {
+	// Serial, its subtests too: their sync calls must be answered within
+	// the default 10 s sync budget, which tests run beside them stretch.
 	pgtest.BaseURL(t)
 	tests := []struct {
 		name string
@@ -53,6 +55,7 @@ func TestPostgres(t *testing.T) {
 // the worker's NOTIFY, not by its safety poll. (Its timing is logged, not
 // asserted: the metrics tell what woke the wait.)
 func TestPostgresWaitAcrossProcesses(t *testing.T) {
+	t.Parallel() // its schema and nodes are its own; it bounds no time
 	api := testWaitAcrossProcesses(t, postgresDir)
 	m := scrape(t, api.URL)
 	if m[`docmill_job_notifications_listening`] != 1 {
@@ -90,6 +93,8 @@ func scrape(t testing.TB, base string) map[string]float64 {
 // to do; `docmill migrate` then lets it start; `serve --migrate` migrates
 // by itself.
 func TestPostgresMigrations(t *testing.T) {
+	// Its schema and servers are its own.
+	t.Parallel()
 	dbURL := pgtest.SchemaURL(t)
 	dir := t.TempDir()
 	args := []string{"serve", "--addr", "127.0.0.1:0", "--data-dir", dir, "--database-url", dbURL, "--log-level", "warn"}
@@ -129,6 +134,8 @@ func TestPostgresMigrations(t *testing.T) {
 // start-up exits at once with an error that names the server (its
 // supervisor restarts it), rather than serve nothing.
 func TestPostgresUnreachable(t *testing.T) {
+	// Its directory is its own; the address refuses at once.
+	t.Parallel()
 	addr := closedAddr(t)
 	start := time.Now()
 	args := []string{"serve", "--addr", "127.0.0.1:0", "--data-dir", t.TempDir(), "--migrate",

@@ -57,6 +57,9 @@ func TestShutdownAnswersWaitingRequests(t *testing.T) {
 	if testing.Short() {
 		t.Skip("slow")
 	}
+	// Wait-bound (the drain); its directory and node are its own, and its
+	// one bound on time (10 s for a 5 s shutdown) is a generous deadline.
+	t.Parallel()
 	dir := t.TempDir()
 	s := startChild(t, dir, shutdownArgs...)
 	key := newKey(t, dir, "custom", "--rpm", "1000", "--in-flight", "100")
@@ -151,6 +154,9 @@ func TestShutdownHandsBackJobInProgress(t *testing.T) {
 	if testing.Short() {
 		t.Skip("slow")
 	}
+	// Wait-bound; its directory and node are its own. Load only makes the
+	// compress-pdf outlast the 1 s deadline more surely.
+	t.Parallel()
 	dir := t.TempDir()
 	// Drain at once, deadline at 1 s: less than this compress-pdf takes
 	// (1.6 s for gs alone on a quiet 2-core machine).
@@ -201,6 +207,8 @@ func awaitProcessing(t *testing.T, dataDir string) string {
 // node drains is answered 503 service_unavailable with a Retry-After, not
 // dropped; nothing of it is kept or charged.
 func TestShutdownRefusesUnfinishedUpload(t *testing.T) {
+	// Wait-bound (the drain); its directory and node are its own.
+	t.Parallel()
 	dir := t.TempDir()
 	s := startChild(t, dir, shutdownArgs...)
 	c := s.client(s.DevKey)

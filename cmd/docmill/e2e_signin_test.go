@@ -101,6 +101,8 @@ func mailedToken(t testing.TB, mp *mailpittest.Server, s *testServer, addr strin
 // the CLI's keys commands against the server; a suspended account's
 // session and key refused; the mail limits.
 func TestAccountsByMail(t *testing.T) {
+	// Its Mailpit and server are its own.
+	t.Parallel()
 	mp := mailpittest.Start(t)
 	s := startServer(t, "", "--smtp-url", mp.SMTPURL, "--mail-from", "docmill@example.com", "--trusted-proxies", "127.0.0.1/32")
 	db := openDB(t, s.DataDir)

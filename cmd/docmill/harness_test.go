@@ -168,12 +168,32 @@ func serveArgs(dataDir string, extra []string) []string {
 	return append(args, extra...)
 }
 
+// startTimeout bounds a test server's start. Generous: tests run in
+// parallel (make test's -parallel) start many servers at once, each child
+// process asking every engine its version.
+const startTimeout = 3 * time.Minute
+
+// starting bounds how many test servers start at once: a start is work
+// for the CPU (a child asks every engine its version), and a few at a
+// time each start sooner than all of them together.
+var starting = make(chan struct{}, 3)
+
+// awaitServing waits, its caller holding one of the start slots, for s
+// to say it serves, and sets its URL and dev key.
+func (s *testServer) awaitServing(t testing.TB) {
+	t.Helper()
+	s.URL = s.out.await(t, servingRE, startTimeout)
+	s.DevKey = s.findDevKey()
+}
+
 // startServer runs `docmill serve` in this process on a free port.
 func startServer(t testing.TB, dataDir string, extra ...string) *testServer {
 	t.Helper()
 	if dataDir == "" {
 		dataDir = t.TempDir()
 	}
+	starting <- struct{}{}
+	defer func() { <-starting }()
 	pr, pw := io.Pipe()
 	ctx, cancel := context.WithCancel(context.Background())
 	s := &testServer{DataDir: dataDir, out: newLineLog(pr), cancel: cancel, done: make(chan error, 1)}
@@ -182,8 +202,7 @@ func startServer(t testing.TB, dataDir string, extra ...string) *testServer {
 		pw.Close()
 		s.done <- err
 	}()
-	s.URL = s.out.await(t, servingRE, 30*time.Second)
-	s.DevKey = s.findDevKey()
+	s.awaitServing(t)
 	t.Cleanup(func() { s.stop(t) })
 	return s
 }
@@ -192,20 +211,29 @@ func startServer(t testing.TB, dataDir string, extra ...string) *testServer {
 // re-executed), so it can be signaled, killed and measured on its own.
 func startChild(t testing.TB, dataDir string, extra ...string) *testServer {
 	t.Helper()
+	return startChildEnv(t, nil, dataDir, extra...)
+}
+
+// startChildEnv is startChild with env (KEY=value) added to the child's
+// environment: what a parallel test cannot set with t.Setenv, such as a
+// bucket's credentials.
+func startChildEnv(t testing.TB, env []string, dataDir string, extra ...string) *testServer {
+	t.Helper()
 	args, _ := json.Marshal(serveArgs(dataDir, extra))
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), childArgsEnv+"="+string(args))
+	cmd.Env = append(append(os.Environ(), env...), childArgsEnv+"="+string(args))
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
 	}
 	cmd.Stderr = testWriter{t}
+	starting <- struct{}{}
+	defer func() { <-starting }()
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
 	s := &testServer{DataDir: dataDir, out: newLineLog(stdout), cmd: cmd}
-	s.URL = s.out.await(t, servingRE, 60*time.Second)
-	s.DevKey = s.findDevKey()
+	s.awaitServing(t)
 	t.Cleanup(func() {
 		if s.cmd.ProcessState == nil {
 			_ = s.cmd.Process.Kill()

@@ -18,6 +18,8 @@ import (
 // DOCMILL_ variables) make a sender that reaches a real SMTP server over
 // STARTTLS with a private CA; what cannot work stops the start.
 func TestMailFlags(t *testing.T) {
+	// Its Mailpit is its own.
+	t.Parallel()
 	pit := mailpittest.Start(t, mailpittest.WithTLS(mailpittest.STARTTLS), mailpittest.WithAuth())
 	noPEM := filepath.Join(t.TempDir(), "empty.pem")
 	if err := os.WriteFile(noPEM, []byte("no certificate"), 0o600); err != nil {
