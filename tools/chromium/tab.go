@@ -110,31 +110,14 @@ func (i *instance) takeTab(ctx context.Context, maxTabs int) (*tab, error) {
 // openTabFor opens a tab counted in i.tabs, uncounting it if the opening
 // fails or ctx ends first.
 func (i *instance) openTabFor(ctx context.Context) (*tab, error) {
-	type opened struct {
-		t   *tab
-		err error
-	}
-	ch := make(chan opened, 1)
-	go func() {
+	open := func() (*tab, error) {
 		t, err := i.openTab()
-		ch <- opened{t, err}
-	}()
-	select {
-	case o := <-ch:
-		if o.err != nil {
+		if err != nil {
 			i.uncount()
 		}
-		return o.t, o.err
-	case <-ctx.Done():
-		go func() {
-			if o := <-ch; o.err == nil {
-				i.dropTab(o.t, false)
-			} else {
-				i.uncount()
-			}
-		}()
-		return nil, ctx.Err()
+		return t, err
 	}
+	return unlessDone(ctx, open, func(t *tab) { i.dropTab(t, false) })
 }
 
 // uncount forgets a tab in i.tabs.
