@@ -141,9 +141,9 @@ func (i *instance) dropTab(t *tab, background bool) {
 // makes intercepted (serveRequests), its dialogs dismissed and its HTTP
 // cache disabled. The tab lives until its close is called or the browser
 // dies; it has no deadline (a deadline on a context's first Run would
-// bind the tab's life to it). (Tabs opened ahead of jobs were tried: on a
-// two-core node the background opening slowed the running jobs more than
-// it saved; p50 went from 480 to 610 ms.)
+// bind the tab's life to it). Tabs are not opened ahead of jobs: on a
+// small node the background opening slows the running jobs more than it
+// saves.
 func (i *instance) openTab() (*tab, error) {
 	ctx, cancel := chromedp.NewContext(i.ctx, chromedp.WithNewBrowserContext())
 	if err := chromedp.Do(ctx); err != nil {
