@@ -6,14 +6,14 @@
 //	go run examples/generate.go [DIR]
 //
 // from the repository's root (DIR: examples).
-// report.pdf (3 pages) and appendix.pdf (1 page) are text PDFs;
+// report.pdf (3 pages) and appendix.pdf (1 page) are text PDFs
+// (toolstest.TextPDF, the tests' own);
 // scan.png is a page of text as an image, for ocr-pdf; photo.jpg is a
 // 640x480 picture, for the image tools.
 package main
 
 import (
 	"bytes"
-	"fmt"
 	"image"
 	"image/color"
 	"image/jpeg"
@@ -21,11 +21,12 @@ import (
 	"log"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"golang.org/x/image/font"
 	"golang.org/x/image/font/basicfont"
 	"golang.org/x/image/math/fixed"
+
+	"github.com/docmill/docmill/tools/toolstest"
 )
 
 func main() {
@@ -38,43 +39,13 @@ func main() {
 			log.Fatal(err)
 		}
 	}
-	write("report.pdf", textPDF(
+	write("report.pdf", toolstest.TextPDF(
 		"Quarterly report - page 1: summary",
 		"Quarterly report - page 2: figures",
 		"Quarterly report - page 3: outlook"))
-	write("appendix.pdf", textPDF("Appendix - sources and methods"))
+	write("appendix.pdf", toolstest.TextPDF("Appendix - sources and methods"))
 	write("scan.png", scan([]string{"DOCMILL TURNS SCANS", "INTO SEARCHABLE PDF", "FILES WITH OCR"}))
 	write("photo.jpg", photo())
-}
-
-// textPDF returns a PDF of A4 pages, one per text, each in Helvetica
-// (ASCII without parentheses or backslashes).
-func textPDF(texts ...string) []byte {
-	kids := make([]string, len(texts))
-	objects := []string{"<< /Type /Catalog /Pages 2 0 R >>", "", "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>"}
-	for i, text := range texts {
-		page := len(objects) + 1
-		kids[i] = fmt.Sprintf("%d 0 R", page)
-		content := fmt.Sprintf("BT /F1 24 Tf 72 720 Td (%s) Tj ET", text)
-		objects = append(objects,
-			fmt.Sprintf("<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] /Resources << /Font << /F1 3 0 R >> >> /Contents %d 0 R >>", page+1),
-			fmt.Sprintf("<< /Length %d >>\nstream\n%s\nendstream", len(content), content))
-	}
-	objects[1] = fmt.Sprintf("<< /Type /Pages /Kids [%s] /Count %d >>", strings.Join(kids, " "), len(texts))
-	var b bytes.Buffer
-	b.WriteString("%PDF-1.7\n")
-	offsets := make([]int, len(objects))
-	for i, o := range objects {
-		offsets[i] = b.Len()
-		fmt.Fprintf(&b, "%d 0 obj\n%s\nendobj\n", i+1, o)
-	}
-	xref := b.Len()
-	fmt.Fprintf(&b, "xref\n0 %d\n0000000000 65535 f \n", len(objects)+1)
-	for _, o := range offsets {
-		fmt.Fprintf(&b, "%010d 00000 n \n", o)
-	}
-	fmt.Fprintf(&b, "trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n", len(objects)+1, xref)
-	return b.Bytes()
 }
 
 // scan draws lines of text in a bitmap font, four times enlarged, black

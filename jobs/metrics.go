@@ -45,24 +45,18 @@ func newMetrics(reg prometheus.Registerer, st docmill.JobMaintenance) *metrics {
 			Help:    "Processing time of jobs by tool and final status.",
 			Buckets: prometheus.ExponentialBuckets(0.005, 2.5, 12),
 		}, []string{"tool", "status"}),
-		finished: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "docmill_jobs_finished_total",
-			Help: "Jobs ended by this node, by tool, final status (done, failed, canceled) and error code (empty unless failed).",
-		}, []string{"tool", "status", "code"}),
+		finished: counterVec("docmill_jobs_finished_total",
+			"Jobs ended by this node, by tool, final status (done, failed, canceled) and error code (empty unless failed).", "tool", "status", "code"),
 		queueWait: prometheus.NewHistogram(prometheus.HistogramOpts{
 			Name:    "docmill_job_queue_wait_seconds",
 			Help:    "Time from a job's acceptance to the start of its processing.",
 			Buckets: prometheus.ExponentialBuckets(0.001, 2.5, 12),
 		}),
 		laneWait: prometheus.NewHistogramVec(laneWait, []string{"lane"}),
-		shareYields: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "docmill_fair_share_yields_total",
-			Help: "Jobs put back (snoozed) because their account held its share of a lane's workers on this node while another account waited, by queue (a lane, or webhooks).",
-		}, []string{"queue"}),
-		waitWakes: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "docmill_job_wait_wakeups_total",
-			Help: "Wake-ups of requests waiting for their job, by cause: notification (a finish here or, with notifications, anywhere) or poll (a timer).",
-		}, []string{"by"}),
+		shareYields: counterVec("docmill_fair_share_yields_total",
+			"Jobs put back (snoozed) because their account held its share of a lane's workers on this node while another account waited, by queue (a lane, or webhooks).", "queue"),
+		waitWakes: counterVec("docmill_job_wait_wakeups_total",
+			"Wake-ups of requests waiting for their job, by cause: notification (a finish here or, with notifications, anywhere) or poll (a timer).", "by"),
 		waiting: prometheus.NewGauge(prometheus.GaugeOpts{
 			Name: "docmill_job_wait_requests",
 			Help: "Requests waiting now for their job to end (long polls, synchronous processing), once they have found it unfinished.",
@@ -75,23 +69,22 @@ func newMetrics(reg prometheus.Registerer, st docmill.JobMaintenance) *metrics {
 			Name: "docmill_jobs_handed_back_total",
 			Help: "Running jobs this node handed back to the queue because their worker node died.",
 		}),
-		engineFailures: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "docmill_engine_failures_total",
-			Help: "Engine processes that died by a signal during a job attempt (killed from outside, or crashed), by engine; each such attempt is retried.",
-		}, []string{"engine"}),
-		webhookAttempts: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "docmill_webhook_attempts_total",
-			Help: "Webhook delivery attempts by outcome: delivered (2xx), retry (to be tried again), refused (final failure).",
-		}, []string{"outcome"}),
-		mailAttempts: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "docmill_mail_attempts_total",
-			Help: "Attempts to send a mail by outcome: sent, retry (to be tried again), refused (the recipient, for good), given_up (the last attempt failed).",
-		}, []string{"outcome"}),
+		engineFailures: counterVec("docmill_engine_failures_total",
+			"Engine processes that died by a signal during a job attempt (killed from outside, or crashed), by engine; each such attempt is retried.", "engine"),
+		webhookAttempts: counterVec("docmill_webhook_attempts_total",
+			"Webhook delivery attempts by outcome: delivered (2xx), retry (to be tried again), refused (final failure).", "outcome"),
+		mailAttempts: counterVec("docmill_mail_attempts_total",
+			"Attempts to send a mail by outcome: sent, retry (to be tried again), refused (the recipient, for good), given_up (the last attempt failed).", "outcome"),
 	}
 	if reg != nil {
 		reg.MustRegister(m.duration, m.finished, m.queueWait, m.laneWait, m.shareYields, m.waitWakes, m.waiting, m.listening, m.handedBack, m.engineFailures, m.webhookAttempts, m.mailAttempts, &depthCollector{store: st})
 	}
 	return m
+}
+
+// counterVec is a counter of the given name and help, by labels.
+func counterVec(name, help string, labels ...string) *prometheus.CounterVec {
+	return prometheus.NewCounterVec(prometheus.CounterOpts{Name: name, Help: help}, labels)
 }
 
 // countEngineFailure counts err if an engine died by a signal in it.

@@ -7,7 +7,7 @@ import (
 	"github.com/docmill/docmill/tools/toolstest"
 )
 
-// BenchmarkAttack runs issue 29's attack for two minutes on a server
+// BenchmarkAttack runs an attack (attack) for two minutes on a server
 // whose metadata and queue are in SQLite (embedded) and then in PostgreSQL
 // (skipped when it does not answer), and prints the victim's rotate-pdf
 // latency beside its targets (p50 within 2x of the idle server's, p99

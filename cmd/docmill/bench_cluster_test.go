@@ -23,7 +23,7 @@ func BenchmarkClusterRotate(b *testing.B) {
 	if v, err := strconv.Atoi(os.Getenv("DOCMILL_BENCH_CLIENTS")); err == nil && v > 0 {
 		clients = v
 	}
-	// pickupTarget is issue 15's target for the pickup p50 (queued_ms):
+	// pickupTarget is the target for the pickup p50 (queued_ms):
 	// the sync p50 target applies to one client only.
 	report := func(b *testing.B, lat, pickup []time.Duration, elapsed time.Duration, pickupTarget int) {
 		b.ReportMetric(float64(len(lat))/elapsed.Seconds(), "jobs/s")

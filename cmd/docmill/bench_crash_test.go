@@ -3,7 +3,7 @@ package main
 import "testing"
 
 // BenchmarkCrashPath prints how long a document its engine crashes on
-// every time takes from the upload to the 422 (issue 29: under 20 s),
+// every time takes from the upload to the 422 (target: under 20 s),
 // for LibreOffice (the warm worker, then a cold soffice) and Ghostscript.
 // The engines are crashed as soon as they have the document
 // (crashCases), so the figure is the crash rule's own cost: a real

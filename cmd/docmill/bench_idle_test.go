@@ -13,7 +13,7 @@ import (
 )
 
 // idleCPUTarget is the most CPU an idle embedded server may use, as a
-// fraction of one core (issue 15).
+// fraction of one core.
 const idleCPUTarget = 0.005
 
 // BenchmarkIdleCPU measures the CPU an idle embedded `docmill serve` uses,

@@ -39,7 +39,7 @@ func BenchmarkRotateSync(b *testing.B) {
 	}
 }
 
-// Targets of issue 15 for a sync rotate-pdf of a 1-page PDF, in ms: the
+// The targets for a sync rotate-pdf of a 1-page PDF, in ms: the
 // p50 over HTTP with one client, and the queue pickup's p50
 // (meta.queued_ms) on the embedded server and on PostgreSQL.
 const (

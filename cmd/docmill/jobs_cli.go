@@ -4,7 +4,6 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"text/tabwriter"
 	"time"
 
 	"github.com/docmill/docmill/client"
@@ -23,43 +22,31 @@ print the job record as JSON (--json is accepted and changes nothing)`
 // list them, show one, wait for one to finish, cancel one, download
 // one's result.
 func jobsCmd(ctx context.Context, env *environment, args []string) error {
-	if len(args) == 0 {
-		return usagef("%s", jobsUsage)
-	}
-	if isHelp(args[0]) {
-		fmt.Fprintln(env.stdout, jobsUsage)
-		return errHelp
-	}
-	switch args[0] {
-	case "list":
-		return jobsList(ctx, env, args[1:])
-	case "get":
-		return jobsGet(ctx, env, args[1:])
-	case "wait":
-		return jobsWait(ctx, env, args[1:])
-	case "cancel":
-		return jobsCancel(ctx, env, args[1:])
-	case "download":
-		return jobsDownload(ctx, env, args[1:]) // jobs_download.go
-	}
-	return usagef("unknown jobs command %q\n%s", args[0], jobsUsage)
+	return runCommand(ctx, env, args, "jobs", jobsUsage, map[string]command{
+		"list": jobsList, "get": jobsGet, "wait": jobsWait, "cancel": jobsCancel,
+		"download": jobsDownload, // jobs_download.go
+	})
 }
 
-// oneJobArg parses the flags of a command about one job and returns its
-// id. A --json is accepted by each (get, wait and cancel print JSON
-// anyway), so that a script may pass it to every command.
-func oneJobArg(env *environment, fs *flag.FlagSet, args []string) (string, error) {
+// oneJobArgs parses the flags of a command about one job, the client's
+// among them, and returns the client and the job's id. A --json is
+// accepted by each (get, wait and cancel print JSON anyway), so that a
+// script may pass it to every command.
+func oneJobArgs(env *environment, fs *flag.FlagSet, args []string) (*client.Client, string, error) {
+	var cf clientFlags
+	cf.register(fs)
 	if fs.Lookup("json") == nil {
 		fs.Bool("json", true, "print the job record as JSON (always; on failure a problem object)")
 	}
 	if err := env.parse(fs, args); err != nil {
-		return "", err
+		return nil, "", err
 	}
 	pos := fs.Args()
 	if len(pos) != 1 {
-		return "", usagef("want one job id\n%s", jobsUsage)
+		return nil, "", usagef("want one job id\n%s", jobsUsage)
 	}
-	return pos[0], nil
+	c, err := cf.keyed()
+	return c, pos[0], err
 }
 
 // jobsList prints the caller's jobs, newest first: a page (--limit) and,
@@ -102,52 +89,34 @@ func jobsList(ctx context.Context, env *environment, args []string) error {
 		}
 		jobs, next = page.Jobs, page.NextCursor
 	}
-	if *asJSON {
-		if jobs == nil {
-			jobs = []client.Job{}
-		}
-		err = printJSON(env, jobs)
-	} else {
-		err = printJobTable(env, jobs)
-	}
+	err = printList(env, *asJSON, jobs, "JOB\tSTATUS\tTOOL\tCREATED\tRESULT", jobRow)
 	if err == nil && next != "" {
 		fmt.Fprintf(env.stderr, "more jobs: --cursor %s (or --all)\n", next)
 	}
 	return err
 }
 
-// printJobTable prints one line a job: id, status, tool, creation time,
-// and the result's name and expiry (or the failure's code).
-func printJobTable(env *environment, jobs []client.Job) error {
-	tw := tabwriter.NewWriter(env.stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "JOB\tSTATUS\tTOOL\tCREATED\tRESULT")
-	for _, j := range jobs {
-		result := ""
-		switch {
-		case j.Result != nil && j.Result.Expired:
-			result = j.Result.Filename + " (expired)"
-		case j.Result != nil:
-			result = j.Result.Filename + " (until " + j.Result.ExpiresAt.UTC().Format(time.RFC3339) + ")"
-		case j.Error != nil:
-			result = string(j.Error.Code)
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", j.JobID, j.Status, j.Tool, j.CreatedAt.UTC().Format(time.RFC3339), result)
+// jobRow is a job's line in jobs list's table: id, status, tool,
+// creation time, and the result's name and expiry (or the failure's code).
+func jobRow(j client.Job) string {
+	result := ""
+	switch {
+	case j.Result != nil && j.Result.Expired:
+		result = j.Result.Filename + " (expired)"
+	case j.Result != nil:
+		result = j.Result.Filename + " (until " + j.Result.ExpiresAt.UTC().Format(time.RFC3339) + ")"
+	case j.Error != nil:
+		result = string(j.Error.Code)
 	}
-	return tw.Flush()
+	return fmt.Sprintf("%s\t%s\t%s\t%s\t%s", j.JobID, j.Status, j.Tool, j.CreatedAt.UTC().Format(time.RFC3339), result)
 }
 
 // jobsGet prints one job; --wait N long-polls up to N seconds for it to
 // finish first.
 func jobsGet(ctx context.Context, env *environment, args []string) error {
 	fs := newFlags("jobs get", "jobs get [--wait N] [flags] ID")
-	var cf clientFlags
-	cf.register(fs)
 	wait := fs.Int("wait", 0, "wait up to this many seconds (at most 60) for the job to finish")
-	id, err := oneJobArg(env, fs, args)
-	if err != nil {
-		return err
-	}
-	c, err := cf.keyed()
+	c, id, err := oneJobArgs(env, fs, args)
 	if err != nil {
 		return err
 	}
@@ -163,14 +132,8 @@ func jobsGet(ctx context.Context, env *environment, args []string) error {
 // --timeout (the job is printed either way).
 func jobsWait(ctx context.Context, env *environment, args []string) error {
 	fs := newFlags("jobs wait", "jobs wait [--timeout D] [flags] ID")
-	var cf clientFlags
-	cf.register(fs)
 	timeout := fs.Duration("timeout", 0, "give up after this long (0: wait as long as it takes)")
-	id, err := oneJobArg(env, fs, args)
-	if err != nil {
-		return err
-	}
-	c, err := cf.keyed()
+	c, id, err := oneJobArgs(env, fs, args)
 	if err != nil {
 		return err
 	}
@@ -194,13 +157,7 @@ func jobsWait(ctx context.Context, env *environment, args []string) error {
 // job's result, and prints the job as it then stands.
 func jobsCancel(ctx context.Context, env *environment, args []string) error {
 	fs := newFlags("jobs cancel", "jobs cancel [flags] ID")
-	var cf clientFlags
-	cf.register(fs)
-	id, err := oneJobArg(env, fs, args)
-	if err != nil {
-		return err
-	}
-	c, err := cf.keyed()
+	c, id, err := oneJobArgs(env, fs, args)
 	if err != nil {
 		return err
 	}

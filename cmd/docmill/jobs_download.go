@@ -19,16 +19,10 @@ import (
 // process left running when it was interrupted.
 func jobsDownload(ctx context.Context, env *environment, args []string) error {
 	fs := newFlags("jobs download", "jobs download [-o FILE] [--force] [--json] [flags] ID")
-	var cf clientFlags
-	cf.register(fs)
 	out := fs.String("o", "", "where to save the result (a file, or an existing directory); default: its name, here")
 	force := fs.Bool("force", false, "overwrite an existing file")
 	asJSON := fs.Bool("json", false, "print the job record instead of the saved line; on failure a problem object")
-	id, err := oneJobArg(env, fs, args)
-	if err != nil {
-		return err
-	}
-	c, err := cf.keyed()
+	c, id, err := oneJobArgs(env, fs, args)
 	if err != nil {
 		return err
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"text/tabwriter"
 	"time"
 
 	"github.com/docmill/docmill/client"
@@ -20,20 +19,9 @@ account manages its others, and itself (operators: docmill accounts)`
 
 // keysCmd manages the caller's API keys on a server, as a client.
 func keysCmd(ctx context.Context, env *environment, args []string) error {
-	if len(args) == 0 {
-		return usagef("%s", keysUsage)
-	}
-	if isHelp(args[0]) {
-		fmt.Fprintln(env.stdout, keysUsage)
-		return errHelp
-	}
-	cmds := map[string]func(context.Context, *environment, []string) error{
+	return runCommand(ctx, env, args, "keys", keysUsage, map[string]command{
 		"list": keysList, "create": keysCreate, "rename": keysRename, "revoke": keysRevoke,
-	}
-	if run, ok := cmds[args[0]]; ok {
-		return run(ctx, env, args[1:])
-	}
-	return usagef("unknown keys command %q\n%s", args[0], keysUsage)
+	})
 }
 
 // keysArgs parses the flags of a keys command that takes n arguments and
@@ -63,15 +51,7 @@ func keysList(ctx context.Context, env *environment, args []string) error {
 	if err != nil {
 		return err
 	}
-	if *asJSON {
-		if keys == nil {
-			keys = []client.Key{}
-		}
-		return printJSON(env, keys)
-	}
-	tw := tabwriter.NewWriter(env.stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "PREFIX\tNAME\tCREATED\tLAST USED\tFROM\tSTATE")
-	for _, k := range keys {
+	return printList(env, *asJSON, keys, "PREFIX\tNAME\tCREATED\tLAST USED\tFROM\tSTATE", func(k client.Key) string {
 		used, from, state := "never", "-", "active"
 		if k.LastUsedAt != nil {
 			used, from = k.LastUsedAt.UTC().Format(time.RFC3339), k.LastUsedIP
@@ -81,9 +61,8 @@ func keysList(ctx context.Context, env *environment, args []string) error {
 		} else if k.Current {
 			state = "active (this key)"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", k.Prefix, k.Name, k.CreatedAt.UTC().Format(time.RFC3339), used, from, state)
-	}
-	return tw.Flush()
+		return fmt.Sprintf("%s\t%s\t%s\t%s\t%s\t%s", k.Prefix, k.Name, k.CreatedAt.UTC().Format(time.RFC3339), used, from, state)
+	})
 }
 
 // keysCreate adds a key to the account and prints it, once.

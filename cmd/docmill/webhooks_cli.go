@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/docmill/docmill/client"
@@ -23,21 +22,10 @@ each with --url and --key (DOCMILL_URL, DOCMILL_KEY)`
 // webhooksCmd manages the caller's webhook endpoints on a server, as a
 // client.
 func webhooksCmd(ctx context.Context, env *environment, args []string) error {
-	if len(args) == 0 {
-		return usagef("%s", webhooksUsage)
-	}
-	if isHelp(args[0]) {
-		fmt.Fprintln(env.stdout, webhooksUsage)
-		return errHelp
-	}
-	cmds := map[string]func(context.Context, *environment, []string) error{
+	return runCommand(ctx, env, args, "webhooks", webhooksUsage, map[string]command{
 		"create": webhooksCreate, "list": webhooksList, "delete": webhooksDelete,
 		"rotate-secret": webhooksRotate, "deliveries": webhooksDeliveries,
-	}
-	if run, ok := cmds[args[0]]; ok {
-		return run(ctx, env, args[1:])
-	}
-	return usagef("unknown webhooks command %q\n%s", args[0], webhooksUsage)
+	})
 }
 
 // webhookArgs parses the flags of a webhooks command that takes one
@@ -98,24 +86,15 @@ func webhooksList(ctx context.Context, env *environment, args []string) error {
 	if err != nil {
 		return err
 	}
-	if *asJSON {
-		if hooks == nil {
-			hooks = []client.Webhook{}
-		}
-		return printJSON(env, hooks)
-	}
-	tw := tabwriter.NewWriter(env.stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tURL\tEVENTS\tSTATE")
-	for _, wh := range hooks {
+	return printList(env, *asJSON, hooks, "ID\tURL\tEVENTS\tSTATE", func(wh client.Webhook) string {
 		state := "enabled"
 		if !wh.Enabled {
 			state = "disabled: " + wh.DisabledReason
 		} else if wh.FailingSince != nil {
 			state = "failing since " + wh.FailingSince.UTC().Format(time.RFC3339)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", wh.ID, wh.URL, strings.Join(wh.Events, ","), state)
-	}
-	return tw.Flush()
+		return fmt.Sprintf("%s\t%s\t%s\t%s", wh.ID, wh.URL, strings.Join(wh.Events, ","), state)
+	})
 }
 
 // webhooksDelete removes an endpoint.
@@ -157,15 +136,7 @@ func webhooksDeliveries(ctx context.Context, env *environment, args []string) er
 	if err != nil {
 		return err
 	}
-	if *asJSON {
-		if attempts == nil {
-			attempts = []client.WebhookAttempt{}
-		}
-		return printJSON(env, attempts)
-	}
-	tw := tabwriter.NewWriter(env.stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "WHEN\tEVENT\tJOB\tATTEMPT\tOUTCOME\tNEXT RETRY")
-	for _, a := range attempts {
+	return printList(env, *asJSON, attempts, "WHEN\tEVENT\tJOB\tATTEMPT\tOUTCOME\tNEXT RETRY", func(a client.WebhookAttempt) string {
 		outcome := "ok"
 		switch {
 		case a.StatusCode != nil && !a.Succeeded:
@@ -177,7 +148,6 @@ func webhooksDeliveries(ctx context.Context, env *environment, args []string) er
 		if a.NextRetryAt != nil {
 			next = a.NextRetryAt.UTC().Format(time.RFC3339)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\n", a.AttemptedAt.UTC().Format(time.RFC3339), a.Event, a.JobID, a.Attempt, outcome, next)
-	}
-	return tw.Flush()
+		return fmt.Sprintf("%s\t%s\t%s\t%d\t%s\t%s", a.AttemptedAt.UTC().Format(time.RFC3339), a.Event, a.JobID, a.Attempt, outcome, next)
+	})
 }

@@ -44,20 +44,7 @@ func TestDeleteAccountRows(t *testing.T) {
 	storetest.DeleteAccountRows(t, storetest.RowsStore{
 		Store: s,
 		Tables: func(ctx context.Context) ([]string, error) {
-			rows, err := s.WriteDB().QueryContext(ctx, `SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'`)
-			if err != nil {
-				return nil, err
-			}
-			defer rows.Close()
-			var names []string
-			for rows.Next() {
-				var name string
-				if err := rows.Scan(&name); err != nil {
-					return nil, err
-				}
-				names = append(names, name)
-			}
-			return names, rows.Err()
+			return queryStrings(ctx, s.WriteDB(), `SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'`)
 		},
 		Count: func(ctx context.Context, query string, args ...any) (int64, error) {
 			var n int64
@@ -103,20 +90,7 @@ func TestEnqueue(t *testing.T) {
 			return err
 		},
 		Queued: func(ctx context.Context) ([]string, error) {
-			rows, err := s.WriteDB().QueryContext(ctx, `SELECT job_id FROM queue`)
-			if err != nil {
-				return nil, err
-			}
-			defer rows.Close()
-			var ids []string
-			for rows.Next() {
-				var id string
-				if err := rows.Scan(&id); err != nil {
-					return nil, err
-				}
-				ids = append(ids, id)
-			}
-			return ids, rows.Err()
+			return queryStrings(ctx, s.WriteDB(), `SELECT job_id FROM queue`)
 		},
 		SetEnqueue: func(hook storetest.EnqueueHook) {
 			s.SetEnqueue(func(ctx context.Context, tx *sql.Tx, j *docmill.Job) error {
@@ -124,6 +98,25 @@ func TestEnqueue(t *testing.T) {
 			})
 		},
 	})
+}
+
+// queryStrings returns the one text column of every row query returns,
+// as pgx.CollectRows(rows, pgx.RowTo[string]) does for PostgreSQL.
+func queryStrings(ctx context.Context, db *sql.DB, query string) ([]string, error) {
+	rows, err := db.QueryContext(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var vs []string
+	for rows.Next() {
+		var v string
+		if err := rows.Scan(&v); err != nil {
+			return nil, err
+		}
+		vs = append(vs, v)
+	}
+	return vs, rows.Err()
 }
 
 // sqlTx is a database/sql transaction as a storetest.Tx.

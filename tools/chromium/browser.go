@@ -250,25 +250,34 @@ func (b *Browser) acquire() (*instance, error) {
 // browser starts returns ctx's error at once, and the start goes on for
 // the next job.
 func (b *Browser) acquireFor(ctx context.Context) (*instance, error) {
-	type acquired struct {
-		inst *instance
-		err  error
+	return unlessDone(ctx, b.acquire, b.release)
+}
+
+// unlessDone returns start's result, or ctx's error as soon as ctx ends,
+// whichever comes first. start runs in its own goroutine and goes on
+// after ctx ends; a value it then returns without error is handed to
+// late, which lets go of it.
+func unlessDone[T any](ctx context.Context, start func() (T, error), late func(T)) (T, error) {
+	type result struct {
+		v   T
+		err error
 	}
-	ch := make(chan acquired, 1)
+	ch := make(chan result, 1)
 	go func() {
-		inst, err := b.acquire()
-		ch <- acquired{inst, err}
+		v, err := start()
+		ch <- result{v, err}
 	}()
 	select {
-	case a := <-ch:
-		return a.inst, a.err
+	case r := <-ch:
+		return r.v, r.err
 	case <-ctx.Done():
 		go func() {
-			if a := <-ch; a.err == nil {
-				b.release(a.inst)
+			if r := <-ch; r.err == nil {
+				late(r.v)
 			}
 		}()
-		return nil, ctx.Err()
+		var none T
+		return none, ctx.Err()
 	}
 }
 

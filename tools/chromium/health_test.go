@@ -15,8 +15,8 @@ import (
 	"github.com/docmill/docmill/tools/toolstest"
 )
 
-// framesAndWindows is the page of issue 29 that broke the browser for
-// every later job: a thousand iframes and a thousand windows.
+// framesAndWindows is a page that once broke the browser for every
+// later job: a thousand iframes and a thousand windows.
 var framesAndWindows = `<!doctype html><title>w</title><body><script>
 for (let i = 0; i < 1000; i++) {
   const f = document.createElement("iframe");

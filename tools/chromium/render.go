@@ -29,9 +29,9 @@ type printSettings struct {
 	margin     float64
 	background bool
 	// tagged asks for a tagged PDF (a structure tree for accessibility).
-	// Off by default: on the 200-row table page of issue 15 it made
-	// printing about twice as slow and the PDF nine times larger, and
-	// Chromium before 154 and Gotenberg print untagged by default too.
+	// Off by default: tagging makes printing slower and the PDF larger
+	// (BenchmarkHTMLToPDFTable measures both), and Chromium before 154 and
+	// Gotenberg print untagged by default too.
 	tagged bool
 	// title is the PDF's title when the page has none: the upload's name
 	// without its extension.

@@ -110,31 +110,14 @@ func (i *instance) takeTab(ctx context.Context, maxTabs int) (*tab, error) {
 // openTabFor opens a tab counted in i.tabs, uncounting it if the opening
 // fails or ctx ends first.
 func (i *instance) openTabFor(ctx context.Context) (*tab, error) {
-	type opened struct {
-		t   *tab
-		err error
-	}
-	ch := make(chan opened, 1)
-	go func() {
+	open := func() (*tab, error) {
 		t, err := i.openTab()
-		ch <- opened{t, err}
-	}()
-	select {
-	case o := <-ch:
-		if o.err != nil {
+		if err != nil {
 			i.uncount()
 		}
-		return o.t, o.err
-	case <-ctx.Done():
-		go func() {
-			if o := <-ch; o.err == nil {
-				i.dropTab(o.t, false)
-			} else {
-				i.uncount()
-			}
-		}()
-		return nil, ctx.Err()
+		return t, err
 	}
+	return unlessDone(ctx, open, func(t *tab) { i.dropTab(t, false) })
 }
 
 // uncount forgets a tab in i.tabs.
@@ -158,9 +141,9 @@ func (i *instance) dropTab(t *tab, background bool) {
 // makes intercepted (serveRequests), its dialogs dismissed and its HTTP
 // cache disabled. The tab lives until its close is called or the browser
 // dies; it has no deadline (a deadline on a context's first Run would
-// bind the tab's life to it). (Tabs opened ahead of jobs were tried: on a
-// two-core node the background opening slowed the running jobs more than
-// it saved; p50 went from 480 to 610 ms.)
+// bind the tab's life to it). Tabs are not opened ahead of jobs: on a
+// small node the background opening slows the running jobs more than it
+// saves.
 func (i *instance) openTab() (*tab, error) {
 	ctx, cancel := chromedp.NewContext(i.ctx, chromedp.WithNewBrowserContext())
 	if err := chromedp.Do(ctx); err != nil {

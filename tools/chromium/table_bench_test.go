@@ -13,14 +13,14 @@ import (
 	"github.com/docmill/docmill/tools/toolstest"
 )
 
-// Issue 15's targets relative to the bare loop.
+// The targets, relative to the bare loop.
 const (
 	targetBareRatio = 1.2 // tool time per document over the bare loop's
 	targetSizeRatio = 1.2 // tool PDF size over an untagged bare print's
 )
 
-// BenchmarkHTMLToPDFTable measures html-to-pdf on the table page of issue
-// 15 (200 rows, 7 A4 pages) against a bare Chromium floor on the same warm
+// BenchmarkHTMLToPDFTable measures html-to-pdf on toolstest.TablePage
+// (200 rows, 7 A4 pages) against a bare Chromium floor on the same warm
 // browser: documents per second at 1 and 4 concurrent clients, b.N
 // documents each, and the PDF sizes. The bare loop opens a tab, loads the
 // page from a local file, prints it with Page.printToPDF's default settings

@@ -143,7 +143,7 @@ func refuseBombs(t *testing.T, limits docmill.Limits, bombs []bomb) {
 	}
 }
 
-// TestZipBombs: at the default limits, the document of issue 11 (a 1.5 MB
+// TestZipBombs: at the default limits, a reported document (a 1.5 MB
 // .docx whose word/document.xml inflates to 1.6 GB) and bombs of the
 // other zip formats are refused before LibreOffice sees them.
 func TestZipBombs(t *testing.T) {

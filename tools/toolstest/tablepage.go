@@ -5,7 +5,7 @@ import (
 	"fmt"
 )
 
-// TablePage returns the page of issue 15's html-to-pdf figures: a plain
+// TablePage returns the page of the html-to-pdf benchmarks: a plain
 // HTML table of rows rows and six columns of text, with no script, image
 // or web font. 200 rows print on 7 A4 pages at html-to-pdf's default
 // settings. The tool's package and the HTTP benchmarks print the same
@@ -29,9 +29,9 @@ th, td { border: 1px solid #999; padding: 7px 6px; text-align: left; } th { back
 	return buf.Bytes()
 }
 
-// Issue 15's targets for html-to-pdf on TablePage(200), and Gotenberg's
-// figures for the same page, measured elsewhere (Gotenberg 8.36 on a
-// 2-core machine): a reference to print, not a measurement.
+// The targets for html-to-pdf on TablePage(200), and Gotenberg's figures
+// for the same page (Gotenberg 8.36 on a 2-core machine), that the
+// benchmarks print beside their own: a reference, not a measurement.
 const (
 	TableTargetDocsPerSec1 = 4.0 // documents per second, 1 client
 	TableTargetDocsPerSec4 = 5.5 // documents per second, 4 clients

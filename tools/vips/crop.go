@@ -69,19 +69,11 @@ func crop(ctx context.Context, vips, vipsheader *sandbox.Engine, maxPixels int64
 	}
 	p := in.Params
 	box := cropBox{left: p.Int("left"), top: p.Int("top"), width: p.Int("width"), height: p.Int("height")}
-	src, err := loadPath(f, true)
-	if err != nil {
-		return nil, err
-	}
-	upright, err := writeUpright(ctx, vips, in, src)
+	upright, uw, uh, err := uprightImage(ctx, vips, in, f)
 	if err != nil {
 		return nil, err
 	}
 	defer os.Remove(upright)
-	uw, uh, err := goSize(docmill.LocalFile{Path: upright, ContentType: "image/png"})
-	if err != nil {
-		return nil, docmill.Internal(err) // vips wrote it
-	}
 	if err := box.check(uw, uh); err != nil {
 		return nil, err
 	}

@@ -102,6 +102,25 @@ func writeUpright(ctx context.Context, vips *sandbox.Engine, in *docmill.RunInpu
 	return upright, nil
 }
 
+// uprightImage is writeUpright of the kept image f, with the upright
+// image's size; the caller removes the file at path.
+func uprightImage(ctx context.Context, vips *sandbox.Engine, in *docmill.RunInput, f docmill.LocalFile) (path string, w, h int, err error) {
+	src, err := loadPath(f, true)
+	if err != nil {
+		return "", 0, 0, err
+	}
+	path, err = writeUpright(ctx, vips, in, src)
+	if err != nil {
+		return "", 0, 0, err
+	}
+	w, h, err = goSize(docmill.LocalFile{Path: path, ContentType: "image/png"})
+	if err != nil {
+		os.Remove(path)
+		return "", 0, 0, docmill.Internal(err) // vips wrote it
+	}
+	return path, w, h, nil
+}
+
 // sizedOutput returns the result at path in format fm, named name plus
 // the format's extension, with its size and the input's (w x h) in the
 // meta.

@@ -102,19 +102,11 @@ func watermark(ctx context.Context, vips, vipsheader *sandbox.Engine, maxPixels 
 	if _, _, err := imageSize(ctx, vipsheader, in.WorkDir, f, maxPixels); err != nil {
 		return nil, err
 	}
-	src, err := loadPath(f, true)
-	if err != nil {
-		return nil, err
-	}
-	upright, err := writeUpright(ctx, vips, in, src)
+	upright, w, h, err := uprightImage(ctx, vips, in, f)
 	if err != nil {
 		return nil, err
 	}
 	defer os.Remove(upright)
-	w, h, err := goSize(docmill.LocalFile{Path: upright, ContentType: "image/png"})
-	if err != nil {
-		return nil, docmill.Internal(err) // vips wrote it
-	}
 	size := in.Params.Int("font_size")
 	if !in.Params.Has("font_size") {
 		size = max(12, min(w, h)/12)

@@ -164,7 +164,7 @@ FROM webhook_attempts WHERE webhook_id = $1 ORDER BY attempted_at DESC, message_
 	DeleteJobWebhookAttempts = `DELETE FROM webhook_attempts WHERE job_id = $1`
 )
 
-// Accounts' operator actions, keys' names and last use (issue 30).
+// Accounts' operator actions, keys' names and last use.
 const (
 	AccountByEmail = `SELECT ` + AccountColumns + ` FROM accounts a WHERE a.email = $1`
 	ListAccounts   = `SELECT ` + AccountColumns + `,
