@@ -36,8 +36,7 @@ func removeAnnotationsTool() *docmill.Tool {
 				Description: "Keep the widgets of form fields, without which a form cannot be seen or filled. " +
 					"When false they are removed too, with the fields left without any widget."},
 		},
-		Run: runRemoveAnnotations,
-	})
+	}, model.REMOVEANNOTATIONS, runRemoveAnnotations)
 }
 
 // annotFilter says which annotations remove-annotations keeps.
@@ -55,17 +54,9 @@ func (f annotFilter) keeps(sub string) bool {
 // something else refers to them (a structure tree's OBJR, which a reader
 // then ignores): unlike pdfcpu's own removal, the structure tree, and so
 // the document's tagging, is kept.
-func runRemoveAnnotations(ctx context.Context, in *docmill.RunInput) (out *docmill.RunOutput, err error) {
-	defer recoverPanic(&err)
+func runRemoveAnnotations(ctx context.Context, in *docmill.RunInput, b *budget, doc *model.Context) (out *docmill.RunOutput, err error) {
 	ranges := in.Params.PageRanges("pages")
 	filter := annotFilter{keepLinks: in.Params.Bool("keep_links"), keepForms: in.Params.Bool("keep_forms")}
-	if err := checkSize(ctx, in.Files); err != nil {
-		return nil, err
-	}
-	doc, err := readDocument(ctx, in.Files[0], newConfig(model.REMOVEANNOTATIONS), theFile)
-	if err != nil {
-		return nil, err
-	}
 	pages, err := docmill.Pages(ranges, doc.PageCount)
 	if err != nil {
 		return nil, docmill.ParamError("pages", "%s", err)

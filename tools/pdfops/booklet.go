@@ -33,8 +33,7 @@ func bookletTool() *docmill.Tool {
 			},
 			pageSizeParam("The sheet's size"),
 		},
-		Run: runBooklet,
-	})
+	}, model.BOOKLET, runBooklet)
 }
 
 // runBooklet imposes the pages as pdfcpu's saddle-stitched booklet,
@@ -42,15 +41,7 @@ func bookletTool() *docmill.Tool {
 // (last and first) share the front of the first sheet, the second and
 // the second last its back, and so on inwards. The page count is padded
 // with blank pages to a multiple of four pages per sheet side pair.
-func runBooklet(ctx context.Context, in *docmill.RunInput) (out *docmill.RunOutput, err error) {
-	defer recoverPanic(&err)
-	if err := checkSize(ctx, in.Files); err != nil {
-		return nil, err
-	}
-	doc, err := readDocument(ctx, in.Files[0], newConfig(model.BOOKLET), theFile)
-	if err != nil {
-		return nil, err
-	}
+func runBooklet(ctx context.Context, in *docmill.RunInput, b *budget, doc *model.Context) (out *docmill.RunOutput, err error) {
 	inputPages := doc.PageCount
 	n := in.Params.Int("per_sheet")
 	nup := pdfcpu.DefaultBookletConfig()
@@ -60,7 +51,7 @@ func runBooklet(ctx context.Context, in *docmill.RunInput) (out *docmill.RunOutp
 	if err := pdfcpu.ParseNUpValue(n, nup); err != nil {
 		return nil, fmt.Errorf("pdfops: booklet of %d: %w", n, err)
 	}
-	if err := imposePages(ctx, doc, func(set types.IntSet) error { return pdfcpu.BookletFromPDF(doc, set, nup) }); err != nil {
+	if err := imposePages(ctx, b, doc, func(set types.IntSet) error { return pdfcpu.BookletFromPDF(doc, set, nup) }); err != nil {
 		return nil, err
 	}
 	return writeOutput(doc, in.WorkDir, "booklet.pdf", docmill.ResultName(in.Files[0].Filename, ".pdf", "-booklet.pdf"),

@@ -39,7 +39,7 @@ const minCropPoints = 1.0
 // meta "pages" and "cropped_pages".
 func SetCropBoxTool() *docmill.Tool {
 	disableConfigDir()
-	return withBudgets([]*docmill.Tool{onePDFTool(docmill.Tool{
+	return onePDFTool(docmill.Tool{
 		Slug:    SetCropBoxSlug,
 		Lane:    docmill.LanePDF,
 		Title:   "Set crop box",
@@ -55,8 +55,7 @@ func SetCropBoxTool() *docmill.Tool {
 			{Name: "drawn", Type: docmill.TypeString},
 			{Name: "padding", Type: docmill.TypeNumber, Min: docmill.Bound(0)},
 		},
-		Run: runSetCropBox,
-	})})[0]
+	}, model.CROP, runSetCropBox)
 }
 
 // cropSpec is a parsed request of SetCropBoxTool.
@@ -76,16 +75,8 @@ func (r rect) intersect(o rect) rect {
 	return rect{max(r.llx, o.llx), max(r.lly, o.lly), min(r.urx, o.urx), min(r.ury, o.ury)}
 }
 
-func runSetCropBox(ctx context.Context, in *docmill.RunInput) (out *docmill.RunOutput, err error) {
-	defer recoverPanic(&err)
+func runSetCropBox(ctx context.Context, in *docmill.RunInput, b *budget, doc *model.Context) (out *docmill.RunOutput, err error) {
 	spec, err := parseCropSpec(in.Params)
-	if err != nil {
-		return nil, err
-	}
-	if err := checkSize(ctx, in.Files); err != nil {
-		return nil, err
-	}
-	doc, err := readDocument(ctx, in.Files[0], newConfig(model.CROP), theFile)
 	if err != nil {
 		return nil, err
 	}

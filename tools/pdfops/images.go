@@ -108,15 +108,14 @@ func imagesToPDFTool() *docmill.Tool {
 		},
 		Engine:  "pdfcpu",
 		Timeout: timeout,
-		Run:     runImagesToPDF,
+		Run:     guarded(runImagesToPDF),
 	}
 }
 
 // runImagesToPDF makes one page per image, in upload order. All images
 // are probed and capped first; then each is embedded and its page built
 // in turn, so at most one decoded image is in memory at a time.
-func runImagesToPDF(ctx context.Context, in *docmill.RunInput) (out *docmill.RunOutput, err error) {
-	defer recoverPanic(&err)
+func runImagesToPDF(ctx context.Context, in *docmill.RunInput, b *budget) (out *docmill.RunOutput, err error) {
 	lay := imageLayoutParams(in.Params)
 	files := in.Files
 	label := func(i int) string {
@@ -125,10 +124,10 @@ func runImagesToPDF(ctx context.Context, in *docmill.RunInput) (out *docmill.Run
 		}
 		return fmt.Sprintf("File %d (%q)", i+1, files[i].Filename)
 	}
-	if err := checkSizes(ctx, in.Files, "images", label); err != nil {
+	if err := checkSizes(b, in.Files, "images", label); err != nil {
 		return nil, err
 	}
-	probes, err := probeImages(ctx, in.Files, label)
+	probes, err := probeImages(b, in.Files, label)
 	if err != nil {
 		return nil, err
 	}
@@ -187,8 +186,8 @@ type imageProbe struct {
 
 // probeImages reads every input's format and dimensions, without
 // decoding pixels, and applies the pixel caps.
-func probeImages(ctx context.Context, files []docmill.LocalFile, label func(int) string) ([]imageProbe, error) {
-	l := budgetOf(ctx).l
+func probeImages(b *budget, files []docmill.LocalFile, label func(int) string) ([]imageProbe, error) {
+	l := b.l
 	probes := make([]imageProbe, len(files))
 	var decoded int64
 	for i, f := range files {

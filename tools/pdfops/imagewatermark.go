@@ -61,7 +61,7 @@ func imageWatermarkTool() *docmill.Tool {
 		},
 		Engine:  "pdfcpu",
 		Timeout: timeout,
-		Run:     runImageWatermark,
+		Run:     guarded(runImageWatermark),
 	}
 }
 
@@ -82,8 +82,7 @@ type imageStamp struct {
 // reuses the text stamps' positions and page frames (stampSpot,
 // stampPage), so an image and a text watermark at the same position line
 // up, on upright, rotated and cropped pages alike.
-func runImageWatermark(ctx context.Context, in *docmill.RunInput) (out *docmill.RunOutput, err error) {
-	defer recoverPanic(&err)
+func runImageWatermark(ctx context.Context, in *docmill.RunInput, b *budget) (out *docmill.RunOutput, err error) {
 	files := in.Files
 	if files[0].ContentType != pdfContentType || (files[1].ContentType != "image/png" && files[1].ContentType != "image/jpeg") {
 		return nil, docmill.Errorf(docmill.CodeUnsupportedFileType,
@@ -92,17 +91,17 @@ func runImageWatermark(ctx context.Context, in *docmill.RunInput) (out *docmill.
 	label := func(i int) string {
 		return fmt.Sprintf("%s (%q)", []string{"The PDF", "The image"}[i], files[i].Filename)
 	}
-	if err := checkSizes(ctx, files, "files", label); err != nil {
+	if err := checkSizes(b, files, "files", label); err != nil {
 		return nil, err
 	}
-	probes, err := probeImages(ctx, files[1:], func(int) string { return label(1) })
+	probes, err := probeImages(b, files[1:], func(int) string { return label(1) })
 	if err != nil {
 		return nil, err
 	}
 	if f := probes[0].format; f != "png" && f != "jpeg" {
 		return nil, docmill.Errorf(docmill.CodeUnsupportedFileType, "%s is a %s image; this tool stamps PNG and JPEG images.", label(1), imageFormats[f])
 	}
-	doc, err := readDocument(ctx, files[0], newConfig(model.ADDWATERMARKS), label(0))
+	doc, err := readDocument(ctx, b, files[0], newConfig(model.ADDWATERMARKS), label(0))
 	if err != nil {
 		return nil, err
 	}

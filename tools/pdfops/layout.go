@@ -91,8 +91,7 @@ func pageSizeOf(p docmill.Params) types.Dim {
 // held once per page; checkDecodedSize, which counts each stream once,
 // does not bound that. The content of pages, counted once per use, must
 // fit in what is left of the run's decoding allowance.
-func checkCopiedContent(ctx context.Context, doc *model.Context, pages []int, label string) error {
-	b := budgetOf(ctx)
+func checkCopiedContent(ctx context.Context, b *budget, doc *model.Context, pages []int, label string) error {
 	left := b.l.JobDecodedBytes - b.decoded
 	sizes := map[int]int64{} // decoded size by object number
 	var total int64

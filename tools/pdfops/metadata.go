@@ -43,22 +43,13 @@ func editMetadataTool() *docmill.Tool {
 			"The document information dictionary and the XMP metadata, which readers may prefer to it, are written in step; " +
 			"a PDF/A or PDF/UA identification in the input's XMP is kept. The dates are set to the time of writing.",
 		Params: params,
-		Run:    runEditMetadata,
-	})
+	}, model.ADDPROPERTIES, runEditMetadata)
 }
 
 // runEditMetadata updates the Info dictionary and the catalog's /Lang,
 // and replaces the XMP stream by one stating the same values, so that
 // the two never disagree.
-func runEditMetadata(ctx context.Context, in *docmill.RunInput) (out *docmill.RunOutput, err error) {
-	defer recoverPanic(&err)
-	if err := checkSize(ctx, in.Files); err != nil {
-		return nil, err
-	}
-	doc, err := readDocument(ctx, in.Files[0], newConfig(model.ADDPROPERTIES), theFile)
-	if err != nil {
-		return nil, err
-	}
+func runEditMetadata(ctx context.Context, in *docmill.RunInput, b *budget, doc *model.Context) (out *docmill.RunOutput, err error) {
 	clear, producer := in.Params.Bool("clear"), in.Params.String("producer")
 	if producer != "" && doc.Encrypt != nil {
 		return nil, docmill.ParamError("producer", "cannot be set on an encrypted document")

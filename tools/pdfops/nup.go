@@ -65,27 +65,18 @@ func nupTool() *docmill.Tool {
 				Default:     "false",
 			},
 		},
-		Run: runNUp,
-	})
+	}, model.NUP, runNUp)
 }
 
 // runNUp puts the pages, in order, per_sheet to a sheet, each scaled to
 // its cell keeping its proportions; the last sheet may have empty cells.
-func runNUp(ctx context.Context, in *docmill.RunInput) (out *docmill.RunOutput, err error) {
-	defer recoverPanic(&err)
-	if err := checkSize(ctx, in.Files); err != nil {
-		return nil, err
-	}
-	doc, err := readDocument(ctx, in.Files[0], newConfig(model.NUP), theFile)
-	if err != nil {
-		return nil, err
-	}
+func runNUp(ctx context.Context, in *docmill.RunInput, b *budget, doc *model.Context) (out *docmill.RunOutput, err error) {
 	inputPages := doc.PageCount
 	nup, err := nupConfig(doc, in.Params)
 	if err != nil {
 		return nil, err
 	}
-	if err := imposePages(ctx, doc, func(set types.IntSet) error { return pdfcpu.NUpFromPDF(doc, set, nup) }); err != nil {
+	if err := imposePages(ctx, b, doc, func(set types.IntSet) error { return pdfcpu.NUpFromPDF(doc, set, nup) }); err != nil {
 		return nil, err
 	}
 	return writeOutput(doc, in.WorkDir, "nup.pdf", docmill.ResultName(in.Files[0].Filename, ".pdf", "-nup.pdf"),
@@ -154,7 +145,7 @@ func firstPageShape(doc *model.Context) (*types.Rectangle, error) {
 // imposePages runs an imposition (n-up, booklet) of every page of doc,
 // which replaces doc's pages with new sheets that draw them: it bounds the
 // content the sheets copy, and drops what pointed at the old pages.
-func imposePages(ctx context.Context, doc *model.Context, impose func(types.IntSet) error) error {
+func imposePages(ctx context.Context, b *budget, doc *model.Context, impose func(types.IntSet) error) error {
 	if err := balanceStampPageTree(doc); err != nil {
 		return docmill.InvalidDocument(err, "The file's page tree could not be read: it is damaged.")
 	}
@@ -164,7 +155,7 @@ func imposePages(ctx context.Context, doc *model.Context, impose func(types.IntS
 		all[i] = i + 1
 		set[i+1] = true
 	}
-	if err := checkCopiedContent(ctx, doc, all, theFile); err != nil {
+	if err := checkCopiedContent(ctx, b, doc, all, theFile); err != nil {
 		return err
 	}
 	if err := impose(set); err != nil {

@@ -61,8 +61,7 @@ func pageNumbersTool() *docmill.Tool {
 			pagesParam(`Pages that get a number, such as "2-" to leave out a cover`),
 		},
 		Available: stampFontAvailable,
-		Run:       runPageNumbers,
-	})
+	}, model.ADDWATERMARKS, runPageNumbers)
 }
 
 // pageNumbering is the validated settings of a page-numbers run.
@@ -81,8 +80,7 @@ type pageNumbering struct {
 // keeps its place in the count, as unnumbered plates do in a book. {total}
 // is the number shown on the last selected page, so "{n} / {total}" ends
 // on "12 / 12" whatever start and pages are.
-func runPageNumbers(ctx context.Context, in *docmill.RunInput) (out *docmill.RunOutput, err error) {
-	defer recoverPanic(&err)
+func runPageNumbers(ctx context.Context, in *docmill.RunInput, b *budget, doc *model.Context) (out *docmill.RunOutput, err error) {
 	pn := pageNumberSettings(in.Params)
 	job := stampJob{
 		outFile: "numbered.pdf",
@@ -90,7 +88,7 @@ func runPageNumbers(ctx context.Context, in *docmill.RunInput) (out *docmill.Run
 		metaKey: "numbered_pages",
 		plan:    pn.plan,
 	}
-	return job.run(ctx, in)
+	return job.run(ctx, in, b, doc)
 }
 
 // requirePageNumber refuses a format without the {n} placeholder.

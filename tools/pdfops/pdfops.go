@@ -19,6 +19,7 @@
 package pdfops
 
 import (
+	"context"
 	"sync"
 	"time"
 
@@ -65,14 +66,50 @@ func pagesParam(what string) docmill.Param {
 	}
 }
 
-// onePDFTool completes the declaration of a pdfcpu tool that takes one
-// PDF: it accepts PDFs only, exactly one file, and runs within timeout.
-func onePDFTool(t docmill.Tool) *docmill.Tool {
+// runFunc is the Run of a pdfcpu tool or step, given the budget its run
+// reads documents within.
+type runFunc func(ctx context.Context, in *docmill.RunInput, b *budget) (*docmill.RunOutput, error)
+
+// docRunFunc is the Run of a tool that takes one PDF, given the document
+// read within b.
+type docRunFunc func(ctx context.Context, in *docmill.RunInput, b *budget, doc *model.Context) (*docmill.RunOutput, error)
+
+// guarded is the prologue of every pdfcpu run: it recovers a panic that
+// hostile input raised in pdfcpu (recoverPanic) and gives run a fresh
+// budget of in's Limits, the only place a run's limits come from.
+func guarded(run runFunc) docmill.RunFunc {
+	return func(ctx context.Context, in *docmill.RunInput) (out *docmill.RunOutput, err error) {
+		defer recoverPanic(&err)
+		return run(ctx, in, newBudget(in.Limits))
+	}
+}
+
+// pdfTool completes the declaration of a pdfcpu tool or step whose first
+// file is a PDF: it accepts PDFs only, exactly one file unless the caller
+// changes it, runs within timeout, and runs run guarded.
+func pdfTool(t docmill.Tool, run runFunc) *docmill.Tool {
 	t.Accepts = []string{pdfContentType}
 	t.MinFiles, t.MaxFiles = 1, 1
 	t.Engine = "pdfcpu"
 	t.Timeout = timeout
+	t.Run = guarded(run)
 	return &t
+}
+
+// onePDFTool completes the declaration of a pdfcpu tool or step that
+// takes one PDF (pdfTool): its run refuses a file over the limits
+// (checkSize), reads and validates it for cmd, and hands it to run.
+func onePDFTool(t docmill.Tool, cmd model.CommandMode, run docRunFunc) *docmill.Tool {
+	return pdfTool(t, func(ctx context.Context, in *docmill.RunInput, b *budget) (*docmill.RunOutput, error) {
+		if err := checkSize(b, in.Files); err != nil {
+			return nil, err
+		}
+		doc, err := readDocument(ctx, b, in.Files[0], newConfig(cmd), theFile)
+		if err != nil {
+			return nil, err
+		}
+		return run(ctx, in, b, doc)
+	})
 }
 
 // disableConfigDir stops pdfcpu from creating and reading a configuration
@@ -84,7 +121,7 @@ var disableConfigDir = sync.OnceFunc(api.DisableConfigDir)
 // Tools returns the pdfcpu-backed tools.
 func Tools() []*docmill.Tool {
 	disableConfigDir()
-	tools := withBudgets([]*docmill.Tool{
+	tools := []*docmill.Tool{
 		mergeTool(), splitTool(), rotateTool(),
 		extractPagesTool(), removePagesTool(), organizeTool(),
 		watermarkTool(), pageNumbersTool(),
@@ -97,7 +134,7 @@ func Tools() []*docmill.Tool {
 		resizeTool(), nupTool(), bookletTool(), insertPagesTool(), imageWatermarkTool(),
 		// Clean-up (issue 19).
 		removeAnnotationsTool(), sanitizeTool(),
-	})
+	}
 	for _, t := range tools {
 		if t.Outputs == nil {
 			t.Outputs = []string{pdfContentType} // split-pdf's several files: MayZip

@@ -105,8 +105,7 @@ func protectTool() *docmill.Tool {
 			},
 		},
 		CheckParams: checkOwnerPassword,
-		Run:         runProtect,
-	})
+	}, model.VALIDATE, runProtect)
 }
 
 // protection is what a protect-pdf run encrypts with. ownerSource says
@@ -122,24 +121,15 @@ type protection struct {
 // that opens without a password gets the new protection in place of its
 // own, as unlocking and protecting it would; one that needs a password is
 // refused as password-protected.
-func runProtect(ctx context.Context, in *docmill.RunInput) (out *docmill.RunOutput, err error) {
-	defer recoverPanic(&err)
+func runProtect(ctx context.Context, in *docmill.RunInput, b *budget, doc *model.Context) (out *docmill.RunOutput, err error) {
 	p, err := protectOptions(in.Params)
 	if err != nil {
 		return nil, err
 	}
-	if err := checkSize(ctx, in.Files); err != nil {
-		return nil, err
-	}
-
 	// Read as a check, an encrypted input that opens without a password
 	// is decrypted (one that needs a password is refused); ENCRYPT, set
 	// once it is read, makes the writer encrypt it anew.
-	conf := newConfig(model.VALIDATE)
-	doc, err := readDocument(ctx, in.Files[0], conf, theFile)
-	if err != nil {
-		return nil, err
-	}
+	conf := doc.Configuration
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}

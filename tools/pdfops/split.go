@@ -66,28 +66,19 @@ func splitTool() *docmill.Tool {
 			}
 			return nil
 		},
-		Run: runSplit,
-	})
+	}, model.COLLECT, runSplit)
 }
 
 // runSplit copies each part's pages into a new document. One part is
 // returned as a PDF; several are written, one at a time, into a zip
 // archive, so that only one part is held in memory at once.
-func runSplit(ctx context.Context, in *docmill.RunInput) (out *docmill.RunOutput, err error) {
-	defer recoverPanic(&err)
+func runSplit(ctx context.Context, in *docmill.RunInput, b *budget, doc *model.Context) (out *docmill.RunOutput, err error) {
 	ranges := in.Params.PageRanges("ranges")
 	every := 1
 	if in.Params.Has("every") {
 		every = in.Params.Int("every")
 	}
-	if err := checkSize(ctx, in.Files); err != nil {
-		return nil, err
-	}
-
-	doc, err := readSource(ctx, in.Files[0], theFile)
-	if err != nil {
-		return nil, err
-	}
+	preparePageTree(doc)
 	var parts []span
 	if in.Params.Has("ranges") {
 		parts, err = rangeParts(ranges, doc.PageCount)

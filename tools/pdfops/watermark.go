@@ -75,15 +75,13 @@ func watermarkTool() *docmill.Tool {
 			pagesParam(`Pages to watermark, such as "1-3,5,8-"`),
 		},
 		Available: stampFontAvailable,
-		Run:       runWatermark,
-	})
+	}, model.ADDWATERMARKS, runWatermark)
 }
 
 // runWatermark stamps the text on each selected page. With font_size the
 // text has that size everywhere; without it, each page gets the size that
 // fits it (see textStamp.autoFontSize).
-func runWatermark(ctx context.Context, in *docmill.RunInput) (out *docmill.RunOutput, err error) {
-	defer recoverPanic(&err)
+func runWatermark(ctx context.Context, in *docmill.RunInput, b *budget, doc *model.Context) (out *docmill.RunOutput, err error) {
 	st := watermarkSettings(in.Params)
 	fontSize := in.Params.Int("font_size") // 0: automatic
 	job := stampJob{
@@ -94,7 +92,7 @@ func runWatermark(ctx context.Context, in *docmill.RunInput) (out *docmill.RunOu
 			return planWatermark(st, fontSize, pages, sizes)
 		},
 	}
-	return job.run(ctx, in)
+	return job.run(ctx, in, b, doc)
 }
 
 // requireInk refuses a text whose every line is blank.
