@@ -1,8 +1,11 @@
 package docmill
 
 // Limits are every processing limit of a node, in one value: built once in
-// cmd/docmill from flags and defaults, passed down to the tools and the
-// sandbox, and shown to clients by GET /v1/limits. Plans only ever lower
+// cmd/docmill from flags and defaults, passed down to the tools (in each
+// run's RunInput, or at construction) and the sandbox, and shown to
+// clients by GET /v1/limits. Tools never fall back on defaults of their
+// own: the bounds that remain constants in the tools' packages are facts
+// of a format or of hostile structure, not what a job may cost. Plans only ever lower
 // what a client may send (file size); these bound what one job may cost
 // the node whatever the plan. A zero field means the default.
 type Limits struct {

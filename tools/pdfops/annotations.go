@@ -55,11 +55,11 @@ func (f annotFilter) keeps(sub string) bool {
 // then ignores): unlike pdfcpu's own removal, the structure tree, and so
 // the document's tagging, is kept.
 func runRemoveAnnotations(ctx context.Context, in *docmill.RunInput, b *budget, doc *model.Context) (out *docmill.RunOutput, err error) {
-	ranges := in.Params.PageRanges("pages")
+	ranges := in.Params.PageRanges(pagesName)
 	filter := annotFilter{keepLinks: in.Params.Bool("keep_links"), keepForms: in.Params.Bool("keep_forms")}
 	pages, err := docmill.Pages(ranges, doc.PageCount)
 	if err != nil {
-		return nil, docmill.ParamError("pages", "%s", err)
+		return nil, docmill.ParamError(pagesName, "%s", err)
 	}
 	removedWidgets := map[int]bool{}
 	removed, kept := 0, 0

@@ -80,9 +80,9 @@ func runSetCropBox(ctx context.Context, in *docmill.RunInput, b *budget, doc *mo
 	if err != nil {
 		return nil, err
 	}
-	pages, err := docmill.Pages(in.Params.PageRanges("pages"), doc.PageCount)
+	pages, err := docmill.Pages(in.Params.PageRanges(pagesName), doc.PageCount)
 	if err != nil {
-		return nil, docmill.ParamError("pages", "%s", err)
+		return nil, docmill.ParamError(pagesName, "%s", err)
 	}
 	cropped := 0
 	for _, p := range pages {

@@ -155,9 +155,9 @@ func contentRefs(doc *model.Context, d types.Dict) []types.IndirectRef {
 // selectedPages resolves the "pages" param against doc: the selected pages
 // ascending, each once, as pdfcpu's page set.
 func selectedPages(p docmill.Params, pageCount int) (types.IntSet, []int, error) {
-	pages, err := docmill.Pages(p.PageRanges("pages"), pageCount)
+	pages, err := docmill.Pages(p.PageRanges(pagesName), pageCount)
 	if err != nil {
-		return nil, nil, docmill.ParamError("pages", "%s", err)
+		return nil, nil, docmill.ParamError(pagesName, "%s", err)
 	}
 	set := types.IntSet{}
 	for _, n := range pages {

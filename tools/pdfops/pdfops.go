@@ -29,11 +29,14 @@ import (
 	docmill "github.com/docmill/docmill"
 )
 
-// Caps on what pdfcpu is asked to parse. pdfcpu loads every object of a
-// document into memory (and merge holds the growing result as well), so its
-// memory use grows with the input rather than being bounded by a buffer.
-// These caps keep one job well inside a worker's memory whatever the plan's
-// upload limit is; plans only ever lower what a client may send.
+// What one job may cost is docmill.Limits', handed to every run in its
+// RunInput (guarded): pdfcpu loads every object of a document into memory
+// (and merge holds the growing result as well), so its memory grows with
+// the input. The max* constants of this package are not such costs but
+// facts of the PDF format or bounds on a hostile structure's nesting and
+// counts (an outline's depth, a name tree's nodes), and the bounds of
+// params, declared once for the catalogue whatever the node: they are
+// not the operator's to change.
 const (
 	// MaxInputBytes is the default of docmill.Limits.PDFBytes, which bounds
 	// each input file and, for merge-pdf, the inputs together. Larger inputs
@@ -41,9 +44,11 @@ const (
 	MaxInputBytes int64 = 512 << 20
 	// MaxPages is the default of docmill.Limits.PDFPages, which bounds the
 	// pages of a document, checked on its declared page count before
-	// validation walks the page tree and again on the validated count.
-	// Larger documents fail with invalid_document. The bounds of the
-	// params and of a merge's or an organize's result use this default.
+	// validation walks the page tree and again on the validated count, and
+	// of a merge's, an organize's or a split's result. Larger documents
+	// fail with invalid_document. The page numbers params may name are
+	// bounded by this default, since a declaration is the same on every
+	// node.
 	MaxPages = 10_000
 )
 
@@ -54,12 +59,21 @@ const timeout = 2 * time.Minute
 // pdfContentType is the type of the PDFs these tools read and write.
 const pdfContentType = "application/pdf"
 
+// Names of the params several tools declare, read by these names only.
+const (
+	// pagesName is the page selection a tool acts on (pagesParam).
+	pagesName = "pages"
+	// rangesName and everyName are split-pdf's two ways of cutting.
+	rangesName = "ranges"
+	everyName  = "every"
+)
+
 // pagesParam declares the optional "pages" of a tool that acts on some
 // pages of a document, every page by default; what says which pages the
 // tool acts on, with an example of a selection.
 func pagesParam(what string) docmill.Param {
 	return docmill.Param{
-		Name:        "pages",
+		Name:        pagesName,
 		Type:        docmill.TypePages,
 		Description: what + "; all pages by default.",
 		Default:     "all",

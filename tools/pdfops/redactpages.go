@@ -54,7 +54,7 @@ func RedactPagesTool() *docmill.Tool {
 		Slug:  RedactPagesSlug,
 		Lane:  docmill.LanePDF,
 		Title: "Redact pages",
-		Params: []docmill.Param{{Name: "pages", Type: docmill.TypePages}, {Name: "texts", Type: docmill.TypeString},
+		Params: []docmill.Param{{Name: pagesName, Type: docmill.TypePages}, {Name: "texts", Type: docmill.TypeString},
 			{Name: "text_layer", Type: docmill.TypeBoolean, Default: "false"}},
 		Meta: []docmill.MetaField{{Name: "pages", Type: docmill.MetaInteger, Description: "Pages of the document."}},
 	}, runRedactPages)
@@ -84,9 +84,9 @@ func runRedactPages(ctx context.Context, in *docmill.RunInput, b *budget) (out *
 		return nil, err
 	}
 	var pages []int
-	if in.Params.Has("pages") {
-		if pages, err = docmill.Pages(in.Params.PageRanges("pages"), doc.PageCount); err != nil {
-			return nil, docmill.ParamError("pages", "%s", err)
+	if in.Params.Has(pagesName) {
+		if pages, err = docmill.Pages(in.Params.PageRanges(pagesName), doc.PageCount); err != nil {
+			return nil, docmill.ParamError(pagesName, "%s", err)
 		}
 	}
 	sorted := slices.Clone(pages)

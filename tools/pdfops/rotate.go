@@ -34,10 +34,10 @@ func rotateTool() *docmill.Tool {
 // runRotate adds the angle to the rotation of each selected page, so a page
 // shown at 90 degrees and rotated by 90 ends at 180.
 func runRotate(ctx context.Context, in *docmill.RunInput, b *budget, doc *model.Context) (out *docmill.RunOutput, err error) {
-	angle, ranges := in.Params.Int("angle"), in.Params.PageRanges("pages")
+	angle, ranges := in.Params.Int("angle"), in.Params.PageRanges(pagesName)
 	pages, err := docmill.Pages(ranges, doc.PageCount)
 	if err != nil {
-		return nil, docmill.ParamError("pages", "%s", err)
+		return nil, docmill.ParamError(pagesName, "%s", err)
 	}
 	selected := types.IntSet{}
 	for _, p := range pages {

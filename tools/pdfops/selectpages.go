@@ -26,13 +26,13 @@ func SelectPagesTool() *docmill.Tool {
 		Lane:   docmill.LanePDF,
 		Meta:   []docmill.MetaField{{Name: "pages", Type: docmill.MetaInteger, Description: "Pages of the result."}, {Name: "input_pages", Type: docmill.MetaInteger, Description: "Pages of the input."}},
 		Title:  "Select pages",
-		Params: []docmill.Param{{Name: "pages", Type: docmill.TypePages}},
+		Params: []docmill.Param{{Name: pagesName, Type: docmill.TypePages}},
 	}, runSelectPages)
 }
 
 func runSelectPages(ctx context.Context, in *docmill.RunInput, b *budget) (out *docmill.RunOutput, err error) {
 	f := in.Files[0]
-	ranges := in.Params.PageRanges("pages")
+	ranges := in.Params.PageRanges(pagesName)
 	const label = "The converted document"
 	if err := checkSizes(b, in.Files, "PDFs", func(int) string { return label }); err != nil {
 		return nil, err
@@ -48,7 +48,7 @@ func runSelectPages(ctx context.Context, in *docmill.RunInput, b *budget) (out *
 	}
 	sel, err := docmill.Pages(ranges, doc.PageCount)
 	if err != nil {
-		return nil, docmill.ParamError("pages", "%s", err.Error())
+		return nil, docmill.ParamError(pagesName, "%s", err.Error())
 	}
 	result, err := copyPages(doc, sel)
 	if err != nil {

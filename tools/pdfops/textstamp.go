@@ -168,9 +168,9 @@ func (j stampJob) run(ctx context.Context, in *docmill.RunInput, b *budget, doc 
 	}
 	defer release()
 	doc.TimestampFormat = "" // as newStampConfig: see escapeStampText
-	pages, err := docmill.Pages(in.Params.PageRanges("pages"), doc.PageCount)
+	pages, err := docmill.Pages(in.Params.PageRanges(pagesName), doc.PageCount)
 	if err != nil {
-		return nil, docmill.ParamError("pages", "%s", err)
+		return nil, docmill.ParamError(pagesName, "%s", err)
 	}
 	slices.Sort(pages)
 	pages = slices.Compact(pages)
