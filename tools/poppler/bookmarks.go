@@ -1,9 +1,7 @@
 package poppler
 
 import (
-	"bufio"
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -100,26 +98,9 @@ func documentHeadings(ctx context.Context, pdftotext *sandbox.Engine, in *docmil
 		return nil, fmt.Errorf("poppler: input path: %w", err)
 	}
 	path := filepath.Join(in.WorkDir, "layout.xhtml")
-	f, err := os.Create(path)
-	if err != nil {
-		return nil, fmt.Errorf("poppler: create layout: %w", err)
-	}
-	defer f.Close()
-	buf := bufio.NewWriterSize(f, 1<<20)
-	_, err = pdftotext.Run(ctx, sandbox.Cmd{Args: []string{"-enc", "UTF-8", "-bbox-layout", src, "-"}, Dir: in.WorkDir, Stdout: buf, MaxOutput: maxLayoutBytes})
-	if errors.Is(err, sandbox.ErrOutputTooLarge) {
-		e := docmill.Errorf(docmill.CodeFileTooLarge, "The text of the document is too large to look for headings in (over %d MB of layout).", maxLayoutBytes>>20)
-		e.Err = err
-		return nil, e
-	}
-	if err != nil {
-		return nil, engineError(err, "reading its text")
-	}
-	if err := buf.Flush(); err != nil {
-		return nil, fmt.Errorf("poppler: write layout: %w", err)
-	}
-	if err := f.Close(); err != nil {
-		return nil, fmt.Errorf("poppler: close layout: %w", err)
+	tooLarge := docmill.Errorf(docmill.CodeFileTooLarge, "The text of the document is too large to look for headings in (over %d MB of layout).", maxLayoutBytes>>20)
+	if err := runPDFToText(ctx, pdftotext, in.WorkDir, path, layoutArgs(src), maxLayoutBytes, tooLarge, "reading its text"); err != nil {
+		return nil, err
 	}
 	defer os.Remove(path)
 	headings, err := findHeadings(path)

@@ -1,7 +1,6 @@
 package poppler
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -114,26 +113,9 @@ func findRedactions(ctx context.Context, pdftotext *sandbox.Engine, src, dir str
 // a file of dir, capped at maxLayoutBytes, and returns its path.
 func writeLayout(ctx context.Context, pdftotext *sandbox.Engine, src, dir string, first, last int) (string, error) {
 	path := filepath.Join(dir, "redact-layout.xhtml")
-	f, err := os.Create(path)
-	if err != nil {
-		return "", fmt.Errorf("poppler: create layout: %w", err)
-	}
-	defer f.Close()
-	buf := bufio.NewWriterSize(f, 1<<20)
-	args := []string{"-enc", "UTF-8", "-bbox-layout", "-cropbox", "-f", strconv.Itoa(first), "-l", strconv.Itoa(last), src, "-"}
-	_, err = pdftotext.Run(ctx, sandbox.Cmd{Args: args, Dir: dir, Stdout: buf, MaxOutput: maxLayoutBytes})
-	if errors.Is(err, sandbox.ErrOutputTooLarge) {
-		e := docmill.Errorf(docmill.CodeFileTooLarge, "The text of the document is too large to search (over %d MB of layout).", maxLayoutBytes>>20)
-		e.Err = err
-		return "", e
-	}
-	if err != nil {
-		return "", engineError(err, "reading its text")
-	}
-	if err := buf.Flush(); err != nil {
-		return "", fmt.Errorf("poppler: write layout: %w", err)
-	}
-	return path, f.Close()
+	args := layoutArgs(src, "-cropbox", "-f", strconv.Itoa(first), "-l", strconv.Itoa(last))
+	tooLarge := docmill.Errorf(docmill.CodeFileTooLarge, "The text of the document is too large to search (over %d MB of layout).", maxLayoutBytes>>20)
+	return path, runPDFToText(ctx, pdftotext, dir, path, args, maxLayoutBytes, tooLarge, "reading its text")
 }
 
 // redactResolution returns the dpi to draw pages at: redactDPI, or lower

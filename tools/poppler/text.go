@@ -1,9 +1,7 @@
 package poppler
 
 import (
-	"bufio"
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -59,26 +57,9 @@ func runText(ctx context.Context, pdftotext *sandbox.Engine, in *docmill.RunInpu
 	args = append(args, src, "-")
 
 	path := filepath.Join(in.WorkDir, "text.txt")
-	f, err := os.Create(path)
-	if err != nil {
-		return nil, fmt.Errorf("poppler: create text: %w", err)
-	}
-	defer f.Close()
-	buf := bufio.NewWriterSize(f, 1<<20)
-	_, err = pdftotext.Run(ctx, sandbox.Cmd{Args: args, Dir: in.WorkDir, Stdout: buf, MaxOutput: maxTextBytes})
-	if errors.Is(err, sandbox.ErrOutputTooLarge) {
-		e := docmill.Errorf(docmill.CodeFileTooLarge, "The text of the document is larger than %d MB.", maxTextBytes>>20)
-		e.Err = err
-		return nil, e
-	}
-	if err != nil {
-		return nil, engineError(err, "copying its text")
-	}
-	if err := buf.Flush(); err != nil {
-		return nil, fmt.Errorf("poppler: write text: %w", err)
-	}
-	if err := f.Close(); err != nil {
-		return nil, fmt.Errorf("poppler: close text: %w", err)
+	tooLarge := docmill.Errorf(docmill.CodeFileTooLarge, "The text of the document is larger than %d MB.", maxTextBytes>>20)
+	if err := runPDFToText(ctx, pdftotext, in.WorkDir, path, args, maxTextBytes, tooLarge, "copying its text"); err != nil {
+		return nil, err
 	}
 	st, err := os.Stat(path)
 	if err != nil {
