@@ -79,7 +79,7 @@ func readDocument(ctx context.Context, e Engines, limits docmill.Limits, in *doc
 	if err != nil {
 		return docBody{}, 0, fmt.Errorf("poppler: input path: %w", err)
 	}
-	layout, err := runLayout(ctx, e.PDFToText, src, in.WorkDir)
+	layout, err := runLayout(ctx, e.PDFToText, src, in.WorkDir, limits.WithDefaults().LayoutBytes)
 	if err != nil {
 		return docBody{}, 0, err
 	}
@@ -97,11 +97,11 @@ func readDocument(ctx context.Context, e Engines, limits docmill.Limits, in *doc
 }
 
 // runLayout runs pdftotext -bbox-layout into a file of dir, capped at
-// maxLayoutBytes, and returns its path.
-func runLayout(ctx context.Context, pdftotext *sandbox.Engine, src, dir string) (string, error) {
+// maxBytes (Limits.LayoutBytes), and returns its path.
+func runLayout(ctx context.Context, pdftotext *sandbox.Engine, src, dir string, maxBytes int64) (string, error) {
 	path := filepath.Join(dir, "layout.xhtml")
-	tooLarge := docmill.Errorf(docmill.CodeFileTooLarge, "The text of the document is too large to convert (over %d MB of layout).", maxLayoutBytes>>20)
-	return path, runPDFToText(ctx, pdftotext, dir, path, layoutArgs(src), maxLayoutBytes, tooLarge, "reading its text")
+	tooLarge := docmill.Errorf(docmill.CodeFileTooLarge, "The text of the document is too large to convert (over %d MB of layout).", maxBytes>>20)
+	return path, runPDFToText(ctx, pdftotext, dir, path, layoutArgs(src), maxBytes, tooLarge, "reading its text")
 }
 
 // scanLayout is scanLines, also counting the pages: page is called for

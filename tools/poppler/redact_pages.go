@@ -64,7 +64,7 @@ func checkRedactBoxes(v string) error {
 // in the document of count pages at src, and the texts matched: the words that match the text params on the pages
 // the "pages" param selects, and the boxes param's areas. A box on a page
 // past the last is invalid_parameter.
-func findRedactions(ctx context.Context, pdftotext *sandbox.Engine, src, dir string, count int, p docmill.Params) (*layoutScan, error) {
+func findRedactions(ctx context.Context, pdftotext *sandbox.Engine, src, dir string, count int, p docmill.Params, maxLayout int64) (*layoutScan, error) {
 	s := &layoutScan{match: newTextMatcher(p), pages: map[int]*pageRedactions{}, texts: map[string]bool{}}
 	if !s.match.empty() {
 		sel, err := docmill.Pages(p.PageRanges("pages"), count)
@@ -76,7 +76,7 @@ func findRedactions(ctx context.Context, pdftotext *sandbox.Engine, src, dir str
 			s.search[n] = true
 		}
 		first, last := slices.Min(sel), slices.Max(sel)
-		path, err := writeLayout(ctx, pdftotext, src, dir, first, last)
+		path, err := writeLayout(ctx, pdftotext, src, dir, first, last, maxLayout)
 		if err != nil {
 			return nil, err
 		}
@@ -110,12 +110,13 @@ func findRedactions(ctx context.Context, pdftotext *sandbox.Engine, src, dir str
 
 // writeLayout runs pdftotext -bbox-layout on pages first to last of the
 // PDF at src, with boxes relative to each page's crop box as shown, into
-// a file of dir, capped at maxLayoutBytes, and returns its path.
-func writeLayout(ctx context.Context, pdftotext *sandbox.Engine, src, dir string, first, last int) (string, error) {
+// a file of dir, capped at maxBytes (Limits.LayoutBytes), and returns its
+// path.
+func writeLayout(ctx context.Context, pdftotext *sandbox.Engine, src, dir string, first, last int, maxBytes int64) (string, error) {
 	path := filepath.Join(dir, "redact-layout.xhtml")
 	args := layoutArgs(src, "-cropbox", "-f", strconv.Itoa(first), "-l", strconv.Itoa(last))
-	tooLarge := docmill.Errorf(docmill.CodeFileTooLarge, "The text of the document is too large to search (over %d MB of layout).", maxLayoutBytes>>20)
-	return path, runPDFToText(ctx, pdftotext, dir, path, args, maxLayoutBytes, tooLarge, "reading its text")
+	tooLarge := docmill.Errorf(docmill.CodeFileTooLarge, "The text of the document is too large to search (over %d MB of layout).", maxBytes>>20)
+	return path, runPDFToText(ctx, pdftotext, dir, path, args, maxBytes, tooLarge, "reading its text")
 }
 
 // redactResolution returns the dpi to draw pages at: redactDPI, or lower
