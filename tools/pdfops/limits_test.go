@@ -44,23 +44,33 @@ func runAnyLimited(t *testing.T, tl *docmill.Tool, l docmill.Limits, files ...st
 			params[p.Name] = p.Example
 		}
 	}
+	contentType := func(i int) string {
+		for _, other := range []string{"application/json", pdfops.PKCS12ContentType, "image/png"} {
+			if i > 0 && slices.Contains(tl.Accepts, other) {
+				return other
+			}
+		}
+		return tl.Accepts[0]
+	}
+	return runWithin(t, tl, params, l, contentType, files...)
+}
+
+// runWithin validates params as the API does, failing t if they are
+// refused, and runs tl on paths, the i-th sent as contentType(i), with
+// limits.
+func runWithin(t testing.TB, tl *docmill.Tool, params map[string]string, limits docmill.Limits, contentType func(int) string, paths ...string) (*docmill.RunOutput, error) {
+	t.Helper()
 	p, err := tl.ParseParams(params)
 	if err != nil {
 		t.Fatalf("ParseParams(%v): %v", params, err)
 	}
-	in := &docmill.RunInput{Params: p, WorkDir: t.TempDir(), Limits: l}
-	for i, path := range files {
+	in := &docmill.RunInput{Params: p, WorkDir: t.TempDir(), Limits: limits}
+	for i, path := range paths {
 		st, err := os.Stat(path)
 		if err != nil {
 			t.Fatal(err)
 		}
-		ct := tl.Accepts[0]
-		for _, other := range []string{"image/png", pdfops.PKCS12ContentType, "application/json"} {
-			if i > 0 && slices.Contains(tl.Accepts, other) {
-				ct = other
-			}
-		}
-		in.Files = append(in.Files, docmill.LocalFile{Path: path, Filename: filepath.Base(path), ContentType: ct, Size: st.Size()})
+		in.Files = append(in.Files, docmill.LocalFile{Path: path, Filename: filepath.Base(path), ContentType: contentType(i), Size: st.Size()})
 	}
 	return tl.Invoke(context.Background(), in)
 }
