@@ -24,7 +24,7 @@ func addAttachmentsTool() *docmill.Tool {
 		Title: "Add PDF attachments",
 		Description: fmt.Sprintf("Embed files of any type in a PDF: the first file sent is the PDF, the others (1 to %d) "+
 			"are attached under their own names (directories left out, a name already taken numbered).", maxAttachments),
-		Params: []docmill.Param{{Name: "description", Type: docmill.TypeString, Max: docmill.Bound(1000),
+		Params: []docmill.Param{{Name: descriptionParam, Type: docmill.TypeString, Max: docmill.Bound(1000),
 			Description: "A description given to every file attached, which PDF viewers show beside it."}},
 	}, runAddAttachments)
 	t.Accepts = []string{pdfContentType, docmill.AnyType}
@@ -62,7 +62,7 @@ func runAddAttachments(ctx context.Context, in *docmill.RunInput, b *budget) (ou
 			return nil, err
 		}
 		name := entryName(model.Attachment{FileName: f.Filename}, i, used)
-		if err := attach(doc, f.Path, name, in.Params.String("description"), now); err != nil {
+		if err := attach(doc, f.Path, name, in.Params.String(descriptionParam), now); err != nil {
 			return nil, err
 		}
 	}

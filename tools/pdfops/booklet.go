@@ -24,7 +24,7 @@ func bookletTool() *docmill.Tool {
 			"(flipping on the long edge), fold the stack in the middle and staple along the fold.",
 		Params: []docmill.Param{
 			{
-				Name: "per_sheet",
+				Name: perSheetParam,
 				Type: docmill.TypeInteger,
 				Description: "Pages on each side of a sheet: 2 makes a booklet of half the sheet's size; " +
 					"4 makes one of a quarter, cut in two after folding.",
@@ -43,7 +43,7 @@ func bookletTool() *docmill.Tool {
 // with blank pages to a multiple of four pages per sheet side pair.
 func runBooklet(ctx context.Context, in *docmill.RunInput, b *budget, doc *model.Context) (out *docmill.RunOutput, err error) {
 	inputPages := doc.PageCount
-	n := in.Params.Int("per_sheet")
+	n := in.Params.Int(perSheetParam)
 	nup := pdfcpu.DefaultBookletConfig()
 	sheet := pageSizeOf(in.Params)
 	nup.PageSize, nup.UserDim = "", true

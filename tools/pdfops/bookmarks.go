@@ -80,14 +80,14 @@ func WriteBookmarksTool() *docmill.Tool {
 			{Name: "pages", Type: docmill.MetaInteger, Description: "Pages of the document."},
 			{Name: "bookmarks", Type: docmill.MetaInteger, Description: "Bookmarks written, at every level."},
 		},
-		Params: []docmill.Param{{Name: "bookmarks", Type: docmill.TypeString, Required: true}},
+		Params: []docmill.Param{{Name: bookmarksParam, Type: docmill.TypeString, Required: true}},
 	}, model.ADDBOOKMARKS, runWriteBookmarks)
 }
 
 func runWriteBookmarks(ctx context.Context, in *docmill.RunInput, b *budget, doc *model.Context) (out *docmill.RunOutput, err error) {
-	list, err := docmill.ParseBookmarks(in.Params.String("bookmarks"))
+	list, err := docmill.ParseBookmarks(in.Params.String(bookmarksParam))
 	if err != nil {
-		return nil, docmill.ParamError("bookmarks", "%s", err)
+		return nil, docmill.ParamError(bookmarksParam, "%s", err)
 	}
 	if err := checkBookmarkPages("bookmarks", list, doc.PageCount); err != nil {
 		return nil, err

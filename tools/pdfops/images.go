@@ -85,21 +85,21 @@ func imagesToPDFTool() *docmill.Tool {
 		MaxFiles:    maxImageFiles,
 		Params: []docmill.Param{
 			{
-				Name:        "page_size",
+				Name:        pageSizeName,
 				Type:        docmill.TypeString,
 				Description: "fit: each page is the size of its image, at the image's declared resolution (72 dpi when none); a4, letter: each image is scaled to fill the page inside the margins, centred.",
 				Enum:        []string{"fit", "a4", "letter"},
 				Default:     "fit",
 			},
 			{
-				Name:        "orientation",
+				Name:        orientationParam,
 				Type:        docmill.TypeString,
 				Description: "Page orientation for a4 and letter; auto makes a page landscape when its image is wider than tall. Ignored for fit.",
 				Enum:        []string{"auto", "portrait", "landscape"},
 				Default:     "auto",
 			},
 			{
-				Name:        "margin",
+				Name:        marginParam,
 				Type:        docmill.TypeString,
 				Description: "White border around each image: none, small (20 pt, 7 mm) or big (50 pt, 18 mm).",
 				Enum:        []string{"none", "small", "big"},
@@ -174,8 +174,8 @@ func newImageDocument() (*model.Context, types.IndirectRef, types.Dict, error) {
 // an enum with a default, page_size and margin of imagePageSizes' (and
 // "fit") and imageMargins' keys (TestImageEnumsMatchTables).
 func imageLayoutParams(p docmill.Params) imageLayout {
-	return imageLayout{pageSize: p.String("page_size"), orientation: p.String("orientation"),
-		margin: imageMargins[p.String("margin")]}
+	return imageLayout{pageSize: p.String(pageSizeName), orientation: p.String(orientationParam),
+		margin: imageMargins[p.String(marginParam)]}
 }
 
 // imageProbe is what the header of an input declares.

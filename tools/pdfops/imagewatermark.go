@@ -27,14 +27,14 @@ func imageWatermarkTool() *docmill.Tool {
 		MaxFiles:    2,
 		Params: []docmill.Param{
 			{
-				Name:        "position",
+				Name:        positionParam,
 				Type:        docmill.TypeString,
 				Description: "Where on the page the image goes; away from the center it keeps a margin of about 1 cm.",
 				Enum:        stampPositionNames(false),
 				Default:     "center",
 			},
 			{
-				Name:        "scale",
+				Name:        scaleParam,
 				Type:        docmill.TypeNumber,
 				Description: "The image's width as a fraction of the page's width (smaller if it would not fit the page).",
 				Min:         docmill.Bound(0.05),
@@ -42,7 +42,7 @@ func imageWatermarkTool() *docmill.Tool {
 				Default:     "0.25",
 			},
 			{
-				Name:        "opacity",
+				Name:        opacityParam,
 				Type:        docmill.TypeNumber,
 				Description: "From 0 (invisible) to 1 (opaque).",
 				Min:         docmill.Bound(0),
@@ -50,7 +50,7 @@ func imageWatermarkTool() *docmill.Tool {
 				Default:     "0.5",
 			},
 			{
-				Name:        "rotation",
+				Name:        rotationParam,
 				Type:        docmill.TypeNumber,
 				Description: "Angle of the image in degrees, counter-clockwise.",
 				Min:         docmill.Bound(-180),
@@ -117,10 +117,10 @@ func runImageWatermark(ctx context.Context, in *docmill.RunInput, b *budget) (ou
 		return nil, err
 	}
 	st := imageStamp{
-		spot:     stampSpotNamed(in.Params.String("position")),
-		scale:    in.Params.Float("scale"),
-		opacity:  in.Params.Float("opacity"),
-		rotation: in.Params.Float("rotation"),
+		spot:     stampSpotNamed(in.Params.String(positionParam)),
+		scale:    in.Params.Float(scaleParam),
+		opacity:  in.Params.Float(opacityParam),
+		rotation: in.Params.Float(rotationParam),
 	}
 	if err := st.stampPages(ctx, doc, img, pages); err != nil {
 		return nil, err

@@ -32,14 +32,14 @@ func insertPagesTool() *docmill.Tool {
 		MaxFiles: 2,
 		Params: []docmill.Param{
 			{
-				Name:        "after",
+				Name:        afterParam,
 				Type:        docmill.TypeInteger,
 				Description: "The page after which the pages go; 0 puts them before the first page. After the last page by default.",
 				Min:         docmill.Bound(0),
 				Max:         docmill.Bound(MaxPages),
 			},
 			{
-				Name: "blank",
+				Name: blankParam,
 				Type: docmill.TypeInteger,
 				Description: "Insert this many blank pages instead of a second PDF (send one file only). " +
 					"They take the size of the page they follow, or of the first page.",
@@ -58,10 +58,10 @@ func insertPagesTool() *docmill.Tool {
 // the page "after" of the first file. Inserted PDF pages keep their own
 // size, rotation, links and outline, as merge-pdf keeps them.
 func runInsertPages(ctx context.Context, in *docmill.RunInput, b *budget) (out *docmill.RunOutput, err error) {
-	blank, twoFiles := in.Params.Int("blank"), len(in.Files) == 2
+	blank, twoFiles := in.Params.Int(blankParam), len(in.Files) == 2
 	switch {
 	case twoFiles && blank > 0:
-		return nil, docmill.ParamError("blank", "is for one PDF only: send one PDF to insert blank pages, or two PDFs without blank to insert the second")
+		return nil, docmill.ParamError(blankParam, "is for one PDF only: send one PDF to insert blank pages, or two PDFs without blank to insert the second")
 	case !twoFiles && blank == 0:
 		return nil, docmill.Errorf(docmill.CodeMissingFile, "insert-pages needs a second PDF to insert, or blank set to the number of blank pages to insert.")
 	}
@@ -95,12 +95,12 @@ func runInsertPages(ctx context.Context, in *docmill.RunInput, b *budget) (out *
 // insertAt returns where the validated "after" param puts new pages in a
 // document of pageCount pages: after that page, or after the last.
 func insertAt(p docmill.Params, pageCount int) (int, error) {
-	if !p.Has("after") {
+	if !p.Has(afterParam) {
 		return pageCount, nil
 	}
-	after := p.Int("after")
+	after := p.Int(afterParam)
 	if after > pageCount {
-		return 0, docmill.ParamError("after", "is past the last page: the PDF has %d pages", pageCount)
+		return 0, docmill.ParamError(afterParam, "is past the last page: the PDF has %d pages", pageCount)
 	}
 	return after, nil
 }
@@ -157,7 +157,7 @@ func insertBlankPages(ctx context.Context, b *budget, in *docmill.RunInput, coun
 		return nil, 0, 0, err
 	}
 	if limit := b.l.PDFPages; n+count > limit {
-		return nil, 0, 0, docmill.ParamError("blank", "would make a document of %d pages; this tool makes documents of up to %d pages", n+count, limit)
+		return nil, 0, 0, docmill.ParamError(blankParam, "would make a document of %d pages; this tool makes documents of up to %d pages", n+count, limit)
 	}
 	err = reorderPages(doc, func(leaves []types.IndirectRef) ([]types.IndirectRef, error) {
 		like := leaves[max(after, 1)-1]

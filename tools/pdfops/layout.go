@@ -41,7 +41,7 @@ var customPageSize = regexp.MustCompile(`^\s*(\d+(?:\.\d+)?)\s*[xX×]\s*(\d+(?:\
 // one in millimetres, a4 by default. what says what the size is of.
 func pageSizeParam(what string) docmill.Param {
 	return docmill.Param{
-		Name: "page_size",
+		Name: pageSizeName,
 		Type: docmill.TypeString,
 		Description: what + `: a4, a3, a5, letter, legal, or width x height in millimetres such as "210x297"; ` +
 			"a4 by default.",
@@ -62,12 +62,12 @@ func parsePageSize(v string) (types.Dim, error) {
 	}
 	m := customPageSize.FindStringSubmatch(v)
 	if m == nil {
-		return types.Dim{}, docmill.ParamError("page_size", `must be a4, a3, a5, letter, legal, or width x height in millimetres such as "210x297"`)
+		return types.Dim{}, docmill.ParamError(pageSizeName, `must be a4, a3, a5, letter, legal, or width x height in millimetres such as "210x297"`)
 	}
 	w, errW := strconv.ParseFloat(m[1], 64)
 	h, errH := strconv.ParseFloat(m[2], 64)
 	if errW != nil || errH != nil || w < minPageMM || h < minPageMM || w > maxPageMM || h > maxPageMM {
-		return types.Dim{}, docmill.ParamError("page_size", "sides must be between %d and %d millimetres", minPageMM, maxPageMM)
+		return types.Dim{}, docmill.ParamError(pageSizeName, "sides must be between %d and %d millimetres", minPageMM, maxPageMM)
 	}
 	const pointsPerMM = 72 / 25.4
 	return types.Dim{Width: w * pointsPerMM, Height: h * pointsPerMM}, nil
@@ -77,7 +77,7 @@ func parsePageSize(v string) (types.Dim, error) {
 // the param's Check, so it parses; a value that does not is a caller that
 // skipped ParseParams.
 func pageSizeOf(p docmill.Params) types.Dim {
-	d, err := parsePageSize(p.String("page_size"))
+	d, err := parsePageSize(p.String(pageSizeName))
 	if err != nil {
 		panic(fmt.Sprintf("pdfops: page_size was not validated: %v", err))
 	}

@@ -43,7 +43,7 @@ func nupTool() *docmill.Tool {
 		Description: "Put several pages of a PDF on each sheet, such as 2 or 4 per sheet, to print on less paper.",
 		Params: []docmill.Param{
 			{
-				Name:        "per_sheet",
+				Name:        perSheetParam,
 				Type:        docmill.TypeInteger,
 				Description: "Pages on each sheet.",
 				Enum:        []string{"2", "4", "6", "8", "9", "16"},
@@ -51,7 +51,7 @@ func nupTool() *docmill.Tool {
 			},
 			pageSizeParam("The sheet's size; it is turned to landscape when that fits the pages better"),
 			{
-				Name: "order",
+				Name: orderParam,
 				Type: docmill.TypeString,
 				Description: "How the pages fill a sheet: across-then-down fills rows left to right from the top; " +
 					"down-then-across fills columns top to bottom from the left; the -rtl forms go right to left.",
@@ -59,7 +59,7 @@ func nupTool() *docmill.Tool {
 				Default: nupOrders[0],
 			},
 			{
-				Name:        "border",
+				Name:        borderParam,
 				Type:        docmill.TypeBoolean,
 				Description: "Draw a thin line around each page.",
 				Default:     "false",
@@ -85,11 +85,11 @@ func runNUp(ctx context.Context, in *docmill.RunInput, b *budget, doc *model.Con
 
 // nupConfig returns pdfcpu's n-up settings for the validated params.
 func nupConfig(doc *model.Context, p docmill.Params) (*model.NUp, error) {
-	n := p.Int("per_sheet")
+	n := p.Int(perSheetParam)
 	nup := model.DefaultNUpConfig()
 	nup.PageSize, nup.UserDim = "", true
-	nup.Border = p.Bool("border")
-	setNUpOrder(nup, p.String("order"))
+	nup.Border = p.Bool(borderParam)
+	setNUpOrder(nup, p.String(orderParam))
 	sheet, err := sheetFor(doc, pageSizeOf(p), n)
 	if err != nil {
 		return nil, err

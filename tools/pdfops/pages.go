@@ -47,7 +47,7 @@ func organizeTool() *docmill.Tool {
 		slug:        "organize-pdf",
 		title:       "Organize PDF",
 		description: "Put the pages of a PDF in a new order. Pages left out of the order are dropped; a page listed twice appears twice.",
-		field:       "order",
+		field:       orderParam,
 		example:     "3,1,2",
 		fieldDoc:    `The pages of the new document, in order, such as "3,1,2,4-" ("4-" runs to the last page).`,
 		verb:        "Organizing pages",

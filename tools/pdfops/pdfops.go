@@ -59,13 +59,51 @@ const timeout = 2 * time.Minute
 // pdfContentType is the type of the PDFs these tools read and write.
 const pdfContentType = "application/pdf"
 
-// Names of the params several tools declare, read by these names only.
+// Names of the params the tools declare, by which they declare and read
+// them (and name them in errors); a declaration and its reads cannot
+// drift apart.
 const (
 	// pagesName is the page selection a tool acts on (pagesParam).
 	pagesName = "pages"
-	// rangesName and everyName are split-pdf's two ways of cutting.
-	rangesName = "ranges"
-	everyName  = "every"
+	// rangesParam and everyParam are split-pdf's two ways of cutting.
+	rangesParam = "ranges"
+	everyParam  = "every"
+	// The others, each declared and read by one tool or two.
+	afterParam         = "after"
+	angleParam         = "angle"
+	blankParam         = "blank"
+	bookmarksParam     = "bookmarks"
+	borderParam        = "border"
+	boxParam           = "box"
+	clearParam         = "clear"
+	colorParam         = "color"
+	descriptionParam   = "description"
+	drawnParam         = "drawn"
+	fontSizeParam      = "font_size"
+	formatParam        = "format"
+	keepFormsParam     = "keep_forms"
+	keepLinksParam     = "keep_links"
+	languageParam      = "language"
+	layerParam         = "layer"
+	marginParam        = "margin"
+	marginsParam       = "margins"
+	opacityParam       = "opacity"
+	orderParam         = "order"
+	orientationParam   = "orientation"
+	ownerPasswordParam = "owner_password"
+	paddingParam       = "padding"
+	pageSizeName       = "page_size"
+	passwordParam      = "password"
+	perSheetParam      = "per_sheet"
+	permissionsParam   = "permissions"
+	positionParam      = "position"
+	producerParam      = "producer"
+	rotationParam      = "rotation"
+	scaleParam         = "scale"
+	startParam         = "start"
+	textParam          = "text"
+	textLayerParam     = "text_layer"
+	textsParam         = "texts"
 )
 
 // pagesParam declares the optional "pages" of a tool that acts on some

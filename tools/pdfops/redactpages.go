@@ -54,8 +54,8 @@ func RedactPagesTool() *docmill.Tool {
 		Slug:  RedactPagesSlug,
 		Lane:  docmill.LanePDF,
 		Title: "Redact pages",
-		Params: []docmill.Param{{Name: pagesName, Type: docmill.TypePages}, {Name: "texts", Type: docmill.TypeString},
-			{Name: "text_layer", Type: docmill.TypeBoolean, Default: "false"}},
+		Params: []docmill.Param{{Name: pagesName, Type: docmill.TypePages}, {Name: textsParam, Type: docmill.TypeString},
+			{Name: textLayerParam, Type: docmill.TypeBoolean, Default: "false"}},
 		Meta: []docmill.MetaField{{Name: "pages", Type: docmill.MetaInteger, Description: "Pages of the document."}},
 	}, runRedactPages)
 	t.Accepts = []string{pdfContentType, "image/png"}
@@ -66,7 +66,7 @@ func RedactPagesTool() *docmill.Tool {
 func runRedactPages(ctx context.Context, in *docmill.RunInput, b *budget) (out *docmill.RunOutput, err error) {
 	f, images := in.Files[0], in.Files[1:]
 	var layerFile *docmill.LocalFile
-	if in.Params.Bool("text_layer") {
+	if in.Params.Bool(textLayerParam) {
 		if len(images) == 0 {
 			return nil, fmt.Errorf("pdfops: redact-pages got no text layer")
 		}
@@ -111,7 +111,7 @@ func runRedactPages(ctx context.Context, in *docmill.RunInput, b *budget) (out *
 	if err := dropDocumentText(doc, len(pages) > 0); err != nil {
 		return nil, err
 	}
-	if err := scrubOutline(doc, in.Params.String("texts")); err != nil {
+	if err := scrubOutline(doc, in.Params.String(textsParam)); err != nil {
 		return nil, err
 	}
 	return writeOutput(doc, in.WorkDir, "redacted.pdf", f.Filename, map[string]any{"pages": doc.PageCount})

@@ -46,7 +46,7 @@ func splitTool() *docmill.Tool {
 			"With neither ranges nor every, each page becomes its own file.",
 		Params: []docmill.Param{
 			{
-				Name: rangesName,
+				Name: rangesParam,
 				Type: docmill.TypePages,
 				Description: `One output file per range, such as "1-3,5,8-" (three files: pages 1-3, page 5, ` +
 					`pages 8 to the last). Not with every.`,
@@ -54,7 +54,7 @@ func splitTool() *docmill.Tool {
 			{
 				// No declared default: a default would make every look given
 				// alongside ranges. Run uses 1 when neither is given.
-				Name:        everyName,
+				Name:        everyParam,
 				Type:        docmill.TypeInteger,
 				Description: "Pages per output file, from the first page on; the last file takes what is left. Not with ranges. 1 (each page its own file) when neither is given.",
 				Min:         docmill.Bound(1),
@@ -62,8 +62,8 @@ func splitTool() *docmill.Tool {
 			},
 		},
 		CheckParams: func(p docmill.Params) error {
-			if p.Has(rangesName) && p.Has(everyName) {
-				return docmill.ParamError(everyName, "cannot be combined with ranges; give one or the other")
+			if p.Has(rangesParam) && p.Has(everyParam) {
+				return docmill.ParamError(everyParam, "cannot be combined with ranges; give one or the other")
 			}
 			return nil
 		},
@@ -74,14 +74,14 @@ func splitTool() *docmill.Tool {
 // returned as a PDF; several are written, one at a time, into a zip
 // archive, so that only one part is held in memory at once.
 func runSplit(ctx context.Context, in *docmill.RunInput, b *budget, doc *model.Context) (out *docmill.RunOutput, err error) {
-	ranges := in.Params.PageRanges(rangesName)
+	ranges := in.Params.PageRanges(rangesParam)
 	every := 1
-	if in.Params.Has(everyName) {
-		every = in.Params.Int(everyName)
+	if in.Params.Has(everyParam) {
+		every = in.Params.Int(everyParam)
 	}
 	preparePageTree(doc)
 	var parts []span
-	if in.Params.Has(rangesName) {
+	if in.Params.Has(rangesParam) {
 		parts, err = rangeParts(ranges, doc.PageCount, b.l.PDFPages)
 	} else {
 		parts, err = everyParts(every, doc.PageCount)
@@ -108,19 +108,19 @@ func runSplit(ctx context.Context, in *docmill.RunInput, b *budget, doc *model.C
 // parts of more than maxPages pages together.
 func rangeParts(ranges []docmill.PageRange, pageCount, maxPages int) ([]span, error) {
 	if len(ranges) > maxSplitFiles {
-		return nil, docmill.ParamError(rangesName, "lists %d ranges; a split makes at most %d files", len(ranges), maxSplitFiles)
+		return nil, docmill.ParamError(rangesParam, "lists %d ranges; a split makes at most %d files", len(ranges), maxSplitFiles)
 	}
-	parts, err := resolveSpans(rangesName, ranges, pageCount)
+	parts, err := resolveSpans(rangesParam, ranges, pageCount)
 	if err != nil {
 		return nil, err
 	}
 	if n := totalPages(parts); n > maxPages {
-		return nil, docmill.ParamError(rangesName, "select %d pages in all; a split makes at most %d pages", n, maxPages)
+		return nil, docmill.ParamError(rangesParam, "select %d pages in all; a split makes at most %d pages", n, maxPages)
 	}
 	seen := make(map[span]bool, len(parts))
 	for _, p := range parts {
 		if seen[p] {
-			return nil, docmill.ParamError(rangesName, "lists pages %s twice", p.label())
+			return nil, docmill.ParamError(rangesParam, "lists pages %s twice", p.label())
 		}
 		seen[p] = true
 	}
@@ -131,7 +131,7 @@ func rangeParts(ranges []docmill.PageRange, pageCount, maxPages int) ([]span, er
 // takes what is left.
 func everyParts(every, pageCount int) ([]span, error) {
 	if n := (pageCount + every - 1) / every; n > maxSplitFiles {
-		return nil, docmill.ParamError(everyName, "would split the %d pages into %d files; a split makes at most %d files, so use a larger value",
+		return nil, docmill.ParamError(everyParam, "would split the %d pages into %d files; a split makes at most %d files, so use a larger value",
 			pageCount, n, maxSplitFiles)
 	}
 	var parts []span

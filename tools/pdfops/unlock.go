@@ -29,7 +29,7 @@ func unlockTool() *docmill.Tool {
 			"printing, copying or editing needs none. A file that is not encrypted is returned unchanged.",
 		Params: []docmill.Param{
 			{
-				Name: "password",
+				Name: passwordParam,
 				Type: docmill.TypeString,
 				Description: "The password that opens the document, or its owner password. " +
 					"Not needed for a document that opens without one.",
@@ -49,7 +49,7 @@ func runUnlock(ctx context.Context, in *docmill.RunInput, b *budget) (out *docmi
 	if err := checkSize(b, in.Files); err != nil {
 		return nil, err
 	}
-	doc, err := readLocked(ctx, b, in.Files[0], in.Params.String("password"), theFile)
+	doc, err := readLocked(ctx, b, in.Files[0], in.Params.String(passwordParam), theFile)
 	if err != nil {
 		return nil, err
 	}
@@ -94,9 +94,9 @@ func readLocked(ctx context.Context, b *budget, f docmill.LocalFile, pw, label s
 	case err == nil:
 		return doc, nil
 	case errors.Is(err, pdfcpu.ErrWrongPassword) && pw == "":
-		return nil, docmill.ParamError("password", "is required for this file: it is password-protected")
+		return nil, docmill.ParamError(passwordParam, "is required for this file: it is password-protected")
 	case errors.Is(err, pdfcpu.ErrWrongPassword):
-		return nil, docmill.ParamError("password", "is wrong")
+		return nil, docmill.ParamError(passwordParam, "is wrong")
 	case errors.Is(err, pdfcpu.ErrUnsupportedEncryptionFeature):
 		return nil, docmill.InvalidDocument(err, "%s uses an encryption method this tool does not support.", label)
 	case pw != "" && !checkablePassword(pw) && docmill.ErrorCode(err) == docmill.CodeInvalidDocument:
@@ -117,7 +117,7 @@ func retryWithoutPassword(ctx context.Context, b *budget, f docmill.LocalFile, l
 	case err == nil:
 		return doc, nil
 	case errors.Is(err, pdfcpu.ErrWrongPassword):
-		return nil, docmill.ParamError("password",
+		return nil, docmill.ParamError(passwordParam,
 			"contains spaces or characters that this tool cannot check against the file's AES-256 encryption")
 	}
 	return nil, firstErr
