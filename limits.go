@@ -1,8 +1,11 @@
 package docmill
 
 // Limits are every processing limit of a node, in one value: built once in
-// cmd/docmill from flags and defaults, passed down to the tools and the
-// sandbox, and shown to clients by GET /v1/limits. Plans only ever lower
+// cmd/docmill from flags and defaults, passed down to the tools (in each
+// run's RunInput, or at construction) and the sandbox, and shown to
+// clients by GET /v1/limits. Tools never fall back on defaults of their
+// own: the bounds that remain constants in the tools' packages are facts
+// of a format or of hostile structure, not what a job may cost. Plans only ever lower
 // what a client may send (file size); these bound what one job may cost
 // the node whatever the plan. A zero field means the default.
 type Limits struct {
@@ -37,6 +40,16 @@ type Limits struct {
 	StreamDecodedBytes int64 `json:"stream_decoded_bytes"`
 	// JobDecodedBytes bounds the streams of one job decoded together.
 	JobDecodedBytes int64 `json:"job_decoded_bytes"`
+	// TextBytes bounds the text pdf-to-text writes for one document:
+	// text is far smaller than the PDF it comes from, except in a
+	// document that draws the same text over and over from a shared
+	// object.
+	TextBytes int64 `json:"text_bytes"`
+	// LayoutBytes bounds pdftotext's layout of one document, every word
+	// with its coordinates (about ten times the text), that
+	// edit-bookmarks (from_headings), pdf-to-word, pdf-to-odt and
+	// redact-pdf read.
+	LayoutBytes int64 `json:"layout_bytes"`
 	// ArchiveEntries bounds the entries of a zip input (a zipped site, an
 	// OOXML or ODF document).
 	ArchiveEntries int `json:"archive_entries"`
@@ -67,6 +80,8 @@ func DefaultLimits() Limits {
 		PDFBytes:                512 << 20,
 		StreamDecodedBytes:      256 << 20,
 		JobDecodedBytes:         1 << 30,
+		TextBytes:               512 << 20,
+		LayoutBytes:             1 << 30,
 		ArchiveEntries:          10_000,
 		ArchiveBytes:            512 << 20,
 		ArchiveRatio:            200,
@@ -98,6 +113,8 @@ func (l Limits) WithDefaults() Limits {
 	set(&l.PDFBytes, d.PDFBytes)
 	set(&l.StreamDecodedBytes, d.StreamDecodedBytes)
 	set(&l.JobDecodedBytes, d.JobDecodedBytes)
+	set(&l.TextBytes, d.TextBytes)
+	set(&l.LayoutBytes, d.LayoutBytes)
 	seti(&l.ArchiveEntries, d.ArchiveEntries)
 	set(&l.ArchiveBytes, d.ArchiveBytes)
 	seti(&l.ArchiveRatio, d.ArchiveRatio)

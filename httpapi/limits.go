@@ -19,7 +19,7 @@ func limitsSchema() obj {
 		"required": []string{
 			"image_pixels", "embedded_image_pixels", "decoded_image_pixels", "decoded_image_pixels_total",
 			"render_page_pixels", "render_pixels_total", "render_pages", "pdf_pages", "pdf_bytes",
-			"stream_decoded_bytes", "job_decoded_bytes", "archive_entries", "archive_bytes", "archive_ratio", "engine_memory",
+			"stream_decoded_bytes", "job_decoded_bytes", "text_bytes", "layout_bytes", "archive_entries", "archive_bytes", "archive_ratio", "engine_memory",
 		},
 		"properties": obj{
 			"image_pixels":               integer("Pixels (width x height) of one image that compress-, resize-, convert-, rotate-, crop-, watermark-image or ocr-pdf reads or makes, read from its header before decoding."),
@@ -33,6 +33,8 @@ func limitsSchema() obj {
 			"pdf_bytes":                  integer("Bytes of a PDF (and of a merge's inputs together) that the in-process PDF tools parse."),
 			"stream_decoded_bytes":       integer("Bytes of one PDF stream once decoded."),
 			"job_decoded_bytes":          integer("Bytes of PDF streams decoded in one job, all together."),
+			"text_bytes":                 integer("Bytes of text that pdf-to-text writes for one document."),
+			"layout_bytes":               integer("Bytes of text layout (every word with its coordinates) that edit-bookmarks, pdf-to-word, pdf-to-odt and redact-pdf read for one document."),
 			"archive_entries":            integer("Entries of a zip input (a zipped web page, an OOXML or ODF document)."),
 			"archive_bytes":              integer("Bytes that a zip input's entries expand to, all together."),
 			"archive_ratio":              integer("How many times an entry of a zip input larger than 1 MiB may expand its compressed size."),

@@ -45,6 +45,10 @@ func registerLimits(fs *flag.FlagSet, l *docmill.Limits) {
 		"largest PDF stream, in `MB`, once decoded (flate bombs)")
 	fs.Var(limitVar(&l.JobDecodedBytes, megabyte), "max-decoded-mb-per-job",
 		"`MB` of PDF streams decoded in one job, all streams together")
+	fs.Var(limitVar(&l.TextBytes, megabyte), "max-text-mb",
+		"`MB` of text that pdf-to-text writes for one document")
+	fs.Var(limitVar(&l.LayoutBytes, megabyte), "max-layout-mb",
+		"`MB` of text layout (every word with its coordinates) that edit-bookmarks, pdf-to-word, pdf-to-odt and redact-pdf read for one document")
 	fs.Var(limitVar(&l.ArchiveEntries, 1), "max-archive-entries",
 		"`entries` of a zip input (a zipped web page, an OOXML or ODF document)")
 	fs.Var(limitVar(&l.ArchiveBytes, megabyte), "max-archive-mb",

@@ -36,6 +36,12 @@ func steps() ghostscript.Steps {
 // runForm runs the named form tool on path with params.
 func runForm(t *testing.T, slug string, params map[string]string, path string) (*docmill.RunOutput, error) {
 	t.Helper()
+	return runFormWithin(t, slug, params, path, docmill.Limits{})
+}
+
+// runFormWithin runs the named form tool on path with params and limits.
+func runFormWithin(t *testing.T, slug string, params map[string]string, path string, limits docmill.Limits) (*docmill.RunOutput, error) {
+	t.Helper()
 	tl := toolstest.Find(t, ghostscript.Tools(gsEngine, qpdfEngine, steps()), slug)
 	if !tl.IsAvailable() {
 		toolstest.Lacking(t, "%s: engines not installed, or no jail", slug)
@@ -45,7 +51,29 @@ func runForm(t *testing.T, slug string, params map[string]string, path string) (
 		return nil, err
 	}
 	dir := t.TempDir()
-	return tl.Invoke(context.Background(), &docmill.RunInput{Params: p, WorkDir: dir, Files: []docmill.LocalFile{inputFile(t, dir, path)}})
+	return tl.Invoke(context.Background(), &docmill.RunInput{Params: p, WorkDir: dir, Files: []docmill.LocalFile{inputFile(t, dir, path)}, Limits: limits})
+}
+
+// TestFormStepsTakeTheRunsLimits checks that the steps of fill-pdf-form
+// and flatten-pdf read the document within the run's limits: with a PDF
+// size limit of 10 bytes both refuse it as too large.
+func TestFormStepsTakeTheRunsLimits(t *testing.T) {
+	tiny := docmill.Limits{PDFBytes: 10}
+	form := toolstest.WriteTemp(t, "form.pdf", toolstest.FormPDF(""))
+	for _, tt := range []struct {
+		slug   string
+		params map[string]string
+	}{
+		{"fill-pdf-form", map[string]string{"values": `{"Name": "Jane Roe"}`}},
+		{"flatten-pdf", nil},
+	} {
+		t.Run(tt.slug, func(t *testing.T) {
+			out, err := runFormWithin(t, tt.slug, tt.params, form, tiny)
+			if docmill.ErrorCode(err) != docmill.CodeFileTooLarge {
+				t.Fatalf("made %v, error %v; want file_too_large", out, err)
+			}
+		})
+	}
 }
 
 // formState is what qpdf reads of a PDF's form and annotations: the

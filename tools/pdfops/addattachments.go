@@ -17,17 +17,16 @@ import (
 const maxAttachments = 50
 
 func addAttachmentsTool() *docmill.Tool {
-	t := onePDFTool(docmill.Tool{
+	t := pdfTool(docmill.Tool{
 		Slug:  "add-attachments",
 		Lane:  docmill.LanePDF,
 		Meta:  []docmill.MetaField{{Name: "pages", Type: docmill.MetaInteger, Description: "Pages of the document."}, {Name: "files", Type: docmill.MetaInteger, Description: "Files embedded."}},
 		Title: "Add PDF attachments",
 		Description: fmt.Sprintf("Embed files of any type in a PDF: the first file sent is the PDF, the others (1 to %d) "+
 			"are attached under their own names (directories left out, a name already taken numbered).", maxAttachments),
-		Params: []docmill.Param{{Name: "description", Type: docmill.TypeString, Max: docmill.Bound(1000),
+		Params: []docmill.Param{{Name: descriptionParam, Type: docmill.TypeString, Max: docmill.Bound(1000),
 			Description: "A description given to every file attached, which PDF viewers show beside it."}},
-		Run: runAddAttachments,
-	})
+	}, runAddAttachments)
 	t.Accepts = []string{pdfContentType, docmill.AnyType}
 	t.MinFiles, t.MaxFiles = 2, maxAttachments+1
 	return t
@@ -35,8 +34,7 @@ func addAttachmentsTool() *docmill.Tool {
 
 // runAddAttachments embeds files 2..N in the PDF that is file 1, as they
 // are: they are never parsed, whatever their type.
-func runAddAttachments(ctx context.Context, in *docmill.RunInput) (out *docmill.RunOutput, err error) {
-	defer recoverPanic(&err)
+func runAddAttachments(ctx context.Context, in *docmill.RunInput, b *budget) (out *docmill.RunOutput, err error) {
 	pdf := in.Files[0]
 	if pdf.ContentType != pdfContentType {
 		return nil, docmill.Errorf(docmill.CodeUnsupportedFileType, "The first file must be the PDF to attach the others to; %q is not a PDF.", pdf.Filename)
@@ -47,10 +45,10 @@ func runAddAttachments(ctx context.Context, in *docmill.RunInput) (out *docmill.
 		}
 		return fmt.Sprintf("File %d (%q)", i+1, in.Files[i].Filename)
 	}
-	if err := checkSizes(ctx, in.Files, "files", label); err != nil {
+	if err := checkSizes(b, in.Files, "files", label); err != nil {
 		return nil, err
 	}
-	doc, err := readDocument(ctx, pdf, newConfig(model.ADDATTACHMENTS), "The PDF")
+	doc, err := readDocument(ctx, b, pdf, newConfig(model.ADDATTACHMENTS), "The PDF")
 	if err != nil {
 		return nil, err
 	}
@@ -64,7 +62,7 @@ func runAddAttachments(ctx context.Context, in *docmill.RunInput) (out *docmill.
 			return nil, err
 		}
 		name := entryName(model.Attachment{FileName: f.Filename}, i, used)
-		if err := attach(doc, f.Path, name, in.Params.String("description"), now); err != nil {
+		if err := attach(doc, f.Path, name, in.Params.String(descriptionParam), now); err != nil {
 			return nil, err
 		}
 	}

@@ -30,14 +30,13 @@ func removeAnnotationsTool() *docmill.Tool {
 			"unless kept, links. The page content itself is not changed. Form fields are kept unless keep_forms is false.",
 		Params: []docmill.Param{
 			pagesParam(`Pages whose annotations are removed, such as "1-3,5,8-"`),
-			{Name: "keep_links", Type: docmill.TypeBoolean, Default: "false",
+			{Name: keepLinksParam, Type: docmill.TypeBoolean, Default: "false",
 				Description: "Keep link annotations (table of contents, web links); every annotation is removed by default."},
-			{Name: "keep_forms", Type: docmill.TypeBoolean, Default: "true",
+			{Name: keepFormsParam, Type: docmill.TypeBoolean, Default: "true",
 				Description: "Keep the widgets of form fields, without which a form cannot be seen or filled. " +
 					"When false they are removed too, with the fields left without any widget."},
 		},
-		Run: runRemoveAnnotations,
-	})
+	}, model.REMOVEANNOTATIONS, runRemoveAnnotations)
 }
 
 // annotFilter says which annotations remove-annotations keeps.
@@ -55,20 +54,12 @@ func (f annotFilter) keeps(sub string) bool {
 // something else refers to them (a structure tree's OBJR, which a reader
 // then ignores): unlike pdfcpu's own removal, the structure tree, and so
 // the document's tagging, is kept.
-func runRemoveAnnotations(ctx context.Context, in *docmill.RunInput) (out *docmill.RunOutput, err error) {
-	defer recoverPanic(&err)
-	ranges := in.Params.PageRanges("pages")
-	filter := annotFilter{keepLinks: in.Params.Bool("keep_links"), keepForms: in.Params.Bool("keep_forms")}
-	if err := checkSize(ctx, in.Files); err != nil {
-		return nil, err
-	}
-	doc, err := readDocument(ctx, in.Files[0], newConfig(model.REMOVEANNOTATIONS), theFile)
-	if err != nil {
-		return nil, err
-	}
+func runRemoveAnnotations(ctx context.Context, in *docmill.RunInput, b *budget, doc *model.Context) (out *docmill.RunOutput, err error) {
+	ranges := in.Params.PageRanges(pagesName)
+	filter := annotFilter{keepLinks: in.Params.Bool(keepLinksParam), keepForms: in.Params.Bool(keepFormsParam)}
 	pages, err := docmill.Pages(ranges, doc.PageCount)
 	if err != nil {
-		return nil, docmill.ParamError("pages", "%s", err)
+		return nil, docmill.ParamError(pagesName, "%s", err)
 	}
 	removedWidgets := map[int]bool{}
 	removed, kept := 0, 0

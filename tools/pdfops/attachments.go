@@ -23,21 +23,12 @@ func extractAttachmentsTool() *docmill.Tool {
 		Description: "Extract the files embedded in a PDF, returned together as a zip under their own names. " +
 			"A PDF without attachments gives an empty zip (meta files: 0), not an error.",
 		MayZip: true,
-		Run:    runExtractAttachments,
-	})
+	}, model.EXTRACTATTACHMENTS, runExtractAttachments)
 	t.Outputs = []string{ziparchive.ContentType}
 	return t
 }
 
-func runExtractAttachments(ctx context.Context, in *docmill.RunInput) (out *docmill.RunOutput, err error) {
-	defer recoverPanic(&err)
-	if err := checkSize(ctx, in.Files); err != nil {
-		return nil, err
-	}
-	doc, err := readDocument(ctx, in.Files[0], newConfig(model.EXTRACTATTACHMENTS), theFile)
-	if err != nil {
-		return nil, err
-	}
+func runExtractAttachments(ctx context.Context, in *docmill.RunInput, b *budget, doc *model.Context) (out *docmill.RunOutput, err error) {
 	var atts []model.Attachment
 	if err := doc.LocateNameTree("EmbeddedFiles", false); err != nil {
 		return nil, docmill.InvalidDocument(err, "The file's attachments could not be read: it is damaged.")
@@ -48,7 +39,7 @@ func runExtractAttachments(ctx context.Context, in *docmill.RunInput) (out *docm
 		}
 	}
 	p := filepath.Join(in.WorkDir, "attachments.zip")
-	zw, err := ziparchive.Create(p, budgetOf(ctx).l.PDFBytes)
+	zw, err := ziparchive.Create(p, b.l.PDFBytes)
 	if err != nil {
 		return nil, err
 	}

@@ -24,7 +24,7 @@ func bookletTool() *docmill.Tool {
 			"(flipping on the long edge), fold the stack in the middle and staple along the fold.",
 		Params: []docmill.Param{
 			{
-				Name: "per_sheet",
+				Name: perSheetParam,
 				Type: docmill.TypeInteger,
 				Description: "Pages on each side of a sheet: 2 makes a booklet of half the sheet's size; " +
 					"4 makes one of a quarter, cut in two after folding.",
@@ -33,8 +33,7 @@ func bookletTool() *docmill.Tool {
 			},
 			pageSizeParam("The sheet's size"),
 		},
-		Run: runBooklet,
-	})
+	}, model.BOOKLET, runBooklet)
 }
 
 // runBooklet imposes the pages as pdfcpu's saddle-stitched booklet,
@@ -42,17 +41,9 @@ func bookletTool() *docmill.Tool {
 // (last and first) share the front of the first sheet, the second and
 // the second last its back, and so on inwards. The page count is padded
 // with blank pages to a multiple of four pages per sheet side pair.
-func runBooklet(ctx context.Context, in *docmill.RunInput) (out *docmill.RunOutput, err error) {
-	defer recoverPanic(&err)
-	if err := checkSize(ctx, in.Files); err != nil {
-		return nil, err
-	}
-	doc, err := readDocument(ctx, in.Files[0], newConfig(model.BOOKLET), theFile)
-	if err != nil {
-		return nil, err
-	}
+func runBooklet(ctx context.Context, in *docmill.RunInput, b *budget, doc *model.Context) (out *docmill.RunOutput, err error) {
 	inputPages := doc.PageCount
-	n := in.Params.Int("per_sheet")
+	n := in.Params.Int(perSheetParam)
 	nup := pdfcpu.DefaultBookletConfig()
 	sheet := pageSizeOf(in.Params)
 	nup.PageSize, nup.UserDim = "", true
@@ -60,7 +51,7 @@ func runBooklet(ctx context.Context, in *docmill.RunInput) (out *docmill.RunOutp
 	if err := pdfcpu.ParseNUpValue(n, nup); err != nil {
 		return nil, fmt.Errorf("pdfops: booklet of %d: %w", n, err)
 	}
-	if err := imposePages(ctx, doc, func(set types.IntSet) error { return pdfcpu.BookletFromPDF(doc, set, nup) }); err != nil {
+	if err := imposePages(ctx, b, doc, func(set types.IntSet) error { return pdfcpu.BookletFromPDF(doc, set, nup) }); err != nil {
 		return nil, err
 	}
 	return writeOutput(doc, in.WorkDir, "booklet.pdf", docmill.ResultName(in.Files[0].Filename, ".pdf", "-booklet.pdf"),

@@ -20,8 +20,7 @@ func bookmarksTool() *docmill.Tool {
 		Description: "List the bookmarks (outline) of a PDF as JSON: each one's title, the page it goes to and the bookmarks nested under it. " +
 			"A PDF without bookmarks gives an empty list.",
 		Meta: []docmill.MetaField{{Name: "pages", Type: docmill.MetaInteger, Description: "Pages of the document."}, {Name: "bookmarks", Type: docmill.MetaInteger, Description: "Bookmarks listed, at every level."}},
-		Run:  runBookmarks,
-	})
+	}, model.LISTBOOKMARKS, runBookmarks)
 	t.Outputs = []string{jsonContentType}
 	return t
 }
@@ -29,15 +28,7 @@ func bookmarksTool() *docmill.Tool {
 // runBookmarks writes the document's outline as a JSON object
 // {"bookmarks": [{"title", "page", "children"}]}; page is null for a
 // bookmark that goes to no page of the document.
-func runBookmarks(ctx context.Context, in *docmill.RunInput) (out *docmill.RunOutput, err error) {
-	defer recoverPanic(&err)
-	if err := checkSize(ctx, in.Files); err != nil {
-		return nil, err
-	}
-	doc, err := readDocument(ctx, in.Files[0], newConfig(model.LISTBOOKMARKS), theFile)
-	if err != nil {
-		return nil, err
-	}
+func runBookmarks(ctx context.Context, in *docmill.RunInput, b *budget, doc *model.Context) (out *docmill.RunOutput, err error) {
 	entries, err := readOutline(doc)
 	if err != nil {
 		return nil, docmill.InvalidDocument(err, "The file's bookmarks could not be read: they are damaged or too many.")
@@ -80,7 +71,7 @@ const WriteBookmarksSlug = "write-bookmarks"
 // "bookmarks".
 func WriteBookmarksTool() *docmill.Tool {
 	disableConfigDir()
-	return withBudgets([]*docmill.Tool{onePDFTool(docmill.Tool{
+	return onePDFTool(docmill.Tool{
 		Slug:    WriteBookmarksSlug,
 		Lane:    docmill.LanePDF,
 		Title:   "Write bookmarks",
@@ -89,23 +80,14 @@ func WriteBookmarksTool() *docmill.Tool {
 			{Name: "pages", Type: docmill.MetaInteger, Description: "Pages of the document."},
 			{Name: "bookmarks", Type: docmill.MetaInteger, Description: "Bookmarks written, at every level."},
 		},
-		Params: []docmill.Param{{Name: "bookmarks", Type: docmill.TypeString, Required: true}},
-		Run:    runWriteBookmarks,
-	})})[0]
+		Params: []docmill.Param{{Name: bookmarksParam, Type: docmill.TypeString, Required: true}},
+	}, model.ADDBOOKMARKS, runWriteBookmarks)
 }
 
-func runWriteBookmarks(ctx context.Context, in *docmill.RunInput) (out *docmill.RunOutput, err error) {
-	defer recoverPanic(&err)
-	list, err := docmill.ParseBookmarks(in.Params.String("bookmarks"))
+func runWriteBookmarks(ctx context.Context, in *docmill.RunInput, b *budget, doc *model.Context) (out *docmill.RunOutput, err error) {
+	list, err := docmill.ParseBookmarks(in.Params.String(bookmarksParam))
 	if err != nil {
-		return nil, docmill.ParamError("bookmarks", "%s", err)
-	}
-	if err := checkSize(ctx, in.Files); err != nil {
-		return nil, err
-	}
-	doc, err := readDocument(ctx, in.Files[0], newConfig(model.ADDBOOKMARKS), theFile)
-	if err != nil {
-		return nil, err
+		return nil, docmill.ParamError(bookmarksParam, "%s", err)
 	}
 	if err := checkBookmarkPages("bookmarks", list, doc.PageCount); err != nil {
 		return nil, err

@@ -60,23 +60,19 @@ type CompareReportItem struct {
 // words). Meta "pages" is the report's page count.
 func CompareReportTool() *docmill.Tool {
 	disableConfigDir()
-	return withBudgets([]*docmill.Tool{{
-		Slug:     CompareReportSlug,
-		Lane:     docmill.LanePDF,
-		Title:    "Compare report",
-		Accepts:  []string{pdfContentType, "application/json", "image/png"},
-		Outputs:  []string{pdfContentType},
-		MinFiles: 3,
-		MaxFiles: 3 + MaxCompareReportPages,
-		Engine:   "pdfcpu",
-		Timeout:  timeout,
-		Meta:     []docmill.MetaField{{Name: "pages", Type: docmill.MetaInteger, Description: "Pages of the report."}},
-		Run:      runCompareReport,
-	}})[0]
+	t := pdfTool(docmill.Tool{
+		Slug:    CompareReportSlug,
+		Lane:    docmill.LanePDF,
+		Title:   "Compare report",
+		Outputs: []string{pdfContentType},
+		Meta:    []docmill.MetaField{{Name: "pages", Type: docmill.MetaInteger, Description: "Pages of the report."}},
+	}, runCompareReport)
+	t.Accepts = []string{pdfContentType, "application/json", "image/png"}
+	t.MinFiles, t.MaxFiles = 3, 3+MaxCompareReportPages
+	return t
 }
 
-func runCompareReport(ctx context.Context, in *docmill.RunInput) (out *docmill.RunOutput, err error) {
-	defer recoverPanic(&err)
+func runCompareReport(ctx context.Context, in *docmill.RunInput, b *budget) (out *docmill.RunOutput, err error) {
 	plan, err := readComparePlan(in)
 	if err != nil {
 		return nil, err
@@ -87,7 +83,7 @@ func runCompareReport(ctx context.Context, in *docmill.RunInput) (out *docmill.R
 	}
 	defer release()
 	label := func(i int) string { return fmt.Sprintf("File %d (%q)", i+1, in.Files[i].Filename) }
-	if err := checkSizes(ctx, in.Files[:2], "PDFs", label); err != nil {
+	if err := checkSizes(b, in.Files[:2], "PDFs", label); err != nil {
 		return nil, err
 	}
 	report, err := newCompareSummary(ctx, plan.Summary)
@@ -111,12 +107,12 @@ func runCompareReport(ctx context.Context, in *docmill.RunInput) (out *docmill.R
 		return nil, err
 	}
 	// pdfcpu merges only documents it has read.
-	if report.doc, err = reread(ctx, report.doc, in.WorkDir, "compare-summary.pdf"); err != nil {
+	if report.doc, err = reread(ctx, b, report.doc, in.WorkDir, "compare-summary.pdf"); err != nil {
 		return nil, err
 	}
 	for d := range 2 {
 		next := report.doc.PageCount + 1
-		src, err := readSource(ctx, in.Files[d], label(d))
+		src, err := readSource(ctx, b, in.Files[d], label(d))
 		if err != nil {
 			return nil, err
 		}
@@ -139,12 +135,12 @@ func runCompareReport(ctx context.Context, in *docmill.RunInput) (out *docmill.R
 		}
 		part, err := copyPages(src, pages)
 		if err == nil {
-			part, err = reread(ctx, part, in.WorkDir, fmt.Sprintf("compare-part-%d.pdf", d))
+			part, err = reread(ctx, b, part, in.WorkDir, fmt.Sprintf("compare-part-%d.pdf", d))
 		}
 		if err != nil {
 			return nil, err
 		}
-		if err := appendDocument(report.doc, part, d+1, label(d)); err != nil {
+		if err := appendDocument(report.doc, part, d+1, label(d), b.l.PDFPages); err != nil {
 			return nil, err
 		}
 		if err := ctx.Err(); err != nil {
@@ -180,13 +176,13 @@ func readComparePlan(in *docmill.RunInput) (*CompareReportPlan, error) {
 
 // reread writes doc to a file of dir and reads it back: pdfcpu merges
 // only documents it has read, and a copy of pages is made in memory.
-func reread(ctx context.Context, doc *model.Context, dir, name string) (*model.Context, error) {
+func reread(ctx context.Context, b *budget, doc *model.Context, dir, name string) (*model.Context, error) {
 	path := filepath.Join(dir, name)
 	if err := writeDocument(doc, path); err != nil {
 		return nil, err
 	}
 	defer os.Remove(path)
-	out, err := readDocument(ctx, docmill.LocalFile{Path: path}, newConfig(model.MERGECREATE), "The report")
+	out, err := readDocument(ctx, b, docmill.LocalFile{Path: path}, newConfig(model.MERGECREATE), "The report")
 	if err != nil {
 		return nil, fmt.Errorf("pdfops: read back %s: %w", name, err)
 	}

@@ -39,7 +39,7 @@ const minCropPoints = 1.0
 // meta "pages" and "cropped_pages".
 func SetCropBoxTool() *docmill.Tool {
 	disableConfigDir()
-	return withBudgets([]*docmill.Tool{onePDFTool(docmill.Tool{
+	return onePDFTool(docmill.Tool{
 		Slug:    SetCropBoxSlug,
 		Lane:    docmill.LanePDF,
 		Title:   "Set crop box",
@@ -50,13 +50,12 @@ func SetCropBoxTool() *docmill.Tool {
 		},
 		Params: []docmill.Param{
 			pagesParam("Pages to crop"),
-			{Name: "margins", Type: docmill.TypeString},
-			{Name: "box", Type: docmill.TypeString},
-			{Name: "drawn", Type: docmill.TypeString},
-			{Name: "padding", Type: docmill.TypeNumber, Min: docmill.Bound(0)},
+			{Name: marginsParam, Type: docmill.TypeString},
+			{Name: boxParam, Type: docmill.TypeString},
+			{Name: drawnParam, Type: docmill.TypeString},
+			{Name: paddingParam, Type: docmill.TypeNumber, Min: docmill.Bound(0)},
 		},
-		Run: runSetCropBox,
-	})})[0]
+	}, model.CROP, runSetCropBox)
 }
 
 // cropSpec is a parsed request of SetCropBoxTool.
@@ -76,22 +75,14 @@ func (r rect) intersect(o rect) rect {
 	return rect{max(r.llx, o.llx), max(r.lly, o.lly), min(r.urx, o.urx), min(r.ury, o.ury)}
 }
 
-func runSetCropBox(ctx context.Context, in *docmill.RunInput) (out *docmill.RunOutput, err error) {
-	defer recoverPanic(&err)
+func runSetCropBox(ctx context.Context, in *docmill.RunInput, b *budget, doc *model.Context) (out *docmill.RunOutput, err error) {
 	spec, err := parseCropSpec(in.Params)
 	if err != nil {
 		return nil, err
 	}
-	if err := checkSize(ctx, in.Files); err != nil {
-		return nil, err
-	}
-	doc, err := readDocument(ctx, in.Files[0], newConfig(model.CROP), theFile)
+	pages, err := docmill.Pages(in.Params.PageRanges(pagesName), doc.PageCount)
 	if err != nil {
-		return nil, err
-	}
-	pages, err := docmill.Pages(in.Params.PageRanges("pages"), doc.PageCount)
-	if err != nil {
-		return nil, docmill.ParamError("pages", "%s", err)
+		return nil, docmill.ParamError(pagesName, "%s", err)
 	}
 	cropped := 0
 	for _, p := range pages {
@@ -117,24 +108,24 @@ func runSetCropBox(ctx context.Context, in *docmill.RunInput) (out *docmill.RunO
 
 // parseCropSpec reads the step's params; exactly one way is given.
 func parseCropSpec(p docmill.Params) (*cropSpec, error) {
-	s := &cropSpec{padding: p.Float("padding")}
+	s := &cropSpec{padding: p.Float(paddingParam)}
 	var err error
 	given := 0
-	if p.Has("margins") {
+	if p.Has(marginsParam) {
 		given++
-		if s.margins, err = parseNumbers(p.String("margins"), 4); err != nil {
-			return nil, docmill.ParamError("margins", "%s", err)
+		if s.margins, err = parseNumbers(p.String(marginsParam), 4); err != nil {
+			return nil, docmill.ParamError(marginsParam, "%s", err)
 		}
 	}
-	if p.Has("box") {
+	if p.Has(boxParam) {
 		given++
-		if s.box, err = parseNumbers(p.String("box"), 4); err != nil {
-			return nil, docmill.ParamError("box", "%s", err)
+		if s.box, err = parseNumbers(p.String(boxParam), 4); err != nil {
+			return nil, docmill.ParamError(boxParam, "%s", err)
 		}
 	}
-	if p.Has("drawn") {
+	if p.Has(drawnParam) {
 		given++
-		if s.drawn, err = parseDrawn(p.String("drawn")); err != nil {
+		if s.drawn, err = parseDrawn(p.String(drawnParam)); err != nil {
 			return nil, fmt.Errorf("pdfops: crop: drawn boxes: %w", err)
 		}
 	}
@@ -205,14 +196,14 @@ func (s *cropSpec) cropBox(p int, inh *model.InheritedPageAttrs) (rect, bool, er
 		}
 		box := rect{visible.llx + m[3], visible.lly + m[2], visible.urx - m[1], visible.ury - m[0]}
 		if box.width() < minCropPoints || box.height() < minCropPoints {
-			return rect{}, false, docmill.ParamError("margins", "leave nothing of page %d, which is %s", p, sizeMM(visible, rot))
+			return rect{}, false, docmill.ParamError(marginsParam, "leave nothing of page %d, which is %s", p, sizeMM(visible, rot))
 		}
 		return box, true, nil
 	case s.box != nil:
 		box := fromShown(rect{s.box[0], s.box[1], s.box[2], s.box[3]}, media, rot)
 		const slack = 0.01 // rounding of mm to points
 		if box.llx < media.llx-slack || box.lly < media.lly-slack || box.urx > media.urx+slack || box.ury > media.ury+slack {
-			return rect{}, false, docmill.ParamError("box", "lies outside page %d, which is %s", p, sizeMM(media, rot))
+			return rect{}, false, docmill.ParamError(boxParam, "lies outside page %d, which is %s", p, sizeMM(media, rot))
 		}
 		return box.intersect(media), true, nil
 	}

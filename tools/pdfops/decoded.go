@@ -16,49 +16,30 @@ import (
 )
 
 // budget is one run's limits and how much of its decoding allowance it has
-// used. Each tool's Run puts one in its context (withBudget), so that every
-// document a run reads (merge reads many) counts against one job allowance.
+// used. Each run makes one from its RunInput's Limits (guarded) and hands
+// it to everything that reads a document, so that every document a run
+// reads (merge reads many) counts against one job allowance. Nothing
+// finds a budget on its own: a function that reads a document takes one.
 type budget struct {
 	l       docmill.Limits
 	decoded int64
 }
 
-type budgetKey struct{}
-
-// withBudget returns ctx carrying a fresh budget for in's limits.
-func withBudget(ctx context.Context, in *docmill.RunInput) context.Context {
-	return context.WithValue(ctx, budgetKey{}, &budget{l: in.Limits.WithDefaults()})
+// newBudget returns a fresh budget for the limits l (zero fields: their
+// defaults).
+func newBudget(l docmill.Limits) *budget {
+	return &budget{l: l.WithDefaults()}
 }
 
-// budgetOf returns ctx's budget, or one with the default limits.
-func budgetOf(ctx context.Context) *budget {
-	if b, ok := ctx.Value(budgetKey{}).(*budget); ok {
-		return b
-	}
-	return &budget{l: docmill.DefaultLimits()}
-}
-
-// withBudgets wraps every tool's Run so it runs with a budget.
-func withBudgets(tools []*docmill.Tool) []*docmill.Tool {
-	for _, t := range tools {
-		run := t.Run
-		t.Run = func(ctx context.Context, in *docmill.RunInput) (*docmill.RunOutput, error) {
-			return run(withBudget(ctx, in), in)
-		}
-	}
-	return tools
-}
-
-// checkDecodedSize refuses a document whose streams expand past the
-// run's limits (a flate bomb: a few megabytes that inflate to gigabytes),
-// before pdfcpu decodes any of them into memory. It inflates each
-// compressed stream once into a counter, never holding its output, and
-// stops at the first limit passed, so a bomb costs at most the allowance's
+// checkDecodedSize refuses a document whose streams expand past b's
+// limits (a flate bomb: a few megabytes that inflate to gigabytes), before
+// pdfcpu decodes any of them into memory, and counts what they expand to
+// against b. It inflates each compressed stream once into a counter, never
+// holding its output, and stops at the first limit passed, so a bomb costs at most the allowance's
 // CPU time. Streams that fail to decode are left for pdfcpu to judge, and
 // image codecs (DCT, JPX, JBIG2, CCITT), which pdfcpu passes through
 // without decoding, are not counted.
-func checkDecodedSize(ctx context.Context, doc *model.Context, label string) error {
-	b := budgetOf(ctx)
+func checkDecodedSize(ctx context.Context, b *budget, doc *model.Context, label string) error {
 	for _, entry := range doc.XRefTable.Table {
 		if entry == nil || entry.Free || entry.Object == nil {
 			continue

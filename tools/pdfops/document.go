@@ -16,20 +16,20 @@ import (
 	docmill "github.com/docmill/docmill"
 )
 
-// readDocument parses and validates the PDF in f. label names the file in
+// readDocument parses and validates the PDF in f within b's limits (its
+// streams counted against b's decoding allowance). label names the file in
 // public messages ("The file", "File 2 (\"b.pdf\")").
 //
 // Failures caused by the input (not a PDF, damaged, encrypted, over
-// MaxPages) are invalid_document; failures to open the file are internal;
+// Limits.PDFPages) are invalid_document; failures to open the file are internal;
 // cancellation is returned as the context's error.
-func readDocument(ctx context.Context, f docmill.LocalFile, conf *model.Configuration, label string) (*model.Context, error) {
+func readDocument(ctx context.Context, b *budget, f docmill.LocalFile, conf *model.Configuration, label string) (*model.Context, error) {
 	file, err := os.Open(f.Path)
 	if err != nil {
 		return nil, fmt.Errorf("pdfops: open input: %w", err)
 	}
 	defer file.Close()
 
-	b := budgetOf(ctx)
 	conf.Limits.MaxDecodeBytes = b.l.StreamDecodedBytes
 	// pdfcpu refuses every encrypted file when merging. Read as an edit,
 	// an encrypted file must grant the permission to assemble or modify
@@ -53,7 +53,7 @@ func readDocument(ctx context.Context, f docmill.LocalFile, conf *model.Configur
 	if doc.EnsurePageCount() == nil && doc.PageCount > b.l.PDFPages {
 		return nil, tooManyPages(label, doc.PageCount, b.l.PDFPages)
 	}
-	if err := checkDecodedSize(ctx, doc, label); err != nil {
+	if err := checkDecodedSize(ctx, b, doc, label); err != nil {
 		return nil, err
 	}
 	if err := ctx.Err(); err != nil {
@@ -115,16 +115,16 @@ func tooManyPages(label string, pages, limit int) error {
 const theFile = "The file"
 
 // checkSize is checkSizes for a one-file tool.
-func checkSize(ctx context.Context, files []docmill.LocalFile) error {
-	return checkSizes(ctx, files, "PDFs", func(int) string { return theFile })
+func checkSize(b *budget, files []docmill.LocalFile) error {
+	return checkSizes(b, files, "PDFs", func(int) string { return theFile })
 }
 
-// checkSizes refuses inputs over MaxInputBytes, each and together, before
-// anything is parsed: pdfcpu holds a whole document, and jpg-to-pdf every
-// embedded image, in memory until the output is written. Sizes are taken
+// checkSizes refuses inputs over b's Limits.PDFBytes, each and together,
+// before anything is parsed: pdfcpu holds a whole document, and jpg-to-pdf
+// every embedded image, in memory until the output is written. Sizes are taken
 // from the files themselves; kind names the inputs in messages ("PDFs").
-func checkSizes(ctx context.Context, files []docmill.LocalFile, kind string, label func(int) string) error {
-	maxBytes := budgetOf(ctx).l.PDFBytes
+func checkSizes(b *budget, files []docmill.LocalFile, kind string, label func(int) string) error {
+	maxBytes := b.l.PDFBytes
 	var total int64
 	for i, f := range files {
 		st, err := os.Stat(f.Path)
@@ -177,7 +177,7 @@ func writeDocument(doc *model.Context, path string) error {
 
 // recoverPanic turns a panic in pdfcpu into an invalid_document error in
 // *err. pdfcpu panics on some malformed input, and a job must fail rather
-// than take the worker down. Run functions defer it with a named result.
+// than take the worker down. guarded defers it for every run.
 func recoverPanic(err *error) {
 	if r := recover(); r != nil {
 		*err = docmill.InvalidDocument(fmt.Errorf("%w: pdfcpu panic: %v\n%s", docmill.ErrUnreadable, r, debug.Stack()),

@@ -49,20 +49,11 @@ func FillFormStepTool() *docmill.Tool {
 			{Name: "latin1", Type: docmill.MetaBoolean, Description: "Whether every value filled is Latin-1 text, which qpdf can draw."},
 			{Name: "undrawn", Type: docmill.MetaInteger, Description: "Widgets of filled fields this step could not draw, when a value is beyond Latin-1."}},
 		Params: []docmill.Param{{Name: formvalues.Param, Type: docmill.TypeString, Required: true, Check: formvalues.Check}},
-		Run:    runFillForm,
-	})
+	}, model.FILLFORMFIELDS, runFillForm)
 }
 
-func runFillForm(ctx context.Context, in *docmill.RunInput) (out *docmill.RunOutput, err error) {
-	defer recoverPanic(&err)
+func runFillForm(ctx context.Context, in *docmill.RunInput, b *budget, doc *model.Context) (out *docmill.RunOutput, err error) {
 	values, err := formvalues.Parse(in.Params.String(formvalues.Param))
-	if err != nil {
-		return nil, err
-	}
-	if err := checkSize(ctx, in.Files); err != nil {
-		return nil, err
-	}
-	doc, err := readDocument(ctx, in.Files[0], newConfig(model.FILLFORMFIELDS), theFile)
 	if err != nil {
 		return nil, err
 	}

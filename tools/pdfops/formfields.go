@@ -49,23 +49,14 @@ func formFieldsTool() *docmill.Tool {
 		Title:       "PDF form fields",
 		Description: "List the fillable form fields of a PDF as JSON: name, type, value, options, required, read-only, page and position.",
 		Meta:        []docmill.MetaField{{Name: "pages", Type: docmill.MetaInteger, Description: "Pages of the document."}, {Name: "fields", Type: docmill.MetaInteger, Description: "Form fields listed."}},
-		Run:         runFormFields,
-	})
+	}, model.LISTFORMFIELDS, runFormFields)
 	t.Outputs = []string{jsonContentType}
 	return t
 }
 
 // runFormFields writes the document's AcroForm fields as a JSON object
 // {"fields": [...]}; a document without a form gives an empty list.
-func runFormFields(ctx context.Context, in *docmill.RunInput) (out *docmill.RunOutput, err error) {
-	defer recoverPanic(&err)
-	if err := checkSize(ctx, in.Files); err != nil {
-		return nil, err
-	}
-	doc, err := readDocument(ctx, in.Files[0], newConfig(model.LISTFORMFIELDS), theFile)
-	if err != nil {
-		return nil, err
-	}
+func runFormFields(ctx context.Context, in *docmill.RunInput, b *budget, doc *model.Context) (out *docmill.RunOutput, err error) {
 	fields, err := collectFormFields(doc)
 	if err != nil {
 		return nil, docmill.InvalidDocument(err, "The file's form could not be read: it is damaged or uses a structure this tool does not support.")

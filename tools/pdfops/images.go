@@ -85,21 +85,21 @@ func imagesToPDFTool() *docmill.Tool {
 		MaxFiles:    maxImageFiles,
 		Params: []docmill.Param{
 			{
-				Name:        "page_size",
+				Name:        pageSizeName,
 				Type:        docmill.TypeString,
 				Description: "fit: each page is the size of its image, at the image's declared resolution (72 dpi when none); a4, letter: each image is scaled to fill the page inside the margins, centred.",
 				Enum:        []string{"fit", "a4", "letter"},
 				Default:     "fit",
 			},
 			{
-				Name:        "orientation",
+				Name:        orientationParam,
 				Type:        docmill.TypeString,
 				Description: "Page orientation for a4 and letter; auto makes a page landscape when its image is wider than tall. Ignored for fit.",
 				Enum:        []string{"auto", "portrait", "landscape"},
 				Default:     "auto",
 			},
 			{
-				Name:        "margin",
+				Name:        marginParam,
 				Type:        docmill.TypeString,
 				Description: "White border around each image: none, small (20 pt, 7 mm) or big (50 pt, 18 mm).",
 				Enum:        []string{"none", "small", "big"},
@@ -108,15 +108,14 @@ func imagesToPDFTool() *docmill.Tool {
 		},
 		Engine:  "pdfcpu",
 		Timeout: timeout,
-		Run:     runImagesToPDF,
+		Run:     guarded(runImagesToPDF),
 	}
 }
 
 // runImagesToPDF makes one page per image, in upload order. All images
 // are probed and capped first; then each is embedded and its page built
 // in turn, so at most one decoded image is in memory at a time.
-func runImagesToPDF(ctx context.Context, in *docmill.RunInput) (out *docmill.RunOutput, err error) {
-	defer recoverPanic(&err)
+func runImagesToPDF(ctx context.Context, in *docmill.RunInput, b *budget) (out *docmill.RunOutput, err error) {
 	lay := imageLayoutParams(in.Params)
 	files := in.Files
 	label := func(i int) string {
@@ -125,10 +124,10 @@ func runImagesToPDF(ctx context.Context, in *docmill.RunInput) (out *docmill.Run
 		}
 		return fmt.Sprintf("File %d (%q)", i+1, files[i].Filename)
 	}
-	if err := checkSizes(ctx, in.Files, "images", label); err != nil {
+	if err := checkSizes(b, in.Files, "images", label); err != nil {
 		return nil, err
 	}
-	probes, err := probeImages(ctx, in.Files, label)
+	probes, err := probeImages(b, in.Files, label)
 	if err != nil {
 		return nil, err
 	}
@@ -175,8 +174,8 @@ func newImageDocument() (*model.Context, types.IndirectRef, types.Dict, error) {
 // an enum with a default, page_size and margin of imagePageSizes' (and
 // "fit") and imageMargins' keys (TestImageEnumsMatchTables).
 func imageLayoutParams(p docmill.Params) imageLayout {
-	return imageLayout{pageSize: p.String("page_size"), orientation: p.String("orientation"),
-		margin: imageMargins[p.String("margin")]}
+	return imageLayout{pageSize: p.String(pageSizeName), orientation: p.String(orientationParam),
+		margin: imageMargins[p.String(marginParam)]}
 }
 
 // imageProbe is what the header of an input declares.
@@ -187,8 +186,8 @@ type imageProbe struct {
 
 // probeImages reads every input's format and dimensions, without
 // decoding pixels, and applies the pixel caps.
-func probeImages(ctx context.Context, files []docmill.LocalFile, label func(int) string) ([]imageProbe, error) {
-	l := budgetOf(ctx).l
+func probeImages(b *budget, files []docmill.LocalFile, label func(int) string) ([]imageProbe, error) {
+	l := b.l
 	probes := make([]imageProbe, len(files))
 	var decoded int64
 	for i, f := range files {

@@ -27,14 +27,14 @@ func imageWatermarkTool() *docmill.Tool {
 		MaxFiles:    2,
 		Params: []docmill.Param{
 			{
-				Name:        "position",
+				Name:        positionParam,
 				Type:        docmill.TypeString,
 				Description: "Where on the page the image goes; away from the center it keeps a margin of about 1 cm.",
 				Enum:        stampPositionNames(false),
 				Default:     "center",
 			},
 			{
-				Name:        "scale",
+				Name:        scaleParam,
 				Type:        docmill.TypeNumber,
 				Description: "The image's width as a fraction of the page's width (smaller if it would not fit the page).",
 				Min:         docmill.Bound(0.05),
@@ -42,7 +42,7 @@ func imageWatermarkTool() *docmill.Tool {
 				Default:     "0.25",
 			},
 			{
-				Name:        "opacity",
+				Name:        opacityParam,
 				Type:        docmill.TypeNumber,
 				Description: "From 0 (invisible) to 1 (opaque).",
 				Min:         docmill.Bound(0),
@@ -50,7 +50,7 @@ func imageWatermarkTool() *docmill.Tool {
 				Default:     "0.5",
 			},
 			{
-				Name:        "rotation",
+				Name:        rotationParam,
 				Type:        docmill.TypeNumber,
 				Description: "Angle of the image in degrees, counter-clockwise.",
 				Min:         docmill.Bound(-180),
@@ -61,7 +61,7 @@ func imageWatermarkTool() *docmill.Tool {
 		},
 		Engine:  "pdfcpu",
 		Timeout: timeout,
-		Run:     runImageWatermark,
+		Run:     guarded(runImageWatermark),
 	}
 }
 
@@ -82,8 +82,7 @@ type imageStamp struct {
 // reuses the text stamps' positions and page frames (stampSpot,
 // stampPage), so an image and a text watermark at the same position line
 // up, on upright, rotated and cropped pages alike.
-func runImageWatermark(ctx context.Context, in *docmill.RunInput) (out *docmill.RunOutput, err error) {
-	defer recoverPanic(&err)
+func runImageWatermark(ctx context.Context, in *docmill.RunInput, b *budget) (out *docmill.RunOutput, err error) {
 	files := in.Files
 	if files[0].ContentType != pdfContentType || (files[1].ContentType != "image/png" && files[1].ContentType != "image/jpeg") {
 		return nil, docmill.Errorf(docmill.CodeUnsupportedFileType,
@@ -92,17 +91,17 @@ func runImageWatermark(ctx context.Context, in *docmill.RunInput) (out *docmill.
 	label := func(i int) string {
 		return fmt.Sprintf("%s (%q)", []string{"The PDF", "The image"}[i], files[i].Filename)
 	}
-	if err := checkSizes(ctx, files, "files", label); err != nil {
+	if err := checkSizes(b, files, "files", label); err != nil {
 		return nil, err
 	}
-	probes, err := probeImages(ctx, files[1:], func(int) string { return label(1) })
+	probes, err := probeImages(b, files[1:], func(int) string { return label(1) })
 	if err != nil {
 		return nil, err
 	}
 	if f := probes[0].format; f != "png" && f != "jpeg" {
 		return nil, docmill.Errorf(docmill.CodeUnsupportedFileType, "%s is a %s image; this tool stamps PNG and JPEG images.", label(1), imageFormats[f])
 	}
-	doc, err := readDocument(ctx, files[0], newConfig(model.ADDWATERMARKS), label(0))
+	doc, err := readDocument(ctx, b, files[0], newConfig(model.ADDWATERMARKS), label(0))
 	if err != nil {
 		return nil, err
 	}
@@ -118,10 +117,10 @@ func runImageWatermark(ctx context.Context, in *docmill.RunInput) (out *docmill.
 		return nil, err
 	}
 	st := imageStamp{
-		spot:     stampSpotNamed(in.Params.String("position")),
-		scale:    in.Params.Float("scale"),
-		opacity:  in.Params.Float("opacity"),
-		rotation: in.Params.Float("rotation"),
+		spot:     stampSpotNamed(in.Params.String(positionParam)),
+		scale:    in.Params.Float(scaleParam),
+		opacity:  in.Params.Float(opacityParam),
+		rotation: in.Params.Float(rotationParam),
 	}
 	if err := st.stampPages(ctx, doc, img, pages); err != nil {
 		return nil, err

@@ -32,14 +32,14 @@ func insertPagesTool() *docmill.Tool {
 		MaxFiles: 2,
 		Params: []docmill.Param{
 			{
-				Name:        "after",
+				Name:        afterParam,
 				Type:        docmill.TypeInteger,
 				Description: "The page after which the pages go; 0 puts them before the first page. After the last page by default.",
 				Min:         docmill.Bound(0),
 				Max:         docmill.Bound(MaxPages),
 			},
 			{
-				Name: "blank",
+				Name: blankParam,
 				Type: docmill.TypeInteger,
 				Description: "Insert this many blank pages instead of a second PDF (send one file only). " +
 					"They take the size of the page they follow, or of the first page.",
@@ -50,19 +50,18 @@ func insertPagesTool() *docmill.Tool {
 		},
 		Engine:  "pdfcpu",
 		Timeout: timeout,
-		Run:     runInsertPages,
+		Run:     guarded(runInsertPages),
 	}
 }
 
 // runInsertPages inserts the second file's pages, or blank pages, after
 // the page "after" of the first file. Inserted PDF pages keep their own
 // size, rotation, links and outline, as merge-pdf keeps them.
-func runInsertPages(ctx context.Context, in *docmill.RunInput) (out *docmill.RunOutput, err error) {
-	defer recoverPanic(&err)
-	blank, twoFiles := in.Params.Int("blank"), len(in.Files) == 2
+func runInsertPages(ctx context.Context, in *docmill.RunInput, b *budget) (out *docmill.RunOutput, err error) {
+	blank, twoFiles := in.Params.Int(blankParam), len(in.Files) == 2
 	switch {
 	case twoFiles && blank > 0:
-		return nil, docmill.ParamError("blank", "is for one PDF only: send one PDF to insert blank pages, or two PDFs without blank to insert the second")
+		return nil, docmill.ParamError(blankParam, "is for one PDF only: send one PDF to insert blank pages, or two PDFs without blank to insert the second")
 	case !twoFiles && blank == 0:
 		return nil, docmill.Errorf(docmill.CodeMissingFile, "insert-pages needs a second PDF to insert, or blank set to the number of blank pages to insert.")
 	}
@@ -73,15 +72,15 @@ func runInsertPages(ctx context.Context, in *docmill.RunInput) (out *docmill.Run
 		}
 		return fmt.Sprintf("The PDF to insert (%q)", files[1].Filename)
 	}
-	if err := checkSizes(ctx, files, "PDFs", label); err != nil {
+	if err := checkSizes(b, files, "PDFs", label); err != nil {
 		return nil, err
 	}
 	var doc *model.Context
 	var inputPages, inserted int
 	if twoFiles {
-		doc, inputPages, inserted, err = insertDocument(ctx, in, label)
+		doc, inputPages, inserted, err = insertDocument(ctx, b, in, label)
 	} else {
-		doc, inputPages, inserted, err = insertBlankPages(ctx, in, blank, label)
+		doc, inputPages, inserted, err = insertBlankPages(ctx, b, in, blank, label)
 	}
 	if err != nil {
 		return nil, err
@@ -96,24 +95,24 @@ func runInsertPages(ctx context.Context, in *docmill.RunInput) (out *docmill.Run
 // insertAt returns where the validated "after" param puts new pages in a
 // document of pageCount pages: after that page, or after the last.
 func insertAt(p docmill.Params, pageCount int) (int, error) {
-	if !p.Has("after") {
+	if !p.Has(afterParam) {
 		return pageCount, nil
 	}
-	after := p.Int("after")
+	after := p.Int(afterParam)
 	if after > pageCount {
-		return 0, docmill.ParamError("after", "is past the last page: the PDF has %d pages", pageCount)
+		return 0, docmill.ParamError(afterParam, "is past the last page: the PDF has %d pages", pageCount)
 	}
 	return after, nil
 }
 
 // insertDocument appends the second file to the first, as merge-pdf
 // does (encryption, outline, links), then moves its pages into place.
-func insertDocument(ctx context.Context, in *docmill.RunInput, label func(int) string) (*model.Context, int, int, error) {
+func insertDocument(ctx context.Context, b *budget, in *docmill.RunInput, label func(int) string) (*model.Context, int, int, error) {
 	conf := mergeConfig()
 	docs := make([]*model.Context, 2)
 	for i, f := range in.Files {
 		var err error
-		if docs[i], err = readDocument(ctx, f, conf, label(i)); err != nil {
+		if docs[i], err = readDocument(ctx, b, f, conf, label(i)); err != nil {
 			return nil, 0, 0, err
 		}
 	}
@@ -135,7 +134,7 @@ func insertDocument(ctx context.Context, in *docmill.RunInput, label func(int) s
 	if dest.XRefTable.Version() < model.V20 {
 		dest.EnsureVersionForWriting()
 	}
-	if err := appendDocument(dest, src, 1, label(1)); err != nil {
+	if err := appendDocument(dest, src, 1, label(1), b.l.PDFPages); err != nil {
 		return nil, 0, 0, err
 	}
 	err = reorderPages(dest, func(leaves []types.IndirectRef) ([]types.IndirectRef, error) {
@@ -147,8 +146,8 @@ func insertDocument(ctx context.Context, in *docmill.RunInput, label func(int) s
 // insertBlankPages adds count blank pages to the only file, each the
 // size (crop box as shown, rotation included) of the page they follow,
 // or of the first page.
-func insertBlankPages(ctx context.Context, in *docmill.RunInput, count int, label func(int) string) (*model.Context, int, int, error) {
-	doc, err := readDocument(ctx, in.Files[0], newConfig(model.INSERTPAGESAFTER), label(0))
+func insertBlankPages(ctx context.Context, b *budget, in *docmill.RunInput, count int, label func(int) string) (*model.Context, int, int, error) {
+	doc, err := readDocument(ctx, b, in.Files[0], newConfig(model.INSERTPAGESAFTER), label(0))
 	if err != nil {
 		return nil, 0, 0, err
 	}
@@ -157,8 +156,8 @@ func insertBlankPages(ctx context.Context, in *docmill.RunInput, count int, labe
 	if err != nil {
 		return nil, 0, 0, err
 	}
-	if limit := budgetOf(ctx).l.PDFPages; n+count > limit {
-		return nil, 0, 0, docmill.ParamError("blank", "would make a document of %d pages; this tool makes documents of up to %d pages", n+count, limit)
+	if limit := b.l.PDFPages; n+count > limit {
+		return nil, 0, 0, docmill.ParamError(blankParam, "would make a document of %d pages; this tool makes documents of up to %d pages", n+count, limit)
 	}
 	err = reorderPages(doc, func(leaves []types.IndirectRef) ([]types.IndirectRef, error) {
 		like := leaves[max(after, 1)-1]

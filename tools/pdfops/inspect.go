@@ -40,7 +40,7 @@ const maxProblemChars = 300
 // the input's path, cut to maxProblemChars).
 func InspectTool() *docmill.Tool {
 	disableConfigDir()
-	return withBudgets([]*docmill.Tool{onePDFTool(docmill.Tool{
+	return pdfTool(docmill.Tool{
 		Slug: InspectSlug,
 		Lane: docmill.LanePDF,
 		Meta: []docmill.MetaField{
@@ -57,15 +57,14 @@ func InspectTool() *docmill.Tool {
 			{Name: "problems", Type: docmill.MetaStrings, Description: "What pdfcpu could not read or validate."},
 		},
 		Title: "Inspect PDF structure",
-		Run:   runInspect,
-	})})[0]
+	}, runInspect)
 }
 
-func runInspect(ctx context.Context, in *docmill.RunInput) (*docmill.RunOutput, error) {
+func runInspect(ctx context.Context, in *docmill.RunInput, b *budget) (*docmill.RunOutput, error) {
 	f := in.Files[0]
 	meta := map[string]any{"read": false, "password_required": false, "pages": 0, "tagged": false, "structure_tree": false,
 		"javascript": false, "form_fields": 0, "signatures": 0, "pdfa": "", "pdfua": "", "problems": []string{}}
-	if err := inspect(ctx, f, meta); err != nil {
+	if err := inspect(ctx, b, f, meta); err != nil {
 		return nil, err
 	}
 	return &docmill.RunOutput{Path: f.Path, Filename: f.Filename, ContentType: pdfContentType, Meta: meta}, nil
@@ -73,7 +72,7 @@ func runInspect(ctx context.Context, in *docmill.RunInput) (*docmill.RunOutput, 
 
 // inspect fills meta; it returns only the errors that are not the
 // input's: cancellation, and a file it cannot open.
-func inspect(ctx context.Context, f docmill.LocalFile, meta map[string]any) (err error) {
+func inspect(ctx context.Context, b *budget, f docmill.LocalFile, meta map[string]any) (err error) {
 	problem := func(stage string, err error) {
 		meta["problems"] = append(meta["problems"].([]string), problemText(stage, err, f.Path))
 	}
@@ -82,7 +81,7 @@ func inspect(ctx context.Context, f docmill.LocalFile, meta map[string]any) (err
 			problem("pdfcpu failed while reading the structure", fmt.Errorf("%v", r))
 		}
 	}()
-	if err := checkSize(ctx, []docmill.LocalFile{f}); err != nil {
+	if err := checkSize(b, []docmill.LocalFile{f}); err != nil {
 		problem("pdfcpu did not read the file", err)
 		return nil
 	}
@@ -92,7 +91,7 @@ func inspect(ctx context.Context, f docmill.LocalFile, meta map[string]any) (err
 	}
 	defer file.Close()
 	conf := newConfig(model.VALIDATE)
-	conf.Limits.MaxDecodeBytes = budgetOf(ctx).l.StreamDecodedBytes
+	conf.Limits.MaxDecodeBytes = b.l.StreamDecodedBytes
 	doc, err := pdfcpu.ReadWithContext(ctx, file, conf)
 	if ctx.Err() != nil {
 		return ctx.Err()
@@ -105,8 +104,8 @@ func inspect(ctx context.Context, f docmill.LocalFile, meta map[string]any) (err
 		problem("pdfcpu could not read the file", err)
 		return nil
 	}
-	if err := doc.EnsurePageCount(); err == nil && doc.PageCount > budgetOf(ctx).l.PDFPages {
-		problem("pdfcpu did not validate the file", tooManyPages("The file", doc.PageCount, budgetOf(ctx).l.PDFPages))
+	if err := doc.EnsurePageCount(); err == nil && doc.PageCount > b.l.PDFPages {
+		problem("pdfcpu did not validate the file", tooManyPages("The file", doc.PageCount, b.l.PDFPages))
 	} else if err := api.ValidateContext(doc); err != nil {
 		problem("pdfcpu found the file invalid", err)
 	}

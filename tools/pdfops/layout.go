@@ -41,7 +41,7 @@ var customPageSize = regexp.MustCompile(`^\s*(\d+(?:\.\d+)?)\s*[xX×]\s*(\d+(?:\
 // one in millimetres, a4 by default. what says what the size is of.
 func pageSizeParam(what string) docmill.Param {
 	return docmill.Param{
-		Name: "page_size",
+		Name: pageSizeName,
 		Type: docmill.TypeString,
 		Description: what + `: a4, a3, a5, letter, legal, or width x height in millimetres such as "210x297"; ` +
 			"a4 by default.",
@@ -62,12 +62,12 @@ func parsePageSize(v string) (types.Dim, error) {
 	}
 	m := customPageSize.FindStringSubmatch(v)
 	if m == nil {
-		return types.Dim{}, docmill.ParamError("page_size", `must be a4, a3, a5, letter, legal, or width x height in millimetres such as "210x297"`)
+		return types.Dim{}, docmill.ParamError(pageSizeName, `must be a4, a3, a5, letter, legal, or width x height in millimetres such as "210x297"`)
 	}
 	w, errW := strconv.ParseFloat(m[1], 64)
 	h, errH := strconv.ParseFloat(m[2], 64)
 	if errW != nil || errH != nil || w < minPageMM || h < minPageMM || w > maxPageMM || h > maxPageMM {
-		return types.Dim{}, docmill.ParamError("page_size", "sides must be between %d and %d millimetres", minPageMM, maxPageMM)
+		return types.Dim{}, docmill.ParamError(pageSizeName, "sides must be between %d and %d millimetres", minPageMM, maxPageMM)
 	}
 	const pointsPerMM = 72 / 25.4
 	return types.Dim{Width: w * pointsPerMM, Height: h * pointsPerMM}, nil
@@ -77,7 +77,7 @@ func parsePageSize(v string) (types.Dim, error) {
 // the param's Check, so it parses; a value that does not is a caller that
 // skipped ParseParams.
 func pageSizeOf(p docmill.Params) types.Dim {
-	d, err := parsePageSize(p.String("page_size"))
+	d, err := parsePageSize(p.String(pageSizeName))
 	if err != nil {
 		panic(fmt.Sprintf("pdfops: page_size was not validated: %v", err))
 	}
@@ -91,8 +91,7 @@ func pageSizeOf(p docmill.Params) types.Dim {
 // held once per page; checkDecodedSize, which counts each stream once,
 // does not bound that. The content of pages, counted once per use, must
 // fit in what is left of the run's decoding allowance.
-func checkCopiedContent(ctx context.Context, doc *model.Context, pages []int, label string) error {
-	b := budgetOf(ctx)
+func checkCopiedContent(ctx context.Context, b *budget, doc *model.Context, pages []int, label string) error {
 	left := b.l.JobDecodedBytes - b.decoded
 	sizes := map[int]int64{} // decoded size by object number
 	var total int64
@@ -156,9 +155,9 @@ func contentRefs(doc *model.Context, d types.Dict) []types.IndirectRef {
 // selectedPages resolves the "pages" param against doc: the selected pages
 // ascending, each once, as pdfcpu's page set.
 func selectedPages(p docmill.Params, pageCount int) (types.IntSet, []int, error) {
-	pages, err := docmill.Pages(p.PageRanges("pages"), pageCount)
+	pages, err := docmill.Pages(p.PageRanges(pagesName), pageCount)
 	if err != nil {
-		return nil, nil, docmill.ParamError("pages", "%s", err)
+		return nil, nil, docmill.ParamError(pagesName, "%s", err)
 	}
 	set := types.IntSet{}
 	for _, n := range pages {

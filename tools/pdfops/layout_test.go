@@ -1,10 +1,7 @@
 package pdfops_test
 
 import (
-	"context"
 	"fmt"
-	"os"
-	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -86,20 +83,7 @@ func sharedContentPDF(t testing.TB, pages, size int) string {
 // runLimited runs tool slug on paths (PDFs) with limits.
 func runLimited(t testing.TB, slug string, params map[string]string, limits docmill.Limits, paths ...string) (*docmill.RunOutput, error) {
 	t.Helper()
-	tl := tool(t, slug)
-	p, err := tl.ParseParams(params)
-	if err != nil {
-		t.Fatalf("ParseParams(%v): %v", params, err)
-	}
-	in := &docmill.RunInput{Params: p, WorkDir: t.TempDir(), Limits: limits}
-	for _, path := range paths {
-		st, err := os.Stat(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		in.Files = append(in.Files, docmill.LocalFile{Path: path, Filename: filepath.Base(path), ContentType: "application/pdf", Size: st.Size()})
-	}
-	return tl.Invoke(context.Background(), in)
+	return runWithin(t, tool(t, slug), params, limits, func(int) string { return "application/pdf" }, paths...)
 }
 
 // wantCopyLimit checks that slug refuses a document whose pages share one

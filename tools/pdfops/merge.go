@@ -24,27 +24,26 @@ func mergeTool() *docmill.Tool {
 		MaxFiles:    50,
 		Engine:      "pdfcpu",
 		Timeout:     timeout,
-		Run:         runMerge,
+		Run:         guarded(runMerge),
 	}
 }
 
 // runMerge appends the pages of every input to the first, in upload order.
 // Each input's outline (bookmarks) is kept as it is. The merged document
 // keeps the encryption of the first input that has one (mergedEncryption).
-func runMerge(ctx context.Context, in *docmill.RunInput) (out *docmill.RunOutput, err error) {
-	defer recoverPanic(&err)
+func runMerge(ctx context.Context, in *docmill.RunInput, b *budget) (out *docmill.RunOutput, err error) {
 	files := in.Files
 	label := func(i int) string {
 		return fmt.Sprintf("File %d (%q)", i+1, files[i].Filename)
 	}
-	if err := checkSizes(ctx, files, "PDFs", label); err != nil {
+	if err := checkSizes(b, files, "PDFs", label); err != nil {
 		return nil, err
 	}
 
 	conf := mergeConfig()
 	srcs := make([]*model.Context, len(files))
 	for i, f := range files {
-		if srcs[i], err = readDocument(ctx, f, conf, label(i)); err != nil {
+		if srcs[i], err = readDocument(ctx, b, f, conf, label(i)); err != nil {
 			return nil, err
 		}
 	}
@@ -63,7 +62,7 @@ func runMerge(ctx context.Context, in *docmill.RunInput) (out *docmill.RunOutput
 		dest.EnsureVersionForWriting()
 	}
 	for i, src := range srcs[1:] {
-		if err := appendDocument(dest, src, i+1, label(i+1)); err != nil {
+		if err := appendDocument(dest, src, i+1, label(i+1), b.l.PDFPages); err != nil {
 			return nil, err
 		}
 		srcs[i+1] = nil
@@ -89,10 +88,11 @@ func mergeConfig() *model.Configuration {
 	return conf
 }
 
-// appendDocument appends src, the input at index i, to dest.
-func appendDocument(dest, src *model.Context, i int, label string) error {
-	if total := dest.PageCount + src.PageCount; total > MaxPages {
-		return docmill.InvalidDocument(nil, "The merged document would have %d pages; this tool makes documents of up to %d pages.", total, MaxPages)
+// appendDocument appends src, the input at index i, to dest, refusing a
+// result of more than maxPages pages (Limits.PDFPages).
+func appendDocument(dest, src *model.Context, i int, label string, maxPages int) error {
+	if total := dest.PageCount + src.PageCount; total > maxPages {
+		return docmill.InvalidDocument(nil, "The merged document would have %d pages; this tool makes documents of up to %d pages.", total, maxPages)
 	}
 	if dest.XRefTable.Version() < model.V20 && src.XRefTable.Version() == model.V20 {
 		return docmill.InvalidDocument(nil, "%s is a PDF 2.0 file, which cannot be appended to an older PDF; upload it first.", label)

@@ -30,9 +30,9 @@ func editMetadataTool() *docmill.Tool {
 		params = append(params, docmill.Param{Name: f.param, Type: docmill.TypeString, Description: f.what + " Left as it is when not given.", Max: docmill.Bound(maxMetadataChars)})
 	}
 	params = append(params,
-		docmill.Param{Name: "language", Type: docmill.TypeString, Description: "The document's language, a BCP 47 tag such as \"en\" or \"ru-RU\". Left as it is when not given.", Max: docmill.Bound(35)},
-		docmill.Param{Name: "producer", Type: docmill.TypeString, Description: "The application that made the PDF. The writer's own name (pdfcpu) when not given.", Max: docmill.Bound(maxMetadataChars)},
-		docmill.Param{Name: "clear", Type: docmill.TypeBoolean, Description: "Remove every existing entry first; values given are then set. A PDF/A or PDF/UA identification in the XMP metadata is kept.", Default: "false"},
+		docmill.Param{Name: languageParam, Type: docmill.TypeString, Description: "The document's language, a BCP 47 tag such as \"en\" or \"ru-RU\". Left as it is when not given.", Max: docmill.Bound(35)},
+		docmill.Param{Name: producerParam, Type: docmill.TypeString, Description: "The application that made the PDF. The writer's own name (pdfcpu) when not given.", Max: docmill.Bound(maxMetadataChars)},
+		docmill.Param{Name: clearParam, Type: docmill.TypeBoolean, Description: "Remove every existing entry first; values given are then set. A PDF/A or PDF/UA identification in the XMP metadata is kept.", Default: "false"},
 	)
 	return onePDFTool(docmill.Tool{
 		Slug:  "edit-metadata",
@@ -43,27 +43,18 @@ func editMetadataTool() *docmill.Tool {
 			"The document information dictionary and the XMP metadata, which readers may prefer to it, are written in step; " +
 			"a PDF/A or PDF/UA identification in the input's XMP is kept. The dates are set to the time of writing.",
 		Params: params,
-		Run:    runEditMetadata,
-	})
+	}, model.ADDPROPERTIES, runEditMetadata)
 }
 
 // runEditMetadata updates the Info dictionary and the catalog's /Lang,
 // and replaces the XMP stream by one stating the same values, so that
 // the two never disagree.
-func runEditMetadata(ctx context.Context, in *docmill.RunInput) (out *docmill.RunOutput, err error) {
-	defer recoverPanic(&err)
-	if err := checkSize(ctx, in.Files); err != nil {
-		return nil, err
-	}
-	doc, err := readDocument(ctx, in.Files[0], newConfig(model.ADDPROPERTIES), theFile)
-	if err != nil {
-		return nil, err
-	}
-	clear, producer := in.Params.Bool("clear"), in.Params.String("producer")
+func runEditMetadata(ctx context.Context, in *docmill.RunInput, b *budget, doc *model.Context) (out *docmill.RunOutput, err error) {
+	clear, producer := in.Params.Bool(clearParam), in.Params.String(producerParam)
 	if producer != "" && doc.Encrypt != nil {
-		return nil, docmill.ParamError("producer", "cannot be set on an encrypted document")
+		return nil, docmill.ParamError(producerParam, "cannot be set on an encrypted document")
 	}
-	lang := in.Params.String("language")
+	lang := in.Params.String(languageParam)
 	hasLang := lang != ""
 
 	root, err := doc.Catalog()
@@ -94,7 +85,7 @@ func runEditMetadata(ctx context.Context, in *docmill.RunInput) (out *docmill.Ru
 	if hasLang {
 		s, err := types.EscapedUTF16String(lang)
 		if err != nil {
-			return nil, docmill.ParamError("language", "cannot be written to a PDF: %s", err)
+			return nil, docmill.ParamError(languageParam, "cannot be written to a PDF: %s", err)
 		}
 		root["Lang"] = types.StringLiteral(*s)
 	}
@@ -102,7 +93,7 @@ func runEditMetadata(ctx context.Context, in *docmill.RunInput) (out *docmill.Ru
 		producer = pdfcpuProducer
 	} else {
 		if _, err := types.EscapedUTF16String(producer); err != nil {
-			return nil, docmill.ParamError("producer", "cannot be written to a PDF: %s", err)
+			return nil, docmill.ParamError(producerParam, "cannot be written to a PDF: %s", err)
 		}
 		useXRefTable(doc)
 	}

@@ -43,7 +43,7 @@ func nupTool() *docmill.Tool {
 		Description: "Put several pages of a PDF on each sheet, such as 2 or 4 per sheet, to print on less paper.",
 		Params: []docmill.Param{
 			{
-				Name:        "per_sheet",
+				Name:        perSheetParam,
 				Type:        docmill.TypeInteger,
 				Description: "Pages on each sheet.",
 				Enum:        []string{"2", "4", "6", "8", "9", "16"},
@@ -51,7 +51,7 @@ func nupTool() *docmill.Tool {
 			},
 			pageSizeParam("The sheet's size; it is turned to landscape when that fits the pages better"),
 			{
-				Name: "order",
+				Name: orderParam,
 				Type: docmill.TypeString,
 				Description: "How the pages fill a sheet: across-then-down fills rows left to right from the top; " +
 					"down-then-across fills columns top to bottom from the left; the -rtl forms go right to left.",
@@ -59,33 +59,24 @@ func nupTool() *docmill.Tool {
 				Default: nupOrders[0],
 			},
 			{
-				Name:        "border",
+				Name:        borderParam,
 				Type:        docmill.TypeBoolean,
 				Description: "Draw a thin line around each page.",
 				Default:     "false",
 			},
 		},
-		Run: runNUp,
-	})
+	}, model.NUP, runNUp)
 }
 
 // runNUp puts the pages, in order, per_sheet to a sheet, each scaled to
 // its cell keeping its proportions; the last sheet may have empty cells.
-func runNUp(ctx context.Context, in *docmill.RunInput) (out *docmill.RunOutput, err error) {
-	defer recoverPanic(&err)
-	if err := checkSize(ctx, in.Files); err != nil {
-		return nil, err
-	}
-	doc, err := readDocument(ctx, in.Files[0], newConfig(model.NUP), theFile)
-	if err != nil {
-		return nil, err
-	}
+func runNUp(ctx context.Context, in *docmill.RunInput, b *budget, doc *model.Context) (out *docmill.RunOutput, err error) {
 	inputPages := doc.PageCount
 	nup, err := nupConfig(doc, in.Params)
 	if err != nil {
 		return nil, err
 	}
-	if err := imposePages(ctx, doc, func(set types.IntSet) error { return pdfcpu.NUpFromPDF(doc, set, nup) }); err != nil {
+	if err := imposePages(ctx, b, doc, func(set types.IntSet) error { return pdfcpu.NUpFromPDF(doc, set, nup) }); err != nil {
 		return nil, err
 	}
 	return writeOutput(doc, in.WorkDir, "nup.pdf", docmill.ResultName(in.Files[0].Filename, ".pdf", "-nup.pdf"),
@@ -94,11 +85,11 @@ func runNUp(ctx context.Context, in *docmill.RunInput) (out *docmill.RunOutput, 
 
 // nupConfig returns pdfcpu's n-up settings for the validated params.
 func nupConfig(doc *model.Context, p docmill.Params) (*model.NUp, error) {
-	n := p.Int("per_sheet")
+	n := p.Int(perSheetParam)
 	nup := model.DefaultNUpConfig()
 	nup.PageSize, nup.UserDim = "", true
-	nup.Border = p.Bool("border")
-	setNUpOrder(nup, p.String("order"))
+	nup.Border = p.Bool(borderParam)
+	setNUpOrder(nup, p.String(orderParam))
 	sheet, err := sheetFor(doc, pageSizeOf(p), n)
 	if err != nil {
 		return nil, err
@@ -154,7 +145,7 @@ func firstPageShape(doc *model.Context) (*types.Rectangle, error) {
 // imposePages runs an imposition (n-up, booklet) of every page of doc,
 // which replaces doc's pages with new sheets that draw them: it bounds the
 // content the sheets copy, and drops what pointed at the old pages.
-func imposePages(ctx context.Context, doc *model.Context, impose func(types.IntSet) error) error {
+func imposePages(ctx context.Context, b *budget, doc *model.Context, impose func(types.IntSet) error) error {
 	if err := balanceStampPageTree(doc); err != nil {
 		return docmill.InvalidDocument(err, "The file's page tree could not be read: it is damaged.")
 	}
@@ -164,7 +155,7 @@ func imposePages(ctx context.Context, doc *model.Context, impose func(types.IntS
 		all[i] = i + 1
 		set[i+1] = true
 	}
-	if err := checkCopiedContent(ctx, doc, all, theFile); err != nil {
+	if err := checkCopiedContent(ctx, b, doc, all, theFile); err != nil {
 		return err
 	}
 	if err := impose(set); err != nil {

@@ -22,8 +22,8 @@ import (
 // same permission as SPLIT (extracting content).
 // An encrypted file that opens without a password is read; copyPages
 // gives the copy its encryption.
-func readSource(ctx context.Context, f docmill.LocalFile, label string) (*model.Context, error) {
-	doc, err := readDocument(ctx, f, newConfig(model.COLLECT), label)
+func readSource(ctx context.Context, b *budget, f docmill.LocalFile, label string) (*model.Context, error) {
+	doc, err := readDocument(ctx, b, f, newConfig(model.COLLECT), label)
 	if err != nil {
 		return nil, err
 	}

@@ -21,7 +21,7 @@ func TestCopyPagesFallback(t *testing.T) {
 		"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 200 300] /Resources << /ProcSet [/PDF] >> /Contents 4 0 R >>",
 		fmt.Sprintf("<< /Length %d >>\nstream\n%s\nendstream", len(content), content),
 	)
-	doc, err := readSource(context.Background(), docmill.LocalFile{Path: path}, "The file")
+	doc, err := readSource(context.Background(), newBudget(docmill.DefaultLimits()), docmill.LocalFile{Path: path}, "The file")
 	if err != nil {
 		t.Fatal(err)
 	}

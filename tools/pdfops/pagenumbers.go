@@ -26,14 +26,14 @@ func pageNumbersTool() *docmill.Tool {
 		Description: "Print page numbers, such as \"3\" or \"3 / 12\", in the header or footer of all or some pages of a PDF.",
 		Params: []docmill.Param{
 			{
-				Name:        "position",
+				Name:        positionParam,
 				Type:        docmill.TypeString,
 				Description: "Where the number goes, about 1 cm from the page edges.",
 				Enum:        stampPositionNames(true),
 				Default:     "bottom-center",
 			},
 			{
-				Name: "start",
+				Name: startParam,
 				Type: docmill.TypeInteger,
 				Description: "The number printed on the first numbered page. Later pages count on by their " +
 					"position, so a page left out of pages keeps its place in the count.",
@@ -42,7 +42,7 @@ func pageNumbersTool() *docmill.Tool {
 				Default: "1",
 			},
 			{
-				Name: "format",
+				Name: formatParam,
 				Type: docmill.TypeString,
 				Description: "The text printed: {n} is the page's number, {total} the number of the last numbered " +
 					"page; any other text is kept, as in \"Page {n} of {total}\". Latin, Greek or Cyrillic.",
@@ -51,7 +51,7 @@ func pageNumbersTool() *docmill.Tool {
 				Check:   func(v string) error { return checkStampParam("format", v, requirePageNumber) },
 			},
 			{
-				Name:        "font_size",
+				Name:        fontSizeParam,
 				Type:        docmill.TypeInteger,
 				Description: "Font size in points.",
 				Min:         docmill.Bound(6),
@@ -61,8 +61,7 @@ func pageNumbersTool() *docmill.Tool {
 			pagesParam(`Pages that get a number, such as "2-" to leave out a cover`),
 		},
 		Available: stampFontAvailable,
-		Run:       runPageNumbers,
-	})
+	}, model.ADDWATERMARKS, runPageNumbers)
 }
 
 // pageNumbering is the validated settings of a page-numbers run.
@@ -81,8 +80,7 @@ type pageNumbering struct {
 // keeps its place in the count, as unnumbered plates do in a book. {total}
 // is the number shown on the last selected page, so "{n} / {total}" ends
 // on "12 / 12" whatever start and pages are.
-func runPageNumbers(ctx context.Context, in *docmill.RunInput) (out *docmill.RunOutput, err error) {
-	defer recoverPanic(&err)
+func runPageNumbers(ctx context.Context, in *docmill.RunInput, b *budget, doc *model.Context) (out *docmill.RunOutput, err error) {
 	pn := pageNumberSettings(in.Params)
 	job := stampJob{
 		outFile: "numbered.pdf",
@@ -90,13 +88,13 @@ func runPageNumbers(ctx context.Context, in *docmill.RunInput) (out *docmill.Run
 		metaKey: "numbered_pages",
 		plan:    pn.plan,
 	}
-	return job.run(ctx, in)
+	return job.run(ctx, in, b, doc)
 }
 
 // requirePageNumber refuses a format without the {n} placeholder.
 func requirePageNumber(format string) error {
 	if !strings.Contains(format, pageNumberPlaceholder) {
-		return docmill.ParamError("format", "must contain %s where the page number goes, such as \"Page {n} of {total}\"", pageNumberPlaceholder)
+		return docmill.ParamError(formatParam, "must contain %s where the page number goes, such as \"Page {n} of {total}\"", pageNumberPlaceholder)
 	}
 	return nil
 }
@@ -104,8 +102,8 @@ func requirePageNumber(format string) error {
 // pageNumberSettings reads the validated params: the format's Check
 // already ran the font and placeholder checks.
 func pageNumberSettings(p docmill.Params) pageNumbering {
-	pn := pageNumbering{start: p.Int("start"), fontSize: p.Int("font_size"), format: stampLineBreaks(p.String("format"))}
-	pn.stamp.spot = stampSpotNamed(p.String("position"))
+	pn := pageNumbering{start: p.Int(startParam), fontSize: p.Int(fontSizeParam), format: stampLineBreaks(p.String(formatParam))}
+	pn.stamp.spot = stampSpotNamed(p.String(positionParam))
 	pn.stamp.color = color.Black
 	pn.stamp.opacity = 1
 	pn.stamp.onTop = true

@@ -3,6 +3,8 @@ package pdfops
 import (
 	"context"
 
+	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/model"
+
 	docmill "github.com/docmill/docmill"
 )
 
@@ -15,7 +17,7 @@ func extractPagesTool() *docmill.Tool {
 		slug:        "extract-pages",
 		title:       "Extract pages",
 		description: "Make a new PDF of the selected pages, in the order they have in the document (as iLovePDF's extract pages with \"merge into one PDF\"). A page selected twice appears once.",
-		field:       "pages",
+		field:       pagesName,
 		example:     "1-2",
 		fieldDoc:    `Pages to keep, such as "1-3,5,8-" ("8-" runs to the last page).`,
 		verb:        "Extracting pages",
@@ -30,7 +32,7 @@ func removePagesTool() *docmill.Tool {
 		slug:        "remove-pages",
 		title:       "Remove pages",
 		description: "Delete the selected pages from a PDF; the other pages keep their order. At least one page must remain.",
-		field:       "pages",
+		field:       pagesName,
 		example:     "2",
 		fieldDoc:    `Pages to delete, such as "1-3,5,8-" ("8-" runs to the last page).`,
 		verb:        "Removing pages",
@@ -45,7 +47,7 @@ func organizeTool() *docmill.Tool {
 		slug:        "organize-pdf",
 		title:       "Organize PDF",
 		description: "Put the pages of a PDF in a new order. Pages left out of the order are dropped; a page listed twice appears twice.",
-		field:       "order",
+		field:       orderParam,
 		example:     "3,1,2",
 		fieldDoc:    `The pages of the new document, in order, such as "3,1,2,4-" ("4-" runs to the last page).`,
 		verb:        "Organizing pages",
@@ -67,8 +69,9 @@ type pageTool struct {
 	// ".pdf" in the client's filename to name the result.
 	workName, suffix string
 	// choose returns the output's pages, in order, given the selection
-	// resolved against the document; its errors name the field.
-	choose func(field string, selected []span, pageCount int) ([]int, error)
+	// resolved against the document and the most pages a result may have
+	// (Limits.PDFPages); its errors name the field.
+	choose func(field string, selected []span, pageCount, maxPages int) ([]int, error)
 }
 
 func newPageTool(pt pageTool) *docmill.Tool {
@@ -85,28 +88,19 @@ func newPageTool(pt pageTool) *docmill.Tool {
 			Required:    true,
 			Example:     pt.example,
 		}},
-		Run: pt.run,
-	})
+	}, model.COLLECT, pt.run)
 }
 
 // run reads the input, resolves the selection against it, copies the
 // chosen pages into a new document and writes it.
-func (pt pageTool) run(ctx context.Context, in *docmill.RunInput) (out *docmill.RunOutput, err error) {
-	defer recoverPanic(&err)
+func (pt pageTool) run(ctx context.Context, in *docmill.RunInput, b *budget, doc *model.Context) (out *docmill.RunOutput, err error) {
 	ranges := in.Params.PageRanges(pt.field)
-	if err := checkSize(ctx, in.Files); err != nil {
-		return nil, err
-	}
-
-	doc, err := readSource(ctx, in.Files[0], theFile)
-	if err != nil {
-		return nil, err
-	}
+	preparePageTree(doc)
 	selected, err := resolveSpans(pt.field, ranges, doc.PageCount)
 	if err != nil {
 		return nil, err
 	}
-	pages, err := pt.choose(pt.field, selected, doc.PageCount)
+	pages, err := pt.choose(pt.field, selected, doc.PageCount, b.l.PDFPages)
 	if err != nil {
 		return nil, err
 	}
@@ -123,13 +117,13 @@ func (pt pageTool) run(ctx context.Context, in *docmill.RunInput) (out *docmill.
 
 // chooseExtract keeps the selected pages in document order, each once,
 // as iLovePDF's "extract pages" does when it merges them into one PDF.
-func chooseExtract(_ string, selected []span, _ int) ([]int, error) {
+func chooseExtract(_ string, selected []span, _, _ int) ([]int, error) {
 	return listPages(mergeSpans(selected)), nil
 }
 
 // chooseRemove keeps the pages not selected, in document order. Removing
 // every page is refused: a PDF without pages is not a document.
-func chooseRemove(field string, selected []span, pageCount int) ([]int, error) {
+func chooseRemove(field string, selected []span, pageCount, _ int) ([]int, error) {
 	kept := complementSpans(mergeSpans(selected), pageCount)
 	if len(kept) == 0 {
 		return nil, docmill.ParamError(field, "would remove every page; at least one page must remain")
@@ -139,10 +133,10 @@ func chooseRemove(field string, selected []span, pageCount int) ([]int, error) {
 
 // chooseOrganize keeps the pages in the order given, repeats included.
 // Repeats can make the result longer than the input, so it is held to
-// MaxPages like any document this package makes.
-func chooseOrganize(field string, selected []span, _ int) ([]int, error) {
-	if n := totalPages(selected); n > MaxPages {
-		return nil, docmill.ParamError(field, "lists %d pages; this tool makes documents of up to %d pages", n, MaxPages)
+// maxPages like any document this package makes.
+func chooseOrganize(field string, selected []span, _, maxPages int) ([]int, error) {
+	if n := totalPages(selected); n > maxPages {
+		return nil, docmill.ParamError(field, "lists %d pages; this tool makes documents of up to %d pages", n, maxPages)
 	}
 	return listPages(selected), nil
 }

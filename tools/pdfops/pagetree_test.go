@@ -52,7 +52,7 @@ func flatTreePDF(t *testing.T, n int) string {
 func TestPreparePageTree(t *testing.T) {
 	for _, n := range []int{3, flatPageTree + 1, 1000} {
 		t.Run(fmt.Sprint(n), func(t *testing.T) {
-			doc, err := readDocument(context.Background(), docmill.LocalFile{Path: flatTreePDF(t, n)}, newConfig(model.COLLECT), "The file")
+			doc, err := readDocument(context.Background(), newBudget(docmill.DefaultLimits()), docmill.LocalFile{Path: flatTreePDF(t, n)}, newConfig(model.COLLECT), "The file")
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -19,6 +19,7 @@
 package pdfops
 
 import (
+	"context"
 	"sync"
 	"time"
 
@@ -28,11 +29,14 @@ import (
 	docmill "github.com/docmill/docmill"
 )
 
-// Caps on what pdfcpu is asked to parse. pdfcpu loads every object of a
-// document into memory (and merge holds the growing result as well), so its
-// memory use grows with the input rather than being bounded by a buffer.
-// These caps keep one job well inside a worker's memory whatever the plan's
-// upload limit is; plans only ever lower what a client may send.
+// What one job may cost is docmill.Limits', handed to every run in its
+// RunInput (guarded): pdfcpu loads every object of a document into memory
+// (and merge holds the growing result as well), so its memory grows with
+// the input. The max* constants of this package are not such costs but
+// facts of the PDF format or bounds on a hostile structure's nesting and
+// counts (an outline's depth, a name tree's nodes), and the bounds of
+// params, declared once for the catalogue whatever the node: they are
+// not the operator's to change.
 const (
 	// MaxInputBytes is the default of docmill.Limits.PDFBytes, which bounds
 	// each input file and, for merge-pdf, the inputs together. Larger inputs
@@ -40,9 +44,11 @@ const (
 	MaxInputBytes int64 = 512 << 20
 	// MaxPages is the default of docmill.Limits.PDFPages, which bounds the
 	// pages of a document, checked on its declared page count before
-	// validation walks the page tree and again on the validated count.
-	// Larger documents fail with invalid_document. The bounds of the
-	// params and of a merge's or an organize's result use this default.
+	// validation walks the page tree and again on the validated count, and
+	// of a merge's, an organize's or a split's result. Larger documents
+	// fail with invalid_document. The page numbers params may name are
+	// bounded by this default, since a declaration is the same on every
+	// node.
 	MaxPages = 10_000
 )
 
@@ -53,26 +59,109 @@ const timeout = 2 * time.Minute
 // pdfContentType is the type of the PDFs these tools read and write.
 const pdfContentType = "application/pdf"
 
+// Names of the params the tools declare, by which they declare and read
+// them (and name them in errors); a declaration and its reads cannot
+// drift apart.
+const (
+	// pagesName is the page selection a tool acts on (pagesParam).
+	pagesName = "pages"
+	// rangesParam and everyParam are split-pdf's two ways of cutting.
+	rangesParam = "ranges"
+	everyParam  = "every"
+	// The others, each declared and read by one tool or two.
+	afterParam         = "after"
+	angleParam         = "angle"
+	blankParam         = "blank"
+	bookmarksParam     = "bookmarks"
+	borderParam        = "border"
+	boxParam           = "box"
+	clearParam         = "clear"
+	colorParam         = "color"
+	descriptionParam   = "description"
+	drawnParam         = "drawn"
+	fontSizeParam      = "font_size"
+	formatParam        = "format"
+	keepFormsParam     = "keep_forms"
+	keepLinksParam     = "keep_links"
+	languageParam      = "language"
+	layerParam         = "layer"
+	marginParam        = "margin"
+	marginsParam       = "margins"
+	opacityParam       = "opacity"
+	orderParam         = "order"
+	orientationParam   = "orientation"
+	ownerPasswordParam = "owner_password"
+	paddingParam       = "padding"
+	pageSizeName       = "page_size"
+	passwordParam      = "password"
+	perSheetParam      = "per_sheet"
+	permissionsParam   = "permissions"
+	positionParam      = "position"
+	producerParam      = "producer"
+	rotationParam      = "rotation"
+	scaleParam         = "scale"
+	startParam         = "start"
+	textParam          = "text"
+	textLayerParam     = "text_layer"
+	textsParam         = "texts"
+)
+
 // pagesParam declares the optional "pages" of a tool that acts on some
 // pages of a document, every page by default; what says which pages the
 // tool acts on, with an example of a selection.
 func pagesParam(what string) docmill.Param {
 	return docmill.Param{
-		Name:        "pages",
+		Name:        pagesName,
 		Type:        docmill.TypePages,
 		Description: what + "; all pages by default.",
 		Default:     "all",
 	}
 }
 
-// onePDFTool completes the declaration of a pdfcpu tool that takes one
-// PDF: it accepts PDFs only, exactly one file, and runs within timeout.
-func onePDFTool(t docmill.Tool) *docmill.Tool {
+// runFunc is the Run of a pdfcpu tool or step, given the budget its run
+// reads documents within.
+type runFunc func(ctx context.Context, in *docmill.RunInput, b *budget) (*docmill.RunOutput, error)
+
+// docRunFunc is the Run of a tool that takes one PDF, given the document
+// read within b.
+type docRunFunc func(ctx context.Context, in *docmill.RunInput, b *budget, doc *model.Context) (*docmill.RunOutput, error)
+
+// guarded is the prologue of every pdfcpu run: it recovers a panic that
+// hostile input raised in pdfcpu (recoverPanic) and gives run a fresh
+// budget of in's Limits, the only place a run's limits come from.
+func guarded(run runFunc) docmill.RunFunc {
+	return func(ctx context.Context, in *docmill.RunInput) (out *docmill.RunOutput, err error) {
+		defer recoverPanic(&err)
+		return run(ctx, in, newBudget(in.Limits))
+	}
+}
+
+// pdfTool completes the declaration of a pdfcpu tool or step whose first
+// file is a PDF: it accepts PDFs only, exactly one file unless the caller
+// changes it, runs within timeout, and runs run guarded.
+func pdfTool(t docmill.Tool, run runFunc) *docmill.Tool {
 	t.Accepts = []string{pdfContentType}
 	t.MinFiles, t.MaxFiles = 1, 1
 	t.Engine = "pdfcpu"
 	t.Timeout = timeout
+	t.Run = guarded(run)
 	return &t
+}
+
+// onePDFTool completes the declaration of a pdfcpu tool or step that
+// takes one PDF (pdfTool): its run refuses a file over the limits
+// (checkSize), reads and validates it for cmd, and hands it to run.
+func onePDFTool(t docmill.Tool, cmd model.CommandMode, run docRunFunc) *docmill.Tool {
+	return pdfTool(t, func(ctx context.Context, in *docmill.RunInput, b *budget) (*docmill.RunOutput, error) {
+		if err := checkSize(b, in.Files); err != nil {
+			return nil, err
+		}
+		doc, err := readDocument(ctx, b, in.Files[0], newConfig(cmd), theFile)
+		if err != nil {
+			return nil, err
+		}
+		return run(ctx, in, b, doc)
+	})
 }
 
 // disableConfigDir stops pdfcpu from creating and reading a configuration
@@ -84,7 +173,7 @@ var disableConfigDir = sync.OnceFunc(api.DisableConfigDir)
 // Tools returns the pdfcpu-backed tools.
 func Tools() []*docmill.Tool {
 	disableConfigDir()
-	tools := withBudgets([]*docmill.Tool{
+	tools := []*docmill.Tool{
 		mergeTool(), splitTool(), rotateTool(),
 		extractPagesTool(), removePagesTool(), organizeTool(),
 		watermarkTool(), pageNumbersTool(),
@@ -97,7 +186,7 @@ func Tools() []*docmill.Tool {
 		resizeTool(), nupTool(), bookletTool(), insertPagesTool(), imageWatermarkTool(),
 		// Clean-up (issue 19).
 		removeAnnotationsTool(), sanitizeTool(),
-	})
+	}
 	for _, t := range tools {
 		if t.Outputs == nil {
 			t.Outputs = []string{pdfContentType} // split-pdf's several files: MayZip

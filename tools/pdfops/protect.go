@@ -69,7 +69,7 @@ func protectTool() *docmill.Tool {
 			"random owner password that is never returned.",
 		Params: []docmill.Param{
 			{
-				Name: "password",
+				Name: passwordParam,
 				Type: docmill.TypeString,
 				Description: "Password needed to open the document: letters, digits and ASCII symbols, " +
 					"no spaces, at most 127 bytes in UTF-8.",
@@ -81,7 +81,7 @@ func protectTool() *docmill.Tool {
 				Check:    func(v string) error { return checkPassword("password", v) },
 			},
 			{
-				Name: "owner_password",
+				Name: ownerPasswordParam,
 				Type: docmill.TypeString,
 				Description: "Password that lifts the restrictions, with the same rules as password. " +
 					"If absent: the open password when every permission is allowed, otherwise a random one.",
@@ -91,7 +91,7 @@ func protectTool() *docmill.Tool {
 				Check:  func(v string) error { return checkPassword("owner_password", v) },
 			},
 			{
-				Name: "permissions",
+				Name: permissionsParam,
 				Type: docmill.TypeString,
 				Description: `What a reader may do once the document is open: "all", "none", or a ` +
 					`comma-separated list of print, copy, modify, annotate, fill-forms. annotate also ` +
@@ -105,8 +105,7 @@ func protectTool() *docmill.Tool {
 			},
 		},
 		CheckParams: checkOwnerPassword,
-		Run:         runProtect,
-	})
+	}, model.VALIDATE, runProtect)
 }
 
 // protection is what a protect-pdf run encrypts with. ownerSource says
@@ -122,24 +121,15 @@ type protection struct {
 // that opens without a password gets the new protection in place of its
 // own, as unlocking and protecting it would; one that needs a password is
 // refused as password-protected.
-func runProtect(ctx context.Context, in *docmill.RunInput) (out *docmill.RunOutput, err error) {
-	defer recoverPanic(&err)
+func runProtect(ctx context.Context, in *docmill.RunInput, b *budget, doc *model.Context) (out *docmill.RunOutput, err error) {
 	p, err := protectOptions(in.Params)
 	if err != nil {
 		return nil, err
 	}
-	if err := checkSize(ctx, in.Files); err != nil {
-		return nil, err
-	}
-
 	// Read as a check, an encrypted input that opens without a password
 	// is decrypted (one that needs a password is refused); ENCRYPT, set
 	// once it is read, makes the writer encrypt it anew.
-	conf := newConfig(model.VALIDATE)
-	doc, err := readDocument(ctx, in.Files[0], conf, theFile)
-	if err != nil {
-		return nil, err
-	}
+	conf := doc.Configuration
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -175,9 +165,9 @@ func declarePDF20(doc *model.Context) {
 // password equal to the open password would lift the restrictions for
 // everyone who opens the document.
 func checkOwnerPassword(p docmill.Params) error {
-	perms, _ := parsePermissions(p.String("permissions")) // its Check passed
-	if p.Has("owner_password") && p.String("owner_password") == p.String("password") && perms != permissionsAll {
-		return docmill.ParamError("owner_password",
+	perms, _ := parsePermissions(p.String(permissionsParam)) // its Check passed
+	if p.Has(ownerPasswordParam) && p.String(ownerPasswordParam) == p.String(passwordParam) && perms != permissionsAll {
+		return docmill.ParamError(ownerPasswordParam,
 			"must differ from password when permissions are restricted, or opening the document would lift the restrictions")
 	}
 	return nil
@@ -247,11 +237,11 @@ func parsePermissions(s string) (model.PermissionFlags, error) {
 		bits, ok := permissionBits(item)
 		switch {
 		case item == "":
-			return 0, docmill.ParamError("permissions", "has an empty item")
+			return 0, docmill.ParamError(permissionsParam, "has an empty item")
 		case item == "all" || item == "none":
-			return 0, docmill.ParamError("permissions", "cannot combine %q with other permissions", item)
+			return 0, docmill.ParamError(permissionsParam, "cannot combine %q with other permissions", item)
 		case !ok:
-			return 0, docmill.ParamError("permissions",
+			return 0, docmill.ParamError(permissionsParam,
 				"has an unknown permission %q; use all, none, or a comma-separated list of print, copy, modify, annotate, fill-forms", item)
 		}
 		perms |= bits

@@ -50,25 +50,23 @@ const maxRedactImages = 10_000
 // blacked out.
 func RedactPagesTool() *docmill.Tool {
 	disableConfigDir()
-	t := onePDFTool(docmill.Tool{
+	t := pdfTool(docmill.Tool{
 		Slug:  RedactPagesSlug,
 		Lane:  docmill.LanePDF,
 		Title: "Redact pages",
-		Params: []docmill.Param{{Name: "pages", Type: docmill.TypePages}, {Name: "texts", Type: docmill.TypeString},
-			{Name: "text_layer", Type: docmill.TypeBoolean, Default: "false"}},
+		Params: []docmill.Param{{Name: pagesName, Type: docmill.TypePages}, {Name: textsParam, Type: docmill.TypeString},
+			{Name: textLayerParam, Type: docmill.TypeBoolean, Default: "false"}},
 		Meta: []docmill.MetaField{{Name: "pages", Type: docmill.MetaInteger, Description: "Pages of the document."}},
-		Run:  runRedactPages,
-	})
+	}, runRedactPages)
 	t.Accepts = []string{pdfContentType, "image/png"}
 	t.MaxFiles = 2 + maxRedactImages
-	return withBudgets([]*docmill.Tool{t})[0]
+	return t
 }
 
-func runRedactPages(ctx context.Context, in *docmill.RunInput) (out *docmill.RunOutput, err error) {
-	defer recoverPanic(&err)
+func runRedactPages(ctx context.Context, in *docmill.RunInput, b *budget) (out *docmill.RunOutput, err error) {
 	f, images := in.Files[0], in.Files[1:]
 	var layerFile *docmill.LocalFile
-	if in.Params.Bool("text_layer") {
+	if in.Params.Bool(textLayerParam) {
 		if len(images) == 0 {
 			return nil, fmt.Errorf("pdfops: redact-pages got no text layer")
 		}
@@ -78,17 +76,17 @@ func runRedactPages(ctx context.Context, in *docmill.RunInput) (out *docmill.Run
 	if layerFile != nil {
 		sized = []docmill.LocalFile{f, *layerFile}
 	}
-	if err := checkSize(ctx, sized); err != nil {
+	if err := checkSize(b, sized); err != nil {
 		return nil, err
 	}
-	doc, err := readDocument(ctx, f, newConfig(model.ADDWATERMARKS), theFile)
+	doc, err := readDocument(ctx, b, f, newConfig(model.ADDWATERMARKS), theFile)
 	if err != nil {
 		return nil, err
 	}
 	var pages []int
-	if in.Params.Has("pages") {
-		if pages, err = docmill.Pages(in.Params.PageRanges("pages"), doc.PageCount); err != nil {
-			return nil, docmill.ParamError("pages", "%s", err)
+	if in.Params.Has(pagesName) {
+		if pages, err = docmill.Pages(in.Params.PageRanges(pagesName), doc.PageCount); err != nil {
+			return nil, docmill.ParamError(pagesName, "%s", err)
 		}
 	}
 	sorted := slices.Clone(pages)
@@ -98,7 +96,7 @@ func runRedactPages(ctx context.Context, in *docmill.RunInput) (out *docmill.Run
 	}
 	var layers *textLayers
 	if layerFile != nil {
-		if layers, err = readTextLayers(ctx, *layerFile, len(pages)); err != nil {
+		if layers, err = readTextLayers(ctx, b, *layerFile, len(pages)); err != nil {
 			return nil, err
 		}
 	}
@@ -113,7 +111,7 @@ func runRedactPages(ctx context.Context, in *docmill.RunInput) (out *docmill.Run
 	if err := dropDocumentText(doc, len(pages) > 0); err != nil {
 		return nil, err
 	}
-	if err := scrubOutline(doc, in.Params.String("texts")); err != nil {
+	if err := scrubOutline(doc, in.Params.String(textsParam)); err != nil {
 		return nil, err
 	}
 	return writeOutput(doc, in.WorkDir, "redacted.pdf", f.Filename, map[string]any{"pages": doc.PageCount})

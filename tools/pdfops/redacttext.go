@@ -31,8 +31,8 @@ type textLayers struct {
 
 // readTextLayers reads the text-only PDF f, which must have one page per
 // replaced page (want).
-func readTextLayers(ctx context.Context, f docmill.LocalFile, want int) (*textLayers, error) {
-	doc, err := readDocument(ctx, f, newConfig(model.ADDWATERMARKS), "The text layer")
+func readTextLayers(ctx context.Context, b *budget, f docmill.LocalFile, want int) (*textLayers, error) {
+	doc, err := readDocument(ctx, b, f, newConfig(model.ADDWATERMARKS), "The text layer")
 	if err != nil {
 		return nil, err
 	}

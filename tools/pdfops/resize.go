@@ -24,8 +24,7 @@ func resizeTool() *docmill.Tool {
 			pageSizeParam("The new page size; a landscape page gets the size turned to landscape"),
 			pagesParam(`Pages to resize, such as "1-3,5,8-"`),
 		},
-		Run: runResize,
-	})
+	}, model.RESIZE, runResize)
 }
 
 // runResize gives each selected page the new size in the page's own
@@ -35,16 +34,8 @@ func resizeTool() *docmill.Tool {
 // moved with the content. A page shown turned (/Rotate) is resized as
 // shown and loses its /Rotate, its content being turned instead. The
 // print-production boxes of a resized page are dropped (dropPrintBoxes).
-func runResize(ctx context.Context, in *docmill.RunInput) (out *docmill.RunOutput, err error) {
-	defer recoverPanic(&err)
+func runResize(ctx context.Context, in *docmill.RunInput, b *budget, doc *model.Context) (out *docmill.RunOutput, err error) {
 	size := pageSizeOf(in.Params)
-	if err := checkSize(ctx, in.Files); err != nil {
-		return nil, err
-	}
-	doc, err := readDocument(ctx, in.Files[0], newConfig(model.RESIZE), theFile)
-	if err != nil {
-		return nil, err
-	}
 	set, pages, err := selectedPages(in.Params, doc.PageCount)
 	if err != nil {
 		return nil, err
@@ -52,7 +43,7 @@ func runResize(ctx context.Context, in *docmill.RunInput) (out *docmill.RunOutpu
 	if err := balanceStampPageTree(doc); err != nil {
 		return nil, docmill.InvalidDocument(err, "The file's page tree could not be read: it is damaged.")
 	}
-	if err := checkCopiedContent(ctx, doc, pages, theFile); err != nil {
+	if err := checkCopiedContent(ctx, b, doc, pages, theFile); err != nil {
 		return nil, err
 	}
 	res := &model.Resize{PageDim: &size, UserDim: true}

@@ -30,29 +30,27 @@ const maxLinks = 100_000
 // the flattened document with its links, with "pages" and "links" in
 // meta.
 func RestoreLinksStepTool() *docmill.Tool {
-	t := onePDFTool(docmill.Tool{
+	t := pdfTool(docmill.Tool{
 		Slug:  RestoreLinksSlug,
 		Lane:  docmill.LanePDF,
 		Title: "Restore PDF links",
 		Meta: []docmill.MetaField{{Name: "pages", Type: docmill.MetaInteger, Description: "Pages of the document."},
 			{Name: "links", Type: docmill.MetaInteger, Description: "Links restored."}},
-		Run: runRestoreLinks,
-	})
+	}, runRestoreLinks)
 	t.MinFiles, t.MaxFiles = 2, 2
 	return t
 }
 
-func runRestoreLinks(ctx context.Context, in *docmill.RunInput) (out *docmill.RunOutput, err error) {
-	defer recoverPanic(&err)
+func runRestoreLinks(ctx context.Context, in *docmill.RunInput, b *budget) (out *docmill.RunOutput, err error) {
 	label := func(i int) string { return []string{theFile, "The flattened file"}[i] }
-	if err := checkSizes(ctx, in.Files, "PDFs", label); err != nil {
+	if err := checkSizes(b, in.Files, "PDFs", label); err != nil {
 		return nil, err
 	}
-	src, err := readDocument(ctx, in.Files[0], newConfig(model.ADDANNOTATIONS), label(0))
+	src, err := readDocument(ctx, b, in.Files[0], newConfig(model.ADDANNOTATIONS), label(0))
 	if err != nil {
 		return nil, err
 	}
-	dst, err := readDocument(ctx, in.Files[1], newConfig(model.ADDANNOTATIONS), label(1))
+	dst, err := readDocument(ctx, b, in.Files[1], newConfig(model.ADDANNOTATIONS), label(1))
 	if err != nil {
 		return nil, err
 	}

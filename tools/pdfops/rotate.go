@@ -19,7 +19,7 @@ func rotateTool() *docmill.Tool {
 		Description: "Rotate all or some pages of a PDF clockwise by 90, 180 or 270 degrees.",
 		Params: []docmill.Param{
 			{
-				Name:        "angle",
+				Name:        angleParam,
 				Type:        docmill.TypeInteger,
 				Description: "Degrees to rotate clockwise, added to each page's current rotation.",
 				Enum:        []string{"90", "180", "270"},
@@ -28,26 +28,16 @@ func rotateTool() *docmill.Tool {
 			},
 			pagesParam(`Pages to rotate, such as "1-3,5,8-"`),
 		},
-		Run: runRotate,
-	})
+	}, model.ROTATE, runRotate)
 }
 
 // runRotate adds the angle to the rotation of each selected page, so a page
 // shown at 90 degrees and rotated by 90 ends at 180.
-func runRotate(ctx context.Context, in *docmill.RunInput) (out *docmill.RunOutput, err error) {
-	defer recoverPanic(&err)
-	angle, ranges := in.Params.Int("angle"), in.Params.PageRanges("pages")
-	if err := checkSize(ctx, in.Files); err != nil {
-		return nil, err
-	}
-
-	doc, err := readDocument(ctx, in.Files[0], newConfig(model.ROTATE), theFile)
-	if err != nil {
-		return nil, err
-	}
+func runRotate(ctx context.Context, in *docmill.RunInput, b *budget, doc *model.Context) (out *docmill.RunOutput, err error) {
+	angle, ranges := in.Params.Int(angleParam), in.Params.PageRanges(pagesName)
 	pages, err := docmill.Pages(ranges, doc.PageCount)
 	if err != nil {
-		return nil, docmill.ParamError("pages", "%s", err)
+		return nil, docmill.ParamError(pagesName, "%s", err)
 	}
 	selected := types.IntSet{}
 	for _, p := range pages {

@@ -51,8 +51,7 @@ func sanitizeTool() *docmill.Tool {
 		Description: "Remove active and hidden content from a PDF: JavaScript, open actions, launch actions, embedded files, " +
 			"links to other files and metadata, each by its own switch, all on by default. Pages, text, images, ordinary links and form fields stay.",
 		Params: params,
-		Run:    runSanitize,
-	})
+	}, model.ADDPROPERTIES, runSanitize)
 }
 
 // lowerFirst lower-cases the first letter of an ASCII sentence.
@@ -76,15 +75,7 @@ type sanitizer struct {
 // step per object and per direct value, whatever cycles or sharing the
 // graph holds. What is unlinked is not written, since pdfcpu writes only
 // what the catalog reaches.
-func runSanitize(ctx context.Context, in *docmill.RunInput) (out *docmill.RunOutput, err error) {
-	defer recoverPanic(&err)
-	if err := checkSize(ctx, in.Files); err != nil {
-		return nil, err
-	}
-	doc, err := readDocument(ctx, in.Files[0], newConfig(model.ADDPROPERTIES), theFile)
-	if err != nil {
-		return nil, err
-	}
+func runSanitize(ctx context.Context, in *docmill.RunInput, b *budget, doc *model.Context) (out *docmill.RunOutput, err error) {
 	s := &sanitizer{doc: doc, on: map[string]bool{}, removed: map[string]int{}}
 	for _, k := range sanitizeKinds {
 		s.on[k.name] = in.Params.Bool(k.name)

@@ -15,26 +15,29 @@ const SelectPagesSlug = "select-pages"
 // OCRmyPDF's output): it counts the pages and, when the "pages" param
 // selects some, keeps only those, in the order given. It runs in the PDF
 // helper like the public pdfcpu tools, so that such PDFs are not parsed
-// in the server either. The output's meta holds "pages", the count of the
+// in the server either, and within the same limits (Limits.PDFBytes and
+// PDFPages). The output's meta holds "pages", the count of the
 // result, and "input_pages", the document's own count; with no selection
 // the output is the input itself.
 func SelectPagesTool() *docmill.Tool {
 	disableConfigDir()
-	return withBudgets([]*docmill.Tool{onePDFTool(docmill.Tool{
+	return pdfTool(docmill.Tool{
 		Slug:   SelectPagesSlug,
 		Lane:   docmill.LanePDF,
 		Meta:   []docmill.MetaField{{Name: "pages", Type: docmill.MetaInteger, Description: "Pages of the result."}, {Name: "input_pages", Type: docmill.MetaInteger, Description: "Pages of the input."}},
 		Title:  "Select pages",
-		Params: []docmill.Param{{Name: "pages", Type: docmill.TypePages}},
-		Run:    runSelectPages,
-	})})[0]
+		Params: []docmill.Param{{Name: pagesName, Type: docmill.TypePages}},
+	}, runSelectPages)
 }
 
-func runSelectPages(ctx context.Context, in *docmill.RunInput) (out *docmill.RunOutput, err error) {
-	defer recoverPanic(&err)
+func runSelectPages(ctx context.Context, in *docmill.RunInput, b *budget) (out *docmill.RunOutput, err error) {
 	f := in.Files[0]
-	ranges := in.Params.PageRanges("pages")
-	doc, err := readSource(ctx, f, "The converted document")
+	ranges := in.Params.PageRanges(pagesName)
+	const label = "The converted document"
+	if err := checkSizes(b, in.Files, "PDFs", func(int) string { return label }); err != nil {
+		return nil, err
+	}
+	doc, err := readSource(ctx, b, f, label)
 	if err != nil {
 		return nil, err
 	}
@@ -45,7 +48,7 @@ func runSelectPages(ctx context.Context, in *docmill.RunInput) (out *docmill.Run
 	}
 	sel, err := docmill.Pages(ranges, doc.PageCount)
 	if err != nil {
-		return nil, docmill.ParamError("pages", "%s", err.Error())
+		return nil, docmill.ParamError(pagesName, "%s", err.Error())
 	}
 	result, err := copyPages(doc, sel)
 	if err != nil {

@@ -62,7 +62,7 @@ const maxSignTextLines = 8
 // which drops any signature it held -- and signs the repair.
 func SignTool() *docmill.Tool {
 	disableConfigDir()
-	t := onePDFTool(docmill.Tool{
+	t := pdfTool(docmill.Tool{
 		Slug:  "sign-pdf",
 		Lane:  docmill.LanePDF,
 		Title: "Sign PDF",
@@ -97,11 +97,10 @@ func SignTool() *docmill.Tool {
 			{Name: "visible", Type: docmill.MetaBoolean, Description: "Whether the signature is drawn on a page."},
 		},
 		Available: stampFontAvailable,
-		Run:       runSign,
-	})
+	}, runSign)
 	t.Accepts, t.Outputs = []string{pdfContentType, PKCS12ContentType}, []string{pdfContentType}
 	t.MinFiles, t.MaxFiles = 2, 2
-	return withBudgets([]*docmill.Tool{t})[0]
+	return t
 }
 
 // checkOneLine refuses line breaks and other control characters in a
@@ -151,14 +150,13 @@ func (r *signRequest) signerName() string {
 	return r.signer.cert.Subject.String()
 }
 
-func runSign(ctx context.Context, in *docmill.RunInput) (out *docmill.RunOutput, err error) {
-	defer recoverPanic(&err)
+func runSign(ctx context.Context, in *docmill.RunInput, b *budget) (out *docmill.RunOutput, err error) {
 	pdf, p12 := in.Files[0], in.Files[1]
 	if pdf.ContentType != pdfContentType || p12.ContentType != PKCS12ContentType {
 		return nil, docmill.Errorf(docmill.CodeUnsupportedFileType,
 			"sign-pdf takes the PDF first, then the PKCS#12 certificate file (.p12, .pfx); got %s, then %s.", pdf.ContentType, p12.ContentType)
 	}
-	if err := checkSize(ctx, in.Files[:1]); err != nil {
+	if err := checkSize(b, in.Files[:1]); err != nil {
 		return nil, err
 	}
 	s, err := readSigner(p12.Path, in.Params.String(certPasswordParam), certPasswordParam)
@@ -184,7 +182,7 @@ func runSign(ctx context.Context, in *docmill.RunInput) (out *docmill.RunOutput,
 	if req.format == "" {
 		req.format = formatPAdES
 	}
-	doc, err := readDocument(ctx, pdf, newConfig(model.ADDWATERMARKS), theFile)
+	doc, err := readDocument(ctx, b, pdf, newConfig(model.ADDWATERMARKS), theFile)
 	if err != nil {
 		return nil, err
 	}

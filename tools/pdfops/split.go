@@ -24,12 +24,13 @@ const (
 	// well inside the tool's timeout; a longer document splits with a
 	// larger every, or by ranges.
 	maxSplitFiles = 1000
-	// maxSplitPages bounds the pages of all parts together, which ranges
-	// that overlap ("1-,1-,1-") could otherwise multiply.
-	maxSplitPages = MaxPages
-	// maxSplitBytes bounds the archive. A split's output can be far larger
+	// maxSplitBytes bounds the archive, four times the default of
+	// Limits.PDFBytes: a bound on what the tool writes, fixed so that a
+	// node's input limit does not change which splits succeed. A split's output can be far larger
 	// than its input when many small parts each carry the same large font
-	// or image; past this size the split fails with file_too_large.
+	// or image; past this size the split fails with file_too_large. The
+	// pages of all parts together, which ranges that overlap ("1-,1-,1-")
+	// could otherwise multiply, are bounded by Limits.PDFPages.
 	maxSplitBytes int64 = 4 * MaxInputBytes
 )
 
@@ -45,7 +46,7 @@ func splitTool() *docmill.Tool {
 			"With neither ranges nor every, each page becomes its own file.",
 		Params: []docmill.Param{
 			{
-				Name: "ranges",
+				Name: rangesParam,
 				Type: docmill.TypePages,
 				Description: `One output file per range, such as "1-3,5,8-" (three files: pages 1-3, page 5, ` +
 					`pages 8 to the last). Not with every.`,
@@ -53,7 +54,7 @@ func splitTool() *docmill.Tool {
 			{
 				// No declared default: a default would make every look given
 				// alongside ranges. Run uses 1 when neither is given.
-				Name:        "every",
+				Name:        everyParam,
 				Type:        docmill.TypeInteger,
 				Description: "Pages per output file, from the first page on; the last file takes what is left. Not with ranges. 1 (each page its own file) when neither is given.",
 				Min:         docmill.Bound(1),
@@ -61,36 +62,27 @@ func splitTool() *docmill.Tool {
 			},
 		},
 		CheckParams: func(p docmill.Params) error {
-			if p.Has("ranges") && p.Has("every") {
-				return docmill.ParamError("every", "cannot be combined with ranges; give one or the other")
+			if p.Has(rangesParam) && p.Has(everyParam) {
+				return docmill.ParamError(everyParam, "cannot be combined with ranges; give one or the other")
 			}
 			return nil
 		},
-		Run: runSplit,
-	})
+	}, model.COLLECT, runSplit)
 }
 
 // runSplit copies each part's pages into a new document. One part is
 // returned as a PDF; several are written, one at a time, into a zip
 // archive, so that only one part is held in memory at once.
-func runSplit(ctx context.Context, in *docmill.RunInput) (out *docmill.RunOutput, err error) {
-	defer recoverPanic(&err)
-	ranges := in.Params.PageRanges("ranges")
+func runSplit(ctx context.Context, in *docmill.RunInput, b *budget, doc *model.Context) (out *docmill.RunOutput, err error) {
+	ranges := in.Params.PageRanges(rangesParam)
 	every := 1
-	if in.Params.Has("every") {
-		every = in.Params.Int("every")
+	if in.Params.Has(everyParam) {
+		every = in.Params.Int(everyParam)
 	}
-	if err := checkSize(ctx, in.Files); err != nil {
-		return nil, err
-	}
-
-	doc, err := readSource(ctx, in.Files[0], theFile)
-	if err != nil {
-		return nil, err
-	}
+	preparePageTree(doc)
 	var parts []span
-	if in.Params.Has("ranges") {
-		parts, err = rangeParts(ranges, doc.PageCount)
+	if in.Params.Has(rangesParam) {
+		parts, err = rangeParts(ranges, doc.PageCount, b.l.PDFPages)
 	} else {
 		parts, err = everyParts(every, doc.PageCount)
 	}
@@ -112,22 +104,23 @@ func runSplit(ctx context.Context, in *docmill.RunInput) (out *docmill.RunOutput
 
 // rangeParts makes one part per range, in the order given. Two ranges that
 // resolve to the same pages ("3,3" or "8-,8-12" in a 12-page document)
-// would give two files of the same name, so they are refused.
-func rangeParts(ranges []docmill.PageRange, pageCount int) ([]span, error) {
+// would give two files of the same name, so they are refused, as are
+// parts of more than maxPages pages together.
+func rangeParts(ranges []docmill.PageRange, pageCount, maxPages int) ([]span, error) {
 	if len(ranges) > maxSplitFiles {
-		return nil, docmill.ParamError("ranges", "lists %d ranges; a split makes at most %d files", len(ranges), maxSplitFiles)
+		return nil, docmill.ParamError(rangesParam, "lists %d ranges; a split makes at most %d files", len(ranges), maxSplitFiles)
 	}
-	parts, err := resolveSpans("ranges", ranges, pageCount)
+	parts, err := resolveSpans(rangesParam, ranges, pageCount)
 	if err != nil {
 		return nil, err
 	}
-	if n := totalPages(parts); n > maxSplitPages {
-		return nil, docmill.ParamError("ranges", "select %d pages in all; a split makes at most %d pages", n, maxSplitPages)
+	if n := totalPages(parts); n > maxPages {
+		return nil, docmill.ParamError(rangesParam, "select %d pages in all; a split makes at most %d pages", n, maxPages)
 	}
 	seen := make(map[span]bool, len(parts))
 	for _, p := range parts {
 		if seen[p] {
-			return nil, docmill.ParamError("ranges", "lists pages %s twice", p.label())
+			return nil, docmill.ParamError(rangesParam, "lists pages %s twice", p.label())
 		}
 		seen[p] = true
 	}
@@ -138,7 +131,7 @@ func rangeParts(ranges []docmill.PageRange, pageCount int) ([]span, error) {
 // takes what is left.
 func everyParts(every, pageCount int) ([]span, error) {
 	if n := (pageCount + every - 1) / every; n > maxSplitFiles {
-		return nil, docmill.ParamError("every", "would split the %d pages into %d files; a split makes at most %d files, so use a larger value",
+		return nil, docmill.ParamError(everyParam, "would split the %d pages into %d files; a split makes at most %d files, so use a larger value",
 			pageCount, n, maxSplitFiles)
 	}
 	var parts []span

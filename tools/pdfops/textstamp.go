@@ -159,24 +159,18 @@ type stampJob struct {
 	plan func(pages []int, sizes []stampPage) (map[int]*model.Watermark, error)
 }
 
-// run reads the input, stamps the pages its "pages" parameter selects and
-// writes the result, holding the stamp font (acquireStampFont) throughout.
-func (j stampJob) run(ctx context.Context, in *docmill.RunInput) (*docmill.RunOutput, error) {
+// run stamps the pages of doc, the input, that its "pages" parameter
+// selects and writes the result, holding the stamp font (acquireStampFont) throughout.
+func (j stampJob) run(ctx context.Context, in *docmill.RunInput, b *budget, doc *model.Context) (*docmill.RunOutput, error) {
 	release, err := acquireStampFont()
 	if err != nil {
 		return nil, err
 	}
 	defer release()
-	if err := checkSize(ctx, in.Files); err != nil {
-		return nil, err
-	}
-	doc, err := readDocument(ctx, in.Files[0], newStampConfig(), theFile)
+	doc.TimestampFormat = "" // as newStampConfig: see escapeStampText
+	pages, err := docmill.Pages(in.Params.PageRanges(pagesName), doc.PageCount)
 	if err != nil {
-		return nil, err
-	}
-	pages, err := docmill.Pages(in.Params.PageRanges("pages"), doc.PageCount)
-	if err != nil {
-		return nil, docmill.ParamError("pages", "%s", err)
+		return nil, docmill.ParamError(pagesName, "%s", err)
 	}
 	slices.Sort(pages)
 	pages = slices.Compact(pages)

@@ -19,7 +19,7 @@ import (
 const maxUnlockPasswordChars = 1024
 
 func unlockTool() *docmill.Tool {
-	return onePDFTool(docmill.Tool{
+	return pdfTool(docmill.Tool{
 		Slug:  "unlock-pdf",
 		Lane:  docmill.LanePDF,
 		Meta:  []docmill.MetaField{{Name: "pages", Type: docmill.MetaInteger, Description: "Pages of the document."}, {Name: "encrypted", Type: docmill.MetaBoolean, Description: "Whether the input was encrypted."}, {Name: "encryption", Type: docmill.MetaString, Description: "The input's encryption (AES-256, AES-128, RC4-40, ...), when it had one."}},
@@ -29,7 +29,7 @@ func unlockTool() *docmill.Tool {
 			"printing, copying or editing needs none. A file that is not encrypted is returned unchanged.",
 		Params: []docmill.Param{
 			{
-				Name: "password",
+				Name: passwordParam,
 				Type: docmill.TypeString,
 				Description: "The password that opens the document, or its owner password. " +
 					"Not needed for a document that opens without one.",
@@ -37,8 +37,7 @@ func unlockTool() *docmill.Tool {
 				Secret: true,
 			},
 		},
-		Run: runUnlock,
-	})
+	}, runUnlock)
 }
 
 // runUnlock decrypts the input. Either password removes everything: the
@@ -46,12 +45,11 @@ func unlockTool() *docmill.Tool {
 // its permissions say, as qpdf does. An input that is not encrypted is
 // copied unchanged, with meta encrypted: false, so that "make sure this
 // is unlocked" succeeds on any valid PDF.
-func runUnlock(ctx context.Context, in *docmill.RunInput) (out *docmill.RunOutput, err error) {
-	defer recoverPanic(&err)
-	if err := checkSize(ctx, in.Files); err != nil {
+func runUnlock(ctx context.Context, in *docmill.RunInput, b *budget) (out *docmill.RunOutput, err error) {
+	if err := checkSize(b, in.Files); err != nil {
 		return nil, err
 	}
-	doc, err := readLocked(ctx, in.Files[0], in.Params.String("password"), theFile)
+	doc, err := readLocked(ctx, b, in.Files[0], in.Params.String(passwordParam), theFile)
 	if err != nil {
 		return nil, err
 	}
@@ -88,21 +86,21 @@ func runUnlock(ctx context.Context, in *docmill.RunInput) (out *docmill.RunOutpu
 //
 // VALIDATE, unlike DECRYPT, also reads an unencrypted file, and, like it,
 // needs no permission once the document is open.
-func readLocked(ctx context.Context, f docmill.LocalFile, pw, label string) (*model.Context, error) {
+func readLocked(ctx context.Context, b *budget, f docmill.LocalFile, pw, label string) (*model.Context, error) {
 	conf := newConfig(model.VALIDATE)
 	conf.UserPW, conf.OwnerPW = pw, pw
-	doc, err := readDocument(ctx, f, conf, label)
+	doc, err := readDocument(ctx, b, f, conf, label)
 	switch {
 	case err == nil:
 		return doc, nil
 	case errors.Is(err, pdfcpu.ErrWrongPassword) && pw == "":
-		return nil, docmill.ParamError("password", "is required for this file: it is password-protected")
+		return nil, docmill.ParamError(passwordParam, "is required for this file: it is password-protected")
 	case errors.Is(err, pdfcpu.ErrWrongPassword):
-		return nil, docmill.ParamError("password", "is wrong")
+		return nil, docmill.ParamError(passwordParam, "is wrong")
 	case errors.Is(err, pdfcpu.ErrUnsupportedEncryptionFeature):
 		return nil, docmill.InvalidDocument(err, "%s uses an encryption method this tool does not support.", label)
 	case pw != "" && !checkablePassword(pw) && docmill.ErrorCode(err) == docmill.CodeInvalidDocument:
-		return retryWithoutPassword(ctx, f, label, err)
+		return retryWithoutPassword(ctx, b, f, label, err)
 	}
 	return nil, err
 }
@@ -113,13 +111,13 @@ func readLocked(ctx context.Context, f docmill.LocalFile, pw, label string) (*mo
 // without the password tells such a file from a damaged one, and still
 // unlocks a file that needs no password to open. firstErr is the first
 // read's failure, returned when the file is damaged.
-func retryWithoutPassword(ctx context.Context, f docmill.LocalFile, label string, firstErr error) (*model.Context, error) {
-	doc, err := readDocument(ctx, f, newConfig(model.VALIDATE), label)
+func retryWithoutPassword(ctx context.Context, b *budget, f docmill.LocalFile, label string, firstErr error) (*model.Context, error) {
+	doc, err := readDocument(ctx, b, f, newConfig(model.VALIDATE), label)
 	switch {
 	case err == nil:
 		return doc, nil
 	case errors.Is(err, pdfcpu.ErrWrongPassword):
-		return nil, docmill.ParamError("password",
+		return nil, docmill.ParamError(passwordParam,
 			"contains spaces or characters that this tool cannot check against the file's AES-256 encryption")
 	}
 	return nil, firstErr

@@ -18,7 +18,7 @@ func watermarkTool() *docmill.Tool {
 		Description: "Stamp text over or under the content of all or some pages of a PDF, as real, searchable text.",
 		Params: []docmill.Param{
 			{
-				Name: "text",
+				Name: textParam,
 				Type: docmill.TypeString,
 				Description: "The watermark text: Latin, Greek or Cyrillic. A line break, or the two characters \\n, " +
 					"starts a new line.",
@@ -29,7 +29,7 @@ func watermarkTool() *docmill.Tool {
 				Check:    func(v string) error { return checkStampParam("text", v, requireInk) },
 			},
 			{
-				Name:        "opacity",
+				Name:        opacityParam,
 				Type:        docmill.TypeNumber,
 				Description: "From 0 (invisible) to 1 (opaque).",
 				Min:         docmill.Bound(0),
@@ -37,7 +37,7 @@ func watermarkTool() *docmill.Tool {
 				Default:     "0.3",
 			},
 			{
-				Name:        "rotation",
+				Name:        rotationParam,
 				Type:        docmill.TypeNumber,
 				Description: "Angle of the text in degrees, counter-clockwise; 45 runs from bottom left to top right.",
 				Min:         docmill.Bound(-180),
@@ -45,7 +45,7 @@ func watermarkTool() *docmill.Tool {
 				Default:     "45",
 			},
 			{
-				Name: "font_size",
+				Name: fontSizeParam,
 				Type: docmill.TypeInteger,
 				Description: "Font size in points. By default the text is sized to each page: " +
 					"three quarters of it (at most 144 pt) when centered, 30% (at most 72 pt) elsewhere.",
@@ -53,20 +53,20 @@ func watermarkTool() *docmill.Tool {
 				Max: docmill.Bound(300),
 			},
 			{
-				Name:        "color",
+				Name:        colorParam,
 				Type:        docmill.TypeColor,
 				Description: "Text colour as #rrggbb.",
 				Default:     "#808080",
 			},
 			{
-				Name:        "position",
+				Name:        positionParam,
 				Type:        docmill.TypeString,
 				Description: "Where on the page the text goes; away from the center it keeps a margin of about 1 cm.",
 				Enum:        stampPositionNames(false),
 				Default:     "center",
 			},
 			{
-				Name:        "layer",
+				Name:        layerParam,
 				Type:        docmill.TypeString,
 				Description: "over: on top of the page content (visible on scanned pages); under: behind it.",
 				Enum:        []string{"over", "under"},
@@ -75,17 +75,15 @@ func watermarkTool() *docmill.Tool {
 			pagesParam(`Pages to watermark, such as "1-3,5,8-"`),
 		},
 		Available: stampFontAvailable,
-		Run:       runWatermark,
-	})
+	}, model.ADDWATERMARKS, runWatermark)
 }
 
 // runWatermark stamps the text on each selected page. With font_size the
 // text has that size everywhere; without it, each page gets the size that
 // fits it (see textStamp.autoFontSize).
-func runWatermark(ctx context.Context, in *docmill.RunInput) (out *docmill.RunOutput, err error) {
-	defer recoverPanic(&err)
+func runWatermark(ctx context.Context, in *docmill.RunInput, b *budget, doc *model.Context) (out *docmill.RunOutput, err error) {
 	st := watermarkSettings(in.Params)
-	fontSize := in.Params.Int("font_size") // 0: automatic
+	fontSize := in.Params.Int(fontSizeParam) // 0: automatic
 	job := stampJob{
 		outFile: "watermarked.pdf",
 		suffix:  "-watermarked.pdf",
@@ -94,13 +92,13 @@ func runWatermark(ctx context.Context, in *docmill.RunInput) (out *docmill.RunOu
 			return planWatermark(st, fontSize, pages, sizes)
 		},
 	}
-	return job.run(ctx, in)
+	return job.run(ctx, in, b, doc)
 }
 
 // requireInk refuses a text whose every line is blank.
 func requireInk(text string) error {
 	if strings.TrimSpace(strings.Join(textStamp{text: text}.lines(), "")) == "" {
-		return docmill.ParamError("text", "has nothing to draw")
+		return docmill.ParamError(textParam, "has nothing to draw")
 	}
 	return nil
 }
@@ -109,12 +107,12 @@ func requireInk(text string) error {
 // already ran the font and ink checks.
 func watermarkSettings(p docmill.Params) textStamp {
 	return textStamp{
-		text:     stampLineBreaks(p.String("text")),
-		color:    stampColor(p.Color("color")),
-		spot:     stampSpotNamed(p.String("position")),
-		opacity:  p.Float("opacity"),
-		rotation: p.Float("rotation"),
-		onTop:    p.String("layer") != "under",
+		text:     stampLineBreaks(p.String(textParam)),
+		color:    stampColor(p.Color(colorParam)),
+		spot:     stampSpotNamed(p.String(positionParam)),
+		opacity:  p.Float(opacityParam),
+		rotation: p.Float(rotationParam),
+		onTop:    p.String(layerParam) != "under",
 	}
 }
 

@@ -1,9 +1,7 @@
 package poppler
 
 import (
-	"bufio"
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -12,15 +10,11 @@ import (
 	"github.com/docmill/docmill/sandbox"
 )
 
-// maxLayoutBytes bounds pdftotext's -bbox-layout output for one document:
-// every word with its coordinates, about ten times the text.
-const maxLayoutBytes int64 = 1 << 30
-
 // editBookmarksTool declares edit-bookmarks: it replaces a PDF's outline
 // with the bookmarks given as JSON, or with one built from the document's
 // headings (from_headings, found with pdftotext -bbox-layout); write
 // (Steps.WriteBookmarks) writes the outline.
-func editBookmarksTool(pdftotext *sandbox.Engine, write docmill.RunFunc) *docmill.Tool {
+func editBookmarksTool(pdftotext *sandbox.Engine, write docmill.RunFunc, maxLayout int64) *docmill.Tool {
 	return engineTool(docmill.Tool{
 		Slug:  "edit-bookmarks",
 		Lane:  docmill.LaneRender,
@@ -50,7 +44,7 @@ func editBookmarksTool(pdftotext *sandbox.Engine, write docmill.RunFunc) *docmil
 			{Name: "bookmarks", Type: docmill.MetaInteger, Description: "Bookmarks written, at every level."},
 		},
 		Run: func(ctx context.Context, in *docmill.RunInput) (*docmill.RunOutput, error) {
-			return runEditBookmarks(ctx, pdftotext, write, in)
+			return runEditBookmarks(ctx, pdftotext, write, maxLayout, in)
 		},
 	}, pdftotext)
 }
@@ -76,10 +70,10 @@ func checkBookmarkSource(p docmill.Params) error {
 
 // runEditBookmarks finds the headings when asked to, then has write
 // replace the outline.
-func runEditBookmarks(ctx context.Context, pdftotext *sandbox.Engine, write docmill.RunFunc, in *docmill.RunInput) (*docmill.RunOutput, error) {
+func runEditBookmarks(ctx context.Context, pdftotext *sandbox.Engine, write docmill.RunFunc, maxLayout int64, in *docmill.RunInput) (*docmill.RunOutput, error) {
 	bookmarks := in.Params.String("bookmarks")
 	if in.Params.Bool("from_headings") {
-		headings, err := documentHeadings(ctx, pdftotext, in)
+		headings, err := documentHeadings(ctx, pdftotext, maxLayout, in)
 		if err != nil {
 			return nil, err
 		}
@@ -93,33 +87,17 @@ func runEditBookmarks(ctx context.Context, pdftotext *sandbox.Engine, write docm
 }
 
 // documentHeadings runs pdftotext -bbox-layout into a file of the work
-// directory, capped at maxLayoutBytes, and finds the headings in it.
-func documentHeadings(ctx context.Context, pdftotext *sandbox.Engine, in *docmill.RunInput) ([]heading, error) {
+// directory, capped at maxBytes (Limits.LayoutBytes), and finds the
+// headings in it.
+func documentHeadings(ctx context.Context, pdftotext *sandbox.Engine, maxBytes int64, in *docmill.RunInput) ([]heading, error) {
 	src, err := filepath.Abs(in.Files[0].Path)
 	if err != nil {
 		return nil, fmt.Errorf("poppler: input path: %w", err)
 	}
 	path := filepath.Join(in.WorkDir, "layout.xhtml")
-	f, err := os.Create(path)
-	if err != nil {
-		return nil, fmt.Errorf("poppler: create layout: %w", err)
-	}
-	defer f.Close()
-	buf := bufio.NewWriterSize(f, 1<<20)
-	_, err = pdftotext.Run(ctx, sandbox.Cmd{Args: []string{"-enc", "UTF-8", "-bbox-layout", src, "-"}, Dir: in.WorkDir, Stdout: buf, MaxOutput: maxLayoutBytes})
-	if errors.Is(err, sandbox.ErrOutputTooLarge) {
-		e := docmill.Errorf(docmill.CodeFileTooLarge, "The text of the document is too large to look for headings in (over %d MB of layout).", maxLayoutBytes>>20)
-		e.Err = err
-		return nil, e
-	}
-	if err != nil {
-		return nil, engineError(err, "reading its text")
-	}
-	if err := buf.Flush(); err != nil {
-		return nil, fmt.Errorf("poppler: write layout: %w", err)
-	}
-	if err := f.Close(); err != nil {
-		return nil, fmt.Errorf("poppler: close layout: %w", err)
+	tooLarge := docmill.Errorf(docmill.CodeFileTooLarge, "The text of the document is too large to look for headings in (over %d MB of layout).", maxBytes>>20)
+	if err := runPDFToText(ctx, pdftotext, in.WorkDir, path, layoutArgs(src), maxBytes, tooLarge, "reading its text"); err != nil {
+		return nil, err
 	}
 	defer os.Remove(path)
 	headings, err := findHeadings(path)

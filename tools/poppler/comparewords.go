@@ -1,7 +1,6 @@
 package poppler
 
 import (
-	"bufio"
 	"context"
 	"encoding/xml"
 	"errors"
@@ -44,28 +43,20 @@ type pageWord struct {
 // messages ("File 2 (\"b.pdf\")").
 func documentWords(ctx context.Context, pdftotext *sandbox.Engine, src, dir, name, label string) ([]pageWord, error) {
 	path := filepath.Join(dir, name)
-	f, err := os.Create(path)
-	if err != nil {
-		return nil, fmt.Errorf("poppler: create words: %w", err)
-	}
 	defer os.Remove(path)
-	defer f.Close()
-	buf := bufio.NewWriterSize(f, 1<<20)
-	_, err = pdftotext.Run(ctx, sandbox.Cmd{Args: []string{"-enc", "UTF-8", "-bbox", src, "-"}, Dir: dir, Stdout: buf, MaxOutput: maxCompareLayout})
+	tooLarge := docmill.LimitExceeded(fmt.Sprintf("%s has more text than can be compared (over %d MB of words and boxes)", label, maxCompareLayout>>20))
+	err := runPDFToText(ctx, pdftotext, dir, path, []string{"-enc", "UTF-8", "-bbox", src, "-"}, maxCompareLayout, tooLarge, "reading its text")
 	if errors.Is(err, sandbox.ErrOutputTooLarge) {
-		e := docmill.LimitExceeded(fmt.Sprintf("%s has more text than can be compared (over %d MB of words and boxes)", label, maxCompareLayout>>20))
-		e.Err = err
-		return nil, e
+		return nil, err
 	}
 	if err != nil {
-		return nil, namedError(engineError(err, "reading its text"), label)
+		return nil, namedError(err, label)
 	}
-	if err := buf.Flush(); err != nil {
-		return nil, fmt.Errorf("poppler: write words: %w", err)
-	}
-	if _, err := f.Seek(0, io.SeekStart); err != nil {
+	f, err := os.Open(path)
+	if err != nil {
 		return nil, fmt.Errorf("poppler: read words: %w", err)
 	}
+	defer f.Close()
 	words, err := readWords(f, label)
 	if err != nil {
 		return nil, err
@@ -76,18 +67,10 @@ func documentWords(ctx context.Context, pdftotext *sandbox.Engine, src, dir, nam
 // readWords reads the words of pdftotext's -bbox XHTML from r, at most
 // maxCompareWords of them; empty words are skipped.
 func readWords(r io.Reader, label string) ([]pageWord, error) {
-	dec := layoutDecoder(r)
 	var words []pageWord
 	var cur *pageWord
 	page := 0
-	for {
-		tok, err := dec.Token()
-		if errors.Is(err, io.EOF) {
-			return words, nil
-		}
-		if err != nil {
-			return nil, docmill.InvalidDocument(fmt.Errorf("poppler: pdftotext words: %w", err), "The text of %s could not be read.", strings.ToLower(label[:1])+label[1:])
-		}
+	err := eachLayoutToken(r, func(tok xml.Token) error {
 		switch t := tok.(type) {
 		case xml.StartElement:
 			switch t.Name.Local {
@@ -102,17 +85,26 @@ func readWords(r io.Reader, label string) ([]pageWord, error) {
 			}
 		case xml.EndElement:
 			if t.Name.Local != "word" || cur == nil {
-				continue
+				return nil
 			}
 			if cur.text = strings.TrimSpace(cur.text); cur.text != "" {
 				if len(words) == maxCompareWords {
-					return nil, docmill.LimitExceeded(fmt.Sprintf("%s has more than %d words", label, maxCompareWords))
+					return docmill.LimitExceeded(fmt.Sprintf("%s has more than %d words", label, maxCompareWords))
 				}
 				words = append(words, *cur)
 			}
 			cur = nil
 		}
+		return nil
+	})
+	var e *docmill.Error
+	switch {
+	case errors.As(err, &e):
+		return nil, err
+	case err != nil:
+		return nil, docmill.InvalidDocument(err, "The text of %s could not be read.", strings.ToLower(label[:1])+label[1:])
 	}
+	return words, nil
 }
 
 // wordBox reads a word's xMin, yMin, xMax and yMax; a value that is

@@ -2,11 +2,7 @@ package poppler
 
 import (
 	"encoding/xml"
-	"errors"
-	"fmt"
-	"io"
 	"math"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -46,23 +42,10 @@ type textLine struct {
 // in reading order. The document is read as a stream: its size is
 // bounded by the run's output cap, not by memory.
 func scanLines(path string, fn func(textLine)) error {
-	f, err := os.Open(path)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	dec := layoutDecoder(f)
 	var cur textLine
 	var words []string
 	inLine, inWord := false, false
-	for {
-		tok, err := dec.Token()
-		if errors.Is(err, io.EOF) {
-			return nil
-		}
-		if err != nil {
-			return fmt.Errorf("poppler: pdftotext layout: %w", err)
-		}
+	return eachLayoutTokenIn(path, func(tok xml.Token) error {
 		switch t := tok.(type) {
 		case xml.StartElement:
 			switch t.Name.Local {
@@ -92,7 +75,8 @@ func scanLines(path string, fn func(textLine)) error {
 				}
 			}
 		}
-	}
+		return nil
+	})
 }
 
 // lineBox returns a line's top, yMin, and its height, yMax - yMin, in

@@ -53,7 +53,7 @@ func TestFindHeadings(t *testing.T) {
 		t.Fatal(err)
 	}
 	in := &docmill.RunInput{WorkDir: dir, Files: []docmill.LocalFile{{Path: src, Filename: "headings.pdf", ContentType: pdfContentType}}}
-	headings, err := documentHeadings(context.Background(), pdftotext, in)
+	headings, err := documentHeadings(context.Background(), pdftotext, docmill.DefaultLimits().LayoutBytes, in)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -101,7 +101,7 @@ func TestFindHeadingsRunningHead(t *testing.T) {
 		t.Fatal(err)
 	}
 	in := &docmill.RunInput{WorkDir: dir, Files: []docmill.LocalFile{{Path: src, Filename: "review.pdf", ContentType: pdfContentType}}}
-	headings, err := documentHeadings(context.Background(), pdftotext, in)
+	headings, err := documentHeadings(context.Background(), pdftotext, docmill.DefaultLimits().LayoutBytes, in)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -111,7 +111,7 @@ func TestFindHeadingsRunningHead(t *testing.T) {
 }
 
 func TestBookmarkSource(t *testing.T) {
-	tool := editBookmarksTool(nil, nil)
+	tool := editBookmarksTool(nil, nil, docmill.DefaultLimits().LayoutBytes)
 	for _, tc := range []struct {
 		raw   map[string]string
 		field string

@@ -1,8 +1,17 @@
 package poppler
 
 import (
+	"bufio"
+	"context"
 	"encoding/xml"
+	"errors"
+	"fmt"
 	"io"
+	"os"
+	"path/filepath"
+
+	docmill "github.com/docmill/docmill"
+	"github.com/docmill/docmill/sandbox"
 )
 
 // layoutDecoder returns a decoder of pdftotext's -bbox or -bbox-layout
@@ -36,4 +45,72 @@ func (c controlSpaces) Read(p []byte) (int, error) {
 		}
 	}
 	return n, err
+}
+
+// eachLayoutToken calls fn for every token of pdftotext's XHTML read from
+// r (layoutDecoder), in order, until r ends (nil) or fn returns an error,
+// which it returns. XHTML that does not decode ends the walk with an
+// internal error wrapping the decoder's.
+func eachLayoutToken(r io.Reader, fn func(xml.Token) error) error {
+	dec := layoutDecoder(r)
+	for {
+		tok, err := dec.Token()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("poppler: pdftotext layout: %w", err)
+		}
+		if err := fn(tok); err != nil {
+			return err
+		}
+	}
+}
+
+// eachLayoutTokenIn is eachLayoutToken on the file at path.
+func eachLayoutTokenIn(path string, fn func(xml.Token) error) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	return eachLayoutToken(f, fn)
+}
+
+// runPDFToText runs pdftotext with args, which end with the source and
+// "-" (standard output), writing its output into the file at path in
+// dir, capped at maxBytes by the sandbox (MaxOutput): the one way this
+// package runs pdftotext. Past the cap the error is tooLarge, wrapping
+// sandbox.ErrOutputTooLarge; an engine failure is engineError's, doing
+// naming the work ("reading its text"). The file is complete and closed
+// when it returns nil; the caller removes it.
+func runPDFToText(ctx context.Context, pdftotext *sandbox.Engine, dir, path string, args []string, maxBytes int64, tooLarge *docmill.Error, doing string) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return fmt.Errorf("poppler: create %s: %w", filepath.Base(path), err)
+	}
+	defer f.Close()
+	buf := bufio.NewWriterSize(f, 1<<20)
+	_, err = pdftotext.Run(ctx, sandbox.Cmd{Args: args, Dir: dir, Stdout: buf, MaxOutput: maxBytes})
+	if errors.Is(err, sandbox.ErrOutputTooLarge) {
+		tooLarge.Err = err
+		return tooLarge
+	}
+	if err != nil {
+		return engineError(err, doing)
+	}
+	if err := buf.Flush(); err != nil {
+		return fmt.Errorf("poppler: write %s: %w", filepath.Base(path), err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("poppler: close %s: %w", filepath.Base(path), err)
+	}
+	return nil
+}
+
+// layoutArgs are pdftotext's arguments for the -bbox-layout XHTML of the
+// PDF at src (blocks, lines and words with their boxes) on standard
+// output, after extra.
+func layoutArgs(src string, extra ...string) []string {
+	return append(append([]string{"-enc", "UTF-8", "-bbox-layout"}, extra...), src, "-")
 }

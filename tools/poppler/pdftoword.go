@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"context"
 	"crypto/sha256"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -80,7 +79,7 @@ func readDocument(ctx context.Context, e Engines, limits docmill.Limits, in *doc
 	if err != nil {
 		return docBody{}, 0, fmt.Errorf("poppler: input path: %w", err)
 	}
-	layout, err := runLayout(ctx, e.PDFToText, src, in.WorkDir)
+	layout, err := runLayout(ctx, e.PDFToText, src, in.WorkDir, limits.WithDefaults().LayoutBytes)
 	if err != nil {
 		return docBody{}, 0, err
 	}
@@ -98,28 +97,11 @@ func readDocument(ctx context.Context, e Engines, limits docmill.Limits, in *doc
 }
 
 // runLayout runs pdftotext -bbox-layout into a file of dir, capped at
-// maxLayoutBytes, and returns its path.
-func runLayout(ctx context.Context, pdftotext *sandbox.Engine, src, dir string) (string, error) {
+// maxBytes (Limits.LayoutBytes), and returns its path.
+func runLayout(ctx context.Context, pdftotext *sandbox.Engine, src, dir string, maxBytes int64) (string, error) {
 	path := filepath.Join(dir, "layout.xhtml")
-	f, err := os.Create(path)
-	if err != nil {
-		return "", fmt.Errorf("poppler: create layout: %w", err)
-	}
-	defer f.Close()
-	buf := bufio.NewWriterSize(f, 1<<20)
-	_, err = pdftotext.Run(ctx, sandbox.Cmd{Args: []string{"-enc", "UTF-8", "-bbox-layout", src, "-"}, Dir: dir, Stdout: buf, MaxOutput: maxLayoutBytes})
-	if errors.Is(err, sandbox.ErrOutputTooLarge) {
-		e := docmill.Errorf(docmill.CodeFileTooLarge, "The text of the document is too large to convert (over %d MB of layout).", maxLayoutBytes>>20)
-		e.Err = err
-		return "", e
-	}
-	if err != nil {
-		return "", engineError(err, "reading its text")
-	}
-	if err := buf.Flush(); err != nil {
-		return "", fmt.Errorf("poppler: write layout: %w", err)
-	}
-	return path, nil
+	tooLarge := docmill.Errorf(docmill.CodeFileTooLarge, "The text of the document is too large to convert (over %d MB of layout).", maxBytes>>20)
+	return path, runPDFToText(ctx, pdftotext, dir, path, layoutArgs(src), maxBytes, tooLarge, "reading its text")
 }
 
 // scanLayout is scanLines, also counting the pages: page is called for

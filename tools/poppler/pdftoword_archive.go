@@ -32,6 +32,9 @@ func (p picture) displaySize() (w, h float64) {
 	return w, h
 }
 
+// maxPictureWidth is the text width of an A4 page with the documents'
+// margins, in points: a fact of the page the document is laid out on,
+// not a cost.
 const maxPictureWidth = 450.0
 
 // docBody is what goes in a document: the paragraphs, then each page's

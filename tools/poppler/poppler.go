@@ -53,7 +53,7 @@ const (
 // RenderPixelsTotal; a zero field takes its default).
 func Tools(e Engines, steps Steps, limits docmill.Limits) []*docmill.Tool {
 	tools := pageTools(e.PDFToPPM, e.PDFToText, e.PDFInfo, limits)
-	tools = append(tools, editBookmarksTool(e.PDFToText, steps.WriteBookmarks))
+	tools = append(tools, editBookmarksTool(e.PDFToText, steps.WriteBookmarks, limits.WithDefaults().LayoutBytes))
 	tools = append(tools, moreTools(e, limits, steps)...)
 	tools = append(tools, wordTools(e, limits)...)
 	return append(tools,
@@ -69,7 +69,7 @@ func pageTools(pdftoppm, pdftotext, pdfinfo *sandbox.Engine, limits docmill.Limi
 	return []*docmill.Tool{
 		renderTool(jpegFormat, pdftoppm, pdfinfo, limits),
 		renderTool(pngFormat, pdftoppm, pdfinfo, limits),
-		textTool(pdftotext),
+		textTool(pdftotext, limits.TextBytes),
 	}
 }
 

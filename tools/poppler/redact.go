@@ -163,7 +163,7 @@ func runRedact(ctx context.Context, e Engines, limits docmill.Limits, steps Step
 	if err != nil {
 		return nil, err
 	}
-	found, err := findRedactions(ctx, e.PDFToText, src, dir, count, in.Params)
+	found, err := findRedactions(ctx, e.PDFToText, src, dir, count, in.Params, limits.LayoutBytes)
 	if err != nil {
 		return nil, err
 	}

@@ -2,11 +2,8 @@ package poppler
 
 import (
 	"encoding/xml"
-	"errors"
 	"fmt"
-	"io"
 	"math"
-	"os"
 	"strconv"
 	"strings"
 
@@ -59,23 +56,10 @@ const (
 // they touch to s.pages. A match spans words of one line (as pdftotext
 // groups them), never two lines.
 func (s *layoutScan) scan(path string, first int) error {
-	f, err := os.Open(path)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	dec := layoutDecoder(f)
 	page := first - 1
 	var words []textWord
 	var word *textWord
-	for {
-		tok, err := dec.Token()
-		if errors.Is(err, io.EOF) {
-			return nil
-		}
-		if err != nil {
-			return fmt.Errorf("poppler: pdftotext layout: %w", err)
-		}
+	return eachLayoutTokenIn(path, func(tok xml.Token) error {
 		switch t := tok.(type) {
 		case xml.StartElement:
 			switch t.Name.Local {
@@ -97,13 +81,12 @@ func (s *layoutScan) scan(path string, first int) error {
 				word = nil
 			case "line":
 				if s.search == nil || s.search[page] {
-					if err := s.line(page, words); err != nil {
-						return err
-					}
+					return s.line(page, words)
 				}
 			}
 		}
-	}
+		return nil
+	})
 }
 
 // line matches one line's words and records the boxes of the words each

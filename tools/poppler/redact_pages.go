@@ -1,7 +1,6 @@
 package poppler
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -65,7 +64,7 @@ func checkRedactBoxes(v string) error {
 // in the document of count pages at src, and the texts matched: the words that match the text params on the pages
 // the "pages" param selects, and the boxes param's areas. A box on a page
 // past the last is invalid_parameter.
-func findRedactions(ctx context.Context, pdftotext *sandbox.Engine, src, dir string, count int, p docmill.Params) (*layoutScan, error) {
+func findRedactions(ctx context.Context, pdftotext *sandbox.Engine, src, dir string, count int, p docmill.Params, maxLayout int64) (*layoutScan, error) {
 	s := &layoutScan{match: newTextMatcher(p), pages: map[int]*pageRedactions{}, texts: map[string]bool{}}
 	if !s.match.empty() {
 		sel, err := docmill.Pages(p.PageRanges("pages"), count)
@@ -77,7 +76,7 @@ func findRedactions(ctx context.Context, pdftotext *sandbox.Engine, src, dir str
 			s.search[n] = true
 		}
 		first, last := slices.Min(sel), slices.Max(sel)
-		path, err := writeLayout(ctx, pdftotext, src, dir, first, last)
+		path, err := writeLayout(ctx, pdftotext, src, dir, first, last, maxLayout)
 		if err != nil {
 			return nil, err
 		}
@@ -111,29 +110,13 @@ func findRedactions(ctx context.Context, pdftotext *sandbox.Engine, src, dir str
 
 // writeLayout runs pdftotext -bbox-layout on pages first to last of the
 // PDF at src, with boxes relative to each page's crop box as shown, into
-// a file of dir, capped at maxLayoutBytes, and returns its path.
-func writeLayout(ctx context.Context, pdftotext *sandbox.Engine, src, dir string, first, last int) (string, error) {
+// a file of dir, capped at maxBytes (Limits.LayoutBytes), and returns its
+// path.
+func writeLayout(ctx context.Context, pdftotext *sandbox.Engine, src, dir string, first, last int, maxBytes int64) (string, error) {
 	path := filepath.Join(dir, "redact-layout.xhtml")
-	f, err := os.Create(path)
-	if err != nil {
-		return "", fmt.Errorf("poppler: create layout: %w", err)
-	}
-	defer f.Close()
-	buf := bufio.NewWriterSize(f, 1<<20)
-	args := []string{"-enc", "UTF-8", "-bbox-layout", "-cropbox", "-f", strconv.Itoa(first), "-l", strconv.Itoa(last), src, "-"}
-	_, err = pdftotext.Run(ctx, sandbox.Cmd{Args: args, Dir: dir, Stdout: buf, MaxOutput: maxLayoutBytes})
-	if errors.Is(err, sandbox.ErrOutputTooLarge) {
-		e := docmill.Errorf(docmill.CodeFileTooLarge, "The text of the document is too large to search (over %d MB of layout).", maxLayoutBytes>>20)
-		e.Err = err
-		return "", e
-	}
-	if err != nil {
-		return "", engineError(err, "reading its text")
-	}
-	if err := buf.Flush(); err != nil {
-		return "", fmt.Errorf("poppler: write layout: %w", err)
-	}
-	return path, f.Close()
+	args := layoutArgs(src, "-cropbox", "-f", strconv.Itoa(first), "-l", strconv.Itoa(last))
+	tooLarge := docmill.Errorf(docmill.CodeFileTooLarge, "The text of the document is too large to search (over %d MB of layout).", maxBytes>>20)
+	return path, runPDFToText(ctx, pdftotext, dir, path, args, maxBytes, tooLarge, "reading its text")
 }
 
 // redactResolution returns the dpi to draw pages at: redactDPI, or lower

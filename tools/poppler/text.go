@@ -1,9 +1,7 @@
 package poppler
 
 import (
-	"bufio"
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -12,19 +10,13 @@ import (
 	"github.com/docmill/docmill/sandbox"
 )
 
-// maxTextBytes bounds the text of one document. Text is far smaller than
-// the PDF it comes from, except in a document that draws the same text
-// over and over from a shared object; past this cap the job fails with
-// file_too_large instead of filling the disk.
-const maxTextBytes int64 = 512 << 20
-
 // textContentType is the result's content type: what the files handler
 // derives from the .txt extension (mime.TypeByExtension), so the job
 // record and the download agree. pdftotext is run with -enc UTF-8.
 const textContentType = "text/plain; charset=utf-8"
 
 // textTool declares pdf-to-text.
-func textTool(pdftotext *sandbox.Engine) *docmill.Tool {
+func textTool(pdftotext *sandbox.Engine, maxBytes int64) *docmill.Tool {
 	return engineTool(docmill.Tool{
 		Slug:  "pdf-to-text",
 		Lane:  docmill.LaneRender,
@@ -39,14 +31,15 @@ func textTool(pdftotext *sandbox.Engine) *docmill.Tool {
 				"instead of the reading order.",
 		}},
 		Run: func(ctx context.Context, in *docmill.RunInput) (*docmill.RunOutput, error) {
-			return runText(ctx, pdftotext, in)
+			return runText(ctx, pdftotext, maxBytes, in)
 		},
 	}, pdftotext)
 }
 
 // runText runs pdftotext with its text on standard output, streamed into
-// the result file, so that the sandbox's output bound (MaxOutput) caps it.
-func runText(ctx context.Context, pdftotext *sandbox.Engine, in *docmill.RunInput) (*docmill.RunOutput, error) {
+// the result file, so that the sandbox's output bound (MaxOutput) caps it
+// at maxBytes (Limits.TextBytes).
+func runText(ctx context.Context, pdftotext *sandbox.Engine, maxBytes int64, in *docmill.RunInput) (*docmill.RunOutput, error) {
 	file := in.Files[0]
 	src, err := filepath.Abs(file.Path)
 	if err != nil {
@@ -59,26 +52,9 @@ func runText(ctx context.Context, pdftotext *sandbox.Engine, in *docmill.RunInpu
 	args = append(args, src, "-")
 
 	path := filepath.Join(in.WorkDir, "text.txt")
-	f, err := os.Create(path)
-	if err != nil {
-		return nil, fmt.Errorf("poppler: create text: %w", err)
-	}
-	defer f.Close()
-	buf := bufio.NewWriterSize(f, 1<<20)
-	_, err = pdftotext.Run(ctx, sandbox.Cmd{Args: args, Dir: in.WorkDir, Stdout: buf, MaxOutput: maxTextBytes})
-	if errors.Is(err, sandbox.ErrOutputTooLarge) {
-		e := docmill.Errorf(docmill.CodeFileTooLarge, "The text of the document is larger than %d MB.", maxTextBytes>>20)
-		e.Err = err
-		return nil, e
-	}
-	if err != nil {
-		return nil, engineError(err, "copying its text")
-	}
-	if err := buf.Flush(); err != nil {
-		return nil, fmt.Errorf("poppler: write text: %w", err)
-	}
-	if err := f.Close(); err != nil {
-		return nil, fmt.Errorf("poppler: close text: %w", err)
+	tooLarge := docmill.Errorf(docmill.CodeFileTooLarge, "The text of the document is larger than %d MB.", maxBytes>>20)
+	if err := runPDFToText(ctx, pdftotext, in.WorkDir, path, args, maxBytes, tooLarge, "copying its text"); err != nil {
+		return nil, err
 	}
 	st, err := os.Stat(path)
 	if err != nil {

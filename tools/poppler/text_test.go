@@ -2,11 +2,15 @@ package poppler
 
 import (
 	"bytes"
+	"context"
 	"mime"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"testing"
+
+	docmill "github.com/docmill/docmill"
+	"github.com/docmill/docmill/tools/toolstest"
 )
 
 // pdftotextDirect runs pdftotext on path as a user would, outside the
@@ -53,5 +57,28 @@ func TestText(t *testing.T) {
 		if bytes.Equal(plain, layout) {
 			t.Errorf("%s: layout makes no difference", name)
 		}
+	}
+}
+
+// TestTextAndLayoutLimits checks that pdf-to-text holds its text to
+// Limits.TextBytes, and edit-bookmarks' headings their layout to the
+// limit given (Limits.LayoutBytes): over 10 bytes each refuses the
+// document as too large.
+func TestTextAndLayoutLimits(t *testing.T) {
+	tiny := docmill.Limits{TextBytes: 10, LayoutBytes: 10}
+	path := generatedPDF(t)
+	_, err := runTool(t, limitedTool(t, "pdf-to-text", tiny), path, nil)
+	if docmill.ErrorCode(err) != docmill.CodeFileTooLarge {
+		t.Errorf("pdf-to-text over Limits.TextBytes: %v, want file_too_large", err)
+	}
+	_, pdftotext, _ := testEngines(t)
+	dir := t.TempDir()
+	src := filepath.Join(dir, "input-0.pdf")
+	if err := os.WriteFile(src, toolstest.TextPDF("One"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	in := &docmill.RunInput{WorkDir: dir, Files: []docmill.LocalFile{{Path: src, Filename: "one.pdf", ContentType: pdfContentType}}}
+	if _, err := documentHeadings(context.Background(), pdftotext, tiny.LayoutBytes, in); docmill.ErrorCode(err) != docmill.CodeFileTooLarge {
+		t.Errorf("headings over Limits.LayoutBytes: %v, want file_too_large", err)
 	}
 }

@@ -5,7 +5,6 @@
 package toolstest
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -17,6 +16,7 @@ import (
 
 	docmill "github.com/docmill/docmill"
 	"github.com/docmill/docmill/sandbox"
+	"github.com/docmill/docmill/tools/rawpdf"
 )
 
 // Input copies the file at path into workDir as input-0 with path's
@@ -143,20 +143,7 @@ var Helpers = sync.OnceValue(func() *sandbox.Helpers {
 // must be the catalog) with a correct cross-reference table, for tests
 // that need a document of a precise shape: a hostile one, a large one.
 func PDF(objects ...string) []byte {
-	var b bytes.Buffer
-	b.WriteString("%PDF-1.7\n")
-	offsets := make([]int, len(objects))
-	for i, o := range objects {
-		offsets[i] = b.Len()
-		fmt.Fprintf(&b, "%d 0 obj\n%s\nendobj\n", i+1, o)
-	}
-	xref := b.Len()
-	fmt.Fprintf(&b, "xref\n0 %d\n0000000000 65535 f \n", len(objects)+1)
-	for _, o := range offsets {
-		fmt.Fprintf(&b, "%010d 00000 n \n", o)
-	}
-	fmt.Fprintf(&b, "trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n", len(objects)+1, xref)
-	return b.Bytes()
+	return rawpdf.Write(objects...)
 }
 
 // TextPDF returns a well-formed PDF of A4 pages, one per element of
