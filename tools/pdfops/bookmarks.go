@@ -67,10 +67,7 @@ func countEntries(list []outlineEntry) int {
 	return n
 }
 
-// WriteBookmarksSlug is the slug of WriteBookmarksTool.
-const WriteBookmarksSlug = "write-bookmarks"
-
-// WriteBookmarksTool is not a public tool but edit-bookmarks' step that
+// WriteBookmarksStep is edit-bookmarks' step that
 // writes the outline, run in the PDF helper: its "bookmarks" param (JSON,
 // as docmill.ParseBookmarks reads it, already checked by edit-bookmarks'
 // declaration and read again here) replaces the document's outline; an
@@ -78,20 +75,8 @@ const WriteBookmarksSlug = "write-bookmarks"
 // invalid_parameter error naming "bookmarks". Its output is the PDF,
 // named after the input with "-bookmarks.pdf", with meta "pages" and
 // "bookmarks".
-func WriteBookmarksTool() *docmill.Tool {
-	disableConfigDir()
-	return withBudgets([]*docmill.Tool{onePDFTool(docmill.Tool{
-		Slug:    WriteBookmarksSlug,
-		Lane:    docmill.LanePDF,
-		Title:   "Write bookmarks",
-		Outputs: []string{pdfContentType},
-		Meta: []docmill.MetaField{
-			{Name: "pages", Type: docmill.MetaInteger, Description: "Pages of the document."},
-			{Name: "bookmarks", Type: docmill.MetaInteger, Description: "Bookmarks written, at every level."},
-		},
-		Params: []docmill.Param{{Name: "bookmarks", Type: docmill.TypeString, Required: true}},
-		Run:    runWriteBookmarks,
-	})})[0]
+func WriteBookmarksStep() *docmill.EngineStep {
+	return budgetedStep("write-bookmarks", 1, 1, runWriteBookmarks)
 }
 
 func runWriteBookmarks(ctx context.Context, in *docmill.RunInput) (out *docmill.RunOutput, err error) {

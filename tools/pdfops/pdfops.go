@@ -3,9 +3,10 @@
 // protect, unlock, and images to PDF; form fields, metadata, bookmarks
 // and attachments; resize, n-up, booklet, insert pages and image
 // watermarks; removing annotations and sanitizing. It also provides the
-// steps other tools take on PDFs in the PDF helper (SelectPagesTool,
-// StreamCheckTool, and the pdfcpu parts of crop-pdf, fill-pdf-form,
-// flatten-pdf, edit-bookmarks and pdf-info).
+// steps other tools take on PDFs in the PDF helper (Steps: selecting
+// pages, the stream check, and the pdfcpu parts of crop-pdf,
+// fill-pdf-form, flatten-pdf, edit-bookmarks, pdf-info, redact-pdf and
+// compare-pdf).
 //
 // pdfcpu is a library: the server never calls it itself. Its tools run in
 // docmill's PDF helper processes (sandbox.Helpers), jailed like every
@@ -75,6 +76,22 @@ func onePDFTool(t docmill.Tool) *docmill.Tool {
 	return &t
 }
 
+// budgetedStep declares a step of the PDF helper named name that takes
+// min to max files, run with the run's decode budget as the tools are
+// (withBudgets).
+func budgetedStep(name string, min, max int, run docmill.RunFunc) *docmill.EngineStep {
+	disableConfigDir()
+	t := withBudgets([]*docmill.Tool{{Run: run}})[0]
+	return &docmill.EngineStep{Name: name, MinFiles: min, MaxFiles: max, Run: t.Run}
+}
+
+// Steps returns the steps other tools take in the PDF helper: the
+// helper serves them beside Tools and SignTool.
+func Steps() []*docmill.EngineStep {
+	return []*docmill.EngineStep{SelectPagesStep(), StreamCheckStep(), SetCropBoxStep(), FillFormStep(),
+		RestoreLinksStep(), WriteBookmarksStep(), CompareReportStep(), InspectStep(), RedactPagesStep()}
+}
+
 // disableConfigDir stops pdfcpu from creating and reading a configuration
 // directory under $HOME: a server must not write there, and the built-in
 // defaults are what the tools want. model.ConfigPath is a global that
@@ -99,6 +116,7 @@ func Tools() []*docmill.Tool {
 		removeAnnotationsTool(), sanitizeTool(),
 	})
 	for _, t := range tools {
+		t.Repairs = true // a damaged PDF is repaired and read again
 		if t.Outputs == nil {
 			t.Outputs = []string{pdfContentType} // split-pdf's several files: MayZip
 		}

@@ -70,7 +70,7 @@ func Tool(steps Steps) *docmill.Tool {
 		Outputs:     []string{"image/png"},
 		MinFiles:    1, MaxFiles: 1,
 		Params: []docmill.Param{{
-			Name: "width", Type: docmill.TypeInteger, Default: strconv.Itoa(defaultWidth),
+			Name: paramWidth, Type: docmill.TypeInteger, Default: strconv.Itoa(defaultWidth),
 			Min: docmill.Bound(minWidth), Max: docmill.Bound(maxWidth),
 			Description: fmt.Sprintf("Width of the picture in pixels, %d-%d; the height follows the page's proportions.", minWidth, maxWidth),
 		}},
@@ -102,7 +102,7 @@ func (s Steps) available() bool {
 }
 
 func (s Steps) run(ctx context.Context, in *docmill.RunInput) (*docmill.RunOutput, error) {
-	width := in.Params.Int("width")
+	width := in.Params.Int(paramWidth)
 	file := in.Files[0]
 	var err error
 	switch {
