@@ -73,6 +73,27 @@ func TestAddingATool(t *testing.T) {
 		t.Errorf("OpenAPI: no path for %s", shoutSlug)
 	}
 
+	tools, scratch := testToolset(t)
+	built, ok := docmill.NewRegistry(tools...).Lookup(shoutSlug)
+	if !ok {
+		t.Fatalf("toolset built no %s", shoutSlug)
+	}
+	t.Run("Conformance", func(t *testing.T) {
+		toolstest.Conformance(t, toolstest.Suite{Registry: docmill.NewRegistry(built), Sample: conformSample, Dir: scratch})
+	})
+
+	t.Run("Web", func(t *testing.T) {
+		b := newBrowser(t)
+		b.run(chromedp.Navigate(s.URL + "/"))
+		b.wait(`document.body.dataset.ready === "1" && document.querySelector('.card[data-slug="`+shoutSlug+`"]') !== null`, 20*time.Second)
+	})
+}
+
+// testToolset builds the tools as serve does, with the default limits,
+// one LibreOffice worker and a scratch directory of the test's, which it
+// returns; the pools stop when the test ends.
+func testToolset(t *testing.T) ([]*docmill.Tool, string) {
+	t.Helper()
 	scratch := t.TempDir()
 	limits := docmill.DefaultLimits()
 	jail := sandbox.NewJail(sandbox.JailOptions{Memory: limits.EngineMemory, Dir: scratch})
@@ -81,17 +102,5 @@ func TestAddingATool(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(closeTools)
-	built, ok := docmill.NewRegistry(tools...).Lookup(shoutSlug)
-	if !ok {
-		t.Fatalf("toolset built no %s", shoutSlug)
-	}
-	t.Run("Conformance", func(t *testing.T) {
-		toolstest.Conformance(t, toolstest.Suite{Registry: docmill.NewRegistry(built), Sample: conformSample, Dir: scratch, Limits: limits})
-	})
-
-	t.Run("Web", func(t *testing.T) {
-		b := newBrowser(t)
-		b.run(chromedp.Navigate(s.URL + "/"))
-		b.wait(`document.body.dataset.ready === "1" && document.querySelector('.card[data-slug="`+shoutSlug+`"]') !== null`, 20*time.Second)
-	})
+	return tools, scratch
 }

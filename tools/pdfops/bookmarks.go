@@ -67,9 +67,9 @@ func countEntries(list []outlineEntry) int {
 	return n
 }
 
-// WriteBookmarksStep is edit-bookmarks' step that
-// writes the outline, run in the PDF helper: its "bookmarks" param (JSON,
-// as docmill.ParseBookmarks reads it, already checked by edit-bookmarks'
+// WriteBookmarksStep is edit-bookmarks' step that writes the outline,
+// run in the PDF helper: its "bookmarks" param (JSON, as
+// docmill.ParseBookmarks reads it, already checked by edit-bookmarks'
 // declaration and read again here) replaces the document's outline; an
 // empty list removes it. A bookmark past the last page is an
 // invalid_parameter error naming "bookmarks". Its output is the PDF,
