@@ -42,15 +42,25 @@ func (s *EngineStep) Invoke(ctx context.Context, in *RunInput) (*RunOutput, erro
 // that need it by what it provides, never by its slug.
 type Capability string
 
-// Capabilities tools provide.
+// Capabilities tools provide, and the params by which the tools that
+// compose them call them.
 const (
-	// CapConvertImage saves an image in another format (params "format"
-	// and "quality").
+	// CapConvertImage saves an image in another format (params
+	// CapParamFormat and CapParamQuality).
 	CapConvertImage Capability = "convert-image"
-	// CapResizeImage scales an image (params "width" and "enlarge").
+	// CapResizeImage scales an image (params CapParamWidth and
+	// CapParamEnlarge).
 	CapResizeImage Capability = "resize-image"
-	// CapPDFToPNG draws pages of a PDF as PNG (params "dpi" and "pages").
+	// CapPDFToPNG draws pages of a PDF as PNG (params CapParamDPI and
+	// CapParamPages).
 	CapPDFToPNG Capability = "pdf-to-png"
+
+	CapParamFormat  = "format"
+	CapParamQuality = "quality"
+	CapParamWidth   = "width"
+	CapParamEnlarge = "enlarge"
+	CapParamDPI     = "dpi"
+	CapParamPages   = "pages"
 )
 
 // IsAvailable reports whether s's engine works on this node.

@@ -104,3 +104,25 @@ func testToolset(t *testing.T) ([]*docmill.Tool, string) {
 	t.Cleanup(closeTools)
 	return tools, scratch
 }
+
+// TestProvidersDeclareTheirParams: the tool that provides each capability
+// is built, and declares the params the tools composing it call it with.
+func TestProvidersDeclareTheirParams(t *testing.T) {
+	tools, _ := testToolset(t)
+	for c, params := range map[docmill.Capability][]string{
+		docmill.CapConvertImage: {docmill.CapParamFormat, docmill.CapParamQuality},
+		docmill.CapResizeImage:  {docmill.CapParamWidth, docmill.CapParamEnlarge},
+		docmill.CapPDFToPNG:     {docmill.CapParamDPI, docmill.CapParamPages},
+	} {
+		p := docmill.Provider(tools, c)
+		if p == nil {
+			t.Errorf("no tool provides %s", c)
+			continue
+		}
+		for _, name := range params {
+			if _, ok := p.Param(name); !ok {
+				t.Errorf("%s provides %s but declares no param %q", p.Slug, c, name)
+			}
+		}
+	}
+}

@@ -34,7 +34,7 @@ func convertedImages(t *docmill.Tool, convert *docmill.Tool) {
 		return
 	}
 	to := t.ConvertsImages
-	params, err := convert.ParseParams(map[string]string{"format": to, "quality": strconv.Itoa(convertedQuality)})
+	params, err := convert.ParseParams(map[string]string{docmill.CapParamFormat: to, docmill.CapParamQuality: strconv.Itoa(convertedQuality)})
 	if err != nil {
 		return // this vips cannot write to: the tool keeps its own types
 	}
