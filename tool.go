@@ -72,6 +72,27 @@ type Tool struct {
 	// Rates size a run's time to its input (WorkBudget), within Timeout;
 	// zero rates are DefaultWorkRates.
 	Rates WorkRates
+	// CheckPDFs, Repairs and ConvertsImages declare what the registry
+	// builder (cmd/docmill's toolset, the one place that builds the
+	// registry) wraps around Run; the engine package that declares the
+	// tool sets them.
+	//
+	// CheckPDFs makes every PDF input pass the PDF stream check (a step of
+	// the PDF helper) before Run, so that a flate bomb is refused at once
+	// instead of costing an external engine minutes.
+	CheckPDFs bool
+	// Repairs makes a run that failed because its parser could not read
+	// an input (ErrUnreadable) run again on the inputs repaired; the
+	// job's meta then says "repaired".
+	Repairs bool
+	// ConvertsImages, when set ("jpg" or "png"), makes the tool also take
+	// HEIF/HEIC and AVIF images, which its engine cannot read: each is
+	// converted to that format first, by the tool that provides
+	// CapConvertImage, within the tool's time.
+	ConvertsImages string
+	// Provides names the work the tool also does for other tools' runs,
+	// by which the registry builder finds it.
+	Provides Capability
 	// Available reports whether the engine works on this node; nil means
 	// always available.
 	Available func() bool
@@ -188,11 +209,17 @@ func (t *Tool) Invoke(ctx context.Context, in *RunInput) (*RunOutput, error) {
 		return nil, err
 	}
 	out, err := t.Run(ctx, in)
+	return regularOutput("tool "+t.Slug, out, err)
+}
+
+// regularOutput is out and err of a run of what, unless out names a path
+// that is not a regular file (see Invoke).
+func regularOutput(what string, out *RunOutput, err error) (*RunOutput, error) {
 	if err != nil || out == nil || out.Path == "" {
 		return out, err
 	}
 	if st, err := os.Lstat(out.Path); err != nil || !st.Mode().IsRegular() {
-		return nil, fmt.Errorf("tool %s: its output is not a regular file (%v)", t.Slug, err)
+		return nil, fmt.Errorf("%s: its output is not a regular file (%v)", what, err)
 	}
 	return out, nil
 }

@@ -157,7 +157,15 @@ func (h *Helpers) Tool(t *docmill.Tool) *docmill.Tool {
 	return &c
 }
 
-// Run runs the tool slug on in in a helper and returns its output, moved
+// Step returns s's Run run in a helper: the helper must serve a step
+// named s.Name (the same declaration, built in the helper process).
+func (h *Helpers) Step(s *docmill.EngineStep) docmill.RunFunc {
+	return func(ctx context.Context, in *docmill.RunInput) (*docmill.RunOutput, error) {
+		return h.Run(ctx, s.Name, in)
+	}
+}
+
+// Run runs the tool or step named slug on in in a helper and returns its output, moved
 // into in.WorkDir.
 func (h *Helpers) Run(ctx context.Context, slug string, in *docmill.RunInput) (*docmill.RunOutput, error) {
 	if !h.Available() {
@@ -381,10 +389,15 @@ func (h *Helpers) Close() {
 }
 
 // ServeHelper is the helper's side of Helpers: it reads requests from r,
-// runs each with the tool of that slug in tools, and writes the reply to
-// w, until r ends. A panic in a tool becomes the job's invalid_document
-// failure, not the helper's death.
-func ServeHelper(ctx context.Context, r io.Reader, w io.Writer, tools *docmill.Registry) error {
+// runs each with the tool of that slug in tools, or else the step of that
+// name in steps, and writes the reply to w, until r ends. A panic in a
+// tool or step becomes the job's invalid_document failure, not the
+// helper's death.
+func ServeHelper(ctx context.Context, r io.Reader, w io.Writer, tools *docmill.Registry, steps ...*docmill.EngineStep) error {
+	named := make(map[string]*docmill.EngineStep, len(steps))
+	for _, s := range steps {
+		named[s.Name] = s
+	}
 	memCap, _ := strconv.ParseInt(os.Getenv(helperMemoryEnv), 10, 64)
 	in := json.NewDecoder(bufio.NewReader(r))
 	enc := json.NewEncoder(w)
@@ -397,7 +410,7 @@ func ServeHelper(ctx context.Context, r io.Reader, w io.Writer, tools *docmill.R
 			return err
 		}
 		stopWatch := watchMemory(memCap, os.Stderr, exitProcess)
-		out, err := serveOne(ctx, tools, &req)
+		out, err := serveOne(ctx, tools, named, &req)
 		stopWatch()
 		reply := helperReply{Output: out}
 		if err != nil {
@@ -419,17 +432,21 @@ func ServeHelper(ctx context.Context, r io.Reader, w io.Writer, tools *docmill.R
 	}
 }
 
-func serveOne(ctx context.Context, tools *docmill.Registry, req *helperRequest) (out *docmill.RunOutput, err error) {
-	t, ok := tools.Lookup(req.Tool)
-	if !ok {
-		return nil, docmill.Internal(fmt.Errorf("sandbox: helper has no tool %q", req.Tool))
+func serveOne(ctx context.Context, tools *docmill.Registry, steps map[string]*docmill.EngineStep, req *helperRequest) (out *docmill.RunOutput, err error) {
+	var invoke docmill.RunFunc
+	if t, ok := tools.Lookup(req.Tool); ok {
+		invoke = t.Invoke
+	} else if s, ok := steps[req.Tool]; ok {
+		invoke = s.Invoke
+	} else {
+		return nil, docmill.Internal(fmt.Errorf("sandbox: helper has no tool or step %q", req.Tool))
 	}
 	defer func() {
 		if r := recover(); r != nil {
 			out, err = nil, docmill.InvalidDocument(fmt.Errorf("panic in %s: %v\n%s", req.Tool, r, debug.Stack()), "The document could not be processed: it is damaged or uses a structure this tool does not support.")
 		}
 	}()
-	return t.Invoke(ctx, &docmill.RunInput{Files: req.Files, Params: req.Params, WorkDir: req.WorkDir, Limits: req.Limits})
+	return invoke(ctx, &docmill.RunInput{Files: req.Files, Params: req.Params, WorkDir: req.WorkDir, Limits: req.Limits})
 }
 
 func inputBytes(files []docmill.LocalFile) int64 {

@@ -20,13 +20,39 @@ import (
 // test`), with helperTools, as docmill's binary does with the PDF tools.
 func TestMain(m *testing.M) {
 	if len(os.Args) > 2 && os.Args[1] == "engine" {
-		if err := sandbox.ServeHelper(context.Background(), os.Stdin, os.Stdout, docmill.NewRegistry(helperTools()...)); err != nil {
+		if err := sandbox.ServeHelper(context.Background(), os.Stdin, os.Stdout, docmill.NewRegistry(helperTools()...), helperSteps()...); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)
 		}
 		os.Exit(0)
 	}
 	os.Exit(m.Run())
+}
+
+// helperSteps are served beside helperTools: "shout" runs copy's Run as a
+// step of one file.
+func helperSteps() []*docmill.EngineStep {
+	copyTool, _ := docmill.NewRegistry(helperTools()...).Lookup("copy")
+	return []*docmill.EngineStep{{Name: "shout", MinFiles: 1, MaxFiles: 1, Run: copyTool.Run}}
+}
+
+// TestHelperStep: a step runs in the helper by its name, as a tool does,
+// and its declared file count holds.
+func TestHelperStep(t *testing.T) {
+	h := newHelpers(t)
+	shout := h.Step(helperSteps()[0])
+	in := input(t, "step")
+	out, err := shout(context.Background(), in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, err := os.ReadFile(out.Path); err != nil || string(b) != "STEP" || filepath.Dir(out.Path) != in.WorkDir {
+		t.Errorf("output %s: %q, %v", out.Path, b, err)
+	}
+	in.Files = append(in.Files, in.Files[0])
+	if _, err := shout(context.Background(), in); err == nil || !strings.Contains(err.Error(), "given 2 files") {
+		t.Errorf("two files to a step of one: %v", err)
+	}
 }
 
 // helperTools misbehave on demand, as a hostile document can make a

@@ -16,66 +16,45 @@ import (
 // image-watermark), leptonica (image-to-text) and OCRmyPDF (ocr-pdf).
 var heifTypes = []string{"image/heif", "image/avif"}
 
-// convertedImageFormats are the tools whose HEIF and AVIF inputs
-// convertedImages converts first, with the format each gets
-// (convert-image's format):
-//   - JPEG for the photos jpg-to-pdf embeds as they are (a PNG of a
-//     12 MP photo would make a PDF ten times larger) and for the OCR
-//     tools (ocr-pdf keeps the image as the page; tesseract reads a
-//     JPEG at quality 92 as well as a PNG);
-//   - PNG for image-watermark's stamp, whose transparency (an AVIF logo)
-//     must survive.
-var convertedImageFormats = map[string]string{
-	"jpg-to-pdf":      "jpg",
-	"image-to-text":   "jpg",
-	"ocr-pdf":         "jpg",
-	"image-watermark": "png",
-}
-
 // convertedQuality is the JPEG quality of the conversions: high, since
 // the image is re-encoded once more (a HEIC or AVIF is lossy already).
 const convertedQuality = 92
 
-// convertedImages makes the tools of convertedImageFormats take HEIF/HEIC
-// and AVIF images: each such input is first converted by convert
+// convertedImages makes t take HEIF/HEIC and AVIF images
+// (t.ConvertsImages): each such input is first converted by convert
 // (convert-image: libvips, jailed, which reads the image's declared size
 // from its header and refuses one over the pixel cap before decoding
-// anything, and applies the orientation) to the tool's format, and the
-// tool runs on the conversion. The tools list convert's engines beside
-// their own; with libvips missing, a HEIF or AVIF input fails as
-// convert-image does (engine_unavailable), other inputs are not
-// affected. With convert nil the tools stay as they are.
-func convertedImages(tools []*docmill.Tool, convert *docmill.Tool) {
+// anything, and applies the orientation) to t's format, and t runs on the
+// conversion. t lists convert's engines beside its own; with libvips
+// missing, a HEIF or AVIF input fails as convert-image does
+// (engine_unavailable), other inputs are not affected. With convert nil,
+// or a format this vips cannot write, t stays as it is.
+func convertedImages(t *docmill.Tool, convert *docmill.Tool) {
 	if convert == nil {
 		return
 	}
-	for _, t := range tools {
-		to, ok := convertedImageFormats[t.Slug]
-		if !ok {
-			continue
-		}
-		params, err := convert.ParseParams(map[string]string{"format": to, "quality": strconv.Itoa(convertedQuality)})
+	to := t.ConvertsImages
+	params, err := convert.ParseParams(map[string]string{docmill.CapParamFormat: to, docmill.CapParamQuality: strconv.Itoa(convertedQuality)})
+	if err != nil {
+		return // this vips cannot write to: the tool keeps its own types
+	}
+	t.Accepts = slices.Concat(t.Accepts, heifTypes)
+	// The conversions run within the tool's time: convert-image's own
+	// bound is added to it (a 12 MP HEIC takes about 1.2 s of CPU).
+	t.Timeout += convert.Timeout
+	t.Description += " HEIC/HEIF and AVIF images are converted to " + map[string]string{"jpg": "JPEG", "png": "PNG"}[to] + " first."
+	if own := t.Engines; own != nil && convert.Engines != nil {
+		t.Engines = func() []docmill.EngineStatus { return slices.Concat(own(), convert.Engines()) }
+	}
+	run := t.Run
+	t.Run = func(ctx context.Context, in *docmill.RunInput) (*docmill.RunOutput, error) {
+		files, err := convertHEIF(ctx, convert, params, in)
 		if err != nil {
-			continue // this vips cannot write to: the tool keeps its own types
+			return nil, err
 		}
-		t.Accepts = slices.Concat(t.Accepts, heifTypes)
-		// The conversions run within the tool's time: convert-image's own
-		// bound is added to it (a 12 MP HEIC takes about 1.2 s of CPU).
-		t.Timeout += convert.Timeout
-		t.Description += " HEIC/HEIF and AVIF images are converted to " + map[string]string{"jpg": "JPEG", "png": "PNG"}[to] + " first."
-		if own := t.Engines; own != nil && convert.Engines != nil {
-			t.Engines = func() []docmill.EngineStatus { return slices.Concat(own(), convert.Engines()) }
-		}
-		run := t.Run
-		t.Run = func(ctx context.Context, in *docmill.RunInput) (*docmill.RunOutput, error) {
-			files, err := convertHEIF(ctx, convert, params, in)
-			if err != nil {
-				return nil, err
-			}
-			next := *in
-			next.Files = files
-			return run(ctx, &next)
-		}
+		next := *in
+		next.Files = files
+		return run(ctx, &next)
 	}
 }
 

@@ -54,38 +54,39 @@ func (f *jailFlags) open(scratch string, log *slog.Logger, stderr io.Writer) *sa
 var pdfHelperArgs = []string{"engine", "pdf"}
 
 // markdownHelperArgs start docmill as the Markdown helper, which parses
-// markdown-to-pdf's input (chromium.MarkdownPageTool): a pool of its own,
+// markdown-to-pdf's input (chromium.MarkdownPageStep): a pool of its own,
 // so that a slow parse never holds a PDF helper that quick PDF work waits
 // for.
 var markdownHelperArgs = []string{"engine", "markdown"}
 
-// helperTools are the tools the PDF helper runs: the pdfcpu tools, the
-// page selection other tools use on PDFs that engines made, the stream
-// check every PDF passes before an engine sees it, and the pdfcpu steps
-// of the tools that other engines run (ocr-pdf, edit-bookmarks,
-// fill-pdf-form, flatten-pdf, crop-pdf, pdf-info, redact-pdf, compare-pdf),
-// and sign-pdf, which parses the PDF and the PKCS#12 file in the helper.
-func helperTools() []*docmill.Tool {
-	return append(pdfops.Tools(), pdfops.SelectPagesTool(), pdfops.StreamCheckTool(), ocr.PrepareImageTool(),
-		pdfops.WriteBookmarksTool(), pdfops.FillFormStepTool(), pdfops.RestoreLinksStepTool(), pdfops.SetCropBoxTool(), pdfops.InspectTool(),
-		pdfops.RedactPagesTool(), pdfops.CompareReportTool(), pdfops.SignTool())
-}
+// pdfHelperTools are the tools the PDF helper runs, and the server runs
+// in it: the pdfcpu tools and sign-pdf, which parses the PDF and the
+// PKCS#12 file in the helper.
+func pdfHelperTools() []*docmill.Tool { return append(pdfops.Tools(), pdfops.SignTool()) }
+
+// pdfHelperSteps are the steps the PDF helper runs for other tools:
+// pdfops' (page selection, the stream check every PDF passes before an
+// engine sees it, the pdfcpu parts of other engines' tools) and ocr-pdf's
+// preparation of an image.
+func pdfHelperSteps() []*docmill.EngineStep { return append(pdfops.Steps(), ocr.PrepareImageStep()) }
 
 // engine is the hidden subcommand a helper process runs: `docmill engine
-// pdf` serves helperTools, `docmill engine markdown` the Markdown step,
+// pdf` serves pdfHelperTools and pdfHelperSteps, `docmill engine
+// markdown` the Markdown step,
 // over its standard input and output until its input ends (see
 // sandbox.Helpers).
 func engine(ctx context.Context, env *environment, args []string) error {
 	var tools []*docmill.Tool
+	var steps []*docmill.EngineStep
 	switch {
 	case len(args) == 1 && args[0] == pdfHelperArgs[1]:
-		tools = helperTools()
+		tools, steps = pdfHelperTools(), pdfHelperSteps()
 	case len(args) == 1 && args[0] == markdownHelperArgs[1]:
-		tools = []*docmill.Tool{chromium.MarkdownPageTool()}
+		steps = []*docmill.EngineStep{chromium.MarkdownPageStep()}
 	default:
 		return errors.New("usage: docmill engine pdf|markdown (started by the server, not by hand)")
 	}
-	return sandbox.ServeHelper(ctx, env.stdin, env.stdout, docmill.NewRegistry(tools...))
+	return sandbox.ServeHelper(ctx, env.stdin, env.stdout, docmill.NewRegistry(tools...), steps...)
 }
 
 // unsafeWarning is logged at start-up when engines may run unconfined.

@@ -8,21 +8,13 @@ import (
 
 	"github.com/docmill/docmill"
 	"github.com/docmill/docmill/jobs"
-	"github.com/docmill/docmill/sandbox"
 )
 
 // TestEveryToolHasALane: every tool of the registry serve builds, the
 // pipeline included, declares a lane, and a pipeline takes the lane of
 // its heaviest step.
 func TestEveryToolHasALane(t *testing.T) {
-	scratch := t.TempDir()
-	limits := docmill.DefaultLimits()
-	jail := sandbox.NewJail(sandbox.JailOptions{Memory: limits.EngineMemory, Dir: scratch})
-	tools, closeTools, err := toolset(findEngines(jail, nil), toolOptions{officeWorkers: 1, limits: limits, scratch: scratch})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer closeTools()
+	tools, _ := testToolset(t)
 	tools = append(tools, jobs.PipelineTool(docmill.NewRegistry(tools...), time.Minute))
 	reg := docmill.NewRegistry(tools...)
 	byLane := map[docmill.Lane][]string{}

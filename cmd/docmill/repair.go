@@ -11,13 +11,10 @@ import (
 )
 
 // repairing makes each tool try again on repaired inputs when its parser
-// could not read one (docmill.ErrUnreadable). repairs are tried in turn,
-// each on the original inputs, until the tool reads the result: first
-// repair-pdf (qpdf's recovery, or Ghostscript's when qpdf cannot, in the
-// jail), which mends cross-reference data but keeps every object as it
-// was; then Ghostscript's rewrite (ghostscript.RewriteStep), for files
-// qpdf mends but whose objects the tool still cannot read (a font without
-// its name, a malformed page box). Real-world PDFs with a broken
+// could not read one (docmill.ErrUnreadable): the tools that declare
+// Tool.Repairs. repairs are tried in turn, each on the original inputs,
+// until the tool reads the result (ghostscript.RepairSteps: qpdf's
+// recovery, then Ghostscript's rewrite). Real-world PDFs with a broken
 // cross-reference table, wrong offsets or a missing trailer are then
 // processed as often as qpdf processes them. When every repair fails, or
 // the tool fails otherwise than unreadable on a repair, the first error

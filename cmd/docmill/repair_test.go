@@ -22,8 +22,8 @@ import (
 func TestRepairChain(t *testing.T) {
 	gs := sandbox.Find("gs", []string{"--version"}, sandbox.Options{View: sandbox.View{ReadOnly: ghostscript.DataPaths}})
 	qpdf := sandbox.Find("qpdf", []string{"--version"}, sandbox.Options{})
-	repair := toolstest.Find(t, ghostscript.Tools(gs, qpdf, ghostscript.Steps{}), "repair-pdf")
-	rewrite := ghostscript.RewriteStep(gs, qpdf)
+	repairs := ghostscript.RepairSteps(gs, qpdf)
+	repair, rewrite := repairs[0], repairs[1]
 	if !repair.IsAvailable() || !rewrite.IsAvailable() {
 		toolstest.Lacking(t, "repair-pdf or its rewrite step is unavailable: gs or qpdf not installed, or no jail")
 	}

@@ -90,7 +90,7 @@ type Options struct {
 	// (see Doer); nil leaves those tools unavailable. The package never
 	// reaches the network itself.
 	Pages Doer
-	// MarkdownPage runs MarkdownPageTool out of this process (in a
+	// MarkdownPage runs MarkdownPageStep out of this process (in a
 	// jailed helper, sandbox.Helpers): markdown-to-pdf's parse of the
 	// user's Markdown. nil leaves markdown-to-pdf unavailable.
 	MarkdownPage docmill.RunFunc
@@ -262,26 +262,26 @@ func (b *Browser) Tools() []*docmill.Tool {
 func printParams() []docmill.Param {
 	return []docmill.Param{
 		{
-			Name: "page_size", Type: docmill.TypeString, Default: "a4",
+			Name: paramPageSize, Type: docmill.TypeString, Default: "a4",
 			Description: "Paper size: a4 (210x297 mm), letter (8.5x11 in), legal (8.5x14 in), a3 (297x420 mm) or a5 (148x210 mm). " +
 				"A page's CSS @page size is ignored.",
 			Enum: []string{"a4", "letter", "legal", "a3", "a5"},
 		},
 		{
-			Name: "landscape", Type: docmill.TypeBoolean, Default: "false",
+			Name: paramLandscape, Type: docmill.TypeBoolean, Default: "false",
 			Description: "Print in landscape orientation.",
 		},
 		{
-			Name: "margin", Type: docmill.TypeString, Default: "normal",
+			Name: paramMargin, Type: docmill.TypeString, Default: "normal",
 			Description: "Page margins: none, small (0.4 in, 10 mm) or normal (0.8 in, 20 mm).",
 			Enum:        []string{"none", "small", "normal"},
 		},
 		{
-			Name: "print_background", Type: docmill.TypeBoolean, Default: "true",
+			Name: paramPrintBackground, Type: docmill.TypeBoolean, Default: "true",
 			Description: "Print background colours and images, as on screen.",
 		},
 		{
-			Name: "tagged", Type: docmill.TypeBoolean, Default: "false",
+			Name: paramTagged, Type: docmill.TypeBoolean, Default: "false",
 			Description: "Make a tagged (accessible) PDF: the page's structure (headings, paragraphs, lists, tables, " +
 				"image descriptions) for screen readers and reflow. Slower, and often several times larger.",
 		},

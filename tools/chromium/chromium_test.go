@@ -29,19 +29,19 @@ var (
 )
 
 // TestMain runs the tests, or, started by toolstest.Helpers, serves
-// MarkdownPageTool as a jailed helper, as `docmill engine markdown` does.
+// MarkdownPageStep as a jailed helper, as `docmill engine markdown` does.
 func TestMain(m *testing.M) {
 	toolstest.MainWith(m, func() {
 		if shared != nil {
 			shared.Close()
 		}
-	}, MarkdownPageTool())
+	}, MarkdownPageStep())
 }
 
-// markdownPage runs MarkdownPageTool in a jailed helper of this test
+// markdownPage runs MarkdownPageStep in a jailed helper of this test
 // binary, as cmd/docmill wires it.
 func markdownPage(ctx context.Context, in *docmill.RunInput) (*docmill.RunOutput, error) {
-	return toolstest.Helpers().Tool(MarkdownPageTool()).Run(ctx, in)
+	return toolstest.Helpers().Step(MarkdownPageStep())(ctx, in)
 }
 
 // testBrowser returns the shared browser, skipping the test when Chromium

@@ -61,18 +61,18 @@ type shotSettings struct {
 // page, quality.
 func shotParams() []docmill.Param {
 	return []docmill.Param{
-		{Name: "format", Type: docmill.TypeString, Default: "png", Enum: []string{"png", "jpeg", "webp"},
+		{Name: paramFormat, Type: docmill.TypeString, Default: "png", Enum: []string{"png", "jpeg", "webp"},
 			Description: "Image format: png, jpeg or webp."},
-		{Name: "width", Type: docmill.TypeInteger, Default: strconv.Itoa(defaultShotWidth),
+		{Name: paramWidth, Type: docmill.TypeInteger, Default: strconv.Itoa(defaultShotWidth),
 			Min: docmill.Bound(minShotWidth), Max: docmill.Bound(maxShotWidth),
 			Description: "Width of the browser window (viewport) and of the image, in CSS pixels."},
-		{Name: "height", Type: docmill.TypeInteger, Default: strconv.Itoa(defaultShotHeight),
+		{Name: paramHeight, Type: docmill.TypeInteger, Default: strconv.Itoa(defaultShotHeight),
 			Min: docmill.Bound(minShotHeight), Max: docmill.Bound(maxShotSide),
 			Description: "Height of the viewport, and of the image unless full_page is true."},
-		{Name: "full_page", Type: docmill.TypeBoolean, Default: "false",
+		{Name: paramFullPage, Type: docmill.TypeBoolean, Default: "false",
 			Description: "Capture the whole page, as tall as it scrolls (never less than height), up to " + strconv.Itoa(maxShotSide) +
 				" pixels and " + strconv.FormatInt(maxShotPixels>>20, 10) + " megapixels (meta.truncated tells when it was cut)."},
-		{Name: "quality", Type: docmill.TypeInteger, Default: "85", Min: docmill.Bound(1), Max: docmill.Bound(100),
+		{Name: paramQuality, Type: docmill.TypeInteger, Default: "85", Min: docmill.Bound(1), Max: docmill.Bound(100),
 			Description: "JPEG or WebP quality, 1 (smallest) to 100 (best); PNG ignores it."},
 	}
 }
@@ -87,8 +87,8 @@ var shotMeta = []docmill.MetaField{
 
 // shotSettingsFrom reads the validated params.
 func shotSettingsFrom(p docmill.Params, l docmill.Limits) *shotSettings {
-	return &shotSettings{format: shotFormats[p.String("format")], width: int64(p.Int("width")), height: int64(p.Int("height")),
-		fullPage: p.Bool("full_page"), quality: int64(p.Int("quality")), maxPixels: min(l.WithDefaults().ImagePixels, maxShotPixels)}
+	return &shotSettings{format: shotFormats[p.String(paramFormat)], width: int64(p.Int(paramWidth)), height: int64(p.Int(paramHeight)),
+		fullPage: p.Bool(paramFullPage), quality: int64(p.Int(paramQuality)), maxPixels: min(l.WithDefaults().ImagePixels, maxShotPixels)}
 }
 
 // htmlImageTool declares html-to-image.
@@ -104,7 +104,7 @@ func (b *Browser) htmlImageTool(statuses func() []docmill.EngineStatus) *docmill
 		Accepts: []string{"text/html", "application/zip"},
 		Outputs: []string{"image/png", "image/jpeg", "image/webp"},
 		OutputsFor: func(p docmill.Params) []string {
-			return []string{shotFormats[p.String("format")].contentType}
+			return []string{shotFormats[p.String(paramFormat)].contentType}
 		},
 		MinFiles:  1,
 		MaxFiles:  1,

@@ -36,9 +36,6 @@ const (
 	markdownParseTimeout = 20 * time.Second
 )
 
-// MarkdownPageSlug is the slug of MarkdownPageTool.
-const MarkdownPageSlug = "markdown-page"
-
 // stylesheet is the page style of rendered Markdown, embedded in the page.
 //
 //go:embed markdown.css
@@ -53,18 +50,15 @@ var markdown = goldmark.New(
 	goldmark.WithParserOptions(parser.WithAutoHeadingID()),
 )
 
-// MarkdownPageTool is not a public tool but markdown-to-pdf's first step,
+// MarkdownPageStep is markdown-to-pdf's first step,
 // run in a jailed helper process (sandbox.Helpers), never in the server:
 // it parses the Markdown file and writes the HTML page to print, so that
 // the parse's time and memory are the jail's, and killing the helper stops
 // it. Its output is the page, index.html.
-func MarkdownPageTool() *docmill.Tool {
-	return &docmill.Tool{
-		Slug:     MarkdownPageSlug,
-		Title:    "Render Markdown to an HTML page",
+func MarkdownPageStep() *docmill.EngineStep {
+	return &docmill.EngineStep{
+		Name:     "markdown-page",
 		MinFiles: 1, MaxFiles: 1,
-		Engine:  "goldmark",
-		Timeout: markdownParseTimeout,
 		Run: func(_ context.Context, in *docmill.RunInput) (*docmill.RunOutput, error) {
 			file := in.Files[0]
 			src, err := readMarkdown(file.Path)

@@ -250,6 +250,6 @@ func pageFailed(reason string) *docmill.Error {
 	return &docmill.Error{
 		Code:    docmill.CodeFetchFailed,
 		Message: "Could not load the page at url: " + reason + ".",
-		Fields:  []docmill.FieldError{{Field: "url", Message: reason}},
+		Fields:  []docmill.FieldError{{Field: paramURL, Message: reason}},
 	}
 }

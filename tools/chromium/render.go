@@ -53,8 +53,8 @@ func jsString(s string) string {
 // settingsFrom reads the validated params; page_size and margin are enums
 // of papers' and margins' keys (TestEnumsMatchTables).
 func settingsFrom(p docmill.Params) printSettings {
-	return printSettings{paper: papers[p.String("page_size")], landscape: p.Bool("landscape"),
-		margin: margins[p.String("margin")], background: p.Bool("print_background"), tagged: p.Bool("tagged")}
+	return printSettings{paper: papers[p.String(paramPageSize)], landscape: p.Bool(paramLandscape),
+		margin: margins[p.String(paramMargin)], background: p.Bool(paramPrintBackground), tagged: p.Bool(paramTagged)}
 }
 
 // render prints the site in root (index.html and its files) to dst. It

@@ -44,11 +44,11 @@ type pageSettings struct {
 // counterparts': the address and what to wait for.
 func pageParams() []docmill.Param {
 	return []docmill.Param{
-		{Name: "url", Type: docmill.TypeURL, Required: true, Example: "https://example.com/", Max: docmill.Bound(docmill.MaxURLLength),
+		{Name: paramURL, Type: docmill.TypeURL, Required: true, Example: "https://example.com/", Max: docmill.Bound(docmill.MaxURLLength),
 			Description: "The page to load: an https:// address (http:// and private, loopback and link-local addresses only on a " +
 				"server started with --allow-private-urls). Every request the page makes, redirects included, is held to the same rules; " +
 				"other schemes (file://, ws://) and methods other than GET are blocked."},
-		{Name: "wait_for", Type: docmill.TypeString, Max: docmill.Bound(maxSelectorLength), Check: checkWaitFor,
+		{Name: paramWaitFor, Type: docmill.TypeString, Max: docmill.Bound(maxSelectorLength), Check: checkWaitFor,
 			Description: "Once the page loaded, wait for this before printing: a number of milliseconds (0 to " + strconv.Itoa(maxWaitMillis) +
 				"), or a CSS selector that must match an element (waited for up to " + strconv.Itoa(int(maxSelectorWait/time.Second)) +
 				" s; if it never does, the page is printed as it is and meta.wait_timed_out is true)."},
@@ -64,7 +64,7 @@ var pageMeta = []docmill.MetaField{
 // selector (whose syntax the page's browser judges, at run time).
 func checkWaitFor(v string) error {
 	if _, isNumber, ok := waitMillis(v); isNumber && !ok {
-		return docmill.ParamError("wait_for", "must be a number of milliseconds from 0 to %d, or a CSS selector", maxWaitMillis)
+		return docmill.ParamError(paramWaitFor, "must be a number of milliseconds from 0 to %d, or a CSS selector", maxWaitMillis)
 	}
 	return nil
 }
@@ -81,8 +81,8 @@ func waitMillis(v string) (ms int, isNumber, ok bool) {
 
 // pageFrom reads a URL job's params.
 func pageFrom(p docmill.Params, client Doer) *pageSettings {
-	s := &pageSettings{client: client, url: p.String("url")}
-	if w := p.String("wait_for"); w != "" {
+	s := &pageSettings{client: client, url: p.String(paramURL)}
+	if w := p.String(paramWaitFor); w != "" {
 		if ms, isNumber, _ := waitMillis(w); isNumber {
 			s.waitMS = ms
 		} else {
@@ -112,7 +112,7 @@ func (s *pageSettings) wait(ctx context.Context) error {
 		var exc *chromedp.ExceptionError
 		switch {
 		case errors.As(err, &exc):
-			return docmill.ParamError("wait_for", "is not a valid CSS selector")
+			return docmill.ParamError(paramWaitFor, "is not a valid CSS selector")
 		case err != nil && ctx.Err() != nil:
 			return err
 		case err != nil:
@@ -166,7 +166,7 @@ func (b *Browser) urlTools(statuses func() []docmill.EngineStatus) []*docmill.To
 				"the page's address is the url param. Every request the page makes goes through the server's outbound rules (no private addresses).",
 			Outputs: []string{"image/png", "image/jpeg", "image/webp"},
 			OutputsFor: func(p docmill.Params) []string {
-				return []string{shotFormats[p.String("format")].contentType}
+				return []string{shotFormats[p.String(paramFormat)].contentType}
 			},
 			Params:    append(pageParams(), shotParams()...),
 			Engine:    engineName,

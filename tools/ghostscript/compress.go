@@ -59,9 +59,9 @@ func (e *engines) compressTool() *docmill.Tool {
 		Title:       "Compress PDF",
 		Description: "Reduce the size of a PDF by downsampling and re-encoding its images; text and vector graphics stay vector and searchable. Never returns a file larger than the input.",
 		Params: []docmill.Param{
-			{Name: "preset", Type: docmill.TypeString, Enum: []string{"low", "recommended", "extreme"}, Default: "recommended",
+			{Name: paramPreset, Type: docmill.TypeString, Enum: []string{"low", "recommended", "extreme"}, Default: "recommended",
 				Description: "Compression level: low keeps images near their resolution (300 dpi), recommended aims at 150 dpi, extreme at 96 dpi with lower quality."},
-			{Name: "quality", Type: docmill.TypeInteger, Min: docmill.Bound(1), Max: docmill.Bound(100),
+			{Name: paramQuality, Type: docmill.TypeInteger, Min: docmill.Bound(1), Max: docmill.Bound(100),
 				Description: "JPEG quality of re-encoded images (1-100); overrides the preset's."},
 		},
 		Engine: "ghostscript",
@@ -87,10 +87,10 @@ func (e *engines) runCompress(ctx context.Context, in *docmill.RunInput) (*docmi
 	if err != nil {
 		return nil, err
 	}
-	name := in.Params.String("preset")
+	name := in.Params.String(paramPreset)
 	p := presets[name] // the param's enum is presets' keys (TestEnumsMatchTables)
-	if in.Params.Has("quality") {
-		p.quality = in.Params.Int("quality")
+	if in.Params.Has(paramQuality) {
+		p.quality = in.Params.Int(paramQuality)
 	}
 	inSize, err := fileSize(src)
 	if err != nil {

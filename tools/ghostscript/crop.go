@@ -40,15 +40,15 @@ func (e *engines) cropTool() *docmill.Tool {
 		Description: "Crop the pages of a PDF: cut margins off each page, keep a box, or trim the white margins " +
 			"around what the page draws (auto). The pages' content is kept; only the visible area (the crop box) changes.",
 		Params: []docmill.Param{
-			{Name: "margins", Type: docmill.TypeString, Max: docmill.Bound(100), Check: checkLengths("margins", 1, 4), Example: "10",
+			{Name: paramMargins, Type: docmill.TypeString, Max: docmill.Bound(100), Check: checkLengths(paramMargins, 1, 4), Example: "10",
 				Description: `Millimetres to cut from each page as shown: "top,right,bottom,left", or one number for all four, such as "10".`},
-			{Name: "box", Type: docmill.TypeString, Max: docmill.Bound(100), Check: checkBox,
+			{Name: paramBox, Type: docmill.TypeString, Max: docmill.Bound(100), Check: checkBox,
 				Description: `The area to keep, "x1,y1,x2,y2" in millimetres from the bottom-left corner of the page as shown, such as "20,20,190,277".`},
-			{Name: "auto", Type: docmill.TypeBoolean, Default: "false",
+			{Name: paramAuto, Type: docmill.TypeBoolean, Default: "false",
 				Description: "Trim the white margins: keep what the page draws, with padding around it. Blank pages are left as they are."},
-			{Name: "padding", Type: docmill.TypeNumber, Min: docmill.Bound(0), Max: docmill.Bound(maxPaddingMM),
+			{Name: paramPadding, Type: docmill.TypeNumber, Min: docmill.Bound(0), Max: docmill.Bound(maxPaddingMM),
 				Description: "With auto, millimetres of margin kept around what the page draws; 2 by default."},
-			{Name: "pages", Type: docmill.TypePages, Default: "all", Description: `Pages to crop, such as "1-3,5,8-"; all pages by default.`},
+			{Name: paramPages, Type: docmill.TypePages, Default: "all", Description: `Pages to crop, such as "1-3,5,8-"; all pages by default.`},
 		},
 		CheckParams: checkCropParams,
 		Meta: []docmill.MetaField{
@@ -68,18 +68,18 @@ const defaultPaddingMM = 2
 // padding to auto.
 func checkCropParams(p docmill.Params) error {
 	n := 0
-	for _, given := range []bool{p.Has("margins"), p.Has("box"), p.Bool("auto")} {
+	for _, given := range []bool{p.Has(paramMargins), p.Has(paramBox), p.Bool(paramAuto)} {
 		if given {
 			n++
 		}
 	}
 	switch {
 	case n == 0:
-		return docmill.ParamError("margins", "or box, or auto=true, is required")
+		return docmill.ParamError(paramMargins, "or box, or auto=true, is required")
 	case n > 1:
-		return docmill.ParamError("auto", "margins, box and auto=true exclude each other: give one")
-	case p.Has("padding") && !p.Bool("auto"):
-		return docmill.ParamError("padding", "applies only with auto=true")
+		return docmill.ParamError(paramAuto, "margins, box and auto=true exclude each other: give one")
+	case p.Has(paramPadding) && !p.Bool(paramAuto):
+		return docmill.ParamError(paramPadding, "applies only with auto=true")
 	}
 	return nil
 }
@@ -118,10 +118,10 @@ func checkLengths(field string, counts ...int) func(string) error {
 func checkBox(v string) error {
 	b, err := parseLengths(v, 4)
 	if err != nil {
-		return docmill.ParamError("box", "%s", err)
+		return docmill.ParamError(paramBox, "%s", err)
 	}
 	if b[2] <= b[0] || b[3] <= b[1] {
-		return docmill.ParamError("box", "needs x2 > x1 and y2 > y1 (x1,y1 the bottom-left corner, x2,y2 the top-right)")
+		return docmill.ParamError(paramBox, "needs x2 > x1 and y2 > y1 (x1,y1 the bottom-left corner, x2,y2 the top-right)")
 	}
 	return nil
 }
@@ -141,29 +141,29 @@ func (e *engines) runCrop(ctx context.Context, in *docmill.RunInput) (*docmill.R
 	if e.steps.SetCropBox == nil {
 		return nil, failure(sandbox.ErrUnavailable, msgDamaged)
 	}
-	step := docmill.Params{"pages": in.Params.String("pages")}
+	step := docmill.Params{"pages": in.Params.String(paramPages)}
 	switch {
-	case in.Params.Has("margins"):
-		m, _ := parseLengths(in.Params.String("margins"), 1, 4) // checked by the param
+	case in.Params.Has(paramMargins):
+		m, _ := parseLengths(in.Params.String(paramMargins), 1, 4) // checked by the param
 		if len(m) == 1 {
 			m = []float64{m[0], m[0], m[0], m[0]}
 		}
 		step["margins"] = points(m)
-	case in.Params.Has("box"):
-		b, _ := parseLengths(in.Params.String("box"), 4)
+	case in.Params.Has(paramBox):
+		b, _ := parseLengths(in.Params.String(paramBox), 4)
 		step["box"] = points(b)
 	default:
 		path, err := e.checkInput(ctx, in.Files[0], in.WorkDir)
 		if err != nil {
 			return nil, err
 		}
-		drawn, err := e.drawnBoxes(ctx, path, in.WorkDir, in.Params.PageRanges("pages"))
+		drawn, err := e.drawnBoxes(ctx, path, in.WorkDir, in.Params.PageRanges(paramPages))
 		if err != nil {
 			return nil, err
 		}
 		padding := float64(defaultPaddingMM)
-		if in.Params.Has("padding") {
-			padding = in.Params.Float("padding")
+		if in.Params.Has(paramPadding) {
+			padding = in.Params.Float(paramPadding)
 		}
 		step["drawn"] = drawn
 		step["padding"] = strconv.FormatFloat(padding*pointsPerMM, 'f', 3, 64)
@@ -193,7 +193,7 @@ func (e *engines) drawnBoxes(ctx context.Context, path, dir string, ranges []doc
 	}
 	pages, err := docmill.Pages(ranges, n)
 	if err != nil {
-		return "", docmill.ParamError("pages", "%s", err)
+		return "", docmill.ParamError(paramPages, "%s", err)
 	}
 	slices.Sort(pages)
 	pages = slices.Compact(pages)

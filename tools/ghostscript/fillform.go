@@ -35,7 +35,7 @@ func (e *engines) fillTool() *docmill.Tool {
 				Example: `{"Name": "Jane Roe"}`,
 				Check:   formvalues.Check,
 			},
-			{Name: "flatten", Type: docmill.TypeBoolean, Default: "false",
+			{Name: paramFlatten, Type: docmill.TypeBoolean, Default: "false",
 				Description: "Draw the filled fields into the pages and remove the form, so the values can no longer be changed."},
 		},
 		Engine:    "pdfcpu",
@@ -67,7 +67,7 @@ func (e *engines) runFill(ctx context.Context, in *docmill.RunInput) (*docmill.R
 		return nil, err
 	}
 	out := filepath.Join(in.WorkDir, "form.pdf")
-	flatten := in.Params.Bool("flatten")
+	flatten := in.Params.Bool(paramFlatten)
 	pages := filled.Meta["pages"]
 	latin1 := filled.Meta["latin1"] == true
 	// A count, an int here or a float64 back from the PDF helper.

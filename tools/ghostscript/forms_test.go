@@ -19,7 +19,7 @@ import (
 // TestMain lets this test binary serve as the PDF helper that fills
 // forms and restores links, as docmill's own binary does in the server.
 func TestMain(m *testing.M) {
-	toolstest.Main(m, pdfops.FillFormStepTool(), pdfops.RestoreLinksStepTool(), pdfops.SetCropBoxTool())
+	toolstest.Main(m, pdfops.FillFormStep(), pdfops.RestoreLinksStep(), pdfops.SetCropBoxStep())
 }
 
 // steps are the tools' steps, run in real jailed helpers of this test
@@ -27,9 +27,9 @@ func TestMain(m *testing.M) {
 func steps() ghostscript.Steps {
 	h := toolstest.Helpers()
 	return ghostscript.Steps{
-		SetCropBox:   h.Tool(pdfops.SetCropBoxTool()).Run,
-		Fill:         h.Tool(pdfops.FillFormStepTool()).Run,
-		RestoreLinks: h.Tool(pdfops.RestoreLinksStepTool()).Run,
+		SetCropBox:   h.Step(pdfops.SetCropBoxStep()),
+		Fill:         h.Step(pdfops.FillFormStep()),
+		RestoreLinks: h.Step(pdfops.RestoreLinksStep()),
 	}
 }
 

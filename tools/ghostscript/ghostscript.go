@@ -75,15 +75,15 @@ type engines struct {
 // the server runs them in the PDF helper (sandbox.Helpers), out of its
 // own process. A nil step makes the tools that need it unavailable.
 type Steps struct {
-	// SetCropBox writes crop-pdf's boxes (pdfops.SetCropBoxTool): it
+	// SetCropBox writes crop-pdf's boxes (pdfops.SetCropBoxStep): it
 	// takes the PDF, the "pages" param and, in points, "margins", "box"
 	// or "drawn" with "padding".
 	SetCropBox docmill.RunFunc
-	// Fill sets the fields' values (pdfops.FillFormStepTool), taking
+	// Fill sets the fields' values (pdfops.FillFormStep), taking
 	// fill-pdf-form's input and params.
 	Fill docmill.RunFunc
 	// RestoreLinks puts back the links flattening dropped
-	// (pdfops.RestoreLinksStepTool), taking the document before
+	// (pdfops.RestoreLinksStep), taking the document before
 	// flattening and the flattened one; nil leaves them dropped (and
 	// flatten-pdf available).
 	RestoreLinks docmill.RunFunc
@@ -113,11 +113,12 @@ func (e *engines) status() []docmill.EngineStatus {
 	return []docmill.EngineStatus{e.gs.Status(), e.qpdf.Status()}
 }
 
-// tool completes the declaration of a tool of e: it takes one PDF, runs
-// within timeout, reports both engines, and is available when both are
-// found unless t says otherwise.
+// tool completes the declaration of a tool of e: it takes one PDF, which
+// passes the stream check first (CheckPDFs), runs within timeout, reports
+// both engines, and is available when both are found unless t says
+// otherwise.
 func (e *engines) tool(t docmill.Tool) *docmill.Tool {
-	t.Accepts = []string{pdfContentType}
+	t.Accepts, t.CheckPDFs = []string{pdfContentType}, true
 	t.MinFiles, t.MaxFiles = 1, 1
 	t.Timeout, t.Rates = timeout, rates
 	t.Engines = e.status

@@ -40,7 +40,7 @@ func (e *engines) pdfaTool() *docmill.Tool {
 		Title:       "PDF to PDF/A",
 		Description: "Convert a PDF to PDF/A for long-term archiving: fonts embedded, colours tied to an embedded sRGB output intent, conformance declared in the XMP metadata.",
 		Params: []docmill.Param{
-			{Name: "conformance", Type: docmill.TypeString, Enum: []string{"1b", "2b", "3b"}, Default: "2b",
+			{Name: paramConformance, Type: docmill.TypeString, Enum: []string{"1b", "2b", "3b"}, Default: "2b",
 				Description: "PDF/A part and level: 1b, 2b or 3b."},
 		},
 		Engine:    "ghostscript",
@@ -64,7 +64,7 @@ func (e *engines) runPDFA(ctx context.Context, in *docmill.RunInput) (*docmill.R
 	if err != nil {
 		return nil, err
 	}
-	level := in.Params.String("conformance")
+	level := in.Params.String(paramConformance)
 	part := conformances[level] // the param's enum is conformances' keys (TestEnumsMatchTables)
 	def := filepath.Join(in.WorkDir, "pdfa-def.ps")
 	if err := os.WriteFile(def, []byte(pdfaDef(icc)), 0o600); err != nil {

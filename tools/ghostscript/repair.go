@@ -67,30 +67,35 @@ func (e *engines) rewrite(ctx context.Context, dir, src, out string) (int, error
 	return pages, nil
 }
 
-// RewriteStep is the repair's last step, not in the catalogue: the
-// server runs it when a tool still cannot read what repair-pdf made with
-// qpdf (which mends a file's cross-reference data but keeps every object
-// as it was). It rewrites the PDF with Ghostscript (see rewrite), to
-// "<name>-repaired.pdf", meta {"engine": "ghostscript", "pages"}.
-func RewriteStep(gs, qpdf *sandbox.Engine) *docmill.Tool {
+// RepairSteps are the repairs the server tries in turn on the PDF inputs
+// of a tool that could not read one (docmill.Tool.Repairs), each on the
+// original inputs: first repair-pdf's own run (runRepair: qpdf's
+// recovery, or Ghostscript's when qpdf cannot), which mends
+// cross-reference data but keeps every object as it was; then
+// Ghostscript's rewrite (see rewrite), for files qpdf mends but whose
+// objects the tool still cannot read (a font without its name, a
+// malformed page box). The rewrite writes "<name>-repaired.pdf", meta
+// {"engine": "ghostscript", "pages"}.
+func RepairSteps(gs, qpdf *sandbox.Engine) []*docmill.EngineStep {
 	e := &engines{gs: gs, qpdf: qpdf}
-	return e.tool(docmill.Tool{
-		Slug: "ghostscript-rewrite", Title: "Rewrite PDF", Engine: "gs",
-		Description: "Rewrite a damaged PDF with Ghostscript (a repair step).",
-		Outputs:     []string{pdfContentType},
-		Run: func(ctx context.Context, in *docmill.RunInput) (*docmill.RunOutput, error) {
-			src, err := e.checkInput(ctx, in.Files[0], in.WorkDir)
-			if err != nil {
-				return nil, err
-			}
-			out := filepath.Join(in.WorkDir, "rewritten.pdf")
-			pages, err := e.rewrite(ctx, in.WorkDir, src, out)
-			if err != nil {
-				return nil, err
-			}
-			return pdfResult(in, out, "-repaired.pdf", map[string]any{"engine": "ghostscript", "pages": pages}), nil
-		},
-	})
+	step := func(name string, run docmill.RunFunc) *docmill.EngineStep {
+		return &docmill.EngineStep{Name: name, MinFiles: 1, MaxFiles: 1, Available: e.available, Run: run}
+	}
+	return []*docmill.EngineStep{step("repair-pdf", e.runRepair), step("ghostscript-rewrite", e.runRewrite)}
+}
+
+// runRewrite rewrites the input with Ghostscript (see rewrite).
+func (e *engines) runRewrite(ctx context.Context, in *docmill.RunInput) (*docmill.RunOutput, error) {
+	src, err := e.checkInput(ctx, in.Files[0], in.WorkDir)
+	if err != nil {
+		return nil, err
+	}
+	out := filepath.Join(in.WorkDir, "rewritten.pdf")
+	pages, err := e.rewrite(ctx, in.WorkDir, src, out)
+	if err != nil {
+		return nil, err
+	}
+	return pdfResult(in, out, "-repaired.pdf", map[string]any{"engine": "ghostscript", "pages": pages}), nil
 }
 
 // repairQPDF rewrites src to out with qpdf and returns the output's page

@@ -13,12 +13,12 @@ import (
 // images and counts the output's pages, as docmill's own binary does in
 // the server (`docmill engine pdf`).
 func TestMain(m *testing.M) {
-	toolstest.Main(m, pdfops.SelectPagesTool(), ocr.PrepareImageTool())
+	toolstest.Main(m, pdfops.SelectPagesStep(), ocr.PrepareImageStep())
 }
 
 // Both steps run in real jailed helpers of this test binary, as
 // cmd/docmill gives them to ocr.Tools.
 var (
-	selectPages  = func() docmill.RunFunc { return toolstest.Helpers().Tool(pdfops.SelectPagesTool()).Run }
-	prepareImage = func() docmill.RunFunc { return toolstest.Helpers().Tool(ocr.PrepareImageTool()).Run }
+	selectPages  = func() docmill.RunFunc { return toolstest.Helpers().Step(pdfops.SelectPagesStep()) }
+	prepareImage = func() docmill.RunFunc { return toolstest.Helpers().Step(ocr.PrepareImageStep()) }
 )

@@ -73,18 +73,22 @@ func TextTool(tesseract, pdftoppm *sandbox.Engine, limits docmill.Limits, steps 
 			"for every word) or ALTO XML (<name>.xml). All pages make one document. At most " +
 			strconv.Itoa(textMaxPages) + " PDF pages.",
 		Accepts: []string{pdfContentType, "image/png", "image/jpeg", "image/tiff"},
-		Outputs: []string{"text/plain", "application/xhtml+xml", "application/xml"},
+		// A PDF passes the stream check first; a HEIC or AVIF photo is
+		// converted to a JPEG, which leptonica reads.
+		CheckPDFs:      true,
+		ConvertsImages: "jpg",
+		Outputs:        []string{"text/plain", "application/xhtml+xml", "application/xml"},
 		OutputsFor: func(p docmill.Params) []string {
-			ct, _, _ := strings.Cut(textFormats[p.String("format")].contentType, ";")
+			ct, _, _ := strings.Cut(textFormats[p.String(paramFormat)].contentType, ";")
 			return []string{ct}
 		},
 		MinFiles: 1,
 		MaxFiles: 1,
 		Params: []docmill.Param{{
-			Name: "format", Type: docmill.TypeString, Enum: []string{"txt", "hocr", "alto"}, Default: "txt",
+			Name: paramFormat, Type: docmill.TypeString, Enum: []string{"txt", "hocr", "alto"}, Default: "txt",
 			Description: "txt: plain UTF-8 text; hocr: hOCR (XHTML with word boxes); alto: ALTO XML.",
 		}, {
-			Name: "lang", Type: docmill.TypeString, Enum: []string{"eng", "rus", "eng+rus"}, Default: defaultLang,
+			Name: paramLang, Type: docmill.TypeString, Enum: []string{"eng", "rus", "eng+rus"}, Default: defaultLang,
 			Description: "The language of the text: eng (English), rus (Russian) or eng+rus (both).",
 		}},
 		Long:    true,
@@ -119,8 +123,8 @@ func (r *textRunner) run(ctx context.Context, in *docmill.RunInput) (*docmill.Ru
 		return nil, unavailable(nil)
 	}
 	f := in.Files[0]
-	format := textFormats[in.Params.String("format")]
-	lang := in.Params.String("lang")
+	format := textFormats[in.Params.String(paramFormat)]
+	lang := in.Params.String(paramLang)
 	input, err := filepath.Abs(f.Path)
 	if err != nil {
 		return nil, docmill.Internal(fmt.Errorf("image-to-text: input path: %w", err))

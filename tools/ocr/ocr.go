@@ -78,7 +78,7 @@ type runner struct {
 	maxImagePixels int64
 	// pages counts a PDF's pages, out of the server process.
 	pages docmill.RunFunc
-	// prepare is PrepareImageTool's Run, out of the server process.
+	// prepare is PrepareImageStep's Run, out of the server process.
 	prepare docmill.RunFunc
 }
 
@@ -87,31 +87,23 @@ type runner struct {
 // process.
 type Steps struct {
 	// Pages counts a PDF's pages for the job's meta
-	// (pdfops.SelectPagesTool); nil: no count.
+	// (pdfops.SelectPagesStep); nil: no count.
 	Pages docmill.RunFunc
-	// PrepareImage is PrepareImageTool run out of process; nil runs it in
+	// PrepareImage is PrepareImageStep run out of process; nil runs it in
 	// this process, which only tests should do.
 	PrepareImage docmill.RunFunc
 }
 
-// PrepareImageSlug is the slug of PrepareImageTool.
-const PrepareImageSlug = "ocr-prepare-image"
-
-// PrepareImageTool is not a public tool but ocr-pdf's first step on an
+// PrepareImageStep is ocr-pdf's first step on an
 // image, run in the PDF helper: it checks the image against
 // Limits.ImagePixels and makes what OCRmyPDF refuses acceptable (see
 // prepareImage), decoding it if need be: up to 400 MB of pixels, which
 // must not be the server's memory. Its output is the image to OCR, with
 // "dpi" in meta.
-func PrepareImageTool() *docmill.Tool {
-	return &docmill.Tool{
-		Slug:     PrepareImageSlug,
-		Lane:     docmill.LaneOCR,
-		Meta:     []docmill.MetaField{{Name: "dpi", Type: docmill.MetaInteger, Description: "The resolution the image is read at."}},
-		Title:    "Prepare an image for OCR",
+func PrepareImageStep() *docmill.EngineStep {
+	return &docmill.EngineStep{
+		Name:     "ocr-prepare-image",
 		MinFiles: 1, MaxFiles: 1,
-		Engine:  "docmill",
-		Timeout: timeout,
 		Run: func(_ context.Context, in *docmill.RunInput) (*docmill.RunOutput, error) {
 			f := in.Files[0]
 			img, err := prepareImage(f, f.Path, in.WorkDir, in.Limits.WithDefaults().ImagePixels)
@@ -137,8 +129,13 @@ func (r *runner) tool() *docmill.Tool {
 		Outputs:  []string{pdfContentType},
 		MinFiles: 1,
 		MaxFiles: 1,
+		// A PDF passes the stream check first; a HEIC or AVIF photo is
+		// converted to a JPEG, which OCRmyPDF keeps as the page (tesseract
+		// reads a JPEG at quality 92 as well as a PNG).
+		CheckPDFs:      true,
+		ConvertsImages: "jpg",
 		Params: []docmill.Param{{
-			Name:        "lang",
+			Name:        paramLang,
 			Type:        docmill.TypeString,
 			Description: "The language of the text: eng (English), rus (Russian) or eng+rus (both).",
 			Enum:        []string{"eng", "rus", "eng+rus"},

@@ -25,7 +25,7 @@ func (r *runner) run(ctx context.Context, in *docmill.RunInput) (*docmill.RunOut
 	if !r.available() {
 		return nil, unavailable(nil)
 	}
-	lang := in.Params.String("lang")
+	lang := in.Params.String(paramLang)
 	if lang == "" {
 		lang = defaultLang
 	}
@@ -116,7 +116,7 @@ func unavailable(err error) *docmill.Error {
 	return &docmill.Error{Code: docmill.CodeEngineUnavailable, Message: "The OCR engine is not available on this server.", Err: err}
 }
 
-// prepareImage runs PrepareImageTool on the image at path, in the PDF
+// prepareImage runs PrepareImageStep on the image at path, in the PDF
 // helper when the server gave one.
 func (r *runner) prepareImage(ctx context.Context, f docmill.LocalFile, path, workDir string) (*preparedImage, error) {
 	if r.prepare == nil {

@@ -10,10 +10,7 @@ import (
 	"github.com/docmill/docmill/sandbox"
 )
 
-// TextLayerSlug is the slug of TextLayerTool.
-const TextLayerSlug = "ocr-text-layer"
-
-// maxTextLayerImages bounds the images one run of TextLayerTool reads;
+// maxTextLayerImages bounds the images one run of TextLayerStep reads;
 // its caller (redact-pdf) gives far fewer.
 const maxTextLayerImages = 1_000
 
@@ -24,7 +21,7 @@ const maxTextLayerImages = 1_000
 // image.
 var textLayerFormat = textFormat{options: []string{"-c", "textonly_pdf=1"}, config: "pdf", ext: ".pdf", contentType: pdfContentType}
 
-// TextLayerTool is not a public tool but redact-pdf's OCR step (see
+// TextLayerStep is redact-pdf's OCR step (see
 // poppler.RedactSteps): its files are PNG images of pages, all drawn at
 // the "dpi" param, and its output is a PDF made by tesseract with one
 // page per image, in order, each holding only the invisible text layer
@@ -32,28 +29,17 @@ var textLayerFormat = textFormat{options: []string{"-c", "textonly_pdf=1"}, conf
 // param). It runs tesseract once over all images, through the sandbox,
 // in the calling tool's process (it reads no file in Go). Like Tools, it
 // checks tesseract's language packs once, in scratch.
-func TextLayerTool(tesseract *sandbox.Engine, scratch string) *docmill.Tool {
+func TextLayerStep(tesseract *sandbox.Engine, scratch string) *docmill.EngineStep {
 	r := &textRunner{tesseract: tesseract, langsOK: hasLanguages(tesseract, Languages, scratch)}
-	return &docmill.Tool{
-		Slug:  TextLayerSlug,
-		Lane:  docmill.LaneOCR,
-		Title: "OCR text layer",
-		Meta:  []docmill.MetaField{{Name: "pages", Type: docmill.MetaInteger, Description: "Pages of the text layer."}},
-		Params: []docmill.Param{
-			{Name: "lang", Type: docmill.TypeString, Enum: []string{"eng", "rus", "eng+rus"}, Default: defaultLang},
-			{Name: "dpi", Type: docmill.TypeInteger, Min: docmill.Bound(minTextLayerDPI), Max: docmill.Bound(maxTextLayerDPI)},
-		},
-		Accepts:  []string{"image/png"},
-		Outputs:  []string{pdfContentType},
+	return &docmill.EngineStep{
+		Name:     "ocr-text-layer",
 		MinFiles: 1, MaxFiles: maxTextLayerImages,
-		Engine:    "tesseract",
-		Timeout:   timeout,
 		Available: func() bool { return r.tesseract.Available() && r.langsOK },
 		Run:       r.textLayer,
 	}
 }
 
-// The resolutions TextLayerTool accepts: redact-pdf draws pages at 150
+// The resolutions TextLayerStep accepts: redact-pdf draws pages at 150
 // dpi, lower for a large page, never below 72 (poppler's minDPI).
 const (
 	minTextLayerDPI = 10
@@ -66,11 +52,11 @@ func (r *textRunner) textLayer(ctx context.Context, in *docmill.RunInput) (*docm
 	if !r.tesseract.Available() || !r.langsOK {
 		return nil, unavailable(nil)
 	}
-	lang := in.Params.String("lang")
+	lang := in.Params.String(paramLang)
 	if lang == "" {
 		lang = defaultLang
 	}
-	dpi := in.Params.Int("dpi")
+	dpi := in.Params.Int(paramDPI)
 	if dpi < minTextLayerDPI || dpi > maxTextLayerDPI || len(in.Files) == 0 || len(in.Files) > maxTextLayerImages {
 		return nil, docmill.Internal(fmt.Errorf("ocr-text-layer: %d images at %d dpi", len(in.Files), dpi))
 	}

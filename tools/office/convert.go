@@ -77,11 +77,11 @@ func (p *Pool) ConvertTool() *docmill.Tool {
 		Outputs:  outputs,
 		MinFiles: 1, MaxFiles: 1,
 		Params: []docmill.Param{{
-			Name: "format", Type: docmill.TypeString, Required: true, Enum: enum, Example: "odt",
+			Name: paramFormat, Type: docmill.TypeString, Required: true, Enum: enum, Example: "odt",
 			Description: "The format to save in; it must fit the document: docx, odt, rtf, txt or epub for a text document, xlsx, ods or csv for a spreadsheet, pptx or odp for a presentation.",
 		}},
 		OutputsFor: func(ps docmill.Params) []string {
-			if f, ok := docFormatByExt(ps.String("format")); ok {
+			if f, ok := docFormatByExt(ps.String(paramFormat)); ok {
 				return []string{f.contentType}
 			}
 			return outputs
@@ -101,9 +101,9 @@ func (p *Pool) convertDocument(ctx context.Context, in *docmill.RunInput) (*docm
 	if !p.ok {
 		return nil, unavailable(p.whyNot)
 	}
-	to, ok := docFormatByExt(in.Params.String("format"))
+	to, ok := docFormatByExt(in.Params.String(paramFormat))
 	if !ok {
-		return nil, docmill.ParamError("format", "Unknown format %q.", in.Params.String("format"))
+		return nil, docmill.ParamError(paramFormat, "Unknown format %q.", in.Params.String(paramFormat))
 	}
 	file := in.Files[0]
 	k, err := sniff(file.Path, to.fam, p.opts.Limits)
@@ -111,7 +111,7 @@ func (p *Pool) convertDocument(ctx context.Context, in *docmill.RunInput) (*docm
 		return nil, err
 	}
 	if k.fam != to.fam {
-		return nil, docmill.ParamError("format", "The file is %s (%s), which cannot be saved as %s; choose %s.", k.fam, k.ext, to.ext, formatsOf(k.fam))
+		return nil, docmill.ParamError(paramFormat, "The file is %s (%s), which cannot be saved as %s; choose %s.", k.fam, k.ext, to.ext, formatsOf(k.fam))
 	}
 	if err := checkArchive(file.Path, p.opts.Limits); err != nil {
 		return nil, err

@@ -12,9 +12,9 @@ import (
 // selects the exported pages, as docmill's own binary does in the server
 // (`docmill engine pdf`).
 func TestMain(m *testing.M) {
-	toolstest.Main(m, pdfops.SelectPagesTool())
+	toolstest.Main(m, pdfops.SelectPagesStep())
 }
 
-// selectPages is SelectPagesTool run in real jailed helpers of this test
+// selectPages is SelectPagesStep run in real jailed helpers of this test
 // binary, shared by the package's tests.
-func selectPages() docmill.RunFunc { return toolstest.Helpers().Tool(pdfops.SelectPagesTool()).Run }
+func selectPages() docmill.RunFunc { return toolstest.Helpers().Step(pdfops.SelectPagesStep()) }

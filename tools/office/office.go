@@ -75,7 +75,7 @@ type Options struct {
 	// LibreOffice unpacks them. A zero field means its default.
 	Limits docmill.Limits
 	// SelectPages counts the pages of the exported PDF and keeps those the
-	// "pages" param selects (pdfops.SelectPagesTool, run in the PDF
+	// "pages" param selects (pdfops.SelectPagesStep, run in the PDF
 	// helper so that the PDF is not parsed in the server). Nil: no page
 	// selection, and no page count.
 	SelectPages docmill.RunFunc

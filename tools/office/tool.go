@@ -36,7 +36,7 @@ func (p *Pool) tool(f family, slug, title, desc, export string) *docmill.Tool {
 		Outputs:  []string{"application/pdf"},
 		MinFiles: 1, MaxFiles: 1,
 		Params: []docmill.Param{{
-			Name: "pages", Type: docmill.TypePages,
+			Name: paramPages, Type: docmill.TypePages,
 			Description: `Pages of the PDF to keep, such as "1-3,5,8-" (default: all).`,
 		}},
 		Engine: engineName,
@@ -68,7 +68,7 @@ func (p *Pool) run(ctx context.Context, in *docmill.RunInput, f family, export s
 	if err != nil {
 		return nil, err
 	}
-	out, pages, err := p.selectPages(ctx, in.WorkDir, out, in.Params.String("pages"))
+	out, pages, err := p.selectPages(ctx, in.WorkDir, out, in.Params.String(paramPages))
 	if err != nil {
 		return nil, err
 	}

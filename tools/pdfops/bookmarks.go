@@ -58,30 +58,16 @@ func countEntries(list []outlineEntry) int {
 	return n
 }
 
-// WriteBookmarksSlug is the slug of WriteBookmarksTool.
-const WriteBookmarksSlug = "write-bookmarks"
-
-// WriteBookmarksTool is not a public tool but edit-bookmarks' step that
-// writes the outline, run in the PDF helper: its "bookmarks" param (JSON,
-// as docmill.ParseBookmarks reads it, already checked by edit-bookmarks'
+// WriteBookmarksStep is edit-bookmarks' step that writes the outline,
+// run in the PDF helper: its "bookmarks" param (JSON, as
+// docmill.ParseBookmarks reads it, already checked by edit-bookmarks'
 // declaration and read again here) replaces the document's outline; an
 // empty list removes it. A bookmark past the last page is an
 // invalid_parameter error naming "bookmarks". Its output is the PDF,
 // named after the input with "-bookmarks.pdf", with meta "pages" and
 // "bookmarks".
-func WriteBookmarksTool() *docmill.Tool {
-	disableConfigDir()
-	return onePDFTool(docmill.Tool{
-		Slug:    WriteBookmarksSlug,
-		Lane:    docmill.LanePDF,
-		Title:   "Write bookmarks",
-		Outputs: []string{pdfContentType},
-		Meta: []docmill.MetaField{
-			{Name: "pages", Type: docmill.MetaInteger, Description: "Pages of the document."},
-			{Name: "bookmarks", Type: docmill.MetaInteger, Description: "Bookmarks written, at every level."},
-		},
-		Params: []docmill.Param{{Name: bookmarksParam, Type: docmill.TypeString, Required: true}},
-	}, model.ADDBOOKMARKS, runWriteBookmarks)
+func WriteBookmarksStep() *docmill.EngineStep {
+	return onePDFStep("write-bookmarks", model.ADDBOOKMARKS, runWriteBookmarks)
 }
 
 func runWriteBookmarks(ctx context.Context, in *docmill.RunInput, b *budget, doc *model.Context) (out *docmill.RunOutput, err error) {

@@ -109,7 +109,7 @@ func writeBookmarks(t *testing.T, path, bookmarks string) (*docmill.RunOutput, e
 	t.Helper()
 	in := &docmill.RunInput{Params: docmill.Params{"bookmarks": bookmarks}, WorkDir: t.TempDir(),
 		Files: []docmill.LocalFile{{Path: path, Filename: "doc.pdf", ContentType: "application/pdf"}}}
-	return pdfops.WriteBookmarksTool().Invoke(context.Background(), in)
+	return pdfops.WriteBookmarksStep().Invoke(context.Background(), in)
 }
 
 func TestWriteBookmarksRoundTrip(t *testing.T) {

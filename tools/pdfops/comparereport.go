@@ -13,9 +13,6 @@ import (
 	docmill "github.com/docmill/docmill"
 )
 
-// CompareReportSlug is the slug of CompareReportTool.
-const CompareReportSlug = "compare-report"
-
 // MaxCompareReportPages bounds the pages of a compare-pdf report beyond
 // its summary: highlighted pages of both documents and diff images
 // together. The plan's maker keeps to it; the step refuses more.
@@ -24,7 +21,7 @@ const MaxCompareReportPages = 400
 // maxCompareSummaryLines bounds the summary text, about ten pages.
 const maxCompareSummaryLines = 600
 
-// CompareReportPlan is what compare-pdf asks of CompareReportTool, as
+// CompareReportPlan is what compare-pdf asks of CompareReportStep, as
 // JSON in the step's third file.
 type CompareReportPlan struct {
 	// Summary is the text of the summary pages, a line an entry.
@@ -51,25 +48,15 @@ type CompareReportItem struct {
 	Caption string `json:"caption,omitempty"`
 }
 
-// CompareReportTool is not a public tool but compare-pdf's step, run in
+// CompareReportStep is compare-pdf's step, run in
 // the PDF helper: its files are the original PDF, the changed PDF, the
 // plan (CompareReportPlan as JSON) and the diff images the plan names
 // (PNG). It writes the report: the summary pages (text in the stamp
 // font), then the plan's items, boxes outlined in red on the original's
 // pages (removed words) and in green on the changed document's (added
 // words). Meta "pages" is the report's page count.
-func CompareReportTool() *docmill.Tool {
-	disableConfigDir()
-	t := pdfTool(docmill.Tool{
-		Slug:    CompareReportSlug,
-		Lane:    docmill.LanePDF,
-		Title:   "Compare report",
-		Outputs: []string{pdfContentType},
-		Meta:    []docmill.MetaField{{Name: "pages", Type: docmill.MetaInteger, Description: "Pages of the report."}},
-	}, runCompareReport)
-	t.Accepts = []string{pdfContentType, "application/json", "image/png"}
-	t.MinFiles, t.MaxFiles = 3, 3+MaxCompareReportPages
-	return t
+func CompareReportStep() *docmill.EngineStep {
+	return pdfStep("compare-report", 3, 3+MaxCompareReportPages, runCompareReport)
 }
 
 func runCompareReport(ctx context.Context, in *docmill.RunInput, b *budget) (out *docmill.RunOutput, err error) {

@@ -43,7 +43,7 @@ func TestCompareReportBoxesOnRotatedPages(t *testing.T) {
 			if err := os.WriteFile(plan, []byte(items), 0o600); err != nil {
 				t.Fatal(err)
 			}
-			out, err := CompareReportTool().Run(context.Background(), &docmill.RunInput{WorkDir: dir, Files: []docmill.LocalFile{
+			out, err := CompareReportStep().Run(context.Background(), &docmill.RunInput{WorkDir: dir, Files: []docmill.LocalFile{
 				{Path: src, Filename: "a.pdf"}, {Path: src, Filename: "b.pdf"}, {Path: plan, Filename: "plan.json"}}})
 			if err != nil {
 				t.Fatal(err)

@@ -13,13 +13,10 @@ import (
 	docmill "github.com/docmill/docmill"
 )
 
-// SetCropBoxSlug is the slug of SetCropBoxTool.
-const SetCropBoxSlug = "set-crop-box"
-
 // minCropPoints is the smallest width or height a crop may leave.
 const minCropPoints = 1.0
 
-// SetCropBoxTool is not a public tool but crop-pdf's step that sets the
+// SetCropBoxStep is crop-pdf's step that sets the
 // /CropBox of the chosen pages ("pages", every page by default), run in
 // the PDF helper. Its params are in points, as crop-pdf converted them,
 // and say the box one of three ways:
@@ -37,28 +34,11 @@ const minCropPoints = 1.0
 //
 // Its output is the PDF, named after the input with "-cropped.pdf", with
 // meta "pages" and "cropped_pages".
-func SetCropBoxTool() *docmill.Tool {
-	disableConfigDir()
-	return onePDFTool(docmill.Tool{
-		Slug:    SetCropBoxSlug,
-		Lane:    docmill.LanePDF,
-		Title:   "Set crop box",
-		Outputs: []string{pdfContentType},
-		Meta: []docmill.MetaField{
-			{Name: "pages", Type: docmill.MetaInteger, Description: "Pages of the document."},
-			{Name: "cropped_pages", Type: docmill.MetaInteger, Description: "Pages whose crop box was set."},
-		},
-		Params: []docmill.Param{
-			pagesParam("Pages to crop"),
-			{Name: marginsParam, Type: docmill.TypeString},
-			{Name: boxParam, Type: docmill.TypeString},
-			{Name: drawnParam, Type: docmill.TypeString},
-			{Name: paddingParam, Type: docmill.TypeNumber, Min: docmill.Bound(0)},
-		},
-	}, model.CROP, runSetCropBox)
+func SetCropBoxStep() *docmill.EngineStep {
+	return onePDFStep("set-crop-box", model.CROP, runSetCropBox)
 }
 
-// cropSpec is a parsed request of SetCropBoxTool.
+// cropSpec is a parsed request of SetCropBoxStep.
 type cropSpec struct {
 	margins, box []float64    // top,right,bottom,left; x1,y1,x2,y2
 	drawn        map[int]rect // page → drawn box, as shown

@@ -31,7 +31,7 @@ func setCropBox(t *testing.T, path string, params docmill.Params) (*docmill.RunO
 	}
 	in := &docmill.RunInput{Params: params, WorkDir: t.TempDir(),
 		Files: []docmill.LocalFile{{Path: path, Filename: "doc.pdf", ContentType: "application/pdf"}}}
-	return pdfops.SetCropBoxTool().Invoke(context.Background(), in)
+	return pdfops.SetCropBoxStep().Invoke(context.Background(), in)
 }
 
 // popplerCropBox returns page 1's crop box as poppler's pdfinfo reads it.

@@ -79,7 +79,7 @@ func TestDecodeCaps(t *testing.T) {
 		{"two layers", bombPDF(t, zlibOf(zeros, 2), "[/FlateDecode /FlateDecode]", 0), docmill.Limits{StreamDecodedBytes: 1 << 20}, true},
 		{"across a chunk", bombAcrossChunk(t, zlibOf(zeros, 1)), docmill.Limits{StreamDecodedBytes: 1 << 20}, true},
 	}
-	check := pdfops.StreamCheckTool()
+	check := pdfops.StreamCheckStep()
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			in := func() *docmill.RunInput {

@@ -13,9 +13,6 @@ import (
 	"github.com/docmill/docmill/tools/formvalues"
 )
 
-// FillFormSlug is the slug of FillFormStepTool.
-const FillFormSlug = "fill-pdf-form-values"
-
 // More field flags (ISO 32000-1, 12.7.4.3 and 12.7.4.4).
 const (
 	flagComboEdit   = 1 << 18
@@ -25,7 +22,7 @@ const (
 // maxNamesListed bounds the field names one error message lists.
 const maxNamesListed = 20
 
-// FillFormStepTool is not a public tool but fill-pdf-form's first step,
+// FillFormStep is fill-pdf-form's first step,
 // run in the PDF helper since it parses a user's document: it sets the
 // values of the form fields named in the param formvalues.Param (the
 // names pdf-form-fields lists), checked against each field's kind and
@@ -39,17 +36,8 @@ const maxNamesListed = 20
 // many were filled), "latin1" and "undrawn" (widgets of filled fields
 // left without an appearance, their rectangle empty or past a page's
 // size, for viewers to draw) in meta.
-func FillFormStepTool() *docmill.Tool {
-	return onePDFTool(docmill.Tool{
-		Slug:  FillFormSlug,
-		Lane:  docmill.LanePDF,
-		Title: "Fill PDF form values",
-		Meta: []docmill.MetaField{{Name: "pages", Type: docmill.MetaInteger, Description: "Pages of the document."},
-			{Name: "fields", Type: docmill.MetaInteger, Description: "Form fields filled."},
-			{Name: "latin1", Type: docmill.MetaBoolean, Description: "Whether every value filled is Latin-1 text, which qpdf can draw."},
-			{Name: "undrawn", Type: docmill.MetaInteger, Description: "Widgets of filled fields this step could not draw, when a value is beyond Latin-1."}},
-		Params: []docmill.Param{{Name: formvalues.Param, Type: docmill.TypeString, Required: true, Check: formvalues.Check}},
-	}, model.FILLFORMFIELDS, runFillForm)
+func FillFormStep() *docmill.EngineStep {
+	return onePDFStep("fill-pdf-form-values", model.FILLFORMFIELDS, runFillForm)
 }
 
 func runFillForm(ctx context.Context, in *docmill.RunInput, b *budget, doc *model.Context) (out *docmill.RunOutput, err error) {

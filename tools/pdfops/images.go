@@ -75,14 +75,17 @@ var imageFormats = map[string]string{"jpeg": "JPEG", "png": "PNG", "gif": "GIF",
 // imagesToPDFTool declares jpg-to-pdf.
 func imagesToPDFTool() *docmill.Tool {
 	return &docmill.Tool{
-		Slug:        "jpg-to-pdf",
-		Lane:        docmill.LanePDF,
-		Meta:        []docmill.MetaField{{Name: "pages", Type: docmill.MetaInteger, Description: "Pages of the document: one per image."}},
-		Title:       "JPG to PDF",
-		Description: "Convert JPEG, PNG, GIF, TIFF and WebP images to a PDF, one page per image in the order they are uploaded. JPEGs are embedded without re-compression; EXIF orientation is honoured.",
-		Accepts:     []string{"image/jpeg", "image/png", "image/gif", "image/tiff", "image/webp"},
-		MinFiles:    1,
-		MaxFiles:    maxImageFiles,
+		Slug: "jpg-to-pdf",
+		Lane: docmill.LanePDF,
+		// A HEIC or AVIF photo is converted to a JPEG, embedded as it is
+		// (a PNG of a 12 MP photo would make a PDF ten times larger).
+		ConvertsImages: "jpg",
+		Meta:           []docmill.MetaField{{Name: "pages", Type: docmill.MetaInteger, Description: "Pages of the document: one per image."}},
+		Title:          "JPG to PDF",
+		Description:    "Convert JPEG, PNG, GIF, TIFF and WebP images to a PDF, one page per image in the order they are uploaded. JPEGs are embedded without re-compression; EXIF orientation is honoured.",
+		Accepts:        []string{"image/jpeg", "image/png", "image/gif", "image/tiff", "image/webp"},
+		MinFiles:       1,
+		MaxFiles:       maxImageFiles,
 		Params: []docmill.Param{
 			{
 				Name:        pageSizeName,

@@ -16,6 +16,9 @@ func imageWatermarkTool() *docmill.Tool {
 	return &docmill.Tool{
 		Slug: "image-watermark",
 		Lane: docmill.LanePDF,
+		// An AVIF or HEIC stamp is converted to a PNG, so that its
+		// transparency survives.
+		ConvertsImages: "png",
 		Meta: []docmill.MetaField{
 			{Name: "pages", Type: docmill.MetaInteger, Description: "Pages of the document."},
 			{Name: "watermarked_pages", Type: docmill.MetaInteger, Description: "Pages the image was stamped on."},

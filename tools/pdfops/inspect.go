@@ -15,14 +15,11 @@ import (
 	docmill "github.com/docmill/docmill"
 )
 
-// InspectSlug is the slug of InspectTool.
-const InspectSlug = "inspect-pdf-structure"
-
-// maxProblemChars bounds each problem InspectTool reports: pdfcpu's
+// maxProblemChars bounds each problem InspectStep reports: pdfcpu's
 // messages may quote the file's own bytes.
 const maxProblemChars = 300
 
-// InspectTool is not a public tool but pdf-info's pdfcpu step: it reads
+// InspectStep is pdf-info's pdfcpu step: it reads
 // a PDF with pdfcpu, in the PDF helper like every pdfcpu tool, and
 // reports in its meta what pdfcpu sees of the document's structure. It
 // never fails on the input: what pdfcpu cannot read or validate is
@@ -38,26 +35,8 @@ const maxProblemChars = 300
 // pdfuaid), "problems" (pdfcpu's message of each stage that failed:
 // reading, validating, the catalog, the form; each on one line, without
 // the input's path, cut to maxProblemChars).
-func InspectTool() *docmill.Tool {
-	disableConfigDir()
-	return pdfTool(docmill.Tool{
-		Slug: InspectSlug,
-		Lane: docmill.LanePDF,
-		Meta: []docmill.MetaField{
-			{Name: "read", Type: docmill.MetaBoolean, Description: "Whether pdfcpu could parse the file and found pages."},
-			{Name: "password_required", Type: docmill.MetaBoolean, Description: "Whether the file needs a password to open."},
-			{Name: "pages", Type: docmill.MetaInteger, Description: "Pages of the document."},
-			{Name: "tagged", Type: docmill.MetaBoolean, Description: "Whether the document says it is tagged (MarkInfo Marked)."},
-			{Name: "structure_tree", Type: docmill.MetaBoolean, Description: "Whether the document has a structure tree."},
-			{Name: "javascript", Type: docmill.MetaBoolean, Description: "Whether the document holds JavaScript."},
-			{Name: "form_fields", Type: docmill.MetaInteger, Description: "Form fields."},
-			{Name: "signatures", Type: docmill.MetaInteger, Description: "Signature fields."},
-			{Name: "pdfa", Type: docmill.MetaString, Description: "The PDF/A part and conformance the XMP claims."},
-			{Name: "pdfua", Type: docmill.MetaString, Description: "The PDF/UA part the XMP claims."},
-			{Name: "problems", Type: docmill.MetaStrings, Description: "What pdfcpu could not read or validate."},
-		},
-		Title: "Inspect PDF structure",
-	}, runInspect)
+func InspectStep() *docmill.EngineStep {
+	return pdfStep("inspect-pdf-structure", 1, 1, runInspect)
 }
 
 func runInspect(ctx context.Context, in *docmill.RunInput, b *budget) (*docmill.RunOutput, error) {

@@ -10,7 +10,7 @@ import (
 )
 
 func TestInspect(t *testing.T) {
-	tool := pdfops.InspectTool()
+	tool := pdfops.InspectStep()
 	active := toolstest.WriteTemp(t, "active.pdf", toolstest.ActivePDF())
 	good, err := os.ReadFile(pdfCorpus(t) + "pdflatex-4-pages.pdf")
 	if err != nil {
@@ -26,7 +26,7 @@ func TestInspect(t *testing.T) {
 		{encryptedPDF(t), map[string]any{"read": false, "password_required": true}},
 		{toolstest.WriteTemp(t, "cut.pdf", good[:len(good)/2]), map[string]any{"read": false, "password_required": false}},
 	} {
-		out := toolstest.MustRun(t, tool, tc.path, "application/pdf", nil)
+		out := toolstest.MustRunStep(t, tool, tc.path, "application/pdf", nil)
 		for k, v := range tc.want {
 			if out.Meta[k] != v {
 				t.Errorf("%s: %s = %v, want %v (meta %v)", tc.path, k, out.Meta[k], v, out.Meta)
@@ -36,7 +36,7 @@ func TestInspect(t *testing.T) {
 			t.Errorf("output %s %s, want the input", out.Filename, out.ContentType)
 		}
 	}
-	out := toolstest.MustRun(t, tool, toolstest.WriteTemp(t, "cut.pdf", good[:len(good)/2]), "application/pdf", nil)
+	out := toolstest.MustRunStep(t, tool, toolstest.WriteTemp(t, "cut.pdf", good[:len(good)/2]), "application/pdf", nil)
 	if ps := out.Meta["problems"].([]string); len(ps) == 0 || len(ps[0]) > 310 {
 		t.Errorf("problems %q", ps)
 	}

@@ -12,12 +12,17 @@ import (
 	"github.com/docmill/docmill/tools/pdfops"
 )
 
-// steps are the pdfcpu steps other tools run in the PDF helper, beside
-// the public tools of pdfops.Tools.
-func steps() []*docmill.Tool {
-	return []*docmill.Tool{pdfops.SelectPagesTool(), pdfops.WriteBookmarksTool(), pdfops.FillFormStepTool(),
-		pdfops.RestoreLinksStepTool(), pdfops.SetCropBoxTool(), pdfops.RedactPagesTool(),
-		pdfops.CompareReportTool(), pdfops.SignTool()}
+// stepParams are the params each pdfcpu step that reads a document
+// is given by the tools that take it; the step must refuse the document
+// before it looks at them.
+var stepParams = map[string]docmill.Params{
+	"select-pages":          {},
+	"write-bookmarks":       {"bookmarks": `[]`},
+	"fill-pdf-form-values":  {formvalues.Param: `{"Name": "Jane Roe"}`},
+	"flatten-restore-links": {},
+	"set-crop-box":          {"margins": "10,10,10,10"},
+	"redact-pages":          {},
+	"compare-report":        {},
 }
 
 // requiredParams are values for the params some tools require, where
@@ -85,18 +90,45 @@ func TestEveryToolAndStepTakesItsRunsLimits(t *testing.T) {
 	if err := os.WriteFile(plan, []byte("{}"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	for _, tl := range append(pdfops.Tools(), steps()...) {
+	for _, tl := range append(pdfops.Tools(), pdfops.SignTool()) {
 		t.Run(tl.Slug, func(t *testing.T) {
 			files := []string{pdf, pdf} // insert-pages inserts a PDF
-			switch {
-			case tl.Slug == pdfops.CompareReportSlug:
-				files = append(files, plan)
-			case tl.MaxFiles < 2:
+			if tl.MaxFiles < 2 {
 				files = files[:1]
 			}
 			out, err := runAnyLimited(t, tl, docmill.Limits{PDFBytes: 10}, files...)
 			wantRefused(t, out, err, docmill.CodeFileTooLarge, "up to 1 MB")
 		})
+	}
+	ran := 0
+	for _, st := range pdfops.Steps() {
+		params, ok := stepParams[st.Name]
+		if !ok {
+			continue // the stream check and inspect read no document whole
+		}
+		ran++
+		t.Run(st.Name, func(t *testing.T) {
+			files := []docmill.LocalFile{{Path: pdf, Filename: "in.pdf", ContentType: "application/pdf"}}
+			for len(files) < st.MinFiles {
+				files = append(files, docmill.LocalFile{Path: pdf, Filename: "in.pdf", ContentType: "application/pdf"})
+			}
+			if st.Name == "compare-report" {
+				files[2] = docmill.LocalFile{Path: plan, Filename: "plan.json", ContentType: "application/json"}
+			}
+			for i := range files {
+				st, err := os.Stat(files[i].Path)
+				if err != nil {
+					t.Fatal(err)
+				}
+				files[i].Size = st.Size()
+			}
+			in := &docmill.RunInput{Files: files, Params: params, WorkDir: t.TempDir(), Limits: docmill.Limits{PDFBytes: 10}}
+			out, err := st.Invoke(context.Background(), in)
+			wantRefused(t, out, err, docmill.CodeFileTooLarge, "up to 1 MB")
+		})
+	}
+	if ran != len(stepParams) {
+		t.Errorf("ran %d steps, want the %d of stepParams", ran, len(stepParams))
 	}
 }
 

@@ -3,9 +3,10 @@
 // protect, unlock, and images to PDF; form fields, metadata, bookmarks
 // and attachments; resize, n-up, booklet, insert pages and image
 // watermarks; removing annotations and sanitizing. It also provides the
-// steps other tools take on PDFs in the PDF helper (SelectPagesTool,
-// StreamCheckTool, and the pdfcpu parts of crop-pdf, fill-pdf-form,
-// flatten-pdf, edit-bookmarks and pdf-info).
+// steps other tools take on PDFs in the PDF helper (Steps: selecting
+// pages, the stream check, and the pdfcpu parts of crop-pdf,
+// fill-pdf-form, flatten-pdf, edit-bookmarks, pdf-info, redact-pdf and
+// compare-pdf).
 //
 // pdfcpu is a library: the server never calls it itself. Its tools run in
 // docmill's PDF helper processes (sandbox.Helpers), jailed like every
@@ -148,11 +149,18 @@ func pdfTool(t docmill.Tool, run runFunc) *docmill.Tool {
 	return &t
 }
 
-// onePDFTool completes the declaration of a pdfcpu tool or step that
-// takes one PDF (pdfTool): its run refuses a file over the limits
-// (checkSize), reads and validates it for cmd, and hands it to run.
+// onePDFTool completes the declaration of a pdfcpu tool that takes one
+// PDF (pdfTool): its run refuses a file over the limits (checkSize),
+// reads and validates it for cmd, and hands it to run (readingOne).
 func onePDFTool(t docmill.Tool, cmd model.CommandMode, run docRunFunc) *docmill.Tool {
-	return pdfTool(t, func(ctx context.Context, in *docmill.RunInput, b *budget) (*docmill.RunOutput, error) {
+	return pdfTool(t, readingOne(cmd, run))
+}
+
+// readingOne is the prologue of a run that takes one PDF: it refuses a
+// file over the limits (checkSize), reads and validates it for cmd, and
+// hands it to run.
+func readingOne(cmd model.CommandMode, run docRunFunc) runFunc {
+	return func(ctx context.Context, in *docmill.RunInput, b *budget) (*docmill.RunOutput, error) {
 		if err := checkSize(b, in.Files); err != nil {
 			return nil, err
 		}
@@ -161,7 +169,28 @@ func onePDFTool(t docmill.Tool, cmd model.CommandMode, run docRunFunc) *docmill.
 			return nil, err
 		}
 		return run(ctx, in, b, doc)
-	})
+	}
+}
+
+// pdfStep declares a step of the PDF helper named name that takes min to
+// max files, its first a PDF, run guarded as the tools are: within the
+// limits of its RunInput.
+func pdfStep(name string, min, max int, run runFunc) *docmill.EngineStep {
+	disableConfigDir()
+	return &docmill.EngineStep{Name: name, MinFiles: min, MaxFiles: max, Run: guarded(run)}
+}
+
+// onePDFStep is pdfStep of a step that takes one PDF, read for cmd
+// (readingOne).
+func onePDFStep(name string, cmd model.CommandMode, run docRunFunc) *docmill.EngineStep {
+	return pdfStep(name, 1, 1, readingOne(cmd, run))
+}
+
+// Steps returns the steps other tools take in the PDF helper: the
+// helper serves them beside Tools and SignTool.
+func Steps() []*docmill.EngineStep {
+	return []*docmill.EngineStep{SelectPagesStep(), StreamCheckStep(), SetCropBoxStep(), FillFormStep(),
+		RestoreLinksStep(), WriteBookmarksStep(), CompareReportStep(), InspectStep(), RedactPagesStep()}
 }
 
 // disableConfigDir stops pdfcpu from creating and reading a configuration
@@ -188,6 +217,7 @@ func Tools() []*docmill.Tool {
 		removeAnnotationsTool(), sanitizeTool(),
 	}
 	for _, t := range tools {
+		t.Repairs = true // a damaged PDF is repaired and read again
 		if t.Outputs == nil {
 			t.Outputs = []string{pdfContentType} // split-pdf's several files: MayZip
 		}

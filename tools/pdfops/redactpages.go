@@ -13,15 +13,19 @@ import (
 	docmill "github.com/docmill/docmill"
 )
 
-// RedactPagesSlug is the slug of RedactPagesTool.
-const RedactPagesSlug = "redact-pages"
+// The params of RedactPagesStep, as redact-pdf gives them.
+const (
+	RedactPagesParamPages     = "pages"
+	RedactPagesParamTexts     = "texts"
+	RedactPagesParamTextLayer = "text_layer"
+)
 
-// maxRedactImages bounds the page images one run of RedactPagesTool
+// maxRedactImages bounds the page images one run of RedactPagesStep
 // takes: the render cap of the poppler tools (docmill.Limits.RenderPages
 // defaults to 2,000) with room to spare.
 const maxRedactImages = 10_000
 
-// RedactPagesTool is not a public tool but redact-pdf's step (see
+// RedactPagesStep is redact-pdf's step (see
 // poppler.Steps.RedactPages): it replaces pages of a PDF by images of them that
 // redact-pdf drew with black boxes, and drops what the document holds
 // beside its pages that could repeat a redacted text. Its files are the
@@ -43,24 +47,13 @@ const maxRedactImages = 10_000
 //
 // With "text_layer" true, one more file follows the PNGs: a PDF with one
 // page per image, in order, holding only an invisible text layer
-// recognized in that image (ocr.TextLayerTool's output); each replaced
+// recognized in that image (ocr.TextLayerStep's output); each replaced
 // page draws its page over the image as a form XObject, stretched to the
 // page, so that the page can be searched and copied from again. The text
 // was read from the image with the boxes painted, so it holds nothing
 // blacked out.
-func RedactPagesTool() *docmill.Tool {
-	disableConfigDir()
-	t := pdfTool(docmill.Tool{
-		Slug:  RedactPagesSlug,
-		Lane:  docmill.LanePDF,
-		Title: "Redact pages",
-		Params: []docmill.Param{{Name: pagesName, Type: docmill.TypePages}, {Name: textsParam, Type: docmill.TypeString},
-			{Name: textLayerParam, Type: docmill.TypeBoolean, Default: "false"}},
-		Meta: []docmill.MetaField{{Name: "pages", Type: docmill.MetaInteger, Description: "Pages of the document."}},
-	}, runRedactPages)
-	t.Accepts = []string{pdfContentType, "image/png"}
-	t.MaxFiles = 2 + maxRedactImages
-	return t
+func RedactPagesStep() *docmill.EngineStep {
+	return pdfStep("redact-pages", 1, 2+maxRedactImages, runRedactPages)
 }
 
 func runRedactPages(ctx context.Context, in *docmill.RunInput, b *budget) (out *docmill.RunOutput, err error) {

@@ -18,7 +18,7 @@ import (
 // redactTextStream is a content stream that shows a word in /F1.
 var redactTextStream = "<< /Length 35 >>\nstream\nBT /F1 12 Tf 72 720 Td (Word) Tj ET\nendstream"
 
-// redactTextRun runs RedactPagesTool in this process on a one-page text
+// redactTextRun runs RedactPagesStep in this process on a one-page text
 // PDF, its page replaced by a white image, with layer as its text layer.
 func redactTextRun(t *testing.T, layer []byte) (*docmill.RunOutput, error) {
 	t.Helper()
@@ -34,7 +34,7 @@ func redactTextRun(t *testing.T, layer []byte) (*docmill.RunOutput, error) {
 	}
 	f.Close()
 	lp := toolstest.WriteTemp(t, "layer.pdf", layer)
-	return RedactPagesTool().Run(context.Background(), &docmill.RunInput{WorkDir: dir,
+	return RedactPagesStep().Run(context.Background(), &docmill.RunInput{WorkDir: dir,
 		Params: docmill.Params{"pages": "1", "texts": `["secret"]`, "text_layer": "true"},
 		Files: []docmill.LocalFile{{Path: src, Filename: "doc.pdf", ContentType: pdfContentType},
 			{Path: img, Filename: "page.png", ContentType: "image/png"}, {Path: lp, Filename: "layer.pdf", ContentType: pdfContentType}}})

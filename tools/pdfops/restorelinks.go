@@ -10,14 +10,11 @@ import (
 	docmill "github.com/docmill/docmill"
 )
 
-// RestoreLinksSlug is the slug of RestoreLinksStepTool.
-const RestoreLinksSlug = "flatten-restore-links"
-
 // maxLinks bounds the links one run restores, so that a hostile document
 // cannot make the output unbounded.
 const maxLinks = 100_000
 
-// RestoreLinksStepTool is not a public tool but flatten-pdf's last step,
+// RestoreLinksStep is flatten-pdf's last step,
 // run in the PDF helper since it parses a user's document: Ghostscript,
 // which draws the annotations into the pages, drops the link annotations
 // (they have nothing to draw), and this step puts them back. It takes
@@ -29,16 +26,8 @@ const maxLinks = 100_000
 // other kinds (to other files, scripts) are not copied. Its output is
 // the flattened document with its links, with "pages" and "links" in
 // meta.
-func RestoreLinksStepTool() *docmill.Tool {
-	t := pdfTool(docmill.Tool{
-		Slug:  RestoreLinksSlug,
-		Lane:  docmill.LanePDF,
-		Title: "Restore PDF links",
-		Meta: []docmill.MetaField{{Name: "pages", Type: docmill.MetaInteger, Description: "Pages of the document."},
-			{Name: "links", Type: docmill.MetaInteger, Description: "Links restored."}},
-	}, runRestoreLinks)
-	t.MinFiles, t.MaxFiles = 2, 2
-	return t
+func RestoreLinksStep() *docmill.EngineStep {
+	return pdfStep("flatten-restore-links", 2, 2, runRestoreLinks)
 }
 
 func runRestoreLinks(ctx context.Context, in *docmill.RunInput, b *budget) (out *docmill.RunOutput, err error) {

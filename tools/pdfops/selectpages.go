@@ -7,10 +7,7 @@ import (
 	docmill "github.com/docmill/docmill"
 )
 
-// SelectPagesSlug is the slug of SelectPagesTool.
-const SelectPagesSlug = "select-pages"
-
-// SelectPagesTool is not a public tool but a step other tools take on a
+// SelectPagesStep is a step other tools take on a
 // PDF an engine made from a user's document (LibreOffice's export,
 // OCRmyPDF's output): it counts the pages and, when the "pages" param
 // selects some, keeps only those, in the order given. It runs in the PDF
@@ -19,15 +16,8 @@ const SelectPagesSlug = "select-pages"
 // PDFPages). The output's meta holds "pages", the count of the
 // result, and "input_pages", the document's own count; with no selection
 // the output is the input itself.
-func SelectPagesTool() *docmill.Tool {
-	disableConfigDir()
-	return pdfTool(docmill.Tool{
-		Slug:   SelectPagesSlug,
-		Lane:   docmill.LanePDF,
-		Meta:   []docmill.MetaField{{Name: "pages", Type: docmill.MetaInteger, Description: "Pages of the result."}, {Name: "input_pages", Type: docmill.MetaInteger, Description: "Pages of the input."}},
-		Title:  "Select pages",
-		Params: []docmill.Param{{Name: pagesName, Type: docmill.TypePages}},
-	}, runSelectPages)
+func SelectPagesStep() *docmill.EngineStep {
+	return pdfStep("select-pages", 1, 1, runSelectPages)
 }
 
 func runSelectPages(ctx context.Context, in *docmill.RunInput, b *budget) (out *docmill.RunOutput, err error) {

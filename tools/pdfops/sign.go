@@ -63,8 +63,11 @@ const maxSignTextLines = 8
 func SignTool() *docmill.Tool {
 	disableConfigDir()
 	t := pdfTool(docmill.Tool{
-		Slug:  "sign-pdf",
-		Lane:  docmill.LanePDF,
+		Slug: "sign-pdf",
+		Lane: docmill.LanePDF,
+		// Its PDF passes the stream check; a damaged one is repaired
+		// (rewritten) and the repair signed.
+		CheckPDFs: true, Repairs: true,
 		Title: "Sign PDF",
 		Description: "Sign a PDF digitally with the certificate and private key of a PKCS#12 file (.p12, .pfx), sent as the second file: " +
 			"a PAdES (ETSI.CAdES.detached) or PKCS#7 (adbe.pkcs7.detached) SHA-256 signature added as an incremental update, so the document itself, " +

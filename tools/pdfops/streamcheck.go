@@ -12,10 +12,7 @@ import (
 	docmill "github.com/docmill/docmill"
 )
 
-// StreamCheckSlug is the slug of StreamCheckTool.
-const StreamCheckSlug = "check-pdf-streams"
-
-// StreamCheckTool is not a public tool but the check every PDF goes
+// StreamCheckStep is the check every PDF goes
 // through before an external engine (Ghostscript, qpdf, poppler, OCRmyPDF)
 // sees it: it refuses, as invalid_document, a PDF whose compressed streams
 // expand past Limits.StreamDecodedBytes each or Limits.JobDecodedBytes
@@ -30,18 +27,8 @@ const StreamCheckSlug = "check-pdf-streams"
 // still repair, and in memory bounded by its buffers whatever the file.
 // Encrypted or differently filtered streams do not inflate and are not
 // counted. The output is the input itself, with "decoded_bytes" in meta.
-func StreamCheckTool() *docmill.Tool {
-	return &docmill.Tool{
-		Slug:     StreamCheckSlug,
-		Lane:     docmill.LanePDF,
-		Meta:     []docmill.MetaField{{Name: "decoded_bytes", Type: docmill.MetaInteger, Description: "Bytes of the streams decoded."}},
-		Title:    "Check PDF streams",
-		Accepts:  []string{pdfContentType},
-		MinFiles: 1, MaxFiles: 1,
-		Engine:  "docmill",
-		Timeout: timeout,
-		Run:     runStreamCheck,
-	}
+func StreamCheckStep() *docmill.EngineStep {
+	return &docmill.EngineStep{Name: "check-pdf-streams", MinFiles: 1, MaxFiles: 1, Run: runStreamCheck}
 }
 
 func runStreamCheck(ctx context.Context, in *docmill.RunInput) (*docmill.RunOutput, error) {

@@ -45,7 +45,7 @@ func removeBlankTool(e Engines, limits docmill.Limits, steps Steps) *docmill.Too
 			{Name: "removed_pages", Type: docmill.MetaIntegers, Description: "The numbers of the removed pages, in the input, in order."},
 		},
 		Params: []docmill.Param{{
-			Name: "threshold", Type: docmill.TypeNumber, Default: defaultThreshold,
+			Name: paramThreshold, Type: docmill.TypeNumber, Default: defaultThreshold,
 			Min: docmill.Bound(0), Max: docmill.Bound(maxThreshold),
 			Description: "The share of a page's pixels, in percent, that may be ink (darker than a 22% grey, the page " +
 				"drawn in grey at 20 dpi, where an A4 page is 166 x 234 pixels) for the page to count as blank: " +
@@ -76,7 +76,7 @@ func runRemoveBlank(ctx context.Context, e Engines, limits docmill.Limits, steps
 	if err != nil {
 		return nil, err
 	}
-	threshold := in.Params.Float("threshold")
+	threshold := in.Params.Float(paramThreshold)
 	ink, err := inkShares(ctx, e, limits, src, dir)
 	if err != nil {
 		return nil, err
@@ -96,7 +96,7 @@ func runRemoveBlank(ctx context.Context, e Engines, limits docmill.Limits, steps
 	case len(keep) == 0 && !anyInk:
 		return nil, docmill.Errorf(docmill.CodeInvalidDocument, "Every page is blank; a PDF needs at least one page.")
 	case len(keep) == 0:
-		return nil, docmill.ParamError("threshold", "counts every page as blank, so none would be left; lower it")
+		return nil, docmill.ParamError(paramThreshold, "counts every page as blank, so none would be left; lower it")
 	}
 	meta := map[string]any{"pages": len(keep), "input_pages": len(ink), "removed": len(removed), "removed_pages": removed}
 	out := &docmill.RunOutput{Filename: docmill.ResultName(f.Filename, ".pdf", "-no-blank.pdf"), ContentType: pdfContentType, Meta: meta}

@@ -26,14 +26,14 @@ func editBookmarksTool(pdftotext *sandbox.Engine, write docmill.RunFunc, maxLayo
 		Outputs: []string{pdfContentType},
 		Params: []docmill.Param{
 			{
-				Name: "bookmarks", Type: docmill.TypeString, Max: docmill.Bound(64 << 10), Check: checkBookmarksParam,
+				Name: paramBookmarks, Type: docmill.TypeString, Max: docmill.Bound(64 << 10), Check: checkBookmarksParam,
 				Example: `[{"title": "Introduction", "page": 1}, {"title": "Results", "page": 2}]`,
 				Description: `The bookmarks as JSON: a list of {"title", "page", "children"}, or pdf-bookmarks' {"bookmarks": [...]}; ` +
 					fmt.Sprintf("at most %d bookmarks, %d levels, titles of %d characters. ", docmill.MaxBookmarks, docmill.MaxBookmarkDepth, docmill.MaxBookmarkTitle) +
 					"Required unless from_headings is true.",
 			},
 			{
-				Name: "from_headings", Type: docmill.TypeBoolean, Default: "false",
+				Name: paramFromHeadings, Type: docmill.TypeBoolean, Default: "false",
 				Description: "Build the bookmarks from the headings of the text (lines in a clearly larger font) instead of bookmarks. " +
 					"Scanned pages without text have none; run ocr-pdf first.",
 			},
@@ -51,7 +51,7 @@ func editBookmarksTool(pdftotext *sandbox.Engine, write docmill.RunFunc, maxLayo
 
 func checkBookmarksParam(v string) error {
 	if _, err := docmill.ParseBookmarks(v); err != nil {
-		return docmill.ParamError("bookmarks", "%s", err)
+		return docmill.ParamError(paramBookmarks, "%s", err)
 	}
 	return nil
 }
@@ -59,11 +59,11 @@ func checkBookmarksParam(v string) error {
 // checkBookmarkSource holds edit-bookmarks to exactly one source of
 // bookmarks.
 func checkBookmarkSource(p docmill.Params) error {
-	switch given, headings := p.Has("bookmarks"), p.Bool("from_headings"); {
+	switch given, headings := p.Has(paramBookmarks), p.Bool(paramFromHeadings); {
 	case given && headings:
-		return docmill.ParamError("from_headings", "cannot be true when bookmarks are given: choose one")
+		return docmill.ParamError(paramFromHeadings, "cannot be true when bookmarks are given: choose one")
 	case !given && !headings:
-		return docmill.ParamError("bookmarks", "is required unless from_headings is true")
+		return docmill.ParamError(paramBookmarks, "is required unless from_headings is true")
 	}
 	return nil
 }
@@ -71,8 +71,8 @@ func checkBookmarkSource(p docmill.Params) error {
 // runEditBookmarks finds the headings when asked to, then has write
 // replace the outline.
 func runEditBookmarks(ctx context.Context, pdftotext *sandbox.Engine, write docmill.RunFunc, maxLayout int64, in *docmill.RunInput) (*docmill.RunOutput, error) {
-	bookmarks := in.Params.String("bookmarks")
-	if in.Params.Bool("from_headings") {
+	bookmarks := in.Params.String(paramBookmarks)
+	if in.Params.Bool(paramFromHeadings) {
 		headings, err := documentHeadings(ctx, pdftotext, maxLayout, in)
 		if err != nil {
 			return nil, err

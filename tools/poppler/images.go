@@ -44,11 +44,11 @@ func extractImagesTool(e Engines, limits docmill.Limits) *docmill.Tool {
 			{Name: "skipped_small", Type: docmill.MetaInteger, Description: "Images left out for being smaller than min_size."},
 		},
 		Params: []docmill.Param{
-			{Name: "min_size", Type: docmill.TypeInteger, Default: strconv.Itoa(defaultMinSize),
+			{Name: paramMinSize, Type: docmill.TypeInteger, Default: strconv.Itoa(defaultMinSize),
 				Min: docmill.Bound(0), Max: docmill.Bound(maxMinSize),
 				Description: "Images whose smaller side is under this many pixels are left out (icons, bullets, " +
 					"spacers); 0 keeps every image."},
-			{Name: "pages", Type: docmill.TypePages,
+			{Name: paramPages, Type: docmill.TypePages,
 				Description: `Pages whose images to extract, such as "1-3,5,8-"; every page when absent.`},
 		},
 		Outputs: []string{ziparchive.ContentType},
@@ -77,7 +77,7 @@ func runExtractImages(ctx context.Context, e Engines, limits docmill.Limits, in 
 	if err != nil {
 		return nil, err
 	}
-	keep, small := chooseImages(listed, pages, in.Params.Int("min_size"))
+	keep, small := chooseImages(listed, pages, in.Params.Int(paramMinSize))
 	meta := map[string]any{"pages": count, "images": len(keep), "skipped_small": small}
 	name := docmill.ResultName(f.Filename, ".pdf", "-images.zip")
 	zipPath := filepath.Join(dir, "images.zip")

@@ -26,23 +26,23 @@ type Engines struct {
 // (TextLayer: refuses redact-pdf's ocr=true only).
 type Steps struct {
 	// SelectPages keeps the pages its "pages" param selects
-	// (pdfops.SelectPagesTool), for remove-blank-pages.
+	// (pdfops.SelectPagesStep), for remove-blank-pages.
 	SelectPages docmill.RunFunc
 	// WriteBookmarks writes edit-bookmarks' outline
-	// (pdfops.WriteBookmarksTool): it takes the PDF and a "bookmarks"
+	// (pdfops.WriteBookmarksStep): it takes the PDF and a "bookmarks"
 	// param, the JSON docmill.ParseBookmarks reads, and refuses a page
 	// past the last.
 	WriteBookmarks docmill.RunFunc
 	// CompareReport builds compare-pdf's report PDF
-	// (pdfops.CompareReportTool).
+	// (pdfops.CompareReportStep).
 	CompareReport docmill.RunFunc
 	// Inspect reads what pdf-info reports of a PDF's structure: tagging,
-	// forms, signatures, XMP claims and scripts (pdfops.InspectTool).
+	// forms, signatures, XMP claims and scripts (pdfops.InspectStep).
 	Inspect docmill.RunFunc
 	// RedactPages puts redact-pdf's page images in place of the pages
-	// (pdfops.RedactPagesTool).
+	// (pdfops.RedactPagesStep).
 	RedactPages docmill.RunFunc
-	// TextLayer is ocr.TextLayerTool: the invisible text tesseract
+	// TextLayer is ocr.TextLayerStep: the invisible text tesseract
 	// recognizes in page images, as a text-only PDF with a page per
 	// image. nil, or an engine it lacks, refuses redact-pdf's ocr=true
 	// with engine_unavailable; the tool stays available without OCR.

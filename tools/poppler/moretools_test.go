@@ -13,7 +13,7 @@ import (
 // pages, as docmill's own binary does in the server (`docmill engine
 // pdf`).
 func TestMain(m *testing.M) {
-	toolstest.Main(m, pdfops.SelectPagesTool(), pdfops.RedactPagesTool())
+	toolstest.Main(m, pdfops.SelectPagesStep(), pdfops.RedactPagesStep())
 }
 
 // moreTool returns the moreTools tool with slug on the real engines, its
@@ -35,7 +35,7 @@ func limitedMoreTool(t testing.TB, slug string, limits docmill.Limits) *docmill.
 		return e
 	}
 	e := Engines{PDFToPPM: find("pdftoppm"), PDFInfo: find("pdfinfo"), PDFImages: find("pdfimages"), PDFToCairo: find("pdftocairo")}
-	steps := Steps{SelectPages: toolstest.Helpers().Tool(pdfops.SelectPagesTool()).Run}
+	steps := Steps{SelectPages: toolstest.Helpers().Step(pdfops.SelectPagesStep())}
 	return toolstest.Find(t, moreTools(e, limits, steps), slug)
 }
 

@@ -56,11 +56,15 @@ func Tools(e Engines, steps Steps, limits docmill.Limits) []*docmill.Tool {
 	tools = append(tools, editBookmarksTool(e.PDFToText, steps.WriteBookmarks, limits.WithDefaults().LayoutBytes))
 	tools = append(tools, moreTools(e, limits, steps)...)
 	tools = append(tools, wordTools(e, limits)...)
-	return append(tools,
+	tools = append(tools,
 		compareTool(e, limits, steps.CompareReport),
 		infoTool(e, steps.Inspect),
 		verifySignaturesTool(e),
 		redactTool(e, limits, steps))
+	for _, t := range tools {
+		t.CheckPDFs = true // every PDF passes the stream check before poppler sees it
+	}
+	return tools
 }
 
 // pageTools returns pdf-to-jpg, pdf-to-png and pdf-to-text.

@@ -11,6 +11,7 @@ import (
 
 	docmill "github.com/docmill/docmill"
 	"github.com/docmill/docmill/sandbox"
+	"github.com/docmill/docmill/tools/pdfops"
 )
 
 // redactDPI is the resolution redact-pdf draws the pages it redacts at:
@@ -84,39 +85,39 @@ func redactTool(e Engines, limits docmill.Limits, steps Steps) *docmill.Tool {
 func redactParams() []docmill.Param {
 	return []docmill.Param{
 		{
-			Name: "terms", Type: docmill.TypeString, Max: docmill.Bound(maxRedactTermsLen), Check: checkRedactTerms, Example: "Jane Roe",
+			Name: paramTerms, Type: docmill.TypeString, Max: docmill.Bound(maxRedactTermsLen), Check: checkRedactTerms, Example: "Jane Roe",
 			Description: "Text to black out: one term per line, or a JSON list of strings. Matched without regard to case, " +
 				"anywhere in a word, and across the words of one line (a term's spaces match any spacing); every word a " +
 				fmt.Sprintf("match touches is blacked out whole. At most %d terms of %d to %d characters.", maxRedactTerms, minRedactTermChars, maxRedactTermChars),
 		},
 		{
-			Name: "regex", Type: docmill.TypeString, Max: docmill.Bound(maxRedactRegexLen), Check: checkRedactRegex,
+			Name: paramRegex, Type: docmill.TypeString, Max: docmill.Bound(maxRedactRegexLen), Check: checkRedactRegex,
 			Description: "A regular expression in Go's RE2 syntax (no backreferences; matching takes linear time), matched " +
 				"on each line of text, its words joined by single spaces; case is ignored unless it starts with (?-i). " +
 				"Every word a match touches is blacked out whole.",
 		},
 		{
-			Name: "presets", Type: docmill.TypeString, Max: docmill.Bound(200), Check: checkRedactPresets,
+			Name: paramPresets, Type: docmill.TypeString, Max: docmill.Bound(200), Check: checkRedactPresets,
 			Description: "Kinds of personal data to find, comma-separated: " + presetsDescription(),
 		},
 		{
-			Name: "boxes", Type: docmill.TypeString, Max: docmill.Bound(maxBoxesParamLen), Check: checkRedactBoxes,
+			Name: paramBoxes, Type: docmill.TypeString, Max: docmill.Bound(maxBoxesParamLen), Check: checkRedactBoxes,
 			Description: `Areas to black out, as JSON: [{"page": 1, "x": 72, "y": 100, "width": 200, "height": 30}], ` +
 				"in points (1/72 inch), x and y the top left corner of the area measured from the top left corner of the " +
 				fmt.Sprintf("page as it is shown (its crop box, turned by its rotation). At most %d boxes.", maxRedactBoxParams),
 		},
 		{
-			Name: "pages", Type: docmill.TypePages,
+			Name: paramPages, Type: docmill.TypePages,
 			Description: `Pages whose text is searched for terms, regex and presets, such as "1-3,5,8-"; every page when absent. Boxes apply to the pages they name.`,
 		},
 		{
-			Name: "ocr", Type: docmill.TypeBoolean, Default: "false",
+			Name: paramOCR, Type: docmill.TypeBoolean, Default: "false",
 			Description: "Give the redacted pages an invisible text layer again, recognized by OCR (tesseract) in their images " +
 				"with the boxes already black, so that they can be searched and copied from. Takes seconds per page; " +
 				fmt.Sprintf("at most %d redacted pages.", maxRedactOCRPages),
 		},
 		{
-			Name: "lang", Type: docmill.TypeString, Enum: []string{"eng", "rus", "eng+rus"}, Default: "eng+rus",
+			Name: paramLang, Type: docmill.TypeString, Enum: []string{"eng", "rus", "eng+rus"}, Default: "eng+rus",
 			Description: "With ocr=true, the language of the text: eng (English), rus (Russian) or eng+rus (both).",
 		},
 	}
@@ -136,8 +137,8 @@ func presetsDescription() string {
 
 // checkRedactSource holds redact-pdf to having something to black out.
 func checkRedactSource(p docmill.Params) error {
-	if !p.Has("terms") && !p.Has("regex") && !p.Has("presets") && !p.Has("boxes") {
-		return docmill.ParamError("terms", "is required unless regex, presets or boxes are given")
+	if !p.Has(paramTerms) && !p.Has(paramRegex) && !p.Has(paramPresets) && !p.Has(paramBoxes) {
+		return docmill.ParamError(paramTerms, "is required unless regex, presets or boxes are given")
 	}
 	return nil
 }
@@ -147,7 +148,7 @@ func checkRedactSource(p docmill.Params) error {
 // the pages. A document with nothing to black out still goes through
 // replace, which drops its metadata.
 func runRedact(ctx context.Context, e Engines, limits docmill.Limits, steps Steps, in *docmill.RunInput) (*docmill.RunOutput, error) {
-	replace, ocr := steps.RedactPages, in.Params.Bool("ocr")
+	replace, ocr := steps.RedactPages, in.Params.Bool(paramOCR)
 	if replace == nil || !e.PDFToText.Available() || !e.PDFToPPM.Available() {
 		return nil, engineError(sandbox.ErrUnavailable, "")
 	}
@@ -174,7 +175,7 @@ func runRedact(ctx context.Context, e Engines, limits docmill.Limits, steps Step
 	if err != nil {
 		return nil, docmill.Internal(err)
 	}
-	step.Params["texts"] = string(texts)
+	step.Params[pdfops.RedactPagesParamTexts] = string(texts)
 	perPage, total, ocrPages := []int{}, 0, 0
 	if len(redacted) > 0 {
 		dpi, err := redactResolution(ctx, e.PDFInfo, src, dir, limits, redacted, sizes)
@@ -191,14 +192,14 @@ func runRedact(ctx context.Context, e Engines, limits docmill.Limits, steps Step
 			return nil, err
 		}
 		step.Files = append(step.Files, images...)
-		step.Params["pages"] = docmill.FormatPages(redacted)
+		step.Params[pdfops.RedactPagesParamPages] = docmill.FormatPages(redacted)
 		if ocr {
 			layer, err := recognizeText(ctx, steps.TextLayer, in, images, dpi)
 			if err != nil {
 				return nil, err
 			}
 			step.Files = append(step.Files, layer)
-			step.Params["text_layer"] = "true"
+			step.Params[pdfops.RedactPagesParamTextLayer] = "true"
 			ocrPages = len(redacted)
 		}
 		for _, p := range redacted {
@@ -240,7 +241,7 @@ func checkOCRBounds(pages []int, sizes map[int]pageSize, dpi int) error {
 // returns the text-only PDF it made, a page per image.
 func recognizeText(ctx context.Context, textLayer docmill.RunFunc, in *docmill.RunInput, images []docmill.LocalFile, dpi int) (docmill.LocalFile, error) {
 	out, err := textLayer(ctx, &docmill.RunInput{Files: images, WorkDir: in.WorkDir, Limits: in.Limits,
-		Params: docmill.Params{"lang": in.Params.String("lang"), "dpi": strconv.Itoa(dpi)}})
+		Params: docmill.Params{"lang": in.Params.String(paramLang), "dpi": strconv.Itoa(dpi)}})
 	if err != nil {
 		return docmill.LocalFile{}, err
 	}

@@ -113,13 +113,13 @@ func (m textMatcher) find(line string) []span {
 // newTextMatcher builds the matcher of validated params.
 func newTextMatcher(p docmill.Params) textMatcher {
 	var m textMatcher
-	if terms, _ := parseRedactTerms(p.String("terms")); len(terms) > 0 {
+	if terms, _ := parseRedactTerms(p.String(paramTerms)); len(terms) > 0 {
 		m.exprs = append(m.exprs, termsExpr(terms))
 	}
-	if p.Has("regex") {
-		m.exprs = append(m.exprs, regexp.MustCompile(regexCaseless+p.String("regex")))
+	if p.Has(paramRegex) {
+		m.exprs = append(m.exprs, regexp.MustCompile(regexCaseless+p.String(paramRegex)))
 	}
-	for _, name := range parsePresetNames(p.String("presets")) {
+	for _, name := range parsePresetNames(p.String(paramPresets)) {
 		for _, pr := range redactPresets {
 			if pr.name == name {
 				m.presets = append(m.presets, pr)
@@ -158,7 +158,7 @@ func parseRedactTerms(v string) ([]string, error) {
 	var raw []string
 	if strings.HasPrefix(v, "[") {
 		if err := json.Unmarshal([]byte(v), &raw); err != nil {
-			return nil, docmill.ParamError("terms", `is not a JSON list of strings, such as ["John Smith", "+7 916 123-45-67"]`)
+			return nil, docmill.ParamError(paramTerms, `is not a JSON list of strings, such as ["John Smith", "+7 916 123-45-67"]`)
 		}
 	} else {
 		raw = strings.Split(v, "\n")
@@ -172,16 +172,16 @@ func parseRedactTerms(v string) ([]string, error) {
 		n := utf8.RuneCountInString(t)
 		switch {
 		case n < minRedactTermChars:
-			return nil, docmill.ParamError("terms", "holds %q: a term needs at least %d characters", t, minRedactTermChars)
+			return nil, docmill.ParamError(paramTerms, "holds %q: a term needs at least %d characters", t, minRedactTermChars)
 		case n > maxRedactTermChars:
-			return nil, docmill.ParamError("terms", "holds a term of %d characters; at most %d", n, maxRedactTermChars)
+			return nil, docmill.ParamError(paramTerms, "holds a term of %d characters; at most %d", n, maxRedactTermChars)
 		case strings.ContainsFunc(t, unicode.IsControl):
-			return nil, docmill.ParamError("terms", "holds a term with a control character")
+			return nil, docmill.ParamError(paramTerms, "holds a term with a control character")
 		}
 		terms = append(terms, t)
 	}
 	if len(terms) > maxRedactTerms {
-		return nil, docmill.ParamError("terms", "holds %d terms; at most %d", len(terms), maxRedactTerms)
+		return nil, docmill.ParamError(paramTerms, "holds %d terms; at most %d", len(terms), maxRedactTerms)
 	}
 	return terms, nil
 }
@@ -201,10 +201,10 @@ const regexCaseless = "(?i)"
 func checkRedactRegex(v string) error {
 	re, err := regexp.Compile(regexCaseless + v)
 	if err != nil {
-		return docmill.ParamError("regex", "is not a valid RE2 regular expression (Go syntax): %s", regexSyntaxProblem(err))
+		return docmill.ParamError(paramRegex, "is not a valid RE2 regular expression (Go syntax): %s", regexSyntaxProblem(err))
 	}
 	if re.MatchString("") {
-		return docmill.ParamError("regex", "matches the empty text; it must match at least one character")
+		return docmill.ParamError(paramRegex, "matches the empty text; it must match at least one character")
 	}
 	return nil
 }
@@ -234,7 +234,7 @@ func checkRedactPresets(v string) error {
 	known := redactPresetNames()
 	for _, n := range parsePresetNames(v) {
 		if !slices.Contains(known, n) {
-			return docmill.ParamError("presets", "names %q; the presets are %s", n, strings.Join(known, ", "))
+			return docmill.ParamError(paramPresets, "names %q; the presets are %s", n, strings.Join(known, ", "))
 		}
 	}
 	return nil

@@ -17,7 +17,7 @@ import (
 	"github.com/docmill/docmill/tools/toolstest"
 )
 
-// ocrStep is the OCR step the server gives redact-pdf (ocr.TextLayerTool
+// ocrStep is the OCR step the server gives redact-pdf (ocr.TextLayerStep
 // over the jailed tesseract, as cmd/docmill's engines.go wires it),
 // counting its calls and keeping the params of the last one: the test
 // reads what redact-pdf asked of the real step, it does not answer for
@@ -32,8 +32,8 @@ type ocrStep struct {
 func realOCRStep(t *testing.T) *ocrStep {
 	t.Helper()
 	tesseract := sandbox.Find("tesseract", []string{"--version"}, sandbox.Options{View: sandbox.View{ReadOnly: ocr.DataPaths}})
-	tool := ocr.TextLayerTool(tesseract, t.TempDir())
-	if !tool.Available() {
+	tool := ocr.TextLayerStep(tesseract, t.TempDir())
+	if !tool.IsAvailable() {
 		if os.Getenv("CI") != "" {
 			t.Fatal("tesseract with the eng and rus language packs is not installed (scripts/install-engines.sh installs it)")
 		}

@@ -36,20 +36,20 @@ type redactBox struct {
 func parseRedactBoxes(v string) ([]redactBox, error) {
 	var boxes []redactBox
 	if err := json.Unmarshal([]byte(v), &boxes); err != nil {
-		return nil, docmill.ParamError("boxes", `is not a JSON list of {"page", "x", "y", "width", "height"}`)
+		return nil, docmill.ParamError(paramBoxes, `is not a JSON list of {"page", "x", "y", "width", "height"}`)
 	}
 	if len(boxes) > maxRedactBoxParams {
-		return nil, docmill.ParamError("boxes", "holds %d boxes; at most %d", len(boxes), maxRedactBoxParams)
+		return nil, docmill.ParamError(paramBoxes, "holds %d boxes; at most %d", len(boxes), maxRedactBoxParams)
 	}
 	inside := func(f float64) bool { return f >= 0 && f <= maxBoxSide }
 	for i, b := range boxes {
 		switch {
 		case b.Page < 1 || b.Page > docmill.MaxPageNumber:
-			return nil, docmill.ParamError("boxes", "box %d: page must be a page number from 1", i+1)
+			return nil, docmill.ParamError(paramBoxes, "box %d: page must be a page number from 1", i+1)
 		case b.X == nil || b.Y == nil || !inside(*b.X) || !inside(*b.Y):
-			return nil, docmill.ParamError("boxes", "box %d: x and y are required, from 0 to %d points", i+1, maxBoxSide)
+			return nil, docmill.ParamError(paramBoxes, "box %d: x and y are required, from 0 to %d points", i+1, maxBoxSide)
 		case !(b.Width > 0) || !(b.Height > 0) || !inside(b.Width) || !inside(b.Height):
-			return nil, docmill.ParamError("boxes", "box %d: width and height must be above 0 and at most %d points", i+1, maxBoxSide)
+			return nil, docmill.ParamError(paramBoxes, "box %d: width and height must be above 0 and at most %d points", i+1, maxBoxSide)
 		}
 	}
 	return boxes, nil
@@ -67,9 +67,9 @@ func checkRedactBoxes(v string) error {
 func findRedactions(ctx context.Context, pdftotext *sandbox.Engine, src, dir string, count int, p docmill.Params, maxLayout int64) (*layoutScan, error) {
 	s := &layoutScan{match: newTextMatcher(p), pages: map[int]*pageRedactions{}, texts: map[string]bool{}}
 	if !s.match.empty() {
-		sel, err := docmill.Pages(p.PageRanges("pages"), count)
+		sel, err := docmill.Pages(p.PageRanges(paramPages), count)
 		if err != nil {
-			return nil, docmill.ParamError("pages", "%s", err)
+			return nil, docmill.ParamError(paramPages, "%s", err)
 		}
 		s.search = map[int]bool{}
 		for _, n := range sel {
@@ -90,11 +90,11 @@ func findRedactions(ctx context.Context, pdftotext *sandbox.Engine, src, dir str
 			return nil, docmill.InvalidDocument(err, "The text of the document could not be read.")
 		}
 	}
-	if p.Has("boxes") {
-		boxes, _ := parseRedactBoxes(p.String("boxes")) // validated by ParseParams
+	if p.Has(paramBoxes) {
+		boxes, _ := parseRedactBoxes(p.String(paramBoxes)) // validated by ParseParams
 		for _, b := range boxes {
 			if b.Page > count {
-				return nil, docmill.ParamError("boxes", "names page %d; the document has %d", b.Page, count)
+				return nil, docmill.ParamError(paramBoxes, "names page %d; the document has %d", b.Page, count)
 			}
 			pr := s.pages[b.Page]
 			if pr == nil {

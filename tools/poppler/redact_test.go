@@ -39,7 +39,7 @@ func stepsRedactTool(t testing.TB, limits docmill.Limits, textLayer docmill.RunF
 		return e
 	}
 	e := Engines{PDFToText: find("pdftotext"), PDFToPPM: find("pdftoppm"), PDFInfo: find("pdfinfo")}
-	return redactTool(e, limits, Steps{RedactPages: toolstest.Helpers().Tool(pdfops.RedactPagesTool()).Run, TextLayer: textLayer})
+	return redactTool(e, limits, Steps{RedactPages: toolstest.Helpers().Step(pdfops.RedactPagesStep()), TextLayer: textLayer})
 }
 
 func TestRedactChecksums(t *testing.T) {

@@ -46,6 +46,7 @@ type imageFormat struct {
 	contentType string
 	args        func(quality int) []string // pdftoppm's output options
 	quality     bool                       // whether the tool takes quality
+	provides    docmill.Capability         // what the tool does for other tools
 }
 
 var (
@@ -54,7 +55,7 @@ var (
 		args: func(q int) []string { return []string{"-jpeg", "-jpegopt", "quality=" + strconv.Itoa(q)} },
 	}
 	pngFormat = imageFormat{
-		slug: "pdf-to-png", title: "PDF to PNG", ext: "png", contentType: "image/png",
+		slug: "pdf-to-png", title: "PDF to PNG", ext: "png", contentType: "image/png", provides: docmill.CapPDFToPNG,
 		args: func(int) []string { return []string{"-png"} },
 	}
 )
@@ -62,28 +63,29 @@ var (
 // renderTool declares pdf-to-jpg or pdf-to-png.
 func renderTool(f imageFormat, pdftoppm, pdfinfo *sandbox.Engine, limits docmill.Limits) *docmill.Tool {
 	params := []docmill.Param{{
-		Name: "dpi", Type: docmill.TypeInteger, Default: strconv.Itoa(defaultDPI),
+		Name: paramDPI, Type: docmill.TypeInteger, Default: strconv.Itoa(defaultDPI),
 		Description: "Resolution of the images, in dots per inch; a page of W x H points becomes " +
 			"W*dpi/72 x H*dpi/72 pixels.",
 		Min: docmill.Bound(minDPI), Max: docmill.Bound(maxDPI),
 	}}
 	if f.quality {
 		params = append(params, docmill.Param{
-			Name: "quality", Type: docmill.TypeInteger, Default: strconv.Itoa(defaultQuality),
+			Name: paramQuality, Type: docmill.TypeInteger, Default: strconv.Itoa(defaultQuality),
 			Description: "JPEG quality, 1 (smallest) to 100 (best).",
 			Min:         docmill.Bound(1), Max: docmill.Bound(100),
 		})
 	}
 	params = append(params, docmill.Param{
-		Name: "pages", Type: docmill.TypePages,
+		Name: paramPages, Type: docmill.TypePages,
 		Description: `Pages to convert, such as "1-3,5,8-"; every page when absent. Each page is ` +
 			`converted once, in page order, whatever order or repeats the selection has.`,
 	})
 	return engineTool(docmill.Tool{
-		Slug:  f.slug,
-		Lane:  docmill.LaneRender,
-		Meta:  []docmill.MetaField{{Name: "pages", Type: docmill.MetaInteger, Description: "Pages of the document."}, {Name: "images", Type: docmill.MetaInteger, Description: "Images made (one is returned as is, several as a zip)."}, {Name: "dpi", Type: docmill.MetaInteger, Description: "The resolution rendered at."}},
-		Title: f.title,
+		Slug:     f.slug,
+		Provides: f.provides,
+		Lane:     docmill.LaneRender,
+		Meta:     []docmill.MetaField{{Name: "pages", Type: docmill.MetaInteger, Description: "Pages of the document."}, {Name: "images", Type: docmill.MetaInteger, Description: "Images made (one is returned as is, several as a zip)."}, {Name: "dpi", Type: docmill.MetaInteger, Description: "The resolution rendered at."}},
+		Title:    f.title,
 		Description: fmt.Sprintf("Render PDF pages as %s images. One page gives <name>-<page>.%s; several give "+
 			"a zip archive <name>-images.zip of <name>-<page>.%s, page numbers zero-padded so they sort. "+
 			"At most %d pages and %s a page.",
@@ -101,8 +103,8 @@ func renderTool(f imageFormat, pdftoppm, pdfinfo *sandbox.Engine, limits docmill
 // returns one image, or a zip archive of several.
 func runRender(ctx context.Context, f imageFormat, pdftoppm, pdfinfo *sandbox.Engine, limits docmill.Limits, in *docmill.RunInput) (*docmill.RunOutput, error) {
 	file := in.Files[0]
-	ranges := in.Params.PageRanges("pages")
-	dpi, quality := in.Params.Int("dpi"), in.Params.Int("quality")
+	ranges := in.Params.PageRanges(paramPages)
+	dpi, quality := in.Params.Int(paramDPI), in.Params.Int(paramQuality)
 	if !pdftoppm.Available() {
 		return nil, engineError(sandbox.ErrUnavailable, "")
 	}
@@ -175,12 +177,12 @@ func selectPages(ctx context.Context, pdfinfo *sandbox.Engine, src, dir string, 
 	}
 	sel, err := docmill.Pages(ranges, count)
 	if err != nil {
-		return 0, nil, docmill.ParamError("pages", "%s", err)
+		return 0, nil, docmill.ParamError(paramPages, "%s", err)
 	}
 	slices.Sort(sel)
 	pages := slices.Compact(sel)
 	if len(pages) > limits.RenderPages {
-		return 0, nil, docmill.ParamError("pages", "selects %d pages; at most %d pages can be converted at once", len(pages), limits.RenderPages)
+		return 0, nil, docmill.ParamError(paramPages, "selects %d pages; at most %d pages can be converted at once", len(pages), limits.RenderPages)
 	}
 	if last := pages[len(pages)-1]; last > limits.RenderPages {
 		if sizes, err = pageSizes(ctx, pdfinfo, src, dir, pages[0], last); err != nil {
@@ -207,16 +209,16 @@ func checkPixels(limits docmill.Limits, pages []int, sizes map[int]pageSize, dpi
 		if !fits(limits, w, h) {
 			fit := fittingDPI(limits, s)
 			if fit < minDPI {
-				return docmill.ParamError("pages", "selects page %d, which at %.0f x %.0f pt is too large to render", p, s.w, s.h)
+				return docmill.ParamError(paramPages, "selects page %d, which at %.0f x %.0f pt is too large to render", p, s.w, s.h)
 			}
-			return docmill.ParamError("dpi", "is too high for page %d (%.0f x %.0f pt): it would be %d x %d pixels, "+
+			return docmill.ParamError(paramDPI, "is too high for page %d (%.0f x %.0f pt): it would be %d x %d pixels, "+
 				"above the limit of %s and %d pixels a side; use at most %d dpi", p, s.w, s.h, w, h,
 				pixelCount(limits.RenderPagePixels), maxPageSide, fit)
 		}
 		total += w * h
 	}
 	if total > limits.RenderPixelsTotal {
-		return docmill.ParamError("dpi", "is too high for %d pages: the images would total %s, "+
+		return docmill.ParamError(paramDPI, "is too high for %d pages: the images would total %s, "+
 			"above the limit of %s; lower the dpi or select fewer pages", len(pages),
 			pixelCount(total), pixelCount(limits.RenderPixelsTotal))
 	}

@@ -18,7 +18,7 @@ const reportContentType = "application/json"
 
 // infoTool declares pdf-info. It lives here, with the poppler programs
 // that give most of its report, and takes the rest as injected parts:
-// qpdf, and structure, the pdfcpu step (pdfops.InspectTool run in the PDF
+// qpdf, and structure, the pdfcpu step (pdfops.InspectStep run in the PDF
 // helper) that reads tagging, forms, signatures, XMP claims and scripts.
 //
 // Each part that fails on a damaged file adds to the report's problems

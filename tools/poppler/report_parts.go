@@ -133,7 +133,7 @@ func (r *report) problem(part, msg string) {
 	}
 }
 
-// addStructure takes the meta of the pdfcpu step (pdfops.InspectTool),
+// addStructure takes the meta of the pdfcpu step (pdfops.InspectStep),
 // as decoded from JSON.
 func (r *report) addStructure(m map[string]any) {
 	r.readByPDFCPU, _ = m["read"].(bool)

@@ -31,9 +31,9 @@ func selectedPages(ctx context.Context, pdfinfo *sandbox.Engine, src, dir string
 	if count, _, err = pageInfo(ctx, pdfinfo, src, dir, 1); err != nil {
 		return nil, 0, err
 	}
-	sel, err := docmill.Pages(params.PageRanges("pages"), count)
+	sel, err := docmill.Pages(params.PageRanges(paramPages), count)
 	if err != nil {
-		return nil, 0, docmill.ParamError("pages", "%s", err)
+		return nil, 0, docmill.ParamError(paramPages, "%s", err)
 	}
 	slices.Sort(sel)
 	return slices.Compact(sel), count, nil

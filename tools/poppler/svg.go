@@ -30,7 +30,7 @@ func svgTool(e Engines, limits docmill.Limits) *docmill.Tool {
 			{Name: "images", Type: docmill.MetaInteger, Description: "SVG files made (one is returned as is, several as a zip)."},
 		},
 		Params: []docmill.Param{{
-			Name: "pages", Type: docmill.TypePages,
+			Name: paramPages, Type: docmill.TypePages,
 			Description: `Pages to convert, such as "1-3,5,8-"; every page when absent. Each page is ` +
 				`converted once, in page order, whatever order or repeats the selection has.`,
 		}},
@@ -58,7 +58,7 @@ func runSVG(ctx context.Context, e Engines, limits docmill.Limits, in *docmill.R
 		return nil, err
 	}
 	if len(pages) > limits.RenderPages {
-		return nil, docmill.ParamError("pages", "selects %d pages; at most %d pages can be converted at once", len(pages), limits.RenderPages)
+		return nil, docmill.ParamError(paramPages, "selects %d pages; at most %d pages can be converted at once", len(pages), limits.RenderPages)
 	}
 	out := filepath.Join(dir, "svg")
 	if err := os.Mkdir(out, 0o700); err != nil {

@@ -26,7 +26,7 @@ func textTool(pdftotext *sandbox.Engine, maxBytes int64) *docmill.Tool {
 			"Scanned pages without a text layer give no text; run ocr-pdf first.",
 		Outputs: []string{"text/plain"}, // textContentType, as a sniffed upload names it
 		Params: []docmill.Param{{
-			Name: "layout", Type: docmill.TypeBoolean, Default: "false",
+			Name: paramLayout, Type: docmill.TypeBoolean, Default: "false",
 			Description: "Keep the physical layout of the page (columns, indentation) with spaces, " +
 				"instead of the reading order.",
 		}},
@@ -46,7 +46,7 @@ func runText(ctx context.Context, pdftotext *sandbox.Engine, maxBytes int64, in 
 		return nil, fmt.Errorf("poppler: input path: %w", err)
 	}
 	args := []string{"-enc", "UTF-8"}
-	if in.Params.Bool("layout") {
+	if in.Params.Bool(paramLayout) {
 		args = append(args, "-layout")
 	}
 	args = append(args, src, "-")

@@ -70,7 +70,7 @@ func Tool(steps Steps) *docmill.Tool {
 		Outputs:     []string{"image/png"},
 		MinFiles:    1, MaxFiles: 1,
 		Params: []docmill.Param{{
-			Name: "width", Type: docmill.TypeInteger, Default: strconv.Itoa(defaultWidth),
+			Name: paramWidth, Type: docmill.TypeInteger, Default: strconv.Itoa(defaultWidth),
 			Min: docmill.Bound(minWidth), Max: docmill.Bound(maxWidth),
 			Description: fmt.Sprintf("Width of the picture in pixels, %d-%d; the height follows the page's proportions.", minWidth, maxWidth),
 		}},
@@ -102,16 +102,16 @@ func (s Steps) available() bool {
 }
 
 func (s Steps) run(ctx context.Context, in *docmill.RunInput) (*docmill.RunOutput, error) {
-	width := in.Params.Int("width")
+	width := in.Params.Int(paramWidth)
 	file := in.Files[0]
 	var err error
 	switch {
 	case slices.Contains(imageTypes, file.ContentType):
-		if file, err = s.step(ctx, in, s.Resize, file, map[string]string{"width": strconv.Itoa(width), "enlarge": "true"}); err != nil {
+		if file, err = s.step(ctx, in, s.Resize, file, map[string]string{docmill.CapParamWidth: strconv.Itoa(width), docmill.CapParamEnlarge: "true"}); err != nil {
 			return nil, err
 		}
 		if file.ContentType != "image/png" {
-			if file, err = s.step(ctx, in, s.ConvertImage, file, map[string]string{"format": "png"}); err != nil {
+			if file, err = s.step(ctx, in, s.ConvertImage, file, map[string]string{docmill.CapParamFormat: "png"}); err != nil {
 				return nil, err
 			}
 		}
@@ -129,7 +129,7 @@ func (s Steps) run(ctx context.Context, in *docmill.RunInput) (*docmill.RunOutpu
 		if file, err = s.firstPage(ctx, in, file, width); err != nil {
 			return nil, err
 		}
-		if file, err = s.step(ctx, in, s.Resize, file, map[string]string{"width": strconv.Itoa(width), "enlarge": "true"}); err != nil {
+		if file, err = s.step(ctx, in, s.Resize, file, map[string]string{docmill.CapParamWidth: strconv.Itoa(width), docmill.CapParamEnlarge: "true"}); err != nil {
 			return nil, err
 		}
 	}
@@ -154,12 +154,12 @@ const minDPI, maxDPI = 72, 600
 func (s Steps) firstPage(ctx context.Context, in *docmill.RunInput, file docmill.LocalFile, width int) (docmill.LocalFile, error) {
 	dpi := min(max(int(math.Ceil(float64(width)/8.0)), minDPI), maxDPI)
 	for {
-		out, err := s.step(ctx, in, s.PDFToPNG, file, map[string]string{"dpi": strconv.Itoa(dpi), "pages": "1"})
+		out, err := s.step(ctx, in, s.PDFToPNG, file, map[string]string{docmill.CapParamDPI: strconv.Itoa(dpi), docmill.CapParamPages: "1"})
 		var e *docmill.Error
 		if err == nil || !errors.As(err, &e) || e.Code != docmill.CodeInvalidParameter {
 			return out, err
 		}
-		if len(e.Fields) > 0 && e.Fields[0].Field == "dpi" && dpi > minDPI {
+		if len(e.Fields) > 0 && e.Fields[0].Field == docmill.CapParamDPI && dpi > minDPI {
 			dpi = max(dpi*2/3, minDPI) // a few tries, each refused before any drawing
 			continue
 		}

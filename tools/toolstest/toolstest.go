@@ -82,6 +82,19 @@ func RunContext(ctx context.Context, t testing.TB, tool *docmill.Tool, path, con
 	return tool.Run(ctx, in)
 }
 
+// MustRunStep runs step on a copy of the file at path, of contentType,
+// placed in a new work directory (Input), with params as its tool would
+// give them; it fails t on an error.
+func MustRunStep(t testing.TB, step *docmill.EngineStep, path, contentType string, params docmill.Params) *docmill.RunOutput {
+	t.Helper()
+	dir := t.TempDir()
+	out, err := step.Invoke(context.Background(), &docmill.RunInput{Files: []docmill.LocalFile{Input(t, dir, path, contentType)}, Params: params, WorkDir: dir})
+	if err != nil {
+		t.Fatalf("%s: %v", step.Name, err)
+	}
+	return out
+}
+
 // WantCode fails t unless err is a *docmill.Error with code and, when
 // field is not "", whose first field error names field; it returns the
 // error.
@@ -101,15 +114,15 @@ func WantCode(t testing.TB, err error, code docmill.Code, field string) *docmill
 var helperArgs = []string{"engine", "pdf"}
 
 // Main is a test package's TestMain: run with helperArgs (by Helpers),
-// the test binary serves tools as a helper; otherwise it runs the tests.
-func Main(m *testing.M, tools ...*docmill.Tool) {
-	MainWith(m, nil, tools...)
+// the test binary serves steps as a helper; otherwise it runs the tests.
+func Main(m *testing.M, steps ...*docmill.EngineStep) {
+	MainWith(m, nil, steps...)
 }
 
 // MainWith is Main that calls cleanup, if not nil, once the tests ran.
-func MainWith(m *testing.M, cleanup func(), tools ...*docmill.Tool) {
+func MainWith(m *testing.M, cleanup func(), steps ...*docmill.EngineStep) {
 	if len(os.Args) > 2 && os.Args[1] == helperArgs[0] && os.Args[2] == helperArgs[1] {
-		if err := sandbox.ServeHelper(context.Background(), os.Stdin, os.Stdout, docmill.NewRegistry(tools...)); err != nil {
+		if err := sandbox.ServeHelper(context.Background(), os.Stdin, os.Stdout, docmill.NewRegistry(), steps...); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)
 		}

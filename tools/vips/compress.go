@@ -31,7 +31,7 @@ func compressTool(vips, vipsheader *sandbox.Engine, maxPixels int64) *docmill.To
 		KeepsType: true,
 		Recodes:   recoded,
 		Params: []docmill.Param{
-			{Name: "preset", Type: docmill.TypeString, Enum: []string{"low", "recommended", "extreme"}, Default: "recommended",
+			{Name: paramPreset, Type: docmill.TypeString, Enum: []string{"low", "recommended", "extreme"}, Default: "recommended",
 				Description: "Compression level: low keeps the most quality, extreme makes the smallest file."},
 			qualityParam("JPEG/WebP/AVIF quality 1-100 (for PNG, the quantization quality); overrides the preset."),
 		},
@@ -53,9 +53,9 @@ func compress(ctx context.Context, vips, vipsheader *sandbox.Engine, maxPixels i
 	if _, _, err := imageSize(ctx, vipsheader, in.WorkDir, f, maxPixels); err != nil {
 		return nil, err
 	}
-	q := presetQuality[in.Params.String("preset")]
-	if in.Params.Has("quality") {
-		q = in.Params.Int("quality")
+	q := presetQuality[in.Params.String(paramPreset)]
+	if in.Params.Has(paramQuality) {
+		q = in.Params.Int(paramQuality)
 	}
 	src, err := loadPath(f, true)
 	if err != nil {
@@ -66,7 +66,7 @@ func compress(ctx context.Context, vips, vipsheader *sandbox.Engine, maxPixels i
 		return nil, err
 	}
 	best, bestSize := "", int64(-1)
-	preset := in.Params.String("preset")
+	preset := in.Params.String(paramPreset)
 	for i, opts := range compressCandidates(fm, q, preset, stripOption(vips)) {
 		p, err := outPath(in, "candidate-"+itoa(i)+"."+fm.ext)
 		if err != nil {

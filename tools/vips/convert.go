@@ -21,18 +21,19 @@ const avifEffort = 2
 // images of at most maxPixels.
 func convertTool(vips, vipsheader *sandbox.Engine, saveable []string, maxPixels int64) *docmill.Tool {
 	return imageTool(docmill.Tool{
-		Slug:  "convert-image",
-		Lane:  docmill.LaneRender,
-		Meta:  []docmill.MetaField{{Name: "format", Type: docmill.MetaString, Description: "The format made (its extension)."}, {Name: "width", Type: docmill.MetaInteger, Description: "Width of the result, pixels."}, {Name: "height", Type: docmill.MetaInteger, Description: "Height of the result, pixels."}},
-		Title: "Convert image",
+		Slug:     "convert-image",
+		Provides: docmill.CapConvertImage,
+		Lane:     docmill.LaneRender,
+		Meta:     []docmill.MetaField{{Name: "format", Type: docmill.MetaString, Description: "The format made (its extension)."}, {Name: "width", Type: docmill.MetaInteger, Description: "Width of the result, pixels."}, {Name: "height", Type: docmill.MetaInteger, Description: "Height of the result, pixels."}},
+		Title:    "Convert image",
 		Description: "Converts an image to another format. The EXIF orientation is applied to the pixels, since not " +
 			"every format or viewer honours it; transparency becomes white in JPEG. Multi-page TIFF and animated GIF " +
 			"inputs give their first page or frame.",
 		Accepts:    readTypes,
 		Outputs:    formatTypes(saveable),
-		OutputsFor: func(p docmill.Params) []string { return formatTypes([]string{p.String("format")}) },
+		OutputsFor: func(p docmill.Params) []string { return formatTypes([]string{p.String(paramFormat)}) },
 		Params: []docmill.Param{
-			{Name: "format", Type: docmill.TypeString, Required: true, Enum: saveable, Example: "png",
+			{Name: paramFormat, Type: docmill.TypeString, Required: true, Enum: saveable, Example: "png",
 				Description: "Output format; the list holds only the formats this server's libvips can write."},
 			qualityParam("Quality 1-100 of lossy outputs (jpg, webp, avif; default 85 for jpg and webp, 50 for avif); ignored otherwise."),
 		},
@@ -44,7 +45,7 @@ func convertTool(vips, vipsheader *sandbox.Engine, saveable []string, maxPixels 
 // where the format carries it.
 func convert(ctx context.Context, vips, vipsheader *sandbox.Engine, maxPixels int64, in *docmill.RunInput) (*docmill.RunOutput, error) {
 	f, _ := oneImage(in)
-	to, _ := formatByExt(in.Params.String("format")) // the required enum is saveableFormats, a subset of formats
+	to, _ := formatByExt(in.Params.String(paramFormat)) // the required enum is saveableFormats, a subset of formats
 	if _, _, err := imageSize(ctx, vipsheader, in.WorkDir, f, maxPixels); err != nil {
 		return nil, err
 	}

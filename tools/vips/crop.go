@@ -30,10 +30,10 @@ func cropTool(vips, vipsheader *sandbox.Engine, maxPixels int64) *docmill.Tool {
 		KeepsType: true,
 		Recodes:   recoded,
 		Params: []docmill.Param{
-			px("left", 0, false, "Pixels from the left edge to the box."),
-			px("top", 0, false, "Pixels from the top edge to the box."),
-			withExample(px("width", 1, true, "Width of the box in pixels."), "200"),
-			withExample(px("height", 1, true, "Height of the box in pixels."), "100"),
+			px(paramLeft, 0, false, "Pixels from the left edge to the box."),
+			px(paramTop, 0, false, "Pixels from the top edge to the box."),
+			withExample(px(paramWidth, 1, true, "Width of the box in pixels."), "200"),
+			withExample(px(paramHeight, 1, true, "Height of the box in pixels."), "100"),
 			qualityParam("JPEG/WebP/AVIF quality 1-100 of the output (default 90)."),
 		},
 	}, vips, vipsheader, maxPixels, crop)
@@ -48,13 +48,13 @@ type cropBox struct{ left, top, width, height int }
 func (b cropBox) check(w, h int) error {
 	switch {
 	case b.left >= w:
-		return docmill.ParamError("left", "must be less than the image's width as seen, %d", w)
+		return docmill.ParamError(paramLeft, "must be less than the image's width as seen, %d", w)
 	case b.top >= h:
-		return docmill.ParamError("top", "must be less than the image's height as seen, %d", h)
+		return docmill.ParamError(paramTop, "must be less than the image's height as seen, %d", h)
 	case b.left+b.width > w:
-		return docmill.ParamError("width", "runs past the right edge: left + width must be at most %d (the image is %d×%d as seen)", w, w, h)
+		return docmill.ParamError(paramWidth, "runs past the right edge: left + width must be at most %d (the image is %d×%d as seen)", w, w, h)
 	case b.top+b.height > h:
-		return docmill.ParamError("height", "runs past the bottom edge: top + height must be at most %d (the image is %d×%d as seen)", h, w, h)
+		return docmill.ParamError(paramHeight, "runs past the bottom edge: top + height must be at most %d (the image is %d×%d as seen)", h, w, h)
 	}
 	return nil
 }
@@ -68,7 +68,7 @@ func crop(ctx context.Context, vips, vipsheader *sandbox.Engine, maxPixels int64
 		return nil, err
 	}
 	p := in.Params
-	box := cropBox{left: p.Int("left"), top: p.Int("top"), width: p.Int("width"), height: p.Int("height")}
+	box := cropBox{left: p.Int(paramLeft), top: p.Int(paramTop), width: p.Int(paramWidth), height: p.Int(paramHeight)}
 	upright, uw, uh, err := uprightImage(ctx, vips, in, f)
 	if err != nil {
 		return nil, err

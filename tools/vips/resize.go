@@ -26,10 +26,11 @@ func resizeTool(vips, vipsheader *sandbox.Engine, maxPixels int64) *docmill.Tool
 			Description: "Target " + name + " in pixels."}
 	}
 	return imageTool(docmill.Tool{
-		Slug:  "resize-image",
-		Lane:  docmill.LaneRender,
-		Meta:  []docmill.MetaField{{Name: "width", Type: docmill.MetaInteger, Description: "Width of the result, pixels."}, {Name: "height", Type: docmill.MetaInteger, Description: "Height of the result, pixels."}, {Name: "input_width", Type: docmill.MetaInteger, Description: "Width of the input, pixels."}, {Name: "input_height", Type: docmill.MetaInteger, Description: "Height of the input, pixels."}},
-		Title: "Resize image",
+		Slug:     "resize-image",
+		Provides: docmill.CapResizeImage,
+		Lane:     docmill.LaneRender,
+		Meta:     []docmill.MetaField{{Name: "width", Type: docmill.MetaInteger, Description: "Width of the result, pixels."}, {Name: "height", Type: docmill.MetaInteger, Description: "Height of the result, pixels."}, {Name: "input_width", Type: docmill.MetaInteger, Description: "Width of the input, pixels."}, {Name: "input_height", Type: docmill.MetaInteger, Description: "Height of the input, pixels."}},
+		Title:    "Resize image",
 		Description: "Resizes an image by width and/or height, or by percent, keeping its format (a HEIC/HEIF photo becomes a JPEG). " +
 			"The EXIF orientation is applied first, so sizes are as the image is seen.",
 		Accepts:   readTypes,
@@ -37,13 +38,13 @@ func resizeTool(vips, vipsheader *sandbox.Engine, maxPixels int64) *docmill.Tool
 		KeepsType: true,
 		Recodes:   recoded,
 		Params: []docmill.Param{
-			withExample(side("width"), "320"), side("height"),
-			{Name: "percent", Type: docmill.TypeInteger, Min: docmill.Bound(1), Max: docmill.Bound(1000),
+			withExample(side(paramWidth), "320"), side(paramHeight),
+			{Name: paramPercent, Type: docmill.TypeInteger, Min: docmill.Bound(1), Max: docmill.Bound(1000),
 				Description: "Scale both sides by this percentage; not with width or height."},
-			{Name: "fit", Type: docmill.TypeString, Enum: []string{"inside", "cover", "fill"}, Default: "inside",
+			{Name: paramFit, Type: docmill.TypeString, Enum: []string{"inside", "cover", "fill"}, Default: "inside",
 				Description: "With width and height: inside keeps the aspect ratio within the box, cover fills the box and " +
 					"crops the overflow (centred), fill stretches to exactly the box. With one side, the other follows the aspect ratio."},
-			{Name: "enlarge", Type: docmill.TypeBoolean, Default: "true",
+			{Name: paramEnlarge, Type: docmill.TypeBoolean, Default: "true",
 				Description: "Whether an image smaller than the box may be enlarged to it."},
 			qualityParam("JPEG/WebP quality 1-100 of the output (default 85)."),
 		},
@@ -100,18 +101,18 @@ type resizeBox struct {
 // height or percent is needed, and percent excludes the other two.
 func checkResizeBox(p docmill.Params) error {
 	switch {
-	case !p.Has("width") && !p.Has("height") && !p.Has("percent"):
-		return docmill.ParamError("width", "is required, or height or percent")
-	case p.Has("percent") && (p.Has("width") || p.Has("height")):
-		return docmill.ParamError("percent", "cannot be combined with width or height")
+	case !p.Has(paramWidth) && !p.Has(paramHeight) && !p.Has(paramPercent):
+		return docmill.ParamError(paramWidth, "is required, or height or percent")
+	case p.Has(paramPercent) && (p.Has(paramWidth) || p.Has(paramHeight)):
+		return docmill.ParamError(paramPercent, "cannot be combined with width or height")
 	}
 	return nil
 }
 
 // resizeBoxFor reads the validated params (checkResizeBox ran on them).
 func resizeBoxFor(p docmill.Params) resizeBox {
-	return resizeBox{width: p.Int("width"), height: p.Int("height"), percent: p.Int("percent"),
-		fit: p.String("fit"), enlarge: p.Bool("enlarge")}
+	return resizeBox{width: p.Int(paramWidth), height: p.Int(paramHeight), percent: p.Int(paramPercent),
+		fit: p.String(paramFit), enlarge: p.Bool(paramEnlarge)}
 }
 
 // thumbnailArgs returns vips thumbnail's size arguments for an image of
@@ -124,11 +125,11 @@ func resizeBoxFor(p docmill.Params) resizeBox {
 //   - cover: the box with a centred crop (both sides given);
 //   - fill: the box with the aspect ratio forced (both sides given).
 func (b resizeBox) thumbnailArgs(w, h int, maxPixels int64) ([]string, error) {
-	field := "width"
+	field := paramWidth
 	if b.percent > 0 {
 		field = "percent"
 	} else if b.width == 0 {
-		field = "height"
+		field = paramHeight
 	}
 	var args []string
 	var pixels float64
@@ -187,8 +188,8 @@ func encodeOptions(fm format, p docmill.Params, def int) []string {
 	var opts []string
 	if fm.lossy {
 		q := def
-		if p.Has("quality") {
-			q = p.Int("quality")
+		if p.Has(paramQuality) {
+			q = p.Int(paramQuality)
 		}
 		opts = append(opts, "Q="+itoa(q))
 	}

@@ -24,7 +24,7 @@ func rotateTool(vips, vipsheader *sandbox.Engine, maxPixels int64) *docmill.Tool
 		KeepsType: true,
 		Recodes:   recoded,
 		Params: []docmill.Param{
-			{Name: "angle", Type: docmill.TypeString, Enum: []string{"90", "180", "270", "auto"}, Default: "90",
+			{Name: paramAngle, Type: docmill.TypeString, Enum: []string{"90", "180", "270", "auto"}, Default: "90",
 				Description: "Clockwise turn in degrees, or auto: only apply the EXIF orientation (a photo taken sideways comes out upright)."},
 			qualityParam("JPEG/WebP/AVIF quality 1-100 of the output (default 90)."),
 		},
@@ -64,7 +64,7 @@ func rotate(ctx context.Context, vips, vipsheader *sandbox.Engine, maxPixels int
 		return nil, err
 	}
 	save := saveOptions(out, encodeOptions(fm, in.Params, keepQuality)...)
-	angle := in.Params.String("angle")
+	angle := in.Params.String(paramAngle)
 	if angle == "auto" {
 		if _, err := runVips(ctx, vips, in.WorkDir, "autorot", src, save); err != nil {
 			return nil, engineError(err)

@@ -255,7 +255,7 @@ func keptImage(in *docmill.RunInput) (docmill.LocalFile, format) {
 // qualityParam declares the optional quality override.
 func qualityParam(desc string) docmill.Param {
 	return docmill.Param{
-		Name: "quality", Type: docmill.TypeInteger, Min: docmill.Bound(1), Max: docmill.Bound(100),
+		Name: paramQuality, Type: docmill.TypeInteger, Min: docmill.Bound(1), Max: docmill.Bound(100),
 		Description: desc,
 	}
 }

@@ -50,15 +50,15 @@ func watermarkTool(vips, vipsheader *sandbox.Engine, maxPixels int64) *docmill.T
 		KeepsType: true,
 		Recodes:   recoded,
 		Params: []docmill.Param{
-			{Name: "text", Type: docmill.TypeString, Required: true, Example: "DRAFT", Min: docmill.Bound(1), Max: docmill.Bound(maxWatermarkText),
+			{Name: paramText, Type: docmill.TypeString, Required: true, Example: "DRAFT", Min: docmill.Bound(1), Max: docmill.Bound(maxWatermarkText),
 				Description: "The text; a line break, or the two characters \\n, starts a new line.", Check: checkWatermarkText},
-			{Name: "position", Type: docmill.TypeString, Enum: watermarkPositions, Default: "center",
+			{Name: paramPosition, Type: docmill.TypeString, Enum: watermarkPositions, Default: "center",
 				Description: "Where the text goes; away from the center it keeps a small margin from the edges."},
-			{Name: "opacity", Type: docmill.TypeNumber, Min: docmill.Bound(0.05), Max: docmill.Bound(1), Default: "0.5",
+			{Name: paramOpacity, Type: docmill.TypeNumber, Min: docmill.Bound(0.05), Max: docmill.Bound(1), Default: "0.5",
 				Description: "From 0.05 (faint) to 1 (opaque)."},
-			{Name: "font_size", Type: docmill.TypeInteger, Min: docmill.Bound(minFontSize), Max: docmill.Bound(maxFontSize),
+			{Name: paramFontSize, Type: docmill.TypeInteger, Min: docmill.Bound(minFontSize), Max: docmill.Bound(maxFontSize),
 				Description: "Font size in pixels. By default a twelfth of the image's shorter side (at least 12)."},
-			{Name: "color", Type: docmill.TypeColor, Default: "#808080", Description: "Text colour as #rrggbb."},
+			{Name: paramColor, Type: docmill.TypeColor, Default: "#808080", Description: "Text colour as #rrggbb."},
 			qualityParam("JPEG/WebP/AVIF quality 1-100 of the output (default 90)."),
 		},
 	}, vips, vipsheader, maxPixels, watermark)
@@ -73,11 +73,11 @@ func checkWatermarkText(v string) error {
 			continue
 		}
 		if unicode.IsControl(r) || unicode.In(r, unicode.Cf, unicode.Co, unicode.Cs) || r == unicode.ReplacementChar {
-			return docmill.ParamError("text", "must not contain control or invisible characters (U+%04X)", r)
+			return docmill.ParamError(paramText, "must not contain control or invisible characters (U+%04X)", r)
 		}
 	}
 	if strings.TrimSpace(strings.ReplaceAll(v, `\n`, "")) == "" {
-		return docmill.ParamError("text", "has nothing to draw")
+		return docmill.ParamError(paramText, "has nothing to draw")
 	}
 	return nil
 }
@@ -87,10 +87,10 @@ func checkWatermarkText(v string) error {
 // with its colour and opacity. It starts with "<", so it can never be
 // read as a command-line option by vips.
 func watermarkMarkup(p docmill.Params) string {
-	text := strings.ReplaceAll(p.String("text"), `\n`, "\n")
+	text := strings.ReplaceAll(p.String(paramText), `\n`, "\n")
 	text = strings.ReplaceAll(text, "\r\n", "\n")
-	c := p.Color("color")
-	alpha := max(1, int(math.Round(p.Float("opacity")*65535)))
+	c := p.Color(paramColor)
+	alpha := max(1, int(math.Round(p.Float(paramOpacity)*65535)))
 	return fmt.Sprintf(`<span foreground="#%02x%02x%02x" fgalpha="%d">%s</span>`, c.R, c.G, c.B, alpha, html.EscapeString(text))
 }
 
@@ -107,12 +107,12 @@ func watermark(ctx context.Context, vips, vipsheader *sandbox.Engine, maxPixels 
 		return nil, err
 	}
 	defer os.Remove(upright)
-	size := in.Params.Int("font_size")
-	if !in.Params.Has("font_size") {
+	size := in.Params.Int(paramFontSize)
+	if !in.Params.Has(paramFontSize) {
 		size = max(12, min(w, h)/12)
 	}
 	margin := max(2, min(w, h)/40)
-	pos := in.Params.String("position")
+	pos := in.Params.String(paramPosition)
 	textPath, tw, th, err := drawText(ctx, vips, in, watermarkMarkup(in.Params), size, max(1, w-2*margin), pos)
 	if err != nil {
 		return nil, err
@@ -120,7 +120,7 @@ func watermark(ctx context.Context, vips, vipsheader *sandbox.Engine, maxPixels 
 	defer os.Remove(textPath)
 	if tw > w || th > h {
 		field := "text"
-		if in.Params.Has("font_size") {
+		if in.Params.Has(paramFontSize) {
 			field = "font_size"
 		}
 		return nil, docmill.ParamError(field, "makes text %d×%d pixels, larger than the image (%d×%d as seen)", tw, th, w, h)
@@ -165,7 +165,7 @@ func drawText(ctx context.Context, vips *sandbox.Engine, in *docmill.RunInput, m
 		if ctx.Err() != nil {
 			return "", 0, 0, ctx.Err()
 		}
-		return "", 0, 0, docmill.ParamError("text", "could not be drawn")
+		return "", 0, 0, docmill.ParamError(paramText, "could not be drawn")
 	}
 	tw, th, err := goSize(docmill.LocalFile{Path: path, ContentType: "image/png"})
 	if err != nil {

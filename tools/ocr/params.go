@@ -1,0 +1,9 @@
+package ocr
+
+// The names of the params this package's tools declare: the
+// declarations and the runs read them by these names.
+const (
+	paramDPI    = "dpi"
+	paramFormat = "format"
+	paramLang   = "lang"
+)

@@ -1,0 +1,8 @@
+package office
+
+// The names of the params this package's tools declare: the
+// declarations and the runs read them by these names.
+const (
+	paramFormat = "format"
+	paramPages  = "pages"
+)
