@@ -21,6 +21,7 @@ import (
 	"github.com/docmill/docmill/mail"
 	"github.com/docmill/docmill/mail/mailpittest"
 	"github.com/docmill/docmill/store/postgres/pgtest"
+	"github.com/docmill/docmill/store/sqlite"
 )
 
 // mailSchedule retries every second or two, for tests: more than 30 s of
@@ -99,7 +100,9 @@ func TestMailQueued(t *testing.T) {
 }
 
 // TestMailSurvivesOutage: with the mail server down for 30 s, every mail
-// queued meanwhile arrives once it is back, each exactly once.
+// queued meanwhile arrives once it is back, each exactly once. The mails
+// are spread over the outage: each is queued once the one before it has
+// failed an attempt.
 func TestMailSurvivesOutage(t *testing.T) {
 	if testing.Short() {
 		t.Skip("waits out a 30 s mail server outage")
@@ -123,7 +126,7 @@ func TestMailSurvivesOutage(t *testing.T) {
 			t.Fatal(err)
 		}
 		queued = append(queued, m.To)
-		time.Sleep(3 * time.Second) // not ordering: spreads the mails over the 30 s outage
+		failedOnce(t, st, m.To) // the next mail is queued once this one waits for a retry
 	}
 	pit.Restart()
 	for _, to := range queued {
@@ -273,4 +276,19 @@ AND json_extract(json(args), '$.mail.to') = ?`, to).Scan(&n)
 	if n := entries(waiting.To); n != 1 {
 		t.Errorf("the mail still to send has %d entries after a sweep, want 1", n)
 	}
+}
+
+// failedOnce waits until the mail to addr has failed an attempt: its
+// River job waits for a retry, or has been tried again.
+func failedOnce(t *testing.T, st *sqlite.Store, addr string) {
+	t.Helper()
+	poll.Until(t, 30*time.Second, func() (bool, string) {
+		var n int
+		err := st.WriteDB().QueryRowContext(t.Context(), `SELECT count(*) FROM river_job
+WHERE kind = ? AND instr(CAST(args AS TEXT), ?) > 0 AND (state = 'retryable' OR attempt >= 2)`, (jobs.MailArgs{}).Kind(), addr).Scan(&n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n == 1, "no failed attempt yet of the mail to " + addr
+	})
 }
