@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"slices"
@@ -9,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/docmill/docmill/internal/poll"
 	"github.com/docmill/docmill/tools/toolstest"
 )
 
@@ -25,13 +27,13 @@ const idleCPUTarget = 0.005
 // its whole process tree (the server and its warm helper processes, with
 // the children each has reaped), read from /proc/PID/stat: user plus
 // system time, in clock ticks. Start-up work (migrations, the janitor's
-// first sweep, River's first election) is left out by a 3 s settling time
-// before the first window. A smoke pass (toolstest.BenchSmoke) settles
-// for 0.5 s and measures windows of 1 s.
+// first sweep, River's first election) is left out: the first window
+// starts once the tree has settled (awaitSettled). A smoke pass
+// (toolstest.BenchSmoke) measures windows of 1 s.
 func BenchmarkIdleCPU(b *testing.B) {
 	dir := b.TempDir()
 	s := startChild(b, dir, "--log-level", "error")
-	time.Sleep(toolstest.BenchSize(3*time.Second, 500*time.Millisecond)) // not ordering events: the settling time the figure is defined by
+	awaitSettled(b, s.cmd.Process.Pid)
 	window := toolstest.BenchSize(10*time.Second, time.Second)
 	var shares []float64
 	for b.Loop() {
@@ -46,6 +48,25 @@ func BenchmarkIdleCPU(b *testing.B) {
 	b.ReportMetric(100*median, "cpu_%_of_core")
 	b.Logf("idle embedded server: %.2f%% of one core, median of %d windows of %s (target <= %.1f%%)",
 		100*median, len(shares), window, 100*idleCPUTarget)
+}
+
+// awaitSettled waits until the process tree of root has done its
+// start-up work: a quarter second in which it used at most one clock
+// tick of CPU.
+func awaitSettled(b *testing.B, root int) {
+	b.Helper()
+	ctx, cancel := context.WithTimeout(b.Context(), time.Minute)
+	defer cancel()
+	last := int64(-1) // Sample's first call, at once, only takes the first reading
+	if !poll.Sample(ctx, 250*time.Millisecond, func() bool {
+		now := treeCPUTicks(b, root)
+		used := now - last
+		first := last < 0
+		last = now
+		return !first && used <= 1
+	}) {
+		b.Fatal("the server was still busy a minute after it started")
+	}
 }
 
 // clockTicks is USER_HZ, the unit of the times in /proc/PID/stat: 100 on
