@@ -10,9 +10,11 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
+	"github.com/docmill/docmill/internal/poll"
 	"github.com/docmill/docmill/sandbox"
 )
 
@@ -32,16 +34,34 @@ func TestDeadlineKillsTheGroup(t *testing.T) {
 	e := sh(t, sandbox.Options{})
 	dir := t.TempDir()
 	marker := filepath.Join(dir, "alive")
+	// The child holds the write end of a FIFO (and its sleep inherits
+	// it): once the test reads EOF after the child's first byte, neither
+	// lives, and nothing can write the marker any more.
+	fifo := filepath.Join(dir, "child")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r, err := syscall.Open(fifo, syscall.O_RDONLY|syscall.O_NONBLOCK|syscall.O_CLOEXEC, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer syscall.Close(r)
 	start := time.Now()
-	_, err := e.Run(context.Background(), sandbox.Cmd{
+	_, err = e.Run(context.Background(), sandbox.Cmd{
 		Dir:     dir,
-		Args:    []string{"-c", "(sleep 1; echo alive > " + marker + ") & wait"},
-		Timeout: 300 * time.Millisecond,
+		Args:    []string{"-c", "(exec 3>" + fifo + "; echo x >&3; sleep 5; echo alive > " + marker + ") & wait"},
+		Timeout: time.Second,
 	})
-	if !errors.Is(err, context.DeadlineExceeded) || time.Since(start) > 5*time.Second {
+	if !errors.Is(err, context.DeadlineExceeded) || time.Since(start) > 8*time.Second {
 		t.Fatalf("err %v after %s", err, time.Since(start))
 	}
-	time.Sleep(1500 * time.Millisecond) // not ordering: a lower bound past the child's 1 s sleep
+	started := false
+	poll.Until(t, 10*time.Second, func() (bool, string) {
+		buf := make([]byte, 8)
+		n, err := syscall.Read(r, buf) // EAGAIN while a writer lives
+		started = started || n > 0
+		return started && n == 0 && err == nil, "the child has not started, or lives on"
+	})
 	if _, err := os.Stat(marker); err == nil {
 		t.Fatal("a child outlived the run")
 	}
