@@ -21,7 +21,6 @@ import (
 	"time"
 
 	"github.com/docmill/docmill"
-	"github.com/docmill/docmill/sandbox"
 	"github.com/docmill/docmill/tools/toolstest"
 )
 
@@ -43,14 +42,8 @@ func TestHunt(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the engines")
 	}
-	scratch := t.TempDir()
-	limits := docmill.DefaultLimits()
-	jail := sandbox.NewJail(sandbox.JailOptions{Memory: limits.EngineMemory, Dir: scratch})
-	tools, closeTools, err := toolset(findEngines(jail, nil), toolOptions{officeWorkers: 1, limits: limits, scratch: scratch})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { closeTools(); huntTools = nil })
+	tools, _ := testToolset(t)
+	t.Cleanup(func() { huntTools = nil })
 	huntTools = map[string]*docmill.Tool{}
 	for _, tl := range tools {
 		huntTools[tl.Slug] = tl
