@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -134,11 +135,17 @@ func Conformance(t *testing.T, s Suite) {
 	s.Limits = s.Limits.WithDefaults()
 	s.cancels = &cancelTally{}
 	t.Cleanup(func() { t.Log(s.cancels.report()) })
+	// At most as many tools are checked at once as there are cores,
+	// whatever go test's -parallel: the cancel check's deadline needs
+	// the CPU to stop an engine.
+	cores := make(chan struct{}, runtime.GOMAXPROCS(0))
 	for _, tool := range s.Registry.All() {
 		t.Run(tool.Slug, func(t *testing.T) {
 			if !s.Serial[tool.Slug] {
 				t.Parallel()
 			}
+			cores <- struct{}{}
+			defer func() { <-cores }()
 			if !tool.IsAvailable() {
 				if s.Unavailable != nil {
 					s.Unavailable(t, tool)
