@@ -113,19 +113,28 @@ func probeFormats(vips *sandbox.Engine, scratch string) []string {
 	_ = vips.Probe(scratch, 30*time.Second, func(ctx context.Context, dir string) error {
 		// The probes run at once (each costs a vips start-up, 0.1-0.4 s
 		// in the sandbox); the engine's slots bound them.
+		saves := func(ext string) bool {
+			p := filepath.Join(dir, "probe."+ext)
+			if _, err := runVips(ctx, vips, dir, "black", p, "8", "8"); err != nil {
+				return false
+			}
+			st, err := os.Stat(p)
+			return err == nil && st.Size() > 0
+		}
 		ok := make([]bool, len(all))
 		var wg sync.WaitGroup
 		for i, ext := range all {
-			wg.Go(func() {
-				p := filepath.Join(dir, "probe."+ext)
-				if _, err := runVips(ctx, vips, dir, "black", p, "8", "8"); err != nil {
-					return
-				}
-				st, err := os.Stat(p)
-				ok[i] = err == nil && st.Size() > 0
-			})
+			wg.Go(func() { ok[i] = saves(ext) })
 		}
 		wg.Wait()
+		// A probe that failed beside the others is tried once more,
+		// alone: on a loaded machine one run may fail for want of time,
+		// and the answer is kept for the life of the process.
+		for i, ext := range all {
+			if !ok[i] {
+				ok[i] = saves(ext)
+			}
+		}
 		for i, ext := range all {
 			if ok[i] {
 				out = append(out, ext)
