@@ -46,14 +46,11 @@ test-deps: deps
 	@# install-engines.sh installs curl, the API reference's examples use it.
 	@command -v jq >/dev/null || { s=""; [ "$$(id -u)" = 0 ] || s=sudo; $$s apt-get install -y -qq jq >/dev/null; }
 
-# -parallel 4: the tests that call t.Parallel (in cmd/docmill, the ones
-# that mostly wait: webhooks, restarts, shutdowns, outages, the cluster)
-# run four at a time instead of GOMAXPROCS (two here) at a time. Not more:
-# the conformance suite's subtests, which time their cancellation, and
-# the tests' sync calls, answered within the 10 s sync budget, share
-# the same two cores.
+# go test's default -parallel (GOMAXPROCS, two here): with -parallel 4
+# for every package, the CPU-bound packages' parallel tests starved
+# cmd/docmill's serial ones, which then ran past the 25-minute timeout.
 test: test-deps lint
-	$(GO) test -count=1 -timeout 25m -parallel 4 ./...
+	$(GO) test -count=1 -timeout 25m ./...
 	$(MAKE) bench-smoke
 
 # bench-smoke runs every benchmark once, on its smallest inputs and
