@@ -15,7 +15,7 @@ import (
 // with no sort. Sequential scans are disabled for the check, since on an
 // empty table one is cheapest.
 func TestListJobsIndex(t *testing.T) {
-	s := open(t, pgtest.SchemaURL(t), nil)
+	s := open(t, pgtest.SchemaURL(t))
 	for _, after := range []bool{false, true} {
 		args := []any{"acct_x"}
 		if after {

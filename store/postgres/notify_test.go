@@ -15,8 +15,8 @@ import (
 // finished by the call (already final) notifies nothing.
 func TestListen(t *testing.T) {
 	dbURL := pgtest.SchemaURL(t)
-	s := open(t, dbURL, nil)
-	other := open(t, dbURL, nil) // the listener of another process
+	s := open(t, dbURL)
+	other := open(t, dbURL) // the listener of another process
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
 	ids := make(chan string, 1000)

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/stdlib"
 
 	"github.com/docmill/docmill"
 	"github.com/docmill/docmill/internal/poll"
@@ -19,9 +20,9 @@ import (
 )
 
 // open opens and migrates the store at dbURL.
-func open(t *testing.T, dbURL string, enqueue postgres.EnqueueFunc) *postgres.Store {
+func open(t *testing.T, dbURL string) *postgres.Store {
 	t.Helper()
-	s, err := postgres.Open(t.Context(), dbURL, enqueue)
+	s, err := postgres.Open(t.Context(), dbURL, nil)
 	if err != nil {
 		t.Fatalf("Open: %v", err)
 	}
@@ -32,80 +33,28 @@ func open(t *testing.T, dbURL string, enqueue postgres.EnqueueFunc) *postgres.St
 	return s
 }
 
+// TestStore runs storetest.Run: the store's contract, and the checks
+// below its methods on plain SQL of the schema and the transaction hooks.
 func TestStore(t *testing.T) {
-	storetest.Run(t, func(t *testing.T) docmill.Store {
-		return open(t, pgtest.SchemaURL(t), nil)
-	})
-}
-
-// TestDeleteAccountRows runs storetest.DeleteAccountRows: no row of a
-// deleted account is left in any table.
-func TestDeleteAccountRows(t *testing.T) {
-	s := open(t, pgtest.SchemaURL(t), nil)
-	storetest.DeleteAccountRows(t, storetest.RowsStore{
-		Store: s,
-		Tables: func(ctx context.Context) ([]string, error) {
-			rows, err := s.Pool().Query(ctx, `SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema()`)
-			if err != nil {
-				return nil, err
-			}
-			return pgx.CollectRows(rows, pgx.RowTo[string])
-		},
-		Count: func(ctx context.Context, query string, args ...any) (int64, error) {
-			var n int64
-			err := s.Pool().QueryRow(ctx, query, args...).Scan(&n)
-			return n, err
-		},
-	})
-}
-
-// TestUpgradeAccounts runs storetest.UpgradeAccounts: a schema made
-// before the accounts' migration is migrated.
-func TestUpgradeAccounts(t *testing.T) {
-	dbURL := pgtest.SchemaURL(t)
-	s := open(t, dbURL, nil)
-	storetest.UpgradeAccounts(t, func(ctx context.Context, query string) error {
-		_, err := s.Pool().Exec(ctx, query)
-		return err
-	}, func(t *testing.T) docmill.Store { return open(t, dbURL, nil) })
-}
-
-// TestDeliver runs storetest.Deliver: webhook deliveries are queued in
-// the transaction that finishes the job.
-func TestDeliver(t *testing.T) {
-	s := open(t, pgtest.SchemaURL(t), nil)
-	storetest.Deliver(t, storetest.EnqueueStore{
-		Store: s,
-		SetDeliver: func(hook storetest.DeliverHook) {
-			s.SetDeliver(func(ctx context.Context, tx pgx.Tx, ds []docmill.WebhookDelivery) error {
-				return hook(ctx, pgxTx{tx}, ds)
-			})
-		},
-	})
-}
-
-// TestEnqueue runs storetest.Enqueue: the queue entry is written in
-// CreateJob's transaction.
-func TestEnqueue(t *testing.T) {
-	s := open(t, pgtest.SchemaURL(t), nil)
-	storetest.Enqueue(t, storetest.EnqueueStore{
-		Store: s,
-		Exec: func(ctx context.Context, query string) error {
-			_, err := s.Pool().Exec(ctx, query)
-			return err
-		},
-		Queued: func(ctx context.Context) ([]string, error) {
-			rows, err := s.Pool().Query(ctx, `SELECT job_id FROM queue`)
-			if err != nil {
-				return nil, err
-			}
-			return pgx.CollectRows(rows, pgx.RowTo[string])
-		},
-		SetEnqueue: func(hook storetest.EnqueueHook) {
-			s.SetEnqueue(func(ctx context.Context, tx pgx.Tx, j *docmill.Job) error {
-				return hook(ctx, pgxTx{tx}, j)
-			})
-		},
+	storetest.Run(t, func(t *testing.T) storetest.DriverStore {
+		dbURL := pgtest.SchemaURL(t)
+		s := open(t, dbURL)
+		db := stdlib.OpenDBFromPool(s.Pool())
+		t.Cleanup(func() { db.Close() })
+		return storetest.DriverStore{
+			Store:  s,
+			DB:     db,
+			Tables: `SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema()`,
+			Reopen: func(t *testing.T) docmill.Store { return open(t, dbURL) },
+			SetEnqueue: func(hook storetest.EnqueueHook) {
+				s.SetEnqueue(func(ctx context.Context, tx pgx.Tx, j *docmill.Job) error { return hook(ctx, pgxTx{tx}, j) })
+			},
+			SetDeliver: func(hook storetest.DeliverHook) {
+				s.SetDeliver(func(ctx context.Context, tx pgx.Tx, ds []docmill.WebhookDelivery) error {
+					return hook(ctx, pgxTx{tx}, ds)
+				})
+			},
+		}
 	})
 }
 
@@ -200,7 +149,7 @@ func TestMigrateConcurrently(t *testing.T) {
 		t.Errorf("%d migrations ran at once, want 1", most)
 	}
 	a := newAccount(t, stores[0])
-	again := open(t, dbURL, nil)
+	again := open(t, dbURL)
 	if _, err := again.Account(t.Context(), a.ID); err != nil {
 		t.Errorf("Account from another store: %v", err)
 	}
@@ -270,7 +219,7 @@ func TestUnreachable(t *testing.T) {
 // email end with one account and docmill.ErrEmailTaken, whichever check
 // (the query or the unique index) catches the second.
 func TestConcurrentEmail(t *testing.T) {
-	s := open(t, pgtest.SchemaURL(t), nil)
+	s := open(t, pgtest.SchemaURL(t))
 	const n = 8
 	errs := make([]error, n)
 	var wg sync.WaitGroup

@@ -12,7 +12,7 @@ import (
 // first or a later one, from the index jobs_account_list, in its order:
 // no scan of the table, no sort.
 func TestListJobsIndex(t *testing.T) {
-	s := open(t, filepath.Join(t.TempDir(), "docmill.db"), nil)
+	s := open(t, filepath.Join(t.TempDir(), "docmill.db"))
 	for _, after := range []bool{false, true} {
 		args := []any{"acct_x"}
 		if after {

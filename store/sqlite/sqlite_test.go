@@ -17,9 +17,9 @@ import (
 	"github.com/docmill/docmill/store/storetest"
 )
 
-func open(t *testing.T, path string, enqueue sqlite.EnqueueFunc) *sqlite.Store {
+func open(t *testing.T, path string) *sqlite.Store {
 	t.Helper()
-	s, err := sqlite.Open(t.Context(), path, enqueue)
+	s, err := sqlite.Open(t.Context(), path, nil)
 	if err != nil {
 		t.Fatalf("Open: %v", err)
 	}
@@ -31,92 +31,27 @@ func open(t *testing.T, path string, enqueue sqlite.EnqueueFunc) *sqlite.Store {
 	return s
 }
 
+// TestStore runs storetest.Run: the store's contract, and the checks
+// below its methods on plain SQL of the file and the transaction hooks.
 func TestStore(t *testing.T) {
-	storetest.Run(t, func(t *testing.T) docmill.Store {
-		return open(t, filepath.Join(t.TempDir(), "docmill.db"), nil)
-	})
-}
-
-// TestDeleteAccountRows runs storetest.DeleteAccountRows: no row of a
-// deleted account is left in any table.
-func TestDeleteAccountRows(t *testing.T) {
-	s := open(t, filepath.Join(t.TempDir(), "docmill.db"), nil)
-	storetest.DeleteAccountRows(t, storetest.RowsStore{
-		Store: s,
-		Tables: func(ctx context.Context) ([]string, error) {
-			return queryStrings(ctx, s.WriteDB(), `SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'`)
-		},
-		Count: func(ctx context.Context, query string, args ...any) (int64, error) {
-			var n int64
-			err := s.WriteDB().QueryRowContext(ctx, query, args...).Scan(&n)
-			return n, err
-		},
-	})
-}
-
-// TestUpgradeAccounts runs storetest.UpgradeAccounts: a file made before
-// the accounts' migration opens.
-func TestUpgradeAccounts(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "docmill.db")
-	s := open(t, path, nil)
-	storetest.UpgradeAccounts(t, func(ctx context.Context, query string) error {
-		_, err := s.WriteDB().ExecContext(ctx, query)
-		return err
-	}, func(t *testing.T) docmill.Store { return open(t, path, nil) })
-}
-
-// TestDeliver runs storetest.Deliver: webhook deliveries are queued in
-// the transaction that finishes the job.
-func TestDeliver(t *testing.T) {
-	s := open(t, filepath.Join(t.TempDir(), "docmill.db"), nil)
-	storetest.Deliver(t, storetest.EnqueueStore{
-		Store: s,
-		SetDeliver: func(hook storetest.DeliverHook) {
-			s.SetDeliver(func(ctx context.Context, tx *sql.Tx, ds []docmill.WebhookDelivery) error {
-				return hook(ctx, sqlTx{tx}, ds)
-			})
-		},
-	})
-}
-
-// TestEnqueue runs storetest.Enqueue: the queue entry is written in
-// CreateJob's transaction.
-func TestEnqueue(t *testing.T) {
-	s := open(t, filepath.Join(t.TempDir(), "docmill.db"), nil)
-	storetest.Enqueue(t, storetest.EnqueueStore{
-		Store: s,
-		Exec: func(ctx context.Context, query string) error {
-			_, err := s.WriteDB().ExecContext(ctx, query)
-			return err
-		},
-		Queued: func(ctx context.Context) ([]string, error) {
-			return queryStrings(ctx, s.WriteDB(), `SELECT job_id FROM queue`)
-		},
-		SetEnqueue: func(hook storetest.EnqueueHook) {
-			s.SetEnqueue(func(ctx context.Context, tx *sql.Tx, j *docmill.Job) error {
-				return hook(ctx, sqlTx{tx}, j)
-			})
-		},
-	})
-}
-
-// queryStrings returns the one text column of every row query returns,
-// as pgx.CollectRows(rows, pgx.RowTo[string]) does for PostgreSQL.
-func queryStrings(ctx context.Context, db *sql.DB, query string) ([]string, error) {
-	rows, err := db.QueryContext(ctx, query)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var vs []string
-	for rows.Next() {
-		var v string
-		if err := rows.Scan(&v); err != nil {
-			return nil, err
+	storetest.Run(t, func(t *testing.T) storetest.DriverStore {
+		path := filepath.Join(t.TempDir(), "docmill.db")
+		s := open(t, path)
+		return storetest.DriverStore{
+			Store:  s,
+			DB:     s.WriteDB(),
+			Tables: `SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'`,
+			Reopen: func(t *testing.T) docmill.Store { return open(t, path) },
+			SetEnqueue: func(hook storetest.EnqueueHook) {
+				s.SetEnqueue(func(ctx context.Context, tx *sql.Tx, j *docmill.Job) error { return hook(ctx, sqlTx{tx}, j) })
+			},
+			SetDeliver: func(hook storetest.DeliverHook) {
+				s.SetDeliver(func(ctx context.Context, tx *sql.Tx, ds []docmill.WebhookDelivery) error {
+					return hook(ctx, sqlTx{tx}, ds)
+				})
+			},
 		}
-		vs = append(vs, v)
-	}
-	return vs, rows.Err()
+	})
 }
 
 // sqlTx is a database/sql transaction as a storetest.Tx.
@@ -144,13 +79,13 @@ func newAccount(t *testing.T, s docmill.Store) *docmill.Account {
 // WAL mode, and opening it again applies no migration twice.
 func TestOpen(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "a", "b", "docmill.db")
-	s := open(t, path, nil)
+	s := open(t, path)
 	var mode string
 	if err := s.WriteDB().QueryRowContext(t.Context(), `PRAGMA journal_mode`).Scan(&mode); err != nil || mode != "wal" {
 		t.Errorf("journal_mode = %q, %v; want wal", mode, err)
 	}
 	a := newAccount(t, s)
-	again := open(t, path, nil)
+	again := open(t, path)
 	if _, err := again.Account(t.Context(), a.ID); err != nil {
 		t.Errorf("Account from a second store: %v", err)
 	}
@@ -173,7 +108,7 @@ func TestHelperProcess(t *testing.T) {
 	if path == "" {
 		t.Skip("helper process only")
 	}
-	s := open(t, path, nil)
+	s := open(t, path)
 	n, _ := strconv.Atoi(os.Getenv(helperEnv + "_KEYS"))
 	for i := range n {
 		a := &docmill.Account{ID: docmill.NewID("acct_"), Name: fmt.Sprint("cli-", i), Plan: docmill.PlanPro, CreatedAt: time.Now()}
@@ -188,7 +123,7 @@ func TestHelperProcess(t *testing.T) {
 // the file while this one is busy writing to it.
 func TestSecondProcess(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "docmill.db")
-	s := open(t, path, nil)
+	s := open(t, path)
 	a := newAccount(t, s)
 	const keys, jobs = 30, 200
 
@@ -225,7 +160,7 @@ func TestSecondProcess(t *testing.T) {
 // is made full by SQLite itself: max_page_count at its current size, on
 // the write pool's one connection.
 func TestFullDatabaseIsNoSpace(t *testing.T) {
-	s := open(t, filepath.Join(t.TempDir(), "docmill.db"), nil)
+	s := open(t, filepath.Join(t.TempDir(), "docmill.db"))
 	a := newAccount(t, s)
 	db := s.WriteDB()
 	var pages int

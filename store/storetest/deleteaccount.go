@@ -1,7 +1,6 @@
 package storetest
 
 import (
-	"context"
 	"slices"
 	"sync"
 	"testing"
@@ -140,19 +139,9 @@ func wantKept(t *testing.T, s docmill.Store, f *accountFixture) {
 	}
 }
 
-// RowsStore is a new, empty store and plain SQL on its database.
-type RowsStore struct {
-	docmill.Store
-	// Tables returns the names of the tables of the store's schema.
-	Tables func(ctx context.Context) ([]string, error)
-	// Count runs a query of one row and one integer column (a COUNT) with
-	// args ($1, $2, ...) and returns that column.
-	Count func(ctx context.Context, query string, args ...any) (int64, error)
-}
-
 // accountRows says, for each table of the schema, which of its rows are
 // f's account's; nil for a table that holds nothing of any account. A new
-// table must be added here, so that DeleteAccountRows keeps covering every
+// table must be added here, so that deleteAccountRows keeps covering every
 // table.
 var accountRows = map[string]func(f *accountFixture) (where string, args []any){
 	"accounts":    byAccount("id = $1 OR email = $2", true),
@@ -181,14 +170,14 @@ func byAccount(where string, withEmail bool) func(f *accountFixture) (string, []
 	}
 }
 
-// DeleteAccountRows checks, in the tables themselves, that DeleteAccount
+// deleteAccountRows checks, in the tables themselves, that DeleteAccount
 // leaves no row of the account in any table of the schema, and keeps every
 // row of another account.
-func DeleteAccountRows(t *testing.T, s RowsStore) {
+func deleteAccountRows(t *testing.T, s DriverStore) {
 	ctx := t.Context()
 	f := newAccountFixture(t, s, "gone@example.com")
 	other := newAccountFixture(t, s, "stays@example.com")
-	tables, err := s.Tables(ctx)
+	tables, err := s.queryStrings(ctx, s.Tables)
 	if err != nil {
 		t.Fatalf("Tables: %v", err)
 	}
@@ -203,7 +192,7 @@ func DeleteAccountRows(t *testing.T, s RowsStore) {
 			return 0
 		}
 		where, args := rows(f)
-		n, err := s.Count(ctx, `SELECT COUNT(*) FROM `+table+` WHERE `+where, args...)
+		n, err := s.queryCount(ctx, `SELECT COUNT(*) FROM `+table+` WHERE `+where, args...)
 		if err != nil {
 			t.Fatalf("count rows of %s: %v", table, err)
 		}

@@ -22,26 +22,12 @@ type Tx interface {
 // store/postgres) seen through Tx.
 type EnqueueHook func(ctx context.Context, tx Tx, j *docmill.Job) error
 
-// EnqueueStore is a new, empty store with an enqueue hook.
-type EnqueueStore struct {
-	docmill.Store
-	// Exec runs a statement outside any transaction.
-	Exec func(ctx context.Context, query string) error
-	// Queued returns the job_id column of every row of table queue,
-	// outside any transaction.
-	Queued func(ctx context.Context) ([]string, error)
-	// SetEnqueue makes hook the store's enqueue hook.
-	SetEnqueue func(hook EnqueueHook)
-	// SetDeliver makes hook the store's webhook delivery hook (Deliver).
-	SetDeliver func(hook DeliverHook)
-}
-
-// Enqueue checks that the queue entry is written in CreateJob's
+// enqueue checks that the queue entry is written in CreateJob's
 // transaction: the hook sees the job row, nobody else does until the
 // commit, the hook's failure rolls the job back, and neither a replay nor a
 // refused job is enqueued.
-func Enqueue(t *testing.T, s EnqueueStore) {
-	if err := s.Exec(t.Context(), `CREATE TABLE queue (job_id TEXT NOT NULL)`); err != nil {
+func enqueue(t *testing.T, s DriverStore) {
+	if err := s.exec(t.Context(), `CREATE TABLE queue (job_id TEXT NOT NULL)`); err != nil {
 		t.Fatal(err)
 	}
 	boom := errors.New("queue is down")
@@ -94,7 +80,7 @@ func Enqueue(t *testing.T, s EnqueueStore) {
 	if _, err := s.Job(t.Context(), bad.ID); !errors.Is(err, docmill.ErrNotFound) {
 		t.Errorf("job of a failed enqueue: %v, want ErrNotFound", err)
 	}
-	queued, err := s.Queued(t.Context())
+	queued, err := s.queryStrings(t.Context(), `SELECT job_id FROM queue`)
 	if err != nil {
 		t.Fatal(err)
 	}

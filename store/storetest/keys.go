@@ -1,7 +1,6 @@
 package storetest
 
 import (
-	"sync"
 	"testing"
 	"time"
 
@@ -179,25 +178,10 @@ func testAccountKeys(t *testing.T, s docmill.Store) {
 
 	// Two keys are active (the first and AAAA); a bound of 5 admits three
 	// more of eight concurrent additions.
-	var wg sync.WaitGroup
-	errs := make([]error, 8)
-	for i := range errs {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			_, k := docmill.NewAPIKey(acct, "more", t0)
-			errs[i] = s.AddAccountKey(t.Context(), &k, 5)
-		}()
-	}
-	wg.Wait()
-	added := 0
-	for _, err := range errs {
-		if err == nil {
-			added++
-		} else {
-			wantErr(t, "AddAccountKey(past the bound)", err, docmill.ErrTooManyKeys)
-		}
-	}
+	added := concurrentWins(t, "AddAccountKey(past the bound)", 8, docmill.ErrTooManyKeys, func() error {
+		_, k := docmill.NewAPIKey(acct, "more", t0)
+		return s.AddAccountKey(t.Context(), &k, 5)
+	})
 	if added != 3 {
 		t.Errorf("AddAccountKey added %d keys under a bound of 5 with 2 active, want 3", added)
 	}

@@ -1,7 +1,6 @@
 package storetest
 
 import (
-	"sync"
 	"testing"
 	"time"
 
@@ -74,26 +73,13 @@ func testConcurrentAuthToken(t *testing.T, s docmill.Store) {
 	if err := s.CreateAuthToken(t.Context(), &tok); err != nil {
 		t.Fatal(err)
 	}
-	var wg sync.WaitGroup
-	errs := make([]error, 8)
-	for i := range errs {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			_, errs[i] = s.UseAuthToken(t.Context(), tok.Hash, t0.Add(time.Minute))
-		}()
-	}
-	wg.Wait()
-	won := 0
-	for _, err := range errs {
-		if err == nil {
-			won++
-		} else {
-			wantErr(t, "UseAuthToken(concurrent)", err, docmill.ErrNotFound)
-		}
-	}
+	const uses = 8
+	won := concurrentWins(t, "UseAuthToken(concurrent)", uses, docmill.ErrNotFound, func() error {
+		_, err := s.UseAuthToken(t.Context(), tok.Hash, t0.Add(time.Minute))
+		return err
+	})
 	if won != 1 {
-		t.Errorf("%d of %d concurrent uses of one token succeeded, want 1", won, len(errs))
+		t.Errorf("%d of %d concurrent uses of one token succeeded, want 1", won, uses)
 	}
 }
 

@@ -29,14 +29,15 @@
 //     minute and never moved back; a mailed token expires at ExpiresAt
 //     exactly; revoking a revoked session keeps its first RevokedAt.
 //   - DeleteAccount also removes the account's usage and the tokens mailed
-//     to its email; DeleteAccountRows checks in the tables themselves
-//     that no row of the account is left.
+//     to its email, and no row of the account is left in any table of
+//     the schema (checked in the tables themselves).
 package storetest
 
 import (
 	"errors"
 	"fmt"
 	"reflect"
+	"sync"
 	"testing"
 	"time"
 
@@ -67,17 +68,22 @@ var groups = []struct {
 	{"Settings", settingTests},
 }
 
-// Run runs the suite, group by group. open must return a new, empty store
-// for each call and arrange for it to be closed when t ends; subtests run
-// one at a time.
-func Run(t *testing.T, open func(t *testing.T) docmill.Store) {
+// Run runs the suite, group by group, then the checks below the store's
+// methods (Driver). open must return a new, empty store for each call and
+// arrange for it to be closed when t ends; subtests run one at a time.
+func Run(t *testing.T, open func(t *testing.T) DriverStore) {
 	for _, g := range groups {
 		t.Run(g.name, func(t *testing.T) {
 			for _, tc := range g.tests {
-				t.Run(tc.name, func(t *testing.T) { tc.fn(t, open(t)) })
+				t.Run(tc.name, func(t *testing.T) { tc.fn(t, open(t).Store) })
 			}
 		})
 	}
+	t.Run("Driver", func(t *testing.T) {
+		for _, c := range driverChecks {
+			t.Run(c.name, func(t *testing.T) { c.check(t, open(t)) })
+		}
+	})
 }
 
 // t0 is the suite's "now": fixed, so that expectations are exact.
@@ -174,6 +180,27 @@ func wantErr(t *testing.T, what string, err, target error) {
 	if !errors.Is(err, target) {
 		t.Fatalf("%s: error %v, want %v", what, err, target)
 	}
+}
+
+// concurrentWins makes n calls of call at once and returns how many
+// succeeded; every other must fail with target (errors.Is).
+func concurrentWins(t *testing.T, what string, n int, target error, call func() error) int {
+	t.Helper()
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for i := range errs {
+		wg.Go(func() { errs[i] = call() })
+	}
+	wg.Wait()
+	won := 0
+	for _, err := range errs {
+		if err == nil {
+			won++
+		} else {
+			wantErr(t, what, err, target)
+		}
+	}
+	return won
 }
 
 // wantCode fails t unless err carries code.

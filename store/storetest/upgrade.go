@@ -1,7 +1,6 @@
 package storetest
 
 import (
-	"context"
 	"testing"
 
 	"github.com/docmill/docmill"
@@ -23,18 +22,18 @@ VALUES ('acct_old', 'Old', 'old@example.com', 'pro', 1700000000000, 170000000000
 VALUES ('hash_old', 'dm_live_OLD0', 'acct_old', 'default', 1700000000000)`,
 }
 
-// UpgradeAccounts checks that a database made before the accounts'
-// migration (0009) opens: exec runs a statement on the database of a new,
-// migrated store; reopen opens (and migrates) that database again. Its
-// accounts are then active and its keys never used.
-func UpgradeAccounts(t *testing.T, exec func(ctx context.Context, query string) error, reopen func(t *testing.T) docmill.Store) {
+// upgradeAccounts checks that a database made before the accounts'
+// migration (0009) opens: d's database, taken back to before it, is
+// opened (and migrated) again. Its accounts are then active and its keys
+// never used.
+func upgradeAccounts(t *testing.T, d DriverStore) {
 	ctx := t.Context()
 	for _, q := range undoAccountsMigration {
-		if err := exec(ctx, q); err != nil {
+		if err := d.exec(ctx, q); err != nil {
 			t.Fatalf("%s: %v", q, err)
 		}
 	}
-	s := reopen(t)
+	s := d.Reopen(t)
 	k, a, err := s.KeyByHash(ctx, "hash_old")
 	if err != nil {
 		t.Fatalf("KeyByHash after the upgrade: %v", err)

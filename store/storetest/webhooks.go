@@ -7,7 +7,6 @@ import (
 	"reflect"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -182,22 +181,9 @@ func testWebhookAttempts(t *testing.T, s docmill.Store) {
 
 func testConcurrentWebhookLimit(t *testing.T, s docmill.Store) {
 	a, _, _ := NewAccount(t, s, docmill.PlanFree)
-	var wg sync.WaitGroup
-	errs := make(chan error, 8)
-	for range 8 {
-		wg.Go(func() { errs <- s.CreateWebhook(t.Context(), newWebhook(a), 3) })
-	}
-	wg.Wait()
-	close(errs)
-	created := 0
-	for err := range errs {
-		switch {
-		case err == nil:
-			created++
-		case !errors.Is(err, docmill.ErrTooManyWebhooks):
-			t.Errorf("CreateWebhook: %v", err)
-		}
-	}
+	created := concurrentWins(t, "CreateWebhook(past the plan's count)", 8, docmill.ErrTooManyWebhooks, func() error {
+		return s.CreateWebhook(t.Context(), newWebhook(a), 3)
+	})
 	if list, _ := s.ListWebhooks(t.Context(), a.ID); created != 3 || len(list) != 3 {
 		t.Errorf("%d created, %d stored; want 3 and 3", created, len(list))
 	}
@@ -226,11 +212,11 @@ func deref(as []*docmill.WebhookAttempt) []docmill.WebhookAttempt {
 // store/postgres) seen through Tx.
 type DeliverHook func(ctx context.Context, tx Tx, ds []docmill.WebhookDelivery) error
 
-// Deliver checks that a finished job's webhook deliveries are handed to
+// deliver checks that a finished job's webhook deliveries are handed to
 // the delivery hook in the transaction that finishes it: one per enabled
 // endpoint of the account subscribed to the event, the job as finished,
-// and a hook's failure rolls the finish back. s.SetDeliver must be set.
-func Deliver(t *testing.T, s EnqueueStore) {
+// and a hook's failure rolls the finish back.
+func deliver(t *testing.T, s DriverStore) {
 	ctx := t.Context()
 	boom := errors.New("queue is down")
 	var fail bool
