@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/docmill/docmill/client"
+	"github.com/docmill/docmill/tools/toolstest"
 )
 
 // TestExtractAttachmentsE2E checks extract-attachments' zip against the
@@ -19,7 +20,7 @@ func TestExtractAttachmentsE2E(t *testing.T) {
 	if j.Result.ContentType != "application/zip" || j.Result.Filename != "with-attachment-attachments.zip" {
 		t.Fatalf("result %+v", j.Result)
 	}
-	got := unzip(t, data)
+	got := toolstest.Unzip(t, data)
 
 	dir := t.TempDir()
 	if out, err := exec.Command("pdfdetach", "-saveall", "-o", dir, corpus(t, "pdf", "with-attachment.pdf")).CombinedOutput(); err != nil {
@@ -44,7 +45,7 @@ func TestExtractAttachmentsE2E(t *testing.T) {
 
 	// No attachments: an empty zip.
 	j, data = runTool(t, c, "extract-attachments", []client.File{file(t, "pdf", fourPages)}, nil)
-	if len(unzip(t, data)) != 0 || j.Meta["files"] != float64(0) {
-		t.Fatalf("no attachments: %d entries, meta %v", len(unzip(t, data)), j.Meta)
+	if len(toolstest.Unzip(t, data)) != 0 || j.Meta["files"] != float64(0) {
+		t.Fatalf("no attachments: %d entries, meta %v", len(toolstest.Unzip(t, data)), j.Meta)
 	}
 }

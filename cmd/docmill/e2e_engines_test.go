@@ -98,7 +98,7 @@ func TestPDFToImagesAndText(t *testing.T) {
 	s := startServer(t, "")
 	c := s.client(s.DevKey)
 	j, data := runTool(t, c, "pdf-to-jpg", []client.File{file(t, "pdf", fourPages)}, map[string]string{"dpi": "72", "pages": "1-2"})
-	entries := unzip(t, data)
+	entries := toolstest.Unzip(t, data)
 	if j.Result.Filename != "pdflatex-4-pages-images.zip" || len(entries) != 2 {
 		t.Fatalf("%s: %d entries", j.Result.Filename, len(entries))
 	}

@@ -14,6 +14,7 @@ import (
 	_ "golang.org/x/image/tiff"
 
 	"github.com/docmill/docmill/client"
+	"github.com/docmill/docmill/tools/toolstest"
 )
 
 // listedPicture is a picture (not a mask) as pdfimages -list reports it.
@@ -51,7 +52,7 @@ func checkExtractImagesE2E(t *testing.T, c *client.Client) {
 		t.Run(name, func(t *testing.T) {
 			want := listPictures(t, name)
 			j, data := runTool(t, c, "extract-images", []client.File{file(t, "pdf", name)}, map[string]string{"min_size": "0"})
-			got := unzip(t, data)
+			got := toolstest.Unzip(t, data)
 			if len(want) == 0 || len(got) != len(want) || j.Meta["images"] != float64(len(want)) || j.Result.ContentType != "application/zip" {
 				t.Fatalf("%d entries, pdfimages lists %d pictures; meta %v", len(got), len(want), j.Meta)
 			}
@@ -72,7 +73,7 @@ func checkExtractImagesE2E(t *testing.T, c *client.Client) {
 		})
 	}
 	j, data := runTool(t, c, "extract-images", []client.File{file(t, "pdf", fourPages)}, nil)
-	if len(unzip(t, data)) != 0 || j.Meta["images"] != float64(0) {
-		t.Fatalf("no images: %d entries, meta %v", len(unzip(t, data)), j.Meta)
+	if len(toolstest.Unzip(t, data)) != 0 || j.Meta["images"] != float64(0) {
+		t.Fatalf("no images: %d entries, meta %v", len(toolstest.Unzip(t, data)), j.Meta)
 	}
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"os/exec"
 	"sort"
 	"strings"
 	"testing"
@@ -17,34 +16,9 @@ const formsPDF = "pdflatex-forms.pdf"
 // another program, reads them.
 func qpdfFields(t *testing.T, path string) map[string]string {
 	t.Helper()
-	out, err := exec.Command("qpdf", "--json", "--json-key=acroform", path).Output()
-	if err != nil {
-		t.Fatalf("qpdf --json: %v", err)
-	}
-	var doc struct {
-		Acroform struct {
-			Fields []struct {
-				Fullname      string `json:"fullname"`
-				Fieldtype     string `json:"fieldtype"`
-				Ischeckbox    bool   `json:"ischeckbox"`
-				Isradiobutton bool   `json:"isradiobutton"`
-				Pageposfrom1  int    `json:"pageposfrom1"`
-			} `json:"fields"`
-		} `json:"acroform"`
-	}
-	if err := json.Unmarshal(out, &doc); err != nil {
-		t.Fatal(err)
-	}
 	m := map[string]string{}
-	for _, f := range doc.Acroform.Fields {
-		typ := map[string]string{"/Tx": "text", "/Ch": "choice", "/Btn": "button", "/Sig": "signature"}[f.Fieldtype]
-		switch {
-		case f.Ischeckbox:
-			typ = "checkbox"
-		case f.Isradiobutton:
-			typ = "radio"
-		}
-		m[f.Fullname] = typ + " " + string(rune('0'+f.Pageposfrom1))
+	for _, f := range toolstest.QPDFFields(t, path) {
+		m[f.Name] = f.Type + " " + string(rune('0'+f.Page))
 	}
 	return m
 }

@@ -127,7 +127,7 @@ func TestFormAndAttachmentToolsE2E(t *testing.T) {
 		if j.Result.Filename != "form-filled.pdf" || j.Meta["fields"] != float64(5) || j.Meta["appearances_generated"] != true {
 			t.Fatalf("result %+v, meta %v", j.Result, j.Meta)
 		}
-		got := qpdfValues(t, toolstest.WriteTemp(t, "filled.pdf", data))
+		got := toolstest.QPDFValues(t, toolstest.WriteTemp(t, "filled.pdf", data))
 		want := map[string]string{"Name": "Jane Roe", "Agree": "/Yes", "Color": "/Green", "Size": "L", "Toppings": "Ham,Olives"}
 		if !equalMaps(got, want) {
 			t.Fatalf("qpdf reads %v, want %v", got, want)
@@ -205,7 +205,7 @@ func testAddAttachments(t *testing.T, c *client.Client) {
 		}
 	}
 	_, zipped := runTool(t, c, "extract-attachments", []client.File{{Name: "attached.pdf", Body: bytes.NewReader(data)}}, nil)
-	entries := unzip(t, zipped)
+	entries := toolstest.Unzip(t, zipped)
 	for name, b := range want {
 		if !bytes.Equal(entries[name], b) {
 			t.Fatalf("extract-attachments gives %s of %d bytes, want %d", name, len(entries[name]), len(b))
@@ -218,40 +218,4 @@ func testAddAttachments(t *testing.T, c *client.Client) {
 	if err == nil || !strings.Contains(err.Error(), "unsupported_file_type") || !strings.Contains(err.Error(), "notes.txt") {
 		t.Fatalf("text first: %v", err)
 	}
-}
-
-// qpdfValues returns the value of every form field of a PDF as qpdf
-// reads it: text without qpdf's "u:" prefix, names as "/Name", a list's
-// entries joined by commas.
-func qpdfValues(t *testing.T, path string) map[string]string {
-	t.Helper()
-	out, err := exec.Command("qpdf", "--json", "--json-key=acroform", path).Output()
-	if err != nil {
-		t.Fatalf("qpdf --json: %v", err)
-	}
-	var doc struct {
-		Acroform struct {
-			Fields []struct {
-				Fullname string `json:"fullname"`
-				Value    any    `json:"value"`
-			} `json:"fields"`
-		} `json:"acroform"`
-	}
-	if err := json.Unmarshal(out, &doc); err != nil {
-		t.Fatal(err)
-	}
-	values := map[string]string{}
-	for _, f := range doc.Acroform.Fields {
-		list, ok := f.Value.([]any)
-		if !ok {
-			list = []any{f.Value}
-		}
-		var vs []string
-		for _, v := range list {
-			s, _ := v.(string)
-			vs = append(vs, strings.TrimPrefix(s, "u:"))
-		}
-		values[f.Fullname] = strings.Join(vs, ",")
-	}
-	return values
 }

@@ -60,7 +60,7 @@ func TestSplitPDF(t *testing.T) {
 	if j.Result.Filename != "pdflatex-4-pages-split.zip" || j.Result.ContentType != "application/zip" {
 		t.Fatalf("result %+v", j.Result)
 	}
-	entries := unzip(t, data)
+	entries := toolstest.Unzip(t, data)
 	if len(entries) != 2 {
 		t.Fatalf("entries %v", len(entries))
 	}
@@ -72,7 +72,7 @@ func TestSplitPDF(t *testing.T) {
 	}
 
 	_, data = runTool(t, c, "split-pdf", four(), map[string]string{"every": "3"})
-	entries = unzip(t, data)
+	entries = toolstest.Unzip(t, data)
 	if len(pdfPages(t, entries["pdflatex-4-pages-1-3.pdf"])) != 3 || len(pdfPages(t, entries["pdflatex-4-pages-4.pdf"])) != 1 {
 		t.Fatalf("every=3 entries: %d", len(entries))
 	}

@@ -33,7 +33,7 @@ type svgDoc struct {
 // image/svg+xml, with the page's size turned.
 func checkSVGE2E(t *testing.T, c *client.Client) {
 	j, data := runTool(t, c, "pdf-to-svg", []client.File{file(t, "pdf", fourPages)}, nil)
-	entries := unzip(t, data)
+	entries := toolstest.Unzip(t, data)
 	if j.Result.Filename != "pdflatex-4-pages-svg.zip" || len(entries) != 4 {
 		t.Fatalf("%s: %d entries", j.Result.Filename, len(entries))
 	}

@@ -1,9 +1,6 @@
 package main
 
 import (
-	"archive/zip"
-	"bytes"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -67,27 +64,4 @@ func corpusPageText(t testing.TB, name string, n int) string {
 func firstWords(s string) string {
 	f := strings.Fields(s)
 	return strings.Join(f[:min(6, len(f))], " ")
-}
-
-// unzip returns the entries of a zip archive by name.
-func unzip(t testing.TB, data []byte) map[string][]byte {
-	t.Helper()
-	zr, err := zip.NewReader(bytes.NewReader(data), int64(len(data)))
-	if err != nil {
-		t.Fatalf("not a zip: %v", err)
-	}
-	out := map[string][]byte{}
-	for _, f := range zr.File {
-		rc, err := f.Open()
-		if err != nil {
-			t.Fatal(err)
-		}
-		b, err := io.ReadAll(rc)
-		rc.Close()
-		if err != nil {
-			t.Fatal(err)
-		}
-		out[f.Name] = b
-	}
-	return out
 }

@@ -12,44 +12,6 @@ import (
 	"github.com/docmill/docmill/tools/toolstest"
 )
 
-// qpdfValues returns the value of every field of a PDF, as qpdf reads it
-// ("u:" text prefixes dropped).
-func qpdfValues(t *testing.T, path string) map[string]any {
-	t.Helper()
-	out, err := exec.Command("qpdf", "--json", "--json-key=acroform", path).Output()
-	if err != nil {
-		t.Fatalf("qpdf --json: %v", err)
-	}
-	var doc struct {
-		Acroform struct {
-			Fields []struct {
-				Fullname string `json:"fullname"`
-				Value    any    `json:"value"`
-			} `json:"fields"`
-		} `json:"acroform"`
-	}
-	if err := json.Unmarshal(out, &doc); err != nil {
-		t.Fatal(err)
-	}
-	values := map[string]any{}
-	for _, f := range doc.Acroform.Fields {
-		switch v := f.Value.(type) {
-		case string:
-			values[f.Fullname] = strings.TrimPrefix(v, "u:")
-		case []any:
-			var list []string
-			for _, e := range v {
-				s, _ := e.(string)
-				list = append(list, strings.TrimPrefix(s, "u:"))
-			}
-			values[f.Fullname] = strings.Join(list, ",")
-		default:
-			values[f.Fullname] = v
-		}
-	}
-	return values
-}
-
 func TestFillForm(t *testing.T) {
 	in := toolstest.WriteTemp(t, "form.pdf", toolstest.FormPDF(""))
 	values := `{"Name": "Jane Roe", "Agree": true, "Color": "Green", "Size": "M", "Toppings": ["Olives", "Cheese"]}`
@@ -60,7 +22,7 @@ func TestFillForm(t *testing.T) {
 	if out.Filename != "form-filled.pdf" || out.Meta["flattened"] != false {
 		t.Errorf("output %q, meta %v", out.Filename, out.Meta)
 	}
-	got := qpdfValues(t, out.Path)
+	got := toolstest.QPDFValues(t, out.Path)
 	want := map[string]any{"Name": "Jane Roe", "Agree": "/Yes", "Color": "/Green", "Size": "M", "Toppings": "Olives,Cheese"}
 	for k, v := range want {
 		if got[k] != v {
@@ -81,7 +43,7 @@ func TestFillFormFlatten(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := qpdfValues(t, out.Path); len(got) != 0 {
+	if got := toolstest.QPDFValues(t, out.Path); len(got) != 0 {
 		t.Errorf("fields left after flattening: %v", got)
 	}
 	if a := readForm(t, out.Path).annotations; len(a) != 0 {
@@ -145,7 +107,7 @@ func TestFillFormCyrillic(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := qpdfValues(t, out.Path); got["Name"] != "Иван Петров" || got["Check"] != "/Yes" {
+	if got := toolstest.QPDFValues(t, out.Path); got["Name"] != "Иван Петров" || got["Check"] != "/Yes" {
 		t.Errorf("qpdf reads %v", got)
 	}
 	if out.Meta["appearances_generated"] != true {
@@ -162,7 +124,7 @@ func TestFillFormCyrillic(t *testing.T) {
 	if flat.Meta["flattened"] != true || flat.Meta["appearances_generated"] != true {
 		t.Errorf("meta %v", flat.Meta)
 	}
-	if got := qpdfValues(t, flat.Path); len(got) != 0 {
+	if got := toolstest.QPDFValues(t, flat.Path); len(got) != 0 {
 		t.Errorf("fields left after flattening: %v", got)
 	}
 	if text := text(t, flat.Path); !strings.Contains(text, "Иван Петров") || strings.Contains(text, "?") {

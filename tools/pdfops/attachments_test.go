@@ -1,10 +1,8 @@
 package pdfops_test
 
 import (
-	"archive/zip"
 	"bytes"
 	"github.com/docmill/docmill/tools/toolstest"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -16,25 +14,11 @@ import (
 // readZip returns the entries of the zip at path by name.
 func readZip(t *testing.T, path string) map[string][]byte {
 	t.Helper()
-	zr, err := zip.OpenReader(path)
+	b, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer zr.Close()
-	out := map[string][]byte{}
-	for _, f := range zr.File {
-		r, err := f.Open()
-		if err != nil {
-			t.Fatal(err)
-		}
-		b, err := io.ReadAll(r)
-		r.Close()
-		if err != nil {
-			t.Fatal(err)
-		}
-		out[f.Name] = b
-	}
-	return out
+	return toolstest.Unzip(t, b)
 }
 
 // TestExtractAttachments checks the zip against the files poppler's

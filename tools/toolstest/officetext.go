@@ -46,6 +46,30 @@ func OfficeText(t testing.TB, data []byte) string {
 	return b.String()
 }
 
+// Unzip returns every entry of the zip archive data by name, failing t
+// when data is not one or an entry cannot be read.
+func Unzip(t testing.TB, data []byte) map[string][]byte {
+	t.Helper()
+	z, err := zip.NewReader(bytes.NewReader(data), int64(len(data)))
+	if err != nil {
+		t.Fatalf("not a zip: %v", err)
+	}
+	out := map[string][]byte{}
+	for _, f := range z.File {
+		rc, err := f.Open()
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := io.ReadAll(rc)
+		rc.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[f.Name] = b
+	}
+	return out
+}
+
 // ZipPart returns the entry name of z, failing t when it is missing.
 func ZipPart(t testing.TB, z *zip.Reader, name string) []byte {
 	t.Helper()
