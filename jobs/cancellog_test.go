@@ -1,12 +1,10 @@
 package jobs_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"log/slog"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -15,27 +13,10 @@ import (
 	"github.com/docmill/docmill"
 	"github.com/docmill/docmill/blob"
 	"github.com/docmill/docmill/internal/poll"
+	"github.com/docmill/docmill/internal/testserver"
 	"github.com/docmill/docmill/jobs"
 	"github.com/docmill/docmill/store/sqlite"
 )
-
-// lockedBuffer is a log destination the workers and the test share.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
 
 // TestCancelLoggedAtInfo: a job its owner cancels while its tool runs is
 // logged at INFO as canceled, and no ERROR "job failed ... context
@@ -43,7 +24,7 @@ func (l *lockedBuffer) String() string {
 func TestCancelLoggedAtInfo(t *testing.T) {
 	ctx := t.Context()
 	st, bucket := openData(t)
-	var logs lockedBuffer
+	var logs testserver.Buffer
 	j, _ := startHeldJob(t, st, bucket, slog.New(slog.NewJSONHandler(&logs, nil)),
 		func(ctx context.Context, in *docmill.RunInput) (*docmill.RunOutput, error) {
 			<-ctx.Done()

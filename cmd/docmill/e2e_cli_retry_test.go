@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/docmill/docmill/client"
+	"github.com/docmill/docmill/internal/testserver"
 	"github.com/docmill/docmill/tools/toolstest"
 )
 
@@ -115,7 +116,7 @@ func cut(w http.ResponseWriter) {
 // cliRun runs the CLI as main does and returns its exit code, stdout and
 // stderr.
 func cliRun(ctx context.Context, args ...string) (int, string, string) {
-	var out, errOut syncBuffer
+	var out, errOut testserver.Buffer
 	err := run(ctx, args, func(string) string { return "" }, nil, &out, &errOut)
 	code := finish(ctx, args, err, &out, &errOut)
 	return code, out.String(), errOut.String()

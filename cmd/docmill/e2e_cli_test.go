@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"github.com/docmill/docmill/tools/toolstest"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -22,30 +21,14 @@ import (
 
 	"github.com/docmill/docmill/client"
 	"github.com/docmill/docmill/internal/poll"
+	"github.com/docmill/docmill/internal/testserver"
+	"github.com/docmill/docmill/tools/toolstest"
 )
-
-// syncBuffer is a bytes.Buffer that a command and a test may use at once.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 // runCLIAll runs a docmill command in-process with ctx and returns its
 // stdout, its stderr and its error.
 func runCLIAll(ctx context.Context, args ...string) (string, string, error) {
-	var out, errOut syncBuffer
+	var out, errOut testserver.Buffer
 	err := run(ctx, args, func(string) string { return "" }, nil, &out, &errOut)
 	return out.String(), errOut.String(), err
 }
@@ -218,7 +201,7 @@ func TestCLIRetry429(t *testing.T) {
 	var err error
 	// The long job holds the only slot until the CLI has been refused
 	// 429 (its stderr says so), then frees it: an event, not a clock.
-	var outBuf, errBuf syncBuffer
+	var outBuf, errBuf testserver.Buffer
 	done := make(chan error, 1)
 	go func() {
 		done <- run(ctx, []string{"process", "--url", s.URL, "--key", key, "rotate-pdf", filepath.Join(dir, "a.pdf")},
@@ -265,7 +248,7 @@ func TestCLIInterrupt(t *testing.T) {
 	key := s.DevKey
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	var out, errOut syncBuffer
+	var out, errOut testserver.Buffer
 	done := make(chan error, 1)
 	// The job is startBlocker's: it runs for tens of seconds on next to no CPU.
 	args := []string{"process", "--url", s.URL, "--key", key, "--cancel-on-interrupt", "-p", "url=" + stalledPage(t), "-p", "wait_for=" + blockerWaitFor, "url-to-pdf"}
@@ -309,7 +292,7 @@ func TestCLIProgressTTY(t *testing.T) {
 		toolstest.NeedCapability(t, "open a pseudo-terminal", err)
 	}
 	defer ptmx.Close()
-	var screen syncBuffer
+	var screen testserver.Buffer
 	read := make(chan struct{})
 	go func() { io.Copy(&screen, ptmx); close(read) }()
 	var out bytes.Buffer
@@ -339,7 +322,7 @@ func TestCLIProgressTTY(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ptmx.Close()
-	var batchScreen syncBuffer
+	var batchScreen testserver.Buffer
 	read = make(chan struct{})
 	go func() { io.Copy(&batchScreen, ptmx); close(read) }()
 	b, _ := os.ReadFile(filepath.Join(dir, "a.pdf"))

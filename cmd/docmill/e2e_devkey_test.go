@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"github.com/docmill/docmill/tools/toolstest"
 	"io"
 	"regexp"
 	"strings"
@@ -10,6 +9,9 @@ import (
 	"time"
 
 	"github.com/creack/pty"
+
+	"github.com/docmill/docmill/internal/testserver"
+	"github.com/docmill/docmill/tools/toolstest"
 )
 
 // keyLineRE is a key alone on its line, as a terminal shows it (\r\n).
@@ -25,7 +27,7 @@ func TestDevKeyOnlyOnTerminal(t *testing.T) {
 		dir := t.TempDir()
 		pr, pw := io.Pipe()
 		out := newLineLog(pr)
-		var log syncBuffer
+		var log testserver.Buffer
 		serveTo(t, dir, pw, &log, func() { pw.Close() })
 		out.await(t, servingRE, 30*time.Second)
 		out.mu.Lock()
@@ -49,7 +51,7 @@ func TestDevKeyOnlyOnTerminal(t *testing.T) {
 		}
 		t.Cleanup(func() { ptmx.Close() })
 		screen := newLineLog(ptmx)
-		var log syncBuffer
+		var log testserver.Buffer
 		serveTo(t, t.TempDir(), tty, &log, func() { tty.Close() })
 		url := screen.await(t, servingRE, 30*time.Second)
 		s := &testServer{URL: url, out: screen}

@@ -1,7 +1,8 @@
 // Package testserver holds what the tests' real servers (versitygw,
 // mailpit: programs `make test`'s dependencies install with `go install`)
 // need to be started: finding the program, a free port, and a log that
-// the process and the test share.
+// the process and the test share (LockedWriter, or Buffer, which any
+// test may share with what it starts).
 package testserver
 
 import (
@@ -66,4 +67,24 @@ func (l LockedWriter) Write(p []byte) (int, error) {
 	l.Mu.Lock()
 	defer l.Mu.Unlock()
 	return l.W.Write(p)
+}
+
+// Buffer is a bytes.Buffer that a process, a command or a server's
+// goroutines write while the test reads it.
+type Buffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (b *Buffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.Write(p)
+}
+
+// String returns what was written so far.
+func (b *Buffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.String()
 }
