@@ -117,7 +117,7 @@ func TestCancelDone(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer q.Stop(context.Background())
-	j := finishedJob(t, st, bucket, acct, "work")
+	j := finishedJob(t, st, bucket, acct, "work", nil)
 	if j.Status != docmill.StatusDone || j.Result == nil {
 		t.Fatalf("job %s %+v, want done", j.Status, j.Error)
 	}

@@ -3,7 +3,7 @@ package jobs_test
 import (
 	"context"
 	"errors"
-	"github.com/docmill/docmill/tools/toolstest"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,12 +11,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/riverqueue/river/riverdriver/riversqlite"
-
 	"github.com/docmill/docmill"
 	"github.com/docmill/docmill/internal/poll"
 	"github.com/docmill/docmill/jobs"
 	"github.com/docmill/docmill/sandbox"
+	"github.com/docmill/docmill/tools/toolstest"
 )
 
 // crashingTool is a tool whose engine is a real process, sh in the jail,
@@ -94,20 +93,9 @@ func TestCrashRule(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			c := &crashingTool{signals: tc.signals}
-			q, err := jobs.New(riversqlite.New(st.WriteDB()), jobs.Config{
-				Store: st, Blob: bucket, Registry: docmill.NewRegistry(c.tool(t, "crash")), Workers: 1, SoleWorker: true,
-				PollInterval: 20 * time.Millisecond, ScratchDir: t.TempDir(),
-			})
-			if err != nil {
-				t.Fatal(err)
-			}
-			st.SetEnqueue(q.InsertTx)
-			st.SetEnqueued(q.Enqueued)
-			if err := q.Start(t.Context()); err != nil {
-				t.Fatal(err)
-			}
+			q := startWorkers(t, st, bucket, jobs.Config{Registry: docmill.NewRegistry(c.tool(t, "crash"))})
 			defer q.Stop(context.Background())
-			j := finishedJob(t, st, bucket, acct, "crash")
+			j := finishedJob(t, st, bucket, acct, "crash", nil)
 			if j.Status != tc.status || (tc.code != "") != (j.Error != nil) || j.Error != nil && j.Error.Code != tc.code {
 				t.Fatalf("job %s %+v, want %s %s", j.Status, j.Error, tc.status, tc.code)
 			}
@@ -138,8 +126,9 @@ func fmtBools(b []bool) string {
 }
 
 // finishedJob creates a job of tool on a text input for acct, charged to
-// 2026-11, and waits (20 s at most) for it to finish.
-func finishedJob(t *testing.T, st docmill.Store, bucket docmill.BlobStore, acct *docmill.Account, tool string) *docmill.Job {
+// 2026-11, with the export e (nil: none), and waits (20 s at most) for it
+// to finish and for its export to end.
+func finishedJob(t *testing.T, st docmill.Store, bucket docmill.BlobStore, acct *docmill.Account, tool string, e *docmill.Export) *docmill.Job {
 	t.Helper()
 	id := docmill.NewJobID()
 	key := docmill.InputKey(id, 0)
@@ -147,7 +136,7 @@ func finishedJob(t *testing.T, st docmill.Store, bucket docmill.BlobStore, acct 
 		t.Fatal(err)
 	}
 	j := &docmill.Job{ID: id, AccountID: acct.ID, Tool: tool, CreatedAt: time.Now(), ResultTTL: time.Hour,
-		Inputs: []docmill.InputFile{{Key: key, Filename: "in.txt", ContentType: "text/plain", Size: 5}}}
+		Inputs: []docmill.InputFile{{Key: key, Filename: "in.txt", ContentType: "text/plain", Size: 5}}, Export: e}
 	if _, err := st.CreateJob(t.Context(), j, docmill.Admission{Period: "2026-11"}); err != nil {
 		t.Fatal(err)
 	}
@@ -155,6 +144,9 @@ func finishedJob(t *testing.T, st docmill.Store, bucket docmill.BlobStore, acct 
 		var err error
 		if j, err = st.Job(t.Context(), id); err != nil {
 			t.Fatal(err)
+		}
+		if j.Export != nil && j.Export.Status == docmill.ExportPending {
+			return false, fmt.Sprintf("export still %s, job %s %+v", j.Export.Status, j.Status, j.Error)
 		}
 		return j.Status.Finished(), "job still " + string(j.Status)
 	})

@@ -2,7 +2,6 @@ package jobs_test
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -13,10 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/riverqueue/river/riverdriver/riversqlite"
-
 	"github.com/docmill/docmill"
-	"github.com/docmill/docmill/internal/poll"
 	"github.com/docmill/docmill/jobs"
 	"github.com/docmill/docmill/outbound"
 )
@@ -73,39 +69,12 @@ func TestExport(t *testing.T) {
 	acct := newAccount(t, st, clk)
 	run := func(t *testing.T, client *http.Client, e *docmill.Export, tool ...string) *docmill.Job {
 		t.Helper()
-		q, err := jobs.New(riversqlite.New(st.WriteDB()), jobs.Config{
-			Store: st, Blob: bucket, Registry: docmill.NewRegistry(exportTool, failingTool), Workers: 1, SoleWorker: true,
-			PollInterval: 20 * time.Millisecond, ScratchDir: t.TempDir(),
-			Exports: jobs.ExportConfig{Client: client, Schedule: []time.Duration{10 * time.Millisecond, 10 * time.Millisecond}},
+		q := startWorkers(t, st, bucket, jobs.Config{
+			Registry: docmill.NewRegistry(exportTool, failingTool),
+			Exports:  jobs.ExportConfig{Client: client, Schedule: []time.Duration{10 * time.Millisecond, 10 * time.Millisecond}},
 		})
-		if err != nil {
-			t.Fatal(err)
-		}
-		st.SetEnqueue(q.InsertTx)
-		st.SetEnqueued(q.Enqueued)
-		if err := q.Start(t.Context()); err != nil {
-			t.Fatal(err)
-		}
 		defer q.Stop(context.Background())
-		id := docmill.NewJobID()
-		key := docmill.InputKey(id, 0)
-		if _, err := bucket.Put(t.Context(), key, strings.NewReader("input"), "text/plain"); err != nil {
-			t.Fatal(err)
-		}
-		j := &docmill.Job{ID: id, AccountID: acct.ID, Tool: append(tool, "echo")[0], CreatedAt: time.Now(), ResultTTL: time.Hour,
-			Inputs: []docmill.InputFile{{Key: key, Filename: "in.txt", ContentType: "text/plain", Size: 5}}, Export: e}
-		if _, err := st.CreateJob(t.Context(), j, docmill.Admission{Period: "2026-11"}); err != nil {
-			t.Fatal(err)
-		}
-		poll.Until(t, 20*time.Second, func() (bool, string) {
-			var err error
-			if j, err = st.Job(t.Context(), id); err != nil {
-				t.Fatal(err)
-			}
-			return j.Status.Finished() && j.Export.Status != docmill.ExportPending,
-				fmt.Sprintf("export still %s, job %s %+v", j.Export.Status, j.Status, j.Error)
-		})
-		return j
+		return finishedJob(t, st, bucket, acct, append(tool, "echo")[0], e)
 	}
 	tests := []struct {
 		name     string

@@ -43,6 +43,35 @@ func newQueue(t *testing.T, st *sqlite.Store, bucket docmill.BlobStore, clk *clo
 	return q
 }
 
+// startWorkers starts a queue that works the jobs of st with cfg: its
+// Store and Blob are st and bucket, and what cfg leaves zero is one
+// worker polling every 20 ms in a scratch directory of t's. It is the
+// sole worker, st's enqueue hook, and woken at each commit of a new job;
+// the caller stops it.
+func startWorkers(t *testing.T, st *sqlite.Store, bucket docmill.BlobStore, cfg jobs.Config) *jobs.Queue[*sql.Tx] {
+	t.Helper()
+	cfg.Store, cfg.Blob, cfg.SoleWorker = st, bucket, true
+	if cfg.Workers == 0 {
+		cfg.Workers = 1
+	}
+	if cfg.PollInterval == 0 {
+		cfg.PollInterval = 20 * time.Millisecond
+	}
+	if cfg.ScratchDir == "" {
+		cfg.ScratchDir = t.TempDir()
+	}
+	q, err := jobs.New(riversqlite.New(st.WriteDB()), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.SetEnqueue(q.InsertTx)
+	st.SetEnqueued(q.Enqueued)
+	if err := q.Start(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	return q
+}
+
 // openData opens a store and a blob directory in a new directory.
 func openData(t *testing.T) (*sqlite.Store, *blob.Bucket) {
 	t.Helper()

@@ -7,7 +7,6 @@ import (
 
 	"github.com/docmill/docmill"
 	"github.com/docmill/docmill/jobs"
-	"github.com/riverqueue/river/riverdriver/riversqlite"
 )
 
 // TestEnqueuedWakesWorkers: on SQLite, which cannot notify workers, a job
@@ -20,24 +19,16 @@ func TestEnqueuedWakesWorkers(t *testing.T) {
 	st, bucket := openData(t)
 	clk := &clock{t: time.Now()}
 	newQueue(t, st, bucket, clk) // River's tables
-	q, err := jobs.New(riversqlite.New(st.WriteDB()), jobs.Config{
-		Store: st, Blob: bucket, Workers: 4,
+	q := startWorkers(t, st, bucket, jobs.Config{
+		Workers: 4,
 		// A tool of the render lane whose run fails at once; jobs of
 		// no-such-tool go to River's default queue.
 		Registry: docmill.NewRegistry(&docmill.Tool{Slug: "render-tool", Lane: docmill.LaneRender, Engine: "test",
 			Run: func(context.Context, *docmill.RunInput) (*docmill.RunOutput, error) {
 				return nil, docmill.Errorf(docmill.CodeInvalidDocument, "no")
 			}}),
-		PollInterval: time.Hour, ScratchDir: t.TempDir(), SoleWorker: true,
+		PollInterval: time.Hour,
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	st.SetEnqueue(q.InsertTx)
-	st.SetEnqueued(q.Enqueued)
-	if err := q.Start(t.Context()); err != nil {
-		t.Fatal(err)
-	}
 	defer q.Stop(context.Background())
 	acct := newAccount(t, st, clk)
 
