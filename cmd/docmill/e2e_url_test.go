@@ -2,15 +2,11 @@ package main
 
 import (
 	"bytes"
-	"fmt"
 	"image/png"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -18,71 +14,8 @@ import (
 
 	"github.com/docmill/docmill"
 	"github.com/docmill/docmill/client"
+	"github.com/docmill/docmill/internal/testsite"
 )
-
-// urlSite is a local web site for url-to-pdf and url-to-image: a
-// redirect chain to a page with a stylesheet, an image and an element a
-// script inserts after 500 ms, and hostile parts (a file:// image, an
-// iframe redirected to file://, a POST). It records every request.
-type urlSite struct {
-	srv   *httptest.Server
-	mu    sync.Mutex
-	asked []string
-}
-
-// urlSitePage is the site's page.
-const urlSitePage = `<!DOCTYPE html><html><head><meta charset="utf-8"><title>Local page</title>
-<link rel="stylesheet" href="/style.css"></head><body>
-<h1>Page served locally</h1>
-<img src="/pic.png" width="40" height="40">
-<img src="file:///etc/hostname">
-<iframe src="/to-file" width="400" height="100"></iframe>
-<div style="height: 2400px"></div>
-<script>
-fetch("/post", {method: "POST", body: "x"}).catch(() => {});
-setTimeout(() => { const p = document.createElement("p"); p.id = "late"; p.textContent = "Inserted after half a second"; document.body.prepend(p); }, 500);
-</script></body></html>`
-
-// urlPNG is a 1x1 PNG.
-var urlPNG = []byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01\x00\x00\x00\x01\x08\x06\x00\x00\x00\x1f\x15\xc4\x89\x00\x00\x00\rIDATx\x9cc\xf8\xcf\xc0\xf0\x1f\x00\x05\x00\x01\xff\x89\x99=\x1d\x00\x00\x00\x00IEND\xaeB`\x82")
-
-func urlNewSite(t *testing.T) *urlSite {
-	t.Helper()
-	s := &urlSite{}
-	s.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		s.mu.Lock()
-		s.asked = append(s.asked, r.Method+" "+r.URL.Path)
-		s.mu.Unlock()
-		switch r.URL.Path {
-		case "/":
-			http.Redirect(w, r, "/hop", http.StatusFound)
-		case "/hop":
-			http.Redirect(w, r, "/page", http.StatusMovedPermanently)
-		case "/page":
-			w.Header().Set("Content-Type", "text/html; charset=utf-8")
-			fmt.Fprint(w, urlSitePage)
-		case "/style.css":
-			w.Header().Set("Content-Type", "text/css")
-			fmt.Fprint(w, "h1 { color: #063; }")
-		case "/pic.png":
-			w.Header().Set("Content-Type", "image/png")
-			w.Write(urlPNG)
-		case "/to-file":
-			http.Redirect(w, r, "file:///etc/passwd", http.StatusFound)
-		default:
-			http.NotFound(w, r)
-		}
-	}))
-	t.Cleanup(s.srv.Close)
-	return s
-}
-
-// requests returns the requests the site got.
-func (s *urlSite) requests() []string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return slices.Clone(s.asked)
-}
 
 // urlResult downloads a done job's result.
 func urlResult(t *testing.T, status int, j map[string]any) []byte {
@@ -107,10 +40,10 @@ func urlImageSize(t *testing.T, data []byte) (int, int) {
 // is refused at submission, before any request reaches it; a tool that
 // takes no file refuses one; a pipeline refuses it as a step.
 func TestURLToolsRefused(t *testing.T) {
-	site := urlNewSite(t)
+	site := testsite.New(t)
 	s := startServer(t, "")
 	for _, tool := range []string{"url-to-pdf", "url-to-image"} {
-		status, body := processRaw(t, s, s.DevKey, tool, formItem{name: "url", value: site.srv.URL + "/"})
+		status, body := processRaw(t, s, s.DevKey, tool, formItem{name: "url", value: site.URL + "/"})
 		wantProblem(t, status, body, 400, "invalid_parameter", "url", "url")
 	}
 	status, body := processRaw(t, s, s.DevKey, "url-to-pdf", formItem{name: "url", value: "https://169.254.169.254/latest/meta-data/"})
@@ -130,7 +63,7 @@ func TestURLToolsRefused(t *testing.T) {
 	// Another tool still needs its file.
 	status, body = processRaw(t, s, s.DevKey, "html-to-pdf")
 	wantProblem(t, status, body, 400, "missing_file", "", "No file")
-	if got := site.requests(); len(got) != 0 {
+	if got := site.Requests(); len(got) != 0 {
 		t.Errorf("the local site got requests: %v", got)
 	}
 }
@@ -141,13 +74,13 @@ func TestURLToolsRefused(t *testing.T) {
 // gives a PNG of the asked size, or of the whole page; a page that
 // answers 404 fails as fetch_failed.
 func TestURLToolsLocal(t *testing.T) {
-	site := urlNewSite(t)
+	site := testsite.New(t)
 	s := startServer(t, "", "--allow-private-urls")
 
 	t.Run("pdf", func(t *testing.T) {
-		status, j := processRaw(t, s, s.DevKey, "url-to-pdf", formItem{name: "url", value: site.srv.URL + "/"}, formItem{name: "wait_for", value: "#late"})
+		status, j := processRaw(t, s, s.DevKey, "url-to-pdf", formItem{name: "url", value: site.URL + "/"}, formItem{name: "wait_for", value: testsite.LateSelector})
 		text := pdftotext(t, urlResult(t, status, j))
-		for _, want := range []string{"Page served locally", "Inserted after half a second"} {
+		for _, want := range []string{testsite.Heading, testsite.Late} {
 			if !strings.Contains(text, want) {
 				t.Errorf("PDF text lacks %q: %q", want, text)
 			}
@@ -155,7 +88,7 @@ func TestURLToolsLocal(t *testing.T) {
 		if strings.Contains(text, "root:x:0") {
 			t.Errorf("the PDF has the host's /etc/passwd: %q", text)
 		}
-		asked := site.requests()
+		asked := site.Requests()
 		for _, want := range []string{"GET /", "GET /hop", "GET /page", "GET /style.css", "GET /pic.png"} {
 			if !slices.Contains(asked, want) {
 				t.Errorf("the site was not asked %s: %v", want, asked)
@@ -176,20 +109,20 @@ func TestURLToolsLocal(t *testing.T) {
 		}
 	})
 	t.Run("image", func(t *testing.T) {
-		status, j := processRaw(t, s, s.DevKey, "url-to-image", formItem{name: "url", value: site.srv.URL + "/page"},
+		status, j := processRaw(t, s, s.DevKey, "url-to-image", formItem{name: "url", value: site.URL + "/page"},
 			formItem{name: "width", value: "800"}, formItem{name: "height", value: "600"})
 		if w, h := urlImageSize(t, urlResult(t, status, j)); w != 800 || h != 600 {
 			t.Errorf("image %dx%d, want 800x600", w, h)
 		}
-		status, j = processRaw(t, s, s.DevKey, "url-to-image", formItem{name: "url", value: site.srv.URL + "/page"},
+		status, j = processRaw(t, s, s.DevKey, "url-to-image", formItem{name: "url", value: site.URL + "/page"},
 			formItem{name: "width", value: "800"}, formItem{name: "full_page", value: "true"})
-		if w, h := urlImageSize(t, urlResult(t, status, j)); w != 800 || h < 2400 {
-			t.Errorf("full page %dx%d, want 800 wide and the page's 2400+ px tall", w, h)
+		if w, h := urlImageSize(t, urlResult(t, status, j)); w != 800 || h < testsite.PageHeight {
+			t.Errorf("full page %dx%d, want 800 wide and the page's %d+ px tall", w, h, testsite.PageHeight)
 		}
 	})
 	t.Run("client and Idempotency-Key", func(t *testing.T) {
 		c := s.client(s.DevKey)
-		opts := client.ProcessOptions{Params: map[string]string{"url": site.srv.URL + "/page", "width": "320", "height": "200"},
+		opts := client.ProcessOptions{Params: map[string]string{"url": site.URL + "/page", "width": "320", "height": "200"},
 			Prefer: "wait=60", IdempotencyKey: "url-e2e-replay"}
 		first, _, err := c.Process(t.Context(), "url-to-image", nil, opts)
 		if err != nil || first.Status != docmill.StatusDone {
@@ -204,9 +137,9 @@ func TestURLToolsLocal(t *testing.T) {
 		apiError(t, err, 409, "idempotency_conflict")
 	})
 	t.Run("errors", func(t *testing.T) {
-		status, body := processRaw(t, s, s.DevKey, "url-to-pdf", formItem{name: "url", value: site.srv.URL + "/gone"})
+		status, body := processRaw(t, s, s.DevKey, "url-to-pdf", formItem{name: "url", value: site.URL + "/gone"})
 		wantProblem(t, status, body, 400, "fetch_failed", "url", "HTTP 404")
-		status, body = processRaw(t, s, s.DevKey, "url-to-pdf", formItem{name: "url", value: site.srv.URL + "/page"}, formItem{name: "wait_for", value: "30001"})
+		status, body = processRaw(t, s, s.DevKey, "url-to-pdf", formItem{name: "url", value: site.URL + "/page"}, formItem{name: "wait_for", value: "30001"})
 		wantProblem(t, status, body, 400, "invalid_parameter", "wait_for", "wait_for")
 	})
 }
@@ -214,7 +147,7 @@ func TestURLToolsLocal(t *testing.T) {
 // TestURLToolsWeb drives url-to-pdf's form in the web interface: no file
 // picker, an address field, and the PDF of the page as the result.
 func TestURLToolsWeb(t *testing.T) {
-	site := urlNewSite(t)
+	site := testsite.New(t)
 	s := startServer(t, "", "--allow-private-urls")
 	b := newBrowser(t)
 	b.signIn(s.URL, s.DevKey)
@@ -225,13 +158,13 @@ func TestURLToolsWeb(t *testing.T) {
 	if got := b.eval(`document.querySelector('#params input[name="url"]').type`); got != "url" {
 		t.Errorf("the url field is an input of type %q", got)
 	}
-	b.run(chromedp.SendKeys(chromedp.CSS(`#params input[name="url"]`), site.srv.URL+"/page"),
+	b.run(chromedp.SendKeys(chromedp.CSS(`#params input[name="url"]`), site.URL+"/page"),
 		chromedp.Click(chromedp.ID("start")))
 	b.wait(`!document.getElementById("result").hidden || !document.getElementById("tool-error").hidden`, 60*time.Second)
 	if msg := b.eval(`document.getElementById("tool-error").textContent`); msg != "" {
 		t.Fatalf("the form's job failed: %s", msg)
 	}
-	if text := pdftotext(t, b.download()); !strings.Contains(text, "Page served locally") {
+	if text := pdftotext(t, b.download()); !strings.Contains(text, testsite.Heading) {
 		t.Errorf("PDF text %q lacks the page", text)
 	}
 	// Back in the catalogue, a tool that takes files shows its picker again.
@@ -244,16 +177,16 @@ func TestURLToolsWeb(t *testing.T) {
 // TestURLToolsCLI: docmill process runs a tool that takes no file on its
 // params alone, and saves the result in the current directory.
 func TestURLToolsCLI(t *testing.T) {
-	site := urlNewSite(t)
+	site := testsite.New(t)
 	s := startServer(t, "", "--allow-private-urls")
 	dir := t.TempDir()
 	t.Chdir(dir)
-	runCLI(t, "process", "--url", s.URL, "--key", s.DevKey, "-p", "url="+site.srv.URL+"/page", "url-to-pdf")
+	runCLI(t, "process", "--url", s.URL, "--key", s.DevKey, "-p", "url="+site.URL+"/page", "url-to-pdf")
 	b, err := os.ReadFile(filepath.Join(dir, "127.0.0.1.pdf"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if text := pdftotext(t, b); !strings.Contains(text, "Page served locally") {
+	if text := pdftotext(t, b); !strings.Contains(text, testsite.Heading) {
 		t.Errorf("PDF text %q lacks the page", text)
 	}
 	if list := runCLI(t, "tools", "--url", s.URL); !strings.Contains(list, "no file") {
