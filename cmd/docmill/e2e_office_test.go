@@ -15,14 +15,21 @@ import (
 	"github.com/docmill/docmill/tools/toolstest"
 )
 
-// TestOfficeToPDF converts corpus documents of each family over HTTP; one
-// warm LibreOffice serves them all.
-func TestOfficeToPDF(t *testing.T) {
+// TestOfficeE2E drives the tools of LibreOffice over HTTP through one
+// real server, a subtest per tool: one warm LibreOffice serves them all.
+func TestOfficeE2E(t *testing.T) {
 	if testing.Short() {
 		t.Skip("slow")
 	}
 	s := startServer(t, "", "--office-workers", "1")
 	c := s.client(s.DevKey)
+	t.Run("to-pdf", func(t *testing.T) { checkOfficeToPDF(t, c) })
+	t.Run("convert-document", func(t *testing.T) { checkConvertDocument(t, c) })
+	t.Run("document-thumbnail", func(t *testing.T) { checkDocumentThumbnail(t, c) })
+}
+
+// checkOfficeToPDF converts corpus documents of each family to PDF.
+func checkOfficeToPDF(t *testing.T, c *client.Client) {
 	cases := []struct {
 		tool, file string
 		pages      int

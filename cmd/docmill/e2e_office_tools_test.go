@@ -19,16 +19,11 @@ import (
 	"github.com/docmill/docmill/tools/toolstest"
 )
 
-// TestConvertDocumentE2E saves corpus documents of each family in other
-// formats over HTTP, and reads each result with another program than
-// LibreOffice: archive/zip and encoding/xml for OOXML, ODF and EPUB,
-// encoding/csv for CSV; the result is served with its format's type.
-func TestConvertDocumentE2E(t *testing.T) {
-	if testing.Short() {
-		t.Skip("slow")
-	}
-	s := startServer(t, "", "--office-workers", "1")
-	c := s.client(s.DevKey)
+// checkConvertDocument saves corpus documents of each family in other
+// formats, and reads each result with another program than LibreOffice:
+// archive/zip and encoding/xml for OOXML, ODF and EPUB, encoding/csv for
+// CSV; the result is served with its format's type.
+func checkConvertDocument(t *testing.T, c *client.Client) {
 	cases := []struct {
 		file, format, contentType, text string
 	}{
@@ -159,15 +154,10 @@ func officeMainPart(t *testing.T, data []byte) string {
 	return string(toolstest.ZipPart(t, z, "content.xml"))
 }
 
-// TestDocumentThumbnailE2E makes thumbnails of a PDF, an office document
-// and an image over HTTP and reads each with Go's image decoders: a PNG
-// of the width asked for, of a page's proportions, not blank.
-func TestDocumentThumbnailE2E(t *testing.T) {
-	if testing.Short() {
-		t.Skip("slow")
-	}
-	s := startServer(t, "", "--office-workers", "1")
-	c := s.client(s.DevKey)
+// checkDocumentThumbnail makes thumbnails of a PDF, an office document
+// and an image and reads each with Go's image decoders: a PNG of the
+// width asked for, of a page's proportions, not blank.
+func checkDocumentThumbnail(t *testing.T, c *client.Client) {
 	for _, tc := range []struct {
 		dir, file  string
 		width      int
