@@ -22,6 +22,7 @@ import (
 	"unicode/utf16"
 
 	"github.com/docmill/docmill/client"
+	"github.com/docmill/docmill/tools/poppler"
 	"github.com/docmill/docmill/tools/toolstest"
 )
 
@@ -261,24 +262,9 @@ func TestSignPDFE2E(t *testing.T) {
 	}
 }
 
-// signVerified is verify-pdf-signatures' report as the e2e test reads it.
+// signVerified is verify-pdf-signatures' report.
 type signVerified struct {
-	Signatures []struct {
-		FieldName string `json:"field_name"`
-		Signer    struct {
-			CommonName        string `json:"common_name"`
-			DistinguishedName string `json:"distinguished_name"`
-		} `json:"signer"`
-		SigningTime          string     `json:"signing_time"`
-		HashAlgorithm        string     `json:"hash_algorithm"`
-		SignatureType        string     `json:"signature_type"`
-		SignedRanges         [][2]int64 `json:"signed_ranges"`
-		CoversWholeDocument  bool       `json:"covers_whole_document"`
-		ModifiedAfterSigning bool       `json:"modified_after_signing"`
-		SignatureValid       bool       `json:"signature_valid"`
-		SignatureStatus      string     `json:"signature_status"`
-		CertificateStatus    string     `json:"certificate_status"`
-	} `json:"signatures"`
+	Signatures []poppler.SignatureReport `json:"signatures"`
 }
 
 // signVerify runs verify-pdf-signatures on data and decodes its report.

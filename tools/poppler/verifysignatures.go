@@ -48,8 +48,9 @@ func verifySignaturesTool(e Engines) *docmill.Tool {
 	}, engines...)
 }
 
-// signatureReport is one signature as verify-pdf-signatures reports it.
-type signatureReport struct {
+// SignatureReport is one signature as verify-pdf-signatures reports it,
+// an entry of the report's "signatures".
+type SignatureReport struct {
 	FieldName string `json:"field_name"`
 	Signer    struct {
 		CommonName        string `json:"common_name"`
@@ -89,7 +90,7 @@ func runVerify(ctx context.Context, e Engines, in *docmill.RunInput) (*docmill.R
 	if err != nil {
 		return nil, err
 	}
-	sigs := []signatureReport{}
+	sigs := []SignatureReport{}
 	if count > 0 {
 		db, err := newKeyDB(ctx, e.CertUtil, in.WorkDir)
 		if err != nil {
@@ -178,8 +179,8 @@ func signatureCount(ctx context.Context, pdfsig *sandbox.Engine, src, dir string
 // out of sequence, or a field said to be unsigned states anything but its
 // name, is refused rather than guessed at. size is the file's size, which
 // the last signed byte reaches unless the file was changed after signing.
-func parseSignatures(out []byte, size int64) ([]signatureReport, error) {
-	var sigs []signatureReport
+func parseSignatures(out []byte, size int64) ([]SignatureReport, error) {
+	var sigs []SignatureReport
 	var seen map[string]bool
 	unsigned, rank := false, 0
 	sc := bufio.NewScanner(bytes.NewReader(out))
@@ -190,7 +191,7 @@ func parseSignatures(out []byte, size int64) ([]signatureReport, error) {
 			if strings.TrimSuffix(n, ":") != strconv.Itoa(len(sigs)+1) {
 				return nil, docmill.InvalidDocument(fmt.Errorf("pdfsig: %q after %d signatures", line, len(sigs)), unreadableReport)
 			}
-			sigs = append(sigs, signatureReport{SignatureStatus: "unknown", CertificateStatus: "not_checked", SignedRanges: [][2]int64{}})
+			sigs = append(sigs, SignatureReport{SignatureStatus: "unknown", CertificateStatus: "not_checked", SignedRanges: [][2]int64{}})
 			seen, unsigned, rank = map[string]bool{}, false, 0
 			continue
 		}
@@ -266,7 +267,7 @@ var reportOrder = map[string]int{
 }
 
 // setField sets what one line of pdfsig's report says.
-func setField(s *signatureReport, key, value, entry string) {
+func setField(s *SignatureReport, key, value, entry string) {
 	switch key {
 	case "Signature Field Name":
 		s.FieldName = value

@@ -136,7 +136,7 @@ func TestVerifyUnsignedField(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var report struct{ Signatures []signatureReport }
+	var report struct{ Signatures []SignatureReport }
 	if err := json.Unmarshal(body, &report); err != nil {
 		t.Fatal(err)
 	}
