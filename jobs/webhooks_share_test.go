@@ -67,20 +67,6 @@ func TestWebhookFairShare(t *testing.T) {
 	}))
 	t.Cleanup(fast.Close)
 
-	finish := func(a *docmill.Account) {
-		j, err := st.CreateJob(t.Context(), &docmill.Job{AccountID: a.ID, Tool: "x", CreatedAt: clk.t}, docmill.Admission{Period: "2026-11"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := st.StartJob(t.Context(), j.ID, clk.t); err != nil {
-			t.Fatal(err)
-		}
-		j.Status, j.FinishedAt = docmill.StatusFailed, &clk.t
-		j.Error = &docmill.JobError{Code: docmill.CodeInvalidDocument, Message: "bad"}
-		if _, err := st.FinishJob(t.Context(), j); err != nil {
-			t.Fatal(err)
-		}
-	}
 	a, b := newAccount(t, st, clk), &docmill.Account{ID: "acct_b", Name: "b", Plan: docmill.PlanPro, CreatedAt: clk.t}
 	_, key := docmill.NewAPIKey(b.ID, "k", clk.t)
 	if err := st.CreateAccount(t.Context(), b, &key); err != nil {
@@ -90,8 +76,8 @@ func TestWebhookFairShare(t *testing.T) {
 		addHook(t, st, a, slow.URL, clk.t)
 	}
 	addHook(t, st, b, fast.URL, clk.t)
-	finish(a)
-	finish(a)                                             // six deliveries of A
+	failedJob(t, st, a, clk.t)
+	failedJob(t, st, a, clk.t)                            // six deliveries of A
 	poll.Until(t, 20*time.Second, func() (bool, string) { // both workers hold A's deliveries
 		mu.Lock()
 		n := slowCalls
@@ -99,7 +85,7 @@ func TestWebhookFairShare(t *testing.T) {
 		return n >= 2, fmt.Sprintf("A's endpoints got %d requests, want 2", n)
 	})
 	start := time.Now()
-	finish(b)
+	failedJob(t, st, b, clk.t)
 	select {
 	case n := <-fastAt:
 		t.Logf("B's delivery made after %v, when A's endpoints had had %d requests", time.Since(start).Round(10*time.Millisecond), n)

@@ -83,23 +83,27 @@ func deliveringQueue(t *testing.T, schedule []time.Duration, clk *clock, client 
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { q.Stop(context.Background()) })
-	finish := func(a *docmill.Account) *docmill.Job {
-		t.Helper()
-		j, err := st.CreateJob(t.Context(), &docmill.Job{AccountID: a.ID, Tool: "x", CreatedAt: clk.t}, docmill.Admission{Period: "2026-11"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := st.StartJob(t.Context(), j.ID, clk.t); err != nil {
-			t.Fatal(err)
-		}
-		j.Status, j.FinishedAt = docmill.StatusFailed, &clk.t
-		j.Error = &docmill.JobError{Code: docmill.CodeInvalidDocument, Message: "bad"}
-		if _, err := st.FinishJob(t.Context(), j); err != nil {
-			t.Fatal(err)
-		}
-		return j
+	return st, func(a *docmill.Account) *docmill.Job { return failedJob(t, st, a, clk.t) }
+}
+
+// failedJob creates a job of a, charged to 2026-11, and finishes it
+// failed at at, by hand: its webhook deliveries are made in the finish's
+// transaction.
+func failedJob(t *testing.T, st docmill.Store, a *docmill.Account, at time.Time) *docmill.Job {
+	t.Helper()
+	j, err := st.CreateJob(t.Context(), &docmill.Job{AccountID: a.ID, Tool: "x", CreatedAt: at}, docmill.Admission{Period: "2026-11"})
+	if err != nil {
+		t.Fatal(err)
 	}
-	return st, finish
+	if _, err := st.StartJob(t.Context(), j.ID, at); err != nil {
+		t.Fatal(err)
+	}
+	j.Status, j.FinishedAt = docmill.StatusFailed, &at
+	j.Error = &docmill.JobError{Code: docmill.CodeInvalidDocument, Message: "bad"}
+	if _, err := st.FinishJob(t.Context(), j); err != nil {
+		t.Fatal(err)
+	}
+	return j
 }
 
 func addHook(t *testing.T, st docmill.Store, a *docmill.Account, url string, at time.Time) *docmill.Webhook {
