@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"os/exec"
 	"strings"
 	"testing"
@@ -16,36 +15,11 @@ import (
 // of a PDF, as qpdf reads them.
 func qpdfAnnotations(t *testing.T, path string) []string {
 	t.Helper()
-	out, err := exec.Command("qpdf", "--json", "--json-key=pages", "--json-key=qpdf", path).Output()
-	if err != nil {
-		t.Fatalf("qpdf --json: %v", err)
-	}
-	var doc struct {
-		Pages []struct {
-			Object string `json:"object"`
-		} `json:"pages"`
-		Qpdf []json.RawMessage `json:"qpdf"` // a header, then the objects
-	}
-	var objects map[string]struct {
-		Value any `json:"value"`
-	}
-	if err := json.Unmarshal(out, &doc); err != nil || len(doc.Qpdf) != 2 || json.Unmarshal(doc.Qpdf[1], &objects) != nil {
-		t.Fatalf("qpdf --json: %v", err)
-	}
-	dict := func(ref any) map[string]any {
-		s, _ := ref.(string)
-		d, _ := objects["obj:"+s].Value.(map[string]any)
-		return d
-	}
+	doc := toolstest.QPDFObjects(t, path)
 	var subtypes []string
 	for _, p := range doc.Pages {
-		annots, ok := dict(p.Object)["/Annots"].([]any)
-		if !ok { // an indirect array
-			ref, _ := dict(p.Object)["/Annots"].(string)
-			annots, _ = objects["obj:"+ref].Value.([]any)
-		}
-		for _, a := range annots {
-			sub, _ := dict(a)["/Subtype"].(string)
+		for _, a := range doc.Annotations(p) {
+			sub, _ := a["/Subtype"].(string)
 			subtypes = append(subtypes, sub)
 		}
 	}

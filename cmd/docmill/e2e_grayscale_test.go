@@ -1,11 +1,7 @@
 package main
 
 import (
-	"image"
-	"image/png"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -47,32 +43,5 @@ func checkGrayscaleE2E(t *testing.T, c *client.Client) {
 // for pure grey).
 func renderChroma(t *testing.T, pdf []byte) int {
 	t.Helper()
-	base := filepath.Join(t.TempDir(), "page")
-	if out, err := exec.Command("pdftoppm", "-r", "40", "-png", "-singlefile", "-f", "1", "-l", "1", toolstest.WriteTemp(t, "c.pdf", pdf), base).CombinedOutput(); err != nil {
-		t.Fatalf("pdftoppm: %v\n%s", err, out)
-	}
-	f, err := os.Open(base + ".png")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	img, err := png.Decode(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	most := 0
-	b := img.Bounds()
-	for y := b.Min.Y; y < b.Max.Y; y++ {
-		for x := b.Min.X; x < b.Max.X; x++ {
-			most = max(most, pixelChroma(img, x, y))
-		}
-	}
-	return most
-}
-
-// pixelChroma is the largest difference between two 8-bit channels of
-// img's pixel at x, y.
-func pixelChroma(img image.Image, x, y int) int {
-	r, g, b, _ := img.At(x, y).RGBA()
-	return int(max(r, g, b)>>8) - int(min(r, g, b)>>8)
+	return toolstest.MaxChroma(toolstest.RenderPage(t, toolstest.WriteTemp(t, "c.pdf", pdf), 1, 40))
 }

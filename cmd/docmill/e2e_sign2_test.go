@@ -66,32 +66,14 @@ func sign2SigDicts(t testing.TB, data []byte) []map[string]any {
 }
 
 // sign2WidgetRect returns the page (1-based) and /Rect of the PDF's
-// signature widget, as qpdf --json (version 1) reads the pages' /Annots.
+// signature widget, as qpdf reads the pages' /Annots (QPDFObjects).
 func sign2WidgetRect(t testing.TB, data []byte) (int, [4]float64) {
 	t.Helper()
-	raw, err := exec.Command("qpdf", "--json=1", "--json-key=pages", "--json-key=objects", toolstest.WriteTemp(t, "w.pdf", data)).Output()
-	if err != nil {
-		t.Fatalf("qpdf --json: %v", err)
-	}
-	var doc struct {
-		Pages   []struct{ Object string }  `json:"pages"`
-		Objects map[string]json.RawMessage `json:"objects"`
-	}
-	if err := json.Unmarshal(raw, &doc); err != nil {
-		t.Fatal(err)
-	}
+	doc := toolstest.QPDFObjects(t, toolstest.WriteTemp(t, "w.pdf", data))
 	for i, p := range doc.Pages {
-		var pd struct {
-			Annots []string `json:"/Annots"`
-		}
-		json.Unmarshal(doc.Objects[p.Object], &pd)
-		for _, a := range pd.Annots {
-			var d struct {
-				FT   string     `json:"/FT"`
-				Rect [4]float64 `json:"/Rect"`
-			}
-			if json.Unmarshal(doc.Objects[a], &d) == nil && d.FT == "/Sig" {
-				return i + 1, d.Rect
+		for _, a := range doc.Annotations(p) {
+			if a["/FT"] == "/Sig" {
+				return i + 1, doc.Rect(a["/Rect"])
 			}
 		}
 	}

@@ -85,7 +85,7 @@ type formState struct {
 
 func readForm(t *testing.T, path string) formState {
 	t.Helper()
-	out, err := exec.Command("qpdf", "--json", "--json-key=acroform", "--json-key=pages", "--json-key=qpdf", path).Output()
+	out, err := exec.Command("qpdf", "--json", "--json-key=acroform", path).Output()
 	if err != nil {
 		t.Fatalf("qpdf --json: %v", err)
 	}
@@ -96,11 +96,6 @@ func readForm(t *testing.T, path string) formState {
 				Value    any    `json:"value"`
 			} `json:"fields"`
 		} `json:"acroform"`
-		Pages []struct {
-			Object string `json:"object"`
-		} `json:"pages"`
-		Qpdf []json.RawMessage `json:"qpdf"` // a header, then the objects
-
 	}
 	if err := json.Unmarshal(out, &doc); err != nil {
 		t.Fatal(err)
@@ -109,22 +104,10 @@ func readForm(t *testing.T, path string) formState {
 	for _, f := range doc.Acroform.Fields {
 		s.fields[f.Fullname] = strings.TrimPrefix(jsonString(f.Value), "u:")
 	}
-	var objects map[string]struct {
-		Value any `json:"value"` // a dictionary, an array, a number...
-	}
-	if len(doc.Qpdf) != 2 || json.Unmarshal(doc.Qpdf[1], &objects) != nil {
-		t.Fatalf("qpdf --json: no objects")
-	}
-	for _, p := range doc.Pages {
-		page, _ := objects["obj:"+p.Object].Value.(map[string]any)
-		annots, _ := page["/Annots"].([]any)
-		if ref, ok := page["/Annots"].(string); ok {
-			annots, _ = objects["obj:"+ref].Value.([]any)
-		}
-		for _, a := range annots {
-			ref, _ := a.(string)
-			annot, _ := objects["obj:"+ref].Value.(map[string]any)
-			sub, _ := annot["/Subtype"].(string)
+	objects := toolstest.QPDFObjects(t, path)
+	for _, p := range objects.Pages {
+		for _, a := range objects.Annotations(p) {
+			sub, _ := a["/Subtype"].(string)
 			s.annotations = append(s.annotations, sub)
 		}
 	}
@@ -229,45 +212,21 @@ func meanDiff(a, b image.Image) float64 {
 // destination in the document.
 func qpdfLinks(t *testing.T, path string) []string {
 	t.Helper()
-	out, err := exec.Command("qpdf", "--json", "--json-key=pages", "--json-key=qpdf", path).Output()
-	if err != nil {
-		t.Fatalf("qpdf --json: %v", err)
-	}
-	var doc struct {
-		Pages []struct {
-			Object string `json:"object"`
-		} `json:"pages"`
-		Qpdf []json.RawMessage `json:"qpdf"`
-	}
-	var objects map[string]struct {
-		Value any `json:"value"`
-	}
-	if err := json.Unmarshal(out, &doc); err != nil || len(doc.Qpdf) != 2 || json.Unmarshal(doc.Qpdf[1], &objects) != nil {
-		t.Fatalf("qpdf --json: %v", err)
-	}
-	deref := func(v any) any {
-		if s, ok := v.(string); ok && strings.HasSuffix(s, " R") {
-			return objects["obj:"+s].Value
-		}
-		return v
-	}
+	doc := toolstest.QPDFObjects(t, path)
 	pageNr := map[string]int{}
 	for i, p := range doc.Pages {
-		pageNr[p.Object] = i + 1
+		pageNr[p] = i + 1
 	}
 	var links []string
 	for i, p := range doc.Pages {
-		page, _ := deref(p.Object).(map[string]any)
-		annots, _ := deref(page["/Annots"]).([]any)
-		for _, a := range annots {
-			d, _ := deref(a).(map[string]any)
+		for _, d := range doc.Annotations(p) {
 			if d["/Subtype"] != "/Link" {
 				continue
 			}
 			target := "?"
-			if act, ok := deref(d["/A"]).(map[string]any); ok && act["/S"] == "/URI" {
-				target = strings.TrimPrefix(fmt.Sprint(deref(act["/URI"])), "u:")
-			} else if dest, ok := deref(d["/Dest"]).([]any); ok && len(dest) > 0 {
+			if act, ok := doc.Deref(d["/A"]).(map[string]any); ok && act["/S"] == "/URI" {
+				target = strings.TrimPrefix(fmt.Sprint(doc.Deref(act["/URI"])), "u:")
+			} else if dest, ok := doc.Deref(d["/Dest"]).([]any); ok && len(dest) > 0 {
 				target = fmt.Sprintf("page %d", pageNr[fmt.Sprint(dest[0])])
 			}
 			links = append(links, fmt.Sprintf("page %d: %s", i+1, target))

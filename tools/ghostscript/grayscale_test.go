@@ -1,11 +1,6 @@
 package ghostscript_test
 
 import (
-	"image"
-	"image/png"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"testing"
 
 	docmill "github.com/docmill/docmill"
@@ -48,34 +43,5 @@ func TestGrayscale(t *testing.T) {
 // any pixel: 0 for pure grey.
 func maxChroma(t *testing.T, path string) int {
 	t.Helper()
-	base := filepath.Join(t.TempDir(), "page")
-	if out, err := exec.Command("pdftoppm", "-r", "40", "-png", "-singlefile", "-f", "1", "-l", "1", path, base).CombinedOutput(); err != nil {
-		t.Fatalf("pdftoppm: %v\n%s", err, out)
-	}
-	f, err := os.Open(base + ".png")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	img, err := png.Decode(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return chroma(img)
-}
-
-// chroma is the largest difference between two 8-bit channels of a pixel
-// of img.
-func chroma(img image.Image) int {
-	most := 0
-	b := img.Bounds()
-	for y := b.Min.Y; y < b.Max.Y; y++ {
-		for x := b.Min.X; x < b.Max.X; x++ {
-			r, g, bl, _ := img.At(x, y).RGBA()
-			hi := max(r, g, bl) >> 8
-			lo := min(r, g, bl) >> 8
-			most = max(most, int(hi-lo))
-		}
-	}
-	return most
+	return toolstest.MaxChroma(toolstest.RenderPage(t, path, 1, 40))
 }

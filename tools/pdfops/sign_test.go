@@ -5,7 +5,6 @@ import (
 	"context"
 	"crypto/x509"
 	"crypto/x509/pkix"
-	"encoding/json"
 	"errors"
 	"math/big"
 	"os"
@@ -224,41 +223,17 @@ func TestSignVisible(t *testing.T) {
 }
 
 // signWidgetRect returns the /Rect of the signature widget on page (1-based)
-// of the PDF at path, as qpdf --json (version 1) reads the page's /Annots.
+// of the PDF at path, as qpdf reads the page's /Annots (QPDFObjects).
 func signWidgetRect(t testing.TB, path string, page int) [4]float64 {
 	t.Helper()
-	raw, err := exec.Command("qpdf", "--json=1", "--json-key=pages", "--json-key=objects", path).Output()
-	if err != nil {
-		t.Fatalf("qpdf --json: %v", err)
-	}
-	var doc struct {
-		Pages   []struct{ Object string }  `json:"pages"`
-		Objects map[string]json.RawMessage `json:"objects"`
-	}
-	if err := json.Unmarshal(raw, &doc); err != nil {
-		t.Fatal(err)
-	}
+	doc := toolstest.QPDFObjects(t, path)
 	for i, p := range doc.Pages {
-		var pd struct {
-			Annots json.RawMessage `json:"/Annots"`
-		}
-		json.Unmarshal(doc.Objects[p.Object], &pd)
-		var refs []string
-		if json.Unmarshal(pd.Annots, &refs) != nil {
-			var ref string
-			json.Unmarshal(pd.Annots, &ref)
-			json.Unmarshal(doc.Objects[ref], &refs)
-		}
-		for _, a := range refs {
-			var d struct {
-				FT   string     `json:"/FT"`
-				Rect [4]float64 `json:"/Rect"`
-			}
-			if json.Unmarshal(doc.Objects[a], &d) == nil && d.FT == "/Sig" {
+		for _, a := range doc.Annotations(p) {
+			if a["/FT"] == "/Sig" {
 				if i+1 != page {
 					t.Errorf("the signature widget is on page %d, want %d", i+1, page)
 				}
-				return d.Rect
+				return doc.Rect(a["/Rect"])
 			}
 		}
 	}

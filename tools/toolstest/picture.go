@@ -47,6 +47,20 @@ func Near(c color.Color, want color.RGBA, tol int) bool {
 	return d(r, want.R) && d(g, want.G) && d(b, want.B)
 }
 
+// MaxChroma returns the largest difference between two 8-bit channels
+// of any pixel of img: 0 for pure grey.
+func MaxChroma(img image.Image) int {
+	most := 0
+	b := img.Bounds()
+	for y := b.Min.Y; y < b.Max.Y; y++ {
+		for x := b.Min.X; x < b.Max.X; x++ {
+			r, g, bl, _ := img.At(x, y).RGBA()
+			most = max(most, int(max(r, g, bl)>>8)-int(min(r, g, bl)>>8))
+		}
+	}
+	return most
+}
+
 // JPEGOrientation returns the EXIF orientation tag of the JPEG b (1-8),
 // 0 when it has none, read here rather than by the engine under test. It
 // reads the first APP1 Exif segment's IFD0 only, which is where the tag

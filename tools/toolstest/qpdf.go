@@ -77,3 +77,74 @@ func QPDFValues(t testing.TB, path string) map[string]string {
 	}
 	return values
 }
+
+// QPDFDocument is a PDF's objects as qpdf reads them (qpdf --json, its
+// pages and qpdf keys): dictionaries as maps keyed by names ("/Type"),
+// arrays as slices, references as "N G R", text as "u:..." strings.
+type QPDFDocument struct {
+	// Pages are the references of the pages' objects, in order.
+	Pages   []string
+	objects map[string]any
+}
+
+// QPDFObjects returns the objects of the PDF at path as qpdf reads them,
+// failing t when it cannot.
+func QPDFObjects(t testing.TB, path string) *QPDFDocument {
+	t.Helper()
+	out, err := exec.Command("qpdf", "--json", "--json-key=pages", "--json-key=qpdf", path).Output()
+	if err != nil {
+		t.Fatalf("qpdf --json: %v", err)
+	}
+	var doc struct {
+		Pages []struct {
+			Object string `json:"object"`
+		} `json:"pages"`
+		Qpdf []json.RawMessage `json:"qpdf"` // a header, then the objects
+	}
+	var objects map[string]struct {
+		Value any `json:"value"`
+	}
+	if err := json.Unmarshal(out, &doc); err != nil || len(doc.Qpdf) != 2 || json.Unmarshal(doc.Qpdf[1], &objects) != nil {
+		t.Fatalf("qpdf --json: %v", err)
+	}
+	d := &QPDFDocument{objects: map[string]any{}}
+	for _, p := range doc.Pages {
+		d.Pages = append(d.Pages, p.Object)
+	}
+	for key, o := range objects {
+		d.objects[strings.TrimPrefix(key, "obj:")] = o.Value
+	}
+	return d
+}
+
+// Deref returns the object v refers to when v is a reference, else v.
+func (d *QPDFDocument) Deref(v any) any {
+	if s, ok := v.(string); ok && strings.HasSuffix(s, " R") {
+		return d.objects[s]
+	}
+	return v
+}
+
+// Annotations returns the annotation dictionaries of the page whose
+// reference is page, in the order of its /Annots.
+func (d *QPDFDocument) Annotations(page string) []map[string]any {
+	p, _ := d.Deref(page).(map[string]any)
+	annots, _ := d.Deref(p["/Annots"]).([]any)
+	var out []map[string]any
+	for _, a := range annots {
+		dict, _ := d.Deref(a).(map[string]any)
+		out = append(out, dict)
+	}
+	return out
+}
+
+// Rect returns the rectangle v is or refers to (an array of four
+// numbers, such as an annotation's /Rect); zeros where it is not one.
+func (d *QPDFDocument) Rect(v any) [4]float64 {
+	var r [4]float64
+	a, _ := d.Deref(v).([]any)
+	for i := range min(len(a), 4) {
+		r[i], _ = d.Deref(a[i]).(float64)
+	}
+	return r
+}
