@@ -33,20 +33,10 @@ func jobsCmd(ctx context.Context, env *environment, args []string) error {
 // accepted by each (get, wait and cancel print JSON anyway), so that a
 // script may pass it to every command.
 func oneJobArgs(env *environment, fs *flag.FlagSet, args []string) (*client.Client, string, error) {
-	var cf clientFlags
-	cf.register(fs)
 	if fs.Lookup("json") == nil {
 		fs.Bool("json", true, "print the job record as JSON (always; on failure a problem object)")
 	}
-	if err := env.parse(fs, args); err != nil {
-		return nil, "", err
-	}
-	pos := fs.Args()
-	if len(pos) != 1 {
-		return nil, "", usagef("want one job id\n%s", jobsUsage)
-	}
-	c, err := cf.keyed()
-	return c, pos[0], err
+	return clientArg(env, fs, args, "job id", jobsUsage)
 }
 
 // jobsList prints the caller's jobs, newest first: a page (--limit) and,
@@ -54,8 +44,6 @@ func oneJobArgs(env *environment, fs *flag.FlagSet, args []string) (*client.Clie
 // (--all).
 func jobsList(ctx context.Context, env *environment, args []string) error {
 	fs := newFlags("jobs list", "jobs list [--status S] [--tool T] [--limit N] [--cursor C] [--all] [--json] [flags]")
-	var cf clientFlags
-	cf.register(fs)
 	var opts client.ListOptions
 	fs.StringVar(&opts.Status, "status", "", "only jobs in this status (queued, processing, done, failed, canceled)")
 	fs.StringVar(&opts.Tool, "tool", "", "only jobs of this tool")
@@ -63,13 +51,7 @@ func jobsList(ctx context.Context, env *environment, args []string) error {
 	fs.StringVar(&opts.Cursor, "cursor", "", "continue after an earlier page")
 	all := fs.Bool("all", false, "every job, page after page")
 	asJSON := fs.Bool("json", false, "print the job records as JSON, one array")
-	if err := env.parse(fs, args); err != nil {
-		return err
-	}
-	if pos := fs.Args(); len(pos) > 0 {
-		return usagef("unexpected argument %q\n%s", pos[0], jobsUsage)
-	}
-	c, err := cf.keyed()
+	c, _, err := clientArgs(env, fs, args, noArgs(jobsUsage))
 	if err != nil {
 		return err
 	}

@@ -27,16 +27,12 @@ func keysCmd(ctx context.Context, env *environment, args []string) error {
 // keysArgs parses the flags of a keys command that takes n arguments and
 // returns them with the client.
 func keysArgs(env *environment, fs *flag.FlagSet, args []string, n int) (*client.Client, []string, error) {
-	var cf clientFlags
-	cf.register(fs)
-	if err := env.parse(fs, args); err != nil {
-		return nil, nil, err
-	}
-	if fs.NArg() != n {
-		return nil, nil, usagef("want %d argument(s), got %d\n%s", n, fs.NArg(), keysUsage)
-	}
-	c, err := cf.keyed()
-	return c, fs.Args(), err
+	return clientArgs(env, fs, args, func(pos []string) error {
+		if len(pos) != n {
+			return usagef("want %d argument(s), got %d\n%s", n, len(pos), keysUsage)
+		}
+		return nil
+	})
 }
 
 // keysList prints the account's keys, revoked ones too: a table, or --json.

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"io/fs"
@@ -16,34 +15,6 @@ import (
 	"github.com/docmill/docmill"
 	"github.com/docmill/docmill/client"
 )
-
-// clientFlags locate a docmill server and the caller's key, and bound
-// the retries of each call.
-type clientFlags struct {
-	url     string
-	key     string
-	retries int
-}
-
-func (c *clientFlags) register(fs *flag.FlagSet) {
-	fs.StringVar(&c.url, "url", "http://localhost:8080", "address of the docmill server")
-	fs.StringVar(&c.key, "key", "", "API key (dm_live_...)")
-	fs.IntVar(&c.retries, "retries", client.DefaultRetry.MaxAttempts-1, "retries of a call after a network error, a 429 or 503 with Retry-After, a 502, 503, 504 or 500 internal (0: none)")
-}
-
-// keyed returns a client of the server with the key, or an error saying
-// how to give one: every call but the catalogue needs it.
-func (c *clientFlags) keyed() (*client.Client, error) {
-	if c.key == "" {
-		return nil, usagef("no API key: give --key or set DOCMILL_KEY (docmill accounts create makes one)")
-	}
-	if c.retries < 0 {
-		return nil, usagef("--retries %d: want 0 or more", c.retries)
-	}
-	cl := client.New(c.url, c.key)
-	cl.Retry.MaxAttempts = c.retries + 1
-	return cl, nil
-}
 
 // paramFlags collect repeated -p name=value tool parameters.
 type paramFlags map[string]string

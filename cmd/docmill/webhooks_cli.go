@@ -31,16 +31,7 @@ func webhooksCmd(ctx context.Context, env *environment, args []string) error {
 // webhookArgs parses the flags of a webhooks command that takes one
 // argument (a URL or an endpoint id) and returns it with the client.
 func webhookArgs(env *environment, fs *flag.FlagSet, args []string, what string) (*client.Client, string, error) {
-	var cf clientFlags
-	cf.register(fs)
-	if err := env.parse(fs, args); err != nil {
-		return nil, "", err
-	}
-	if fs.NArg() != 1 {
-		return nil, "", usagef("want one %s\n%s", what, webhooksUsage)
-	}
-	c, err := cf.keyed()
-	return c, fs.Arg(0), err
+	return clientArg(env, fs, args, what, webhooksUsage)
 }
 
 // webhooksCreate registers an endpoint and prints it with its secret,
@@ -69,16 +60,8 @@ func webhooksCreate(ctx context.Context, env *environment, args []string) error 
 // webhooksList prints the account's endpoints: a table, or --json.
 func webhooksList(ctx context.Context, env *environment, args []string) error {
 	fs := newFlags("webhooks list", "webhooks list [--json] [flags]")
-	var cf clientFlags
-	cf.register(fs)
 	asJSON := fs.Bool("json", false, "print the endpoints as JSON, one array")
-	if err := env.parse(fs, args); err != nil {
-		return err
-	}
-	if fs.NArg() > 0 {
-		return usagef("unexpected argument %q\n%s", fs.Arg(0), webhooksUsage)
-	}
-	c, err := cf.keyed()
+	c, _, err := clientArgs(env, fs, args, noArgs(webhooksUsage))
 	if err != nil {
 		return err
 	}
