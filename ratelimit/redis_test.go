@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/rand"
 	"errors"
-	"github.com/docmill/docmill/tools/toolstest"
 	"io"
 	"net"
 	"os"
@@ -15,7 +14,9 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/docmill/docmill/internal/testserver"
 	"github.com/docmill/docmill/ratelimit"
+	"github.com/docmill/docmill/tools/toolstest"
 )
 
 // redisURL is the Redis the tests use: DOCMILL_REDIS_URL or the local one
@@ -143,18 +144,6 @@ func TestRedisKeyExpires(t *testing.T) {
 	}
 }
 
-// closedAddr returns an address on which nothing listens.
-func closedAddr(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
-	return addr
-}
-
 // quick fails the test if f takes longer than d or returns no error.
 func quick(t *testing.T, what string, d time.Duration, f func() error) {
 	t.Helper()
@@ -171,7 +160,7 @@ func quick(t *testing.T, what string, d time.Duration, f func() error) {
 
 func TestRedisUnreachable(t *testing.T) {
 	ctx := context.Background()
-	addr := closedAddr(t)
+	addr := testserver.ClosedAddr(t)
 
 	t.Run("OpenRedis fails", func(t *testing.T) {
 		quick(t, "OpenRedis", 2*time.Second, func() error {

@@ -3,7 +3,6 @@ package main
 import (
 	"encoding/json"
 	"flag"
-	"github.com/docmill/docmill/tools/toolstest"
 	"net"
 	"os"
 	"os/exec"
@@ -13,6 +12,9 @@ import (
 	"testing"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/docmill/docmill/internal/testserver"
+	"github.com/docmill/docmill/tools/toolstest"
 )
 
 // The deployment files cannot be run here (no Docker engine, no systemd
@@ -187,12 +189,7 @@ func checkHealthCommand(t *testing.T, what string, argv []string, port string) {
 	if err := run(live); err != nil {
 		t.Errorf("%s against a ready server: %v", what, err)
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, dead, _ := net.SplitHostPort(ln.Addr().String())
-	ln.Close()
+	_, dead, _ := net.SplitHostPort(testserver.ClosedAddr(t))
 	if err := run(dead); err == nil {
 		t.Errorf("%s passed with nothing listening", what)
 	}

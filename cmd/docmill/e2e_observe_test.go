@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"strings"
 	"sync"
@@ -15,6 +14,7 @@ import (
 
 	"github.com/docmill/docmill/client"
 	"github.com/docmill/docmill/internal/poll"
+	"github.com/docmill/docmill/internal/testserver"
 )
 
 // jsonLog collects the JSON log lines a server writes.
@@ -64,12 +64,7 @@ next:
 // upload's line carries its error code. With --metrics-addr the metrics
 // leave the API's port for their own, with the build and the engine runs.
 func TestJSONLogsAndMetricsAddr(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	metricsAddr := ln.Addr().String()
-	ln.Close()
+	metricsAddr := testserver.ClosedAddr(t)
 
 	dir := t.TempDir()
 	pr, pw := io.Pipe()

@@ -65,18 +65,6 @@ func eventually(t *testing.T, timeout time.Duration, what string, cond func() bo
 	poll.Until(t, timeout, func() (bool, string) { return cond(), "waited for " + what })
 }
 
-// closedAddr returns a local address nothing listens on.
-func closedAddr(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
-	return addr
-}
-
 // proxy forwards TCP connections from addr to target. down cuts every
 // connection and refuses new ones; up listens on addr again.
 // proxiedPostgresDir is a data directory whose metadata is in a fresh

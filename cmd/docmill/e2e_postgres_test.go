@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/docmill/docmill/internal/testserver"
 	"github.com/docmill/docmill/store/postgres/pgtest"
 )
 
@@ -136,7 +137,7 @@ func TestPostgresMigrations(t *testing.T) {
 func TestPostgresUnreachable(t *testing.T) {
 	// Its directory is its own; the address refuses at once.
 	t.Parallel()
-	addr := closedAddr(t)
+	addr := testserver.ClosedAddr(t)
 	start := time.Now()
 	args := []string{"serve", "--addr", "127.0.0.1:0", "--data-dir", t.TempDir(), "--migrate",
 		"--database-url", "postgres://postgres:secret@" + addr + "/test?sslmode=disable"}

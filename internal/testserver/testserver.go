@@ -14,7 +14,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"sync"
+	"testing"
 )
 
 // Find returns the path of the executable name: on PATH, else in $GOBIN,
@@ -54,6 +56,17 @@ func FreePort() (int, error) {
 		return 0, errors.New("testserver: not a TCP address")
 	}
 	return addr.Port, nil
+}
+
+// ClosedAddr returns an address of 127.0.0.1 that nothing listens on
+// when asked (FreePort's port), failing t when there is none.
+func ClosedAddr(t testing.TB) string {
+	t.Helper()
+	port, err := FreePort()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
 }
 
 // LockedWriter writes to W under Mu, so that a process's output and the

@@ -3,7 +3,6 @@ package postgres_test
 import (
 	"context"
 	"errors"
-	"net"
 	"strings"
 	"sync"
 	"testing"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/docmill/docmill"
 	"github.com/docmill/docmill/internal/poll"
+	"github.com/docmill/docmill/internal/testserver"
 	"github.com/docmill/docmill/store/postgres"
 	"github.com/docmill/docmill/store/postgres/pgtest"
 	"github.com/docmill/docmill/store/storetest"
@@ -194,12 +194,7 @@ func TestMigrated(t *testing.T) {
 // TestUnreachable checks that a store of a database that does not answer
 // opens (the pool connects lazily) and that Ping says where it failed.
 func TestUnreachable(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close() // nothing listens there now
+	addr := testserver.ClosedAddr(t)
 	s, err := postgres.Open(t.Context(), "postgres://postgres@"+addr+"/test?sslmode=disable&connect_timeout=2", nil)
 	if err != nil {
 		t.Fatalf("Open: %v", err)
