@@ -12,12 +12,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/riverqueue/river/riverdriver/riversqlite"
-	"github.com/riverqueue/river/rivermigrate"
-
 	"github.com/docmill/docmill"
 	"github.com/docmill/docmill/internal/poll"
-	"github.com/docmill/docmill/jobs"
 )
 
 // drainReply is one HTTP answer of the drain test.
@@ -35,17 +31,7 @@ type drainReply struct {
 // the drain; neither leaves a file or a job.
 func TestDrain(t *testing.T) {
 	a := newProcAPI(t, nil)
-	m, err := rivermigrate.New(riversqlite.New(a.st.WriteDB()), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := m.Migrate(t.Context(), rivermigrate.DirectionUp, nil); err != nil {
-		t.Fatal(err)
-	}
-	q, err := jobs.New(riversqlite.New(a.st.WriteDB()), jobs.Config{Store: a.st, Blob: a.s.cfg.Blob, Registry: a.s.cfg.Registry})
-	if err != nil {
-		t.Fatal(err)
-	}
+	q := a.riverQueue(t)
 	a.st.SetEnqueue(q.InsertTx)
 	a.s.cfg.Queue = q
 	srv := httptest.NewServer(a.s)

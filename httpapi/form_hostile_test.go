@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	docmill "github.com/docmill/docmill"
+	"github.com/docmill/docmill/tools/toolstest"
 )
 
 // endless is a body of a prefix, then n bytes of filler, then a suffix,
@@ -45,9 +46,9 @@ func TestHostileFormsBounded(t *testing.T) {
 	s := &Server{}
 	for name, body := range cases {
 		resetOwnPeakRSS(t)
-		before := ownPeakRSS(t)
+		before := toolstest.PeakRSS(t, 0)
 		_, err := s.readParts(context.Background(), body, b, &docmill.Tool{Slug: "x"}, "job", sizeLimit{}, discard{}, false)
-		grew := ownPeakRSS(t) - before
+		grew := toolstest.PeakRSS(t, 0) - before
 		e := docmill.AsError(err)
 		if err == nil || e.Code != docmill.CodeInvalidRequest {
 			t.Errorf("%s: %v, want invalid_request", name, err)
@@ -64,20 +65,4 @@ func resetOwnPeakRSS(t testing.TB) {
 	if err := os.WriteFile("/proc/self/clear_refs", []byte("5"), 0); err != nil {
 		t.Fatal(err)
 	}
-}
-
-// ownPeakRSS is this process's peak resident set size (VmHWM).
-func ownPeakRSS(t testing.TB) int64 {
-	b, err := os.ReadFile("/proc/self/status")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, l := range strings.Split(string(b), "\n") {
-		if strings.HasPrefix(l, "VmHWM:") {
-			kb, _ := strconv.ParseInt(strings.Fields(l)[1], 10, 64)
-			return kb << 10
-		}
-	}
-	t.Fatal("no VmHWM")
-	return 0
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
+	"database/sql"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -20,8 +21,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/riverqueue/river/riverdriver/riversqlite"
+	"github.com/riverqueue/river/rivermigrate"
+
 	"github.com/docmill/docmill"
 	"github.com/docmill/docmill/blob"
+	"github.com/docmill/docmill/jobs"
 	"github.com/docmill/docmill/ratelimit"
 	"github.com/docmill/docmill/store/sqlite"
 )
@@ -65,6 +70,24 @@ func newProcAPI(t *testing.T, bs docmill.BlobStore) *procAPI {
 		Limiter: ratelimit.NewMemory(nil), Plans: docmill.DefaultPlans(), Logger: slog.New(slog.DiscardHandler),
 	})
 	return a
+}
+
+// riverQueue returns a queue (insert-only, an API node's) on a's store,
+// with River's tables made first.
+func (a *procAPI) riverQueue(t *testing.T) *jobs.Queue[*sql.Tx] {
+	t.Helper()
+	m, err := rivermigrate.New(riversqlite.New(a.st.WriteDB()), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.Migrate(t.Context(), rivermigrate.DirectionUp, nil); err != nil {
+		t.Fatal(err)
+	}
+	q, err := jobs.New(riversqlite.New(a.st.WriteDB()), jobs.Config{Store: a.st, Blob: a.s.cfg.Blob, Registry: a.s.cfg.Registry})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return q
 }
 
 // account creates a custom account with limits and returns its key.

@@ -6,11 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/riverqueue/river/riverdriver/riversqlite"
-	"github.com/riverqueue/river/rivermigrate"
-
 	"github.com/docmill/docmill"
-	"github.com/docmill/docmill/jobs"
 )
 
 const signinBase = "https://docmill.example"
@@ -20,17 +16,7 @@ const signinBase = "https://docmill.example"
 // back the token of the link last mailed to an address.
 func withOutbox(t *testing.T, a *procAPI) (mailedToken func(to string) string) {
 	t.Helper()
-	m, err := rivermigrate.New(riversqlite.New(a.st.WriteDB()), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := m.Migrate(t.Context(), rivermigrate.DirectionUp, nil); err != nil {
-		t.Fatal(err)
-	}
-	q, err := jobs.New(riversqlite.New(a.st.WriteDB()), jobs.Config{Store: a.st, Blob: a.s.cfg.Blob, Registry: a.s.cfg.Registry})
-	if err != nil {
-		t.Fatal(err)
-	}
+	q := a.riverQueue(t)
 	a.s.cfg.Outbox, a.s.cfg.Signup, a.s.cfg.BaseURL = q, true, signinBase
 	return func(to string) string {
 		t.Helper()
