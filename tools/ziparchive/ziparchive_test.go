@@ -4,21 +4,17 @@ import (
 	"archive/zip"
 	"errors"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/docmill/docmill/tools/toolstest"
 	"github.com/docmill/docmill/tools/ziparchive"
 )
 
 func TestWriteAndRead(t *testing.T) {
-	dir := t.TempDir()
-	src := filepath.Join(dir, "a.txt")
-	if err := os.WriteFile(src, []byte("from a file"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(dir, "out.zip")
+	src := toolstest.WriteTemp(t, "a.txt", []byte("from a file"))
+	path := filepath.Join(t.TempDir(), "out.zip")
 	w, err := ziparchive.Create(path, 1<<20)
 	if err != nil {
 		t.Fatal(err)
