@@ -108,7 +108,7 @@ func runExtractImages(ctx context.Context, e Engines, limits docmill.Limits, in 
 		})
 	}
 	meta["images"], meta["repeated"] = len(entries), len(keep)-len(entries)
-	if err := writeZip(ctx, zipPath, entries); err != nil {
+	if err := writeZip(ctx, zipPath, entries, limits.RenderOutputBytes); err != nil {
 		return nil, err
 	}
 	return ziparchive.Result(zipPath, name, meta), nil
