@@ -15,6 +15,7 @@ import (
 
 // defaultMinSize leaves out images whose smaller side is under 16 pixels:
 // spacers, bullets and patterns, never a picture anyone wants back.
+// maxMinSize bounds the min_size param, a bound on a param, not a cost.
 const (
 	defaultMinSize = 16
 	maxMinSize     = 10_000
