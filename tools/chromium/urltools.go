@@ -14,7 +14,8 @@ import (
 	docmill "github.com/docmill/docmill"
 )
 
-// Bounds of wait_for.
+// Bounds of wait_for: bounds on a param, within the tool's timeout,
+// not costs a node sets.
 const (
 	// maxWaitMillis bounds a wait given in milliseconds.
 	maxWaitMillis = 30000
