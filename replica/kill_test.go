@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
@@ -146,4 +147,26 @@ func BenchmarkRecoveryPoint(b *testing.B) {
 	}
 	b.ReportMetric(worst.Seconds(), "s-lost-max")
 	b.ReportMetric(slowest.Seconds(), "s-restore")
+}
+
+// TestRestoreThenReplicateAgain is the drill after a lost disk: kill -9,
+// restore into a new directory, replicate the restored file to the same
+// target and write on: a second restore has the rows of both lives.
+func TestRestoreThenReplicateAgain(t *testing.T) {
+	target := s3URL(startBucketServer(t).Endpoint, "drill")
+	killAndRestore(t, target, 2*time.Second)
+	before := restoredIDs(t, target, time.Time{})
+
+	path := filepath.Join(t.TempDir(), "docmill.db")
+	if err := replica.Restore(context.Background(), target, path, time.Time{}); err != nil {
+		t.Fatal(err)
+	}
+	r := startReplicator(t, path, target, replica.Options{SyncInterval: 200 * time.Millisecond})
+	db := openApp(t, path)
+	after := insertN(t, db, 100)
+	waitShipped(t, r, time.Now(), 20*time.Second)
+	got := restoredIDs(t, target, time.Time{})
+	if want := append(before, after...); !slices.Equal(got, want) {
+		t.Errorf("after the second life the restore has %d rows (%v...), want %d", len(got), head(got), len(want))
+	}
 }

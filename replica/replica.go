@@ -192,7 +192,7 @@ func New(dbPath, targetURL string, opts Options) (*Replicator, error) {
 	r.store.Logger = logger
 	r.store.SnapshotInterval = min(r.opts.Retention, 24*time.Hour)
 	r.store.SnapshotRetention = r.opts.Retention
-	r.store.SetShutdownSyncTimeout(r.opts.StopTimeout)
+	r.store.SetShutdownSyncTimeout(0) // Stop flushes, bounded by StopTimeout
 	r.db.SetLogger(logger)
 	return r, nil
 }
@@ -229,11 +229,29 @@ func (r *Replicator) Stop(ctx context.Context) error {
 	r.mu.Unlock()
 	r.cancel()
 	<-r.done
-	err := r.store.Close(ctx)
-	if err == nil {
-		r.record(time.Now(), nil, 0)
+	ctx, cancel := context.WithTimeout(ctx, r.opts.StopTimeout)
+	defer cancel()
+	err := r.flush(ctx)
+	r.record(time.Now(), err, 0)
+	// Closing the store syncs once more (nothing is left) and releases
+	// Litestream's read transaction and file handles.
+	return errors.Join(err, r.store.Close(ctx), r.client.b.Close())
+}
+
+// flush stages and ships what is committed. Litestream's own final sync
+// (in closing the store) skips a database it has not opened yet, which
+// is the case when the file appeared after the last staging pass.
+func (r *Replicator) flush(ctx context.Context) error {
+	if err := r.db.Sync(ctx); err != nil {
+		return fmt.Errorf("replica: final flush: %w", err)
 	}
-	return errors.Join(err, r.client.b.Close())
+	if pos, err := r.db.Pos(); err != nil || pos.TXID == 0 {
+		return err // nothing committed, or the position is unreadable
+	}
+	if err := r.rep.Sync(ctx); err != nil {
+		return fmt.Errorf("replica: final flush: %w", err)
+	}
+	return nil
 }
 
 // Status returns the replication's state now.

@@ -290,3 +290,30 @@ func (w *writer) finish(t testing.TB) []int64 {
 }
 
 func head(ids []int64) []int64 { return ids[:min(len(ids), 5)] }
+
+// TestRestartResumes stops the application and its replicator, as the
+// server's shutdown does, and starts both again on the same file: the
+// target gets the commits of both runs.
+func TestRestartResumes(t *testing.T) {
+	target := fileURL(filepath.Join(t.TempDir(), "target"))
+	path := filepath.Join(t.TempDir(), "docmill.db")
+	var ids []int64
+	for run := range 2 {
+		r, err := replica.New(path, target, replica.Options{SyncInterval: 200 * time.Millisecond})
+		must(t, err)
+		must(t, r.Start(context.Background()))
+		db, err := openAppDB(path)
+		must(t, err)
+		ids = append(ids, insertN(t, db, 50)...)
+		must(t, db.Close())
+		if err := r.Stop(context.Background()); err != nil {
+			t.Fatalf("run %d: stop: %v", run, err)
+		}
+		if st := r.Status(); st.Lag != 0 || st.ShippedTXID < st.LocalTXID {
+			t.Errorf("run %d: after Stop: %s", run, statusString(st))
+		}
+	}
+	if got := restoredIDs(t, target, time.Time{}); !slices.Equal(got, ids) {
+		t.Errorf("restored %d rows (%v...), want %d", len(got), head(got), len(ids))
+	}
+}

@@ -131,8 +131,10 @@ func (r *Replicator) record(at time.Time, err error, local ltx.TXID) {
 	if shipped := uint64(r.rep.Pos().TXID); shipped > 0 {
 		r.st.ShippedTXID = shipped
 	}
-	if local == 0 {
-		// Stop's final flush: everything committed was shipped.
+	if local == 0 { // Stop's flush: everything committed is shipped
+		if pos, err := r.db.Pos(); err == nil {
+			r.st.LocalTXID = uint64(pos.TXID)
+		}
 		r.st.ShippedTXID = max(r.st.ShippedTXID, r.st.LocalTXID)
 	}
 	if r.st.ShippedTXID >= r.st.LocalTXID {
