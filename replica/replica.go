@@ -120,6 +120,8 @@ type Status struct {
 	// at most SyncInterval before its commit.
 	Lag time.Duration
 	// Failing is true while the last attempt to stage or ship failed.
+	// Shipping nothing needs no request, so a target that goes down while
+	// nothing is committed shows at the next commit.
 	Failing bool
 	// LastError is the last attempt's error that failed, and LastErrorAt
 	// when; they stay after a success (Failing tells).
