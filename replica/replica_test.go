@@ -188,6 +188,9 @@ func testShipAndRestore(t *testing.T, target string) {
 	second := insertN(t, db, 200)
 	waitShipped(t, r, time.Now(), 20*time.Second)
 
+	if has, err := replica.HasReplica(context.Background(), target); !has || err != nil {
+		t.Errorf("HasReplica = %v, %v after shipping", has, err)
+	}
 	if got, want := restoredIDs(t, target, time.Time{}), append(slices.Clone(first), second...); !slices.Equal(got, want) {
 		t.Errorf("latest restore has %d rows (%v...), want %d", len(got), head(got), len(want))
 	}
@@ -210,6 +213,9 @@ func TestRestoreEmptyTarget(t *testing.T) {
 	err := replica.Restore(context.Background(), fileURL(t.TempDir()), filepath.Join(t.TempDir(), "x.db"), time.Time{})
 	if !errors.Is(err, replica.ErrNothingToRestore) {
 		t.Errorf("restore from an empty directory: %v, want ErrNothingToRestore", err)
+	}
+	if has, err := replica.HasReplica(context.Background(), fileURL(t.TempDir())); has || err != nil {
+		t.Errorf("HasReplica = %v, %v on an empty directory", has, err)
 	}
 }
 

@@ -54,3 +54,34 @@ func Restore(ctx context.Context, targetURL, dstPath string, at time.Time) error
 	}
 	return nil
 }
+
+// HasReplica reports whether targetURL holds a replica. A server that
+// starts on a new, empty database must not replicate to a target that
+// holds another database's replica: Litestream would take the new file
+// for one behind the replica and continue its transactions, mixing the
+// two. Restore first, or give another target.
+func HasReplica(ctx context.Context, targetURL string) (bool, error) {
+	t, err := ParseTarget(targetURL)
+	if err != nil {
+		return false, err
+	}
+	client, err := t.open(ctx, new(atomic.Int64))
+	if err != nil {
+		return false, err
+	}
+	defer client.b.Close()
+	for level := 0; level <= litestream.SnapshotLevel; level++ {
+		it, err := client.LTXFiles(ctx, level, 0, false)
+		if err != nil {
+			return false, fmt.Errorf("replica: list %s: %w", t, err)
+		}
+		found := it.Next()
+		if err := it.Close(); err != nil {
+			return false, err
+		}
+		if found {
+			return true, nil
+		}
+	}
+	return false, nil
+}
