@@ -18,7 +18,6 @@ const maxFieldDepth = 32
 func removeAnnotationsTool() *docmill.Tool {
 	return onePDFTool(docmill.Tool{
 		Slug: "remove-annotations",
-		Lane: docmill.LanePDF,
 		Meta: []docmill.MetaField{
 			{Name: "pages", Type: docmill.MetaInteger, Description: "Pages of the document."},
 			{Name: "removed", Type: docmill.MetaInteger, Description: "Annotations removed."},

@@ -13,9 +13,8 @@ import (
 )
 
 func imageWatermarkTool() *docmill.Tool {
-	return &docmill.Tool{
+	return pdfTool(docmill.Tool{
 		Slug: "image-watermark",
-		Lane: docmill.LanePDF,
 		// An AVIF or HEIC stamp is converted to a PNG, so that its
 		// transparency survives.
 		ConvertsImages: "png",
@@ -62,10 +61,7 @@ func imageWatermarkTool() *docmill.Tool {
 			},
 			pagesParam(`Pages to stamp, such as "1-3,5,8-"`),
 		},
-		Engine:  "pdfcpu",
-		Timeout: timeout,
-		Run:     guarded(runImageWatermark),
-	}
+	}, runImageWatermark)
 }
 
 // imageStamp is the validated settings of an image watermark.

@@ -45,7 +45,6 @@ func sanitizeTool() *docmill.Tool {
 	}
 	return onePDFTool(docmill.Tool{
 		Slug:  "sanitize-pdf",
-		Lane:  docmill.LanePDF,
 		Meta:  meta,
 		Title: "Sanitize PDF",
 		Description: "Remove active and hidden content from a PDF: JavaScript, open actions, launch actions, embedded files, " +

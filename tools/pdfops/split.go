@@ -37,7 +37,6 @@ const (
 func splitTool() *docmill.Tool {
 	return onePDFTool(docmill.Tool{
 		Slug:   "split-pdf",
-		Lane:   docmill.LanePDF,
 		Meta:   []docmill.MetaField{{Name: "pages", Type: docmill.MetaInteger, Description: "Pages of the document."}, {Name: "files", Type: docmill.MetaInteger, Description: "Documents made (one is returned as is, several as a zip)."}},
 		Title:  "Split PDF",
 		MayZip: true,
