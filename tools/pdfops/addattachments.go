@@ -19,7 +19,7 @@ const maxAttachments = 50
 func addAttachmentsTool() *docmill.Tool {
 	return pdfTool(docmill.Tool{
 		Slug:  "add-attachments",
-		Meta:  []docmill.MetaField{{Name: "pages", Type: docmill.MetaInteger, Description: "Pages of the document."}, {Name: "files", Type: docmill.MetaInteger, Description: "Files embedded."}},
+		Meta:  []docmill.MetaField{documentPages, {Name: "files", Type: docmill.MetaInteger, Description: "Files embedded."}},
 		Title: "Add PDF attachments",
 		Description: fmt.Sprintf("Embed files of any type in a PDF: the first file sent is the PDF, the others (1 to %d) "+
 			"are attached under their own names (directories left out, a name already taken numbered).", maxAttachments),

@@ -14,7 +14,7 @@ func bookmarksTool() *docmill.Tool {
 		Title: "PDF bookmarks",
 		Description: "List the bookmarks (outline) of a PDF as JSON: each one's title, the page it goes to and the bookmarks nested under it. " +
 			"A PDF without bookmarks gives an empty list.",
-		Meta: []docmill.MetaField{{Name: "pages", Type: docmill.MetaInteger, Description: "Pages of the document."}, {Name: "bookmarks", Type: docmill.MetaInteger, Description: "Bookmarks listed, at every level."}},
+		Meta: []docmill.MetaField{documentPages, {Name: "bookmarks", Type: docmill.MetaInteger, Description: "Bookmarks listed, at every level."}},
 	}, model.LISTBOOKMARKS, "bookmarks", listBookmarks)
 }
 

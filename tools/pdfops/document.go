@@ -158,6 +158,10 @@ func writeOutput(doc *model.Context, workDir, workName, filename string, meta ma
 	return &docmill.RunOutput{Path: path, Filename: filename, ContentType: pdfContentType, Meta: meta}, nil
 }
 
+// documentPages declares the meta "pages" of the tools that report the
+// page count of the document they were given.
+var documentPages = docmill.MetaField{Name: "pages", Type: docmill.MetaInteger, Description: "Pages of the document."}
+
 // pageAction is what a tool does to the pages of one PDF, said as a past
 // participle ("rotated"): the tool's result is written as "rotated.pdf"
 // and offered under the input's name with "-rotated.pdf" (write). A tool
@@ -181,7 +185,7 @@ const (
 // meta declares the meta of a tool of the action.
 func (a pageAction) meta() []docmill.MetaField {
 	return []docmill.MetaField{
-		{Name: "pages", Type: docmill.MetaInteger, Description: "Pages of the document."},
+		documentPages,
 		{Name: a.countName(), Type: docmill.MetaInteger, Description: "Pages " + string(a) + "."},
 	}
 }

@@ -40,7 +40,7 @@ func formFieldsTool() *docmill.Tool {
 		Slug:        "pdf-form-fields",
 		Title:       "PDF form fields",
 		Description: "List the fillable form fields of a PDF as JSON: name, type, value, options, required, read-only, page and position.",
-		Meta:        []docmill.MetaField{{Name: "pages", Type: docmill.MetaInteger, Description: "Pages of the document."}, {Name: "fields", Type: docmill.MetaInteger, Description: "Form fields listed."}},
+		Meta:        []docmill.MetaField{documentPages, {Name: "fields", Type: docmill.MetaInteger, Description: "Form fields listed."}},
 	}, model.LISTFORMFIELDS, "fields", listFormFields)
 }
 

@@ -19,7 +19,7 @@ func imageWatermarkTool() *docmill.Tool {
 		// transparency survives.
 		ConvertsImages: "png",
 		Meta: []docmill.MetaField{
-			{Name: "pages", Type: docmill.MetaInteger, Description: "Pages of the document."},
+			documentPages,
 			{Name: "watermarked_pages", Type: docmill.MetaInteger, Description: "Pages the image was stamped on."},
 		},
 		Title:       "Image watermark PDF",
