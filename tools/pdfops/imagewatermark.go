@@ -124,8 +124,7 @@ func runImageWatermark(ctx context.Context, in *docmill.RunInput, b *budget) (ou
 	if err := st.stampPages(ctx, doc, img, pages); err != nil {
 		return nil, err
 	}
-	return writeOutput(doc, in.WorkDir, "watermarked.pdf", docmill.ResultName(files[0].Filename, ".pdf", "-watermarked.pdf"),
-		map[string]any{"pages": doc.PageCount, "watermarked_pages": len(pages)})
+	return watermarked.output(doc, in, len(pages))
 }
 
 // embedStampImage adds the image at path to doc as jpg-to-pdf does: a
