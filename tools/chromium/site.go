@@ -21,7 +21,7 @@ import (
 
 // runHTML prints an HTML file or a zipped site.
 func (b *Browser) runHTML(ctx context.Context, in *docmill.RunInput) (*docmill.RunOutput, error) {
-	file, s := in.Files[0], settingsFrom(in.Params)
+	file, s := in.Files[0], settingsFrom(in.Params, in.Limits)
 	root, err := unpackSite(file, in.WorkDir, b.opts.Limits)
 	if err != nil {
 		return nil, err
