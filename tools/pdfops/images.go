@@ -47,9 +47,8 @@ var imageFormats = map[string]string{"jpeg": "JPEG", "png": "PNG", "gif": "GIF",
 
 // imagesToPDFTool declares jpg-to-pdf.
 func imagesToPDFTool() *docmill.Tool {
-	return &docmill.Tool{
+	return pdfTool(docmill.Tool{
 		Slug: "jpg-to-pdf",
-		Lane: docmill.LanePDF,
 		// A HEIC or AVIF photo is converted to a JPEG, embedded as it is
 		// (a PNG of a 12 MP photo would make a PDF ten times larger).
 		ConvertsImages: "jpg",
@@ -82,10 +81,7 @@ func imagesToPDFTool() *docmill.Tool {
 				Default:     "none",
 			},
 		},
-		Engine:  "pdfcpu",
-		Timeout: timeout,
-		Run:     guarded(runImagesToPDF),
-	}
+	}, runImagesToPDF)
 }
 
 // runImagesToPDF makes one page per image, in upload order. All images

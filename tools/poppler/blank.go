@@ -34,7 +34,6 @@ const (
 func removeBlankTool(e Engines, limits docmill.Limits, steps Steps) *docmill.Tool {
 	return engineTool(docmill.Tool{
 		Slug:  "remove-blank-pages",
-		Lane:  docmill.LaneRender,
 		Title: "Remove blank pages",
 		Description: "Remove the pages that hold (almost) nothing: each page is drawn in grey at 20 dpi, and it is " +
 			"blank when at most `threshold` percent of its pixels are darker than a 22% grey. " +

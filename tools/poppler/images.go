@@ -31,7 +31,6 @@ var imageArgs = []string{"-png", "-tiff", "-j", "-jp2", "-p"}
 func extractImagesTool(e Engines, limits docmill.Limits) *docmill.Tool {
 	return engineTool(docmill.Tool{
 		Slug:  "extract-images",
-		Lane:  docmill.LaneRender,
 		Title: "Extract images from PDF",
 		Description: "Save the images embedded in a PDF, as a zip archive of <name>-p<page>-<n>.<ext>: JPEG and " +
 			"JPEG 2000 images as stored, CMYK ones as TIFF, all others as PNG. Soft masks (transparency) are left " +
@@ -65,11 +64,7 @@ func extractImagesTool(e Engines, limits docmill.Limits) *docmill.Tool {
 // extracts them (pdfimages) and zips those kept, in page order.
 func runExtractImages(ctx context.Context, e Engines, limits docmill.Limits, in *docmill.RunInput) (*docmill.RunOutput, error) {
 	f := in.Files[0]
-	src, dir, err := absPaths(in)
-	if err != nil {
-		return nil, err
-	}
-	pages, count, err := selectedPages(ctx, e.PDFInfo, src, dir, in.Params)
+	src, dir, pages, count, err := selectedPages(ctx, e.PDFInfo, in)
 	if err != nil {
 		return nil, err
 	}

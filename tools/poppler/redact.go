@@ -38,7 +38,6 @@ func redactTool(e Engines, limits docmill.Limits, steps Steps) *docmill.Tool {
 	limits = limits.WithDefaults()
 	return engineTool(docmill.Tool{
 		Slug:  "redact-pdf",
-		Lane:  docmill.LaneRender,
 		Title: "Redact PDF",
 		Description: "Black out text and areas of a PDF for good. The words that match terms, a regular expression " +
 			"or presets of personal data are found in the text layer (scanned pages without one have no words to " +

@@ -81,7 +81,6 @@ func renderTool(f imageFormat, pdftoppm, pdfinfo *sandbox.Engine, limits docmill
 	return engineTool(docmill.Tool{
 		Slug:     f.slug,
 		Provides: f.provides,
-		Lane:     docmill.LaneRender,
 		Meta:     []docmill.MetaField{{Name: "pages", Type: docmill.MetaInteger, Description: "Pages of the document."}, {Name: "images", Type: docmill.MetaInteger, Description: "Images made (one is returned as is, several as a zip)."}, {Name: "dpi", Type: docmill.MetaInteger, Description: "The resolution rendered at."}},
 		Title:    f.title,
 		Description: fmt.Sprintf("Render PDF pages as %s images. One page gives <name>-<page>.%s; several give "+

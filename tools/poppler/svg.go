@@ -20,7 +20,6 @@ const svgContentType = "image/svg+xml"
 func svgTool(e Engines, limits docmill.Limits) *docmill.Tool {
 	return engineTool(docmill.Tool{
 		Slug:  "pdf-to-svg",
-		Lane:  docmill.LaneRender,
 		Title: "PDF to SVG",
 		Description: "Convert PDF pages to SVG vector drawings (text drawn as glyph outlines, images embedded). " +
 			"One page gives <name>-<page>.svg; several give a zip archive <name>-svg.zip of <name>-<page>.svg, " +
@@ -49,11 +48,7 @@ func svgTool(e Engines, limits docmill.Limits) *docmill.Tool {
 // made, and every file to the sandbox's file size limit.
 func runSVG(ctx context.Context, e Engines, limits docmill.Limits, in *docmill.RunInput) (*docmill.RunOutput, error) {
 	f := in.Files[0]
-	src, dir, err := absPaths(in)
-	if err != nil {
-		return nil, err
-	}
-	pages, count, err := selectedPages(ctx, e.PDFInfo, src, dir, in.Params)
+	src, dir, pages, count, err := selectedPages(ctx, e.PDFInfo, in)
 	if err != nil {
 		return nil, err
 	}

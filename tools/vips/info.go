@@ -38,7 +38,6 @@ const (
 func infoTool(vips, vipsheader *sandbox.Engine, maxPixels int64) *docmill.Tool {
 	return imageTool(docmill.Tool{
 		Slug:  "image-info",
-		Lane:  docmill.LaneRender,
 		Title: "Image info",
 		Description: "Reports what an image's header says, as JSON: format, width and height (stored and as seen after the EXIF " +
 			"orientation), bands, colour interpretation, bit depth, alpha, resolution, EXIF orientation, pages or frames, " +

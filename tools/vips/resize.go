@@ -30,7 +30,6 @@ func resizeTool(vips, vipsheader *sandbox.Engine, maxPixels int64) *docmill.Tool
 	return imageTool(docmill.Tool{
 		Slug:     "resize-image",
 		Provides: docmill.CapResizeImage,
-		Lane:     docmill.LaneRender,
 		Meta:     []docmill.MetaField{{Name: "width", Type: docmill.MetaInteger, Description: "Width of the result, pixels."}, {Name: "height", Type: docmill.MetaInteger, Description: "Height of the result, pixels."}, {Name: "input_width", Type: docmill.MetaInteger, Description: "Width of the input, pixels."}, {Name: "input_height", Type: docmill.MetaInteger, Description: "Height of the input, pixels."}},
 		Title:    "Resize image",
 		Description: "Resizes an image by width and/or height, or by percent, keeping its format (a HEIC/HEIF photo becomes a JPEG). " +

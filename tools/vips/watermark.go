@@ -37,7 +37,6 @@ const watermarkFont = "DejaVu Sans Bold"
 func watermarkTool(vips, vipsheader *sandbox.Engine, maxPixels int64) *docmill.Tool {
 	return imageTool(docmill.Tool{
 		Slug:  "watermark-image",
-		Lane:  docmill.LaneRender,
 		Title: "Watermark image",
 		Description: "Draws text over an image, at one of nine positions, with an opacity, size and colour, keeping the " +
 			"image's format (a HEIC/HEIF photo becomes a JPEG). The EXIF orientation is applied first, so the text is upright on the image as it is seen; " +
