@@ -103,7 +103,7 @@ bench: test-deps
 	$(GO) test -run '^$$' -bench ClusterUpload -benchtime 2x ./cmd/docmill
 	$(GO) test -run '^$$' -bench HTMLTable -benchtime 8x ./cmd/docmill
 	$(GO) test -run '^$$' -bench CrashPath -benchtime 3x ./cmd/docmill
-	$(GO) test -run '^$$' -bench BackupRestore -benchtime 3x ./cmd/docmill
+	$(GO) test -run '^$$' -bench BackupRestore -benchtime 1x ./cmd/docmill
 	$(GO) test -run '^$$' -bench Attack -benchtime 1x -timeout 30m ./cmd/docmill
 
 # fuzz runs each fuzz target of our own parsers for $(FUZZTIME): page

@@ -132,7 +132,13 @@ func TestBackupUnderWrites(t *testing.T) {
 	}
 	s2 := startServer(t, restored)
 	n := checkRestored(t, s2, writers, began)
-	t.Logf("%d records made before the backup began found after the restore", n)
+	during := 0
+	for _, w := range writers {
+		for _, ms := range [][]made{w.keys, w.jobs, w.hooks} {
+			during += len(before(ms, ended)) - len(before(ms, began))
+		}
+	}
+	t.Logf("%d records made before the backup began found after the restore; %d made while it ran", n, during)
 	if _, err := s2.client(after.APIKey).Account(ctx); err == nil {
 		t.Error("a key made after the backup ended works on the restored server")
 	} else {
