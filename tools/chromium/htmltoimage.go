@@ -15,8 +15,11 @@ import (
 	"github.com/docmill/docmill/tools/filecopy"
 )
 
-// Bounds of a screenshot. The image travels from the browser as one
-// DevTools message, so besides Limits.ImagePixels it is held to
+// Bounds of a screenshot: the width and height params, and what a full
+// page may grow to. They are facts of the browser, not costs a node
+// would raise: the image travels from the browser as one DevTools
+// message, held whole in base64 by the browser and by this process, so
+// besides Limits.ImagePixels (which may lower it) it is held to
 // maxShotPixels (16 MP: a 1280 px wide page 13,000 px tall), and its
 // height to maxShotSide, past which Chromium's compositor tiles no more.
 const (

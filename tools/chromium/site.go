@@ -21,7 +21,7 @@ import (
 
 // runHTML prints an HTML file or a zipped site.
 func (b *Browser) runHTML(ctx context.Context, in *docmill.RunInput) (*docmill.RunOutput, error) {
-	file, s := in.Files[0], settingsFrom(in.Params)
+	file, s := in.Files[0], settingsFrom(in.Params, in.Limits)
 	root := filepath.Join(in.WorkDir, "site")
 	if err := os.Mkdir(root, 0o700); err != nil {
 		return nil, fmt.Errorf("chromium: site dir: %w", err)

@@ -26,7 +26,9 @@ const (
 	// single small letter leaves (a 24-point "i" leaves 5, a full stop
 	// 1).
 	defaultThreshold = "0.01"
-	maxThreshold     = 10
+	// maxThreshold bounds the threshold param: a page with more ink than
+	// 10% is text, not blank; a bound on a param, not a cost.
+	maxThreshold = 10
 )
 
 func removeBlankTool(e Engines, limits docmill.Limits, steps Steps) *docmill.Tool {

@@ -82,7 +82,7 @@ func runCompare(ctx context.Context, e Engines, limits docmill.Limits, report do
 		docs[i] = d
 	}
 	for i, d := range docs {
-		if d.words, err = documentWords(ctx, e.PDFToText, d.src, dir, fmt.Sprintf("compare-words-%d.xhtml", i), d.label); err != nil {
+		if d.words, err = documentWords(ctx, e.PDFToText, d.src, dir, fmt.Sprintf("compare-words-%d.xhtml", i), d.label, limits.CompareLayoutBytes); err != nil {
 			return nil, err
 		}
 	}

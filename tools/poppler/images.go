@@ -15,6 +15,7 @@ import (
 
 // defaultMinSize leaves out images whose smaller side is under 16 pixels:
 // spacers, bullets and patterns, never a picture anyone wants back.
+// maxMinSize bounds the min_size param, a bound on a param, not a cost.
 const (
 	defaultMinSize = 16
 	maxMinSize     = 10_000
@@ -108,7 +109,7 @@ func runExtractImages(ctx context.Context, e Engines, limits docmill.Limits, in 
 		})
 	}
 	meta["images"], meta["repeated"] = len(entries), len(keep)-len(entries)
-	if err := writeZip(ctx, zipPath, entries); err != nil {
+	if err := writeZip(ctx, zipPath, entries, limits.RenderOutputBytes); err != nil {
 		return nil, err
 	}
 	return ziparchive.Result(zipPath, name, meta), nil

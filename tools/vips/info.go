@@ -21,11 +21,14 @@ const jsonContentType = "application/json"
 
 // Bounds of the EXIF part of image-info's report: a hostile file may
 // carry thousands of tags and long strings, and the report stays small.
+// They bound hostile structure and the report's shape, not a job's cost,
+// so no node changes them.
 const (
 	maxEXIFFields = 100
 	maxEXIFValue  = 256 // runes
 	// maxHeaderOutput bounds what vipsheader -a may print (a MakerNote
-	// printed as text runs to tens of kilobytes).
+	// printed as text runs to tens of kilobytes): far more than any
+	// header holds.
 	maxHeaderOutput = 4 << 20
 )
 

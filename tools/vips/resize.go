@@ -9,8 +9,10 @@ import (
 	"github.com/docmill/docmill/sandbox"
 )
 
-// maxSide bounds the width and height params; the pixel cap (docmill.Limits'
-// ImagePixels) bounds their product and any size the params imply.
+// maxSide bounds the width and height params, a bound on a param rather
+// than a cost (one side of 20,000 pixels is beyond any screen or print):
+// the pixel cap (docmill.Limits' ImagePixels), which a node sets, bounds
+// their product and any size the params imply.
 const maxSide = 20000
 
 // hugeSide stands for "no bound" on a side of vips thumbnail's box (vips'

@@ -18,7 +18,9 @@ import (
 // last the column (left, right; center otherwise).
 var watermarkPositions = []string{"center", "top-left", "top", "top-right", "left", "right", "bottom-left", "bottom", "bottom-right"}
 
-// Bounds of watermark-image's text and font size.
+// Bounds of watermark-image's text and font size: bounds on params,
+// what a watermark is, not costs (the image itself is held to
+// Limits.ImagePixels).
 const (
 	maxWatermarkText = 200  // runes: a line or a few, not a document
 	minFontSize      = 6    // pixels
