@@ -358,7 +358,7 @@ func (q *Queue[TTx]) download(ctx context.Context, key, path string) error {
 // (docmill restore). The job fails at once as gone, uncharged: retrying
 // cannot bring the file back, and the client may send it again.
 func inputGone(key string) error {
-	e := docmill.Errorf(docmill.CodeGone, "The job's input file is no longer on the server (its data was restored from a backup without it); send the job again.")
+	e := docmill.Errorf(docmill.CodeGone, "The job's input file is no longer on the server (lost, as after a restore from a backup without the files); send the job again.")
 	e.Err = fmt.Errorf("input %s not in the file store", key)
 	return e
 }
