@@ -50,6 +50,46 @@ type Limits struct {
 	// edit-bookmarks (from_headings), pdf-to-word, pdf-to-odt and
 	// redact-pdf read.
 	LayoutBytes int64 `json:"layout_bytes"`
+	// CompareLayoutBytes bounds the words and boxes pdftotext writes for
+	// each document compare-pdf compares.
+	CompareLayoutBytes int64 `json:"compare_layout_bytes"`
+	// RenderOutputBytes bounds the images pdf-to-jpg, pdf-to-png and
+	// pdf-to-svg write for one job, together (the archive, or the one
+	// image), and the images extract-images would write, decoded.
+	RenderOutputBytes int64 `json:"render_output_bytes"`
+	// RedactOCRPages bounds the pages redact-pdf reads again by OCR
+	// (ocr=true), all in one tesseract run within the tool's timeout.
+	RedactOCRPages int `json:"redact_ocr_pages"`
+	// RedactOCRPixels bounds the pixels of the page images redact-pdf
+	// reads again by OCR, together: tesseract's time and memory grow
+	// with them.
+	RedactOCRPixels int64 `json:"redact_ocr_pixels"`
+	// ImageToTextPages bounds the pages of a PDF image-to-text renders
+	// and reads by OCR in one job.
+	ImageToTextPages int `json:"image_to_text_pages"`
+	// PrintedPDFBytes bounds the PDF Chromium prints for html-to-pdf,
+	// markdown-to-pdf or url-to-pdf.
+	PrintedPDFBytes int64 `json:"printed_pdf_bytes"`
+	// MarkdownBytes bounds the Markdown file markdown-to-pdf parses, which
+	// it holds in memory with its tree.
+	MarkdownBytes int64 `json:"markdown_bytes"`
+	// FetchRequests bounds the requests the page of a url-to-pdf or
+	// url-to-image job makes, redirects included; past it they are
+	// blocked.
+	FetchRequests int `json:"fetch_requests"`
+	// FetchBytes bounds the bodies of all the responses such a page
+	// gets, charged as they arrive: what its fetches hold in memory.
+	FetchBytes int64 `json:"fetch_bytes"`
+	// FetchResponseBytes bounds one response's body, decoded; a larger
+	// one is blocked (the page's own document: fetch_failed).
+	FetchResponseBytes int64 `json:"fetch_response_bytes"`
+	// SheetCells bounds the cells of a spreadsheet that LibreOffice
+	// exports to CSV (the sheet saved) or to PDF (every sheet), each
+	// sheet counted from A1 to the end of its used area, empty cells
+	// too: a file of a few KB with one value in a sheet's last cell spans
+	// 17 billion cells, every one a separator to write or a cell to lay
+	// out.
+	SheetCells int64 `json:"sheet_cells"`
 	// ArchiveEntries bounds the entries of a zip input (a zipped site, an
 	// OOXML or ODF document).
 	ArchiveEntries int `json:"archive_entries"`
@@ -82,6 +122,17 @@ func DefaultLimits() Limits {
 		JobDecodedBytes:         1 << 30,
 		TextBytes:               512 << 20,
 		LayoutBytes:             1 << 30,
+		CompareLayoutBytes:      256 << 20,
+		RenderOutputBytes:       2 << 30,
+		RedactOCRPages:          20,
+		RedactOCRPixels:         50_000_000,
+		ImageToTextPages:        50,
+		PrintedPDFBytes:         512 << 20,
+		MarkdownBytes:           10 << 20,
+		FetchRequests:           500,
+		FetchBytes:              64 << 20,
+		FetchResponseBytes:      16 << 20,
+		SheetCells:              100_000_000,
 		ArchiveEntries:          10_000,
 		ArchiveBytes:            512 << 20,
 		ArchiveRatio:            200,
@@ -115,6 +166,17 @@ func (l Limits) WithDefaults() Limits {
 	set(&l.JobDecodedBytes, d.JobDecodedBytes)
 	set(&l.TextBytes, d.TextBytes)
 	set(&l.LayoutBytes, d.LayoutBytes)
+	set(&l.CompareLayoutBytes, d.CompareLayoutBytes)
+	set(&l.RenderOutputBytes, d.RenderOutputBytes)
+	seti(&l.RedactOCRPages, d.RedactOCRPages)
+	set(&l.RedactOCRPixels, d.RedactOCRPixels)
+	seti(&l.ImageToTextPages, d.ImageToTextPages)
+	set(&l.PrintedPDFBytes, d.PrintedPDFBytes)
+	set(&l.MarkdownBytes, d.MarkdownBytes)
+	seti(&l.FetchRequests, d.FetchRequests)
+	set(&l.FetchBytes, d.FetchBytes)
+	set(&l.FetchResponseBytes, d.FetchResponseBytes)
+	set(&l.SheetCells, d.SheetCells)
 	seti(&l.ArchiveEntries, d.ArchiveEntries)
 	set(&l.ArchiveBytes, d.ArchiveBytes)
 	seti(&l.ArchiveRatio, d.ArchiveRatio)

@@ -35,7 +35,8 @@ const (
 	TypeURL ParamType = "url"
 )
 
-// MaxURLLength bounds a TypeURL param, in bytes.
+// MaxURLLength bounds a TypeURL param, in bytes: a fact of the web
+// (browsers and servers refuse longer addresses), not a cost.
 const MaxURLLength = 2048
 
 // Param declares one tool parameter. Values arrive as multipart form fields

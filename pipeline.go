@@ -15,7 +15,9 @@ import (
 // output the next step's input, on the worker.
 const PipelineSlug = "pipeline"
 
-// MaxSteps bounds the steps of one pipeline.
+// MaxSteps bounds the steps of one pipeline, a bound on the request
+// rather than a cost: each step is a run of its own tool, held to that
+// tool's limits and budget.
 const MaxSteps = 10
 
 // TypeSteps is the type of the pipeline's steps param: a JSON array of

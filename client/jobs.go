@@ -9,7 +9,8 @@ import (
 	"time"
 )
 
-// MaxPollWait is the longest wait GetJob may ask the server for.
+// MaxPollWait is the longest wait GetJob may ask the server for: the
+// server's own bound on ?wait (docs/api.md), a fact of the API.
 const MaxPollWait = 60 * time.Second
 
 // ListOptions select a page of GET /v1/jobs; zero values are left out.

@@ -31,7 +31,8 @@ type URLClient interface {
 	CheckURL(ctx context.Context, field, rawURL string) error
 }
 
-// maxURLBytes bounds a file_url or export_url.
+// maxURLBytes bounds a file_url or export_url: docmill.MaxURLLength's
+// fact of the web, not a cost.
 const maxURLBytes = 2048
 
 // pendingURL is a file_url field of a process request, in the order of

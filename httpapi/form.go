@@ -19,7 +19,9 @@ import (
 // one write.
 const formBufferSize = 256 << 10
 
-// maxPartHeaderBytes bounds the header block of one part.
+// maxPartHeaderBytes bounds the header block of one part: a part's
+// headers are a name, a file name and a type, so more is hostile
+// structure, not a cost.
 const maxPartHeaderBytes = 16 << 10
 
 // Errors of a body that breaks RFC 2046. A body cut inside a part's header

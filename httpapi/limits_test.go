@@ -31,12 +31,12 @@ func get(t *testing.T, s *Server, path string, v any) {
 func TestLimits(t *testing.T) {
 	s := NewServer(Config{
 		Registry: docmill.NewRegistry(), Logger: slog.New(slog.DiscardHandler),
-		Limits: docmill.Limits{ImagePixels: 5_000_000, RenderPages: 10, ArchiveBytes: 64 << 20},
+		Limits: docmill.Limits{ImagePixels: 5_000_000, RenderPages: 10, ArchiveBytes: 64 << 20, FetchRequests: 7},
 	})
 	var got docmill.Limits
 	get(t, s, "/v1/limits", &got)
 	want := docmill.DefaultLimits()
-	want.ImagePixels, want.RenderPages, want.ArchiveBytes = 5_000_000, 10, 64<<20
+	want.ImagePixels, want.RenderPages, want.ArchiveBytes, want.FetchRequests = 5_000_000, 10, 64<<20, 7
 	if got != want {
 		t.Errorf("limits\n got %+v\nwant %+v", got, want)
 	}

@@ -15,7 +15,8 @@ import (
 	"github.com/docmill/docmill"
 )
 
-// maxIdempotencyKey bounds the Idempotency-Key header.
+// maxIdempotencyKey bounds the Idempotency-Key header: a key is an
+// identifier (a UUID is 36 bytes), a bound on the request, not a cost.
 const maxIdempotencyKey = 255
 
 // handleProcess runs a tool: it streams the upload to storage, validates the

@@ -21,10 +21,13 @@ import (
 	"github.com/docmill/docmill"
 )
 
-// maxFieldBytes bounds one non-file form field; fields are held in memory.
+// maxFieldBytes bounds one non-file form field; fields are held in
+// memory. It bounds the request's shape (a param is a value, not a
+// document), not a job's cost.
 const maxFieldBytes = 64 << 10
 
-// maxFields bounds the number of non-file form fields.
+// maxFields bounds the number of non-file form fields: more than any
+// tool declares params, so a bound on the request's shape.
 const maxFields = 64
 
 // maxBoundary bounds the multipart boundary, in bytes (RFC 2046 allows 70;
@@ -366,7 +369,9 @@ func describeType(ct string) string {
 	return ct
 }
 
-// maxFilename bounds a client file name, in bytes.
+// maxFilename bounds a client file name, in bytes: result names are
+// made from it, and file systems and headers hold names far shorter than
+// what a client may send.
 const maxFilename = 150
 
 // cleanFilename keeps a client's file name safe to echo and to use in a

@@ -212,7 +212,8 @@ func (s *Server) handleEnableWebhook(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, s.renderWebhook(wh))
 }
 
-// maxAttemptsShown bounds GET /v1/webhooks/{id}/deliveries.
+// maxAttemptsShown bounds GET /v1/webhooks/{id}/deliveries: a page of
+// the latest attempts, the shape of the answer, not a cost.
 const maxAttemptsShown = 100
 
 // handleWebhookDeliveries lists an endpoint's recent delivery attempts,

@@ -111,7 +111,10 @@ type Notifications interface {
 const DefaultJobTimeout = 10 * time.Minute
 
 // maxAttempts is how many times a job is tried when its engine fails in a
-// way that is not the input's fault (a crash, a lost worker).
+// way that is not the input's fault (a crash, a lost worker). It is the
+// queue's recovery rule, not a cost of a job: the job's budget and
+// timeout bound what the attempts spend together, and the API reference
+// promises this count.
 const maxAttempts = 3
 
 // Queue is the River-backed job queue; TTx is the driver's transaction type

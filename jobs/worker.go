@@ -225,6 +225,8 @@ func (q *Queue[TTx]) fail(j *docmill.Job, tool *docmill.Tool, err error, elapsed
 		q.cfg.Logger.Error("job failed", "job_id", j.ID, "tool", j.Tool, "err", err)
 	case e.Code == docmill.CodeInsufficientStorage:
 		q.cfg.Logger.Warn("job failed: insufficient storage", "job_id", j.ID, "tool", j.Tool, "err", err)
+	case e.Code == docmill.CodeGone:
+		q.cfg.Logger.Warn("job failed: its input is lost", "job_id", j.ID, "tool", j.Tool, "err", err)
 	default:
 		// The input's fault: the cause, which may name paths, is for
 		// operators only.
@@ -333,6 +335,9 @@ func (q *Queue[TTx]) download(ctx context.Context, key, path string) error {
 		}
 	}
 	r, err := q.cfg.Blob.NewRangeReader(ctx, key, 0, -1)
+	if errors.Is(err, docmill.ErrNotFound) {
+		return inputGone(key)
+	}
 	if err != nil {
 		return fmt.Errorf("open input %s: %w", key, err)
 	}
@@ -346,6 +351,16 @@ func (q *Queue[TTx]) download(ctx context.Context, key, path string) error {
 		return err
 	}
 	return f.Close()
+}
+
+// inputGone is the error of a job whose input is not in the file store:
+// it was lost, as after a restore from a backup made without the files
+// (docmill restore). The job fails at once as gone, uncharged: retrying
+// cannot bring the file back, and the client may send it again.
+func inputGone(key string) error {
+	e := docmill.Errorf(docmill.CodeGone, "The job's input file is no longer on the server (lost, as after a restore from a backup without the files); send the job again.")
+	e.Err = fmt.Errorf("input %s not in the file store", key)
+	return e
 }
 
 func (q *Queue[TTx]) deleteInputs(ctx context.Context, j *docmill.Job) {

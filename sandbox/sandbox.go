@@ -229,9 +229,19 @@ func (e *ExitError) Error() string {
 	return fmt.Sprintf("%s exited with %d: %s", e.Engine, e.Code, e.Stderr)
 }
 
+// Bounds of what a run's pipes hold in this process. They are not job
+// costs a node sets (docmill.Limits): a tool whose output is the job's
+// result streams it to a file (Cmd.Stdout) and sets its own MaxOutput
+// from its limits.
 const (
+	// defaultMaxOutput bounds standard output read into memory when the
+	// tool sets no MaxOutput: the short reports engines print (versions,
+	// page lists, listings), far below it.
 	defaultMaxOutput = 64 << 20
-	maxStderr        = 16 << 10
+	// maxStderr is how much of standard error is kept, its tail: enough
+	// for the lines that say why an engine failed, which errors quote
+	// and logs record.
+	maxStderr = 16 << 10
 )
 
 // Run runs the engine with c. It waits for a free slot (or ctx), then runs

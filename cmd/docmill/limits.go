@@ -49,6 +49,28 @@ func registerLimits(fs *flag.FlagSet, l *docmill.Limits) {
 		"`MB` of text that pdf-to-text writes for one document")
 	fs.Var(limitVar(&l.LayoutBytes, megabyte), "max-layout-mb",
 		"`MB` of text layout (every word with its coordinates) that edit-bookmarks, pdf-to-word, pdf-to-odt and redact-pdf read for one document")
+	fs.Var(limitVar(&l.CompareLayoutBytes, megabyte), "max-compare-layout-mb",
+		"`MB` of words and boxes that compare-pdf reads of each document")
+	fs.Var(limitVar(&l.RenderOutputBytes, megabyte), "max-render-output-mb",
+		"`MB` of images that pdf-to-jpg, pdf-to-png, pdf-to-svg and extract-images write in one job, all together")
+	fs.Var(limitVar(&l.RedactOCRPages, 1), "max-redact-ocr-pages",
+		"`pages` that redact-pdf reads again by OCR (ocr=true) in one job")
+	fs.Var(limitVar(&l.RedactOCRPixels, megapixel), "max-redact-ocr-megapixels",
+		"`megapixels` of page images that redact-pdf reads again by OCR in one job, all pages together")
+	fs.Var(limitVar(&l.ImageToTextPages, 1), "max-image-to-text-pages",
+		"`pages` of a PDF that image-to-text reads by OCR in one job")
+	fs.Var(limitVar(&l.PrintedPDFBytes, megabyte), "max-printed-pdf-mb",
+		"largest PDF, in `MB`, that html-to-pdf, markdown-to-pdf and url-to-pdf print")
+	fs.Var(limitVar(&l.MarkdownBytes, megabyte), "max-markdown-mb",
+		"largest Markdown file, in `MB`, that markdown-to-pdf reads")
+	fs.Var(limitVar(&l.FetchRequests, 1), "max-fetch-requests",
+		"`requests` that the page of a url-to-pdf or url-to-image job may make, redirects included; more are blocked")
+	fs.Var(limitVar(&l.FetchBytes, megabyte), "max-fetch-mb",
+		"`MB` of responses that the page of a url-to-pdf or url-to-image job may get, all together")
+	fs.Var(limitVar(&l.FetchResponseBytes, megabyte), "max-fetch-response-mb",
+		"largest response, in `MB` once decoded, that the page of a url-to-pdf or url-to-image job may get")
+	fs.Var(limitVar(&l.SheetCells, 1), "max-sheet-cells",
+		"`cells` of a spreadsheet exported to CSV or PDF, counted from A1 to the end of each sheet's used area, empty cells too")
 	fs.Var(limitVar(&l.ArchiveEntries, 1), "max-archive-entries",
 		"`entries` of a zip input (a zipped web page, an OOXML or ODF document)")
 	fs.Var(limitVar(&l.ArchiveBytes, megabyte), "max-archive-mb",

@@ -22,6 +22,8 @@ Usage:
   docmill accounts set-plan ACCOUNT PLAN     move an account to a plan
   docmill accounts revoke-key PREFIX         revoke a key
   docmill migrate                            apply database migrations and exit
+  docmill backup --to PATH [--with-files]    copy the embedded database (and files) while the server runs
+  docmill restore --from PATH [--force]      make an embedded data directory from a backup
   docmill process [-p n=v] TOOL FILE...     run a tool on a server and save the result
   docmill tools                              list a server's tools, their params and defaults
   docmill jobs list [--status S] [--tool T] [--all]   list your jobs on a server, newest first
@@ -70,6 +72,10 @@ func dispatch(ctx context.Context, env *environment, args []string) error {
 		return keysCmd(ctx, env, args[1:])
 	case "migrate":
 		return migrate(ctx, env, args[1:])
+	case "backup":
+		return backupCmd(ctx, env, args[1:])
+	case "restore":
+		return restoreCmd(ctx, env, args[1:])
 	case "process":
 		return process(ctx, env, args[1:])
 	case "tools":

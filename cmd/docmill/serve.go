@@ -85,6 +85,8 @@ func serve(ctx context.Context, env *environment, args []string) error {
 		limiter: limiter, checks: checks, plans: plans, baseURL: baseURL, jail: jail, log: log, reg: reg, urls: urls}))
 	n.drain = api.Drain
 	n.srv = f.httpServer(api)
+	n.conns = newBusyConns()
+	n.srv.ConnState = n.conns.track
 	ln = api.Listener(ln) // --max-conns-per-ip
 	stopMetrics, err := f.ops.serveMetrics(reg, log)
 	if err != nil {
@@ -268,6 +270,8 @@ type node struct {
 	// drain makes the API answer every request it holds (httpapi's
 	// Server.Drain).
 	drain func()
+	// conns tells shutdown when the last answer has been written.
+	conns *busyConns
 	// where says where the data is, for the start-up line.
 	where string
 }
@@ -320,7 +324,7 @@ func (n *node) shutdown() error {
 	n.log.Info("shutting down", "timeout", timeout, "drain_after", drainAfter(timeout))
 	sctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
-	httpDone := make(chan error, 1)
+	httpDone := make(chan error, 2)
 	go func() { httpDone <- n.srv.Shutdown(sctx) }()
 	drain := time.NewTimer(drainAfter(timeout))
 	defer drain.Stop()
@@ -333,6 +337,11 @@ func (n *node) shutdown() error {
 		n.log.Info("draining: waiting requests are answered with their jobs")
 	}
 	n.drain()
+	if !answered {
+		// Whichever ends first: Shutdown, or the close once the last
+		// answer is written (Shutdown would see it only at its next poll).
+		go func() { httpDone <- n.conns.closeWhenIdle(sctx, n.srv) }()
+	}
 	qerr := n.q.Stop(sctx)
 	if !answered {
 		herr = <-httpDone

@@ -165,6 +165,6 @@ func (k *toolKit) popplerSteps() poppler.Steps {
 // helper.
 func (k *toolKit) ocrTools() []*docmill.Tool {
 	steps := ocr.Steps{Pages: k.helpers.Step(pdfops.SelectPagesStep()), PrepareImage: k.helpers.Step(ocr.PrepareImageStep())}
-	return append(ocr.Tools(k.e.ocrmypdf, k.e.tesseract, k.o.limits, steps, k.o.scratch),
+	return append(ocr.Tools(k.e.ocrmypdf, k.e.tesseract, steps, k.o.scratch),
 		ocr.TextTool(k.e.tesseract, k.e.pdftoppm, k.o.limits, steps, k.o.scratch))
 }

@@ -24,7 +24,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"strings"
 	"syscall"
 
 	"github.com/docmill/docmill"
@@ -67,8 +66,8 @@ const commonPragmas = "_pragma=busy_timeout(10000)&_pragma=foreign_keys(ON)&_pra
 // applies pending migrations and returns the store. enqueue may be nil, in
 // which case jobs get no queue entry (tests, the CLI); see SetEnqueue.
 func Open(ctx context.Context, path string, enqueue EnqueueFunc) (*Store, error) {
-	if path == "" || strings.ContainsRune(path, '?') || strings.HasPrefix(path, "file:") {
-		return nil, fmt.Errorf("sqlite: invalid database path %q", path)
+	if err := checkPath(path); err != nil {
+		return nil, err
 	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o750); err != nil {
 		return nil, fmt.Errorf("sqlite: %w", err)

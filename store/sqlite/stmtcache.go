@@ -10,7 +10,8 @@ import (
 )
 
 // maxCachedStmts bounds each connection's statement cache; queries past it
-// (River builds some IN lists of varying length) run uncached.
+// (River builds some IN lists of varying length) run uncached. It bounds
+// the store's own memory whatever the jobs, so it is not a job limit.
 const maxCachedStmts = 256
 
 // openDB opens a pool whose connections keep their prepared statements.

@@ -12,11 +12,13 @@ import (
 	"github.com/chromedp/chromedp"
 
 	docmill "github.com/docmill/docmill"
-	"github.com/docmill/docmill/tools/filecopy"
 )
 
-// Bounds of a screenshot. The image travels from the browser as one
-// DevTools message, so besides Limits.ImagePixels it is held to
+// Bounds of a screenshot: the width and height params, and what a full
+// page may grow to. They are facts of the browser, not costs a node
+// would raise: the image travels from the browser as one DevTools
+// message, held whole in base64 by the browser and by this process, so
+// besides Limits.ImagePixels (which may lower it) it is held to
 // maxShotPixels (16 MP: a 1280 px wide page 13,000 px tall), and its
 // height to maxShotSide, past which Chromium's compositor tiles no more.
 const (
@@ -120,17 +122,9 @@ func (b *Browser) htmlImageTool(statuses func() []docmill.EngineStatus) *docmill
 // runHTMLImage takes the screenshot of the uploaded site.
 func (b *Browser) runHTMLImage(ctx context.Context, in *docmill.RunInput) (*docmill.RunOutput, error) {
 	file := in.Files[0]
-	root := filepath.Join(in.WorkDir, "site")
-	if err := os.Mkdir(root, 0o700); err != nil {
-		return nil, fmt.Errorf("chromium: site dir: %w", err)
-	}
-	if file.ContentType == "application/zip" {
-		var err error
-		if root, err = extractSite(file.Path, root, b.opts.Limits); err != nil {
-			return nil, err
-		}
-	} else if err := filecopy.Copy(file.Path, filepath.Join(root, "index.html")); err != nil {
-		return nil, fmt.Errorf("chromium: copy input: %w", err)
+	root, err := unpackSite(file, in.WorkDir, b.opts.Limits)
+	if err != nil {
+		return nil, err
 	}
 	shot := shotSettingsFrom(in.Params, in.Limits)
 	dst := filepath.Join(in.WorkDir, "result"+shot.format.ext)

@@ -20,19 +20,19 @@ import (
 	docmill "github.com/docmill/docmill"
 )
 
+// Bounds of a Markdown input beside the job's Limits.MarkdownBytes.
 const (
-	// maxMarkdownBytes bounds a Markdown input. goldmark holds the
-	// document and its tree in memory; 10 MB is far beyond any real
-	// document.
-	maxMarkdownBytes = 10 << 20
 	// maxMarkdownNesting bounds the containers (block quotes, list
 	// items) one line opens: goldmark walks every open container for
-	// each line and recurses once a level when it renders.
+	// each line and recurses once a level when it renders. It is a bound
+	// on hostile structure, not a cost: no real document nests a
+	// hundred deep.
 	maxMarkdownNesting = 100
 	// markdownParseTimeout bounds the parse in the helper. A real
-	// document of maxMarkdownBytes parses in about a second; hostile
-	// inline markup (unclosed emphasis, brackets, footnote references)
-	// can make goldmark's work grow with the square of the input.
+	// document of the default Limits.MarkdownBytes parses in about a
+	// second; hostile inline markup (unclosed emphasis, brackets,
+	// footnote references) can make goldmark's work grow with the square
+	// of the input.
 	markdownParseTimeout = 20 * time.Second
 )
 
@@ -61,7 +61,7 @@ func MarkdownPageStep() *docmill.EngineStep {
 		MinFiles: 1, MaxFiles: 1,
 		Run: func(_ context.Context, in *docmill.RunInput) (*docmill.RunOutput, error) {
 			file := in.Files[0]
-			src, err := readMarkdown(file.Path)
+			src, err := readMarkdown(file.Path, in.Limits.WithDefaults().MarkdownBytes)
 			if err != nil {
 				return nil, err
 			}
@@ -78,30 +78,37 @@ func MarkdownPageStep() *docmill.EngineStep {
 	}
 }
 
-// readMarkdown reads a Markdown file of at most maxMarkdownBytes.
-func readMarkdown(path string) ([]byte, error) {
-	tooLarge := docmill.Errorf(docmill.CodeFileTooLarge, "The Markdown file is larger than %d MB.", maxMarkdownBytes>>20)
+// readMarkdown reads a Markdown file of at most maxBytes
+// (Limits.MarkdownBytes): goldmark holds the document and its tree in
+// memory.
+func readMarkdown(path string, maxBytes int64) ([]byte, error) {
 	if st, err := os.Stat(path); err != nil {
 		return nil, fmt.Errorf("chromium: read markdown: %w", err)
-	} else if st.Size() > maxMarkdownBytes {
-		return nil, tooLarge
+	} else if st.Size() > maxBytes {
+		return nil, markdownTooLarge(maxBytes)
 	}
 	src, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("chromium: read markdown: %w", err)
 	}
-	if len(src) > maxMarkdownBytes {
-		return nil, tooLarge
+	if int64(len(src)) > maxBytes {
+		return nil, markdownTooLarge(maxBytes)
 	}
 	return src, nil
+}
+
+// markdownTooLarge is the file_too_large error of a Markdown file over
+// maxBytes.
+func markdownTooLarge(maxBytes int64) *docmill.Error {
+	return docmill.Errorf(docmill.CodeFileTooLarge, "The Markdown file is larger than %d MB.", maxBytes>>20)
 }
 
 // runMarkdown renders a Markdown file to a page in the helper
 // (Options.MarkdownPage) and prints it.
 func (b *Browser) runMarkdown(ctx context.Context, in *docmill.RunInput) (*docmill.RunOutput, error) {
-	file, s := in.Files[0], settingsFrom(in.Params)
-	if file.Size > maxMarkdownBytes {
-		return nil, docmill.Errorf(docmill.CodeFileTooLarge, "The Markdown file is larger than %d MB.", maxMarkdownBytes>>20)
+	file, s := in.Files[0], settingsFrom(in.Params, in.Limits)
+	if file.Size > s.limits.MarkdownBytes {
+		return nil, markdownTooLarge(s.limits.MarkdownBytes)
 	}
 	parseCtx, cancel := context.WithTimeout(ctx, markdownParseTimeout)
 	out, err := b.opts.MarkdownPage(parseCtx, &docmill.RunInput{Files: []docmill.LocalFile{file}, WorkDir: in.WorkDir, Limits: in.Limits})

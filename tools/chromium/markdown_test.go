@@ -19,6 +19,7 @@ import (
 func TestMarkdownHostileOutOfProcess(t *testing.T) {
 	b := testBrowser(t)
 	tl := tool(t, b, "markdown-to-pdf")
+	maxMarkdownBytes := int(docmill.DefaultLimits().MarkdownBytes)
 	table := func() []byte {
 		row := strings.Repeat("| a ", 1000) + "|\n"
 		var buf bytes.Buffer

@@ -27,19 +27,10 @@ type Doer interface {
 	Do(req *http.Request) (*http.Response, error)
 }
 
-// Bounds of the fetches of one URL job. The whole job is also bounded by
-// the tool's timeout.
+// Bounds of the fetches of one URL job beside the job's limits
+// (FetchRequests, FetchBytes, FetchResponseBytes). The whole job is also
+// bounded by the tool's timeout.
 const (
-	// maxRemoteResponse bounds one response's body, decoded; a larger
-	// one is blocked (it also travels base64 over the DevTools pipe, so
-	// it is held about three times while it is given to Chromium).
-	maxRemoteResponse = 16 << 20
-	// maxRemoteBytes bounds the bodies of all of a job's responses,
-	// charged as they are read: what a job's fetches hold in memory at
-	// once, before the copies made to hand them over.
-	maxRemoteBytes = 64 << 20
-	// maxRemoteRequests bounds the requests of a job (redirects count).
-	maxRemoteRequests = 500
 	// remoteRequestTimeout bounds one request, its body included.
 	remoteRequestTimeout = 20 * time.Second
 	// remoteParallel bounds the requests of a job in flight at once.
@@ -71,7 +62,12 @@ type remote struct {
 	client Doer
 	start  string // the page's address
 	sem    chan struct{}
-	// bounds are the remote* constants; tests lower them.
+	// maxResponse bounds one response's body, decoded (it also travels
+	// base64 over the DevTools pipe, so it is held about three times
+	// while it is given to Chromium); maxBytes the bodies of all the
+	// job's responses, charged as they are read: what its fetches hold
+	// in memory at once, before the copies made to hand them over;
+	// maxRequests its requests, redirects included.
 	maxResponse, maxBytes, maxRequests int64
 
 	requests atomic.Int64 // requests sent
@@ -84,10 +80,12 @@ type remote struct {
 	failure string
 }
 
-// newRemote returns the remote site of a job that loads start.
-func newRemote(ctx context.Context, client Doer, start string) *remote {
+// newRemote returns the remote site of a job that loads start, within
+// the Fetch fields of the job's limits l (a zero field: its default).
+func newRemote(ctx context.Context, client Doer, start string, l docmill.Limits) *remote {
+	l = l.WithDefaults()
 	return &remote{ctx: ctx, client: client, start: start, sem: make(chan struct{}, remoteParallel),
-		maxResponse: maxRemoteResponse, maxBytes: maxRemoteBytes, maxRequests: maxRemoteRequests}
+		maxResponse: l.FetchResponseBytes, maxBytes: l.FetchBytes, maxRequests: int64(l.FetchRequests)}
 }
 
 // answer is a fetched response as Chromium gets it.

@@ -66,9 +66,9 @@ func remoteServer(t *testing.T) *httptest.Server {
 func TestRemoteFetch(t *testing.T) {
 	srv := remoteServer(t)
 	host := strings.TrimPrefix(srv.URL, "http://")
-	newR := func() *remote { return newRemote(t.Context(), pagesClient(true), srv.URL+"/page") }
+	newR := func() *remote { return newRemote(t.Context(), pagesClient(true), srv.URL+"/page", docmill.Limits{}) }
 	// strictR fetches as a server without --allow-private-urls.
-	strictR := func(page string) *remote { return newRemote(t.Context(), pagesClient(false), page) }
+	strictR := func(page string) *remote { return newRemote(t.Context(), pagesClient(false), page, docmill.Limits{}) }
 
 	t.Run("answer", func(t *testing.T) {
 		a, err := newR().fetch("GET", srv.URL+"/page", network.Headers{"accept": "text/html", "Cookie": "a=b"}, false)
@@ -139,19 +139,21 @@ func TestRemoteFetch(t *testing.T) {
 			}
 		})
 	}
+	// limited fetches within the Fetch fields of l, as a job with those
+	// limits does.
+	limited := func(l docmill.Limits) *remote {
+		return newRemote(t.Context(), pagesClient(true), srv.URL+"/page", l)
+	}
 	t.Run("bounds", func(t *testing.T) {
-		r := newR()
-		r.maxResponse = 4000
+		r := limited(docmill.Limits{FetchResponseBytes: 4000})
 		if _, err := r.fetch("GET", srv.URL+"/big", nil, false); err == nil {
 			t.Error("a response past the per-response bound was fetched")
 		}
-		r = newR()
-		r.maxResponse = 1 << 20
+		r = limited(docmill.Limits{FetchResponseBytes: 1 << 20})
 		if _, err := r.fetch("GET", srv.URL+"/gzip-bomb", nil, false); err == nil || !strings.Contains(err.Error(), "larger") {
 			t.Errorf("a gzip bomb past the per-response bound, decoded: %v, want blocked", err)
 		}
-		r = newR()
-		r.maxBytes = 6000
+		r = limited(docmill.Limits{FetchBytes: 6000})
 		if _, err := r.fetch("GET", srv.URL+"/big", nil, false); err != nil {
 			t.Fatalf("first: %v", err)
 		}
@@ -161,16 +163,14 @@ func TestRemoteFetch(t *testing.T) {
 		// The budget is charged as a body arrives: a long answer stops
 		// at the budget, not after it was read whole (six such answers
 		// in flight at once would otherwise hold six times the bound).
-		r = newR()
-		r.maxResponse, r.maxBytes = 16<<20, 1<<20
+		r = limited(docmill.Limits{FetchResponseBytes: 16 << 20, FetchBytes: 1 << 20})
 		if _, err := r.fetch("GET", srv.URL+"/gzip-bomb", nil, false); err == nil || !strings.Contains(err.Error(), "came to more than") {
 			t.Errorf("an 8 MB answer within a 1 MB budget: %v, want blocked by the budget", err)
 		}
 		if got := r.bytes.Load(); got > 2<<20 {
 			t.Errorf("%d bytes read for a 1 MB budget: the answer was read whole", got)
 		}
-		r = newR()
-		r.maxRequests = 2
+		r = limited(docmill.Limits{FetchRequests: 2})
 		for i := range 3 {
 			_, err := r.fetch("GET", srv.URL+"/small", nil, false)
 			if (err == nil) != (i < 2) {
@@ -197,7 +197,7 @@ func TestRemoteFetch(t *testing.T) {
 	t.Run("job ended", func(t *testing.T) {
 		ctx, cancel := context.WithCancel(t.Context())
 		cancel()
-		r := newRemote(ctx, pagesClient(true), srv.URL)
+		r := newRemote(ctx, pagesClient(true), srv.URL, docmill.Limits{})
 		if _, err := r.fetch("GET", srv.URL+"/page", nil, false); err == nil {
 			t.Error("a request of an ended job was fetched")
 		}

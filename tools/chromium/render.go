@@ -18,10 +18,6 @@ import (
 	docmill "github.com/docmill/docmill"
 )
 
-// maxPDFBytes bounds the PDF of one job; past it the job fails with
-// file_too_large instead of filling the disk.
-const maxPDFBytes int64 = 512 << 20
-
 // printSettings are a job's validated print params.
 type printSettings struct {
 	paper      paper
@@ -41,6 +37,9 @@ type printSettings struct {
 	// page, when set, makes the job a web page loaded from its address
 	// (url-to-pdf, url-to-image) instead of the job's files.
 	page *pageSettings
+	// limits are the job's (RunInput.Limits): PrintedPDFBytes bounds the
+	// PDF, the Fetch fields a page's requests.
+	limits docmill.Limits
 }
 
 // jsString returns s as a JavaScript string literal (JSON's escaping,
@@ -50,11 +49,13 @@ func jsString(s string) string {
 	return string(b)
 }
 
-// settingsFrom reads the validated params; page_size and margin are enums
-// of papers' and margins' keys (TestEnumsMatchTables).
-func settingsFrom(p docmill.Params) printSettings {
+// settingsFrom reads the validated params, and the job's limits l (a
+// zero field: its default); page_size and margin are enums of papers'
+// and margins' keys (TestEnumsMatchTables).
+func settingsFrom(p docmill.Params, l docmill.Limits) printSettings {
 	return printSettings{paper: papers[p.String(paramPageSize)], landscape: p.Bool(paramLandscape),
-		margin: margins[p.String(paramMargin)], background: p.Bool(paramPrintBackground), tagged: p.Bool(paramTagged)}
+		margin: margins[p.String(paramMargin)], background: p.Bool(paramPrintBackground), tagged: p.Bool(paramTagged),
+		limits: l.WithDefaults()}
 }
 
 // render prints the site in root (index.html and its files) to dst. It
@@ -170,7 +171,7 @@ func (inst *instance) print(ctx context.Context, root, dst string, s printSettin
 	if s.page != nil {
 		pageCtx, cancel := context.WithCancel(ctx)
 		defer cancel()
-		st.remote = newRemote(pageCtx, s.page.client, s.page.url)
+		st.remote = newRemote(pageCtx, s.page.client, s.page.url, s.limits)
 	}
 	t.site.Store(st)
 	err = printIn(ctx, t, st, dst, s)
@@ -260,7 +261,8 @@ func dismissDialogs(ctx context.Context, events iter.Seq2[page.EventJavascriptDi
 
 // printPDF prints the loaded page to dst, streamed from the browser in
 // chunks (a big document does not travel as one huge message) and capped
-// at maxPDFBytes. The page's CSS @page size is ignored: page_size wins.
+// at s.limits.PrintedPDFBytes (file_too_large past it, rather than fill
+// the disk). The page's CSS @page size is ignored: page_size wins.
 func printPDF(ctx context.Context, dst string, s printSettings) error {
 	w, h := s.paper.width, s.paper.height
 	m := s.margin
@@ -292,14 +294,15 @@ func printPDF(ctx context.Context, dst string, s printSettings) error {
 	}
 	defer f.Close()
 	buf := bufio.NewWriterSize(f, 1<<20)
+	maxBytes := s.limits.WithDefaults().PrintedPDFBytes
 	var n int64
 	for {
 		chunk, err := chromedp.Call(ctx, io.Read, io.ReadParams{Handle: res.Stream, Size: 1 << 20})
 		if err != nil {
 			return err
 		}
-		if n += int64(len(chunk.Data)); n > maxPDFBytes {
-			return docmill.Errorf(docmill.CodeFileTooLarge, "The PDF would be larger than %d MB.", maxPDFBytes>>20)
+		if n += int64(len(chunk.Data)); n > maxBytes {
+			return docmill.Errorf(docmill.CodeFileTooLarge, "The PDF would be larger than %d MB.", maxBytes>>20)
 		}
 		if _, err := buf.Write(chunk.Data); err != nil {
 			return fmt.Errorf("write pdf: %w", err)

@@ -21,20 +21,30 @@ import (
 
 // runHTML prints an HTML file or a zipped site.
 func (b *Browser) runHTML(ctx context.Context, in *docmill.RunInput) (*docmill.RunOutput, error) {
-	file, s := in.Files[0], settingsFrom(in.Params)
-	root := filepath.Join(in.WorkDir, "site")
-	if err := os.Mkdir(root, 0o700); err != nil {
-		return nil, fmt.Errorf("chromium: site dir: %w", err)
-	}
-	if file.ContentType == "application/zip" {
-		var err error
-		if root, err = extractSite(file.Path, root, b.opts.Limits); err != nil {
-			return nil, err
-		}
-	} else if err := filecopy.Copy(file.Path, filepath.Join(root, "index.html")); err != nil {
-		return nil, fmt.Errorf("chromium: copy input: %w", err)
+	file, s := in.Files[0], settingsFrom(in.Params, in.Limits)
+	root, err := unpackSite(file, in.WorkDir, b.opts.Limits)
+	if err != nil {
+		return nil, err
 	}
 	return b.printSite(ctx, in, file, root, s)
+}
+
+// unpackSite lays the uploaded page out in the work directory's "site",
+// for html-to-pdf and html-to-image alike: a zipped site extracted
+// within l (extractSite), an HTML file copied as its index.html. It
+// returns the site's root.
+func unpackSite(file docmill.LocalFile, workDir string, l docmill.Limits) (string, error) {
+	root := filepath.Join(workDir, "site")
+	if err := os.Mkdir(root, 0o700); err != nil {
+		return "", fmt.Errorf("chromium: site dir: %w", err)
+	}
+	if file.ContentType == "application/zip" {
+		return extractSite(file.Path, root, l)
+	}
+	if err := filecopy.Copy(file.Path, filepath.Join(root, "index.html")); err != nil {
+		return "", fmt.Errorf("chromium: copy input: %w", err)
+	}
+	return root, nil
 }
 
 // printSite prints root/index.html to the job's result.

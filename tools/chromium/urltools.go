@@ -14,7 +14,8 @@ import (
 	docmill "github.com/docmill/docmill"
 )
 
-// Bounds of wait_for.
+// Bounds of wait_for: bounds on a param, within the tool's timeout,
+// not costs a node sets.
 const (
 	// maxWaitMillis bounds a wait given in milliseconds.
 	maxWaitMillis = 30000
@@ -180,7 +181,7 @@ func (b *Browser) urlTools(statuses func() []docmill.EngineStatus) []*docmill.To
 
 // runURL prints the page at the url param.
 func (b *Browser) runURL(ctx context.Context, in *docmill.RunInput) (*docmill.RunOutput, error) {
-	s := settingsFrom(in.Params)
+	s := settingsFrom(in.Params, in.Limits)
 	s.page = pageFrom(in.Params, b.opts.Pages)
 	s.title = s.page.url
 	dst := filepath.Join(in.WorkDir, "result.pdf")
@@ -195,7 +196,7 @@ func (b *Browser) runURL(ctx context.Context, in *docmill.RunInput) (*docmill.Ru
 // runURLImage takes the screenshot of the page at the url param.
 func (b *Browser) runURLImage(ctx context.Context, in *docmill.RunInput) (*docmill.RunOutput, error) {
 	shot := shotSettingsFrom(in.Params, in.Limits)
-	s := printSettings{shot: shot, page: pageFrom(in.Params, b.opts.Pages)}
+	s := printSettings{shot: shot, page: pageFrom(in.Params, b.opts.Pages), limits: in.Limits.WithDefaults()}
 	dst := filepath.Join(in.WorkDir, "result"+shot.format.ext)
 	blocked, err := b.renderPage(ctx, in, dst, s)
 	if err != nil {

@@ -227,7 +227,10 @@ func jpegDPI(r io.ReaderAt) float64 {
 	}
 }
 
-// maxTIFFPages bounds the pages of a TIFF read by tiffPageSizes.
+// maxTIFFPages bounds the pages of a TIFF read by tiffPageSizes: a bound
+// on hostile structure (a chain of page headers made to be walked
+// forever), not a cost, since each page's pixels are held to
+// Limits.ImagePixels.
 const maxTIFFPages = 10_000
 
 // tiffPageSizes reads the width and height of every page (IFD) of a

@@ -19,12 +19,12 @@ const TextSlug = "image-to-text"
 // How image-to-text reads a PDF: each page rendered by pdftoppm in grey,
 // its long side scaled to textPageSide pixels (A4 at 300 dpi, what
 // tesseract reads best), so a page is at most textPageSide² pixels
-// (12.3 MP) whatever size the document declares; at most textMaxPages
-// pages, since OCR costs seconds a page and the run must fit timeout.
+// (12.3 MP) whatever size the document declares; at most the run's
+// Limits.ImageToTextPages pages, since OCR costs seconds a page and the
+// run must fit timeout.
 const (
 	textPageSide = 3508
 	textPageDPI  = 300
-	textMaxPages = 50
 )
 
 // textFormat is one of image-to-text's outputs: tesseract's config that
@@ -54,11 +54,13 @@ var textFormats = map[string]textFormat{
 // one tesseract run, which writes one document (pages separated by form
 // feeds in text, one ocr_page or Page element each in hOCR and ALTO).
 // Like Tools, it checks tesseract's language packs once, in scratch.
-// steps.PrepareImage checks an image against limits' ImagePixels out of
-// the server's process; steps.Pages is not used.
+// steps.PrepareImage checks an image against the run's limits
+// (ImagePixels) out of the server's process; steps.Pages is not used.
+// limits are the node's, for the description; each run is held to its
+// own RunInput.Limits.
 func TextTool(tesseract, pdftoppm *sandbox.Engine, limits docmill.Limits, steps Steps, scratch string) *docmill.Tool {
 	r := &textRunner{tesseract: tesseract, pdftoppm: pdftoppm, langsOK: hasLanguages(tesseract, Languages, scratch),
-		maxImagePixels: limits.WithDefaults().ImagePixels, prepare: steps.PrepareImage}
+		prepare: steps.PrepareImage}
 	return &docmill.Tool{
 		Slug: TextSlug,
 		Lane: docmill.LaneOCR,
@@ -71,7 +73,7 @@ func TextTool(tesseract, pdftoppm *sandbox.Engine, limits docmill.Limits, steps 
 		Description: "Recognize the text of an image (JPEG, PNG, TIFF) or of a PDF's pages and return it as " +
 			"plain text (<name>.txt, pages separated by form feeds), hOCR (<name>.hocr, XHTML with a box " +
 			"for every word) or ALTO XML (<name>.xml). All pages make one document. At most " +
-			strconv.Itoa(textMaxPages) + " PDF pages.",
+			strconv.Itoa(limits.WithDefaults().ImageToTextPages) + " PDF pages.",
 		Accepts: []string{pdfContentType, "image/png", "image/jpeg", "image/tiff"},
 		// A PDF passes the stream check first; a HEIC or AVIF photo is
 		// converted to a JPEG, which leptonica reads.
@@ -107,11 +109,10 @@ func TextTool(tesseract, pdftoppm *sandbox.Engine, limits docmill.Limits, steps 
 	}
 }
 
-// textRunner holds image-to-text's engines and limits.
+// textRunner holds image-to-text's engines and its step.
 type textRunner struct {
 	tesseract, pdftoppm *sandbox.Engine
 	langsOK             bool
-	maxImagePixels      int64
 	prepare             docmill.RunFunc
 }
 
@@ -136,12 +137,12 @@ func (r *textRunner) run(ctx context.Context, in *docmill.RunInput) (*docmill.Ru
 	var images []string
 	dpi := textPageDPI
 	if f.ContentType == pdfContentType {
-		if images, err = r.renderPages(ctx, input, workDir); err != nil {
+		if images, err = r.renderPages(ctx, input, workDir, in.Limits.WithDefaults().ImageToTextPages); err != nil {
 			return nil, err
 		}
 	} else {
-		ocr := &runner{prepare: r.prepare, maxImagePixels: r.maxImagePixels}
-		img, err := ocr.prepareImage(ctx, f, input, workDir)
+		ocr := &runner{prepare: r.prepare}
+		img, err := ocr.prepareImage(ctx, f, input, workDir, in.Limits)
 		if err != nil {
 			return nil, err
 		}
@@ -203,9 +204,9 @@ func (r *textRunner) recognize(ctx context.Context, images []string, dpi int, la
 }
 
 // renderPages renders the PDF at src into grey PNGs in workDir, one a
-// page in page order, refusing a document of more than textMaxPages
-// pages (pdftoppm is asked for one more, to tell).
-func (r *textRunner) renderPages(ctx context.Context, src, workDir string) ([]string, error) {
+// page in page order, refusing a document of more than maxPages pages
+// (pdftoppm is asked for one more, to tell).
+func (r *textRunner) renderPages(ctx context.Context, src, workDir string, maxPages int) ([]string, error) {
 	if !r.pdftoppm.Available() {
 		return nil, unavailable(nil)
 	}
@@ -215,7 +216,7 @@ func (r *textRunner) renderPages(ctx context.Context, src, workDir string) ([]st
 	}
 	// src is absolute, so pdftoppm cannot read it as an option.
 	args := []string{"-gray", "-png", "-cropbox", "-scale-to", strconv.Itoa(textPageSide),
-		"-l", strconv.Itoa(textMaxPages + 1), src, filepath.Join(dir, "page")}
+		"-l", strconv.Itoa(maxPages + 1), src, filepath.Join(dir, "page")}
 	if _, err := r.pdftoppm.Run(ctx, sandbox.Cmd{Args: args, Dir: workDir, Timeout: timeout}); err != nil {
 		if ctxErr := ctx.Err(); ctxErr != nil {
 			return nil, ctxErr
@@ -237,8 +238,8 @@ func (r *textRunner) renderPages(ctx context.Context, src, workDir string) ([]st
 	switch {
 	case len(pages) == 0:
 		return nil, docmill.InvalidDocument(nil, "The PDF has no page to read.")
-	case len(pages) > textMaxPages:
-		return nil, docmill.LimitExceeded(fmt.Sprintf("The document has more than %d pages; OCR reads at most %d at once", textMaxPages, textMaxPages))
+	case len(pages) > maxPages:
+		return nil, docmill.LimitExceeded(fmt.Sprintf("The document has more than %d pages; OCR reads at most %d at once", maxPages, maxPages))
 	}
 	return pages, nil
 }

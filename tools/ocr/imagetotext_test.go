@@ -58,3 +58,15 @@ func TestTextOfDamagedPDF(t *testing.T) {
 	_, err = run(t, tl, nil, cut, "application/pdf")
 	wantCode(t, err, docmill.CodeInvalidDocument)
 }
+
+// TestTextPagesLimit: image-to-text holds a PDF to its run's
+// Limits.ImageToTextPages: with 1, two pages are refused as a processing
+// limit before any is read by OCR.
+func TestTextPagesLimit(t *testing.T) {
+	tl := available(t, textTool())
+	pdf := toolstest.WriteTemp(t, "two.pdf", toolstest.TextPDF("Quartz harbour lantern", "Violet meadow compass"))
+	_, err := runLimited(t, tl, docmill.Limits{ImageToTextPages: 1}, map[string]string{"lang": "eng"}, pdf, "application/pdf")
+	if e := wantCode(t, err, docmill.CodeInvalidDocument); !strings.Contains(e.Message, "more than 1 pages") {
+		t.Errorf("message = %q", e.Message)
+	}
+}

@@ -55,27 +55,25 @@ const pdfContentType = "application/pdf"
 // than per job, so Available is cheap and stable; installing a language
 // pack needs a restart to be seen.
 //
-// limits' ImagePixels bounds an input image (a zero field takes its
-// default).
+// Each run's limits (RunInput.Limits) bound it: ImagePixels an input
+// image, checked by steps.PrepareImage, which gets them whole.
 //
 // steps run the parts that read a user's file in Go out of the server's
 // process (see Steps). The language check runs in a directory made in
 // scratch ("": the system's temporary directory).
-func Tools(ocrmypdf, tesseract *sandbox.Engine, limits docmill.Limits, steps Steps, scratch string) []*docmill.Tool {
+func Tools(ocrmypdf, tesseract *sandbox.Engine, steps Steps, scratch string) []*docmill.Tool {
 	r := &runner{ocrmypdf: ocrmypdf, tesseract: tesseract, langsOK: hasLanguages(tesseract, Languages, scratch),
-		maxImagePixels: limits.WithDefaults().ImagePixels, pages: steps.Pages, prepare: steps.PrepareImage}
+		pages: steps.Pages, prepare: steps.PrepareImage}
 	return []*docmill.Tool{r.tool()}
 }
 
 // runner holds the engines of ocr-pdf, what was found about them, and
-// the limit on its input images.
+// its steps.
 type runner struct {
 	ocrmypdf, tesseract *sandbox.Engine
 	// langsOK records whether tesseract had every language of Languages
 	// when the tool was built.
 	langsOK bool
-	// maxImagePixels bounds an input image's width times height.
-	maxImagePixels int64
 	// pages counts a PDF's pages, out of the server process.
 	pages docmill.RunFunc
 	// prepare is PrepareImageStep's Run, out of the server process.

@@ -34,17 +34,14 @@ func textPDF(t testing.TB) string {
 
 // ocrTool builds ocr-pdf on the real engines once; tests that need them
 // skip when ocrmypdf or tesseract is not installed.
-var ocrTool = sync.OnceValue(func() *docmill.Tool { return buildTool(docmill.Limits{}) })
-
-// buildTool builds ocr-pdf on the real engines with limits.
-func buildTool(limits docmill.Limits) *docmill.Tool {
+var ocrTool = sync.OnceValue(func() *docmill.Tool {
 	opts := sandbox.Options{View: sandbox.View{ReadOnly: ocr.DataPaths}}
 	return ocr.Tools(
 		sandbox.Find("ocrmypdf", []string{"--version"}, opts),
 		sandbox.Find("tesseract", []string{"--version"}, opts),
-		limits, ocr.Steps{Pages: selectPages(), PrepareImage: prepareImage()}, "",
+		ocr.Steps{Pages: selectPages(), PrepareImage: prepareImage()}, "",
 	)[0]
-}
+})
 
 func realTool(t *testing.T) *docmill.Tool {
 	t.Helper()
@@ -63,12 +60,18 @@ func available(t *testing.T, tl *docmill.Tool) *docmill.Tool {
 // run validates params the way the API does and runs tl on path.
 func run(t *testing.T, tl *docmill.Tool, params map[string]string, path, contentType string) (*docmill.RunOutput, error) {
 	t.Helper()
+	return runLimited(t, tl, docmill.Limits{}, params, path, contentType)
+}
+
+// runLimited is run with the run's limits l.
+func runLimited(t *testing.T, tl *docmill.Tool, l docmill.Limits, params map[string]string, path, contentType string) (*docmill.RunOutput, error) {
+	t.Helper()
 	p, err := tl.ParseParams(params)
 	if err != nil {
 		t.Fatalf("ParseParams(%v): %v", params, err)
 	}
 	dir := t.TempDir()
-	in := &docmill.RunInput{Params: p, WorkDir: dir, Files: []docmill.LocalFile{inputFile(t, dir, path, contentType)}}
+	in := &docmill.RunInput{Params: p, WorkDir: dir, Limits: l, Files: []docmill.LocalFile{inputFile(t, dir, path, contentType)}}
 	return tl.Invoke(context.Background(), in)
 }
 
@@ -272,7 +275,7 @@ func TestEncryptedPDF(t *testing.T) {
 
 func TestMissingEngine(t *testing.T) {
 	missing := sandbox.Find("docmill-no-such-ocrmypdf", nil, sandbox.Options{})
-	tl := ocr.Tools(missing, sandbox.Find("tesseract", []string{"--version"}, sandbox.Options{View: sandbox.View{ReadOnly: ocr.DataPaths}}), docmill.Limits{}, ocr.Steps{}, "")[0]
+	tl := ocr.Tools(missing, sandbox.Find("tesseract", []string{"--version"}, sandbox.Options{View: sandbox.View{ReadOnly: ocr.DataPaths}}), ocr.Steps{}, "")[0]
 	if tl.IsAvailable() {
 		t.Fatal("available without ocrmypdf")
 	}
@@ -294,18 +297,37 @@ func TestImageWithAlpha(t *testing.T) {
 	wantWords(t, pdfText(t, out.Path), "ticket", "assign")
 }
 
-// TestImagePixelsLimit builds ocr-pdf with a lowered pixel cap: an image
-// over it is refused as invalid_document before OCRmyPDF runs (images
-// within the default cap pass: TestImageWithAlpha).
+// TestImagePixelsLimit runs ocr-pdf with a lowered pixel cap in its
+// RunInput, which its image step gets whole: an image over it is refused
+// as invalid_document before OCRmyPDF runs (images within the default
+// cap pass: TestImageWithAlpha).
 func TestImagePixelsLimit(t *testing.T) {
-	tl := available(t, buildTool(docmill.Limits{ImagePixels: 100_000}))
+	tl := realTool(t)
 	// 781 x 627, 0.49 MP, with alpha, as the corpus's scan.png.
 	var b bytes.Buffer
 	if err := png.Encode(&b, image.NewNRGBA(image.Rect(0, 0, 781, 627))); err != nil {
 		t.Fatal(err)
 	}
-	_, err := run(t, tl, nil, toolstest.WriteTemp(t, "scan.png", b.Bytes()), "image/png")
+	_, err := runLimited(t, tl, docmill.Limits{ImagePixels: 100_000}, nil, toolstest.WriteTemp(t, "scan.png", b.Bytes()), "image/png")
 	if e := wantCode(t, err, docmill.CodeInvalidDocument); !strings.Contains(e.Message, "at most 0.1 megapixels") {
 		t.Errorf("message = %q", e.Message)
+	}
+}
+
+// TestPageCountLimits: the page-count step gets the run's limits whole:
+// with PDFPages 1 it refuses the 4-page result, which is still returned,
+// without the count (best effort); within the defaults the count is 4.
+func TestPageCountLimits(t *testing.T) {
+	tl := realTool(t)
+	out, err := runLimited(t, tl, docmill.Limits{PDFPages: 1}, nil, textPDF(t), "application/pdf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := out.Meta["pages"]; ok {
+		t.Errorf("meta %v: the step counted pages past its PDFPages limit", out.Meta)
+	}
+	out, err = run(t, tl, nil, textPDF(t), "application/pdf")
+	if err != nil || out.Meta["pages"] != 4 {
+		t.Fatalf("within the defaults: meta %v, %v", out.Meta, err)
 	}
 }

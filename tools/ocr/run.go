@@ -50,7 +50,7 @@ func (r *runner) run(ctx context.Context, in *docmill.RunInput) (*docmill.RunOut
 		"--quiet",
 	}
 	if f.ContentType != pdfContentType {
-		img, err := r.prepareImage(ctx, f, input, workDir)
+		img, err := r.prepareImage(ctx, f, input, workDir, in.Limits)
 		if err != nil {
 			return nil, err
 		}
@@ -66,7 +66,7 @@ func (r *runner) run(ctx context.Context, in *docmill.RunInput) (*docmill.RunOut
 		return nil, runError(ctx, err)
 	}
 	meta := map[string]any{"lang": lang}
-	if n, ok := r.pageCount(ctx, output, workDir); ok {
+	if n, ok := r.pageCount(ctx, output, workDir, in.Limits); ok {
 		meta["pages"] = n
 	}
 	return &docmill.RunOutput{
@@ -116,15 +116,14 @@ func unavailable(err error) *docmill.Error {
 	return &docmill.Error{Code: docmill.CodeEngineUnavailable, Message: "The OCR engine is not available on this server.", Err: err}
 }
 
-// prepareImage runs PrepareImageStep on the image at path, in the PDF
-// helper when the server gave one.
-func (r *runner) prepareImage(ctx context.Context, f docmill.LocalFile, path, workDir string) (*preparedImage, error) {
+// prepareImage runs PrepareImageStep on the image at path, within the
+// run's limits, in the PDF helper when the server gave one.
+func (r *runner) prepareImage(ctx context.Context, f docmill.LocalFile, path, workDir string, limits docmill.Limits) (*preparedImage, error) {
 	if r.prepare == nil {
-		return prepareImage(f, path, workDir, r.maxImagePixels)
+		return prepareImage(f, path, workDir, limits.WithDefaults().ImagePixels)
 	}
 	f.Path = path
-	out, err := r.prepare(ctx, &docmill.RunInput{Files: []docmill.LocalFile{f}, WorkDir: workDir,
-		Limits: docmill.Limits{ImagePixels: r.maxImagePixels}})
+	out, err := r.prepare(ctx, &docmill.RunInput{Files: []docmill.LocalFile{f}, WorkDir: workDir, Limits: limits})
 	if err != nil {
 		return nil, err
 	}
@@ -138,14 +137,16 @@ func (r *runner) prepareImage(ctx context.Context, f docmill.LocalFile, path, wo
 // pageCount counts the output's pages for the job's meta, in the PDF
 // helper (r.pages), not in the server. It is best effort: OCRmyPDF has
 // already written a PDF that qpdf accepts, so a document the helper
-// cannot read is still returned, without the figure.
-func (r *runner) pageCount(ctx context.Context, path, workDir string) (int, bool) {
+// cannot read is still returned, without the figure. The step gets the
+// run's limits.
+func (r *runner) pageCount(ctx context.Context, path, workDir string, limits docmill.Limits) (int, bool) {
 	if r.pages == nil {
 		return 0, false
 	}
 	out, err := r.pages(ctx, &docmill.RunInput{
 		Files:   []docmill.LocalFile{{Path: path, Filename: filepath.Base(path), ContentType: pdfContentType}},
 		WorkDir: workDir,
+		Limits:  limits,
 	})
 	if err != nil {
 		return 0, false

@@ -10,8 +10,9 @@ import (
 	"github.com/docmill/docmill/sandbox"
 )
 
-// maxTextLayerImages bounds the images one run of TextLayerStep reads;
-// its caller (redact-pdf) gives far fewer.
+// maxTextLayerImages bounds the images one run of TextLayerStep reads, a
+// guard on its input rather than a cost: its caller (redact-pdf) gives
+// far fewer, held to Limits.RedactOCRPages.
 const maxTextLayerImages = 1_000
 
 // textLayerFormat is tesseract's PDF renderer with textonly_pdf set: a

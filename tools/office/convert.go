@@ -35,16 +35,6 @@ var docFormats = []docFormat{
 	{"odp", presentation, "application/vnd.oasis.opendocument.presentation", "impress8", ""},
 }
 
-// maxSheetCells bounds the cells of a spreadsheet exported to CSV (the
-// sheet saved) or to PDF (all sheets), each sheet counted from A1 to the
-// end of its used area, empty cells too: CSV writes a separator for
-// each, and PDF lays each out (100 million take LibreOffice about 8 s).
-// It is a sheet of 1,048,576 rows by 95 columns, a CSV of at least
-// 100 MB. Beyond it a file of a few KB, one value in a sheet's last cell
-// (17 billion cells), held a worker until the deadline, writing 17 GB
-// of separators for a CSV.
-const maxSheetCells = 100_000_000
-
 func docFormatByExt(ext string) (docFormat, bool) {
 	for _, f := range docFormats {
 		if f.ext == ext {
@@ -118,7 +108,7 @@ func (p *Pool) convertDocument(ctx context.Context, in *docmill.RunInput) (*docm
 	}
 	j := job{Export: to.export, ExportOptions: to.options, Fresh: in.FreshEngines}
 	if to.ext == "csv" {
-		j.MaxCells, j.ActiveSheet = maxSheetCells, true
+		j.MaxCells, j.ActiveSheet = p.opts.Limits.SheetCells, true
 	}
 	out, err := p.stageAndConvert(ctx, in.WorkDir, file.Path, k, j, to.ext)
 	if err != nil {
@@ -189,7 +179,7 @@ func (p *Pool) FirstPagePDF(ctx context.Context, in *docmill.RunInput) (*docmill
 	if err := checkArchive(file.Path, p.opts.Limits); err != nil {
 		return nil, err
 	}
-	out, err := p.stageAndConvert(ctx, in.WorkDir, file.Path, k, cellBound(k, job{Export: pdfExports[k.fam], PageRange: "1", Fresh: in.FreshEngines}), "pdf")
+	out, err := p.stageAndConvert(ctx, in.WorkDir, file.Path, k, p.cellBound(k, job{Export: pdfExports[k.fam], PageRange: "1", Fresh: in.FreshEngines}), "pdf")
 	if err != nil {
 		return nil, err
 	}

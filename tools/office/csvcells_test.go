@@ -78,3 +78,18 @@ func TestPDFCellBound(t *testing.T) {
 		t.Fatalf("first page: %v, want a processing limit", err)
 	}
 }
+
+// TestSheetCellsLimit: the bound is the pool's Limits.SheetCells, not a
+// constant: with 8 cells, the 9 of A1:C3 that TestCSVCellBound converts
+// are refused as a processing limit, for CSV and for PDF.
+func TestSheetCellsLimit(t *testing.T) {
+	p := newPool(t, office.Options{Workers: 1, Timeout: 30 * time.Second, Limits: docmill.Limits{SheetCells: 8}})
+	near := filepath.Join(t.TempDir(), "near.xlsx")
+	writeZip(t, near, xlsxSheet(`<row r="1"><c r="A1"><v>1</v></c></row><row r="3"><c r="C3"><v>2</v></c></row>`))
+	for slug, params := range map[string]docmill.Params{"convert-document": {"format": "csv"}, "excel-to-pdf": nil} {
+		_, err := run(t, toolOf(t, p, slug), near, params)
+		if code(err) != docmill.CodeInvalidDocument || !strings.Contains(err.(*docmill.Error).Message, "more than 8 cells") {
+			t.Errorf("%s: %v, want a processing limit of 8 cells", slug, err)
+		}
+	}
+}

@@ -52,7 +52,7 @@ const (
 	ctText  = "text/plain"
 	ctRTF   = "text/rtf"
 	ctRTF2  = "application/rtf"
-	maxPart = 1 << 20 // bound on the [Content_Types].xml or mimetype read
+	maxPart = 1 << 20 // bound on the [Content_Types].xml or mimetype read: a fact of the formats, whose parts are a few KB
 )
 
 // accepts is the Tool.Accepts of family f.

@@ -72,7 +72,8 @@ type Options struct {
 	Lazy bool
 	// Limits bound what one job may cost: OOXML and ODF documents, which
 	// are zip archives, are checked against their archive fields before
-	// LibreOffice unpacks them. A zero field means its default.
+	// LibreOffice unpacks them, and a spreadsheet exported to CSV or PDF
+	// against SheetCells. A zero field means its default.
 	Limits docmill.Limits
 	// SelectPages counts the pages of the exported PDF and keeps those the
 	// "pages" param selects (pdfops.SelectPagesStep, run in the PDF

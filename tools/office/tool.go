@@ -64,7 +64,7 @@ func (p *Pool) run(ctx context.Context, in *docmill.RunInput, f family, export s
 	if err := checkArchive(file.Path, p.opts.Limits); err != nil {
 		return nil, err
 	}
-	out, err := p.stageAndConvert(ctx, in.WorkDir, file.Path, k, cellBound(k, job{Export: export, Fresh: in.FreshEngines}), "pdf")
+	out, err := p.stageAndConvert(ctx, in.WorkDir, file.Path, k, p.cellBound(k, job{Export: export, Fresh: in.FreshEngines}), "pdf")
 	if err != nil {
 		return nil, err
 	}
@@ -78,11 +78,11 @@ func (p *Pool) run(ctx context.Context, in *docmill.RunInput, f family, export s
 	}, nil
 }
 
-// cellBound returns j bounded to maxSheetCells when k is a spreadsheet
-// (counted over all its sheets, as a PDF shows them all).
-func cellBound(k kind, j job) job {
+// cellBound returns j bounded to the pool's Limits.SheetCells when k is
+// a spreadsheet (counted over all its sheets, as a PDF shows them all).
+func (p *Pool) cellBound(k kind, j job) job {
 	if k.fam == spreadsheet {
-		j.MaxCells = maxSheetCells
+		j.MaxCells = p.opts.Limits.SheetCells
 	}
 	return j
 }

@@ -17,19 +17,18 @@ import (
 const maxAttachments = 50
 
 func addAttachmentsTool() *docmill.Tool {
-	t := pdfTool(docmill.Tool{
+	return pdfTool(docmill.Tool{
 		Slug:  "add-attachments",
-		Lane:  docmill.LanePDF,
-		Meta:  []docmill.MetaField{{Name: "pages", Type: docmill.MetaInteger, Description: "Pages of the document."}, {Name: "files", Type: docmill.MetaInteger, Description: "Files embedded."}},
+		Meta:  []docmill.MetaField{documentPages, {Name: "files", Type: docmill.MetaInteger, Description: "Files embedded."}},
 		Title: "Add PDF attachments",
 		Description: fmt.Sprintf("Embed files of any type in a PDF: the first file sent is the PDF, the others (1 to %d) "+
 			"are attached under their own names (directories left out, a name already taken numbered).", maxAttachments),
+		Accepts:  []string{pdfContentType, docmill.AnyType},
+		MinFiles: 2,
+		MaxFiles: maxAttachments + 1,
 		Params: []docmill.Param{{Name: descriptionParam, Type: docmill.TypeString, Max: docmill.Bound(1000),
 			Description: "A description given to every file attached, which PDF viewers show beside it."}},
 	}, runAddAttachments)
-	t.Accepts = []string{pdfContentType, docmill.AnyType}
-	t.MinFiles, t.MaxFiles = 2, maxAttachments+1
-	return t
 }
 
 // runAddAttachments embeds files 2..N in the PDF that is file 1, as they

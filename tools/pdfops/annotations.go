@@ -18,9 +18,8 @@ const maxFieldDepth = 32
 func removeAnnotationsTool() *docmill.Tool {
 	return onePDFTool(docmill.Tool{
 		Slug: "remove-annotations",
-		Lane: docmill.LanePDF,
 		Meta: []docmill.MetaField{
-			{Name: "pages", Type: docmill.MetaInteger, Description: "Pages of the document."},
+			documentPages,
 			{Name: "removed", Type: docmill.MetaInteger, Description: "Annotations removed."},
 			{Name: "kept", Type: docmill.MetaInteger, Description: "Annotations kept on the selected pages (links, form fields)."},
 			{Name: "form_removed", Type: docmill.MetaBoolean, Description: "Whether the form (AcroForm) was removed because no field was left."},

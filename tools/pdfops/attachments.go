@@ -15,17 +15,15 @@ import (
 )
 
 func extractAttachmentsTool() *docmill.Tool {
-	t := onePDFTool(docmill.Tool{
+	return onePDFTool(docmill.Tool{
 		Slug:  "extract-attachments",
-		Lane:  docmill.LanePDF,
-		Meta:  []docmill.MetaField{{Name: "pages", Type: docmill.MetaInteger, Description: "Pages of the document."}, {Name: "files", Type: docmill.MetaInteger, Description: "Embedded files extracted."}},
+		Meta:  []docmill.MetaField{documentPages, {Name: "files", Type: docmill.MetaInteger, Description: "Embedded files extracted."}},
 		Title: "Extract PDF attachments",
 		Description: "Extract the files embedded in a PDF, returned together as a zip under their own names. " +
 			"A PDF without attachments gives an empty zip (meta files: 0), not an error.",
-		MayZip: true,
+		MayZip:  true,
+		Outputs: []string{ziparchive.ContentType},
 	}, model.EXTRACTATTACHMENTS, runExtractAttachments)
-	t.Outputs = []string{ziparchive.ContentType}
-	return t
 }
 
 func runExtractAttachments(ctx context.Context, in *docmill.RunInput, b *budget, doc *model.Context) (out *docmill.RunOutput, err error) {

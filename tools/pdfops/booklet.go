@@ -14,7 +14,6 @@ import (
 func bookletTool() *docmill.Tool {
 	return onePDFTool(docmill.Tool{
 		Slug: "booklet-pdf",
-		Lane: docmill.LanePDF,
 		Meta: []docmill.MetaField{
 			{Name: "pages", Type: docmill.MetaInteger, Description: "Sheet sides of the result (two per sheet of paper)."},
 			{Name: "input_pages", Type: docmill.MetaInteger, Description: "Pages of the input."},

@@ -2,10 +2,6 @@ package pdfops
 
 import (
 	"context"
-	"encoding/json"
-	"fmt"
-	"os"
-	"path/filepath"
 
 	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/model"
 
@@ -13,41 +9,25 @@ import (
 )
 
 func bookmarksTool() *docmill.Tool {
-	t := onePDFTool(docmill.Tool{
+	return listingTool(docmill.Tool{
 		Slug:  "pdf-bookmarks",
-		Lane:  docmill.LanePDF,
 		Title: "PDF bookmarks",
 		Description: "List the bookmarks (outline) of a PDF as JSON: each one's title, the page it goes to and the bookmarks nested under it. " +
 			"A PDF without bookmarks gives an empty list.",
-		Meta: []docmill.MetaField{{Name: "pages", Type: docmill.MetaInteger, Description: "Pages of the document."}, {Name: "bookmarks", Type: docmill.MetaInteger, Description: "Bookmarks listed, at every level."}},
-	}, model.LISTBOOKMARKS, runBookmarks)
-	t.Outputs = []string{jsonContentType}
-	return t
+		Meta: []docmill.MetaField{documentPages, {Name: "bookmarks", Type: docmill.MetaInteger, Description: "Bookmarks listed, at every level."}},
+	}, model.LISTBOOKMARKS, "bookmarks", listBookmarks)
 }
 
-// runBookmarks writes the document's outline as a JSON object
-// {"bookmarks": [{"title", "page", "children"}]}; page is null for a
-// bookmark that goes to no page of the document.
-func runBookmarks(ctx context.Context, in *docmill.RunInput, b *budget, doc *model.Context) (out *docmill.RunOutput, err error) {
+// listBookmarks lists the document's outline, as pdf-bookmarks writes it
+// in its JSON object {"bookmarks": [{"title", "page", "children"}]}; page
+// is null for a bookmark that goes to no page of the document. The count
+// is of the bookmarks at every level.
+func listBookmarks(doc *model.Context) (any, int, error) {
 	entries, err := readOutline(doc)
 	if err != nil {
-		return nil, docmill.InvalidDocument(err, "The file's bookmarks could not be read: they are damaged or too many.")
+		return nil, 0, docmill.InvalidDocument(err, "The file's bookmarks could not be read: they are damaged or too many.")
 	}
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	data, err := json.MarshalIndent(map[string]any{"bookmarks": entries}, "", "  ")
-	if err != nil {
-		return nil, fmt.Errorf("pdfops: encode bookmarks: %w", err)
-	}
-	path := filepath.Join(in.WorkDir, "bookmarks.json")
-	if err := os.WriteFile(path, append(data, '\n'), 0o600); err != nil {
-		return nil, fmt.Errorf("pdfops: write bookmarks: %w", err)
-	}
-	return &docmill.RunOutput{
-		Path: path, Filename: docmill.ResultName(in.Files[0].Filename, ".pdf", "-bookmarks.json"), ContentType: jsonContentType,
-		Meta: map[string]any{"pages": doc.PageCount, "bookmarks": countEntries(entries)},
-	}, nil
+	return entries, countEntries(entries), nil
 }
 
 func countEntries(list []outlineEntry) int {

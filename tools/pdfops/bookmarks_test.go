@@ -2,7 +2,6 @@ package pdfops_test
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"reflect"
@@ -22,22 +21,11 @@ type listedBookmark struct {
 
 func listBookmarks(t *testing.T, path string) []listedBookmark {
 	t.Helper()
-	out, err := run(t, "pdf-bookmarks", nil, path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if out.ContentType != "application/json" {
-		t.Fatalf("content type %q", out.ContentType)
-	}
-	data, err := os.ReadFile(out.Path)
-	if err != nil {
-		t.Fatal(err)
-	}
 	var got struct {
 		Bookmarks []listedBookmark `json:"bookmarks"`
 	}
-	if err := json.Unmarshal(data, &got); err != nil || got.Bookmarks == nil {
-		t.Fatalf("%v\n%s", err, data)
+	if _, data := listing(t, "pdf-bookmarks", path, &got); got.Bookmarks == nil {
+		t.Fatalf("no bookmarks listed\n%s", data)
 	}
 	return got.Bookmarks
 }

@@ -64,7 +64,7 @@ func runSetCropBox(ctx context.Context, in *docmill.RunInput, b *budget, doc *mo
 	if err != nil {
 		return nil, docmill.ParamError(pagesName, "%s", err)
 	}
-	cropped := 0
+	n := 0
 	for _, p := range pages {
 		d, _, inh, err := doc.PageDict(p, false)
 		if err != nil || d == nil || inh == nil || inh.MediaBox == nil {
@@ -76,14 +76,13 @@ func runSetCropBox(ctx context.Context, in *docmill.RunInput, b *budget, doc *mo
 		}
 		if ok {
 			d["CropBox"] = types.Array{types.Float(box.llx), types.Float(box.lly), types.Float(box.urx), types.Float(box.ury)}
-			cropped++
+			n++
 		}
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
 	}
-	return writeOutput(doc, in.WorkDir, "cropped.pdf", docmill.ResultName(in.Files[0].Filename, ".pdf", "-cropped.pdf"),
-		map[string]any{"pages": doc.PageCount, "cropped_pages": cropped})
+	return cropped.output(doc, in, n)
 }
 
 // parseCropSpec reads the step's params; exactly one way is given.

@@ -158,6 +158,54 @@ func writeOutput(doc *model.Context, workDir, workName, filename string, meta ma
 	return &docmill.RunOutput{Path: path, Filename: filename, ContentType: pdfContentType, Meta: meta}, nil
 }
 
+// documentPages declares the meta "pages" of the tools that report the
+// page count of the document they were given.
+var documentPages = docmill.MetaField{Name: "pages", Type: docmill.MetaInteger, Description: "Pages of the document."}
+
+// pageAction is what a tool does to the pages of one PDF, said as a past
+// participle ("rotated"): the tool's result is written as "rotated.pdf"
+// and offered under the input's name with "-rotated.pdf" (write). A tool
+// that acts on the pages it selects counts them in meta "rotated_pages"
+// beside the document's "pages" (meta, output).
+type pageAction string
+
+// The actions of the tools and steps that act on selected pages (output),
+// and of the page tools (write).
+const (
+	cropped     pageAction = "cropped"
+	numbered    pageAction = "numbered"
+	resized     pageAction = "resized"
+	rotated     pageAction = "rotated"
+	watermarked pageAction = "watermarked"
+	extracted   pageAction = "extracted"
+	removed     pageAction = "removed"
+	organized   pageAction = "organized"
+)
+
+// meta declares the meta of a tool of the action.
+func (a pageAction) meta() []docmill.MetaField {
+	return []docmill.MetaField{
+		documentPages,
+		{Name: a.countName(), Type: docmill.MetaInteger, Description: "Pages " + string(a) + "."},
+	}
+}
+
+// countName is the meta figure counting the pages acted on.
+func (a pageAction) countName() string { return string(a) + "_pages" }
+
+// output writes doc, the input once the action was done to n of its
+// pages, as the run's result.
+func (a pageAction) output(doc *model.Context, in *docmill.RunInput, n int) (*docmill.RunOutput, error) {
+	return a.write(doc, in, map[string]any{"pages": doc.PageCount, a.countName(): n})
+}
+
+// write writes doc, made by the action from in's first file, as the run's
+// result with meta.
+func (a pageAction) write(doc *model.Context, in *docmill.RunInput, meta map[string]any) (*docmill.RunOutput, error) {
+	name := string(a) + ".pdf"
+	return writeOutput(doc, in.WorkDir, name, docmill.ResultName(in.Files[0].Filename, ".pdf", "-"+name), meta)
+}
+
 // writeDocument writes doc to path. Its failures are internal: the
 // document was valid, so what fails here is the disk.
 func writeDocument(doc *model.Context, path string) error {

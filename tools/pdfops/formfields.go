@@ -1,11 +1,7 @@
 package pdfops
 
 import (
-	"context"
-	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
 	"slices"
 
 	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/model"
@@ -13,9 +9,6 @@ import (
 
 	docmill "github.com/docmill/docmill"
 )
-
-// jsonContentType is the type of pdf-form-fields' output.
-const jsonContentType = "application/json"
 
 // Field flags of an AcroForm field (ISO 32000-1, 12.7.3.1 and 12.7.4).
 const (
@@ -43,39 +36,23 @@ type formField struct {
 }
 
 func formFieldsTool() *docmill.Tool {
-	t := onePDFTool(docmill.Tool{
+	return listingTool(docmill.Tool{
 		Slug:        "pdf-form-fields",
-		Lane:        docmill.LanePDF,
 		Title:       "PDF form fields",
 		Description: "List the fillable form fields of a PDF as JSON: name, type, value, options, required, read-only, page and position.",
-		Meta:        []docmill.MetaField{{Name: "pages", Type: docmill.MetaInteger, Description: "Pages of the document."}, {Name: "fields", Type: docmill.MetaInteger, Description: "Form fields listed."}},
-	}, model.LISTFORMFIELDS, runFormFields)
-	t.Outputs = []string{jsonContentType}
-	return t
+		Meta:        []docmill.MetaField{documentPages, {Name: "fields", Type: docmill.MetaInteger, Description: "Form fields listed."}},
+	}, model.LISTFORMFIELDS, "fields", listFormFields)
 }
 
-// runFormFields writes the document's AcroForm fields as a JSON object
-// {"fields": [...]}; a document without a form gives an empty list.
-func runFormFields(ctx context.Context, in *docmill.RunInput, b *budget, doc *model.Context) (out *docmill.RunOutput, err error) {
+// listFormFields lists the document's AcroForm fields, as
+// pdf-form-fields writes them in its JSON object {"fields": [...]}; a
+// document without a form gives an empty list.
+func listFormFields(doc *model.Context) (any, int, error) {
 	fields, err := collectFormFields(doc)
 	if err != nil {
-		return nil, docmill.InvalidDocument(err, "The file's form could not be read: it is damaged or uses a structure this tool does not support.")
+		return nil, 0, docmill.InvalidDocument(err, "The file's form could not be read: it is damaged or uses a structure this tool does not support.")
 	}
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	data, err := json.MarshalIndent(map[string]any{"fields": fields}, "", "  ")
-	if err != nil {
-		return nil, fmt.Errorf("pdfops: encode form fields: %w", err)
-	}
-	path := filepath.Join(in.WorkDir, "fields.json")
-	if err := os.WriteFile(path, append(data, '\n'), 0o600); err != nil {
-		return nil, fmt.Errorf("pdfops: write form fields: %w", err)
-	}
-	return &docmill.RunOutput{
-		Path: path, Filename: docmill.ResultName(in.Files[0].Filename, ".pdf", "-fields.json"), ContentType: jsonContentType,
-		Meta: map[string]any{"pages": doc.PageCount, "fields": len(fields)},
-	}, nil
+	return fields, len(fields), nil
 }
 
 // fieldNode is a terminal AcroForm field: its dictionary, its widgets and

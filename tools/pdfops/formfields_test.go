@@ -1,10 +1,6 @@
 package pdfops_test
 
-import (
-	"encoding/json"
-	"os"
-	"testing"
-)
+import "testing"
 
 type listedField struct {
 	Name     string    `json:"name"`
@@ -19,24 +15,10 @@ type listedField struct {
 
 func listFields(t *testing.T, path string) []listedField {
 	t.Helper()
-	out, err := run(t, "pdf-form-fields", nil, path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if out.ContentType != "application/json" {
-		t.Fatalf("content type %q", out.ContentType)
-	}
-	data, err := os.ReadFile(out.Path)
-	if err != nil {
-		t.Fatal(err)
-	}
 	var got struct {
 		Fields []listedField `json:"fields"`
 	}
-	if err := json.Unmarshal(data, &got); err != nil {
-		t.Fatalf("%v\n%s", err, data)
-	}
-	if out.Meta["fields"] != len(got.Fields) {
+	if out, _ := listing(t, "pdf-form-fields", path, &got); out.Meta["fields"] != len(got.Fields) {
 		t.Fatalf("meta %v, %d fields", out.Meta, len(got.Fields))
 	}
 	return got.Fields

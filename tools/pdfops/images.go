@@ -24,33 +24,6 @@ import (
 	docmill "github.com/docmill/docmill"
 )
 
-// Default pixel caps of jpg-to-pdf (docmill.Limits' EmbeddedImagePixels,
-// DecodedImagePixels and DecodedImagePixelsTotal, which are what a run
-// checks), checked on every image's declared dimensions before any image
-// is decoded or embedded. Images over them fail with invalid_document, as
-// documents over MaxPages do.
-const (
-	// MaxImagePixels bounds each image. JPEGs are embedded without being
-	// decoded, so this protects whoever renders the PDF (a viewer, or
-	// another docmill tool such as pdf-to-jpg) rather than this process;
-	// it admits the 200-megapixel photos of the largest phone sensors.
-	MaxImagePixels = 200_000_000
-	// MaxDecodedPixels bounds each PNG, GIF, TIFF or WebP image, which is
-	// decoded in memory: at 4 to 8 bytes a pixel, at most 200 to 400 MB.
-	// It admits an A4 page scanned at 600 dpi (35 megapixels).
-	MaxDecodedPixels = 50_000_000
-	// MaxTotalDecodedPixels bounds the decoded images of one job together.
-	// Images are decoded one at a time (their compressed results, which
-	// stay in memory until the PDF is written, are bounded by the input
-	// size cap about as tightly as the inputs are), so this bounds CPU
-	// time: decoding and compressing a 49-megapixel PNG of noise, the
-	// worst case, took 17 s on a loaded 2-core machine, so 300 megapixels
-	// stay inside the tool's timeout. It admits 30 A4 pages scanned in
-	// colour at 300 dpi; a job over it fails at once instead of timing
-	// out after minutes of work.
-	MaxTotalDecodedPixels = 300_000_000
-)
-
 // maxImageFiles is the tool's MaxFiles.
 const maxImageFiles = 200
 
@@ -74,9 +47,8 @@ var imageFormats = map[string]string{"jpeg": "JPEG", "png": "PNG", "gif": "GIF",
 
 // imagesToPDFTool declares jpg-to-pdf.
 func imagesToPDFTool() *docmill.Tool {
-	return &docmill.Tool{
+	return pdfTool(docmill.Tool{
 		Slug: "jpg-to-pdf",
-		Lane: docmill.LanePDF,
 		// A HEIC or AVIF photo is converted to a JPEG, embedded as it is
 		// (a PNG of a 12 MP photo would make a PDF ten times larger).
 		ConvertsImages: "jpg",
@@ -109,10 +81,7 @@ func imagesToPDFTool() *docmill.Tool {
 				Default:     "none",
 			},
 		},
-		Engine:  "pdfcpu",
-		Timeout: timeout,
-		Run:     guarded(runImagesToPDF),
-	}
+	}, runImagesToPDF)
 }
 
 // runImagesToPDF makes one page per image, in upload order. All images

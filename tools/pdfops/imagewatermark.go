@@ -13,14 +13,13 @@ import (
 )
 
 func imageWatermarkTool() *docmill.Tool {
-	return &docmill.Tool{
+	return pdfTool(docmill.Tool{
 		Slug: "image-watermark",
-		Lane: docmill.LanePDF,
 		// An AVIF or HEIC stamp is converted to a PNG, so that its
 		// transparency survives.
 		ConvertsImages: "png",
 		Meta: []docmill.MetaField{
-			{Name: "pages", Type: docmill.MetaInteger, Description: "Pages of the document."},
+			documentPages,
 			{Name: "watermarked_pages", Type: docmill.MetaInteger, Description: "Pages the image was stamped on."},
 		},
 		Title:       "Image watermark PDF",
@@ -62,10 +61,7 @@ func imageWatermarkTool() *docmill.Tool {
 			},
 			pagesParam(`Pages to stamp, such as "1-3,5,8-"`),
 		},
-		Engine:  "pdfcpu",
-		Timeout: timeout,
-		Run:     guarded(runImageWatermark),
-	}
+	}, runImageWatermark)
 }
 
 // imageStamp is the validated settings of an image watermark.
@@ -128,8 +124,7 @@ func runImageWatermark(ctx context.Context, in *docmill.RunInput, b *budget) (ou
 	if err := st.stampPages(ctx, doc, img, pages); err != nil {
 		return nil, err
 	}
-	return writeOutput(doc, in.WorkDir, "watermarked.pdf", docmill.ResultName(files[0].Filename, ".pdf", "-watermarked.pdf"),
-		map[string]any{"pages": doc.PageCount, "watermarked_pages": len(pages)})
+	return watermarked.output(doc, in, len(pages))
 }
 
 // embedStampImage adds the image at path to doc as jpg-to-pdf does: a

@@ -16,9 +16,8 @@ import (
 const maxBlankPages = 1000
 
 func insertPagesTool() *docmill.Tool {
-	return &docmill.Tool{
+	return pdfTool(docmill.Tool{
 		Slug: "insert-pages",
-		Lane: docmill.LanePDF,
 		Meta: []docmill.MetaField{
 			{Name: "pages", Type: docmill.MetaInteger, Description: "Pages of the result."},
 			{Name: "input_pages", Type: docmill.MetaInteger, Description: "Pages of the first PDF."},
@@ -27,7 +26,6 @@ func insertPagesTool() *docmill.Tool {
 		Title: "Insert pages into PDF",
 		Description: "Insert the pages of a second PDF, or blank pages, into a PDF after a given page. " +
 			"Send the PDF first and the PDF to insert second, or one PDF and blank.",
-		Accepts:  []string{pdfContentType},
 		MinFiles: 1,
 		MaxFiles: 2,
 		Params: []docmill.Param{
@@ -48,10 +46,7 @@ func insertPagesTool() *docmill.Tool {
 				Example: "1",
 			},
 		},
-		Engine:  "pdfcpu",
-		Timeout: timeout,
-		Run:     guarded(runInsertPages),
-	}
+	}, runInsertPages)
 }
 
 // runInsertPages inserts the second file's pages, or blank pages, after

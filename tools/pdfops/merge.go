@@ -13,19 +13,14 @@ import (
 )
 
 func mergeTool() *docmill.Tool {
-	return &docmill.Tool{
+	return pdfTool(docmill.Tool{
 		Slug:        "merge-pdf",
-		Lane:        docmill.LanePDF,
 		Meta:        []docmill.MetaField{{Name: "pages", Type: docmill.MetaInteger, Description: "Pages of the merged document."}, {Name: "files", Type: docmill.MetaInteger, Description: "Documents merged."}},
 		Title:       "Merge PDF",
 		Description: "Combine several PDFs into one, in the order they are uploaded.",
-		Accepts:     []string{pdfContentType},
 		MinFiles:    2,
 		MaxFiles:    50,
-		Engine:      "pdfcpu",
-		Timeout:     timeout,
-		Run:         guarded(runMerge),
-	}
+	}, runMerge)
 }
 
 // runMerge appends the pages of every input to the first, in upload order.

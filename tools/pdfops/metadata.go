@@ -36,8 +36,7 @@ func editMetadataTool() *docmill.Tool {
 	)
 	return onePDFTool(docmill.Tool{
 		Slug:  "edit-metadata",
-		Lane:  docmill.LanePDF,
-		Meta:  []docmill.MetaField{{Name: "pages", Type: docmill.MetaInteger, Description: "Pages of the document."}, {Name: "cleared", Type: docmill.MetaBoolean, Description: "Whether the existing entries were removed first (clear)."}, {Name: "pdfa", Type: docmill.MetaString, Description: "The PDF/A part and conformance (\"2B\") the input's XMP claims and the output keeps; \"\" when none."}},
+		Meta:  []docmill.MetaField{documentPages, {Name: "cleared", Type: docmill.MetaBoolean, Description: "Whether the existing entries were removed first (clear)."}, {Name: "pdfa", Type: docmill.MetaString, Description: "The PDF/A part and conformance (\"2B\") the input's XMP claims and the output keeps; \"\" when none."}},
 		Title: "Edit PDF metadata",
 		Description: "Set the title, author, subject, keywords, creator and language of a PDF, or clear them. " +
 			"The document information dictionary and the XMP metadata, which readers may prefer to it, are written in step; " +

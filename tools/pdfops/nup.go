@@ -34,7 +34,6 @@ func setNUpOrder(nup *model.NUp, order string) {
 func nupTool() *docmill.Tool {
 	return onePDFTool(docmill.Tool{
 		Slug: "nup-pdf",
-		Lane: docmill.LanePDF,
 		Meta: []docmill.MetaField{
 			{Name: "pages", Type: docmill.MetaInteger, Description: "Sheets of the result."},
 			{Name: "input_pages", Type: docmill.MetaInteger, Description: "Pages of the input."},

@@ -18,10 +18,8 @@ const (
 )
 
 func pageNumbersTool() *docmill.Tool {
-	return onePDFTool(docmill.Tool{
+	return pagesTool(docmill.Tool{
 		Slug:        "page-numbers",
-		Lane:        docmill.LanePDF,
-		Meta:        []docmill.MetaField{{Name: "pages", Type: docmill.MetaInteger, Description: "Pages of the document."}, {Name: "numbered_pages", Type: docmill.MetaInteger, Description: "Pages numbered."}},
 		Title:       "Add page numbers",
 		Description: "Print page numbers, such as \"3\" or \"3 / 12\", in the header or footer of all or some pages of a PDF.",
 		Params: []docmill.Param{
@@ -58,10 +56,9 @@ func pageNumbersTool() *docmill.Tool {
 				Max:         docmill.Bound(72),
 				Default:     "12",
 			},
-			pagesParam(`Pages that get a number, such as "2-" to leave out a cover`),
 		},
 		Available: stampFontAvailable,
-	}, model.ADDWATERMARKS, runPageNumbers)
+	}, numbered, `Pages that get a number, such as "2-" to leave out a cover`, model.ADDWATERMARKS, runPageNumbers)
 }
 
 // pageNumbering is the validated settings of a page-numbers run.
@@ -82,12 +79,7 @@ type pageNumbering struct {
 // on "12 / 12" whatever start and pages are.
 func runPageNumbers(ctx context.Context, in *docmill.RunInput, b *budget, doc *model.Context) (out *docmill.RunOutput, err error) {
 	pn := pageNumberSettings(in.Params)
-	job := stampJob{
-		outFile: "numbered.pdf",
-		suffix:  "-numbered.pdf",
-		metaKey: "numbered_pages",
-		plan:    pn.plan,
-	}
+	job := stampJob{action: numbered, plan: pn.plan}
 	return job.run(ctx, in, b, doc)
 }
 

@@ -20,9 +20,7 @@ func extractPagesTool() *docmill.Tool {
 		field:       pagesName,
 		example:     "1-2",
 		fieldDoc:    `Pages to keep, such as "1-3,5,8-" ("8-" runs to the last page).`,
-		verb:        "Extracting pages",
-		workName:    "extracted.pdf",
-		suffix:      "-extracted.pdf",
+		done:        extracted,
 		choose:      chooseExtract,
 	})
 }
@@ -35,9 +33,7 @@ func removePagesTool() *docmill.Tool {
 		field:       pagesName,
 		example:     "2",
 		fieldDoc:    `Pages to delete, such as "1-3,5,8-" ("8-" runs to the last page).`,
-		verb:        "Removing pages",
-		workName:    "removed.pdf",
-		suffix:      "-removed.pdf",
+		done:        removed,
 		choose:      chooseRemove,
 	})
 }
@@ -50,9 +46,7 @@ func organizeTool() *docmill.Tool {
 		field:       orderParam,
 		example:     "3,1,2",
 		fieldDoc:    `The pages of the new document, in order, such as "3,1,2,4-" ("4-" runs to the last page).`,
-		verb:        "Organizing pages",
-		workName:    "organized.pdf",
-		suffix:      "-organized.pdf",
+		done:        organized,
 		choose:      chooseOrganize,
 	})
 }
@@ -63,11 +57,8 @@ type pageTool struct {
 	// field is the tool's one required parameter, of type pages;
 	// example is its value in the reference's examples (of a 3-page PDF).
 	field, fieldDoc, example string
-	// verb starts the message for a wrong number of files.
-	verb string
-	// workName is the output's name in the work directory; suffix replaces
-	// ".pdf" in the client's filename to name the result.
-	workName, suffix string
+	// done names the result (pageAction.write).
+	done pageAction
 	// choose returns the output's pages, in order, given the selection
 	// resolved against the document and the most pages a result may have
 	// (Limits.PDFPages); its errors name the field.
@@ -77,7 +68,6 @@ type pageTool struct {
 func newPageTool(pt pageTool) *docmill.Tool {
 	return onePDFTool(docmill.Tool{
 		Slug:        pt.slug,
-		Lane:        docmill.LanePDF,
 		Meta:        []docmill.MetaField{{Name: "pages", Type: docmill.MetaInteger, Description: "Pages of the result."}, {Name: "input_pages", Type: docmill.MetaInteger, Description: "Pages of the input."}},
 		Title:       pt.title,
 		Description: pt.description,
@@ -112,7 +102,7 @@ func (pt pageTool) run(ctx context.Context, in *docmill.RunInput, b *budget, doc
 		return nil, err
 	}
 
-	return writeOutput(result, in.WorkDir, pt.workName, docmill.ResultName(in.Files[0].Filename, ".pdf", pt.suffix), map[string]any{"pages": len(pages), "input_pages": doc.PageCount})
+	return pt.done.write(result, in, map[string]any{"pages": len(pages), "input_pages": doc.PageCount})
 }
 
 // chooseExtract keeps the selected pages in document order, each once,

@@ -137,13 +137,19 @@ func guarded(run runFunc) docmill.RunFunc {
 	}
 }
 
-// pdfTool completes the declaration of a pdfcpu tool or step whose first
-// file is a PDF: it accepts PDFs only, exactly one file unless the caller
-// changes it, runs within timeout, and runs run guarded.
+// pdfTool completes the declaration of a pdfcpu tool: unless t says
+// otherwise, it accepts PDFs only and exactly one file; it queues in the
+// PDF lane (pdfcpu's is quick work in the PDF helper), runs within
+// timeout, and runs run guarded.
 func pdfTool(t docmill.Tool, run runFunc) *docmill.Tool {
-	t.Accepts = []string{pdfContentType}
-	t.MinFiles, t.MaxFiles = 1, 1
+	if t.Accepts == nil {
+		t.Accepts = []string{pdfContentType}
+	}
+	if t.MinFiles == 0 && t.MaxFiles == 0 {
+		t.MinFiles, t.MaxFiles = 1, 1
+	}
 	t.Engine = "pdfcpu"
+	t.Lane = docmill.LanePDF
 	t.Timeout = timeout
 	t.Run = guarded(run)
 	return &t
@@ -154,6 +160,16 @@ func pdfTool(t docmill.Tool, run runFunc) *docmill.Tool {
 // reads and validates it for cmd, and hands it to run (readingOne).
 func onePDFTool(t docmill.Tool, cmd model.CommandMode, run docRunFunc) *docmill.Tool {
 	return pdfTool(t, readingOne(cmd, run))
+}
+
+// pagesTool completes the declaration of a tool that does action to the
+// pages of one PDF that its "pages" param selects (onePDFTool): its meta
+// is action's (pageAction.meta), and its last param is "pages", which
+// says which pages the tool acts on (pagesParam).
+func pagesTool(t docmill.Tool, action pageAction, which string, cmd model.CommandMode, run docRunFunc) *docmill.Tool {
+	t.Meta = action.meta()
+	t.Params = append(t.Params, pagesParam(which))
+	return onePDFTool(t, cmd, run)
 }
 
 // readingOne is the prologue of a run that takes one PDF: it refuses a

@@ -2,6 +2,7 @@ package pdfops_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -88,6 +89,28 @@ func run(t testing.TB, slug string, params map[string]string, paths ...string) (
 		t.Fatalf("ParseParams(%v): %v", params, err)
 	}
 	return invoke(context.Background(), t, slug, params, "application/pdf", paths...)
+}
+
+// listing runs the listing tool slug on path, wants a JSON output and
+// decodes it into v, failing t if any of that fails; it returns the
+// output and its JSON.
+func listing(t *testing.T, slug, path string, v any) (*docmill.RunOutput, []byte) {
+	t.Helper()
+	out, err := run(t, slug, nil, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.ContentType != "application/json" {
+		t.Fatalf("content type %q", out.ContentType)
+	}
+	data, err := os.ReadFile(out.Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(data, v); err != nil {
+		t.Fatalf("%v\n%s", err, data)
+	}
+	return out, data
 }
 
 // runValidated is run for tests of validation: a refusal of params is its
@@ -189,6 +212,19 @@ func badInputs(t *testing.T) map[string]string {
 		out[strings.TrimSuffix(name, ".pdf")] = p
 	}
 	return out
+}
+
+// wantBadInputsRefused runs slug with params on each of badInputs, in a
+// subtest of its name, as the first file and followed by others, and
+// wants each refused as invalid_document.
+func wantBadInputsRefused(t *testing.T, slug string, params map[string]string, others ...string) {
+	t.Helper()
+	for name, path := range badInputs(t) {
+		t.Run(name, func(t *testing.T) {
+			out, err := run(t, slug, params, append([]string{path}, others...)...)
+			wantRefused(t, out, err, docmill.CodeInvalidDocument)
+		})
+	}
 }
 
 // wantRefused checks that a run made no output but err, as wantCode

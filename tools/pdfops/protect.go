@@ -59,8 +59,7 @@ var permissionNames = []struct {
 func protectTool() *docmill.Tool {
 	return onePDFTool(docmill.Tool{
 		Slug:  "protect-pdf",
-		Lane:  docmill.LanePDF,
-		Meta:  []docmill.MetaField{{Name: "pages", Type: docmill.MetaInteger, Description: "Pages of the document."}, {Name: "encryption", Type: docmill.MetaString, Description: "The encryption applied: AES-256."}, {Name: "permissions", Type: docmill.MetaStrings, Description: "What the document lets a reader do without the owner password."}, {Name: "owner_password", Type: docmill.MetaString, Description: "Where the owner password came from: provided, same_as_password or generated."}},
+		Meta:  []docmill.MetaField{documentPages, {Name: "encryption", Type: docmill.MetaString, Description: "The encryption applied: AES-256."}, {Name: "permissions", Type: docmill.MetaStrings, Description: "What the document lets a reader do without the owner password."}, {Name: "owner_password", Type: docmill.MetaString, Description: "Where the owner password came from: provided, same_as_password or generated."}},
 		Title: "Protect PDF",
 		Description: "Encrypt a PDF with AES-256 so that it opens only with a password, and optionally " +
 			"restrict printing, copying, editing, commenting and form filling. The output is a PDF 2.0 " +

@@ -10,21 +10,15 @@ import (
 )
 
 func resizeTool() *docmill.Tool {
-	return onePDFTool(docmill.Tool{
-		Slug: "resize-pdf",
-		Lane: docmill.LanePDF,
-		Meta: []docmill.MetaField{
-			{Name: "pages", Type: docmill.MetaInteger, Description: "Pages of the document."},
-			{Name: "resized_pages", Type: docmill.MetaInteger, Description: "Pages resized."},
-		},
+	return pagesTool(docmill.Tool{
+		Slug:  "resize-pdf",
 		Title: "Resize PDF pages",
 		Description: "Change the page size of a PDF, such as to A4 or Letter: each page's content is scaled to fit " +
 			"and centred, keeping its proportions.",
 		Params: []docmill.Param{
 			pageSizeParam("The new page size; a landscape page gets the size turned to landscape"),
-			pagesParam(`Pages to resize, such as "1-3,5,8-"`),
 		},
-	}, model.RESIZE, runResize)
+	}, resized, `Pages to resize, such as "1-3,5,8-"`, model.RESIZE, runResize)
 }
 
 // runResize gives each selected page the new size in the page's own
@@ -56,8 +50,7 @@ func runResize(ctx context.Context, in *docmill.RunInput, b *budget, doc *model.
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	return writeOutput(doc, in.WorkDir, "resized.pdf", docmill.ResultName(in.Files[0].Filename, ".pdf", "-resized.pdf"),
-		map[string]any{"pages": doc.PageCount, "resized_pages": len(pages)})
+	return resized.output(doc, in, len(pages))
 }
 
 // dropPrintBoxes removes the trim, bleed and art boxes (and their

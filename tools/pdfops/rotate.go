@@ -5,16 +5,13 @@ import (
 
 	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu"
 	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/model"
-	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/types"
 
 	docmill "github.com/docmill/docmill"
 )
 
 func rotateTool() *docmill.Tool {
-	return onePDFTool(docmill.Tool{
+	return pagesTool(docmill.Tool{
 		Slug:        "rotate-pdf",
-		Lane:        docmill.LanePDF,
-		Meta:        []docmill.MetaField{{Name: "pages", Type: docmill.MetaInteger, Description: "Pages of the document."}, {Name: "rotated_pages", Type: docmill.MetaInteger, Description: "Pages rotated."}},
 		Title:       "Rotate PDF",
 		Description: "Rotate all or some pages of a PDF clockwise by 90, 180 or 270 degrees.",
 		Params: []docmill.Param{
@@ -26,29 +23,22 @@ func rotateTool() *docmill.Tool {
 				Default:     "90",
 				Example:     "180",
 			},
-			pagesParam(`Pages to rotate, such as "1-3,5,8-"`),
 		},
-	}, model.ROTATE, runRotate)
+	}, rotated, `Pages to rotate, such as "1-3,5,8-"`, model.ROTATE, runRotate)
 }
 
 // runRotate adds the angle to the rotation of each selected page, so a page
 // shown at 90 degrees and rotated by 90 ends at 180.
 func runRotate(ctx context.Context, in *docmill.RunInput, b *budget, doc *model.Context) (out *docmill.RunOutput, err error) {
-	angle, ranges := in.Params.Int(angleParam), in.Params.PageRanges(pagesName)
-	pages, err := docmill.Pages(ranges, doc.PageCount)
+	selected, _, err := selectedPages(in.Params, doc.PageCount)
 	if err != nil {
-		return nil, docmill.ParamError(pagesName, "%s", err)
+		return nil, err
 	}
-	selected := types.IntSet{}
-	for _, p := range pages {
-		selected[p] = true
-	}
-	if err := pdfcpu.RotatePages(doc, selected, angle); err != nil {
+	if err := pdfcpu.RotatePages(doc, selected, in.Params.Int(angleParam)); err != nil {
 		return nil, docmill.InvalidDocument(err, "The file's pages could not be rotated: it is damaged or uses a structure this tool does not support.")
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-
-	return writeOutput(doc, in.WorkDir, "rotated.pdf", docmill.ResultName(in.Files[0].Filename, ".pdf", "-rotated.pdf"), map[string]any{"pages": doc.PageCount, "rotated_pages": len(selected)})
+	return rotated.output(doc, in, len(selected))
 }

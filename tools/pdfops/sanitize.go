@@ -38,14 +38,13 @@ const maxDirectDepth = 64
 
 func sanitizeTool() *docmill.Tool {
 	params := make([]docmill.Param, 0, len(sanitizeKinds))
-	meta := []docmill.MetaField{{Name: "pages", Type: docmill.MetaInteger, Description: "Pages of the document."}}
+	meta := []docmill.MetaField{documentPages}
 	for _, k := range sanitizeKinds {
 		params = append(params, docmill.Param{Name: k.name, Type: docmill.TypeBoolean, Default: "true", Description: "Remove " + lowerFirst(k.what)})
 		meta = append(meta, docmill.MetaField{Name: k.name, Type: docmill.MetaInteger, Description: "Items removed of this kind (actions, scripts, files, annotations, metadata entries); 0 when none or when switched off."})
 	}
 	return onePDFTool(docmill.Tool{
 		Slug:  "sanitize-pdf",
-		Lane:  docmill.LanePDF,
 		Meta:  meta,
 		Title: "Sanitize PDF",
 		Description: "Remove active and hidden content from a PDF: JavaScript, open actions, launch actions, embedded files, " +

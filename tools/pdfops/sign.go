@@ -62,9 +62,8 @@ const maxSignTextLines = 8
 // which drops any signature it held -- and signs the repair.
 func SignTool() *docmill.Tool {
 	disableConfigDir()
-	t := pdfTool(docmill.Tool{
+	return pdfTool(docmill.Tool{
 		Slug: "sign-pdf",
-		Lane: docmill.LanePDF,
 		// Its PDF passes the stream check; a damaged one is repaired
 		// (rewritten) and the repair signed.
 		CheckPDFs: true, Repairs: true,
@@ -73,6 +72,10 @@ func SignTool() *docmill.Tool {
 			"a PAdES (ETSI.CAdES.detached) or PKCS#7 (adbe.pkcs7.detached) SHA-256 signature added as an incremental update, so the document itself, " +
 			"and any signature it already has, is unchanged; invisible, or a visible box on a page. " +
 			"The certificate file and its password are used for this job only and deleted with it.",
+		Accepts:  []string{pdfContentType, PKCS12ContentType},
+		Outputs:  []string{pdfContentType},
+		MinFiles: 2,
+		MaxFiles: 2,
 		Params: []docmill.Param{
 			{Name: certPasswordParam, Type: docmill.TypeString, Max: docmill.Bound(256), Secret: true, Example: "changeit", Check: checkOneLine(certPasswordParam),
 				Description: "Password of the PKCS#12 file; leave empty for a file without one."},
@@ -101,9 +104,6 @@ func SignTool() *docmill.Tool {
 		},
 		Available: stampFontAvailable,
 	}, runSign)
-	t.Accepts, t.Outputs = []string{pdfContentType, PKCS12ContentType}, []string{pdfContentType}
-	t.MinFiles, t.MaxFiles = 2, 2
-	return t
 }
 
 // checkOneLine refuses line breaks and other control characters in a

@@ -150,9 +150,7 @@ func newStampConfig() *model.Configuration {
 // stampJob is one run of a stamping tool on its single input, after the
 // tool has validated its own parameters.
 type stampJob struct {
-	outFile string // name in the work directory
-	suffix  string // replaces ".pdf" in the client's filename
-	metaKey string // meta figure counting the stamped pages
+	action pageAction // names the result and counts the stamped pages
 	// plan returns the stamp for each selected page (ascending, no
 	// duplicates); pages may share a *model.Watermark, which lets pdfcpu
 	// share one drawing between them.
@@ -200,5 +198,5 @@ func (j stampJob) run(ctx context.Context, in *docmill.RunInput, b *budget, doc 
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	return writeOutput(doc, in.WorkDir, j.outFile, docmill.ResultName(in.Files[0].Filename, ".pdf", j.suffix), map[string]any{"pages": doc.PageCount, j.metaKey: len(pages)})
+	return j.action.output(doc, in, len(pages))
 }

@@ -21,8 +21,7 @@ const maxUnlockPasswordChars = 1024
 func unlockTool() *docmill.Tool {
 	return pdfTool(docmill.Tool{
 		Slug:  "unlock-pdf",
-		Lane:  docmill.LanePDF,
-		Meta:  []docmill.MetaField{{Name: "pages", Type: docmill.MetaInteger, Description: "Pages of the document."}, {Name: "encrypted", Type: docmill.MetaBoolean, Description: "Whether the input was encrypted."}, {Name: "encryption", Type: docmill.MetaString, Description: "The input's encryption (AES-256, AES-128, RC4-40, ...), when it had one."}},
+		Meta:  []docmill.MetaField{documentPages, {Name: "encrypted", Type: docmill.MetaBoolean, Description: "Whether the input was encrypted."}, {Name: "encryption", Type: docmill.MetaString, Description: "The input's encryption (AES-256, AES-128, RC4-40, ...), when it had one."}},
 		Title: "Unlock PDF",
 		Description: "Remove the password and the permission restrictions from a PDF. Give the password " +
 			"that opens it or its owner password; a file that opens without a password but restricts " +

@@ -10,10 +10,8 @@ import (
 )
 
 func watermarkTool() *docmill.Tool {
-	return onePDFTool(docmill.Tool{
+	return pagesTool(docmill.Tool{
 		Slug:        "watermark-pdf",
-		Lane:        docmill.LanePDF,
-		Meta:        []docmill.MetaField{{Name: "pages", Type: docmill.MetaInteger, Description: "Pages of the document."}, {Name: "watermarked_pages", Type: docmill.MetaInteger, Description: "Pages watermarked."}},
 		Title:       "Watermark PDF",
 		Description: "Stamp text over or under the content of all or some pages of a PDF, as real, searchable text.",
 		Params: []docmill.Param{
@@ -72,10 +70,9 @@ func watermarkTool() *docmill.Tool {
 				Enum:        []string{"over", "under"},
 				Default:     "over",
 			},
-			pagesParam(`Pages to watermark, such as "1-3,5,8-"`),
 		},
 		Available: stampFontAvailable,
-	}, model.ADDWATERMARKS, runWatermark)
+	}, watermarked, `Pages to watermark, such as "1-3,5,8-"`, model.ADDWATERMARKS, runWatermark)
 }
 
 // runWatermark stamps the text on each selected page. With font_size the
@@ -85,9 +82,7 @@ func runWatermark(ctx context.Context, in *docmill.RunInput, b *budget, doc *mod
 	st := watermarkSettings(in.Params)
 	fontSize := in.Params.Int(fontSizeParam) // 0: automatic
 	job := stampJob{
-		outFile: "watermarked.pdf",
-		suffix:  "-watermarked.pdf",
-		metaKey: "watermarked_pages",
+		action: watermarked,
 		plan: func(pages []int, sizes []stampPage) (map[int]*model.Watermark, error) {
 			return planWatermark(st, fontSize, pages, sizes)
 		},

@@ -14,22 +14,23 @@ import (
 // where it is on disk.
 type zipEntry struct{ name, path string }
 
-// tooLarge is the public form of an output over maxOutputBytes.
-func tooLarge(err error) error {
+// tooLarge is the public form of an output over maxBytes
+// (Limits.RenderOutputBytes).
+func tooLarge(err error, maxBytes int64) error {
 	e := docmill.Errorf(docmill.CodeFileTooLarge,
-		"The images would total more than %d GB; lower the dpi or quality, or select fewer pages.", maxOutputBytes>>30)
+		"The images would total more than %d MB; lower the dpi or quality, or select fewer pages.", maxBytes>>20)
 	e.Err = err
 	return e
 }
 
-// checkOutputSize refuses a single image larger than maxOutputBytes.
-func checkOutputSize(path string) error {
+// checkOutputSize refuses a single image larger than maxBytes.
+func checkOutputSize(path string, maxBytes int64) error {
 	st, err := os.Stat(path)
 	if err != nil {
 		return fmt.Errorf("poppler: stat output: %w", err)
 	}
-	if st.Size() > maxOutputBytes {
-		return tooLarge(ziparchive.ErrTooLarge)
+	if st.Size() > maxBytes {
+		return tooLarge(ziparchive.ErrTooLarge, maxBytes)
 	}
 	return nil
 }
@@ -37,9 +38,10 @@ func checkOutputSize(path string) error {
 // writeZip writes entries, in order, into a zip archive at path, removing
 // each image once it is in, so the images and the archive are not both on
 // disk whole. Images are stored, not deflated: JPEG and PNG are compressed
-// already, and deflating them again costs time for nothing.
-func writeZip(ctx context.Context, path string, entries []zipEntry) error {
-	zw, err := ziparchive.Create(path, maxOutputBytes)
+// already, and deflating them again costs time for nothing. The archive
+// is held to maxBytes.
+func writeZip(ctx context.Context, path string, entries []zipEntry, maxBytes int64) error {
+	zw, err := ziparchive.Create(path, maxBytes)
 	if err != nil {
 		return fmt.Errorf("poppler: %w", err)
 	}
@@ -50,21 +52,21 @@ func writeZip(ctx context.Context, path string, entries []zipEntry) error {
 		}
 		if err := zw.AddFile(e.name, e.path, false); err != nil {
 			zw.Close()
-			return zipError(err)
+			return zipError(err, maxBytes)
 		}
 		_ = os.Remove(e.path)
 	}
-	return zipError(zw.Close())
+	return zipError(zw.Close(), maxBytes)
 }
 
 // zipError reports a failure to write the archive: file_too_large past
-// maxOutputBytes, otherwise internal (the disk failed, not the input).
-func zipError(err error) error {
+// maxBytes, otherwise internal (the disk failed, not the input).
+func zipError(err error, maxBytes int64) error {
 	if err == nil {
 		return nil
 	}
 	if errors.Is(err, ziparchive.ErrTooLarge) {
-		return tooLarge(err)
+		return tooLarge(err, maxBytes)
 	}
 	return fmt.Errorf("poppler: write archive: %w", err)
 }

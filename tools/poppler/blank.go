@@ -26,13 +26,14 @@ const (
 	// single small letter leaves (a 24-point "i" leaves 5, a full stop
 	// 1).
 	defaultThreshold = "0.01"
-	maxThreshold     = 10
+	// maxThreshold bounds the threshold param: a page with more ink than
+	// 10% is text, not blank; a bound on a param, not a cost.
+	maxThreshold = 10
 )
 
 func removeBlankTool(e Engines, limits docmill.Limits, steps Steps) *docmill.Tool {
 	return engineTool(docmill.Tool{
 		Slug:  "remove-blank-pages",
-		Lane:  docmill.LaneRender,
 		Title: "Remove blank pages",
 		Description: "Remove the pages that hold (almost) nothing: each page is drawn in grey at 20 dpi, and it is " +
 			"blank when at most `threshold` percent of its pixels are darker than a 22% grey. " +

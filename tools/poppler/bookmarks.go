@@ -17,7 +17,6 @@ import (
 func editBookmarksTool(pdftotext *sandbox.Engine, write docmill.RunFunc, maxLayout int64) *docmill.Tool {
 	return engineTool(docmill.Tool{
 		Slug:  "edit-bookmarks",
-		Lane:  docmill.LaneRender,
 		Title: "Edit PDF bookmarks",
 		Description: "Replace the bookmarks (outline) of a PDF: with a list given as JSON, " +
 			`[{"title": "Chapter 1", "page": 1, "children": [...]}], as pdf-bookmarks lists them; ` +

@@ -18,7 +18,6 @@ func compareTool(e Engines, limits docmill.Limits, report docmill.RunFunc) *docm
 	limits = limits.WithDefaults()
 	return engineTool(docmill.Tool{
 		Slug:  "compare-pdf",
-		Lane:  docmill.LaneRender,
 		Title: "Compare PDFs",
 		Description: "Compare two PDFs, the original first and the changed version second, and get a PDF report: " +
 			"a summary (counts and the first changes, such as page 2: \"quick\" -> \"slow\"), the original's pages " +
@@ -82,7 +81,7 @@ func runCompare(ctx context.Context, e Engines, limits docmill.Limits, report do
 		docs[i] = d
 	}
 	for i, d := range docs {
-		if d.words, err = documentWords(ctx, e.PDFToText, d.src, dir, fmt.Sprintf("compare-words-%d.xhtml", i), d.label); err != nil {
+		if d.words, err = documentWords(ctx, e.PDFToText, d.src, dir, fmt.Sprintf("compare-words-%d.xhtml", i), d.label, limits.CompareLayoutBytes); err != nil {
 			return nil, err
 		}
 	}

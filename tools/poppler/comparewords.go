@@ -17,16 +17,18 @@ import (
 	"github.com/docmill/docmill/sandbox"
 )
 
-// Bounds of compare-pdf's text comparison. A document of more than
-// maxCompareWords words is refused; its -bbox output (about 100 bytes a
-// word) is capped at maxCompareLayout bytes. The word diff stops looking
-// for the shortest edit script past maxEditDistance edits (its memory
-// grows with the square of that), then diffs page by page, and a page
-// pair still past it counts as wholly replaced.
+// Bounds of compare-pdf's text comparison beside the job's
+// Limits.CompareLayoutBytes, which caps each document's -bbox output
+// (about 100 bytes a word). They keep the diff's algorithm within the
+// memory its design assumes, whatever a node allows, and are not
+// settings: a document of more than maxCompareWords words is refused,
+// and the word diff stops looking for the shortest edit script past
+// maxEditDistance edits (its memory grows with the square of that), then
+// diffs page by page, and a page pair still past it counts as wholly
+// replaced.
 const (
-	maxCompareWords        = 200_000
-	maxCompareLayout int64 = 256 << 20
-	maxEditDistance        = 2_000
+	maxCompareWords = 200_000
+	maxEditDistance = 2_000
 )
 
 // pageWord is a word of a document as pdftotext -bbox reports it: its
@@ -39,13 +41,14 @@ type pageWord struct {
 }
 
 // documentWords runs pdftotext -bbox on the PDF at src into a file of
-// dir and reads its words, in reading order. label names the document in
-// messages ("File 2 (\"b.pdf\")").
-func documentWords(ctx context.Context, pdftotext *sandbox.Engine, src, dir, name, label string) ([]pageWord, error) {
+// dir, at most maxBytes of it (Limits.CompareLayoutBytes), and reads its
+// words, in reading order. label names the document in messages ("File 2
+// (\"b.pdf\")").
+func documentWords(ctx context.Context, pdftotext *sandbox.Engine, src, dir, name, label string, maxBytes int64) ([]pageWord, error) {
 	path := filepath.Join(dir, name)
 	defer os.Remove(path)
-	tooLarge := docmill.LimitExceeded(fmt.Sprintf("%s has more text than can be compared (over %d MB of words and boxes)", label, maxCompareLayout>>20))
-	err := runPDFToText(ctx, pdftotext, dir, path, []string{"-enc", "UTF-8", "-bbox", src, "-"}, maxCompareLayout, tooLarge, "reading its text")
+	tooLarge := docmill.LimitExceeded(fmt.Sprintf("%s has more text than can be compared (over %d MB of words and boxes)", label, maxBytes>>20))
+	err := runPDFToText(ctx, pdftotext, dir, path, []string{"-enc", "UTF-8", "-bbox", src, "-"}, maxBytes, tooLarge, "reading its text")
 	if errors.Is(err, sandbox.ErrOutputTooLarge) {
 		return nil, err
 	}

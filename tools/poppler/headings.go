@@ -20,9 +20,12 @@ import (
 // Sizes are compared in sizeStep buckets, since the same font gives
 // heights that differ in the last digits from line to line.
 const (
-	headingRatio    = 1.15
-	minHeadingGap   = 1.0
-	sizeStep        = 0.5
+	headingRatio  = 1.15
+	minHeadingGap = 1.0
+	sizeStep      = 0.5
+	// maxHeadingLevel is how many heading sizes become outline levels:
+	// a fact of how documents are set (title, section, subsection), not
+	// a cost.
 	maxHeadingLevel = 3
 )
 

@@ -39,7 +39,7 @@ const maxListOutput = 16 << 20
 
 // listEmbedded lists the images of pages first to last and refuses, as
 // a processing limit, more than limits.ArchiveEntries of them, one larger
-// than limits.ImagePixels, or more than maxOutputBytes decoded together:
+// than limits.ImagePixels, or more than limits.RenderOutputBytes decoded together:
 // all checked before any is written.
 func listEmbedded(ctx context.Context, pdfimages *sandbox.Engine, src, dir string, first, last int, limits docmill.Limits) ([]embeddedImage, error) {
 	args := []string{"-list", "-f", strconv.Itoa(first), "-l", strconv.Itoa(last), src}
@@ -61,8 +61,8 @@ func listEmbedded(ctx context.Context, pdfimages *sandbox.Engine, src, dir strin
 		}
 		total += im.rawBytes()
 	}
-	if total > maxOutputBytes {
-		return nil, tooLarge(fmt.Errorf("poppler: images of %d bytes decoded", total))
+	if total > limits.RenderOutputBytes {
+		return nil, tooLarge(fmt.Errorf("poppler: images of %d bytes decoded", total), limits.RenderOutputBytes)
 	}
 	return listed, nil
 }

@@ -15,6 +15,7 @@ import (
 
 // defaultMinSize leaves out images whose smaller side is under 16 pixels:
 // spacers, bullets and patterns, never a picture anyone wants back.
+// maxMinSize bounds the min_size param, a bound on a param, not a cost.
 const (
 	defaultMinSize = 16
 	maxMinSize     = 10_000
@@ -30,7 +31,6 @@ var imageArgs = []string{"-png", "-tiff", "-j", "-jp2", "-p"}
 func extractImagesTool(e Engines, limits docmill.Limits) *docmill.Tool {
 	return engineTool(docmill.Tool{
 		Slug:  "extract-images",
-		Lane:  docmill.LaneRender,
 		Title: "Extract images from PDF",
 		Description: "Save the images embedded in a PDF, as a zip archive of <name>-p<page>-<n>.<ext>: JPEG and " +
 			"JPEG 2000 images as stored, CMYK ones as TIFF, all others as PNG. Soft masks (transparency) are left " +
@@ -64,11 +64,7 @@ func extractImagesTool(e Engines, limits docmill.Limits) *docmill.Tool {
 // extracts them (pdfimages) and zips those kept, in page order.
 func runExtractImages(ctx context.Context, e Engines, limits docmill.Limits, in *docmill.RunInput) (*docmill.RunOutput, error) {
 	f := in.Files[0]
-	src, dir, err := absPaths(in)
-	if err != nil {
-		return nil, err
-	}
-	pages, count, err := selectedPages(ctx, e.PDFInfo, src, dir, in.Params)
+	src, dir, pages, count, err := selectedPages(ctx, e.PDFInfo, in)
 	if err != nil {
 		return nil, err
 	}
@@ -108,7 +104,7 @@ func runExtractImages(ctx context.Context, e Engines, limits docmill.Limits, in 
 		})
 	}
 	meta["images"], meta["repeated"] = len(entries), len(keep)-len(entries)
-	if err := writeZip(ctx, zipPath, entries); err != nil {
+	if err := writeZip(ctx, zipPath, entries, limits.RenderOutputBytes); err != nil {
 		return nil, err
 	}
 	return ziparchive.Result(zipPath, name, meta), nil

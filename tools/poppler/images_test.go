@@ -87,20 +87,22 @@ func TestExtractImagesRepeated(t *testing.T) {
 	}
 }
 
-// TestExtractImagesLimits: the count and pixel limits refuse a document
-// before anything is extracted.
+// TestExtractImagesLimits: the count and pixel limits the tool is built
+// with refuse a document before anything is extracted.
 func TestExtractImagesLimits(t *testing.T) {
-	tool := moreTool(t, "extract-images")
 	geo := corpusPDF(t, "GeoTopo-komprimiert.pdf")
-	for name, limits := range map[string]docmill.Limits{
-		"count":  {ArchiveEntries: 5},
-		"pixels": {ImagePixels: 100_000},
+	for name, c := range map[string]struct {
+		limits docmill.Limits
+		says   string
+	}{
+		"count":  {docmill.Limits{ArchiveEntries: 5}, "at most 5 can be extracted"},
+		"pixels": {docmill.Limits{ImagePixels: 100_000}, "above 0.1 megapixels"},
 	} {
 		t.Run(name, func(t *testing.T) {
-			in := toolstest.Input(t, t.TempDir(), geo, pdfContentType)
-			p, _ := tool.ParseParams(nil)
-			_, err := tool.Run(t.Context(), &docmill.RunInput{Files: []docmill.LocalFile{in}, WorkDir: t.TempDir(), Params: p, Limits: limits.WithDefaults()})
-			toolstest.WantCode(t, err, docmill.CodeInvalidDocument, "")
+			_, err := runTool(t, limitedMoreTool(t, "extract-images", c.limits), geo, nil)
+			if e := toolstest.WantCode(t, err, docmill.CodeInvalidDocument, ""); !strings.Contains(e.Message, c.says) {
+				t.Fatalf("message %q, want %q", e.Message, c.says)
+			}
 		})
 	}
 }

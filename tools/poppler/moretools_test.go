@@ -10,10 +10,10 @@ import (
 )
 
 // TestMain lets this test binary serve as the PDF helper that selects
-// pages, as docmill's own binary does in the server (`docmill engine
-// pdf`).
+// pages, redacts them and builds compare-pdf's report, as docmill's own
+// binary does in the server (`docmill engine pdf`).
 func TestMain(m *testing.M) {
-	toolstest.Main(m, pdfops.SelectPagesStep(), pdfops.RedactPagesStep())
+	toolstest.Main(m, pdfops.SelectPagesStep(), pdfops.RedactPagesStep(), pdfops.CompareReportStep())
 }
 
 // moreTool returns the moreTools tool with slug on the real engines, its

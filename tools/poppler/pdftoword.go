@@ -39,7 +39,6 @@ func wordTools(e Engines, limits docmill.Limits) []*docmill.Tool {
 func wordTool(e Engines, limits docmill.Limits, slug, title, kind, contentType, ext string, write func(string, docBody) error) *docmill.Tool {
 	return engineTool(docmill.Tool{
 		Slug: slug, Title: title,
-		Lane: docmill.LaneRender,
 		Description: "Turn a PDF into an editable " + kind + ": its text in flowing paragraphs, headings by font size, " +
 			"its images after their page's text. Tables become paragraphs; a scanned PDF has no text to take (run ocr-pdf first).",
 		Outputs: []string{contentType},

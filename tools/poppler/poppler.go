@@ -108,9 +108,9 @@ func engineError(err error, doing string) error {
 
 // engineTool completes the declaration of a tool of this package that
 // runs engines: unless t says otherwise, it takes exactly one PDF; it is
-// poppler's, bounded by timeout, available when every engine is (and
-// t.Available, when set, holds too: a step injected by the caller), and
-// lists the engines' statuses.
+// poppler's, queued in the render lane (poppler's), bounded by timeout,
+// available when every engine is (and t.Available, when set, holds too:
+// a step injected by the caller), and lists the engines' statuses.
 func engineTool(t docmill.Tool, engines ...*sandbox.Engine) *docmill.Tool {
 	if t.Accepts == nil {
 		t.Accepts = []string{pdfContentType}
@@ -121,6 +121,7 @@ func engineTool(t docmill.Tool, engines ...*sandbox.Engine) *docmill.Tool {
 	// Unsized (the budget is the timeout): renders and text extraction
 	// work by pages, which a file's bytes do not tell.
 	t.Engine, t.Timeout, t.Rates = engineName, timeout, docmill.Unsized
+	t.Lane = docmill.LaneRender
 	all := sandbox.AllAvailable(engines...)
 	if ready := t.Available; ready != nil {
 		t.Available = func() bool { return ready() && all() }

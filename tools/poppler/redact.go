@@ -20,21 +20,6 @@ import (
 // highest resolution they allow, and refused below minDPI.
 const redactDPI = 150
 
-// maxRedactOCRPages bounds the pages redact-pdf OCRs with ocr=true, all
-// in one tesseract run. tesseract reads a dense A4 page at 150 dpi in
-// about 9 s of CPU with eng+rus (7.5 s with eng alone; measured on
-// pdflatex pages), so 20 pages take some 3 minutes, within the tool's
-// 5-minute timeout with the rendering; more would call for ocr-pdf's
-// long-job handling.
-const maxRedactOCRPages = 20
-
-// maxRedactOCRPixels bounds the pixels of the page images redact-pdf
-// OCRs with ocr=true, since tesseract's time and memory grow with them:
-// those of maxRedactOCRPages A4 pages at 150 dpi (2.2 megapixels each),
-// with some room. A page drawn near the render cap (100 megapixels) is
-// refused: its text could take tesseract past the timeout.
-const maxRedactOCRPixels = 50_000_000
-
 // redactTool declares redact-pdf: it finds the words to black out with
 // pdftotext -bbox-layout (terms, a regular expression, presets of
 // personal data), adds the boxes the client gives, draws every page that
@@ -44,14 +29,15 @@ const maxRedactOCRPixels = 50_000_000
 // a box are left as they are, text and vectors. With ocr=true,
 // steps.TextLayer reads the painted images again and RedactPages puts the
 // text it found over them, invisible. limits bound the rendering
-// (RenderPages, RenderPagePixels, RenderPixelsTotal; a zero field takes
-// its default).
+// (RenderPages, RenderPagePixels, RenderPixelsTotal) and the OCR
+// (RedactOCRPages, RedactOCRPixels: all the pages in one tesseract run,
+// within the tool's timeout with the rendering); a zero field takes its
+// default.
 func redactTool(e Engines, limits docmill.Limits, steps Steps) *docmill.Tool {
 	replace := steps.RedactPages
 	limits = limits.WithDefaults()
 	return engineTool(docmill.Tool{
 		Slug:  "redact-pdf",
-		Lane:  docmill.LaneRender,
 		Title: "Redact PDF",
 		Description: "Black out text and areas of a PDF for good. The words that match terms, a regular expression " +
 			"or presets of personal data are found in the text layer (scanned pages without one have no words to " +
@@ -64,7 +50,7 @@ func redactTool(e Engines, limits docmill.Limits, steps Steps) *docmill.Tool {
 			"remove-annotations or flatten-pdf first. With ocr=true the replaced pages get an invisible text layer " +
 			"again, recognized by OCR in the image with the boxes already black, so it can be searched and copied " +
 			"but holds nothing blacked out (OCR may misread words). " +
-			fmt.Sprintf("At most %d pages are redacted, and at most %d with ocr=true.", limits.RenderPages, maxRedactOCRPages),
+			fmt.Sprintf("At most %d pages are redacted, and at most %d with ocr=true.", limits.RenderPages, limits.RedactOCRPages),
 		Meta: []docmill.MetaField{
 			{Name: "pages", Type: docmill.MetaInteger, Description: "Pages of the document."},
 			{Name: "redactions", Type: docmill.MetaInteger, Description: "Areas blacked out: each match of a term, the regex or a preset (one match may span several words), and each box given."},
@@ -72,7 +58,7 @@ func redactTool(e Engines, limits docmill.Limits, steps Steps) *docmill.Tool {
 			{Name: "redactions_per_page", Type: docmill.MetaIntegers, Description: "The redactions on each of redacted_pages, in the same order."},
 			{Name: "ocr_pages", Type: docmill.MetaInteger, Description: "Redacted pages given a text layer by OCR: all of them with ocr=true, else 0."},
 		},
-		Params:      redactParams(),
+		Params:      redactParams(limits),
 		CheckParams: checkRedactSource,
 		Outputs:     []string{pdfContentType},
 		Available:   func() bool { return replace != nil },
@@ -82,7 +68,8 @@ func redactTool(e Engines, limits docmill.Limits, steps Steps) *docmill.Tool {
 	}, e.PDFToText, e.PDFToPPM, e.PDFInfo)
 }
 
-func redactParams() []docmill.Param {
+// redactParams are redact-pdf's params, their bounds from limits.
+func redactParams(limits docmill.Limits) []docmill.Param {
 	return []docmill.Param{
 		{
 			Name: paramTerms, Type: docmill.TypeString, Max: docmill.Bound(maxRedactTermsLen), Check: checkRedactTerms, Example: "Jane Roe",
@@ -114,7 +101,7 @@ func redactParams() []docmill.Param {
 			Name: paramOCR, Type: docmill.TypeBoolean, Default: "false",
 			Description: "Give the redacted pages an invisible text layer again, recognized by OCR (tesseract) in their images " +
 				"with the boxes already black, so that they can be searched and copied from. Takes seconds per page; " +
-				fmt.Sprintf("at most %d redacted pages.", maxRedactOCRPages),
+				fmt.Sprintf("at most %d redacted pages.", limits.RedactOCRPages),
 		},
 		{
 			Name: paramLang, Type: docmill.TypeString, Enum: []string{"eng", "rus", "eng+rus"}, Default: "eng+rus",
@@ -183,7 +170,7 @@ func runRedact(ctx context.Context, e Engines, limits docmill.Limits, steps Step
 			return nil, err
 		}
 		if ocr {
-			if err := checkOCRBounds(redacted, sizes, dpi); err != nil {
+			if err := checkOCRBounds(limits, redacted, sizes, dpi); err != nil {
 				return nil, err
 			}
 		}
@@ -218,20 +205,22 @@ func runRedact(ctx context.Context, e Engines, limits docmill.Limits, steps Step
 }
 
 // checkOCRBounds refuses, before any page is drawn, more pages to OCR
-// than maxRedactOCRPages, or pages whose images at dpi (sizes holds them
-// all) are together over maxRedactOCRPixels.
-func checkOCRBounds(pages []int, sizes map[int]pageSize, dpi int) error {
-	if len(pages) > maxRedactOCRPages {
-		return docmill.LimitExceeded(fmt.Sprintf("%d pages have something to black out; at most %d pages can be redacted with ocr=true", len(pages), maxRedactOCRPages))
+// than limits.RedactOCRPages, or pages whose images at dpi (sizes holds
+// them all) are together over limits.RedactOCRPixels: tesseract's time
+// and memory grow with them, and a page drawn near the render cap could
+// take it past the timeout.
+func checkOCRBounds(limits docmill.Limits, pages []int, sizes map[int]pageSize, dpi int) error {
+	if len(pages) > limits.RedactOCRPages {
+		return docmill.LimitExceeded(fmt.Sprintf("%d pages have something to black out; at most %d pages can be redacted with ocr=true", len(pages), limits.RedactOCRPages))
 	}
 	var total int64
 	for _, p := range pages {
 		w, h := sizes[p].pixels(dpi)
 		total += w * h
 	}
-	if total > maxRedactOCRPixels {
+	if total > limits.RedactOCRPixels {
 		return docmill.LimitExceeded(fmt.Sprintf("The %d pages to redact would be %s at %d dpi; OCR (ocr=true) reads at most %s",
-			len(pages), pixelCount(total), dpi, pixelCount(maxRedactOCRPixels)))
+			len(pages), pixelCount(total), dpi, pixelCount(limits.RedactOCRPixels)))
 	}
 	return nil
 }

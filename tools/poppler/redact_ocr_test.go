@@ -142,7 +142,7 @@ func wrongLayer(_ context.Context, in *docmill.RunInput) (*docmill.RunOutput, er
 }
 
 // TestRedactOCRBounds: ocr=true without an OCR step is engine_unavailable;
-// more pages than maxRedactOCRPages, or a page near the render cap (a
+// more pages than Limits.RedactOCRPages, or a page near the render cap (a
 // hostile document's 65-inch page, 96 megapixels at 150 dpi), are
 // refused before any page is drawn or read by
 // OCR; a text layer of the wrong page count is an internal error.
@@ -153,7 +153,7 @@ func TestRedactOCRBounds(t *testing.T) {
 
 	step := realOCRStep(t)
 	tool := stepsRedactTool(t, docmill.Limits{}, step.Run)
-	texts := make([]string, maxRedactOCRPages+1)
+	texts := make([]string, docmill.DefaultLimits().RedactOCRPages+1)
 	for i := range texts {
 		texts[i] = "Secret " + strconv.Itoa(i)
 	}
@@ -176,4 +176,25 @@ func TestRedactOCRBounds(t *testing.T) {
 	_, err = runTool(t, stepsRedactTool(t, docmill.Limits{}, wrongLayer), toolstest.WriteTemp(t, "one.pdf", toolstest.TextPDF("Secret")),
 		map[string]string{"terms": "secret", "ocr": "true"})
 	toolstest.WantCode(t, err, docmill.CodeInternal, "")
+}
+
+// TestRedactOCRLimits: the OCR bounds are the tool's limits, not
+// constants: with RedactOCRPages 1, two pages to redact are refused;
+// with RedactOCRPixels of one megapixel, one A4 page at 150 dpi (2.2
+// megapixels) is. Both before any page is read by OCR.
+func TestRedactOCRLimits(t *testing.T) {
+	step := realOCRStep(t)
+	two := toolstest.WriteTemp(t, "two.pdf", toolstest.TextPDF("Secret one", "Secret two"))
+	_, err := runTool(t, stepsRedactTool(t, docmill.Limits{RedactOCRPages: 1}, step.Run), two, map[string]string{"terms": "secret", "ocr": "true"})
+	if e := toolstest.WantCode(t, err, docmill.CodeInvalidDocument, ""); !strings.Contains(e.Message, "at most 1 pages can be redacted with ocr=true") {
+		t.Fatalf("message %q", e.Message)
+	}
+	one := toolstest.WriteTemp(t, "one.pdf", toolstest.TextPDF("Secret"))
+	_, err = runTool(t, stepsRedactTool(t, docmill.Limits{RedactOCRPixels: 1_000_000}, step.Run), one, map[string]string{"terms": "secret", "ocr": "true"})
+	if e := toolstest.WantCode(t, err, docmill.CodeInvalidDocument, ""); !strings.Contains(e.Message, "OCR (ocr=true) reads at most") {
+		t.Fatalf("message %q", e.Message)
+	}
+	if step.calls != 0 {
+		t.Fatalf("the OCR step ran %d times", step.calls)
+	}
 }

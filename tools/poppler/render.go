@@ -22,16 +22,14 @@ import (
 // on two cores: 2,000 A4 pages at 150 dpi (4.4 gigapixels) take about a
 // minute and a half, and pdftoppm holds a whole page as an RGB bitmap
 // (3 bytes a pixel), so 100 megapixels is about 300 MB per run, enough
-// for A3 at 600 dpi (70 MP). What no setting can change is fixed here.
-const (
-	// maxPageSide bounds either side of an image: JPEG cannot be wider or
-	// taller than 65,535 pixels, and a long thin page would otherwise pass
-	// the pixel cap.
-	maxPageSide = 65_000
-	// maxOutputBytes bounds the archive (or the single image); past it the
-	// job fails with file_too_large.
-	maxOutputBytes int64 = 2 << 30
-)
+// for A3 at 600 dpi (70 MP). The archive (or the single image) is held
+// to Limits.RenderOutputBytes, past which the job fails with
+// file_too_large. What no setting can change is fixed here.
+//
+// maxPageSide bounds either side of an image, a fact of the format, not
+// a cost: JPEG cannot be wider or taller than 65,535 pixels, and a long
+// thin page would otherwise pass the pixel cap.
+const maxPageSide = 65_000
 
 // Bounds and defaults of the params.
 const (
@@ -83,7 +81,6 @@ func renderTool(f imageFormat, pdftoppm, pdfinfo *sandbox.Engine, limits docmill
 	return engineTool(docmill.Tool{
 		Slug:     f.slug,
 		Provides: f.provides,
-		Lane:     docmill.LaneRender,
 		Meta:     []docmill.MetaField{{Name: "pages", Type: docmill.MetaInteger, Description: "Pages of the document."}, {Name: "images", Type: docmill.MetaInteger, Description: "Images made (one is returned as is, several as a zip)."}, {Name: "dpi", Type: docmill.MetaInteger, Description: "The resolution rendered at."}},
 		Title:    f.title,
 		Description: fmt.Sprintf("Render PDF pages as %s images. One page gives <name>-<page>.%s; several give "+
@@ -128,15 +125,16 @@ func runRender(ctx context.Context, f imageFormat, pdftoppm, pdfinfo *sandbox.En
 		return nil, err
 	}
 	meta := map[string]any{"pages": count, "images": len(pages), "dpi": dpi}
-	return packImages(ctx, f, file.Filename, workDir, count, pages, images, meta)
+	return packImages(ctx, f, file.Filename, workDir, count, pages, images, meta, limits.RenderOutputBytes)
 }
 
 // packImages returns the one image of a single page as it is, or writes
 // several into a zip archive, named after the client's file and the page
-// numbers, zero-padded to the width of the document's page count.
-func packImages(ctx context.Context, f imageFormat, filename, workDir string, count int, pages []int, images map[int]string, meta map[string]any) (*docmill.RunOutput, error) {
+// numbers, zero-padded to the width of the document's page count; either
+// at most maxBytes.
+func packImages(ctx context.Context, f imageFormat, filename, workDir string, count int, pages []int, images map[int]string, meta map[string]any, maxBytes int64) (*docmill.RunOutput, error) {
 	if len(pages) == 1 {
-		if err := checkOutputSize(images[pages[0]]); err != nil {
+		if err := checkOutputSize(images[pages[0]], maxBytes); err != nil {
 			return nil, err
 		}
 		return &docmill.RunOutput{
@@ -152,7 +150,7 @@ func packImages(ctx context.Context, f imageFormat, filename, workDir string, co
 		entries[i] = zipEntry{name: docmill.ResultName(filename, ".pdf", fmt.Sprintf("-%0*d.%s", width, p, f.ext)), path: images[p]}
 	}
 	path := filepath.Join(workDir, "images.zip")
-	if err := writeZip(ctx, path, entries); err != nil {
+	if err := writeZip(ctx, path, entries, maxBytes); err != nil {
 		return nil, err
 	}
 	return ziparchive.Result(path, docmill.ResultName(filename, ".pdf", "-images.zip"), meta), nil

@@ -13,8 +13,26 @@ import (
 	"github.com/docmill/docmill/sandbox"
 )
 
-// reportContentType is pdf-info's output.
+// reportContentType is the type of the JSON reports of pdf-info and
+// verify-pdf-signatures.
 const reportContentType = "application/json"
+
+// writeReport writes v as the run's JSON report: "name.json" in the work
+// directory, offered under the input's name with "-name.json", with meta.
+func writeReport(in *docmill.RunInput, name string, v any, meta map[string]any) (*docmill.RunOutput, error) {
+	data, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return nil, fmt.Errorf("poppler: encode report: %w", err)
+	}
+	path := filepath.Join(in.WorkDir, name+".json")
+	if err := os.WriteFile(path, append(data, '\n'), 0o600); err != nil {
+		return nil, fmt.Errorf("poppler: write report: %w", err)
+	}
+	return &docmill.RunOutput{
+		Path: path, Filename: docmill.ResultName(in.Files[0].Filename, ".pdf", "-"+name+".json"), ContentType: reportContentType,
+		Meta: meta,
+	}, nil
+}
 
 // infoTool declares pdf-info. It lives here, with the poppler programs
 // that give most of its report, and takes the rest as injected parts:
@@ -30,7 +48,6 @@ func infoTool(e Engines, structure docmill.RunFunc) *docmill.Tool {
 	engines := []*sandbox.Engine{e.PDFInfo, e.PDFFonts, e.PDFImages, e.QPDF}
 	return engineTool(docmill.Tool{
 		Slug:  "pdf-info",
-		Lane:  docmill.LaneRender,
 		Title: "PDF info",
 		Description: "Report what a PDF holds as JSON: pages and their sizes, PDF version, metadata, encryption and permissions, " +
 			"fonts, images and their resolution, form fields, signatures, PDF/A and PDF/UA claims, tagging, JavaScript, " +
@@ -121,17 +138,6 @@ func (r *report) engineRun(ctx context.Context, res *sandbox.Result, err error, 
 
 // write writes the report as the run's output.
 func (r *report) write(in *docmill.RunInput) (*docmill.RunOutput, error) {
-	data, err := json.MarshalIndent(r, "", "  ")
-	if err != nil {
-		return nil, fmt.Errorf("poppler: encode report: %w", err)
-	}
-	path := filepath.Join(in.WorkDir, "info.json")
-	if err := os.WriteFile(path, append(data, '\n'), 0o600); err != nil {
-		return nil, fmt.Errorf("poppler: write report: %w", err)
-	}
 	n := len(r.Problems.QPDF) + len(r.Problems.PDFCPU) + len(r.Problems.Poppler)
-	return &docmill.RunOutput{
-		Path: path, Filename: docmill.ResultName(in.Files[0].Filename, ".pdf", "-info.json"), ContentType: reportContentType,
-		Meta: map[string]any{"pages": r.Pages.Count, "problems": n},
-	}, nil
+	return writeReport(in, "info", r, map[string]any{"pages": r.Pages.Count, "problems": n})
 }

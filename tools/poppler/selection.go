@@ -23,18 +23,22 @@ func absPaths(in *docmill.RunInput) (src, dir string, err error) {
 	return src, dir, nil
 }
 
-// selectedPages returns the pages the "pages" param selects in the
-// document at src, ascending, each once, and the document's page count,
-// read by pdfinfo. A selection past the last page is invalid_parameter
-// naming pages.
-func selectedPages(ctx context.Context, pdfinfo *sandbox.Engine, src, dir string, params docmill.Params) (pages []int, count int, err error) {
-	if count, _, err = pageInfo(ctx, pdfinfo, src, dir, 1); err != nil {
-		return nil, 0, err
+// selectedPages is the prologue of a one-file run that acts on the pages
+// its "pages" param selects: it returns the absolute paths of the input
+// and the work directory (absPaths), the pages selected, ascending, each
+// once, and the document's page count, read by pdfinfo. A selection past
+// the last page is invalid_parameter naming pages.
+func selectedPages(ctx context.Context, pdfinfo *sandbox.Engine, in *docmill.RunInput) (src, dir string, pages []int, count int, err error) {
+	if src, dir, err = absPaths(in); err != nil {
+		return "", "", nil, 0, err
 	}
-	sel, err := docmill.Pages(params.PageRanges(paramPages), count)
+	if count, _, err = pageInfo(ctx, pdfinfo, src, dir, 1); err != nil {
+		return "", "", nil, 0, err
+	}
+	sel, err := docmill.Pages(in.Params.PageRanges(paramPages), count)
 	if err != nil {
-		return nil, 0, docmill.ParamError(paramPages, "%s", err)
+		return "", "", nil, 0, docmill.ParamError(paramPages, "%s", err)
 	}
 	slices.Sort(sel)
-	return slices.Compact(sel), count, nil
+	return src, dir, slices.Compact(sel), count, nil
 }

@@ -20,7 +20,6 @@ const svgContentType = "image/svg+xml"
 func svgTool(e Engines, limits docmill.Limits) *docmill.Tool {
 	return engineTool(docmill.Tool{
 		Slug:  "pdf-to-svg",
-		Lane:  docmill.LaneRender,
 		Title: "PDF to SVG",
 		Description: "Convert PDF pages to SVG vector drawings (text drawn as glyph outlines, images embedded). " +
 			"One page gives <name>-<page>.svg; several give a zip archive <name>-svg.zip of <name>-<page>.svg, " +
@@ -45,15 +44,11 @@ func svgTool(e Engines, limits docmill.Limits) *docmill.Tool {
 // runSVG converts the selected pages, once each and in order, with one
 // pdftocairo run a page (its SVG output holds one page), as many at once
 // as the engine has slots, and returns the one SVG or a zip of several.
-// The SVGs of a job together are held to maxOutputBytes as they are
+// The SVGs of a job together are held to limits.RenderOutputBytes as they are
 // made, and every file to the sandbox's file size limit.
 func runSVG(ctx context.Context, e Engines, limits docmill.Limits, in *docmill.RunInput) (*docmill.RunOutput, error) {
 	f := in.Files[0]
-	src, dir, err := absPaths(in)
-	if err != nil {
-		return nil, err
-	}
-	pages, count, err := selectedPages(ctx, e.PDFInfo, src, dir, in.Params)
+	src, dir, pages, count, err := selectedPages(ctx, e.PDFInfo, in)
 	if err != nil {
 		return nil, err
 	}
@@ -64,7 +59,7 @@ func runSVG(ctx context.Context, e Engines, limits docmill.Limits, in *docmill.R
 	if err := os.Mkdir(out, 0o700); err != nil {
 		return nil, fmt.Errorf("poppler: svg dir: %w", err)
 	}
-	svgs, err := convertSVGs(ctx, e.PDFToCairo, src, dir, out, pages)
+	svgs, err := convertSVGs(ctx, e.PDFToCairo, src, dir, out, pages, limits.RenderOutputBytes)
 	if err != nil {
 		return nil, err
 	}
@@ -79,7 +74,7 @@ func runSVG(ctx context.Context, e Engines, limits docmill.Limits, in *docmill.R
 		entries[i] = zipEntry{name: docmill.ResultName(f.Filename, ".pdf", fmt.Sprintf("-%0*d.svg", width, p)), path: svgs[i]}
 	}
 	zipPath := filepath.Join(dir, "svg.zip")
-	if err := writeZip(ctx, zipPath, entries); err != nil {
+	if err := writeZip(ctx, zipPath, entries, limits.RenderOutputBytes); err != nil {
 		return nil, err
 	}
 	return ziparchive.Result(zipPath, docmill.ResultName(f.Filename, ".pdf", "-svg.zip"), meta), nil
@@ -88,8 +83,8 @@ func runSVG(ctx context.Context, e Engines, limits docmill.Limits, in *docmill.R
 // convertSVGs writes the SVG of each page into out, with at most the
 // engine's slots of pdftocairo runs at once, and returns their paths in
 // the order of pages. The first failure stops the others and is the
-// error returned; so is passing maxOutputBytes, the SVGs together.
-func convertSVGs(ctx context.Context, pdftocairo *sandbox.Engine, src, dir, out string, pages []int) ([]string, error) {
+// error returned; so is passing maxBytes, the SVGs together.
+func convertSVGs(ctx context.Context, pdftocairo *sandbox.Engine, src, dir, out string, pages []int, maxBytes int64) ([]string, error) {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	paths := make([]string, len(pages))
@@ -112,8 +107,8 @@ func convertSVGs(ctx context.Context, pdftocairo *sandbox.Engine, src, dir, out 
 					cancel(fmt.Errorf("poppler: pdftocairo made no regular SVG of page %d (%v)", pages[i], err))
 					return
 				}
-				if total.Add(st.Size()) > maxOutputBytes {
-					cancel(tooLarge(ziparchive.ErrTooLarge))
+				if total.Add(st.Size()) > maxBytes {
+					cancel(tooLarge(ziparchive.ErrTooLarge, maxBytes))
 					return
 				}
 				paths[i] = path

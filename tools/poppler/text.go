@@ -19,7 +19,6 @@ const textContentType = "text/plain; charset=utf-8"
 func textTool(pdftotext *sandbox.Engine, maxBytes int64) *docmill.Tool {
 	return engineTool(docmill.Tool{
 		Slug:  "pdf-to-text",
-		Lane:  docmill.LaneRender,
 		Meta:  []docmill.MetaField{{Name: "text_bytes", Type: docmill.MetaInteger, Description: "Bytes of the text extracted."}},
 		Title: "PDF to text",
 		Description: "Extract the text of a PDF as UTF-8 plain text, <name>.txt, pages separated by form feeds. " +

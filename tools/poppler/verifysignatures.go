@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -32,7 +31,6 @@ func verifySignaturesTool(e Engines) *docmill.Tool {
 	engines := []*sandbox.Engine{e.PDFSig, e.CertUtil}
 	return engineTool(docmill.Tool{
 		Slug:  "verify-pdf-signatures",
-		Lane:  docmill.LaneRender,
 		Title: "Verify PDF signatures",
 		Description: "Check the digital signatures of a PDF and report them as JSON: signer, signing time, whether the signature is valid, " +
 			"whether it covers the whole document or the file was changed after signing, and the certificate's status. " +
@@ -115,20 +113,8 @@ func runVerify(ctx context.Context, e Engines, in *docmill.RunInput) (*docmill.R
 			valid++
 		}
 	}
-	out := filepath.Join(in.WorkDir, "signatures.json")
-	body, err := json.MarshalIndent(map[string]any{"signatures": sigs}, "", "  ")
-	if err != nil {
-		return nil, err
-	}
-	if err := os.WriteFile(out, append(body, '\n'), 0o600); err != nil {
-		return nil, fmt.Errorf("poppler: write report: %w", err)
-	}
-	return &docmill.RunOutput{
-		Path:        out,
-		Filename:    docmill.ResultName(f.Filename, ".pdf", "-signatures.json"),
-		ContentType: reportContentType,
-		Meta:        map[string]any{"signatures": len(sigs), "valid_signatures": valid},
-	}, nil
+	return writeReport(in, "signatures", map[string]any{"signatures": sigs},
+		map[string]any{"signatures": len(sigs), "valid_signatures": valid})
 }
 
 // noSignatures ends what pdfsig prints, exiting with 2, of a document

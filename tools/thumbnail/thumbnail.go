@@ -24,7 +24,9 @@ import (
 	docmill "github.com/docmill/docmill"
 )
 
-// Bounds of the width param, in pixels.
+// Bounds of the width param, in pixels: a thumbnail is a preview, and
+// a page drawn wider is pdf-to-png's work, held to the render limits, so
+// they are facts of the tool, not costs a node sets.
 const (
 	minWidth     = 16
 	maxWidth     = 2000

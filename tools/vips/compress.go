@@ -19,7 +19,6 @@ var presetQuality = map[string]int{"low": 85, "recommended": 75, "extreme": 55}
 func compressTool(vips, vipsheader *sandbox.Engine, maxPixels int64) *docmill.Tool {
 	return imageTool(docmill.Tool{
 		Slug:  "compress-image",
-		Lane:  docmill.LaneRender,
 		Meta:  []docmill.MetaField{{Name: "output_size", Type: docmill.MetaInteger, Description: "Bytes of the result."}, {Name: "saved_bytes", Type: docmill.MetaInteger, Description: "input_size - output_size (0 when compressing did not help and the input is returned; negative when a HEIC input became a larger JPEG)."}, {Name: "ratio", Type: docmill.MetaNumber, Description: "output_size / input_size."}, {Name: "quality", Type: docmill.MetaInteger, Description: "The quality used."}},
 		Title: "Compress image",
 		Description: "Makes a JPEG, PNG, WebP or AVIF image smaller in the same format: re-encodes it at the preset's quality " +

@@ -23,7 +23,6 @@ func convertTool(vips, vipsheader *sandbox.Engine, saveable []string, maxPixels 
 	return imageTool(docmill.Tool{
 		Slug:     "convert-image",
 		Provides: docmill.CapConvertImage,
-		Lane:     docmill.LaneRender,
 		Meta:     []docmill.MetaField{{Name: "format", Type: docmill.MetaString, Description: "The format made (its extension)."}, {Name: "width", Type: docmill.MetaInteger, Description: "Width of the result, pixels."}, {Name: "height", Type: docmill.MetaInteger, Description: "Height of the result, pixels."}},
 		Title:    "Convert image",
 		Description: "Converts an image to another format. The EXIF orientation is applied to the pixels, since not " +

@@ -20,7 +20,6 @@ func cropTool(vips, vipsheader *sandbox.Engine, maxPixels int64) *docmill.Tool {
 	}
 	return imageTool(docmill.Tool{
 		Slug:  "crop-image",
-		Lane:  docmill.LaneRender,
 		Title: "Crop image",
 		Description: "Cuts a rectangle out of an image, keeping its format (a HEIC/HEIF photo becomes a JPEG). The box is in pixels of the image as it is seen: " +
 			"the EXIF orientation is applied first and its tag dropped. A box that does not fit inside the image is refused.",

@@ -21,11 +21,14 @@ const jsonContentType = "application/json"
 
 // Bounds of the EXIF part of image-info's report: a hostile file may
 // carry thousands of tags and long strings, and the report stays small.
+// They bound hostile structure and the report's shape, not a job's cost,
+// so no node changes them.
 const (
 	maxEXIFFields = 100
 	maxEXIFValue  = 256 // runes
 	// maxHeaderOutput bounds what vipsheader -a may print (a MakerNote
-	// printed as text runs to tens of kilobytes).
+	// printed as text runs to tens of kilobytes): far more than any
+	// header holds.
 	maxHeaderOutput = 4 << 20
 )
 
@@ -35,7 +38,6 @@ const (
 func infoTool(vips, vipsheader *sandbox.Engine, maxPixels int64) *docmill.Tool {
 	return imageTool(docmill.Tool{
 		Slug:  "image-info",
-		Lane:  docmill.LaneRender,
 		Title: "Image info",
 		Description: "Reports what an image's header says, as JSON: format, width and height (stored and as seen after the EXIF " +
 			"orientation), bands, colour interpretation, bit depth, alpha, resolution, EXIF orientation, pages or frames, " +

@@ -9,8 +9,10 @@ import (
 	"github.com/docmill/docmill/sandbox"
 )
 
-// maxSide bounds the width and height params; the pixel cap (docmill.Limits'
-// ImagePixels) bounds their product and any size the params imply.
+// maxSide bounds the width and height params, a bound on a param rather
+// than a cost (one side of 20,000 pixels is beyond any screen or print):
+// the pixel cap (docmill.Limits' ImagePixels), which a node sets, bounds
+// their product and any size the params imply.
 const maxSide = 20000
 
 // hugeSide stands for "no bound" on a side of vips thumbnail's box (vips'
@@ -28,7 +30,6 @@ func resizeTool(vips, vipsheader *sandbox.Engine, maxPixels int64) *docmill.Tool
 	return imageTool(docmill.Tool{
 		Slug:     "resize-image",
 		Provides: docmill.CapResizeImage,
-		Lane:     docmill.LaneRender,
 		Meta:     []docmill.MetaField{{Name: "width", Type: docmill.MetaInteger, Description: "Width of the result, pixels."}, {Name: "height", Type: docmill.MetaInteger, Description: "Height of the result, pixels."}, {Name: "input_width", Type: docmill.MetaInteger, Description: "Width of the input, pixels."}, {Name: "input_height", Type: docmill.MetaInteger, Description: "Height of the input, pixels."}},
 		Title:    "Resize image",
 		Description: "Resizes an image by width and/or height, or by percent, keeping its format (a HEIC/HEIF photo becomes a JPEG). " +

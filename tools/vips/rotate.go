@@ -13,7 +13,6 @@ import (
 func rotateTool(vips, vipsheader *sandbox.Engine, maxPixels int64) *docmill.Tool {
 	return imageTool(docmill.Tool{
 		Slug:  "rotate-image",
-		Lane:  docmill.LaneRender,
 		Title: "Rotate image",
 		Description: "Turns an image clockwise by 90, 180 or 270 degrees, or by its EXIF orientation (auto), keeping its format (a HEIC/HEIF photo becomes a JPEG). " +
 			"The EXIF orientation is always applied to the pixels first and its tag dropped, so the turn is of the image as it is seen " +

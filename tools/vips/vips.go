@@ -62,12 +62,14 @@ func Tools(vips, vipsheader *sandbox.Engine, limits docmill.Limits, scratch stri
 type imageRun func(ctx context.Context, vips, vipsheader *sandbox.Engine, maxPixels int64, in *docmill.RunInput) (*docmill.RunOutput, error)
 
 // imageTool completes the declaration t as a tool of the package: it
-// takes one image, runs on vips and vipsheader (unavailable when either
-// is missing) within timeout, and its Run calls run with the engines and
-// maxPixels, unless the job's context has already ended.
+// takes one image, queues in the render lane (libvips'), runs on vips
+// and vipsheader (unavailable when either is missing) within timeout, and
+// its Run calls run with the engines and maxPixels, unless the job's
+// context has already ended.
 func imageTool(t docmill.Tool, vips, vipsheader *sandbox.Engine, maxPixels int64, run imageRun) *docmill.Tool {
 	t.MinFiles, t.MaxFiles = 1, 1
 	t.Engine = engineName
+	t.Lane = docmill.LaneRender
 	t.Timeout = timeout
 	t.Available = sandbox.AllAvailable(vips, vipsheader)
 	t.Engines = sandbox.Statuses(vips, vipsheader)

@@ -18,7 +18,9 @@ import (
 // last the column (left, right; center otherwise).
 var watermarkPositions = []string{"center", "top-left", "top", "top-right", "left", "right", "bottom-left", "bottom", "bottom-right"}
 
-// Bounds of watermark-image's text and font size.
+// Bounds of watermark-image's text and font size: bounds on params,
+// what a watermark is, not costs (the image itself is held to
+// Limits.ImagePixels).
 const (
 	maxWatermarkText = 200  // runes: a line or a few, not a document
 	minFontSize      = 6    // pixels
@@ -35,7 +37,6 @@ const watermarkFont = "DejaVu Sans Bold"
 func watermarkTool(vips, vipsheader *sandbox.Engine, maxPixels int64) *docmill.Tool {
 	return imageTool(docmill.Tool{
 		Slug:  "watermark-image",
-		Lane:  docmill.LaneRender,
 		Title: "Watermark image",
 		Description: "Draws text over an image, at one of nine positions, with an opacity, size and colour, keeping the " +
 			"image's format (a HEIC/HEIF photo becomes a JPEG). The EXIF orientation is applied first, so the text is upright on the image as it is seen; " +
