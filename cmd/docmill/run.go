@@ -60,41 +60,27 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 	return err
 }
 
+// commands are docmill's commands by name; engine is started by the
+// server, and docs (docs/tools.md) is for developers: neither is in the
+// usage.
+var commands = map[string]command{
+	"serve": serve, "accounts": accounts, "keys": keysCmd, "migrate": migrate,
+	"backup": backupCmd, "restore": restoreCmd, "process": process, "tools": tools,
+	"jobs": jobsCmd, "webhooks": webhooksCmd, "version": versionCmd,
+	"engine": engine, "docs": docsCmd,
+}
+
 // dispatch runs the command args name.
 func dispatch(ctx context.Context, env *environment, args []string) error {
-	stdout, stderr := env.stdout, env.stderr
+	if run, ok := commands[args[0]]; ok {
+		return run(ctx, env, args[1:])
+	}
 	switch args[0] {
-	case "serve":
-		return serve(ctx, env, args[1:])
-	case "accounts":
-		return accounts(ctx, env, args[1:])
-	case "keys":
-		return keysCmd(ctx, env, args[1:])
-	case "migrate":
-		return migrate(ctx, env, args[1:])
-	case "backup":
-		return backupCmd(ctx, env, args[1:])
-	case "restore":
-		return restoreCmd(ctx, env, args[1:])
-	case "process":
-		return process(ctx, env, args[1:])
-	case "tools":
-		return tools(ctx, env, args[1:])
-	case "jobs":
-		return jobsCmd(ctx, env, args[1:])
-	case "webhooks":
-		return webhooksCmd(ctx, env, args[1:])
-	case "version":
-		return versionCmd(env, args[1:])
-	case "engine":
-		return engine(ctx, env, args[1:])
-	case "docs": // hidden, for developers: docs/tools.md
-		return docsCmd(ctx, env, args[1:])
 	case "help", "-h", "--help":
-		fmt.Fprint(stdout, usage)
+		fmt.Fprint(env.stdout, usage)
 		return nil
 	}
-	fmt.Fprint(stderr, usage)
+	fmt.Fprint(env.stderr, usage)
 	return usagef("unknown command %q", args[0])
 }
 

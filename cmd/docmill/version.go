@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"runtime"
 	"runtime/debug"
@@ -59,7 +60,7 @@ func buildIdentity() build {
 }
 
 // versionCmd prints the build: one line, or with --json its fields.
-func versionCmd(env *environment, args []string) error {
+func versionCmd(_ context.Context, env *environment, args []string) error {
 	fs := newFlags("version", "version [--json]")
 	asJSON := fs.Bool("json", false, "print version, revision, build_time and go as JSON")
 	if err := env.parse(fs, args); err != nil {
