@@ -90,12 +90,16 @@ lint:
 # accounts and 100,000 jobs (seconds each, the longest write beside the backup).
 # Issue 34's recovery point: the seconds of writes a kill -9 loses with the
 # SQLite file replicated to a versitygw bucket (s-lost-max), and the restore's time.
+# Issue 35's PDF rows: flatten-pdf, protect-pdf and merge-pdf per document,
+# the tool's run and over HTTP, beside qpdf doing the same work (the floor)
+# and the 1.2x target.
 bench: test-deps
 	$(GO) test -run '^$$' -bench . -benchtime 2s ./tools/pdfops/
 	$(GO) test -run '^$$' -bench . -benchtime 3x ./tools/ghostscript/ ./tools/poppler/
 	$(GO) test -run '^$$' -bench . -benchtime 20x ./tools/office/ ./tools/chromium/ ./tools/vips/
 	$(GO) test -run '^$$' -bench Overhead -benchtime 10x ./sandbox/
 	$(GO) test -run '^$$' -bench BenchmarkTools -benchtime 2x ./cmd/docmill
+	$(GO) test -run '^$$' -bench PDFRows -benchtime 20x ./cmd/docmill
 	$(GO) test -run '^$$' -bench RotateHelper -benchtime 1000x ./cmd/docmill
 	$(GO) test -run '^$$' -bench RotateSync -benchtime 1000x ./cmd/docmill
 	$(GO) test -run '^$$' -bench IdleCPU -benchtime 3x ./cmd/docmill

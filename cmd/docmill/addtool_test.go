@@ -92,7 +92,7 @@ func TestAddingATool(t *testing.T) {
 // testToolset builds the tools as serve does, with the default limits,
 // one LibreOffice worker and a scratch directory of the test's, which it
 // returns; the pools stop when the test ends.
-func testToolset(t *testing.T) ([]*docmill.Tool, string) {
+func testToolset(t testing.TB) ([]*docmill.Tool, string) {
 	t.Helper()
 	scratch := t.TempDir()
 	limits := docmill.DefaultLimits()
