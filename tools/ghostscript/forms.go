@@ -37,7 +37,9 @@ func (e *engines) flattenTool() *docmill.Tool {
 // keep them, cannot be set from the command line in 10.0): the step
 // RestoreLinks puts them back.
 func (e *engines) runFlatten(ctx context.Context, in *docmill.RunInput) (*docmill.RunOutput, error) {
-	src, err := e.checkInput(ctx, in.Files[0], in.WorkDir)
+	// The password check is flatten's first qpdf run, not a run of its
+	// own (checkInput): qpdf cannot read a file that needs a password.
+	src, err := checkHeader(in.Files[0])
 	if err != nil {
 		return nil, err
 	}
@@ -55,6 +57,11 @@ func (e *engines) flatten(ctx context.Context, in *docmill.RunInput, src string)
 	mid := filepath.Join(dir, "appearances.pdf")
 	_, err := e.qpdf.Run(ctx, sandbox.Cmd{Dir: dir, Args: []string{"--generate-appearances", src, mid}})
 	if err = qpdfOK(err); err != nil {
+		// Only now is it worth asking why: a file that needs a password
+		// says so rather than that it is damaged.
+		if encrypted := e.checkEncryption(ctx, src, dir); encrypted != nil {
+			return "", 0, encrypted
+		}
 		return "", 0, failure(err, msgDamaged)
 	}
 	defer os.Remove(mid)
@@ -72,10 +79,26 @@ func (e *engines) flatten(ctx context.Context, in *docmill.RunInput, src string)
 			return "", 0, err
 		}
 		out = linked.Path
+		if pages := metaPages(linked.Meta); pages >= 1 {
+			return out, pages, nil // counted as the step read it
+		}
 	}
 	pages, err := e.pageCount(ctx, out, dir)
 	if err != nil {
 		return "", 0, failure(err, msgDamaged)
 	}
 	return out, pages, nil
+}
+
+// metaPages is a step's meta "pages", an int as a step run in this
+// process reports it or a float64 as JSON brings it from the helper; 0
+// when absent.
+func metaPages(meta map[string]any) int {
+	switch n := meta["pages"].(type) {
+	case int:
+		return n
+	case float64:
+		return int(n)
+	}
+	return 0
 }
