@@ -2,6 +2,7 @@ package ghostscript
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 
@@ -18,24 +19,18 @@ func (e *engines) flattenTool() *docmill.Tool {
 		Title: "Flatten PDF",
 		Description: "Draw a PDF's form fields and annotations (comments, highlights, stamps) into the page " +
 			"content, so that they look the same but can no longer be edited or filled in. " +
-			"The form itself is removed. The document is rewritten as printing to PDF would: " +
-			"pages, text, images, bookmarks and links (to web pages and within the document) are kept.",
+			"The form itself is removed. Pages, text, images, bookmarks and links (to web pages and " +
+			"within the document) are kept. When every annotation and field carries its own appearance " +
+			"(or one can be made from its value), those are drawn in and the rest of the document is kept as it is; " +
+			"otherwise the document is rewritten as printing to PDF would.",
 		Engine: "ghostscript",
 		Run:    e.runFlatten,
 	})
 }
 
-// runFlatten has qpdf generate the appearance of every form field that
-// lacks one (a field filled by a program that only set its value), then
-// has Ghostscript draw every annotation into its page (-dPreserveAnnots=
-// false), with its appearance or one Ghostscript makes for the common
-// kinds that lack one (notes, highlights, ink), and leave out the
-// AcroForm. qpdf's own --flatten-annotations is not used: it drops, rather
-// than draws, every annotation without an appearance stream, which is how
-// many viewers save comments. Ghostscript drops links, which are
-// annotations with nothing to draw (its PreserveAnnotTypes, which could
-// keep them, cannot be set from the command line in 10.0): the step
-// RestoreLinks puts them back.
+// runFlatten draws a PDF's form fields and annotations into its pages
+// and removes the form (flatten). Links, which are annotations with
+// nothing to draw, are put back by the step RestoreLinks.
 func (e *engines) runFlatten(ctx context.Context, in *docmill.RunInput) (*docmill.RunOutput, error) {
 	// The password check is flatten's first qpdf run, not a run of its
 	// own (checkInput): qpdf cannot read a file that needs a password.
@@ -50,9 +45,65 @@ func (e *engines) runFlatten(ctx context.Context, in *docmill.RunInput) (*docmil
 	return pdfResult(in, out, "-flattened.pdf", map[string]any{"pages": pages}), nil
 }
 
-// flatten writes src, a PDF in in's work directory, flattened (see
-// runFlatten) and returns the path and the page count of the result.
+// flatten writes src, a PDF in in's work directory, flattened and
+// returns the path and the page count of the result: by qpdf alone when
+// that draws what Ghostscript would (flattenWithQPDF), or else by
+// Ghostscript (flattenWithGS).
 func (e *engines) flatten(ctx context.Context, in *docmill.RunInput, src string) (string, int, error) {
+	if e.steps.RestoreLinks != nil {
+		out, pages := e.flattenWithQPDF(ctx, in, src)
+		if out != "" {
+			return out, pages, nil
+		}
+		if err := ctx.Err(); err != nil {
+			return "", 0, err
+		}
+	}
+	return e.flattenWithGS(ctx, in, src)
+}
+
+// flattenWithQPDF has qpdf generate the appearances of form fields that
+// need them and draw every annotation's appearance into its page
+// (--flatten-annotations=all), removing the form and, as Ghostscript
+// does, an encryption that needs no password, in one run; the step
+// RestoreLinks then checks that nothing was dropped that Ghostscript
+// would draw (qpdf drops annotations without an appearance, such as
+// comments many viewers save that way, and leaves a form whose
+// appearances it cannot make) and puts the links back. The rest of the
+// document is kept as it is. It returns "" when qpdf's result will not
+// do for any reason, errors included: Ghostscript's route then runs and
+// gives the answer it always gave, refusal or not.
+func (e *engines) flattenWithQPDF(ctx context.Context, in *docmill.RunInput, src string) (string, int) {
+	dir := in.WorkDir
+	flat := filepath.Join(dir, "flattened-qpdf.pdf")
+	_, err := e.qpdf.Run(ctx, sandbox.Cmd{Dir: dir, Args: []string{"--generate-appearances", "--flatten-annotations=all", "--decrypt", src, flat}})
+	if qpdfOK(err) != nil {
+		os.Remove(flat)
+		return "", 0
+	}
+	both := []docmill.LocalFile{
+		{Path: src, Filename: "input.pdf", ContentType: pdfContentType},
+		{Path: flat, Filename: "flattened.pdf", ContentType: pdfContentType},
+	}
+	linked, err := e.steps.RestoreLinks(ctx, &docmill.RunInput{Files: both, WorkDir: dir, Limits: in.Limits,
+		Params: docmill.Params{"drawn_by_qpdf": "true"}})
+	if err != nil || metaInt(linked.Meta, "undrawn") > 0 || metaInt(linked.Meta, "pages") < 1 {
+		os.Remove(flat)
+		return "", 0
+	}
+	return linked.Path, metaInt(linked.Meta, "pages")
+}
+
+// flattenWithGS has qpdf generate the appearance of every form field
+// that lacks one (a field filled by a program that only set its value),
+// then has Ghostscript draw every annotation into its page
+// (-dPreserveAnnots=false), with its appearance or one Ghostscript makes
+// for the common kinds that lack one (notes, highlights, ink), and leave
+// out the AcroForm: the document is rewritten as printing to PDF would.
+// Ghostscript drops links (its PreserveAnnotTypes, which could keep them,
+// cannot be set from the command line in 10.0): the step RestoreLinks
+// puts them back.
+func (e *engines) flattenWithGS(ctx context.Context, in *docmill.RunInput, src string) (string, int, error) {
 	dir := in.WorkDir
 	mid := filepath.Join(dir, "appearances.pdf")
 	_, err := e.qpdf.Run(ctx, sandbox.Cmd{Dir: dir, Args: []string{"--generate-appearances", src, mid}})
@@ -79,7 +130,7 @@ func (e *engines) flatten(ctx context.Context, in *docmill.RunInput, src string)
 			return "", 0, err
 		}
 		out = linked.Path
-		if pages := metaPages(linked.Meta); pages >= 1 {
+		if pages := metaInt(linked.Meta, "pages"); pages >= 1 {
 			return out, pages, nil // counted as the step read it
 		}
 	}
@@ -90,15 +141,18 @@ func (e *engines) flatten(ctx context.Context, in *docmill.RunInput, src string)
 	return out, pages, nil
 }
 
-// metaPages is a step's meta "pages", an int as a step run in this
-// process reports it or a float64 as JSON brings it from the helper; 0
-// when absent.
-func metaPages(meta map[string]any) int {
-	switch n := meta["pages"].(type) {
+// metaInt is a step's meta figure name, as a step run in this process
+// reports it (int) or as JSON brings it from the helper (json.Number,
+// or float64); 0 when absent.
+func metaInt(meta map[string]any, name string) int {
+	switch n := meta[name].(type) {
 	case int:
 		return n
 	case float64:
 		return int(n)
+	case json.Number:
+		i, _ := n.Int64()
+		return int(i)
 	}
 	return 0
 }

@@ -25,7 +25,10 @@ const maxLinks = 100_000
 // plain values so that nothing else of the first comes along. Links of
 // other kinds (to other files, scripts) are not copied. Its output is
 // the flattened document with its links, with "pages" and "links" in
-// meta.
+// meta. With the param drawn_by_qpdf "true" (the flattened file is
+// qpdf's), a flattened file that does not show what Ghostscript's would
+// (undrawnByQPDF) is returned as it is, with "undrawn" in meta counting
+// why, for the caller to flatten with Ghostscript instead.
 func RestoreLinksStep() *docmill.EngineStep {
 	return pdfStep("flatten-restore-links", 2, 2, runRestoreLinks)
 }
@@ -45,6 +48,13 @@ func runRestoreLinks(ctx context.Context, in *docmill.RunInput, b *budget) (out 
 	}
 	if src.PageCount != dst.PageCount {
 		return nil, fmt.Errorf("pdfops: restore links: %d pages, flattened %d", src.PageCount, dst.PageCount)
+	}
+	if in.Params.Bool(drawnByQPDFParam) {
+		if n := undrawnByQPDF(src, dst); n > 0 {
+			flat := in.Files[1]
+			return &docmill.RunOutput{Path: flat.Path, Filename: flat.Filename, ContentType: pdfContentType,
+				Meta: map[string]any{"pages": dst.PageCount, "undrawn": n}}, nil
+		}
 	}
 	if err := src.LocateNameTree("Dests", false); err != nil {
 		return nil, docmill.InvalidDocument(err, "The file's named destinations could not be read: it is damaged.")
@@ -73,7 +83,12 @@ func runRestoreLinks(ctx context.Context, in *docmill.RunInput, b *budget) (out 
 		}
 		n += added
 	}
-	return writeOutput(dst, in.WorkDir, "linked.pdf", in.Files[1].Filename, map[string]any{"pages": dst.PageCount, "links": n})
+	meta := map[string]any{"pages": dst.PageCount, "links": n}
+	if n == 0 { // nothing to put back: the flattened file is the output
+		flat := in.Files[1]
+		return &docmill.RunOutput{Path: flat.Path, Filename: flat.Filename, ContentType: pdfContentType, Meta: meta}, nil
+	}
+	return writeOutput(dst, in.WorkDir, "linked.pdf", in.Files[1].Filename, meta)
 }
 
 // linker copies links from src: pageOf maps the object number of each of
