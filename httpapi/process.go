@@ -84,11 +84,13 @@ func (s *Server) processNew(w http.ResponseWriter, r *http.Request, tool *docmil
 		return
 	}
 	jobID := docmill.NewJobID()
+	s.trace(jobID, StageAdmitted)
 	in, err := s.readProcess(ctx, w, r, tool, jobID, c.plan, idemKey != "")
 	if err != nil {
 		s.writeError(w, r, err)
 		return
 	}
+	s.trace(jobID, StageInputStored)
 	if in.form.long {
 		wait, _ = s.waitBudget(r, true) // a pipeline with a long step; the header was read once already
 	}
@@ -116,7 +118,29 @@ func (s *Server) processNew(w http.ResponseWriter, r *http.Request, tool *docmil
 	if stored.ID != job.ID { // a concurrent Idempotency-Key replay: the earlier job stands
 		s.deleteInputs(in.up.files)
 	}
+	s.trace(jobID, StageJobCreated)
 	s.answerJob(w, r, stored, tool, wait)
+	s.trace(jobID, StageAnswered)
+}
+
+// The stages of a new process request that Config.Trace is told of, in
+// order: admitted (authenticated, rate limited, prechecked) and given a
+// job id, its upload read, sniffed and stored, its job created and
+// queued (committed), its wait for the job over (woken), its answer
+// written.
+const (
+	StageAdmitted    = "admitted"
+	StageInputStored = "input_stored"
+	StageJobCreated  = "job_created"
+	StageWoken       = "woken"
+	StageAnswered    = "answered"
+)
+
+// trace tells Config.Trace, if set, that job id reached stage.
+func (s *Server) trace(id, stage string) {
+	if s.cfg.Trace != nil {
+		s.cfg.Trace(id, stage)
+	}
 }
 
 // admitEarly refuses, before the body is read, a request that cannot be
@@ -266,6 +290,7 @@ func (s *Server) fingerprint(ctx context.Context, w http.ResponseWriter, r *http
 func (s *Server) answerJob(w http.ResponseWriter, r *http.Request, j *docmill.Job, tool *docmill.Tool, wait time.Duration) {
 	if wait > 0 && !j.Status.Finished() {
 		j = s.waitJob(r, j, wait)
+		s.trace(j.ID, StageWoken)
 	}
 	s.writeJobResult(w, r, j, tool)
 }

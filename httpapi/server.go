@@ -41,6 +41,10 @@ type Config struct {
 	Records *jobview.Renderer
 	// Signup enables POST /v1/signup.
 	Signup bool
+	// Trace, if set, is told each stage of a process request as it
+	// reaches it, once its job has an id (process.go: stage names);
+	// benchmarks time the stages with it. Nil in production.
+	Trace func(jobID, stage string)
 	// SyncBudget is how long a process request waits for its job before
 	// answering 202 (default 10 s).
 	SyncBudget time.Duration

@@ -66,6 +66,10 @@ type Config struct {
 	Registerer prometheus.Registerer
 	// Now is the clock (default time.Now); tests move it.
 	Now func() time.Time
+	// Trace, if set, is told each stage of a job's run on this node as
+	// the job reaches it (worker.go: stage names); benchmarks time the
+	// stages with it. Nil in production.
+	Trace func(jobID, stage string)
 
 	// NodeID names this worker node in the store's heartbeats and as
 	// River's client (default: host name and a random suffix, new at each

@@ -16,6 +16,27 @@ import (
 	"github.com/docmill/docmill/diskspace"
 )
 
+// The stages of a job's run that Config.Trace is told of, in order:
+// handed to a worker, recorded as started, inputs in the scratch
+// directory, tool run (the helper's round trip and the engine), result
+// in the file store, job recorded finished, finish published to waiters.
+const (
+	StagePickup       = "pickup"
+	StageStarted      = "started"
+	StageInputs       = "inputs"
+	StageTool         = "tool"
+	StageResultStored = "result_stored"
+	StageFinished     = "finished"
+	StagePublished    = "published"
+)
+
+// trace tells Config.Trace, if set, that job id reached stage.
+func (q *Queue[TTx]) trace(id, stage string) {
+	if q.cfg.Trace != nil {
+		q.cfg.Trace(id, stage)
+	}
+}
+
 // ProcessArgs is the River job that runs one docmill job.
 type ProcessArgs struct {
 	JobID string `json:"job_id"`
@@ -47,6 +68,7 @@ func (w *processWorker[TTx]) Timeout(rj *river.Job[ProcessArgs]) time.Duration {
 // is queued again.
 func (w *processWorker[TTx]) Work(ctx context.Context, rj *river.Job[ProcessArgs]) error {
 	q := w.q
+	q.trace(rj.Args.JobID, StagePickup)
 	// The fair share in the lane, before the job counts as started.
 	release, ok := q.takeShare(ctx, rj.Queue, rj.Args.AccountID, q.laneWorkers(rj.Queue))
 	if !ok {
@@ -64,6 +86,7 @@ func (w *processWorker[TTx]) Work(ctx context.Context, rj *river.Job[ProcessArgs
 		q.deleteInputs(ctx, j)
 		return nil
 	}
+	q.trace(j.ID, StageStarted)
 	if j.StartedAt != nil {
 		q.metrics.queueWait.Observe(j.StartedAt.Sub(j.CreatedAt).Seconds())
 		q.metrics.laneWait.WithLabelValues(rj.Queue).Observe(j.StartedAt.Sub(j.CreatedAt).Seconds())
@@ -165,6 +188,7 @@ func (q *Queue[TTx]) succeed(j *docmill.Job, tool *docmill.Tool, out *docmill.Ru
 	if err != nil {
 		return err
 	}
+	q.trace(j.ID, StageResultStored)
 	now := q.cfg.Now()
 	j.Status = docmill.StatusDone
 	j.FinishedAt = &now
@@ -252,6 +276,7 @@ func (q *Queue[TTx]) finish(ctx context.Context, j *docmill.Job, tool *docmill.T
 	if err != nil {
 		return err
 	}
+	q.trace(j.ID, StageFinished)
 	if !ok && j.Result != nil { // canceled meanwhile: the result must not stay
 		_ = deleteResult(ctx, q.cfg.Blob, j.ID, j.Result)
 	}
@@ -267,8 +292,9 @@ func (q *Queue[TTx]) finish(ctx context.Context, j *docmill.Job, tool *docmill.T
 	q.metrics.duration.WithLabelValues(j.Tool, status).Observe(elapsed.Seconds())
 	q.metrics.finished.WithLabelValues(j.Tool, status, code).Inc()
 	q.cfg.Logger.Info("job finished", "job_id", j.ID, "tool", j.Tool, "status", status, "code", code, "ms", elapsed.Milliseconds())
-	q.deleteInputs(ctx, j)
 	q.notify.publish(j.ID)
+	q.trace(j.ID, StagePublished)
+	q.deleteInputs(ctx, j)
 	q.deliveriesCommitted(j.ID)
 	return nil
 }
@@ -315,7 +341,9 @@ func (q *Queue[TTx]) run(ctx context.Context, j *docmill.Job, tool *docmill.Tool
 		}
 		in.Files = append(in.Files, docmill.LocalFile{Path: path, Filename: f.Filename, ContentType: f.ContentType, Size: f.Size})
 	}
+	q.trace(j.ID, StageInputs)
 	out, err = tool.Invoke(ctx, in)
+	q.trace(j.ID, StageTool)
 	if err != nil {
 		return nil, err
 	}

@@ -139,8 +139,14 @@ func (f *serveFlags) queueConfig(scratch *jobs.Scratch, urls userURLClients, rec
 		NodeID:     scratch.ID + "_" + randomHex(6),
 		ScratchDir: scratch.Dir, Limits: f.engines.limits, JanitorInterval: f.janitorInterval,
 		Exports: jobs.ExportConfig{Client: urls.exports.HTTPClient(), Schedule: f.exportSchedule},
+		Trace:   stageTrace,
 	}
 }
+
+// stageTrace, when a benchmark sets it before a server starts in its
+// process, is told each stage of every job the server runs (jobs.Config
+// and httpapi.Config's Trace). Nil in production.
+var stageTrace func(jobID, stage string)
 
 // httpServer is the node's HTTP server of api: the whole API, or on a
 // worker node only its operations endpoints.

@@ -84,6 +84,6 @@ func (f *serveFlags) apiConfig(p apiParts) httpapi.Config {
 		MaxConnsPerIP: f.maxConnsPerIP, TrustedProxies: f.trustedProxies,
 		Limits: f.engines.limits, Ready: engineChecks(p.registry, p.jail), Logger: p.log, Registerer: p.reg, Gatherer: f.ops.apiGatherer(p.reg),
 		Web: web.Handler(), Space: f.space(),
-		CheckWebhookURL: p.urls.webhooks.CheckURL, URLs: p.urls.imports,
+		CheckWebhookURL: p.urls.webhooks.CheckURL, URLs: p.urls.imports, Trace: stageTrace,
 	}
 }

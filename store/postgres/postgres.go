@@ -72,6 +72,7 @@ func Open(ctx context.Context, url string, enqueue EnqueueFunc) (*Store, error) 
 		Enqueue:      s.hooks.Enqueue,
 		Deliver:      s.hooks.Deliver,
 		JobFinished:  qNotifyJobDone, // wakes waiters in every process (Listen)
+		LazyCommit:   "SET LOCAL synchronous_commit = off",
 	})
 	s.SetEnqueue(enqueue)
 	return s, nil

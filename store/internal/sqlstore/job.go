@@ -23,13 +23,13 @@ func (s *Store) Job(ctx context.Context, id string) (*docmill.Job, error) {
 // StartJob moves a queued or processing job to processing. started_at keeps
 // the first start: a retried job started when its first attempt did.
 func (s *Store) StartJob(ctx context.Context, id string, now time.Time) (*docmill.Job, error) {
-	return s.updateJob(ctx, "start job", id, sqltext.StartJob, false, millis(now))
+	return s.updateJob(ctx, "start job", id, sqltext.StartJob, jobUpdate{lazy: true}, millis(now))
 }
 
 // RequeueJob moves a processing job back to queued; started_at keeps the
 // first start.
 func (s *Store) RequeueJob(ctx context.Context, id string) (*docmill.Job, error) {
-	return s.updateJob(ctx, "requeue job", id, sqltext.RequeueJob, false)
+	return s.updateJob(ctx, "requeue job", id, sqltext.RequeueJob, jobUpdate{})
 }
 
 // RecordUsed records that processing job id has used used of its work
@@ -49,20 +49,30 @@ func (s *Store) RecordUsed(ctx context.Context, id string, used time.Duration) e
 // CancelJob moves a queued or processing job to canceled, finished at now;
 // a job in a final status is returned unchanged.
 func (s *Store) CancelJob(ctx context.Context, id string, now time.Time) (*docmill.Job, error) {
-	return s.updateJob(ctx, "cancel job", id, sqltext.CancelJob, true, millis(now))
+	return s.updateJob(ctx, "cancel job", id, sqltext.CancelJob, jobUpdate{finishes: true}, millis(now))
 }
 
+// jobUpdate says what an update of updateJob is: one that finishes the
+// job (its finish hooks run with it), one whose commit may be lost in a
+// database crash (Config.LazyCommit).
+type jobUpdate struct{ finishes, lazy bool }
+
 // updateJob runs the conditional update q on job id and returns the job as
-// it then stands, whether q changed it or not. finishes says that q moves
+// it then stands, whether q changed it or not. how.finishes says that q moves
 // the job to a final status (Config.JobFinished runs if it did).
-func (s *Store) updateJob(ctx context.Context, op, id, q string, finishes bool, args ...any) (*docmill.Job, error) {
+func (s *Store) updateJob(ctx context.Context, op, id, q string, how jobUpdate, args ...any) (*docmill.Job, error) {
 	var j *docmill.Job
 	err := s.db.InTx(ctx, func(tx Tx) error {
+		if how.lazy && s.cfg.LazyCommit != "" {
+			if _, err := tx.Exec(ctx, s.cfg.LazyCommit); err != nil {
+				return err
+			}
+		}
 		n, err := tx.Exec(ctx, q, append([]any{id}, args...)...)
 		if err != nil {
 			return err
 		}
-		if finishes && n > 0 {
+		if how.finishes && n > 0 {
 			if err := s.jobFinished(ctx, tx, id); err != nil {
 				return err
 			}

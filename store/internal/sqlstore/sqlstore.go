@@ -85,6 +85,13 @@ type Config struct {
 	// that a delivery is queued if and only if the finish commits (a
 	// driver's TxHooks.Deliver). It is not called when there are none.
 	Deliver func(ctx context.Context, tx Tx, ds []docmill.WebhookDelivery) error
+	// LazyCommit, if set, is run first in a transaction whose commit may
+	// be lost in a crash of the database, since losing it loses nothing
+	// that is not made again: StartJob's (a job whose start is lost is
+	// queued again, or processing, and run again; any later commit that
+	// waits for the disk makes it durable too). store/postgres turns off
+	// synchronous_commit with it, saving a wait for the disk at each pickup.
+	LazyCommit string
 }
 
 // Store implements docmill.Store, but for Ping, on a DB.
