@@ -27,6 +27,9 @@ func TestConvertDocumentE2E(t *testing.T) {
 	if testing.Short() {
 		t.Skip("slow")
 	}
+	// Its server is its own; its sync calls wait up to 60 s, and no
+	// time is bounded.
+	t.Parallel()
 	s := startServer(t, "", "--office-workers", "1")
 	c := s.client(s.DevKey)
 	cases := []struct {
@@ -166,6 +169,9 @@ func TestDocumentThumbnailE2E(t *testing.T) {
 	if testing.Short() {
 		t.Skip("slow")
 	}
+	// Its server is its own; its sync calls wait up to 60 s, and no
+	// time is bounded.
+	t.Parallel()
 	s := startServer(t, "", "--office-workers", "1")
 	c := s.client(s.DevKey)
 	for _, tc := range []struct {
