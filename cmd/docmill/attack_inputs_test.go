@@ -11,6 +11,7 @@ import (
 	"image/png"
 	"math/rand/v2"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -26,8 +27,27 @@ type attackInput struct {
 
 // attackInputs are the worst inputs of issue 29 a Free account can send:
 // Ghostscript kept busy by a tiny page, deep and wide Markdown, a zipped
-// page asking for its largest file many times, and a long OCR.
+// page asking for its largest file many times, and a long OCR. They are
+// made once per test binary (under a second of CPU each time otherwise)
+// and only read afterwards.
 func attackInputs(t testing.TB) []attackInput {
+	t.Helper()
+	attackInputsMade.Lock()
+	defer attackInputsMade.Unlock()
+	if attackInputsMade.inputs == nil {
+		attackInputsMade.inputs = makeAttackInputs(t)
+	}
+	return attackInputsMade.inputs
+}
+
+// attackInputsMade holds the attack's inputs once made.
+var attackInputsMade struct {
+	sync.Mutex
+	inputs []attackInput
+}
+
+// makeAttackInputs makes attackInputs' inputs.
+func makeAttackInputs(t testing.TB) []attackInput {
 	t.Helper()
 	return []attackInput{
 		{name: "gs-busy", tool: "compress-pdf", file: "paths.pdf", body: slowPathsPDF(t, 2, 40<<20)},

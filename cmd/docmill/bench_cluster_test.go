@@ -16,7 +16,8 @@ import (
 // (one process, SQLite, local files) and on a cluster of two API nodes and
 // one or two worker nodes (PostgreSQL, versitygw, Redis), all on this
 // machine. It reports jobs/s, the sync path's p50 and p99, and the queue pickup's
-// p50 (upload end to job start).
+// p50 (upload end to job start). A smoke pass (toolstest.BenchSmoke) runs
+// the cluster with one worker node only, the same code as with two.
 func BenchmarkClusterRotate(b *testing.B) {
 	pdf := toolstest.ReadCorpus(b, "pdf", "minimal-document.pdf")
 	clients := 8
@@ -46,6 +47,9 @@ func BenchmarkClusterRotate(b *testing.B) {
 	})
 	for _, workers := range []int{1, 2} {
 		b.Run(fmt.Sprintf("cluster/api=2/workers=%d", workers), func(b *testing.B) {
+			if toolstest.BenchSmoke() && workers > 1 {
+				b.Skip("smoke pass: one worker node runs the same code")
+			}
 			c := startCluster(b, 2, workers)
 			key := c.key(b, "custom", "--rpm", "10000000", "--in-flight", "10000", "--ops", "1000000000")
 			lat, pickup, elapsed := rotateLoad(b, []*client.Client{c.apis[0].client(key), c.apis[1].client(key)}, clients, pdf)

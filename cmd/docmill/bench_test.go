@@ -18,11 +18,15 @@ import (
 // BenchmarkRotateSync measures rotate-pdf over HTTP, synchronously, on the
 // corpus's minimal-document.pdf, with 1 and 8 concurrent clients: requests
 // per second, p50/p99 latency, and the queue pickup latency (upload end to
-// job start) from the jobs' meta.queued_ms.
+// job start) from the jobs' meta.queued_ms. A smoke pass
+// (toolstest.BenchSmoke) runs one client only, the same code as eight.
 func BenchmarkRotateSync(b *testing.B) {
 	pdf := toolstest.ReadCorpus(b, "pdf", "minimal-document.pdf")
 	for _, clients := range []int{1, 8} {
 		b.Run(fmt.Sprintf("clients=%d", clients), func(b *testing.B) {
+			if toolstest.BenchSmoke() && clients > 1 {
+				b.Skip("smoke pass: one client runs the same code")
+			}
 			stages := recordStages(b)
 			benchStages = stages
 			defer func() { benchStages = nil }()

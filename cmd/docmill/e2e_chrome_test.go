@@ -129,6 +129,9 @@ func chromeWantWords(t *testing.T, got []string, want ...string) {
 }
 
 func TestImageToTextE2E(t *testing.T) {
+	// Its server is its own; its sync calls wait up to 60 s, and no
+	// time is bounded.
+	t.Parallel()
 	s := startServer(t, "")
 	c := s.client(s.DevKey)
 	pdf := chromeWordsPDF(t)
@@ -247,6 +250,9 @@ func chromeShotPage(t *testing.T, hits *atomic.Int64) []byte {
 }
 
 func TestHTMLToImageE2E(t *testing.T) {
+	// Its server is its own; its sync calls wait up to 60 s, and no
+	// time is bounded.
+	t.Parallel()
 	s := startServer(t, "")
 	c := s.client(s.DevKey)
 	var hits atomic.Int64

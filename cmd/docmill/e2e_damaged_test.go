@@ -11,6 +11,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/docmill/docmill/client"
@@ -139,30 +141,39 @@ func TestDamagedPDFs(t *testing.T) {
 	var report strings.Builder
 	fmt.Fprintf(&report, "damaged files: %d; qpdf --rotate=+90 accepts %d (%d of them encrypted with an empty user password)\n", len(files), qpdfOK, qpdfEncrypted)
 	for _, tl := range tools {
-		ok := 0
+		// The files go a few at a time, so that the server's workers (one
+		// per core) are never idle between one answer and the next call.
+		var ok atomic.Int32
+		var wg sync.WaitGroup
+		slots := make(chan struct{}, 4)
 		for name, b := range files {
-			in := []client.File{{Name: "damaged.pdf", Body: bytes.NewReader(b)}}
-			if tl.slug == "merge-pdf" {
-				in = append(in, client.File{Name: "minimal.pdf", Body: bytes.NewReader(minimal)})
-			}
-			j, _, err := c.Process(context.Background(), tl.slug, in, client.ProcessOptions{Params: tl.params, Prefer: "wait=60"})
-			if err == nil && !j.Finished() {
-				j, err = c.Wait(context.Background(), j.JobID, 0)
-			}
-			var e *client.Problem
-			switch {
-			case errors.As(err, &e) && e.StatusCode >= 500:
-				t.Errorf("%s on %s: %d %s %s", tl.slug, name, e.StatusCode, e.Code, e.Detail)
-			case err != nil:
-			case j.Status == "done":
-				ok++
-			case j.Error != nil && j.Error.Code == "internal":
-				t.Errorf("%s on %s: failed internal: %s", tl.slug, name, j.Error.Message)
-			}
+			slots <- struct{}{}
+			wg.Go(func() {
+				defer func() { <-slots }()
+				in := []client.File{{Name: "damaged.pdf", Body: bytes.NewReader(b)}}
+				if tl.slug == "merge-pdf" {
+					in = append(in, client.File{Name: "minimal.pdf", Body: bytes.NewReader(minimal)})
+				}
+				j, _, err := c.Process(context.Background(), tl.slug, in, client.ProcessOptions{Params: tl.params, Prefer: "wait=60"})
+				if err == nil && !j.Finished() {
+					j, err = c.Wait(context.Background(), j.JobID, 0)
+				}
+				var e *client.Problem
+				switch {
+				case errors.As(err, &e) && e.StatusCode >= 500:
+					t.Errorf("%s on %s: %d %s %s", tl.slug, name, e.StatusCode, e.Code, e.Detail)
+				case err != nil:
+				case j.Status == "done":
+					ok.Add(1)
+				case j.Error != nil && j.Error.Code == "internal":
+					t.Errorf("%s on %s: failed internal: %s", tl.slug, name, j.Error.Message)
+				}
+			})
 		}
-		fmt.Fprintf(&report, "%-14s %2d / %d (qpdf: %d)\n", tl.slug, ok, len(files), qpdfOK)
-		if ok < qpdfOK {
-			t.Errorf("%s processed %d files, want at least %d", tl.slug, ok, qpdfOK)
+		wg.Wait()
+		fmt.Fprintf(&report, "%-14s %2d / %d (qpdf: %d)\n", tl.slug, ok.Load(), len(files), qpdfOK)
+		if int(ok.Load()) < qpdfOK {
+			t.Errorf("%s processed %d files, want at least %d", tl.slug, ok.Load(), qpdfOK)
 		}
 	}
 	t.Log("\n" + report.String())

@@ -203,6 +203,8 @@ func storageRefusal(t *testing.T, err error, dir string) {
 // of room), nothing charged for them, /readyz not ready; then, with space
 // freed through the API and the filler gone, ready again and working.
 func TestDiskFull(t *testing.T) {
+	// Its tmpfs and server are its own, and it bounds no time.
+	t.Parallel()
 	const minFree = 4 << 20
 	dir := mountTmpfs(t, "64m")
 	s := startServer(t, dir, "--min-free-space", "4MB", "--workers", "1")

@@ -40,6 +40,8 @@ func TestWalkthrough(t *testing.T) {
 		t.Skip("builds the binary and runs OCR")
 	}
 	toolstest.Need(t, "bash", "curl", "jq")
+	// Its binary, directory and server are its own; no time is bounded.
+	t.Parallel()
 	script := walkthrough(t)
 	dir := t.TempDir()
 	build := exec.Command("go", "build", "-o", filepath.Join(dir, "bin", "docmill"), ".")

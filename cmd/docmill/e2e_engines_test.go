@@ -68,6 +68,8 @@ func TestOCRIsLong(t *testing.T) {
 	if testing.Short() {
 		t.Skip("slow")
 	}
+	// Its server is its own, and no time is bounded.
+	t.Parallel()
 	s := startServer(t, "")
 	c := s.client(s.DevKey)
 	dir := t.TempDir()

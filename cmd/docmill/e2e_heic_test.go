@@ -172,6 +172,8 @@ func heicFile(name string, data []byte) client.File {
 // engines cannot read either get a conversion made by libvips first.
 // Every result is decoded and measured.
 func TestHeicImageTools(t *testing.T) {
+	// Its server is its own, and no time is bounded.
+	t.Parallel()
 	s := startServer(t, "")
 	c := s.client(s.DevKey)
 	for _, sample := range heicSamples(t) {

@@ -134,6 +134,9 @@ func TestJobList(t *testing.T) {
 	if testing.Short() {
 		t.Skip("slow")
 	}
+	// Each variant's data directory (and schema) is its own, and no time
+	// is bounded.
+	t.Parallel()
 	for name, dirOf := range map[string]dataDirFunc{"sqlite": sqliteDir, "postgres": postgresDir} {
 		t.Run(name, func(t *testing.T) { testJobList(t, dirOf) })
 	}
@@ -400,12 +403,14 @@ func TestWaitPollDrain(t *testing.T) {
 // behind the waits.
 func TestWaitPollHoldsNoConnection(t *testing.T) {
 	// Serial: a list and a poll must be answered within 2 s while the
-	// long polls wait, a bound a parallel test's load would stretch.
+	// long polls wait, a bound a parallel test's load would stretch. Its
+	// two variants, each mostly waiting, run beside each other.
 	if testing.Short() {
 		t.Skip("slow")
 	}
 	for name, dirOf := range map[string]dataDirFunc{"sqlite": sqliteDir, "postgres": postgresDir} {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			dir := dirOf(t)
 			s := startServer(t, dir, "--workers", "1", "--allow-private-urls")
 			c := s.client(listKey(t, dir))

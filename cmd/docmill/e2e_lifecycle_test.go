@@ -251,6 +251,9 @@ func TestInternalFailureIs500(t *testing.T) {
 	if testing.Short() {
 		t.Skip("slow")
 	}
+	// Wait-bound (the failed attempts' retries); its data directory is
+	// its own.
+	t.Parallel()
 	dir := t.TempDir()
 	s := startServer(t, dir)
 	// A file where the scratch directory belongs: every attempt fails.

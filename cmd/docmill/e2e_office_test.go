@@ -21,6 +21,9 @@ func TestOfficeE2E(t *testing.T) {
 	if testing.Short() {
 		t.Skip("slow")
 	}
+	// Its server is its own; its calls wait up to 60 s for their jobs
+	// (runTool), and no time is bounded.
+	t.Parallel()
 	s := startServer(t, "", "--office-workers", "1")
 	c := s.client(s.DevKey)
 	t.Run("to-pdf", func(t *testing.T) { checkOfficeToPDF(t, c) })

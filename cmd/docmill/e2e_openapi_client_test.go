@@ -46,6 +46,9 @@ func TestOpenAPIClient(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds a generated client (-short)")
 	}
+	// Mostly the go command's work (generate, tidy, vet, build) on a
+	// module and server of its own; no time is bounded.
+	t.Parallel()
 	s := startServer(t, "")
 	dir := t.TempDir()
 	write := func(name, content string) {

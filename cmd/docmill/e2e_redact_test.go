@@ -137,6 +137,8 @@ func redactCompare(t *testing.T, before, after []byte, n int, boxes ...[4]float6
 }
 
 func TestRedactPDFE2E(t *testing.T) {
+	// Its server is its own, and no time is bounded.
+	t.Parallel()
 	s := startServer(t, "")
 	c := s.client(s.DevKey)
 	// An e-mail address, a phone number and an INN, each on a page of

@@ -44,6 +44,10 @@ const exampleJobID = "job_4kqzv2mac5x7tjr5y3w6zeaqb4"
 var fullyRun = []string{"tool-rotate-pdf", "tool-merge-pdf", "tool-url-to-pdf", "op-getAccount", "op-listJobs"}
 
 func TestReference(t *testing.T) {
+	// Mostly the examples' programs (go, python3, node, curl) against a
+	// server and Mailpit of its own; its browser waits are generous
+	// deadlines, no time is bounded.
+	t.Parallel()
 	mp := mailpittest.Start(t)
 	srv := startServer(t, "", "--allow-private-urls", "--signup", "open", "--smtp-url", mp.SMTPURL, "--mail-from", "docmill@example.com")
 	key := newKey(t, srv.DataDir, "team")

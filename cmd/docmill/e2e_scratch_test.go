@@ -26,10 +26,13 @@ func TestScratchSweptAfterKill(t *testing.T) {
 	if testing.Short() {
 		t.Skip("slow")
 	}
+	// Wait-bound (engines' starts, a kill, a restart, the janitor); its
+	// data directory, servers and TMPDIR are its own.
+	t.Parallel()
 	dir, sysTmp := t.TempDir(), t.TempDir()
-	t.Setenv("TMPDIR", sysTmp) // inherited by the servers; no t.TempDir below
+	env := []string{"TMPDIR=" + sysTmp} // the servers' and their engines'
 	args := []string{"--log-level", "warn"}
-	s := startChild(t, dir, args...)
+	s := startChildEnv(t, env, dir, args...)
 	c := s.client(s.DevKey)
 	ctx := context.Background()
 	html := client.File{Name: "page.html", Body: strings.NewReader("<html><body><h1>Scratch</h1><p>owned and swept</p></body></html>")}
@@ -70,7 +73,7 @@ func TestScratchSweptAfterKill(t *testing.T) {
 		}
 	}
 
-	s2 := startChild(t, dir, append(args, "--node-id", "second", "--janitor-interval", "1s")...)
+	s2 := startChildEnv(t, env, dir, append(args, "--node-id", "second", "--janitor-interval", "1s")...)
 	c2 := s2.client(s.DevKey)
 	// The killed jobs wait for River's rescue (TestKillMidJob); canceled,
 	// they are finished now.

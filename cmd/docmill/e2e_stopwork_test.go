@@ -97,6 +97,8 @@ func TestKilledServerLeavesNoJail(t *testing.T) {
 // processes of the server's tree using CPU. The DELETE answers
 // `canceled`, and every one of those processes is gone soon after.
 func TestCancelStopsTheWork(t *testing.T) {
+	// Serial: it finds the job's engine processes by name under this test
+	// binary (toolstest.ProcessTree), which would find a parallel test's.
 	if testing.Short() {
 		t.Skip("runs every engine")
 	}

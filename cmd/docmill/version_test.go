@@ -22,6 +22,9 @@ func TestBuildStamp(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}
+	// Its binary, data directory and server are its own; no time is
+	// bounded.
+	t.Parallel()
 	bin := filepath.Join(t.TempDir(), "docmill")
 	stamp := "-X main.version=v0.0.0-stamp -X main.revision=0123456789abcdef -X main.buildTime=2026-11-27T12:00:00Z"
 	if out, err := exec.Command("go", "build", "-ldflags", stamp, "-o", bin, ".").CombinedOutput(); err != nil {
