@@ -26,7 +26,7 @@ func (s *Server) handleHealthz(w http.ResponseWriter, r *http.Request) {
 // handleReadyz checks the database, the blob store, the further checks
 // (Redis) and the free space of the local areas (Config.Space); any
 // failure, or an area below its minimum free space, makes the node not
-// ready (503). The engines are reported; a missing one only makes its
+// ready (503). Config.Reports are shown, never judged. The engines are reported; a missing one only makes its
 // tools unavailable.
 func (s *Server) handleReadyz(w http.ResponseWriter, r *http.Request) {
 	ctx, cancel := context.WithTimeout(r.Context(), 3*time.Second)
@@ -47,6 +47,10 @@ func (s *Server) handleReadyz(w http.ResponseWriter, r *http.Request) {
 			checks[name], ready = "unavailable", false
 			s.log.Warn("readyz: "+name, "err", err)
 		}
+	}
+	details := map[string]any{}
+	for name, report := range s.cfg.Reports {
+		checks[name], details[name] = report()
 	}
 	var disks map[string]docmill.DiskSpace
 	if s.cfg.Space != nil {
@@ -69,6 +73,9 @@ func (s *Server) handleReadyz(w http.ResponseWriter, r *http.Request) {
 		status = http.StatusServiceUnavailable
 	}
 	body := map[string]any{"status": "ready", "checks": checks, "engines": engines}
+	for name, d := range details {
+		body[name] = d
+	}
 	if disks != nil {
 		body["disk"] = disks
 	}

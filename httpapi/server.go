@@ -81,6 +81,11 @@ type Config struct {
 	// Checks are further dependencies whose failure makes the node not
 	// ready (Redis), by name.
 	Checks map[string]func(context.Context) error
+	// Reports are parts whose state /readyz shows without making the node
+	// not ready (the database's replica: a target that is down must not
+	// stop the service). Each returns its state for "checks" and a detail
+	// shown under its own name.
+	Reports map[string]func() (state string, detail any)
 	// Space, when set, holds the node's local file systems (the embedded
 	// file store, the scratch directory) to a minimum of free space:
 	// /readyz reports them and is not ready while one is below it, and

@@ -120,8 +120,15 @@ func TestRestoreRefusals(t *testing.T) {
 	exitOf(t, "postgres", err, exitUsage, "pg_restore")
 	_, err = runErr("restore", "--data-dir", t.TempDir(), "--from", t.TempDir())
 	exitOf(t, "not a backup", err, exitNoInput, "not a backup")
-	_, err = runErr("restore", "--data-dir", t.TempDir(), "--from", "s3://bucket/replica")
-	exitOf(t, "a URL", err, exitUsage, "directory")
+	_, err = runErr("restore", "--data-dir", t.TempDir(), "--from", "ftp://host/replica")
+	exitOf(t, "a URL that is no replica target", err, exitUsage, "ftp")
+	empty := t.TempDir()
+	_, err = runErr("restore", "--data-dir", t.TempDir(), "--from", "file://"+empty)
+	exitOf(t, "a replica target with no replica", err, exitFailure, "holds no replica")
+	_, err = runErr("restore", "--data-dir", t.TempDir(), "--from", backup, "--at", "2026-11-28T05:00:00Z")
+	exitOf(t, "--at with a backup directory", err, exitUsage, "point in time")
+	_, err = runErr("restore", "--data-dir", t.TempDir(), "--from", "file://"+empty, "--at", "yesterday")
+	exitOf(t, "--at not a time", err, exitUsage, "want a time")
 
 	out, err := runErr("restore", "--data-dir", dir, "--from", backup, "--force")
 	if err != nil || !strings.Contains(out, "integrity ok") {

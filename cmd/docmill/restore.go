@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/docmill/docmill/replica"
 	"github.com/docmill/docmill/store/sqlite"
 )
 
@@ -18,6 +19,7 @@ import (
 type restoreFlags struct {
 	data  dataFlags
 	from  string
+	at    string
 	force bool
 }
 
@@ -25,10 +27,11 @@ type restoreFlags struct {
 // made the database (and files) of an embedded data directory, checked
 // before it replaces anything.
 func restoreCmd(ctx context.Context, env *environment, args []string) error {
-	fs := newFlags("restore", "restore --from PATH [--force] [flags]  (make --data-dir's database, and files, from a backup)")
+	fs := newFlags("restore", "restore --from PATH|URL [--at TIME] [--force] [flags]  (make --data-dir's database, and files, from a backup or a replica)")
 	var f restoreFlags
 	f.data.register(fs)
-	fs.StringVar(&f.from, "from", "", "the backup: a directory written by docmill backup")
+	fs.StringVar(&f.from, "from", "", "the backup: a directory written by docmill backup, or a replica's URL as given to serve --replicate-to (file:///dir, s3://bucket[/prefix]?...)")
+	fs.StringVar(&f.at, "at", "", "with a replica's URL: the state at this time (RFC 3339, such as 2026-11-28T05:00:00Z) instead of the latest")
 	fs.BoolVar(&f.force, "force", false, "replace the database the data directory holds (never while a server runs on it)")
 	if err := env.parse(fs, args); err != nil {
 		return err
@@ -39,7 +42,15 @@ func restoreCmd(ctx context.Context, env *environment, args []string) error {
 	if f.from == "" {
 		return usagef("restore: --from PATH is required (docmill restore -h)")
 	}
-	src, err := openRestoreSource(f.from)
+	var at time.Time
+	if f.at != "" {
+		t, err := time.Parse(time.RFC3339Nano, f.at)
+		if err != nil {
+			return usagef("restore: --at %s: want a time such as 2026-11-28T05:00:00Z", f.at)
+		}
+		at = t
+	}
+	src, err := openRestoreSource(f.from, at)
 	if err != nil {
 		return err
 	}
@@ -57,11 +68,20 @@ type restoreSource struct {
 	files string
 }
 
-// openRestoreSource resolves --from: a directory written by docmill
-// backup. Other kinds of backups (a replica's URL) resolve here too.
-func openRestoreSource(from string) (*restoreSource, error) {
+// openRestoreSource resolves --from: a replica's URL (its database at
+// at, the latest if zero; a replica holds no files), or a directory
+// written by docmill backup (at must be zero).
+func openRestoreSource(from string, at time.Time) (*restoreSource, error) {
 	if strings.Contains(from, "://") {
-		return nil, usagef("restore: --from %s: give the directory docmill backup wrote", from)
+		if _, err := replica.ParseTarget(from); err != nil {
+			return nil, usagef("restore: --from %s: %v", from, err)
+		}
+		return &restoreSource{copyDatabase: func(ctx context.Context, dst string) error {
+			return replica.Restore(ctx, from, dst, at)
+		}}, nil
+	}
+	if !at.IsZero() {
+		return nil, usagef("restore: --at restores a replica to a point in time; a backup directory holds one moment")
 	}
 	db := filepath.Join(from, backupDatabase)
 	if _, err := os.Stat(db); err != nil {
@@ -124,16 +144,28 @@ func (f *restoreFlags) run(ctx context.Context, env *environment, src *restoreSo
 // install renames the checked database tmp to live. The write-ahead log
 // and shared memory of a database it replaces go first: SQLite would
 // replay the old log onto the restored file.
+
 func install(tmp, live string) error {
 	for _, side := range []string{live + "-wal", live + "-shm"} {
 		if err := os.Remove(side); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return err
 		}
 	}
+	// The replica's staging area of the database replaced (serve
+	// --replicate-to): its transactions are not the restored file's.
+	if err := os.RemoveAll(replicaStaging(live)); err != nil {
+		return err
+	}
 	if err := os.Rename(tmp, live); err != nil {
 		return err
 	}
 	return syncDir(filepath.Dir(live))
+}
+
+// replicaStaging is the directory beside the database at path where
+// replication stages its transactions (Litestream's .<name>-litestream).
+func replicaStaging(path string) string {
+	return filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+"-litestream")
 }
 
 // copyFiles copies the regular files under src to the same paths under

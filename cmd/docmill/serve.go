@@ -32,7 +32,7 @@ func serve(ctx context.Context, env *environment, args []string) error {
 	if err != nil {
 		return err
 	}
-	data, closeData, err := f.openData(ctx)
+	data, closeData, err := f.openData(ctx, log)
 	if err != nil {
 		return err
 	}
@@ -42,6 +42,11 @@ func serve(ctx context.Context, env *environment, args []string) error {
 	f.engines.limits.EngineMemory = f.jail.memory
 	f.engines.scratch = scratch.Dir
 	reg, runs := newMetrics()
+	var reports map[string]func() (string, any)
+	if data.replica != nil {
+		registerReplicaMetrics(reg, data.replica)
+		reports = map[string]func() (string, any){"replica": replicaReport(data.replica)}
+	}
 	f.engines.pools = poolMetrics(reg)
 	f.engines.allowPrivateURLs = f.allowPrivateURLs
 	registry, closeTools, err := f.registry(jail, runs.observe)
@@ -82,7 +87,7 @@ func serve(ctx context.Context, env *environment, args []string) error {
 	}
 	defer limiter.Close()
 	api := httpapi.NewServer(f.apiConfig(apiParts{st: st, blob: bucket, queue: q, registry: registry, records: records,
-		limiter: limiter, checks: checks, plans: plans, baseURL: baseURL, jail: jail, log: log, reg: reg, urls: urls}))
+		limiter: limiter, checks: checks, reports: reports, plans: plans, baseURL: baseURL, jail: jail, log: log, reg: reg, urls: urls}))
 	n.drain = api.Drain
 	n.srv = f.httpServer(api)
 	n.conns = newBusyConns()

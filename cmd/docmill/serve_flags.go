@@ -34,6 +34,7 @@ type serveFlags struct {
 	pollInterval    time.Duration
 	janitorInterval time.Duration
 	shutdownTimeout time.Duration
+	replicateTo     string
 	maxUploadMB     int64
 	uploadIdle      time.Duration
 	uploadMinRate   int64
@@ -73,6 +74,7 @@ func (f *serveFlags) register(fs *flag.FlagSet) {
 	fs.DurationVar(&f.jobTimeout, "job-timeout", 10*time.Minute, "limit of one job attempt for tools that set none")
 	fs.DurationVar(&f.rescueMargin, "rescue-margin", 30*time.Second, "a running job older than its timeout plus this margin has lost its worker and is retried")
 	fs.DurationVar(&f.pollInterval, "poll-interval", time.Second, "SQLite only: how often idle workers look for jobs as a safety net; a job sent to this server wakes them at once, so this bounds only the pickup of jobs made available otherwise (retries, jobs handed back); each poll costs CPU while idle (PostgreSQL notifies workers; the flag does not apply)")
+	fs.StringVar(&f.replicateTo, "replicate-to", "", "SQLite only: ship every committed change of the database, within seconds, to file:///dir or a bucket in --blob-url's s3://bucket[/prefix]?... form (default prefix replica/); docmill restore --from the same URL makes a data directory of it. The server keeps serving while the target is down (/readyz and /metrics show the lag) and catches up when it returns")
 	fs.BoolVar(&f.migrate, "migrate", false, "PostgreSQL: apply pending migrations at start-up (under an advisory lock, so nodes may start at once); without it an unmigrated database is refused (SQLite always migrates)")
 	fs.DurationVar(&f.janitorInterval, "janitor-interval", time.Minute, "how often expired results and old records are removed")
 	fs.DurationVar(&f.shutdownTimeout, "shutdown-timeout", 30*time.Second, "on SIGTERM, how long the node may take to stop: requests waiting for their jobs are answered (202 with the job) a fifth of it, and at least 1s, before the end; jobs still running then go back to the queue")
@@ -146,6 +148,9 @@ func (f *serveFlags) validate() error {
 	}
 	if f.uploadMinRate < 0 || f.uploadWindow <= 0 || f.uploadIdle <= 0 {
 		return errors.New("--upload-min-rate must be 0 or more, --upload-rate-window and --upload-idle-timeout above 0")
+	}
+	if f.replicateTo != "" && f.data.databaseURL != "" {
+		return errors.New("--replicate-to replicates the embedded SQLite database; with --database-url, back up PostgreSQL with its own tools (pg_dump, WAL archiving)")
 	}
 	return f.mail.check(f.baseURL)
 }

@@ -1,0 +1,140 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net/http"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/docmill/docmill/blob/s3test"
+	"github.com/docmill/docmill/client"
+	"github.com/docmill/docmill/internal/poll"
+	"github.com/docmill/docmill/tools/toolstest"
+)
+
+// TestReplicaSurvivesLostDisk: a server replicating to a bucket
+// (versitygw) is killed with SIGKILL mid-work and its data directory
+// deleted; `docmill restore --from` the bucket makes a new one, and a
+// server started on it knows every key created more than 5 s before the
+// kill, and the jobs finished by then. A new, empty data directory
+// refuses to replicate over the bucket's replica, and the restored one
+// replicates on.
+func TestReplicaSurvivesLostDisk(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow")
+	}
+	// Serial: the in-process restore reads the bucket's credentials from
+	// this process's environment (t.Setenv).
+	s3 := s3test.Start(t)
+	s3.Setenv(t)
+	target := s3.URL("replica")
+	dir := t.TempDir()
+	s := startChild(t, dir, "--replicate-to", target)
+
+	type made struct {
+		key string
+		at  time.Time
+	}
+	var keys []made
+	first := newKey(t, dir, "pro")
+	keys = append(keys, made{first, time.Now()})
+	c := s.client(first)
+	var jobIDs []string
+	for range 3 {
+		j, _, err := c.Process(context.Background(), "rotate-pdf",
+			[]client.File{{Name: "a.pdf", Body: bytes.NewReader(toolstest.TextPDF("replicated"))}},
+			client.ProcessOptions{Params: map[string]string{"angle": "90"}, Prefer: "wait=60"})
+		if err != nil || j.Status != "done" {
+			t.Fatalf("rotate: %v %+v", err, j)
+		}
+		jobIDs = append(jobIDs, j.JobID)
+	}
+	jobsDone := time.Now()
+	// Keys keep coming until the kill, 6 s after the jobs finished: the
+	// last of them are within the 5 s a kill may lose.
+	for time.Since(jobsDone) < 6*time.Second {
+		keys = append(keys, made{newKey(t, dir, "free"), time.Now()})
+	}
+	if st, detail := readyzReplica(t, s.URL); st != "ok" {
+		t.Errorf("/readyz replica %s %v, want ok", st, detail)
+	}
+	if m := scrape(t, s.URL); m["docmill_replica_shipped_bytes_total"] <= 0 {
+		t.Errorf("replica metrics %v", m)
+	}
+	killed := time.Now()
+	s.kill(t)
+	if err := os.RemoveAll(dir); err != nil {
+		t.Fatal(err)
+	}
+
+	// A new data directory must not replicate over the bucket's replica.
+	_, _, err := runCLIAll(context.Background(), "serve", "--data-dir", t.TempDir(), "--addr", "127.0.0.1:0", "--replicate-to", target)
+	if err == nil || !strings.Contains(err.Error(), "docmill restore") {
+		t.Fatalf("serve on an empty directory with a replica's target: %v, want a refusal naming docmill restore", err)
+	}
+
+	out := runCLI(t, "restore", "--data-dir", dir, "--from", target)
+	if !strings.Contains(out, "integrity ok") {
+		t.Errorf("restore said %q", out)
+	}
+	s2 := startChild(t, dir, "--replicate-to", target)
+	lost := 0
+	for _, k := range keys {
+		resp, _ := send(t, keyRequest(t, s2.URL+"/v1/account", k.key))
+		switch {
+		case resp.StatusCode == http.StatusOK:
+		case killed.Sub(k.at) > 5*time.Second:
+			t.Errorf("key made %v before the kill: %d after the restore", killed.Sub(k.at).Round(time.Millisecond), resp.StatusCode)
+		default:
+			lost++
+		}
+	}
+	t.Logf("%d keys made, %d of the last 5 s before the kill lost", len(keys), lost)
+	c2 := s2.client(first)
+	for _, id := range jobIDs {
+		j, err := c2.Job(context.Background(), id)
+		if err != nil || j.Status != "done" {
+			t.Errorf("job %s after the restore: %v %+v", id, err, j)
+		}
+	}
+	// The restored database replicates on to the same target.
+	poll.Until(t, time.Minute, func() (bool, string) {
+		st, detail := readyzReplica(t, s2.URL)
+		return st == "ok" && scrape(t, s2.URL)["docmill_replica_last_success_timestamp_seconds"] > 0, st + " " + detail
+	})
+}
+
+// readyzReplica returns the replica's state in a server's /readyz and its
+// detail; /readyz must answer 200 whatever the replica's state.
+func readyzReplica(t testing.TB, base string) (string, string) {
+	t.Helper()
+	resp, body := send(t, keyRequest(t, base+"/readyz", ""))
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("/readyz %d %s", resp.StatusCode, body)
+	}
+	var r struct {
+		Checks  map[string]string `json:"checks"`
+		Replica json.RawMessage   `json:"replica"`
+	}
+	if err := json.Unmarshal(body, &r); err != nil {
+		t.Fatal(err)
+	}
+	return r.Checks["replica"], string(r.Replica)
+}
+
+// keyRequest is a GET of u with key as its bearer token (none if empty).
+func keyRequest(t testing.TB, u, key string) *http.Request {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodGet, u, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if key != "" {
+		req.Header.Set("Authorization", "Bearer "+key)
+	}
+	return req
+}
