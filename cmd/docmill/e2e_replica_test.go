@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
+	"net/url"
 	"os"
 	"strings"
 	"testing"
@@ -137,4 +139,70 @@ func keyRequest(t testing.TB, u, key string) *http.Request {
 		req.Header.Set("Authorization", "Bearer "+key)
 	}
 	return req
+}
+
+// TestReplicaTargetDown: the bucket a server replicates to is cut off for
+// 30 s while clients work; no request fails, /readyz stays 200 and says
+// the replica is failing, /metrics shows the lag, and once the bucket is
+// back the replica catches up.
+func TestReplicaTargetDown(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow")
+	}
+	// Wait-bound (the 30 s outage); its bucket, proxy and server are its
+	// own, and the credentials go to the child alone.
+	t.Parallel()
+	s3 := s3test.Start(t)
+	u, err := url.Parse(s3.URL("replica"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	endpoint, err := url.Parse(u.Query().Get("endpoint"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := newProxy(t, endpoint.Host)
+	q := u.Query()
+	q.Set("endpoint", "http://"+p.addr)
+	u.RawQuery = q.Encode()
+	dir := t.TempDir()
+	s := startChildEnv(t, s3Env(s3), dir, "--replicate-to", u.String())
+	c := s.client(newKey(t, dir, "custom", "--rpm", "1000000", "--in-flight", "100", "--ops", "1000000000"))
+	metric := func(name string) float64 { return scrape(t, s.URL)[name] }
+	poll.Until(t, time.Minute, func() (bool, string) {
+		return metric("docmill_replica_last_success_timestamp_seconds") > 0, "no shipment yet"
+	})
+
+	p.down()
+	cut := time.Now()
+	var maxLag float64
+	failing := false
+	n := 0
+	for ; time.Since(cut) < 30*time.Second; n++ {
+		j, _, err := c.Process(context.Background(), "rotate-pdf",
+			[]client.File{{Name: "a.pdf", Body: bytes.NewReader(toolstest.TextPDF("outage"))}},
+			client.ProcessOptions{Params: map[string]string{"angle": "90"}, Prefer: "wait=60"})
+		if err != nil || j.Status != "done" {
+			t.Fatalf("request %d with the replica's target down: %v %+v", n, err, j)
+		}
+		maxLag = max(maxLag, metric("docmill_replica_lag_seconds"))
+		if st, detail := readyzReplica(t, s.URL); st == "failing" {
+			failing = true
+		} else if st != "ok" && st != "lagging" {
+			t.Fatalf("/readyz replica %q %s", st, detail)
+		}
+	}
+	t.Logf("%d requests answered in the 30 s outage; largest lag %.1f s", n, maxLag)
+	if !failing || maxLag < 5 {
+		t.Errorf("30 s of outage: /readyz said failing %v, largest lag %.1f s; want failing and a lag of seconds", failing, maxLag)
+	}
+	p.up(t)
+	poll.Until(t, time.Minute, func() (bool, string) {
+		lag, fail := metric("docmill_replica_lag_seconds"), metric("docmill_replica_failing")
+		return lag == 0 && fail == 0, fmt.Sprintf("lag %.1f s, failing %v", lag, fail)
+	})
+	t.Logf("caught up %v after the bucket came back", time.Since(cut.Add(30*time.Second)).Round(100*time.Millisecond))
+	if st, detail := readyzReplica(t, s.URL); st != "ok" {
+		t.Errorf("after the outage /readyz replica %s %s", st, detail)
+	}
 }
