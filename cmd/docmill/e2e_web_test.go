@@ -75,9 +75,28 @@ func (b *browser) run(actions ...chromedp.Action[chromedp.Void]) {
 // wait polls a JavaScript condition.
 func (b *browser) wait(expr string, timeout time.Duration) {
 	b.t.Helper()
-	if _, err := chromedp.Run(b.ctx, chromedp.Poll[bool](expr, chromedp.WithPollingTimeout(timeout))); err != nil {
+	deadline := time.Now().Add(timeout)
+	for {
+		_, err := chromedp.Run(b.ctx, chromedp.Poll[bool](expr, chromedp.WithPollingTimeout(time.Until(deadline))))
+		if err == nil {
+			return
+		}
+		// A reload or navigation replaces the page's JavaScript context
+		// while the poll runs in the old one; the poll starts again in
+		// the new one, within the same deadline.
+		if contextReplaced(err) && time.Now().Before(deadline) {
+			continue
+		}
 		b.t.Fatalf("waiting for %s: %v\npage error: %s", expr, err, b.eval(`document.getElementById("tool-error").textContent`))
 	}
+}
+
+// contextReplaced reports whether err says the page's execution context
+// went away under a call, as it does when the page navigates.
+func contextReplaced(err error) bool {
+	msg := err.Error()
+	return strings.Contains(msg, "Cannot find context with specified id") ||
+		strings.Contains(msg, "Execution context was destroyed")
 }
 
 func (b *browser) eval(expr string) string {
