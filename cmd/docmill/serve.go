@@ -222,7 +222,7 @@ func parseServe(env *environment, args []string) (*serveFlags, *slog.Logger, err
 		return nil, nil, err
 	}
 	if err := f.validate(); err != nil {
-		return nil, nil, err
+		return nil, nil, &usageError{err}
 	}
 	log, err := f.ops.newLogger(env.stderr)
 	if err != nil {

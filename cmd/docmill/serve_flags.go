@@ -13,6 +13,7 @@ import (
 	"github.com/docmill/docmill"
 	"github.com/docmill/docmill/diskspace"
 	"github.com/docmill/docmill/jobs"
+	"github.com/docmill/docmill/replica"
 )
 
 // serveFlags are the flags of `docmill serve`, registered by register and
@@ -151,6 +152,11 @@ func (f *serveFlags) validate() error {
 	}
 	if f.replicateTo != "" && f.data.databaseURL != "" {
 		return errors.New("--replicate-to replicates the embedded SQLite database; with --database-url, back up PostgreSQL with its own tools (pg_dump, WAL archiving)")
+	}
+	if f.replicateTo != "" {
+		if _, err := replica.ParseTarget(f.replicateTo); err != nil {
+			return fmt.Errorf("--replicate-to: %w", err)
+		}
 	}
 	return f.mail.check(f.baseURL)
 }
