@@ -185,22 +185,27 @@ func onePagePDF() []byte {
 		"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>")
 }
 
-// span is when a job waited and ran, from its record.
+// span is when a job waited and ran, from its record. A job that never
+// ran (canceled while queued) has ran false and started at its end: it
+// waited all its life and held no worker.
 type span struct {
 	account, lane    string
 	created, started time.Time
 	finished         time.Time
+	ran              bool
 }
 
 // spanOf is when rec waited and ran. The times are the database's: the
 // API gives whole seconds, too coarse to order jobs started together.
 func spanOf(account, lane string, rec *docmill.Job) span {
 	s := span{account: account, lane: lane, created: rec.CreatedAt, started: rec.CreatedAt, finished: rec.CreatedAt}
-	if rec.StartedAt != nil {
-		s.started = *rec.StartedAt
-	}
 	if rec.FinishedAt != nil {
 		s.finished = *rec.FinishedAt
+	}
+	if rec.StartedAt != nil {
+		s.started, s.ran = *rec.StartedAt, true
+	} else {
+		s.started = s.finished
 	}
 	return s
 }
@@ -268,13 +273,16 @@ const commitLag = 250 * time.Millisecond
 func unfairMoments(spans []span, share func(lane string) int) []string {
 	var bad []string
 	for _, s := range spans {
+		if !s.ran {
+			continue
+		}
 		t := s.started
 		held, waiting := 0, ""
 		for _, o := range spans {
 			if o.lane != s.lane {
 				continue
 			}
-			if o.account == s.account && !o.started.After(t) && o.finished.After(t) {
+			if o.ran && o.account == s.account && !o.started.After(t) && o.finished.After(t) {
 				held++
 			}
 			if o.account != s.account && o.created.Before(t.Add(-commitLag)) && o.started.After(t) {
@@ -431,17 +439,19 @@ func TestUnfairMoments(t *testing.T) {
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	at := func(ms int) time.Time { return t0.Add(time.Duration(ms) * time.Millisecond) }
 	share := func(string) int { return 1 }
-	a1 := span{"a", "browser", at(0), at(0), at(5000)}
+	a1 := span{"a", "browser", at(0), at(0), at(5000), true}
 	for _, tc := range []struct {
 		name  string
 		spans []span
 		bad   int
 	}{
-		{"alone may take every worker", []span{a1, {"a", "browser", at(0), at(1000), at(3000)}}, 0},
-		{"second job while b waits", []span{a1, {"a", "browser", at(0), at(1000), at(3000)}, {"b", "browser", at(500), at(5000), at(6000)}}, 1},
-		{"b came as the share was decided", []span{a1, {"a", "browser", at(0), at(1000), at(3000)}, {"b", "browser", at(900), at(5000), at(6000)}}, 0},
-		{"b waits in another lane", []span{a1, {"a", "browser", at(0), at(1000), at(3000)}, {"b", "office", at(500), at(5000), at(6000)}}, 0},
-		{"first job ended before the second", []span{{"a", "browser", at(0), at(0), at(900)}, {"a", "browser", at(0), at(1000), at(3000)}, {"b", "browser", at(500), at(5000), at(6000)}}, 0},
+		{"alone may take every worker", []span{a1, {"a", "browser", at(0), at(1000), at(3000), true}}, 0},
+		{"second job while b waits", []span{a1, {"a", "browser", at(0), at(1000), at(3000), true}, {"b", "browser", at(500), at(5000), at(6000), true}}, 1},
+		{"b came as the share was decided", []span{a1, {"a", "browser", at(0), at(1000), at(3000), true}, {"b", "browser", at(900), at(5000), at(6000), true}}, 0},
+		{"b waits in another lane", []span{a1, {"a", "browser", at(0), at(1000), at(3000), true}, {"b", "office", at(500), at(5000), at(6000), true}}, 0},
+		{"a job canceled while queued held nothing", []span{a1, {"a", "browser", at(1000), at(1200), at(1200), false}, {"b", "browser", at(500), at(5000), at(6000), true}}, 0},
+		{"b waited until canceled", []span{a1, {"a", "browser", at(0), at(1000), at(3000), true}, {"b", "browser", at(500), at(4000), at(4000), false}}, 1},
+		{"first job ended before the second", []span{{"a", "browser", at(0), at(0), at(900), true}, {"a", "browser", at(0), at(1000), at(3000), true}, {"b", "browser", at(500), at(5000), at(6000), true}}, 0},
 	} {
 		if got := unfairMoments(tc.spans, share); len(got) != tc.bad {
 			t.Errorf("%s: %d unfair moments %v, want %d", tc.name, len(got), got, tc.bad)
