@@ -82,6 +82,26 @@ func TestSplitPDF(t *testing.T) {
 	if j.Result.Filename != "pdflatex-4-pages-3-4.pdf" || !equalStrings(pageStarts(t, data), corpusStarts(t, fourPages, 3, 4)) {
 		t.Fatalf("single range: %+v", j.Result)
 	}
+
+	// By bookmarks, in a pipeline that writes them first.
+	j, _, err := pipeline(c, `[{"tool": "edit-bookmarks", "params": {"bookmarks": "[{\"title\": \"Part B\", \"page\": 3}, {\"title\": \"Part A\", \"page\": 2}]"}},
+		{"tool": "split-pdf", "params": {"by_bookmarks": true}}]`, four(), client.ProcessOptions{Prefer: "wait=60"})
+	if err != nil || j.Status != "done" {
+		t.Fatalf("bookmarks pipeline: %v %+v", err, j)
+	}
+	entries = toolstest.Unzip(t, download(t, j.Result.URL))
+	for name, pages := range map[string][]int{"00-start": {1}, "01-Part A": {2}, "02-Part B": {3, 4}} {
+		part := entries["pdflatex-4-pages-bookmarks-"+name+".pdf"]
+		if got := pageStarts(t, part); !equalStrings(got, corpusStarts(t, fourPages, pages...)) {
+			t.Errorf("part %s: %q (entries %d)", name, got, len(entries))
+		}
+	}
+
+	// By size: parts of at most 1 MB of a small document are the document.
+	j, data = runTool(t, c, "split-pdf", four(), map[string]string{"max_size_mb": "1"})
+	if j.Result.Filename != "pdflatex-4-pages-1-4.pdf" || len(pdfPages(t, data)) != 4 {
+		t.Fatalf("by size: %+v", j.Result)
+	}
 }
 
 func TestPageTools(t *testing.T) {

@@ -66,9 +66,11 @@ const pdfContentType = "application/pdf"
 const (
 	// pagesName is the page selection a tool acts on (pagesParam).
 	pagesName = "pages"
-	// rangesParam and everyParam are split-pdf's two ways of cutting.
-	rangesParam = "ranges"
-	everyParam  = "every"
+	// split-pdf's ways of cutting.
+	rangesParam      = "ranges"
+	everyParam       = "every"
+	byBookmarksParam = "by_bookmarks"
+	maxSizeParam     = "max_size_mb"
 	// The others, each declared and read by one tool or two.
 	afterParam         = "after"
 	angleParam         = "angle"

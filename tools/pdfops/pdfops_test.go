@@ -310,7 +310,7 @@ func TestToolsDeclarations(t *testing.T) {
 		params             []string
 	}{
 		{"merge-pdf", 2, 50, nil},
-		{"split-pdf", 1, 1, []string{"ranges", "every"}},
+		{"split-pdf", 1, 1, []string{"ranges", "every", "by_bookmarks", "max_size_mb"}},
 		{"rotate-pdf", 1, 1, []string{"angle", "pages"}},
 		{"extract-pages", 1, 1, []string{"pages"}},
 		{"remove-pages", 1, 1, []string{"pages"}},

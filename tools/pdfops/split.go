@@ -40,55 +40,77 @@ func splitTool() *docmill.Tool {
 		Meta:   []docmill.MetaField{documentPages, {Name: "files", Type: docmill.MetaInteger, Description: "Documents made (one is returned as is, several as a zip)."}},
 		Title:  "Split PDF",
 		MayZip: true,
-		Description: "Split a PDF into several PDFs, one per page range or every N pages, returned together as a zip " +
-			"archive of files named <name>-<range>.pdf. A split that makes a single file returns that PDF itself. " +
-			"With neither ranges nor every, each page becomes its own file.",
+		Description: "Split a PDF into several PDFs: one per page range, every N pages, one per top-level bookmark, or parts of at most " +
+			"a size; returned together as a zip archive of files named <name>-<range>.pdf (<name>-<NN>-<bookmark>.pdf by bookmarks). " +
+			"A split that makes a single file returns that PDF itself. With no way given, each page becomes its own file.",
 		Params: []docmill.Param{
 			{
 				Name: rangesParam,
 				Type: docmill.TypePages,
 				Description: `One output file per range, such as "1-3,5,8-" (three files: pages 1-3, page 5, ` +
-					`pages 8 to the last). Not with every.`,
+					`pages 8 to the last). Not with every, by_bookmarks or max_size_mb.`,
 			},
 			{
 				// No declared default: a default would make every look given
-				// alongside ranges. Run uses 1 when neither is given.
+				// alongside ranges. Run uses 1 when no way is given.
 				Name:        everyParam,
 				Type:        docmill.TypeInteger,
-				Description: "Pages per output file, from the first page on; the last file takes what is left. Not with ranges. 1 (each page its own file) when neither is given.",
+				Description: "Pages per output file, from the first page on; the last file takes what is left. Not with the other ways. 1 (each page its own file) when no way is given.",
 				Min:         docmill.Bound(1),
 				Max:         docmill.Bound(MaxPages),
 			},
+			{
+				Name: byBookmarksParam,
+				Type: docmill.TypeBoolean,
+				Description: "true: one file per top-level bookmark, from its page to the page before the next one's, named by its number " +
+					"and title; pages before the first bookmark make a file of their own (00-start). A document without bookmarks " +
+					"to a page is refused. Not with the other ways.",
+			},
+			{
+				Name: maxSizeParam,
+				Type: docmill.TypeNumber,
+				Description: "Parts of at most this many megabytes each, in page order, each as many pages as fit; a page that alone " +
+					"makes a larger PDF is refused. Not with the other ways.",
+				Min: docmill.Bound(0.1),
+				Max: docmill.Bound(float64(maxSplitBytes >> 20)),
+			},
 		},
-		CheckParams: func(p docmill.Params) error {
-			if p.Has(rangesParam) && p.Has(everyParam) {
-				return docmill.ParamError(everyParam, "cannot be combined with ranges; give one or the other")
-			}
-			return nil
-		},
+		CheckParams: checkSplitWays,
 	}, model.COLLECT, runSplit)
+}
+
+// checkSplitWays refuses more than one way of cutting, naming the later
+// one in the declaration's order.
+func checkSplitWays(p docmill.Params) error {
+	given := ""
+	for _, name := range []string{rangesParam, everyParam, byBookmarksParam, maxSizeParam} {
+		if !p.Has(name) || (name == byBookmarksParam && !p.Bool(name)) {
+			continue
+		}
+		if given != "" {
+			return docmill.ParamError(name, "cannot be combined with %s; give one way of splitting", given)
+		}
+		given = name
+	}
+	return nil
+}
+
+// splitPart is one file a split makes: its pages and the label its name
+// ends with ("5", "8-12", "03-Results").
+type splitPart struct {
+	span
+	label string
 }
 
 // runSplit copies each part's pages into a new document. One part is
 // returned as a PDF; several are written, one at a time, into a zip
 // archive, so that only one part is held in memory at once.
 func runSplit(ctx context.Context, in *docmill.RunInput, b *budget, doc *model.Context) (out *docmill.RunOutput, err error) {
-	ranges := in.Params.PageRanges(rangesParam)
-	every := 1
-	if in.Params.Has(everyParam) {
-		every = in.Params.Int(everyParam)
-	}
 	preparePageTree(doc)
-	var parts []span
-	if in.Params.Has(rangesParam) {
-		parts, err = rangeParts(ranges, doc.PageCount, b.l.PDFPages)
-	} else {
-		parts, err = everyParts(every, doc.PageCount)
-	}
+	parts, err := cutParts(ctx, in.Params, doc, b.l.PDFPages)
 	if err != nil {
 		return nil, err
 	}
-
 	name := in.Files[0].Filename
 	meta := map[string]any{"pages": doc.PageCount, "files": len(parts)}
 	if len(parts) == 1 {
@@ -99,6 +121,32 @@ func runSplit(ctx context.Context, in *docmill.RunInput, b *budget, doc *model.C
 		return nil, err
 	}
 	return ziparchive.Result(path, docmill.ResultName(name, ".pdf", "-split.zip"), meta), nil
+}
+
+// cutParts cuts doc the way params ask (checkSplitWays let one through).
+func cutParts(ctx context.Context, params docmill.Params, doc *model.Context, maxPages int) ([]splitPart, error) {
+	var spans []span
+	var err error
+	switch {
+	case params.Has(rangesParam):
+		spans, err = rangeParts(params.PageRanges(rangesParam), doc.PageCount, maxPages)
+	case params.Bool(byBookmarksParam):
+		return bookmarkParts(doc)
+	case params.Has(maxSizeParam):
+		spans, err = sizeParts(ctx, doc, int64(params.Float(maxSizeParam)*(1<<20)))
+	case params.Has(everyParam):
+		spans, err = everyParts(params.Int(everyParam), doc.PageCount)
+	default:
+		spans, err = everyParts(1, doc.PageCount)
+	}
+	if err != nil {
+		return nil, err
+	}
+	parts := make([]splitPart, len(spans))
+	for i, s := range spans {
+		parts[i] = splitPart{s, s.label()}
+	}
+	return parts, nil
 }
 
 // rangeParts makes one part per range, in the order given. Two ranges that
@@ -141,20 +189,20 @@ func everyParts(every, pageCount int) ([]span, error) {
 }
 
 // splitSingle returns a split's one part as a PDF.
-func splitSingle(ctx context.Context, doc *model.Context, part span, name, workDir string, meta map[string]any) (*docmill.RunOutput, error) {
-	result, err := copyPages(doc, listPages([]span{part}))
+func splitSingle(ctx context.Context, doc *model.Context, part splitPart, name, workDir string, meta map[string]any) (*docmill.RunOutput, error) {
+	result, err := copyPages(doc, listPages([]span{part.span}))
 	if err != nil {
 		return nil, err
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	return writeOutput(result, workDir, "split.pdf", docmill.ResultName(name, ".pdf", "-"+part.label()+".pdf"), meta)
+	return writeOutput(result, workDir, "split.pdf", docmill.ResultName(name, ".pdf", "-"+part.label+".pdf"), meta)
 }
 
 // writeSplitZip writes each part of doc as an entry of a zip archive at
 // path, named after name and the part's pages.
-func writeSplitZip(ctx context.Context, doc *model.Context, parts []span, name, path string) error {
+func writeSplitZip(ctx context.Context, doc *model.Context, parts []splitPart, name, path string) error {
 	zw, err := ziparchive.Create(path, maxSplitBytes)
 	if err != nil {
 		return fmt.Errorf("pdfops: %w", err)
@@ -166,7 +214,7 @@ func writeSplitZip(ctx context.Context, doc *model.Context, parts []span, name, 
 	return zipError(zw.Close())
 }
 
-func writeSplitParts(ctx context.Context, zw *ziparchive.Writer, doc *model.Context, parts []span, name string) error {
+func writeSplitParts(ctx context.Context, zw *ziparchive.Writer, doc *model.Context, parts []splitPart, name string) error {
 	dests := snapshotDests(doc)
 	for _, part := range parts {
 		if err := ctx.Err(); err != nil {
@@ -175,11 +223,11 @@ func writeSplitParts(ctx context.Context, zw *ziparchive.Writer, doc *model.Cont
 		// Each copy consumes the named destinations it carries (see
 		// snapshotDests), so every part starts from the snapshot.
 		restoreDests(doc, dests)
-		result, err := copyPages(doc, listPages([]span{part}))
+		result, err := copyPages(doc, listPages([]span{part.span}))
 		if err != nil {
 			return err
 		}
-		w, err := zw.Add(docmill.ResultName(name, ".pdf", "-"+part.label()+".pdf"), true)
+		w, err := zw.Add(docmill.ResultName(name, ".pdf", "-"+part.label+".pdf"), true)
 		if err != nil {
 			return zipError(err)
 		}

@@ -183,7 +183,7 @@ func TestSplitBadParams(t *testing.T) {
 	}{
 		{"page past the end", four, map[string]string{"ranges": "1-2,5"}, "ranges", []string{`"ranges"`, "page 5", "4 page"}},
 		{"open range past the end", four, map[string]string{"ranges": "9-"}, "ranges", []string{"page 9", "4 page"}},
-		{"both", four, map[string]string{"ranges": "1-2", "every": "2"}, "every", []string{"ranges", "one or the other"}},
+		{"both", four, map[string]string{"ranges": "1-2", "every": "2"}, "every", []string{"ranges", "one way"}},
 		{"every 0", four, map[string]string{"every": "0"}, "every", []string{"between 1 and 10000"}},
 		{"every not a number", four, map[string]string{"every": "two"}, "every", []string{"integer"}},
 		{"backwards range", four, map[string]string{"ranges": "3-1"}, "ranges", []string{"backwards"}},
