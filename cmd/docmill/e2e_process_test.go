@@ -2,9 +2,11 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"os"
+	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -89,11 +91,12 @@ func TestMergeKeepsOrderAndPages(t *testing.T) {
 		files = append(files, file(t, "pdf", n))
 		total += len(corpusPages(t, n))
 	}
-	j, _, err := s.client(s.DevKey).Process(context.Background(), "merge-pdf", files, client.ProcessOptions{})
+	j, _, err := s.client(s.DevKey).Process(context.Background(), "merge-pdf", files, client.ProcessOptions{Params: map[string]string{"bookmarks": "file_names"}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := pdfPages(t, download(t, j.Result.URL))
+	data := download(t, j.Result.URL)
+	got := pdfPages(t, data)
 	if len(got) != total {
 		t.Fatalf("merged %d pages, want %d", len(got), total)
 	}
@@ -103,6 +106,24 @@ func TestMergeKeepsOrderAndPages(t *testing.T) {
 		if got[total-len(last)+i] != last[i] {
 			t.Fatalf("order lost: %v", got)
 		}
+	}
+	// A bookmark per file at its first page, as qpdf reads the outline.
+	var outline struct {
+		Outlines []struct {
+			Title string `json:"title"`
+			Page  int    `json:"destpageposfrom1"`
+		} `json:"outlines"`
+	}
+	b, err := exec.Command("qpdf", "--json", "--json-key=outlines", toolstest.WriteTemp(t, "merged.pdf", data)).Output()
+	if err != nil || json.Unmarshal(b, &outline) != nil {
+		t.Fatalf("qpdf --json: %v\n%s", err, b)
+	}
+	first := 1
+	for i, n := range names {
+		if i >= len(outline.Outlines) || outline.Outlines[i].Title != strings.TrimSuffix(n, ".pdf") || outline.Outlines[i].Page != first {
+			t.Fatalf("outline %+v, want %s at page %d", outline.Outlines, n, first)
+		}
+		first += len(corpusPages(t, n))
 	}
 }
 

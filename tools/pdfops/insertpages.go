@@ -103,7 +103,7 @@ func insertAt(p docmill.Params, pageCount int) (int, error) {
 // insertDocument appends the second file to the first, as merge-pdf
 // does (encryption, outline, links), then moves its pages into place.
 func insertDocument(ctx context.Context, b *budget, in *docmill.RunInput, label func(int) string) (*model.Context, int, int, error) {
-	conf := mergeConfig()
+	conf := mergeConfig(mergeKeepOutlines)
 	docs := make([]*model.Context, 2)
 	for i, f := range in.Files {
 		var err error

@@ -1,6 +1,7 @@
 package pdfops
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"strconv"
@@ -20,12 +21,14 @@ func mergeTool() *docmill.Tool {
 		Description: "Combine several PDFs into one, in the order they are uploaded.",
 		MinFiles:    2,
 		MaxFiles:    50,
+		Params:      []docmill.Param{mergeBookmarksParam},
 	}, runMerge)
 }
 
 // runMerge appends the pages of every input to the first, in upload order.
-// Each input's outline (bookmarks) is kept as it is. The merged document
-// keeps the encryption of the first input that has one (mergedEncryption).
+// Each input's outline (bookmarks) is kept as it is, or under a bookmark
+// of its own (mergeBookmarksParam). The merged document keeps the
+// encryption of the first input that has one (mergedEncryption).
 func runMerge(ctx context.Context, in *docmill.RunInput, b *budget) (out *docmill.RunOutput, err error) {
 	files := in.Files
 	label := func(i int) string {
@@ -35,11 +38,20 @@ func runMerge(ctx context.Context, in *docmill.RunInput, b *budget) (out *docmil
 		return nil, err
 	}
 
-	conf := mergeConfig()
+	mode := cmp.Or(in.Params.String(bookmarksParam), mergeKeepOutlines)
+	conf := mergeConfig(mode)
 	srcs := make([]*model.Context, len(files))
+	var outlines []inputOutline
 	for i, f := range files {
 		if srcs[i], err = readDocument(ctx, b, f, conf, label(i)); err != nil {
 			return nil, err
+		}
+		if mode != mergeKeepOutlines {
+			o, err := readInputOutline(srcs[i], mode, f.Filename)
+			if err != nil {
+				return nil, err
+			}
+			outlines = append(outlines, o)
 		}
 	}
 	keep, err := mergedEncryption(srcs)
@@ -65,6 +77,11 @@ func runMerge(ctx context.Context, in *docmill.RunInput, b *budget) (out *docmil
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	if mode != mergeKeepOutlines {
+		if err := writeMergedOutline(dest, outlines); err != nil {
+			return nil, err
+		}
+	}
 	if conf.OptimizeBeforeWriting {
 		if err := api.OptimizeContext(dest); err != nil {
 			return nil, docmill.InvalidDocument(err, "The merged document could not be built: one of the files is damaged.")
@@ -74,13 +91,27 @@ func runMerge(ctx context.Context, in *docmill.RunInput, b *budget) (out *docmil
 	return writeOutput(dest, in.WorkDir, "merged.pdf", "merged.pdf", map[string]any{"pages": dest.PageCount, "files": len(files)})
 }
 
-// mergeConfig returns the configuration for reading documents to merge:
-// each input's outline (bookmarks) is kept as it is.
-func mergeConfig() *model.Configuration {
+// mergeConfig returns the configuration for reading documents to merge
+// by mode: pdfcpu keeps each input's outline as it is, or, when runMerge
+// writes the outline itself, leaves them.
+func mergeConfig(mode string) *model.Configuration {
 	conf := newConfig(model.MERGECREATE)
-	conf.CreateBookmarks = true
+	conf.CreateBookmarks = mode == mergeKeepOutlines
 	conf.MergeBookmarkMode = model.MergeBookmarkModePreserve
 	return conf
+}
+
+// writeMergedOutline gives dest, merged from inputs, an outline of a
+// bookmark per input with the input's own outline under it.
+func writeMergedOutline(dest *model.Context, inputs []inputOutline) error {
+	list, err := wrappedOutline(inputs)
+	if err != nil {
+		return err
+	}
+	if err := writeOutline(dest, list); err != nil {
+		return docmill.InvalidDocument(err, "The merged document's bookmarks could not be written: one of the files is damaged.")
+	}
+	return nil
 }
 
 // appendDocument appends src, the input at index i, to dest, refusing a

@@ -309,7 +309,7 @@ func TestToolsDeclarations(t *testing.T) {
 		minFiles, maxFiles int
 		params             []string
 	}{
-		{"merge-pdf", 2, 50, nil},
+		{"merge-pdf", 2, 50, []string{"bookmarks"}},
 		{"split-pdf", 1, 1, []string{"ranges", "every", "by_bookmarks", "max_size_mb"}},
 		{"rotate-pdf", 1, 1, []string{"angle", "pages"}},
 		{"extract-pages", 1, 1, []string{"pages"}},
