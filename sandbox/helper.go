@@ -234,10 +234,16 @@ func (w *helper) kill() {
 // the net under a helper whose heap outgrows the watch: the Go runtime,
 // refused memory at the kernel's limit, may die in its collector, well
 // below the limit and without saying why.
+//
+// GOGC is twice Go's default: a helper's live heap between jobs is a few
+// MB, so at the default its collector's smallest target (4 MB) made it
+// collect during nearly every small job (each of pdfcpu's compressed
+// streams allocates a deflate writer of about a megabyte). GOMEMLIMIT,
+// not GOGC, bounds what a large document may take.
 func (h *Helpers) start(w *helper) error {
 	w.kill()
 	w.uses = 0
-	c := Cmd{Dir: w.dir, Args: h.args, Env: []string{"GOTRACEBACK=none"}}
+	c := Cmd{Dir: w.dir, Args: h.args, Env: []string{"GOTRACEBACK=none", "GOGC=200"}}
 	if m := h.engine.memoryCap(); m > 0 {
 		c.Env = append(c.Env, "GOMEMLIMIT="+strconv.FormatInt(m/10*9, 10), helperMemoryEnv+"="+strconv.FormatInt(m, 10))
 		l := h.engine.opts.Limits
