@@ -56,13 +56,11 @@ func (s *Store) CreateJob(ctx context.Context, j *docmill.Job, adm docmill.Admis
 		if err := admit(ctx, tx, j.AccountID, adm, int64(j.Charge())); err != nil {
 			return err
 		}
-		_, err := tx.Exec(ctx, sqltext.InsertJob, id, j.AccountID, j.Tool, c.params, c.inputs,
+		var err error
+		out, err = scanJob(tx.QueryRow(ctx, sqltext.InsertJob, id, j.AccountID, j.Tool, c.params, c.inputs,
 			j.Priority, j.ResultTTL.Milliseconds(), nullString(j.IdempotencyKey), j.RequestHash,
-			millis(created), c.meta, adm.Period, c.export, j.Charge(), boolInt(j.Preview))
+			millis(created), c.meta, adm.Period, c.export, j.Charge(), boolInt(j.Preview)))
 		if err != nil {
-			return err
-		}
-		if out, err = scanJob(tx.QueryRow(ctx, sqltext.Job, id)); err != nil {
 			return err
 		}
 		if s.cfg.Enqueue != nil {
@@ -87,19 +85,13 @@ func (s *Store) CreateJob(ctx context.Context, j *docmill.Job, adm docmill.Admis
 // quota: each may still end done and be charged them.
 func admit(ctx context.Context, tx Tx, accountID string, adm docmill.Admission, ops int64) error {
 	var inFlight, held, used int64
-	if err := tx.QueryRow(ctx, sqltext.CountInFlight, accountID).Scan(&inFlight, &held); err != nil {
+	if err := tx.QueryRow(ctx, sqltext.AdmissionCounts, accountID, adm.Period).Scan(&inFlight, &held, &used); err != nil {
 		return err
 	}
 	if adm.MaxInFlight > 0 && inFlight >= int64(adm.MaxInFlight) {
 		return docmill.ErrTooManyInFlight
 	}
-	if adm.MaxOperations <= 0 {
-		return nil
-	}
-	if err := tx.QueryRow(ctx, sqltext.UsedOperations, accountID, adm.Period).Scan(&used); err != nil {
-		return err
-	}
-	if used+held+ops > adm.MaxOperations {
+	if adm.MaxOperations > 0 && used+held+ops > adm.MaxOperations {
 		return docmill.ErrQuotaExceeded
 	}
 	return nil
