@@ -38,6 +38,11 @@ func (s *Store) CreateJob(ctx context.Context, j *docmill.Job, adm docmill.Admis
 	var out *docmill.Job
 	enqueued := false
 	err = s.db.InTx(ctx, func(tx Tx) error {
+		if adm.Waited && s.cfg.LazyCommit != "" {
+			if _, err := tx.Exec(ctx, s.cfg.LazyCommit); err != nil {
+				return err
+			}
+		}
 		if err := lockAccount(ctx, tx, j.AccountID); err != nil {
 			return err
 		}
@@ -78,6 +83,24 @@ func (s *Store) CreateJob(ctx context.Context, j *docmill.Job, adm docmill.Admis
 		s.cfg.Enqueued(out)
 	}
 	return out, nil
+}
+
+// Durable makes job id's record durable, with every commit before: a
+// write to it in a transaction whose commit waits for the disk, which
+// writes the log up to its own commit. Where every commit waits for the
+// disk already (no Config.LazyCommit), there is nothing to do.
+func (s *Store) Durable(ctx context.Context, id string) error {
+	if s.cfg.LazyCommit == "" {
+		return nil
+	}
+	err := s.db.InTx(ctx, func(tx Tx) error {
+		_, err := tx.Exec(ctx, sqltext.TouchJob, id)
+		return err
+	})
+	if err != nil {
+		return s.errorf("durable %s: %w", id, err)
+	}
+	return nil
 }
 
 // admit checks adm against the account's jobs in flight and usage for a

@@ -89,8 +89,11 @@ type Config struct {
 	// be lost in a crash of the database, since losing it loses nothing
 	// that is not made again: StartJob's (a job whose start is lost is
 	// queued again, or processing, and run again; any later commit that
-	// waits for the disk makes it durable too). store/postgres turns off
-	// synchronous_commit with it, saving a wait for the disk at each pickup.
+	// waits for the disk makes it durable too), and a Waited CreateJob's
+	// (its caller answers only after the job's end, a commit that waits
+	// for the disk, or after Durable). store/postgres turns off
+	// synchronous_commit with it, saving a wait for the disk at each
+	// pickup and at each sync call's insert.
 	LazyCommit string
 }
 

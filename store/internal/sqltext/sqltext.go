@@ -89,6 +89,9 @@ RETURNING ` + JobColumns
 
 	// StartJob, RequeueJob and CancelJob return the job they changed, as
 	// Job reads it: no row when they changed none.
+	// TouchJob writes a job's row without changing it (a new row
+	// version), so that its transaction has something to commit.
+	TouchJob = `UPDATE jobs SET used_ms = used_ms WHERE id = $1`
 	StartJob = `UPDATE jobs SET status = 'processing', started_at = COALESCE(started_at, $2)
 WHERE id = $1 AND status IN ('queued', 'processing') RETURNING ` + JobColumns
 	RequeueJob = `UPDATE jobs SET status = 'queued' WHERE id = $1 AND status = 'processing' RETURNING ` + JobColumns
