@@ -37,12 +37,7 @@ func (s *Store) CreateJob(ctx context.Context, j *docmill.Job, adm docmill.Admis
 	}
 	var out *docmill.Job
 	enqueued := false
-	err = s.db.InTx(ctx, func(tx Tx) error {
-		if adm.Waited && s.cfg.LazyCommit != "" {
-			if _, err := tx.Exec(ctx, s.cfg.LazyCommit); err != nil {
-				return err
-			}
-		}
+	err = s.inTx(ctx, adm.Waited, func(tx Tx) error {
 		if err := lockAccount(ctx, tx, j.AccountID); err != nil {
 			return err
 		}
@@ -88,9 +83,9 @@ func (s *Store) CreateJob(ctx context.Context, j *docmill.Job, adm docmill.Admis
 // Durable makes job id's record durable, with every commit before: a
 // write to it in a transaction whose commit waits for the disk, which
 // writes the log up to its own commit. Where every commit waits for the
-// disk already (no Config.LazyCommit), there is nothing to do.
+// disk already (no Config.LazyTx), there is nothing to do.
 func (s *Store) Durable(ctx context.Context, id string) error {
-	if s.cfg.LazyCommit == "" {
+	if s.cfg.LazyTx == nil {
 		return nil
 	}
 	err := s.db.InTx(ctx, func(tx Tx) error {

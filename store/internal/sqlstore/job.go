@@ -54,7 +54,7 @@ func (s *Store) CancelJob(ctx context.Context, id string, now time.Time) (*docmi
 
 // jobUpdate says what an update of updateJob is: one that finishes the
 // job (its finish hooks run with it), one whose commit may be lost in a
-// database crash (Config.LazyCommit).
+// database crash (Config.LazyTx).
 type jobUpdate struct{ finishes, lazy bool }
 
 // updateJob runs the conditional update q on job id and returns the job as
@@ -62,12 +62,7 @@ type jobUpdate struct{ finishes, lazy bool }
 // the job to a final status (Config.JobFinished runs if it did).
 func (s *Store) updateJob(ctx context.Context, op, id, q string, how jobUpdate, args ...any) (*docmill.Job, error) {
 	var j *docmill.Job
-	err := s.db.InTx(ctx, func(tx Tx) error {
-		if how.lazy && s.cfg.LazyCommit != "" {
-			if _, err := tx.Exec(ctx, s.cfg.LazyCommit); err != nil {
-				return err
-			}
-		}
+	err := s.inTx(ctx, how.lazy, func(tx Tx) error {
 		var err error
 		j, err = scanJob(tx.QueryRow(ctx, q, append([]any{id}, args...)...))
 		if s.cfg.IsNoRows(err) { // q changed nothing: the job as it stands
