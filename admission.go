@@ -14,6 +14,11 @@ type Admission struct {
 	MaxOperations int64
 	// MaxInFlight is how many queued or processing jobs the account may have.
 	MaxInFlight int
+	// Waited says that the caller answers for the job only once it has
+	// ended, or after Admissions.Durable: the job's insert may then commit
+	// without waiting for the disk, since its end (a commit that does
+	// wait) makes it durable with it. A sync process call is waited.
+	Waited bool
 }
 
 // Errors of Admissions.CreateJob.
@@ -51,4 +56,9 @@ type Admissions interface {
 	JobByIdempotencyKey(ctx context.Context, accountID, key string) (*Job, error)
 	// Usage returns an account's operations in period and its jobs in flight.
 	Usage(ctx context.Context, accountID, period string) (Usage, error)
+	// Durable returns once job id's record, and every commit before this
+	// call, would survive a crash of the database: what a caller whose
+	// CreateJob was Waited calls before it answers for a job that has not
+	// ended. An unknown id is not an error.
+	Durable(ctx context.Context, id string) error
 }

@@ -107,6 +107,9 @@ func (s *Server) processNew(w http.ResponseWriter, r *http.Request, tool *docmil
 	if idemKey != "" {
 		job.RequestHash = requestHash(tool.Slug, params, withPreview(withExport(in.up.hashes, in.export), in.preview))
 	}
+	// A call that waits for its job answers before the job's end only
+	// after Durable (answerJob): its insert need not wait for the disk.
+	adm.Waited = wait > 0
 	stored, err := s.cfg.Store.CreateJob(ctx, job, adm)
 	if err != nil {
 		// The upload is not lost silently: its files go, and the client is
@@ -119,7 +122,9 @@ func (s *Server) processNew(w http.ResponseWriter, r *http.Request, tool *docmil
 		s.deleteInputs(in.up.files)
 	}
 	s.trace(jobID, StageJobCreated)
-	s.answerJob(w, r, stored, tool, wait)
+	// The earlier job of a concurrent replay may be another call's Waited
+	// one.
+	s.answerJob(w, r, stored, tool, wait, adm.Waited || stored.ID != job.ID)
 	s.trace(jobID, StageAnswered)
 }
 
@@ -254,7 +259,7 @@ func (s *Server) replay(w http.ResponseWriter, r *http.Request, tool *docmill.To
 		})(w, r)
 		return
 	}
-	s.answerJob(w, r, prev, tool, wait)
+	s.answerJob(w, r, prev, tool, wait, true) // prev may be a Waited call's, not yet ended
 }
 
 // fingerprint reads a process request's upload without storing it and
@@ -287,10 +292,22 @@ func (s *Server) fingerprint(ctx context.Context, w http.ResponseWriter, r *http
 // a client without an Idempotency-Key send it again. For the same reason
 // a node that shuts down ends the wait early (Drain): the client learns
 // its job's id, and polls it on another node or after the restart.
-func (s *Server) answerJob(w http.ResponseWriter, r *http.Request, j *docmill.Job, tool *docmill.Tool, wait time.Duration) {
+//
+// lazy says that the job's insert may not be durable yet (a Waited
+// CreateJob, see docmill.Admission): an answer for a job that has not
+// ended then waits for Durable first, and is a 503 if the database cannot
+// say, since a job answered for must never be lost. A job that ended is
+// durable: its end's commit waited for the disk.
+func (s *Server) answerJob(w http.ResponseWriter, r *http.Request, j *docmill.Job, tool *docmill.Tool, wait time.Duration, lazy bool) {
 	if wait > 0 && !j.Status.Finished() {
 		j = s.waitJob(r, j, wait)
 		s.trace(j.ID, StageWoken)
+	}
+	if lazy && !j.Status.Finished() {
+		if err := s.cfg.Store.Durable(r.Context(), j.ID); err != nil {
+			s.writeError(w, r, docmill.Internal(err))
+			return
+		}
 	}
 	s.writeJobResult(w, r, j, tool)
 }

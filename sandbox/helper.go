@@ -1,15 +1,12 @@
 package sandbox
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
-	"runtime/debug"
 	"strconv"
 	"strings"
 	"sync"
@@ -234,10 +231,19 @@ func (w *helper) kill() {
 // the net under a helper whose heap outgrows the watch: the Go runtime,
 // refused memory at the kernel's limit, may die in its collector, well
 // below the limit and without saying why.
+//
+// GOGC is twice Go's default: a helper's live heap between jobs is a few
+// MB, so at the default its collector's smallest target (4 MB) made it
+// collect during nearly every small job (each of pdfcpu's compressed
+// streams allocates a deflate writer of about a megabyte). GOMEMLIMIT,
+// not GOGC, bounds what a large document may take.
 func (h *Helpers) start(w *helper) error {
 	w.kill()
 	w.uses = 0
-	c := Cmd{Dir: w.dir, Args: h.args, Env: []string{"GOTRACEBACK=none"}}
+	if err := h.freshStage(w); err != nil {
+		return err
+	}
+	c := Cmd{Dir: w.dir, Args: h.args, Env: []string{"GOTRACEBACK=none", "GOGC=200"}}
 	if m := h.engine.memoryCap(); m > 0 {
 		c.Env = append(c.Env, "GOMEMLIMIT="+strconv.FormatInt(m/10*9, 10), helperMemoryEnv+"="+strconv.FormatInt(m, 10))
 		l := h.engine.opts.Limits
@@ -255,15 +261,35 @@ func (h *Helpers) start(w *helper) error {
 	return nil
 }
 
-// call runs one job on w.
+// stage is the directory of w where a job's inputs are put for its helper
+// process, and where the helper writes the job's output.
+func (w *helper) stage() string { return filepath.Join(w.dir, "job") }
+
+// freshStage makes w's stage anew, empty and the jail's, for a new
+// process: one process's stage is made once and emptied after each job,
+// since making and removing a directory per job cost a sync call a few
+// hundred microseconds on a busy disk.
+func (h *Helpers) freshStage(w *helper) error {
+	if err := os.RemoveAll(w.stage()); err != nil {
+		return err
+	}
+	if err := os.Mkdir(w.stage(), 0o700); err != nil {
+		return err
+	}
+	return h.engine.Jail().grant(w.stage())
+}
+
+// call runs one job on w. Whatever the job leaves in w's stage is
+// removed after it; a stage that cannot be emptied ends w's process, so
+// that the next job starts a new one in a fresh stage.
 func (h *Helpers) call(ctx context.Context, w *helper, slug string, in *docmill.RunInput) (*docmill.RunOutput, error) {
 	w.uses++
-	stage := filepath.Join(w.dir, "job")
-	os.RemoveAll(stage)
-	if err := os.Mkdir(stage, 0o700); err != nil {
-		return nil, docmill.Internal(err)
-	}
-	defer os.RemoveAll(stage)
+	stage := w.stage()
+	defer func() {
+		if emptyDir(stage) != nil {
+			w.kill()
+		}
+	}()
 	paths := w.proc.Paths()
 	req := helperRequest{Tool: slug, Params: in.Params, WorkDir: paths.InJail(stage), Limits: in.Limits}
 	for _, f := range in.Files {
@@ -271,11 +297,11 @@ func (h *Helpers) call(ctx context.Context, w *helper, slug string, in *docmill.
 		if err := filecopy.Link(f.Path, staged); err != nil {
 			return nil, docmill.Internal(err)
 		}
+		if err := h.engine.Jail().grant(staged); err != nil {
+			return nil, docmill.Internal(err)
+		}
 		f.Path = paths.InJail(staged)
 		req.Files = append(req.Files, f)
-	}
-	if err := h.engine.Jail().grant(stage); err != nil {
-		return nil, docmill.Internal(err)
 	}
 	line, err := json.Marshal(req)
 	if err != nil {
@@ -368,6 +394,20 @@ func finish(r helperReply, stage, workDir string) (*docmill.RunOutput, error) {
 	return out, nil
 }
 
+// emptyDir removes everything in dir, keeping dir.
+func emptyDir(dir string) error {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return err
+	}
+	for _, e := range entries {
+		if err := os.RemoveAll(filepath.Join(dir, e.Name())); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 func mustRel(base, p string) string {
 	r, err := filepath.Rel(base, p)
 	if err != nil {
@@ -386,77 +426,6 @@ func (h *Helpers) Close() {
 		}
 		os.RemoveAll(h.base)
 	})
-}
-
-// ServeHelper is the helper's side of Helpers: it reads requests from r,
-// runs each with the tool of that slug in tools, or else the step of that
-// name in steps, and writes the reply to w, until r ends. A panic in a
-// tool or step becomes the job's invalid_document failure, not the
-// helper's death.
-func ServeHelper(ctx context.Context, r io.Reader, w io.Writer, tools *docmill.Registry, steps ...*docmill.EngineStep) error {
-	named := make(map[string]*docmill.EngineStep, len(steps))
-	for _, s := range steps {
-		named[s.Name] = s
-	}
-	memCap, _ := strconv.ParseInt(os.Getenv(helperMemoryEnv), 10, 64)
-	in := json.NewDecoder(bufio.NewReader(r))
-	enc := json.NewEncoder(w)
-	for {
-		var req helperRequest
-		if err := in.Decode(&req); err != nil {
-			if errors.Is(err, io.EOF) {
-				return nil
-			}
-			return err
-		}
-		stopWatch := watchMemory(memCap, os.Stderr, exitProcess)
-		out, err := serveOne(ctx, tools, named, &req)
-		stopWatch()
-		reply := helperReply{Output: out}
-		if err != nil {
-			e := docmill.AsError(err)
-			reply = helperReply{Error: &helperError{Code: e.Code, Message: e.Message, Fields: e.Fields, Unreadable: errors.Is(err, docmill.ErrUnreadable)}}
-			if e.Err != nil {
-				reply.Error.Cause = e.Err.Error()
-			}
-		}
-		if err := enc.Encode(reply); err != nil {
-			return err
-		}
-		// Give memory back after a large job: a helper holds a whole
-		// document while it works, and is idle most of the time. Small jobs
-		// skip it, since a forced collection costs the next job time.
-		if inputBytes(req.Files) > 32<<20 {
-			debug.FreeOSMemory()
-		}
-	}
-}
-
-func serveOne(ctx context.Context, tools *docmill.Registry, steps map[string]*docmill.EngineStep, req *helperRequest) (out *docmill.RunOutput, err error) {
-	var invoke docmill.RunFunc
-	if t, ok := tools.Lookup(req.Tool); ok {
-		invoke = t.Invoke
-	} else if s, ok := steps[req.Tool]; ok {
-		invoke = s.Invoke
-	} else {
-		return nil, docmill.Internal(fmt.Errorf("sandbox: helper has no tool or step %q", req.Tool))
-	}
-	defer func() {
-		if r := recover(); r != nil {
-			out, err = nil, docmill.InvalidDocument(fmt.Errorf("panic in %s: %v\n%s", req.Tool, r, debug.Stack()), "The document could not be processed: it is damaged or uses a structure this tool does not support.")
-		}
-	}()
-	return invoke(ctx, &docmill.RunInput{Files: req.Files, Params: req.Params, WorkDir: req.WorkDir, Limits: req.Limits})
-}
-
-func inputBytes(files []docmill.LocalFile) int64 {
-	var n int64
-	for _, f := range files {
-		if st, err := os.Stat(f.Path); err == nil {
-			n += st.Size()
-		}
-	}
-	return n
 }
 
 // outOfMemory reports whether a Go helper's last words say it ran out of

@@ -19,11 +19,26 @@ import (
 )
 
 // TestQueuedJobSurvivesRestart: a job accepted by a server that stops
-// (SIGTERM) before working it completes after the next start.
+// (SIGTERM) before working it completes after the next start. Its sync
+// call, answered 202 when its budget ran out, is a waited one (its
+// insert's commit need not wait for the disk), so the answer came after
+// the store's Durable.
 func TestQueuedJobSurvivesRestart(t *testing.T) {
 	// Wait-bound (restarts); its directory and nodes are its own.
 	t.Parallel()
-	dir := t.TempDir()
+	testQueuedJobSurvivesRestart(t, sqliteDir)
+}
+
+// TestPostgresQueuedJobSurvivesRestart is TestQueuedJobSurvivesRestart on
+// PostgreSQL, where a waited call's insert commits without waiting for
+// the disk and Durable makes it wait before the 202.
+func TestPostgresQueuedJobSurvivesRestart(t *testing.T) {
+	t.Parallel() // its schema and nodes are its own
+	testQueuedJobSurvivesRestart(t, postgresDir)
+}
+
+func testQueuedJobSurvivesRestart(t *testing.T, dataDir dataDirFunc) {
+	dir := dataDir(t)
 	api := startChild(t, dir, "--role", "api", "--sync-budget", "1s")
 	ctx := context.Background()
 	j, resp, err := api.client(api.DevKey).Process(ctx, "rotate-pdf", []client.File{pdfFile("one-page.pdf", onePagePDF())}, client.ProcessOptions{})

@@ -72,7 +72,9 @@ func Open(ctx context.Context, url string, enqueue EnqueueFunc) (*Store, error) 
 		Enqueue:      s.hooks.Enqueue,
 		Deliver:      s.hooks.Deliver,
 		JobFinished:  qNotifyJobDone, // wakes waiters in every process (Listen)
-		LazyCommit:   "SET LOCAL synchronous_commit = off",
+		// The lazy transaction's setting is sent with its BEGIN, in the
+		// same round trip.
+		LazyTx: db{pool}.inTxBegun(pgx.TxOptions{BeginQuery: "BEGIN; SET LOCAL synchronous_commit = off"}),
 	})
 	s.SetEnqueue(enqueue)
 	return s, nil
@@ -109,15 +111,22 @@ type db struct{ pool *pgxpool.Pool }
 // InTx runs fn in a transaction (READ COMMITTED, the default) and commits it
 // if fn succeeds.
 func (d db) InTx(ctx context.Context, fn func(tx sqlstore.Tx) error) error {
-	tx, err := d.pool.Begin(ctx)
-	if err != nil {
-		return err
+	return d.inTxBegun(pgx.TxOptions{})(ctx, fn)
+}
+
+// inTxBegun is InTx with the transaction begun as opts says.
+func (d db) inTxBegun(opts pgx.TxOptions) func(ctx context.Context, fn func(tx sqlstore.Tx) error) error {
+	return func(ctx context.Context, fn func(tx sqlstore.Tx) error) error {
+		tx, err := d.pool.BeginTx(ctx, opts)
+		if err != nil {
+			return err
+		}
+		if err := fn(pgTx{q: tx, tx: tx}); err != nil {
+			_ = tx.Rollback(ctx) // fn's error is the one that matters
+			return err
+		}
+		return tx.Commit(ctx)
 	}
-	if err := fn(pgTx{q: tx, tx: tx}); err != nil {
-		_ = tx.Rollback(ctx) // fn's error is the one that matters
-		return err
-	}
-	return tx.Commit(ctx)
 }
 
 func (d db) Read() sqlstore.Tx { return pgTx{q: d.pool} }

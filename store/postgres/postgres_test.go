@@ -239,3 +239,45 @@ func TestConcurrentEmail(t *testing.T) {
 		t.Errorf("%d accounts created, want 1", okCount)
 	}
 }
+
+// TestWaitedCreateJobCommitsLazily: a Waited CreateJob's transaction (the
+// one its queue entry is inserted in) runs with synchronous_commit off,
+// set with its BEGIN; any other CreateJob's waits for the disk.
+func TestWaitedCreateJobCommitsLazily(t *testing.T) {
+	var mu sync.Mutex
+	seen := map[string]string{}
+	enqueue := func(ctx context.Context, tx pgx.Tx, j *docmill.Job) error {
+		var v string
+		if err := tx.QueryRow(ctx, "SHOW synchronous_commit").Scan(&v); err != nil {
+			return err
+		}
+		mu.Lock()
+		seen[j.ID] = v
+		mu.Unlock()
+		return nil
+	}
+	s, err := postgres.Open(t.Context(), pgtest.SchemaURL(t), enqueue)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Close)
+	if err := s.Migrate(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	a, _, _ := storetest.NewAccount(t, s, docmill.PlanFree)
+	for _, tc := range []struct {
+		waited bool
+		want   string
+	}{{true, "off"}, {false, "on"}} {
+		j, err := s.CreateJob(t.Context(), storetest.NewJob(a), docmill.Admission{Period: "2026-01", Waited: tc.waited})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := seen[j.ID]; got != tc.want {
+			t.Errorf("Waited %v: synchronous_commit %q in CreateJob's transaction, want %q", tc.waited, got, tc.want)
+		}
+		if err := s.Durable(t.Context(), j.ID); err != nil {
+			t.Errorf("Durable: %v", err)
+		}
+	}
+}

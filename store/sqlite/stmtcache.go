@@ -32,6 +32,10 @@ func (c *cachingConnector) Connect(context.Context) (driver.Conn, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := stablePlans(conn); err != nil {
+		conn.Close()
+		return nil, err
+	}
 	return &cachingConn{Conn: conn, stmts: map[string]*cachedStmt{}}, nil
 }
 

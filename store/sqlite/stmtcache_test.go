@@ -2,8 +2,11 @@ package sqlite
 
 import (
 	"context"
+	"database/sql"
 	"path/filepath"
 	"testing"
+
+	sqlite3 "modernc.org/sqlite/lib"
 )
 
 // TestStatementCacheReentrant: the same query text run again while its
@@ -49,6 +52,41 @@ func TestStatementCacheReentrant(t *testing.T) {
 		var n int
 		if err := tx.QueryRowContext(ctx, q, i).Scan(&n); err != nil || n != i {
 			t.Fatalf("run %d: %d %v", i, n, err)
+		}
+	}
+}
+
+// TestStablePlans: every connection of both pools has SQLite's query
+// planner stability guarantee on, so that a statement with a bound LIMIT
+// (River's fetch) stays compiled in the statement cache. It fails when a
+// modernc.org/sqlite upgrade hides the connection's handle from
+// stablePlans.
+func TestStablePlans(t *testing.T) {
+	ctx := context.Background()
+	s, err := Open(ctx, filepath.Join(t.TempDir(), "d.db"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	for name, db := range map[string]*sql.DB{"write": s.write, "read": s.read} {
+		c, err := db.Conn(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = c.Raw(func(dc any) error {
+			h, ok := sqliteHandle(dc.(*cachingConn).Conn)
+			if !ok {
+				t.Fatalf("%s pool: no SQLite handle in %T", name, dc.(*cachingConn).Conn)
+			}
+			on, err := dbConfigFlag(h, sqlite3.SQLITE_DBCONFIG_ENABLE_QPSG, -1)
+			if err != nil || !on {
+				t.Errorf("%s pool: query planner stability guarantee on = %v, %v", name, on, err)
+			}
+			return nil
+		})
+		c.Close()
+		if err != nil {
+			t.Fatal(err)
 		}
 	}
 }

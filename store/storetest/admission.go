@@ -21,6 +21,7 @@ var admissionTests = []test{
 	{"ConcurrentIdempotency", testConcurrentIdempotency},
 	{"IdempotencyLookup", testIdempotencyLookup},
 	{"Usage", testUsage},
+	{"Waited", testWaited},
 }
 
 func testAdmissionInFlight(t *testing.T, s docmill.Store) {
@@ -347,5 +348,29 @@ func testUsage(t *testing.T, s docmill.Store) {
 	want = docmill.Usage{Period: "2026-12", Operations: 0, InFlight: 2}
 	if u := mustUsage(t, s, a.ID, "2026-12"); u != want {
 		t.Errorf("Usage(next period) = %+v, want %+v", u, want)
+	}
+}
+
+// testWaited: a Waited CreateJob (whose commit may not wait for the disk)
+// is held to the same limits and makes the same job; Durable leaves the
+// job as it is, and an unknown id is no error.
+func testWaited(t *testing.T, s docmill.Store) {
+	a, _, _ := NewAccount(t, s, docmill.PlanFree)
+	adm := docmill.Admission{Period: period, MaxInFlight: 1, Waited: true}
+	j, err := s.CreateJob(t.Context(), NewJob(a), adm)
+	if err != nil {
+		t.Fatalf("Waited CreateJob: %v", err)
+	}
+	_, err = s.CreateJob(t.Context(), NewJob(a), adm)
+	wantErr(t, "Waited CreateJob over MaxInFlight", err, docmill.ErrTooManyInFlight)
+	if err := s.Durable(t.Context(), j.ID); err != nil {
+		t.Fatalf("Durable: %v", err)
+	}
+	got, err := s.Job(t.Context(), j.ID)
+	if err != nil || got.Status != docmill.StatusQueued || !got.CreatedAt.Equal(j.CreatedAt) || got.Used != 0 {
+		t.Errorf("job after Durable = %+v, %v; want it as created", got, err)
+	}
+	if err := s.Durable(t.Context(), "job_unknown"); err != nil {
+		t.Errorf("Durable of an unknown job: %v", err)
 	}
 }

@@ -37,7 +37,7 @@ func (s *Store) CreateJob(ctx context.Context, j *docmill.Job, adm docmill.Admis
 	}
 	var out *docmill.Job
 	enqueued := false
-	err = s.db.InTx(ctx, func(tx Tx) error {
+	err = s.inTx(ctx, adm.Waited, func(tx Tx) error {
 		if err := lockAccount(ctx, tx, j.AccountID); err != nil {
 			return err
 		}
@@ -56,13 +56,11 @@ func (s *Store) CreateJob(ctx context.Context, j *docmill.Job, adm docmill.Admis
 		if err := admit(ctx, tx, j.AccountID, adm, int64(j.Charge())); err != nil {
 			return err
 		}
-		_, err := tx.Exec(ctx, sqltext.InsertJob, id, j.AccountID, j.Tool, c.params, c.inputs,
+		var err error
+		out, err = scanJob(tx.QueryRow(ctx, sqltext.InsertJob, id, j.AccountID, j.Tool, c.params, c.inputs,
 			j.Priority, j.ResultTTL.Milliseconds(), nullString(j.IdempotencyKey), j.RequestHash,
-			millis(created), c.meta, adm.Period, c.export, j.Charge(), boolInt(j.Preview))
+			millis(created), c.meta, adm.Period, c.export, j.Charge(), boolInt(j.Preview)))
 		if err != nil {
-			return err
-		}
-		if out, err = scanJob(tx.QueryRow(ctx, sqltext.Job, id)); err != nil {
 			return err
 		}
 		if s.cfg.Enqueue != nil {
@@ -82,24 +80,36 @@ func (s *Store) CreateJob(ctx context.Context, j *docmill.Job, adm docmill.Admis
 	return out, nil
 }
 
+// Durable makes job id's record durable, with every commit before: a
+// write to it in a transaction whose commit waits for the disk, which
+// writes the log up to its own commit. Where every commit waits for the
+// disk already (no Config.LazyTx), there is nothing to do.
+func (s *Store) Durable(ctx context.Context, id string) error {
+	if s.cfg.LazyTx == nil {
+		return nil
+	}
+	err := s.db.InTx(ctx, func(tx Tx) error {
+		_, err := tx.Exec(ctx, sqltext.TouchJob, id)
+		return err
+	})
+	if err != nil {
+		return s.errorf("durable %s: %w", id, err)
+	}
+	return nil
+}
+
 // admit checks adm against the account's jobs in flight and usage for a
 // job of ops operations. Jobs in flight hold their operations against the
 // quota: each may still end done and be charged them.
 func admit(ctx context.Context, tx Tx, accountID string, adm docmill.Admission, ops int64) error {
 	var inFlight, held, used int64
-	if err := tx.QueryRow(ctx, sqltext.CountInFlight, accountID).Scan(&inFlight, &held); err != nil {
+	if err := tx.QueryRow(ctx, sqltext.AdmissionCounts, accountID, adm.Period).Scan(&inFlight, &held, &used); err != nil {
 		return err
 	}
 	if adm.MaxInFlight > 0 && inFlight >= int64(adm.MaxInFlight) {
 		return docmill.ErrTooManyInFlight
 	}
-	if adm.MaxOperations <= 0 {
-		return nil
-	}
-	if err := tx.QueryRow(ctx, sqltext.UsedOperations, accountID, adm.Period).Scan(&used); err != nil {
-		return err
-	}
-	if used+held+ops > adm.MaxOperations {
+	if adm.MaxOperations > 0 && used+held+ops > adm.MaxOperations {
 		return docmill.ErrQuotaExceeded
 	}
 	return nil

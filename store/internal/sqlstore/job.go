@@ -54,7 +54,7 @@ func (s *Store) CancelJob(ctx context.Context, id string, now time.Time) (*docmi
 
 // jobUpdate says what an update of updateJob is: one that finishes the
 // job (its finish hooks run with it), one whose commit may be lost in a
-// database crash (Config.LazyCommit).
+// database crash (Config.LazyTx).
 type jobUpdate struct{ finishes, lazy bool }
 
 // updateJob runs the conditional update q on job id and returns the job as
@@ -62,26 +62,20 @@ type jobUpdate struct{ finishes, lazy bool }
 // the job to a final status (Config.JobFinished runs if it did).
 func (s *Store) updateJob(ctx context.Context, op, id, q string, how jobUpdate, args ...any) (*docmill.Job, error) {
 	var j *docmill.Job
-	err := s.db.InTx(ctx, func(tx Tx) error {
-		if how.lazy && s.cfg.LazyCommit != "" {
-			if _, err := tx.Exec(ctx, s.cfg.LazyCommit); err != nil {
-				return err
-			}
+	err := s.inTx(ctx, how.lazy, func(tx Tx) error {
+		var err error
+		j, err = scanJob(tx.QueryRow(ctx, q, append([]any{id}, args...)...))
+		if s.cfg.IsNoRows(err) { // q changed nothing: the job as it stands
+			j, err = scanJob(tx.QueryRow(ctx, sqltext.Job, id))
+			return s.notFound(err)
 		}
-		n, err := tx.Exec(ctx, q, append([]any{id}, args...)...)
-		if err != nil {
+		if err != nil || !how.finishes {
 			return err
 		}
-		if how.finishes && n > 0 {
-			if err := s.jobFinished(ctx, tx, id); err != nil {
-				return err
-			}
-			if err := s.deliver(ctx, tx, id); err != nil {
-				return err
-			}
+		if err := s.jobFinished(ctx, tx, id); err != nil {
+			return err
 		}
-		j, err = scanJob(tx.QueryRow(ctx, sqltext.Job, id))
-		return s.notFound(err)
+		return s.deliver(ctx, tx, id)
 	})
 	if err != nil {
 		return nil, s.errorf("%s %s: %w", op, id, err)
@@ -126,15 +120,17 @@ func (s *Store) FinishJob(ctx context.Context, j *docmill.Job) (bool, error) {
 	}
 	var finishedNow bool
 	err = s.db.InTx(ctx, func(tx Tx) error {
-		n, err := tx.Exec(ctx, sqltext.FinishJob, j.ID, string(j.Status), millis(finished),
+		var account, period string
+		var ops int64
+		err := tx.QueryRow(ctx, sqltext.FinishJob, j.ID, string(j.Status), millis(finished),
 			resultKey, nullIf(r.Filename, j.Result == nil), nullIf(r.ContentType, j.Result == nil),
 			nullIf(r.Size, j.Result == nil), nullIf(millis(r.ExpiresAt), j.Result == nil),
-			c.meta, errCode, errMsg, errFields, c.params)
+			c.meta, errCode, errMsg, errFields, c.params).Scan(&account, &period, &ops)
+		if s.cfg.IsNoRows(err) {
+			return jobExists(ctx, tx, j.ID) // nil: the job exists and is not processing
+		}
 		if err != nil {
 			return err
-		}
-		if n == 0 {
-			return jobExists(ctx, tx, j.ID) // nil: the job exists and is not processing
 		}
 		finishedNow = true
 		if err := s.jobFinished(ctx, tx, j.ID); err != nil {
@@ -145,11 +141,6 @@ func (s *Store) FinishJob(ctx context.Context, j *docmill.Job) (bool, error) {
 		}
 		if j.Status != docmill.StatusDone {
 			return nil
-		}
-		var account, period string
-		var ops int64
-		if err := tx.QueryRow(ctx, sqltext.JobCharge, j.ID).Scan(&account, &period, &ops); err != nil {
-			return err
 		}
 		_, err = tx.Exec(ctx, sqltext.ChargeUsage, account, period, ops)
 		return err

@@ -85,13 +85,26 @@ type Config struct {
 	// that a delivery is queued if and only if the finish commits (a
 	// driver's TxHooks.Deliver). It is not called when there are none.
 	Deliver func(ctx context.Context, tx Tx, ds []docmill.WebhookDelivery) error
-	// LazyCommit, if set, is run first in a transaction whose commit may
-	// be lost in a crash of the database, since losing it loses nothing
-	// that is not made again: StartJob's (a job whose start is lost is
-	// queued again, or processing, and run again; any later commit that
-	// waits for the disk makes it durable too). store/postgres turns off
-	// synchronous_commit with it, saving a wait for the disk at each pickup.
-	LazyCommit string
+	// LazyTx, if set, runs fn in a write transaction whose commit does
+	// not wait for the disk, and so may be lost in a crash of the
+	// database. It runs the transactions whose loss loses nothing that is
+	// not made again: StartJob's (a job whose start is lost is queued
+	// again, or processing, and run again; any later commit that waits for
+	// the disk makes it durable too), and a Waited CreateJob's (its caller
+	// answers only after the job's end, a commit that waits for the disk,
+	// or after Durable). store/postgres sets it (synchronous_commit off),
+	// saving a wait for the disk at each pickup and at each sync call's
+	// insert; without it those are ordinary transactions (DB.InTx).
+	LazyTx func(ctx context.Context, fn func(tx Tx) error) error
+}
+
+// inTx runs fn in a write transaction, a lazy one (Config.LazyTx) when
+// lazy and the driver has them.
+func (s *Store) inTx(ctx context.Context, lazy bool, fn func(tx Tx) error) error {
+	if lazy && s.cfg.LazyTx != nil {
+		return s.cfg.LazyTx(ctx, fn)
+	}
+	return s.db.InTx(ctx, fn)
 }
 
 // Store implements docmill.Store, but for Ping, on a DB.

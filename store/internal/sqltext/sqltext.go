@@ -73,30 +73,40 @@ const (
 	Job          = `SELECT ` + JobColumns + ` FROM jobs WHERE id = $1`
 	JobExists    = `SELECT COUNT(*) FROM jobs WHERE id = $1`
 	JobByIdemKey = `SELECT ` + JobColumns + ` FROM jobs WHERE account_id = $1 AND idempotency_key = $2`
-	// CountInFlight counts an account's jobs in flight and the operations
-	// they hold against its quota.
-	CountInFlight = `SELECT COUNT(*), COALESCE(SUM(operations), 0) FROM jobs WHERE account_id = $1 AND status IN ('queued', 'processing')`
-	// MAX, not SUM: PostgreSQL sums BIGINT into NUMERIC. (account_id, period) is unique anyway.
-	UsedOperations = `SELECT COALESCE(MAX(operations), 0) FROM usage WHERE account_id = $1 AND period = $2`
-	InsertJob      = `INSERT INTO jobs (id, account_id, tool, status, params, inputs, priority, result_ttl_ms,
+	// AdmissionCounts are what an admission checks, in one statement: an
+	// account's jobs in flight, the operations they hold against its
+	// quota, and the operations charged in period $2. (MAX of usage, not
+	// SUM: PostgreSQL sums BIGINT into NUMERIC; (account_id, period) is
+	// unique anyway.)
+	AdmissionCounts = `SELECT COUNT(*), COALESCE(SUM(operations), 0),
+	(SELECT COALESCE(MAX(operations), 0) FROM usage WHERE account_id = $1 AND period = $2)
+FROM jobs WHERE account_id = $1 AND status IN ('queued', 'processing')`
+	// InsertJob inserts a queued job and returns it as Job reads it.
+	InsertJob = `INSERT INTO jobs (id, account_id, tool, status, params, inputs, priority, result_ttl_ms,
 	idempotency_key, request_hash, created_at, meta, period, export, operations, preview)
-VALUES ($1, $2, $3, 'queued', $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)`
+VALUES ($1, $2, $3, 'queued', $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)
+RETURNING ` + JobColumns
 
+	// StartJob, RequeueJob and CancelJob return the job they changed, as
+	// Job reads it: no row when they changed none.
+	// TouchJob writes a job's row without changing it (a new row
+	// version), so that its transaction has something to commit.
+	TouchJob = `UPDATE jobs SET used_ms = used_ms WHERE id = $1`
 	StartJob = `UPDATE jobs SET status = 'processing', started_at = COALESCE(started_at, $2)
-WHERE id = $1 AND status IN ('queued', 'processing')`
-	RequeueJob = `UPDATE jobs SET status = 'queued' WHERE id = $1 AND status = 'processing'`
+WHERE id = $1 AND status IN ('queued', 'processing') RETURNING ` + JobColumns
+	RequeueJob = `UPDATE jobs SET status = 'queued' WHERE id = $1 AND status = 'processing' RETURNING ` + JobColumns
 	// RecordUsed never lowers used_ms: a late write of an attempt's
 	// progress must not undo a later one's.
 	RecordUsed = `UPDATE jobs SET used_ms = $2 WHERE id = $1 AND status = 'processing' AND used_ms < $2`
 	FinishJob  = `UPDATE jobs SET status = $2, finished_at = $3, result_key = $4, result_filename = $5,
 	result_content_type = $6, result_size = $7, result_expires_at = $8, meta = $9,
 	error_code = $10, error_message = $11, error_fields = $12, params = $13
-WHERE id = $1 AND status = 'processing'`
-	JobCharge   = `SELECT account_id, period, operations FROM jobs WHERE id = $1`
+WHERE id = $1 AND status = 'processing'
+RETURNING account_id, period, operations` // what a done job is charged
 	ChargeUsage = `INSERT INTO usage (account_id, period, operations) VALUES ($1, $2, $3)
 ON CONFLICT (account_id, period) DO UPDATE SET operations = usage.operations + $3`
 	CancelJob = `UPDATE jobs SET status = 'canceled', finished_at = $2
-WHERE id = $1 AND status IN ('queued', 'processing')`
+WHERE id = $1 AND status IN ('queued', 'processing') RETURNING ` + JobColumns
 	SetExport         = `UPDATE jobs SET export = $2 WHERE id = $1`
 	MarkResultDeleted = `UPDATE jobs SET result_deleted_at = COALESCE(result_deleted_at, $2) WHERE id = $1`
 	MarkInputsDeleted = `UPDATE jobs SET inputs_deleted_at = COALESCE(inputs_deleted_at, $2) WHERE id = $1`
