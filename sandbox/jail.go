@@ -248,25 +248,7 @@ func (j *Jail) argv(r run) launch {
 			b.add("--symlink", target, l)
 		}
 	}
-	n := 0
-	for _, d := range append(append([]string{}, r.dirs...), r.view.Writable...) {
-		if d == "" {
-			continue
-		}
-		if abs, err := filepath.Abs(d); err == nil {
-			d = abs
-		}
-		if paths.InJail(d) != d {
-			continue // inside a directory already bound
-		}
-		to := "/job"
-		if n > 0 {
-			to += "-" + strconv.Itoa(n)
-		}
-		n++
-		b.bind("--bind", d, to)
-		paths.add(d, to)
-	}
+	b.bindWritable(append(append([]string{}, r.dirs...), r.view.Writable...), &paths)
 	workDir := r.workDir
 	if abs, err := filepath.Abs(workDir); err == nil {
 		workDir = abs
@@ -353,6 +335,31 @@ type bwrapLine struct {
 }
 
 func (b *bwrapLine) add(args ...string) { b.argv = append(b.argv, args...) }
+
+// bindWritable binds dirs read-write, the first at /job and each other
+// not inside an earlier one at /job-1, /job-2, ..., and adds them to
+// paths.
+func (b *bwrapLine) bindWritable(dirs []string, paths *Paths) {
+	n := 0
+	for _, d := range dirs {
+		if d == "" {
+			continue
+		}
+		if abs, err := filepath.Abs(d); err == nil {
+			d = abs
+		}
+		if paths.InJail(d) != d {
+			continue // inside a directory already bound
+		}
+		to := "/job"
+		if n > 0 {
+			to += "-" + strconv.Itoa(n)
+		}
+		n++
+		b.bind("--bind", d, to)
+		paths.add(d, to)
+	}
+}
 
 // bind binds src at dst (src's own path when dst is not given), skipping
 // a missing src.
