@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -118,10 +119,18 @@ func (j *Jail) check(dir string) string {
 	if err := j.grant(d); err != nil {
 		return "cannot hand a directory to the jail's uid: " + err.Error()
 	}
-	argv, _ := j.argv(run{cmd: []string{"/bin/sh", "-c", "test -w . && ! test -e /root"}, dirs: []string{d}, workDir: d})
-	out, err := exec.Command(argv[0], argv[1:]...).CombinedOutput()
+	// Tried as runs are started, limits and all, so that a jail that
+	// cannot set them fails closed here.
+	l := j.argv(run{cmd: []string{"/bin/sh", "-c", "test -w . && ! test -e /root"}, dirs: []string{d}, workDir: d, startedHere: true})
+	cmd := exec.Command(l.argv[0], l.argv[1:]...)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	exited, err := j.start(cmd, l)
+	if err == nil {
+		err = <-exited
+	}
 	if err != nil {
-		return fmt.Sprintf("bubblewrap cannot confine programs here: %v: %s", err, strings.TrimSpace(string(out)))
+		return fmt.Sprintf("bubblewrap cannot confine programs here: %v: %s", err, strings.TrimSpace(out.String()))
 	}
 	if v, err := exec.Command(j.bwrap, "--version").Output(); err == nil {
 		j.version = strings.TrimSpace(string(v))
@@ -180,28 +189,43 @@ type run struct {
 	// files are read-only binds from a host path to another path in the
 	// jail (docmill's own binary, as /docmill).
 	files [][2]string
+	// startedHere is set when this package starts the program (Jail.start),
+	// which can then set its limits on the jail before the program runs
+	// instead of a prlimit in the command line; a command line another
+	// library starts (Command) carries prlimit.
+	startedHere bool
 }
 
-// argv is the command line that runs r confined, and the map of the host
-// paths it was given to the paths it sees. The program's arguments, given
-// in host paths, are rewritten to jail paths. Every writable directory is
-// seen at a fixed path (/job, ...), so that nothing of the host's layout,
-// such as the data directory's path, exists in the jail. Unconfined (an
-// unsafe jail that cannot confine) it is cmd under prlimit and, where
-// allowed, unshare's empty network namespace, with paths unchanged.
-func (j *Jail) argv(r run) ([]string, Paths) {
+// argv is how to start r confined (launch): the command line, the map of
+// the host paths it was given to the paths it sees, and the limits Jail.start
+// sets on the jail when r is startedHere and the jail can (launch.rlimits);
+// otherwise prlimit in the command line sets them. The program's
+// arguments, given in host paths, are rewritten to jail paths. Every
+// writable directory is seen at a fixed path (/job, ...), so that nothing
+// of the host's layout, such as the data directory's path, exists in the
+// jail. Unconfined (an unsafe jail that cannot confine) it is cmd under
+// prlimit and, where allowed, unshare's empty network namespace, with
+// paths unchanged.
+func (j *Jail) argv(r run) launch {
 	if j.why != "" {
 		limited := j.limitArgs(r.cmd, r.limits)
 		if netnsAvailable() {
 			u, _ := lookPath("unshare")
-			return append([]string{u, "--net", "--"}, limited...), Paths{}
+			return launch{argv: append([]string{u, "--net", "--"}, limited...)}
 		}
-		return limited, Paths{}
+		return launch{argv: limited}
+	}
+	var l launch
+	if r.startedHere && j.limitsOnInit() {
+		l.rlimits = j.rlimits(r.limits)
 	}
 	var paths Paths
 	b := &bwrapLine{made: map[string]bool{"/": true}}
 	b.add(j.bwrap, "--die-with-parent", "--new-session", "--unshare-net", "--unshare-pid",
 		"--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try", "--hostname", "docmill")
+	if len(l.rlimits) > 0 {
+		b.add(handshakeArgs...)
+	}
 	b.add("--proc", "/proc", "--dev", "/dev")
 	b.made["/proc"], b.made["/dev"] = true, true
 	// /tmp first: binds made later inside it stay visible.
@@ -224,25 +248,7 @@ func (j *Jail) argv(r run) ([]string, Paths) {
 			b.add("--symlink", target, l)
 		}
 	}
-	n := 0
-	for _, d := range append(append([]string{}, r.dirs...), r.view.Writable...) {
-		if d == "" {
-			continue
-		}
-		if abs, err := filepath.Abs(d); err == nil {
-			d = abs
-		}
-		if paths.InJail(d) != d {
-			continue // inside a directory already bound
-		}
-		to := "/job"
-		if n > 0 {
-			to += "-" + strconv.Itoa(n)
-		}
-		n++
-		b.bind("--bind", d, to)
-		paths.add(d, to)
-	}
+	b.bindWritable(append(append([]string{}, r.dirs...), r.view.Writable...), &paths)
 	workDir := r.workDir
 	if abs, err := filepath.Abs(workDir); err == nil {
 		workDir = abs
@@ -256,7 +262,13 @@ func (j *Jail) argv(r run) ([]string, Paths) {
 	for i, a := range r.cmd {
 		cmd[i] = paths.InJail(a)
 	}
-	return append(b.argv, j.limitArgs(cmd, r.limits)...), paths
+	l.paths = paths
+	if len(l.rlimits) > 0 {
+		l.argv = append(b.argv, cmd...)
+	} else {
+		l.argv = append(b.argv, j.limitArgs(cmd, r.limits)...)
+	}
+	return l
 }
 
 // Paths maps host paths to the paths a jailed program sees them at, and
@@ -314,39 +326,6 @@ func isNameByte(c byte) bool {
 	return c == '-' || c == '_' || c == '.' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
 }
 
-// limitArgs prefixes cmd with prlimit setting l and the jail's memory cap.
-func (j *Jail) limitArgs(cmd []string, l Limits) []string {
-	var argv []string
-	add := func(flag string, v int64) {
-		if v > 0 {
-			argv = append(argv, flag+"="+strconv.FormatInt(v, 10))
-		}
-	}
-	mem := l.Memory
-	if mem == 0 {
-		mem = j.memory
-	}
-	add("--data", mem)
-	add("--as", l.AddressSpace)
-	if l.CPUSeconds > 0 {
-		// The soft limit sends SIGXCPU, which Classify reads as the
-		// input's fault (processing_timeout); the hard one, a little
-		// later, kills a program that ignores it.
-		argv = append(argv, fmt.Sprintf("--cpu=%d:%d", l.CPUSeconds, l.CPUSeconds+5))
-	}
-	add("--nofile", l.OpenFiles)
-	add("--fsize", l.FileSize)
-	if j.uid >= 0 {
-		// RLIMIT_NPROC counts every process and thread of the jail's uid,
-		// in all jails at once: a fork bomb stops here, not at the host's.
-		add("--nproc", l.Processes)
-	}
-	if len(argv) == 0 || j.prlimit == "" {
-		return cmd
-	}
-	return append(append(append([]string{j.prlimit}, argv...), "--"), cmd...)
-}
-
 // bwrapLine builds a bubblewrap command line, making every directory on
 // the way to a mount point world-searchable (0755): bubblewrap would make
 // them 0700, which the unprivileged uid could not pass.
@@ -356,6 +335,31 @@ type bwrapLine struct {
 }
 
 func (b *bwrapLine) add(args ...string) { b.argv = append(b.argv, args...) }
+
+// bindWritable binds dirs read-write, the first at /job and each other
+// not inside an earlier one at /job-1, /job-2, ..., and adds them to
+// paths.
+func (b *bwrapLine) bindWritable(dirs []string, paths *Paths) {
+	n := 0
+	for _, d := range dirs {
+		if d == "" {
+			continue
+		}
+		if abs, err := filepath.Abs(d); err == nil {
+			d = abs
+		}
+		if paths.InJail(d) != d {
+			continue // inside a directory already bound
+		}
+		to := "/job"
+		if n > 0 {
+			to += "-" + strconv.Itoa(n)
+		}
+		n++
+		b.bind("--bind", d, to)
+		paths.add(d, to)
+	}
+}
 
 // bind binds src at dst (src's own path when dst is not given), skipping
 // a missing src.
@@ -424,8 +428,8 @@ func (j *Jail) Command(argv []string, v View, l Limits, workDir string, dirs ...
 			return nil, Paths{}, err
 		}
 	}
-	cmd, paths := j.argv(run{cmd: argv, view: v, limits: l, dirs: dirs, workDir: workDir})
-	return cmd, paths, nil
+	r := j.argv(run{cmd: argv, view: v, limits: l, dirs: dirs, workDir: workDir})
+	return r.argv, r.paths, nil
 }
 
 // Default returns the jail engines get when their options name none.

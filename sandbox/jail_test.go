@@ -124,3 +124,31 @@ func TestJailFailsClosed(t *testing.T) {
 		t.Errorf("unsafe run: %q %v", out, err)
 	}
 }
+
+// TestJailLimitsInForce: every limit of a run is in force in the program
+// itself, soft and hard, however the jail sets them, and the descriptors
+// the jail is set up with (3 and 4) are closed before the program runs.
+func TestJailLimitsInForce(t *testing.T) {
+	e := jailed(t, sandbox.JailOptions{Memory: 300 << 20}, sandbox.Limits{CPUSeconds: 70, OpenFiles: 123, FileSize: 5 << 20, Processes: 321})
+	out, err := runSh(t, e, t.TempDir(), "cat /proc/self/limits; for fd in 3 4; do test -e /proc/$$/fd/$fd && echo descriptor $fd left; done; true")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		"Max data size             314572800            314572800",
+		"Max cpu time              70                   75",
+		"Max open files            123                  123",
+		"Max file size             5242880              5242880",
+	}
+	if os.Geteuid() == 0 {
+		want = append(want, "Max processes             321                  321")
+	}
+	for _, w := range want {
+		if !strings.Contains(out, w) {
+			t.Errorf("limits lack %q:\n%s", w, out)
+		}
+	}
+	if strings.Contains(out, "descriptor") {
+		t.Errorf("descriptors of the jail left to the program:\n%s", out)
+	}
+}

@@ -69,10 +69,10 @@ func (e *Engine) Start(c Cmd) (*Process, error) {
 		}
 	}
 	p := &Process{engine: e.Name, scratch: scratch, stderr: &lockedTail{t: tailBuffer{max: maxStderr}}, done: make(chan struct{}), jail: e.opts.Jail}
-	cmd, closeChild, err := p.command(e, c)
+	cmd, l, closeChild, err := p.command(e, c)
 	var exited <-chan error
 	if err == nil {
-		exited, err = startOwned(cmd)
+		exited, err = e.opts.Jail.start(cmd, l)
 	}
 	closeChild()
 	if err != nil {
@@ -96,14 +96,15 @@ func (e *Engine) StartIn(c Cmd, v View) (*Process, error) {
 	return e.Start(c)
 }
 
-// command builds the confined command line and its standard streams;
-// closeChild closes the parent's copies of the child's pipe ends.
-func (p *Process) command(e *Engine, c Cmd) (*exec.Cmd, func(), error) {
-	argv, paths := e.argv(c, p.scratch)
-	p.paths = paths
-	cmd := exec.Command(argv[0], argv[1:]...)
+// command builds the confined command line, how to start it and its
+// standard streams; closeChild closes the parent's copies of the child's
+// pipe ends.
+func (p *Process) command(e *Engine, c Cmd) (*exec.Cmd, launch, func(), error) {
+	l := e.argv(c, p.scratch)
+	p.paths = l.paths
+	cmd := exec.Command(l.argv[0], l.argv[1:]...)
 	cmd.Dir = p.scratch
-	cmd.Env = env(p.scratch, c.Env, paths)
+	cmd.Env = env(p.scratch, c.Env, l.paths)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	cmd.WaitDelay = time.Second
 	cmd.Stderr = p.stderr
@@ -117,7 +118,7 @@ func (p *Process) command(e *Engine, c Cmd) (*exec.Cmd, func(), error) {
 	if c.Stdin == nil {
 		r, w, err := os.Pipe()
 		if err != nil {
-			return nil, closeChild, err
+			return nil, l, closeChild, err
 		}
 		cmd.Stdin, p.stdin = r, w
 		childEnds = append(childEnds, r)
@@ -126,12 +127,12 @@ func (p *Process) command(e *Engine, c Cmd) (*exec.Cmd, func(), error) {
 	if c.Stdout == nil {
 		r, w, err := os.Pipe()
 		if err != nil {
-			return nil, closeChild, err
+			return nil, l, closeChild, err
 		}
 		cmd.Stdout, p.stdout = w, r
 		childEnds = append(childEnds, w)
 	}
-	return cmd, closeChild, nil
+	return cmd, l, closeChild, nil
 }
 
 func (p *Process) wait(exited <-chan error) {

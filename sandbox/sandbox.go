@@ -302,10 +302,10 @@ func (e *Engine) Probe(scratch string, timeout time.Duration, probe func(ctx con
 }
 
 func (e *Engine) run(ctx context.Context, c Cmd, scratch string) (*Result, error) {
-	argv, paths := e.argv(c, scratch)
-	cmd := exec.Command(argv[0], argv[1:]...)
+	l := e.argv(c, scratch)
+	cmd := exec.Command(l.argv[0], l.argv[1:]...)
 	cmd.Dir = scratch
-	cmd.Env = env(scratch, c.Env, paths)
+	cmd.Env = env(scratch, c.Env, l.paths)
 	cmd.Stdin = c.Stdin
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	// A descendant that left the group could hold the output pipes open;
@@ -326,7 +326,7 @@ func (e *Engine) run(ctx context.Context, c Cmd, scratch string) (*Result, error
 	cmd.Stdout, cmd.Stderr = out, stderr
 
 	start := time.Now()
-	done, err := startOwned(cmd)
+	done, err := e.opts.Jail.start(cmd, l)
 	if err != nil {
 		return nil, fmt.Errorf("sandbox: start %s: %w", e.Name, err)
 	}
@@ -375,9 +375,8 @@ func exitError(engine string, err error, stderr string) *ExitError {
 	return x
 }
 
-// argv is the confined command line of c, run in scratch, and the map of
-// its paths.
-func (e *Engine) argv(c Cmd, scratch string) ([]string, Paths) {
+// argv is how to start c confined, run in scratch (Jail.argv).
+func (e *Engine) argv(c Cmd, scratch string) launch {
 	limits := e.opts.Limits
 	if c.Limits != nil {
 		limits = *c.Limits
@@ -386,7 +385,7 @@ func (e *Engine) argv(c Cmd, scratch string) ([]string, Paths) {
 	v.Tmp = firstNonEmpty(c.View.Tmp, v.Tmp)
 	v.ReadOnly = append(append([]string{}, v.ReadOnly...), c.View.ReadOnly...)
 	v.Writable = append(append([]string{}, v.Writable...), c.View.Writable...)
-	r := run{cmd: append([]string{e.Path}, c.Args...), view: v, limits: limits, dirs: []string{c.Dir, scratch}, workDir: scratch}
+	r := run{cmd: append([]string{e.Path}, c.Args...), view: v, limits: limits, dirs: []string{c.Dir, scratch}, workDir: scratch, startedHere: true}
 	if e.jailPath != "" && e.opts.Jail.Confined() {
 		r.cmd[0] = e.jailPath
 		r.files = [][2]string{{e.Path, e.jailPath}}

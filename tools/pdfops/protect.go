@@ -126,19 +126,16 @@ func runProtect(ctx context.Context, in *docmill.RunInput, b *budget, doc *model
 		return nil, err
 	}
 	// Read as a check, an encrypted input that opens without a password
-	// is decrypted (one that needs a password is refused); ENCRYPT, set
-	// once it is read, makes the writer encrypt it anew.
-	conf := doc.Configuration
+	// is decrypted (one that needs a password is refused); its old
+	// encryption gives way to the new one (encryptAES256).
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	conf.Cmd = model.ENCRYPT
-	conf.UserPW, conf.OwnerPW = p.user, p.owner
-	conf.EncryptUsingAES = true
-	conf.EncryptKeyLength = 256
-	conf.Permissions = p.perms
 	doc.Encrypt, doc.EncKey, doc.E = nil, nil, nil
 	declarePDF20(doc)
+	if err := encryptAES256(doc, p); err != nil {
+		return nil, err
+	}
 
 	return writeOutput(doc, in.WorkDir, "protected.pdf", docmill.ResultName(in.Files[0].Filename, ".pdf", "-protected.pdf"), map[string]any{
 		"pages":          doc.PageCount,

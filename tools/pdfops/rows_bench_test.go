@@ -7,8 +7,8 @@ import (
 	docmill "github.com/docmill/docmill"
 )
 
-// BenchmarkRows runs protect-pdf and merge-pdf of issue 35's rows in
-// this process, as the PDF helper runs them, for a CPU profile
+// BenchmarkRows runs protect-pdf, merge-pdf, rotate-pdf and split-pdf of
+// issue 35's rows in this process, as the PDF helper runs them, for a CPU profile
 // (-cpuprofile) of pdfcpu's part; cmd/docmill's BenchmarkPDFRows times
 // them with the helper and over HTTP beside their qpdf floors.
 func BenchmarkRows(b *testing.B) {
@@ -20,6 +20,8 @@ func BenchmarkRows(b *testing.B) {
 	}{
 		{"protect-pdf", []string{"pdflatex-4-pages.pdf"}, map[string]string{"password": "s3cret"}},
 		{"merge-pdf", []string{"pdflatex-4-pages.pdf", "minimal-document.pdf"}, nil},
+		{"rotate-pdf", []string{"pdflatex-4-pages.pdf"}, map[string]string{"angle": "90"}},
+		{"split-pdf", []string{"pdflatex-4-pages.pdf"}, nil},
 	} {
 		b.Run(row.tool, func(b *testing.B) {
 			tl := tool(b, row.tool)

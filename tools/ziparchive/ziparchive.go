@@ -6,10 +6,12 @@ package ziparchive
 import (
 	"archive/zip"
 	"bufio"
+	"compress/flate"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"sync"
 	"time"
 
 	docmill "github.com/docmill/docmill"
@@ -43,7 +45,40 @@ func Create(path string, maxBytes int64) (*Writer, error) {
 		return nil, fmt.Errorf("ziparchive: %w", err)
 	}
 	buf := bufio.NewWriterSize(f, 1<<20)
-	return &Writer{f: f, buf: buf, zw: zip.NewWriter(&cappedWriter{w: buf, left: maxBytes}), modified: time.Now()}, nil
+	zw := zip.NewWriter(&cappedWriter{w: buf, left: maxBytes})
+	zw.RegisterCompressor(zip.Deflate, fastDeflate)
+	return &Writer{f: f, buf: buf, zw: zw, modified: time.Now()}, nil
+}
+
+// fastDeflaters holds flate writers at flate.BestSpeed for reuse: a new
+// one allocates about a megabyte of state.
+var fastDeflaters sync.Pool
+
+// fastDeflate is the archives' Deflate compressor, at flate.BestSpeed:
+// what the tools deflate is mostly PDFs (split-pdf's parts), whose
+// streams are compressed already, where a slower level saves little
+// size for much more time; text (an uncompressed content stream, an
+// attachment) still shrinks at this level.
+func fastDeflate(w io.Writer) (io.WriteCloser, error) {
+	if fw, ok := fastDeflaters.Get().(*flate.Writer); ok {
+		fw.Reset(w)
+		return &pooledDeflater{fw}, nil
+	}
+	fw, err := flate.NewWriter(w, flate.BestSpeed)
+	if err != nil {
+		return nil, err
+	}
+	return &pooledDeflater{fw}, nil
+}
+
+// pooledDeflater is a flate writer that goes back to fastDeflaters once
+// closed.
+type pooledDeflater struct{ *flate.Writer }
+
+func (p *pooledDeflater) Close() error {
+	err := p.Writer.Close()
+	fastDeflaters.Put(p.Writer)
+	return err
 }
 
 // Add starts an entry and returns where its content goes. deflate should
