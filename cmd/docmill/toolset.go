@@ -48,8 +48,9 @@ type toolKit struct {
 	office    *office.Pool
 	officeDir string
 	browser   *chromium.Browser
-	// gsSpares are Ghostscripts started ahead of compress-pdf's jobs.
-	gsSpares *sandbox.Spares
+	// gsSpares are compress-pdf's gs and qpdf runs started ahead of its
+	// jobs.
+	gsSpares *ghostscript.Spares
 }
 
 // toolset is every tool this node serves: those of engineTools, wrapped
@@ -88,7 +89,7 @@ func toolset(e engineSet, o toolOptions) (tools []*docmill.Tool, close func(), e
 // processes on their first job (LibreOffice's at once with
 // officePrestart).
 func startPools(e engineSet, o toolOptions) (*toolKit, error) {
-	k := &toolKit{e: e, o: o, gsSpares: sandbox.NewSpares(e.gs, o.scratch)}
+	k := &toolKit{e: e, o: o, gsSpares: ghostscript.NewSpares(e.gs, e.qpdf, o.scratch)}
 	var err error
 	if k.helpers, err = sandbox.NewHelpers(e.helper, pdfHelperArgs, sandbox.HelperOptions{Dir: o.scratch}); err != nil {
 		return nil, err

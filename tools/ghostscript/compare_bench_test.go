@@ -58,8 +58,8 @@ func (c comparison) meets() (size, ssim, tm bool) {
 // alternate in each iteration so that they meet the same load, and each
 // figure is the best of the iterations (ns/op is ours' best), with ours'
 // time split into its engine runs (gs, qpdf) and the rest. Ours runs as a
-// server does, its spare Ghostscripts (sandbox.Spares) started ahead: an
-// untimed run first starts the spare of the preset. A file on which raw gs
+// server does, its spare gs and qpdf (ghostscript.Spares) started ahead:
+// an untimed run first starts the spares. A file on which raw gs
 // fails (exit status, or no pages processed) is reported and left out of
 // the targets. A smoke pass (toolstest.BenchSmoke) compares on two files.
 func BenchmarkCompressVsGhostscript(b *testing.B) {
@@ -271,7 +271,7 @@ func (c *stageClock) read() map[string]time.Duration {
 func timedCompressTool(b *testing.B, clock *stageClock) (tl *docmill.Tool, close func()) {
 	gs := sandbox.Find("gs", []string{"--version"}, sandbox.Options{View: sandbox.View{ReadOnly: ghostscript.DataPaths}, Observe: clock.observe})
 	qpdf := sandbox.Find("qpdf", []string{"--version"}, sandbox.Options{Observe: clock.observe})
-	spares := sandbox.NewSpares(gs, "")
+	spares := ghostscript.NewSpares(gs, qpdf, "")
 	tl = toolstest.Find(b, ghostscript.Tools(gs, qpdf, ghostscript.Steps{}, spares), "compress-pdf")
 	if !tl.IsAvailable() {
 		toolstest.Lacking(b, "compress-pdf: engines not installed, or no jail")

@@ -2,15 +2,12 @@ package ghostscript
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
-	"strings"
 
 	docmill "github.com/docmill/docmill"
-	"github.com/docmill/docmill/sandbox"
 	"github.com/docmill/docmill/tools/filecopy"
 )
 
@@ -99,15 +96,12 @@ func (e *engines) runCompress(ctx context.Context, in *docmill.RunInput) (*docmi
 		return nil, docmill.Internal(err)
 	}
 	gsOut := filepath.Join(in.WorkDir, "compress-gs.pdf")
-	first := func() error { return e.runSpare(ctx, in.WorkDir, src, gsOut, p) }
+	first := func() error { return e.compressGS(ctx, in.WorkDir, src, gsOut, p) }
 	if err := e.runGSFrom(ctx, in.WorkDir, gsOut, p.gsArgs(src), first); err != nil {
 		return nil, e.compressFailure(ctx, err, src, in.WorkDir)
 	}
 	out := filepath.Join(in.WorkDir, "compressed.pdf")
-	_, err = e.qpdf.Run(ctx, sandbox.Cmd{Dir: in.WorkDir, Args: []string{
-		"--object-streams=generate", "--compression-level=9", gsOut, out,
-	}})
-	if err = qpdfOK(err); err != nil {
+	if err = qpdfOK(e.pack(ctx, in.WorkDir, gsOut, out)); err != nil {
 		return nil, failure(err, msgDamaged)
 	}
 	os.Remove(gsOut)
@@ -209,71 +203,4 @@ func qFactor(quality int) string {
 		f = 0.99
 	}
 	return strconv.FormatFloat(f, 'f', 3, 64)
-}
-
-// Names of the files in a spare's directory (runSpare).
-const (
-	spareInput  = "input.pdf"
-	spareOutput = "output.pdf"
-)
-
-// runSpare is compress-pdf's first Ghostscript run, the one of the new
-// interpreter (runGSFrom): on a spare Ghostscript (sandbox.Spares) when
-// one is ready, else started now (runPDFWrite with gsArgs). A spare was
-// started with p's options and its output file on its command line
-// (spareArgs) and has set up its interpreter and pdfwrite while no job
-// waited; it reads from standard input the image dictionaries of p's
-// quality and the order to run the input, linked into its directory. Its
-// output is the cold run's but for the command line that Ghostscript
-// records in the file's first lines.
-func (e *engines) runSpare(ctx context.Context, dir, src, out string, p preset) error {
-	opts := p.options()
-	sp := e.spares.Take(strings.Join(opts, " "), func(d string) []string { return spareArgs(d, opts) })
-	if sp == nil {
-		return e.runPDFWrite(ctx, dir, out, 0, p.gsArgs(src))
-	}
-	defer sp.Close()
-	input := filepath.Join(sp.Dir(), spareInput)
-	if err := filecopy.Link(src, input); err != nil {
-		return docmill.Internal(err)
-	}
-	stdin := p.imageDicts() + "\n(" + psEscape.Replace(sp.Paths().InJail(input)) + ") run\n"
-	res, err := sp.Run(ctx, []byte(stdin))
-	if errors.Is(err, sandbox.ErrSpareGone) {
-		return e.runPDFWrite(ctx, dir, out, 0, p.gsArgs(src))
-	}
-	if err == nil && noPages(res) {
-		err = errNoPages
-	}
-	if err != nil {
-		return err
-	}
-	return moveFile(filepath.Join(sp.Dir(), spareOutput), out)
-}
-
-// spareArgs is the command line of a spare Ghostscript in dir with the
-// pdfwrite options opts: runPDFWrite's, writing dir's output file, then
-// reading its program from standard input ("-"), with leave to read
-// dir's input file, which -dSAFER would otherwise refuse (a file named on
-// the command line is allowed by being named).
-func spareArgs(dir string, opts []string) []string {
-	argv := append([]string(nil), gsBase...)
-	argv = append(argv, "-sOutputFile="+strings.ReplaceAll(filepath.Join(dir, spareOutput), "%", "%%"))
-	argv = append(argv, opts...)
-	return append(argv, "--permit-file-read="+filepath.Join(dir, spareInput), "-")
-}
-
-// psEscape makes a string the body of a PostScript string literal.
-var psEscape = strings.NewReplacer(`\`, `\\`, `(`, `\(`, `)`, `\)`)
-
-// moveFile moves the file at src to dst, copying it when they are on
-// different file systems.
-func moveFile(src, dst string) error {
-	if err := os.Rename(src, dst); err == nil {
-		return nil
-	}
-	if err := filecopy.Copy(src, dst); err != nil {
-		return docmill.Internal(err)
-	}
-	return nil
 }

@@ -18,7 +18,7 @@ import (
 
 // TestMain lets this test binary serve as the PDF helper that fills
 // forms and restores links, as docmill's own binary does in the server,
-// and stops the spare Ghostscripts once the tests ran.
+// and stops compress-pdf's spare runs once the tests ran.
 func TestMain(m *testing.M) {
 	toolstest.MainWith(m, gsSpares.Close, pdfops.FillFormStep(), pdfops.RestoreLinksStep(), pdfops.SetCropBoxStep())
 }

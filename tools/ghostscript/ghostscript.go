@@ -69,9 +69,9 @@ var rates = docmill.WorkRates{Base: 30 * time.Second, PerMB: 150 * time.Second, 
 type engines struct {
 	gs, qpdf *sandbox.Engine
 	steps    Steps
-	// spares are Ghostscripts started ahead of compress-pdf's jobs (nil:
-	// every run starts cold).
-	spares *sandbox.Spares
+	// spares are compress-pdf's runs started ahead of its jobs (nil:
+	// every run starts when its job comes).
+	spares *Spares
 }
 
 // Steps are the parts of the tools that read a user's document in Go;
@@ -95,10 +95,10 @@ type Steps struct {
 // Tools returns compress-pdf, repair-pdf, pdf-to-pdfa, linearize-pdf,
 // grayscale-pdf, crop-pdf, flatten-pdf and fill-pdf-form, run with gs
 // and qpdf as found by the caller (missing engines make the tools
-// unavailable, never a crash) and steps. spares, of gs, are the
-// Ghostscripts compress-pdf finds started ahead of its jobs (nil: it
-// starts each itself); the caller closes them.
-func Tools(gs, qpdf *sandbox.Engine, steps Steps, spares *sandbox.Spares) []*docmill.Tool {
+// unavailable, never a crash) and steps. spares (NewSpares, of the same
+// gs and qpdf) are the runs compress-pdf finds started ahead of its jobs
+// (nil: it starts each itself); the caller closes them.
+func Tools(gs, qpdf *sandbox.Engine, steps Steps, spares *Spares) []*docmill.Tool {
 	e := &engines{gs: gs, qpdf: qpdf, steps: steps, spares: spares}
 	tools := []*docmill.Tool{e.compressTool(), e.repairTool(), e.pdfaTool(),
 		e.linearizeTool(), e.grayscaleTool(), e.cropTool(),

@@ -22,9 +22,9 @@ func corpusPDF(t testing.TB, name string) string {
 var (
 	gsEngine   = sandbox.Find("gs", []string{"--version"}, sandbox.Options{View: sandbox.View{ReadOnly: ghostscript.DataPaths}})
 	qpdfEngine = sandbox.Find("qpdf", []string{"--version"}, sandbox.Options{})
-	// gsSpares are compress-pdf's spare Ghostscripts, in the system's
-	// temporary directory, as the server keeps them in its scratch one.
-	gsSpares = sandbox.NewSpares(gsEngine, "")
+	// gsSpares are compress-pdf's spare runs, in the system's temporary
+	// directory, as the server keeps them in its scratch one.
+	gsSpares = ghostscript.NewSpares(gsEngine, qpdfEngine, "")
 )
 
 // tool returns the named tool, skipping the test when its engines are
