@@ -160,19 +160,35 @@ func abortStagedSoffices(ctx context.Context) []abort {
 }
 
 // segfaultGhostscripts sends SIGSEGV, until ctx ends, to each gs under
-// this process that runs on a document (not gs --version), once each,
-// and returns their pids.
+// this process that has a document open (not gs --version, nor a spare
+// Ghostscript still waiting for its job), once each, and returns their
+// pids.
 func segfaultGhostscripts(ctx context.Context) []abort {
 	var done []abort
 	poll.Sample(ctx, 5*time.Millisecond, func() bool {
 		for _, pid := range programsUnder("gs", done) {
-			if argv := argvOf(pid); len(argv) > 2 && syscall.Kill(pid, syscall.SIGSEGV) == nil {
+			if readsInput(pid) && syscall.Kill(pid, syscall.SIGSEGV) == nil {
 				done = append(done, abort{pid, time.Now()})
 			}
 		}
 		return false // until ctx ends
 	})
 	return done
+}
+
+// readsInput reports whether pid has a PDF input open in its jail's /job:
+// a job's input (input-N.pdf) or the input linked into a spare's
+// directory (input.pdf).
+func readsInput(pid int) bool {
+	fds := "/proc/" + strconv.Itoa(pid) + "/fd"
+	entries, _ := os.ReadDir(fds)
+	for _, e := range entries {
+		target, err := os.Readlink(filepath.Join(fds, e.Name()))
+		if err == nil && strings.HasPrefix(target, "/job/input") && strings.HasSuffix(target, ".pdf") {
+			return true
+		}
+	}
+	return false
 }
 
 // programsUnder lists the live processes under this one whose program's

@@ -135,6 +135,11 @@ type jailView struct {
 // own (the PDF helper, LibreOffice's workers, Chromium's profile).
 var jobEngines = map[string]bool{"gs": true, "pdftoppm": true, "tesseract": true}
 
+// spareEngines may also run in a spare's directory of its own
+// (tmp/<node>/spare-*): compress-pdf's Ghostscript started ahead of its
+// job (ghostscript.Spares), given only that job's input.
+var spareEngines = map[string]bool{"gs": true}
+
 // engineOf names the engine p runs, "" for another program of a jail
 // (qpdf, python3, oosplash, a shell).
 func (v jailView) engineOf(p jailProc) string {
@@ -248,8 +253,8 @@ func (v jailView) inspect(p jailProc) (problems []string, ownDir string, ok bool
 		switch rel, _ := filepath.Rel(filepath.Join(v.dataDir, "tmp"), ownDir); {
 		case ownDir == "":
 			bad("its own directory %s is no directory of the data directory's tmp", home)
-		case jobEngines[v.engineOf(p)] && !inJobDir(rel):
-			bad("works in %s, not in a job's own directory (%s/tmp/<node>/job-*)", ownDir, v.dataDir)
+		case jobEngines[v.engineOf(p)] && !inJobDir(rel) && !(spareEngines[v.engineOf(p)] && inSpareDir(rel)):
+			bad("works in %s, not in a job's own directory (%s/tmp/<node>/job-*) nor a spare's", ownDir, v.dataDir)
 		}
 	}
 
@@ -261,6 +266,13 @@ func (v jailView) inspect(p jailProc) (problems []string, ownDir string, ok bool
 func inJobDir(rel string) bool {
 	parts := strings.Split(filepath.ToSlash(rel), "/")
 	return len(parts) >= 2 && strings.HasPrefix(parts[1], "job-")
+}
+
+// inSpareDir reports whether rel, a path under the data directory's tmp,
+// is in a spare's directory: <node>/spare-*.
+func inSpareDir(rel string) bool {
+	parts := strings.Split(filepath.ToSlash(rel), "/")
+	return len(parts) >= 2 && strings.HasPrefix(parts[1], "spare-")
 }
 
 // stillThere returns what inspect found of p if p is still the same

@@ -25,7 +25,9 @@ import (
 // applies.
 var engineTools = []func(k *toolKit) []*docmill.Tool{
 	func(k *toolKit) []*docmill.Tool { return k.inPDFHelper(pdfHelperTools()) },
-	func(k *toolKit) []*docmill.Tool { return ghostscript.Tools(k.e.gs, k.e.qpdf, k.ghostscriptSteps()) },
+	func(k *toolKit) []*docmill.Tool {
+		return ghostscript.Tools(k.e.gs, k.e.qpdf, k.ghostscriptSteps(), k.gsSpares)
+	},
 	func(k *toolKit) []*docmill.Tool {
 		return poppler.Tools(k.popplerEngines(), k.popplerSteps(), k.o.limits)
 	},
@@ -46,6 +48,9 @@ type toolKit struct {
 	office    *office.Pool
 	officeDir string
 	browser   *chromium.Browser
+	// gsSpares are compress-pdf's gs and qpdf runs started ahead of its
+	// jobs.
+	gsSpares *ghostscript.Spares
 }
 
 // toolset is every tool this node serves: those of engineTools, wrapped
@@ -84,7 +89,7 @@ func toolset(e engineSet, o toolOptions) (tools []*docmill.Tool, close func(), e
 // processes on their first job (LibreOffice's at once with
 // officePrestart).
 func startPools(e engineSet, o toolOptions) (*toolKit, error) {
-	k := &toolKit{e: e, o: o}
+	k := &toolKit{e: e, o: o, gsSpares: ghostscript.NewSpares(e.gs, e.qpdf, o.scratch)}
 	var err error
 	if k.helpers, err = sandbox.NewHelpers(e.helper, pdfHelperArgs, sandbox.HelperOptions{Dir: o.scratch}); err != nil {
 		return nil, err
@@ -117,6 +122,7 @@ func (k *toolKit) close() {
 	k.browser.Close()
 	k.helpers.Close()
 	k.markdown.Close()
+	k.gsSpares.Close()
 	if k.officeDir != "" {
 		os.RemoveAll(k.officeDir)
 	}

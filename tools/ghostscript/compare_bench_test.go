@@ -5,16 +5,18 @@ import (
 	"context"
 	"fmt"
 	"image"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	docmill "github.com/docmill/docmill"
 	"github.com/docmill/docmill/sandbox"
+	"github.com/docmill/docmill/tools/ghostscript"
 	"github.com/docmill/docmill/tools/toolstest"
 )
 
@@ -33,7 +35,9 @@ type comparison struct {
 	gsOK, oursOK        bool
 	sizeRatio           float64
 	ssimOurs, ssimEbook float64
-	ours, gs, jailedGS  time.Duration // medians
+	ours, gs, jailedGS  time.Duration // bests
+	// stages are the engine runs of ours' best iteration, by engine.
+	stages map[string]time.Duration
 }
 
 func (c comparison) timeRatio() float64 { return float64(c.ours) / float64(c.gs) }
@@ -47,23 +51,30 @@ func (c comparison) meets() (size, ssim, tm bool) {
 // prints per file: the size ratio ours/ebook, the SSIM against the
 // original of page 1 of both outputs (grey, rendered at 100 dpi by
 // pdftoppm), and the time ratio ours/raw gs, each with its target; then
-// a summary line. Raw gs is a direct, unjailed exec; the same command run
+// a summary line. Raw gs is a direct, unjailed exec, one process per
+// document as a user of the command line runs it; the same command run
 // jailed (sandbox) is timed too, to show the sandbox's own overhead,
-// which ours pays and raw gs does not. Times are medians of the
-// iterations; ns/op is ours' median. A file on which raw gs fails (exit
-// status, or no pages processed) is reported and left out of the
-// targets. A smoke pass (toolstest.BenchSmoke) compares on two files.
+// which ours pays and raw gs does not. Ours, raw gs and jailed gs
+// alternate in each iteration so that they meet the same load, and each
+// figure is the best of the iterations (ns/op is ours' best), with ours'
+// time split into its engine runs (gs, qpdf) and the rest. Ours runs as a
+// server does, its spare gs and qpdf (ghostscript.Spares) started ahead:
+// an untimed run first starts the spares. A file on which raw gs
+// fails (exit status, or no pages processed) is reported and left out of
+// the targets. A smoke pass (toolstest.BenchSmoke) compares on two files.
 func BenchmarkCompressVsGhostscript(b *testing.B) {
 	paths, err := filepath.Glob(toolstest.Corpus(b, "pdf", "*.pdf"))
 	if err != nil || len(paths) == 0 {
 		b.Fatalf("no corpus PDFs: %v", err)
 	}
 	paths = toolstest.BenchSize(paths, paths[:min(2, len(paths))])
-	tl := tool(b, "compress-pdf")
+	clock := &stageClock{runs: map[string]time.Duration{}}
+	tl, closeTool := timedCompressTool(b, clock)
+	defer closeTool()
 	var rows []comparison
 	for _, path := range paths {
 		b.Run(filepath.Base(path), func(b *testing.B) {
-			c := compareWithGS(b, tl, path)
+			c := compareWithGS(b, tl, clock, path)
 			rows = append(rows, c)
 		})
 	}
@@ -75,33 +86,41 @@ func BenchmarkCompressVsGhostscript(b *testing.B) {
 }
 
 // compareWithGS measures one file; see BenchmarkCompressVsGhostscript.
-func compareWithGS(b *testing.B, tl *docmill.Tool, path string) comparison {
+func compareWithGS(b *testing.B, tl *docmill.Tool, clock *stageClock, path string) comparison {
 	c := comparison{file: filepath.Base(path)}
 	params, err := tl.ParseParams(map[string]string{"preset": "recommended"})
 	if err != nil {
 		b.Fatal(err)
 	}
-	var ours, raw, jailed []time.Duration
+	runOurs := func() (*docmill.RunOutput, time.Duration, error) {
+		dir := b.TempDir()
+		in := &docmill.RunInput{Params: params, WorkDir: dir, Files: []docmill.LocalFile{inputFile(b, dir, path)}}
+		clock.reset()
+		t0 := time.Now()
+		out, err := tl.Run(context.Background(), in)
+		return out, time.Since(t0), err
+	}
+	runOurs() // starts the preset's spare, as a server's first job does
 	var oursOut *docmill.RunOutput
 	var oursErr error
 	ebook := filepath.Join(b.TempDir(), "ebook.pdf")
 	for b.Loop() {
-		dir := b.TempDir()
-		in := &docmill.RunInput{Params: params, WorkDir: dir, Files: []docmill.LocalFile{inputFile(b, dir, path)}}
+		var d time.Duration
+		oursOut, d, oursErr = runOurs()
+		if c.ours == 0 || d < c.ours {
+			c.ours, c.stages = d, clock.read()
+		}
 		t0 := time.Now()
-		oursOut, oursErr = tl.Run(context.Background(), in)
-		ours = append(ours, time.Since(t0))
-		t0 = time.Now()
 		c.gsOK = rawEbook(path, ebook)
-		raw = append(raw, time.Since(t0))
-		jailed = append(jailed, jailedEbook(b, path))
+		c.gs = best(c.gs, time.Since(t0))
+		c.jailedGS = best(c.jailedGS, jailedEbook(b, path))
 	}
-	c.ours, c.gs, c.jailedGS = median(ours), median(raw), median(jailed)
 	c.oursOK = oursErr == nil
 	b.ReportMetric(float64(c.ours.Nanoseconds()), "ns/op")
 	b.ReportMetric(c.timeRatio(), "time/gs")
-	timing := fmt.Sprintf("time ours/raw gs %.2f (target <= %.1f; ours %s, raw gs %s, jailed gs %s: sandbox %+.0f ms)",
-		c.timeRatio(), targetTimeRatio, ms(c.ours), ms(c.gs), ms(c.jailedGS), float64(c.jailedGS-c.gs)/1e6)
+	gs, qpdf := c.stages["gs"], c.stages["qpdf"]
+	timing := fmt.Sprintf("time ours/raw gs %.2f (target <= %.1f; bests: ours %s = gs %s + qpdf %s + rest %s, raw gs %s, jailed gs %s: sandbox %+.0f ms)",
+		c.timeRatio(), targetTimeRatio, ms(c.ours), ms(gs), ms(qpdf), ms(c.ours-gs-qpdf), ms(c.gs), ms(c.jailedGS), float64(c.jailedGS-c.gs)/1e6)
 	switch {
 	case !c.gsOK:
 		b.Logf("raw gs fails on this file: left out of the targets; ours: %v; %s", errOrOK(oursErr), timing)
@@ -215,14 +234,49 @@ func b2i(v bool) int {
 	return 0
 }
 
-// median returns the median of ds (the lower middle of an even count).
-func median(ds []time.Duration) time.Duration {
-	if len(ds) == 0 {
-		return 0
+// best is the shorter of so far (0: none yet) and d.
+func best(so, d time.Duration) time.Duration {
+	if so == 0 || d < so {
+		return d
 	}
-	s := slices.Clone(ds)
-	slices.Sort(s)
-	return s[(len(s)-1)/2]
+	return so
+}
+
+// stageClock sums the time of engine runs by engine (sandbox's Observe).
+type stageClock struct {
+	mu   sync.Mutex
+	runs map[string]time.Duration
+}
+
+func (c *stageClock) observe(r sandbox.RunReport) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.runs[r.Engine] += r.Duration
+}
+
+func (c *stageClock) reset() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	clear(c.runs)
+}
+
+func (c *stageClock) read() map[string]time.Duration {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return maps.Clone(c.runs)
+}
+
+// timedCompressTool is compress-pdf on engines of its own that report
+// their runs to clock, with spares of its own; close stops them.
+func timedCompressTool(b *testing.B, clock *stageClock) (tl *docmill.Tool, close func()) {
+	gs := sandbox.Find("gs", []string{"--version"}, sandbox.Options{View: sandbox.View{ReadOnly: ghostscript.DataPaths}, Observe: clock.observe})
+	qpdf := sandbox.Find("qpdf", []string{"--version"}, sandbox.Options{Observe: clock.observe})
+	spares := ghostscript.NewSpares(gs, qpdf, "")
+	tl = toolstest.Find(b, ghostscript.Tools(gs, qpdf, ghostscript.Steps{}, spares), "compress-pdf")
+	if !tl.IsAvailable() {
+		toolstest.Lacking(b, "compress-pdf: engines not installed, or no jail")
+	}
+	return tl, spares.Close
 }
 
 // ms formats d in milliseconds.

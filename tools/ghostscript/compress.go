@@ -8,7 +8,6 @@ import (
 	"strconv"
 
 	docmill "github.com/docmill/docmill"
-	"github.com/docmill/docmill/sandbox"
 	"github.com/docmill/docmill/tools/filecopy"
 )
 
@@ -97,14 +96,12 @@ func (e *engines) runCompress(ctx context.Context, in *docmill.RunInput) (*docmi
 		return nil, docmill.Internal(err)
 	}
 	gsOut := filepath.Join(in.WorkDir, "compress-gs.pdf")
-	if err := e.runGS(ctx, in.WorkDir, gsOut, p.gsArgs(src)...); err != nil {
+	first := func() error { return e.compressGS(ctx, in.WorkDir, src, gsOut, p) }
+	if err := e.runGSFrom(ctx, in.WorkDir, gsOut, p.gsArgs(src), first); err != nil {
 		return nil, e.compressFailure(ctx, err, src, in.WorkDir)
 	}
 	out := filepath.Join(in.WorkDir, "compressed.pdf")
-	_, err = e.qpdf.Run(ctx, sandbox.Cmd{Dir: in.WorkDir, Args: []string{
-		"--object-streams=generate", "--compression-level=9", gsOut, out,
-	}})
-	if err = qpdfOK(err); err != nil {
+	if err = qpdfOK(e.pack(ctx, in.WorkDir, gsOut, out)); err != nil {
 		return nil, failure(err, msgDamaged)
 	}
 	os.Remove(gsOut)
@@ -156,6 +153,12 @@ func (e *engines) compressFailure(ctx context.Context, gsErr error, src, dir str
 // page so that most of its text reads upright, which changed how a page
 // with a /Rotate displays.
 func (p preset) gsArgs(src string) []string {
+	return append(p.options(), "-c", p.imageDicts(), "-f", src)
+}
+
+// options are the pdfwrite options of p that are given on Ghostscript's
+// command line; see gsArgs.
+func (p preset) options() []string {
 	res := strconv.Itoa(p.dpi)
 	args := []string{
 		"-dCompatibilityLevel=1.7", "-dAutoRotatePages=/None",
@@ -174,10 +177,14 @@ func (p preset) gsArgs(src string) []string {
 	if p.rgb {
 		args = append(args, "-sColorConversionStrategy=RGB")
 	}
+	return args
+}
+
+// imageDicts is the PostScript that sets p's JPEG quality; see gsArgs.
+func (p preset) imageDicts() string {
 	qf := qFactor(p.quality)
-	dicts := fmt.Sprintf("<< /ColorImageDict << /QFactor %s /Blend 1 /HSamples [2 1 1 2] /VSamples [2 1 1 2] >>"+
+	return fmt.Sprintf("<< /ColorImageDict << /QFactor %s /Blend 1 /HSamples [2 1 1 2] /VSamples [2 1 1 2] >>"+
 		" /GrayACSImageDict << /QFactor %s /Blend 1 /HSamples [1 1 1 1] /VSamples [1 1 1 1] >> >> setdistillerparams", qf, qf)
-	return append(args, "-c", dicts, "-f", src)
 }
 
 // qFactor converts a JPEG quality (1-100) to the DCTEncode QFactor that

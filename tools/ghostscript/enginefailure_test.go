@@ -21,8 +21,11 @@ import (
 // TestKilledGhostscriptIsAnEngineFailure: a gs killed with SIGKILL in the
 // middle of compress-pdf fails the run as internal (so the job runner
 // retries it), with the docmill.EngineFailure of gs in its chain, and no
-// second gs runs in that attempt (no fallback to the legacy interpreter).
-// Not parallel: every gs below this test's process must be its own.
+// second gs reads the input in that attempt (no fallback to the legacy
+// interpreter). The gs killed is the one reading the input: a spare
+// Ghostscript (sandbox.Spares), made ready by a first run on a small
+// file, or a cold one. Not parallel: every gs below this test's process
+// must be its own.
 //
 // The input is generated, pages of large pictures that keep gs busy;
 // should gs still end between being seen and the kill, the run is tried
@@ -33,6 +36,7 @@ func TestKilledGhostscriptIsAnEngineFailure(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	warm := toolstest.WriteTemp(t, "warm.pdf", toolstest.TextPDF("warm"))
 	pic := toolstest.Picture(1200, 1200, 1)
 	for pages := 4; ; pages *= 2 {
 		dir := t.TempDir()
@@ -42,6 +46,9 @@ func TestKilledGhostscriptIsAnEngineFailure(t *testing.T) {
 		}
 		src := toolstest.WriteTemp(t, "pictures.pdf", toolstest.ImagePDF(pics...))
 		in := &docmill.RunInput{Params: p, WorkDir: dir, Files: []docmill.LocalFile{inputFile(t, dir, src)}}
+		if _, err := run(t, "compress-pdf", map[string]string{"preset": "extreme"}, warm); err != nil {
+			t.Fatalf("warm-up run: %v", err)
+		}
 		saw, elapsed, runErr := killedRun(tl, in)
 		if errors.Is(saw.kill, syscall.ESRCH) {
 			if pages >= 64 {
@@ -69,8 +76,8 @@ func TestKilledGhostscriptIsAnEngineFailure(t *testing.T) {
 	}
 }
 
-// gsSighting is what killFirstGS saw: every gs's pid, and the kill's
-// error.
+// gsSighting is what killFirstGS saw: the pid of every gs that read the
+// input, and the kill's error.
 type gsSighting struct {
 	pids []int
 	kill error
@@ -79,10 +86,14 @@ type gsSighting struct {
 // killedRun invokes tl on in while killFirstGS watches, and returns what
 // it saw, how long the run took and the run's error.
 func killedRun(tl *docmill.Tool, in *docmill.RunInput) (gsSighting, time.Duration, error) {
+	input, err := os.Stat(in.Files[0].Path)
+	if err != nil {
+		return gsSighting{kill: err}, 0, nil
+	}
 	ctx, stop := context.WithCancel(context.Background())
 	seen := make(chan gsSighting, 1)
 	go func() {
-		pids, err := killFirstGS(ctx)
+		pids, err := killFirstGS(ctx, input)
 		seen <- gsSighting{pids, err}
 	}()
 	started := time.Now()
@@ -93,14 +104,15 @@ func killedRun(tl *docmill.Tool, in *docmill.RunInput) (gsSighting, time.Duratio
 }
 
 // killFirstGS watches the processes under this test's process for a gs
-// (the jail shows the job's directory at /job, so the command line cannot
-// tell whose it is: the test runs alone for that), kills the first one it
+// that has input open (the jail shows the job's directory at /job, so the
+// command line cannot tell whose it is: the test runs alone for that;
+// spares waiting for a job have no input open), kills the first one it
 // sees with SIGKILL, and keeps watching until ctx is done. It returns the
 // pids of every such gs it saw, and the kill's error (ESRCH: gs had ended).
-func killFirstGS(ctx context.Context) (pids []int, killErr error) {
+func killFirstGS(ctx context.Context, input os.FileInfo) (pids []int, killErr error) {
 	killed := false
 	poll.Sample(ctx, 5*time.Millisecond, func() bool {
-		for _, pid := range gsUnder(os.Getpid()) {
+		for _, pid := range gsUnder(os.Getpid(), input) {
 			if !contains(pids, pid) {
 				pids = append(pids, pid)
 			}
@@ -115,8 +127,8 @@ func killFirstGS(ctx context.Context) (pids []int, killErr error) {
 }
 
 // gsUnder lists the live processes descended from root whose program is
-// gs.
-func gsUnder(root int) []int {
+// gs and that have input open.
+func gsUnder(root int, input os.FileInfo) []int {
 	entries, _ := os.ReadDir("/proc")
 	var out []int
 	for _, e := range entries {
@@ -132,11 +144,23 @@ func gsUnder(root int) []int {
 		if filepath.Base(string(argv[0])) != "gs" {
 			continue
 		}
-		if descends(pid, root) && !zombie(pid) {
+		if descends(pid, root) && !zombie(pid) && reads(pid, input) {
 			out = append(out, pid)
 		}
 	}
 	return out
+}
+
+// reads reports whether pid has the file input open (a hard link to it
+// counts: it is the same file).
+func reads(pid int, input os.FileInfo) bool {
+	fds, _ := os.ReadDir("/proc/" + strconv.Itoa(pid) + "/fd")
+	for _, fd := range fds {
+		if st, err := os.Stat("/proc/" + strconv.Itoa(pid) + "/fd/" + fd.Name()); err == nil && os.SameFile(st, input) {
+			return true
+		}
+	}
+	return false
 }
 
 // descends reports whether pid has root among its ancestors.

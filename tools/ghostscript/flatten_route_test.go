@@ -52,7 +52,7 @@ func TestFlattenQPDFDrawsAsGhostscript(t *testing.T) {
 // output's path and its pages.
 func flattenWith(t *testing.T, steps ghostscript.Steps, path string) (string, int) {
 	t.Helper()
-	tl := toolstest.Find(t, ghostscript.Tools(gsEngine, qpdfEngine, steps), "flatten-pdf")
+	tl := toolstest.Find(t, ghostscript.Tools(gsEngine, qpdfEngine, steps, gsSpares), "flatten-pdf")
 	if !tl.IsAvailable() {
 		toolstest.Lacking(t, "flatten-pdf: engines not installed, or no jail")
 	}

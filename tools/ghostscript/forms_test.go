@@ -17,9 +17,10 @@ import (
 )
 
 // TestMain lets this test binary serve as the PDF helper that fills
-// forms and restores links, as docmill's own binary does in the server.
+// forms and restores links, as docmill's own binary does in the server,
+// and stops compress-pdf's spare runs once the tests ran.
 func TestMain(m *testing.M) {
-	toolstest.Main(m, pdfops.FillFormStep(), pdfops.RestoreLinksStep(), pdfops.SetCropBoxStep())
+	toolstest.MainWith(m, gsSpares.Close, pdfops.FillFormStep(), pdfops.RestoreLinksStep(), pdfops.SetCropBoxStep())
 }
 
 // steps are the tools' steps, run in real jailed helpers of this test
@@ -42,7 +43,7 @@ func runForm(t *testing.T, slug string, params map[string]string, path string) (
 // runFormWithin runs the named form tool on path with params and limits.
 func runFormWithin(t *testing.T, slug string, params map[string]string, path string, limits docmill.Limits) (*docmill.RunOutput, error) {
 	t.Helper()
-	tl := toolstest.Find(t, ghostscript.Tools(gsEngine, qpdfEngine, steps()), slug)
+	tl := toolstest.Find(t, ghostscript.Tools(gsEngine, qpdfEngine, steps(), gsSpares), slug)
 	if !tl.IsAvailable() {
 		toolstest.Lacking(t, "%s: engines not installed, or no jail", slug)
 	}

@@ -69,6 +69,9 @@ var rates = docmill.WorkRates{Base: 30 * time.Second, PerMB: 150 * time.Second, 
 type engines struct {
 	gs, qpdf *sandbox.Engine
 	steps    Steps
+	// spares are compress-pdf's runs started ahead of its jobs (nil:
+	// every run starts when its job comes).
+	spares *Spares
 }
 
 // Steps are the parts of the tools that read a user's document in Go;
@@ -92,9 +95,11 @@ type Steps struct {
 // Tools returns compress-pdf, repair-pdf, pdf-to-pdfa, linearize-pdf,
 // grayscale-pdf, crop-pdf, flatten-pdf and fill-pdf-form, run with gs
 // and qpdf as found by the caller (missing engines make the tools
-// unavailable, never a crash) and steps.
-func Tools(gs, qpdf *sandbox.Engine, steps Steps) []*docmill.Tool {
-	e := &engines{gs: gs, qpdf: qpdf, steps: steps}
+// unavailable, never a crash) and steps. spares (NewSpares, of the same
+// gs and qpdf) are the runs compress-pdf finds started ahead of its jobs
+// (nil: it starts each itself); the caller closes them.
+func Tools(gs, qpdf *sandbox.Engine, steps Steps, spares *Spares) []*docmill.Tool {
+	e := &engines{gs: gs, qpdf: qpdf, steps: steps, spares: spares}
 	tools := []*docmill.Tool{e.compressTool(), e.repairTool(), e.pdfaTool(),
 		e.linearizeTool(), e.grayscaleTool(), e.cropTool(),
 		e.flattenTool(), e.fillTool(),
@@ -247,8 +252,15 @@ var (
 // fails with errNoPages; a legacy run out of its budget leaves the new
 // interpreter's refusal as the answer.
 func (e *engines) runGS(ctx context.Context, dir, out string, args ...string) error {
+	return e.runGSFrom(ctx, dir, out, args, func() error { return e.runPDFWrite(ctx, dir, out, 0, args) })
+}
+
+// runGSFrom is runGS with first as the run of the new interpreter: one
+// that gives runPDFWrite's result for args by other means (a spare, see
+// runSpare). The legacy retry runs args.
+func (e *engines) runGSFrom(ctx context.Context, dir, out string, args []string, first func() error) error {
 	start := time.Now()
-	err := e.runPDFWrite(ctx, dir, out, 0, args)
+	err := first()
 	if err == nil || ctx.Err() != nil || !legacyMayOpen(err) {
 		return err
 	}

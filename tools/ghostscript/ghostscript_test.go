@@ -22,13 +22,16 @@ func corpusPDF(t testing.TB, name string) string {
 var (
 	gsEngine   = sandbox.Find("gs", []string{"--version"}, sandbox.Options{View: sandbox.View{ReadOnly: ghostscript.DataPaths}})
 	qpdfEngine = sandbox.Find("qpdf", []string{"--version"}, sandbox.Options{})
+	// gsSpares are compress-pdf's spare runs, in the system's temporary
+	// directory, as the server keeps them in its scratch one.
+	gsSpares = ghostscript.NewSpares(gsEngine, qpdfEngine, "")
 )
 
 // tool returns the named tool, skipping the test when its engines are
 // missing on this machine.
 func tool(t testing.TB, slug string) *docmill.Tool {
 	t.Helper()
-	tl := toolstest.Find(t, ghostscript.Tools(gsEngine, qpdfEngine, steps()), slug)
+	tl := toolstest.Find(t, ghostscript.Tools(gsEngine, qpdfEngine, steps(), gsSpares), slug)
 	if !tl.IsAvailable() {
 		toolstest.Lacking(t, "%s: engines not installed, or no jail", slug)
 	}
@@ -85,7 +88,7 @@ func TestUnavailable(t *testing.T) {
 	healthy := toolstest.WriteTemp(t, "healthy.pdf", toolstest.TextPDF("Healthy"))
 	// linearize-pdf runs qpdf alone.
 	qpdfOnly := map[string]bool{"linearize-pdf": true}
-	for _, tl := range ghostscript.Tools(missing, qpdfEngine, ghostscript.Steps{}) {
+	for _, tl := range ghostscript.Tools(missing, qpdfEngine, ghostscript.Steps{}, nil) {
 		if tl.IsAvailable() != qpdfOnly[tl.Slug] {
 			t.Errorf("%s available without gs: %v", tl.Slug, tl.IsAvailable())
 		}
