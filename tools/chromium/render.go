@@ -283,10 +283,14 @@ func printPDF(ctx context.Context, dst string, s printSettings) error {
 	if err != nil {
 		return err
 	}
+	// The stream is closed in the background: the job's PDF is whole
+	// once EOF is read, and the answer to the close is not waited for.
 	defer func() {
-		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
-		defer cancel()
-		_, _ = chromedp.Call(cctx, io.Close, io.CloseParams{Handle: res.Stream})
+		go func() {
+			cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+			defer cancel()
+			_, _ = chromedp.Call(cctx, io.Close, io.CloseParams{Handle: res.Stream})
+		}()
 	}()
 	f, err := os.Create(dst)
 	if err != nil {
