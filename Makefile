@@ -73,13 +73,15 @@ lint:
 # on time): rotate-pdf in-process; rotate-pdf p50 run in this process
 # (as before issue 11) and in a jailed PDF helper (as now); compress-pdf per preset next to raw gs
 # /ebook; pdf-to-jpg next to one pdftoppm run; every tool over HTTP on the
-# biggest corpus file (time, server peak RSS); rotate-pdf over HTTP with 1
+# biggest corpus file (time, server peak RSS, engines' peak RSS from the
+# job's meta.engine_peak_rss_kb); rotate-pdf over HTTP with 1
 # and 8 clients (req/s, p50/p99, queue pickup); a 1 GB upload (MB/s, RSS);
 # rotate-pdf embedded vs a cluster of 2 API and 1 or 2 worker nodes on
 # PostgreSQL, versitygw and Redis (jobs/s, sync p50); a 512 MB upload
 # through an API node to the bucket (MB/s, the node's peak RSS).
 # html-to-pdf on issue 15's 200-row table page: the tool next to a bare
-# Chromium print loop on the same browser (./tools/chromium, 20x), and over HTTP.
+# Chromium print loop on the same browser (./tools/chromium, 20x), and over HTTP
+# at 1 and 4 clients beside as many bare chromedp loops (one reused tab each).
 # Issue 29's attack: two Free accounts with the worst inputs against a third
 # account's rotate-pdf every 500 ms for two minutes, on a server with SQLite
 # and then one with PostgreSQL (victim p50/p99 beside the idle p50, the
@@ -92,7 +94,9 @@ lint:
 # SQLite file replicated to a versitygw bucket (s-lost-max), and the restore's time.
 # Issue 35's PDF rows: flatten-pdf, protect-pdf and merge-pdf per document,
 # the tool's run and over HTTP, beside qpdf doing the same work (the floor)
-# and the 1.2x target.
+# and the 1.2x target. Issue 35's Office rows: word-, excel- and
+# powerpoint-to-pdf over HTTP beside one warm soffice converting the same
+# file over UNO (the floor) and the 1.2x target.
 bench: test-deps
 	$(GO) test -run '^$$' -bench . -benchtime 2s ./tools/pdfops/
 	$(GO) test -run '^$$' -bench . -benchtime 3x ./tools/ghostscript/ ./tools/poppler/
@@ -100,6 +104,7 @@ bench: test-deps
 	$(GO) test -run '^$$' -bench Overhead -benchtime 10x ./sandbox/
 	$(GO) test -run '^$$' -bench BenchmarkTools -benchtime 2x ./cmd/docmill
 	$(GO) test -run '^$$' -bench PDFRows -benchtime 20x ./cmd/docmill
+	$(GO) test -run '^$$' -bench OfficeRows -benchtime 5x ./cmd/docmill
 	$(GO) test -run '^$$' -bench RotateHelper -benchtime 1000x ./cmd/docmill
 	$(GO) test -run '^$$' -bench RotateSync -benchtime 1000x ./cmd/docmill
 	$(GO) test -run '^$$' -bench IdleCPU -benchtime 3x ./cmd/docmill

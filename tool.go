@@ -120,6 +120,7 @@ var CommonMeta = []MetaField{
 	{Name: "queued_ms", Type: MetaInteger, Description: "Time from creation to the start of processing."},
 	{Name: "repaired", Type: MetaBoolean, Description: "true when the input was damaged and was repaired before the tool ran again."},
 	{Name: "preview_size", Type: MetaInteger, Description: "Bytes of the result's preview (result.preview_url), when one was made."},
+	{Name: "engine_peak_rss_kb", Type: MetaInteger, Description: "Peak resident memory, in KiB, of the engine processes that worked on the job: the largest of its engine runs, each the peaks of its processes added up (a warm engine's while the job ran, a program's sampled while it ran); absent when no engine process ran."},
 	{Name: "budget_ms", Type: MetaInteger, Description: "The processing time this job was allowed for its input (its work budget: see Work budgets in docs/api.md); past it the job fails with processing_timeout."},
 }
 

@@ -135,8 +135,12 @@ func (q *Queue[TTx]) attempt(ctx context.Context, j *docmill.Job, tool *docmill.
 	defer os.RemoveAll(dir)
 
 	started := time.Now()
+	ctx, peak := docmill.WithEnginePeak(ctx)
 	out, err := q.runCrashRule(ctx, j, tool, dir) // crash.go
 	elapsed := time.Since(started)
+	if err == nil && peak.KB() > 0 {
+		out.Meta = withFigure(out.Meta, docmill.EnginePeakMeta, peak.KB())
+	}
 	if err != nil {
 		if scratchFull(dir) {
 			// The engine ran out of room (its own error says only that it
@@ -163,6 +167,15 @@ func (q *Queue[TTx]) attempt(ctx context.Context, j *docmill.Job, tool *docmill.
 		q.export(ectx, j)
 	}
 	return nil
+}
+
+// withFigure returns meta (a new map when nil) with name set to v.
+func withFigure(meta map[string]any, name string, v any) map[string]any {
+	if meta == nil {
+		meta = map[string]any{}
+	}
+	meta[name] = v
+	return meta
 }
 
 // scratchFullBytes is the free space under which a scratch file system

@@ -307,6 +307,7 @@ func (h *Helpers) call(ctx context.Context, w *helper, slug string, in *docmill.
 	if err != nil {
 		return nil, docmill.Internal(err)
 	}
+	w.proc.ResetPeakRSS()
 	if _, err := w.proc.Stdin().Write(append(line, '\n')); err != nil {
 		return nil, h.died(w, err)
 	}
@@ -322,6 +323,7 @@ func (h *Helpers) call(ctx context.Context, w *helper, slug string, in *docmill.
 	}()
 	select {
 	case r := <-replies:
+		docmill.NoteEnginePeak(ctx, w.proc.PeakRSS())
 		if r.Output != nil {
 			r.Output.Path = paths.OnHost(r.Output.Path)
 		}

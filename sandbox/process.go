@@ -221,6 +221,15 @@ func (p *Process) Err() error {
 // process group.
 func (p *Process) Pid() int { return p.cmd.Process.Pid }
 
+// ResetPeakRSS starts the measure of the program's peak resident memory
+// over (the package function ResetPeakRSS, on its process tree), so
+// that PeakRSS reads the peak of one job it serves.
+func (p *Process) ResetPeakRSS() { ResetPeakRSS(p.cmd.Process.Pid) }
+
+// PeakRSS is the peak resident memory of the program's processes since
+// ResetPeakRSS (or its start), added up, in KiB.
+func (p *Process) PeakRSS() int64 { return PeakRSS(p.cmd.Process.Pid) }
+
 // Dir is the program's scratch directory.
 func (p *Process) Dir() string { return p.scratch }
 

@@ -330,9 +330,11 @@ func (e *Engine) run(ctx context.Context, c Cmd, scratch string) (*Result, error
 	if err != nil {
 		return nil, fmt.Errorf("sandbox: start %s: %w", e.Name, err)
 	}
+	watched := watchPeak(cmd.Process.Pid)
 	var killedFor error
 	select {
 	case err := <-done:
+		docmill.NoteEnginePeak(ctx, max(watched(), exitedPeakKB(cmd)))
 		return e.result(err, &stdout, c.Stdout != nil, stderr, start)
 	case <-ctx.Done():
 		killedFor = ctx.Err()
@@ -343,6 +345,7 @@ func (e *Engine) run(ctx context.Context, c Cmd, scratch string) (*Result, error
 	// may outlive the run.
 	e.opts.Jail.Kill(cmd.Process.Pid)
 	<-done
+	docmill.NoteEnginePeak(ctx, max(watched(), exitedPeakKB(cmd)))
 	return nil, killedFor
 }
 

@@ -4,41 +4,149 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
+	"os"
+	"path/filepath"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/chromedp"
+
 	"github.com/docmill/docmill/client"
+	"github.com/docmill/docmill/tools/chromium"
 	"github.com/docmill/docmill/tools/toolstest"
 )
 
+// htmlFloorTarget is the issue's target for html-to-pdf: over HTTP, the
+// time per document within this factor of the floor's at 1 client, and
+// at 4 clients a throughput no lower than the floor's (4 floors in
+// parallel).
+const htmlFloorTarget = 1.2
+
 // BenchmarkHTMLTable runs html-to-pdf synchronously over HTTP on issue
 // 15's table page (toolstest.TablePage(200), 7 A4 pages) with 1 and 4
-// concurrent clients, against a server process at its defaults, and
-// reports documents per second and the p50 call time, with the issue's
-// targets beside them. Figures only: nothing here fails on time.
+// concurrent clients, against a server process at its defaults, beside
+// its floor: the bare chromedp print loop (bareChromium), as many loops
+// as clients, in a browser of its own. Server and floor run in
+// alternating blocks of b.N documents, several rounds, and the best
+// round of each counts, so that load on a shared machine falls on both
+// alike. It reports documents per second, the p50 call time and the
+// floor's figures. Figures only: nothing here fails on time.
 func BenchmarkHTMLTable(b *testing.B) {
 	page := toolstest.TablePage(200)
 	dir := b.TempDir()
 	s := startChild(b, dir, "--log-level", "error")
 	c := s.client(newKey(b, dir, "custom", "--rpm", "100000", "--in-flight", "100"))
+	floor := startBareChromium(b, page)
 	htmlCall(b, c, page) // starts the browser
 	for _, tc := range []struct {
 		clients int
 		target  float64
 	}{{1, toolstest.TableTargetDocsPerSec1}, {4, toolstest.TableTargetDocsPerSec4}} {
 		b.Run(fmt.Sprintf("clients=%d", tc.clients), func(b *testing.B) {
-			lat, elapsed := htmlLoad(b, c, tc.clients, page)
-			rate := float64(len(lat)) / elapsed.Seconds()
+			var rate, floorRate float64
+			var p50 time.Duration
+			for range toolstest.BenchSize(3, 1) {
+				floorRate = max(floorRate, floor.rate(b, tc.clients, b.N))
+				lat, elapsed := htmlLoad(b, c, tc.clients, page)
+				if r := float64(len(lat)) / elapsed.Seconds(); r > rate {
+					rate, p50 = r, percentile(lat, 50)
+				}
+			}
 			b.ReportMetric(rate, "docs/s")
-			b.ReportMetric(ms(percentile(lat, 50)), "p50_ms")
-			b.Logf("html-to-pdf over HTTP, table page, %d clients: %.2f docs/s (target >= %.1f; Gotenberg, measured elsewhere: %.1f / %.1f at 1 / 4 clients)",
-				tc.clients, rate, tc.target, toolstest.TableGotenberg1, toolstest.TableGotenberg4)
+			b.ReportMetric(floorRate, "floor_docs/s")
+			b.ReportMetric(floorRate/rate, "x_floor")
+			b.ReportMetric(ms(p50), "p50_ms")
+			b.Logf("html-to-pdf over HTTP, table page, %d clients: %.2f docs/s, floor (%d bare chromedp loops) %.2f docs/s: time per doc %.2fx the floor's (target <= %s); target >= %.1f docs/s; Gotenberg, measured elsewhere: %.1f / %.1f at 1 / 4 clients",
+				tc.clients, rate, tc.clients, floorRate, floorRate/rate, map[bool]string{true: fmt.Sprintf("%.1fx", htmlFloorTarget), false: "1.0x"}[tc.clients == 1],
+				tc.target, toolstest.TableGotenberg1, toolstest.TableGotenberg4)
 		})
 	}
 }
 
-// htmlLoad sends b.N synchronous html-to-pdf calls of page from clients
+// bareChromium is html-to-pdf's floor: a headless Chromium of its own,
+// unconfined, and per client one tab that loads the page from a local
+// file and prints it with the tool's default settings (A4, 0.8 in
+// margins, backgrounds, untagged; the PDF returned in the reply), again
+// and again.
+type bareChromium struct {
+	ctx  context.Context
+	url  string
+	tabs chan context.Context
+}
+
+// startBareChromium starts the floor's browser, closed when b ends, or
+// skips b without Chromium.
+func startBareChromium(b *testing.B, page []byte) *bareChromium {
+	exe := chromium.ExecPath()
+	toolstest.NeedAt(b, "chromium", exe)
+	dir := b.TempDir()
+	file := filepath.Join(dir, "orders.html")
+	if err := os.WriteFile(file, page, 0o644); err != nil {
+		b.Fatal(err)
+	}
+	alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(),
+		chromedp.ExecPath(exe), chromedp.UserDataDir(filepath.Join(dir, "profile")), chromedp.Headless, chromedp.NoSandbox,
+		chromedp.DisableGPU, chromedp.NoFirstRun, chromedp.Flag("disable-background-networking", true))
+	ctx, cancel := chromedp.NewContext(alloc)
+	b.Cleanup(func() { cancel(); cancelAlloc() })
+	if err := chromedp.Do(ctx); err != nil {
+		b.Fatal(err)
+	}
+	f := &bareChromium{ctx: ctx, url: "file://" + file, tabs: make(chan context.Context, 4)}
+	for range cap(f.tabs) {
+		tab, _ := chromedp.NewContext(ctx)
+		if err := chromedp.Do(tab); err != nil {
+			b.Fatal(err)
+		}
+		f.tabs <- tab
+		f.print(b) // each tab's first page
+	}
+	return f
+}
+
+// print prints the page once in a free tab.
+func (f *bareChromium) print(b *testing.B) {
+	tab := <-f.tabs
+	defer func() { f.tabs <- tab }()
+	if err := chromedp.Do(tab, chromedp.Navigate(f.url)); err != nil {
+		b.Fatal(err)
+	}
+	margin, background, tagged := 0.8, true, false
+	_, err := chromedp.Run(tab, chromedp.PrintToPDF(func(p *page.PrintToPDFParams) {
+		p.PaperWidth, p.PaperHeight = 8.27, 11.69
+		p.MarginTop, p.MarginBottom, p.MarginLeft, p.MarginRight = &margin, &margin, &margin, &margin
+		p.PrintBackground, p.GenerateTaggedPDF = &background, &tagged
+	}))
+	if err != nil {
+		b.Fatal(err)
+	}
+}
+
+// rate prints the page n times from clients loops at once and returns
+// the documents per second.
+func (f *bareChromium) rate(b *testing.B, clients, n int) float64 {
+	next := make(chan struct{}, n)
+	for range n {
+		next <- struct{}{}
+	}
+	close(next)
+	var wg sync.WaitGroup
+	start := time.Now()
+	for range clients {
+		wg.Go(func() {
+			for range next {
+				f.print(b)
+			}
+		})
+	}
+	wg.Wait()
+	return float64(n) / time.Since(start).Seconds()
+}
+
+// htmlLoad sends n synchronous html-to-pdf calls of page from clients
 // goroutines and returns each call's time and the wall time.
 func htmlLoad(b *testing.B, c *client.Client, clients int, page []byte) ([]time.Duration, time.Duration) {
 	next := make(chan struct{}, b.N)
@@ -49,7 +157,6 @@ func htmlLoad(b *testing.B, c *client.Client, clients int, page []byte) ([]time.
 	var mu sync.Mutex
 	var lat []time.Duration
 	var wg sync.WaitGroup
-	b.ResetTimer()
 	start := time.Now()
 	for range clients {
 		wg.Go(func() {
@@ -63,16 +170,20 @@ func htmlLoad(b *testing.B, c *client.Client, clients int, page []byte) ([]time.
 		})
 	}
 	wg.Wait()
-	elapsed := time.Since(start)
-	b.StopTimer()
-	return lat, elapsed
+	return lat, time.Since(start)
 }
 
-// htmlCall prints page with html-to-pdf, synchronously, at the defaults.
+// htmlCall prints page with html-to-pdf, synchronously, at the
+// defaults, and downloads the result.
 func htmlCall(b *testing.B, c *client.Client, page []byte) {
-	j, _, err := c.Process(context.Background(), "html-to-pdf",
+	ctx := context.Background()
+	j, _, err := c.Process(ctx, "html-to-pdf",
 		[]client.File{{Name: "orders.html", Body: bytes.NewReader(page)}}, client.ProcessOptions{Prefer: "wait=300"})
-	if err != nil || j.Status != "done" {
+	if err != nil || j.Status != "done" || j.Result == nil {
 		b.Errorf("html-to-pdf: %v %+v", err, j)
+		return
+	}
+	if _, err := c.Download(ctx, j.Result.URL, io.Discard); err != nil {
+		b.Errorf("html-to-pdf: download: %v", err)
 	}
 }

@@ -1,14 +1,16 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"fmt"
-	"github.com/docmill/docmill/tools/toolstest"
 	"os"
 	"testing"
 	"time"
 
+	"github.com/docmill/docmill"
 	"github.com/docmill/docmill/client"
+	"github.com/docmill/docmill/tools/toolstest"
 )
 
 // toolCase is one tool run for BenchmarkTools: corpus files and params.
@@ -39,13 +41,25 @@ var benchCases = []toolCase{
 	{"pdf-to-pdfa", []string{geo}, nil},
 	{"pdf-to-jpg", []string{geo}, nil},
 	{"pdf-to-text", []string{geo}, nil},
+	// Warm engines: LibreOffice's workers, Chromium's tabs.
+	{"word-to-pdf", []string{"office/having-images.docx"}, nil},
+	{"excel-to-pdf", []string{"office/embedded.xlsx"}, nil},
+	{"powerpoint-to-pdf", []string{"office/cht-chart-type.pptx"}, nil},
+	{"html-to-pdf", []string{tablePageFile}, nil},
 }
+
+// tablePageFile names, in benchCases, the html-to-pdf table page
+// (toolstest.TablePage(200)) instead of a corpus file.
+const tablePageFile = "orders.html"
 
 const geo = "pdf/GeoTopo-komprimiert.pdf"
 
 // BenchmarkTools reports, per tool, the time of a sync call over HTTP, the
-// tool's own processing time (meta.duration_ms) and the server's peak RSS
-// while the call runs (VmHWM, reset before each call).
+// tool's own processing time (meta.duration_ms), the server's peak RSS
+// while the call runs (VmHWM, reset before each call) and the engines'
+// peak RSS for the job as the server measures it for every job
+// (meta.engine_peak_rss_kb: a run's ru_maxrss, a warm engine's VmHWM
+// over its processes; 0 for a tool that runs no engine process).
 func BenchmarkTools(b *testing.B) {
 	dir := b.TempDir()
 	s := startChild(b, dir, "--log-level", "error")
@@ -54,10 +68,14 @@ func BenchmarkTools(b *testing.B) {
 	for _, tc := range benchCases {
 		b.Run(tc.tool, func(b *testing.B) {
 			var call, tool time.Duration
-			var peak int64
+			var peak, enginePeak int64
 			for i := 0; i < b.N; i++ {
 				var files []client.File
 				for _, f := range tc.files {
+					if f == tablePageFile {
+						files = append(files, client.File{Name: f, Body: bytes.NewReader(toolstest.TablePage(200))})
+						continue
+					}
 					files = append(files, file(b, f))
 				}
 				resetPeakRSS(b, pid)
@@ -70,10 +88,15 @@ func BenchmarkTools(b *testing.B) {
 				ms, _ := j.Meta["duration_ms"].(float64)
 				tool += time.Duration(ms * float64(time.Millisecond))
 				peak = max(peak, toolstest.PeakRSS(b, pid))
+				kb, _ := j.Meta[docmill.EnginePeakMeta].(float64)
+				enginePeak = max(enginePeak, int64(kb))
 			}
 			b.ReportMetric(ms(call)/float64(b.N), "call_ms")
 			b.ReportMetric(ms(tool)/float64(b.N), "tool_ms")
 			b.ReportMetric(float64(peak)/(1<<20), "peak_rss_MB")
+			b.ReportMetric(float64(enginePeak)/(1<<10), "engine_peak_rss_MB")
+			b.Logf("%s: %.1f ms over HTTP (tool %.1f ms); peak RSS: server %.0f MB, engines %.0f MB",
+				tc.tool, ms(call)/float64(b.N), ms(tool)/float64(b.N), float64(peak)/(1<<20), float64(enginePeak)/(1<<10))
 		})
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	docmill "github.com/docmill/docmill"
+	"github.com/docmill/docmill/sandbox"
 )
 
 // printSettings are a job's validated print params.
@@ -118,6 +119,7 @@ func (b *Browser) printOnce(ctx context.Context, root, dst string, s printSettin
 		return 0, docmill.Internal(err)
 	}
 	defer b.release(inst)
+	defer b.measureMemory(ctx, inst)()
 	blocked, ran, err := inst.print(ctx, root, dst, s, b.opts.MaxTabs)
 	// chromedp reports a call cut off by the browser's exit with the
 	// process's *exec.ExitError, sometimes before the instance's context
@@ -142,6 +144,25 @@ func (b *Browser) printOnce(ctx context.Context, root, dst string, s printSettin
 		b.retire(inst)
 	}
 	return blocked, err
+}
+
+// measureMemory starts the measure of the browser's peak resident
+// memory for the job of ctx, and returns the function that notes it
+// (docmill.NoteEnginePeak) when the job ends: the peaks of all its processes, added up, since the job
+// began when it is the browser's only job, else since the last job that
+// ran alone began (jobs at once share the processes, so their memory
+// is not told apart).
+func (b *Browser) measureMemory(ctx context.Context, inst *instance) (note func()) {
+	if inst.pid <= 0 {
+		return func() {}
+	}
+	b.mu.Lock()
+	alone := inst.active == 1
+	b.mu.Unlock()
+	if alone {
+		sandbox.ResetPeakRSS(inst.pid)
+	}
+	return func() { docmill.NoteEnginePeak(ctx, sandbox.PeakRSS(inst.pid)) }
 }
 
 // print runs one job in a tab of inst (an idle one, or a new one): load
@@ -283,10 +304,14 @@ func printPDF(ctx context.Context, dst string, s printSettings) error {
 	if err != nil {
 		return err
 	}
+	// The stream is closed in the background: the job's PDF is whole
+	// once EOF is read, and the answer to the close is not waited for.
 	defer func() {
-		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
-		defer cancel()
-		_, _ = chromedp.Call(cctx, io.Close, io.CloseParams{Handle: res.Stream})
+		go func() {
+			cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+			defer cancel()
+			_, _ = chromedp.Call(cctx, io.Close, io.CloseParams{Handle: res.Stream})
+		}()
 	}()
 	f, err := os.Create(dst)
 	if err != nil {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/url"
 	"path"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -237,21 +238,28 @@ func (t *tab) reset(s *site) error {
 	if err := chromedp.Do(ctx, chromedp.Navigate("about:blank")); err != nil {
 		return err
 	}
-	if _, err := chromedp.Call(ctx, page.ResetNavigationHistory, cdp.Empty{}); err != nil {
-		return err
-	}
+	// The four commands that follow the navigation are sent at once, not
+	// one after another's answer: they are independent, and a job that
+	// finds no idle tab waits for a reset, so on a busy node its round
+	// trips would be that job's time. The targets are listed after all
+	// of them, as long after the page's end as before.
+	var history, metrics, name, stored error
+	var wg sync.WaitGroup
+	wg.Go(func() { _, history = chromedp.Call(ctx, page.ResetNavigationHistory, cdp.Empty{}) })
 	// A screenshot job sized the viewport (setViewport).
-	if _, err := chromedp.Call(ctx, emulation.ClearDeviceMetricsOverride, cdp.Empty{}); err != nil {
-		return err
-	}
+	wg.Go(func() { _, metrics = chromedp.Call(ctx, emulation.ClearDeviceMetricsOverride, cdp.Empty{}) })
 	// window.name belongs to the tab, not to a page: it outlives the
 	// navigation to about:blank, whose document has no script of the
 	// job's to stop this.
-	if _, err := chromedp.Call(ctx, runtime.Evaluate, runtime.EvaluateParams{Expression: `window.name = ""`}); err != nil {
-		return err
-	}
-	clear := storage.ClearDataForOriginParams{Origin: fileOrigin, StorageTypes: "all"}
-	if _, err := chromedp.Call(ctx, storage.ClearDataForOrigin, clear); err != nil {
+	wg.Go(func() {
+		_, name = chromedp.Call(ctx, runtime.Evaluate, runtime.EvaluateParams{Expression: `window.name = ""`})
+	})
+	wg.Go(func() {
+		clear := storage.ClearDataForOriginParams{Origin: fileOrigin, StorageTypes: "all"}
+		_, stored = chromedp.Call(ctx, storage.ClearDataForOrigin, clear)
+	})
+	wg.Wait()
+	if err := errors.Join(history, metrics, name, stored); err != nil {
 		return err
 	}
 	targets, err := chromedp.CallBrowser(ctx, target.GetTargets, target.GetTargetsParams{})

@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"time"
 
+	docmill "github.com/docmill/docmill"
 	"github.com/docmill/docmill/sandbox"
 	"github.com/docmill/docmill/tools/filecopy"
 )
@@ -183,6 +184,11 @@ func (w *worker) convert(ctx context.Context, j job, jail *sandbox.Jail) error {
 		return err
 	}
 	paths := w.conv.Paths()
+	// The engine's memory for this job: soffice's and its converter's
+	// peaks while it converts.
+	w.soffice.ResetPeakRSS()
+	w.conv.ResetPeakRSS()
+	defer func() { docmill.NoteEnginePeak(ctx, w.soffice.PeakRSS()+w.conv.PeakRSS()) }()
 	if err := w.run(ctx, job{In: paths.InJail(in), Out: paths.InJail(out), Export: j.Export, Filter: j.Filter, Options: j.Options, ExportOptions: j.ExportOptions, PageRange: j.PageRange, MaxCells: j.MaxCells, ActiveSheet: j.ActiveSheet}); err != nil {
 		return err
 	}
