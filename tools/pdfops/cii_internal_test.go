@@ -57,3 +57,31 @@ func TestParseInvoice(t *testing.T) {
 		}
 	}
 }
+
+// FuzzParseInvoice: whatever the bytes, parseInvoice returns (never
+// panics), refusing as invalid_document, and what it returns came from
+// the input.
+func FuzzParseInvoice(f *testing.F) {
+	const ns = `xmlns:rsm="urn:un:unece:uncefact:data:standard:CrossIndustryInvoice:100" xmlns:ram="urn:un:unece:uncefact:data:standard:ReusableAggregateBusinessInformationEntity:100"`
+	for _, seed := range []string{
+		`<rsm:CrossIndustryInvoice ` + ns + `><rsm:ExchangedDocumentContext><ram:GuidelineSpecifiedDocumentContextParameter><ram:ID>urn:cen.eu:en16931:2017</ram:ID></ram:GuidelineSpecifiedDocumentContextParameter></rsm:ExchangedDocumentContext></rsm:CrossIndustryInvoice>`,
+		`<?xml version="1.0"?><!DOCTYPE r [<!ENTITY a "b">]><r>&a;</r>`,
+		"\ufeff<a><![CDATA[x]]><!-- c --><?pi x?></a>",
+		`<ubl:Invoice xmlns:ubl="urn:oasis:names:specification:ubl:schema:xsd:Invoice-2" xmlns:cbc="urn:oasis:names:specification:ubl:schema:xsd:CommonBasicComponents-2"><cbc:CustomizationID>x</cbc:CustomizationID></ubl:Invoice>`,
+		strings.Repeat("<a>", 70),
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		x, err := parseInvoice(raw, theInvoice)
+		if err != nil {
+			if docmill.ErrorCode(err) != docmill.CodeInvalidDocument {
+				t.Fatalf("%v: not invalid_document", err)
+			}
+			return
+		}
+		if len(x.guideline) > len(raw) || len(x.root.Local) > len(raw) {
+			t.Fatalf("%+v: more than the input holds", x)
+		}
+	})
+}
