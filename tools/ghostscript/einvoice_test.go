@@ -194,6 +194,41 @@ func TestEInvoiceRefusals(t *testing.T) {
 	}
 }
 
+// TestEInvoiceKeepsAttachments: a file the PDF already embeds stays,
+// made what PDF/A-3 asks of it: in the catalog's /AF with an
+// /AFRelationship, its stream with a MIME type and a /ModDate.
+func TestEInvoiceKeepsAttachments(t *testing.T) {
+	dir := t.TempDir()
+	notes := filepath.Join(dir, "notes.txt")
+	if err := os.WriteFile(notes, []byte("delivery notes\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	add := toolstest.Find(t, pdfops.Tools(), "add-attachments")
+	pdf := toolstest.Input(t, dir, toolstest.WriteTemp(t, "invoice.pdf", toolstest.TextPDF("Invoice")), "application/pdf")
+	with, err := add.Invoke(context.Background(), &docmill.RunInput{Params: docmill.Params{}, WorkDir: dir,
+		Files: []docmill.LocalFile{pdf, {Path: notes, Filename: "notes.txt", ContentType: "text/plain"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(with.Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	xml := toolstest.CIIInvoice(toolstest.GuidelineEN16931, 1)
+	out, err := runEInvoice(t, nil, docmill.Limits{}, pdfInput(b), xmlInput(xml))
+	if err != nil {
+		t.Fatal(err)
+	}
+	inv := toolstest.ReadEInvoice(t, out.Path)
+	kept, ok := inv.Files["notes.txt"]
+	if len(inv.AF) != 2 || !ok || kept.Relationship != "/Unspecified" || kept.Subtype == "" || !strings.HasPrefix(kept.ModDate, "D:") {
+		t.Errorf("AF %v, files %+v", inv.AF, inv.Files)
+	}
+	if inv.Relationship != "/Alternative" || !bytes.Equal(inv.Saved, xml) || !strings.Contains(inv.Listed, "2 embedded files") {
+		t.Errorf("invoice %q, %d bytes saved, pdfdetach -list %q", inv.Relationship, len(inv.Saved), inv.Listed)
+	}
+}
+
 // TestInvoiceLevelsMatch: the levels einvoice-pdf offers are those the
 // invoice steps name.
 func TestInvoiceLevelsMatch(t *testing.T) {

@@ -3,6 +3,7 @@ package pdfops
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -64,7 +65,9 @@ func runReadInvoice(_ context.Context, in *docmill.RunInput, b *budget) (*docmil
 // WL, whose XML is not a whole invoice, else /Alternative; and an XMP
 // packet keeping the PDF/A identification, stating the Info dictionary's
 // values, and declaring the Factur-X extension schema with the fx
-// properties. Meta: "pages", "level", "relationship".
+// properties. Files the PDF already embeds are kept, associated as
+// PDF/A-3 asks (associateAttachments). Meta: "pages", "level",
+// "relationship".
 func EmbedInvoiceStep() *docmill.EngineStep {
 	return pdfStep("embed-invoice-xml", 2, 2, runEmbedInvoice)
 }
@@ -109,6 +112,9 @@ func runEmbedInvoice(ctx context.Context, in *docmill.RunInput, b *budget) (*doc
 		return nil, fmt.Errorf("pdfops: embed invoice: the PDF/A step made part %q, not 3", kept[nsPDFAID+" part"])
 	}
 	now := time.Now().UTC().Truncate(time.Second)
+	if err := associateAttachments(doc, root, now); err != nil {
+		return nil, err
+	}
 	rel := invoiceRelationship(level)
 	if err := attachInvoice(doc, root, raw, rel, now); err != nil {
 		return nil, err
@@ -229,3 +235,60 @@ var facturXSchema = func() string {
 	b.WriteString("</rdf:Seq></pdfaSchema:property>\n</rdf:li></rdf:Bag></pdfaExtension:schemas>\n</rdf:Description>\n")
 	return b.String()
 }()
+
+// associateAttachments gives the files the PDF already embeds what PDF/A-3
+// asks of every embedded file, which Ghostscript does not add: each file
+// specification in the catalog's /AF, with an /AFRelationship
+// (/Unspecified unless it has one), its stream with a MIME /Subtype
+// (application/octet-stream unless it has one) and a /Params /ModDate
+// (modTime unless it has one). The files themselves are kept as they are.
+func associateAttachments(doc *model.Context, root types.Dict, modTime time.Time) error {
+	if err := doc.LocateNameTree("EmbeddedFiles", false); err != nil {
+		return docmill.InvalidDocument(err, "The PDF's attachments could not be read: it is damaged.")
+	}
+	tree := doc.Names["EmbeddedFiles"]
+	if tree == nil {
+		return nil
+	}
+	var specs types.Array
+	err := tree.Process(doc.XRefTable, func(_ *model.XRefTable, _ string, o *types.Object) error {
+		spec, err := doc.DereferenceDict(*o)
+		if err != nil || spec == nil {
+			return fmt.Errorf("file specification: %v", err)
+		}
+		if spec["AFRelationship"] == nil {
+			spec.InsertName("AFRelationship", "Unspecified")
+		}
+		specs = append(specs, *o)
+		ef, _ := doc.DereferenceDict(spec["EF"])
+		for _, key := range []string{"F", "UF"} {
+			sd, _, err := doc.DereferenceStreamDict(ef[key])
+			if err != nil || sd == nil {
+				continue
+			}
+			if sd.Dict["Subtype"] == nil {
+				sd.Dict.InsertName("Subtype", "application/octet-stream")
+			}
+			params, _ := doc.DereferenceDict(sd.Dict["Params"])
+			if params == nil {
+				params = types.Dict{}
+				sd.Dict["Params"] = params
+			}
+			if params["ModDate"] == nil {
+				params["ModDate"] = types.StringLiteral(types.DateString(modTime))
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return docmill.InvalidDocument(err, "The PDF's attachments could not be read: it is damaged.")
+	}
+	af, _ := doc.DereferenceArray(root["AF"])
+	for _, o := range specs {
+		if ref, ok := o.(types.IndirectRef); !ok || !slices.ContainsFunc(af, func(a types.Object) bool { return a == ref }) {
+			af = append(af, o)
+		}
+	}
+	root["AF"] = af
+	return nil
+}
