@@ -97,12 +97,14 @@ lint:
 # and the 1.2x target. Issue 35's Office rows: word-, excel- and
 # powerpoint-to-pdf over HTTP beside one warm soffice converting the same
 # file over UNO (the floor) and the 1.2x target.
+# einvoice-pdf over HTTP beside its floor, pdf-to-pdfa 3b on the same PDF.
 bench: test-deps
 	$(GO) test -run '^$$' -bench . -benchtime 2s ./tools/pdfops/
 	$(GO) test -run '^$$' -bench . -benchtime 3x ./tools/ghostscript/ ./tools/poppler/
 	$(GO) test -run '^$$' -bench . -benchtime 20x ./tools/office/ ./tools/chromium/ ./tools/vips/
 	$(GO) test -run '^$$' -bench Overhead -benchtime 10x ./sandbox/
 	$(GO) test -run '^$$' -bench BenchmarkTools -benchtime 2x ./cmd/docmill
+	$(GO) test -run '^$$' -bench BenchmarkEInvoice -benchtime 8x ./cmd/docmill
 	$(GO) test -run '^$$' -bench PDFRows -benchtime 20x ./cmd/docmill
 	$(GO) test -run '^$$' -bench OfficeRows -benchtime 5x ./cmd/docmill
 	$(GO) test -run '^$$' -bench RotateHelper -benchtime 1000x ./cmd/docmill
@@ -121,7 +123,8 @@ bench: test-deps
 # fuzz runs each fuzz target of our own parsers for $(FUZZTIME): page
 # selections and tool params, the upload sniffer and file names, Office
 # family detection, zip limits, and the PDF tools run in this process
-# (rotate, page tools, protect, unlock, watermark text, the JPEG scanner).
+# (rotate, page tools, protect, unlock, watermark text, the JPEG scanner,
+# the e-invoice XML reader).
 # Every `func Fuzz` of the repository has its line here
 # (TestMakeFuzzNamesEveryTarget checks it). A failing input is saved under the
 # package's testdata/fuzz and replayed by `make test` once committed.
@@ -147,6 +150,7 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzUnlock$$' -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMINTIME) ./tools/pdfops
 	$(GO) test -run '^$$' -fuzz '^FuzzWatermarkText$$' -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMINTIME) ./tools/pdfops
 	$(GO) test -run '^$$' -fuzz '^FuzzScanJPEG$$' -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMINTIME) ./tools/pdfops
+	$(GO) test -run '^$$' -fuzz '^FuzzParseInvoice$$' -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMINTIME) ./tools/pdfops
 
 fmt:
 	gofmt -w $$(git ls-files '*.go')

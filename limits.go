@@ -73,6 +73,10 @@ type Limits struct {
 	// MarkdownBytes bounds the Markdown file markdown-to-pdf parses, which
 	// it holds in memory with its tree.
 	MarkdownBytes int64 `json:"markdown_bytes"`
+	// InvoiceXMLBytes bounds the invoice XML einvoice-pdf parses, and
+	// the one extract-einvoice takes out of a PDF: an invoice of a
+	// thousand lines is well under a megabyte.
+	InvoiceXMLBytes int64 `json:"invoice_xml_bytes"`
 	// FetchRequests bounds the requests the page of a url-to-pdf or
 	// url-to-image job makes, redirects included; past it they are
 	// blocked.
@@ -129,6 +133,7 @@ func DefaultLimits() Limits {
 		ImageToTextPages:        50,
 		PrintedPDFBytes:         512 << 20,
 		MarkdownBytes:           10 << 20,
+		InvoiceXMLBytes:         16 << 20,
 		FetchRequests:           500,
 		FetchBytes:              64 << 20,
 		FetchResponseBytes:      16 << 20,
@@ -173,6 +178,7 @@ func (l Limits) WithDefaults() Limits {
 	seti(&l.ImageToTextPages, d.ImageToTextPages)
 	set(&l.PrintedPDFBytes, d.PrintedPDFBytes)
 	set(&l.MarkdownBytes, d.MarkdownBytes)
+	set(&l.InvoiceXMLBytes, d.InvoiceXMLBytes)
 	seti(&l.FetchRequests, d.FetchRequests)
 	set(&l.FetchBytes, d.FetchBytes)
 	set(&l.FetchResponseBytes, d.FetchResponseBytes)

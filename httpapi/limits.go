@@ -21,7 +21,7 @@ func limitsSchema() obj {
 			"render_page_pixels", "render_pixels_total", "render_pages", "pdf_pages", "pdf_bytes",
 			"stream_decoded_bytes", "job_decoded_bytes", "text_bytes", "layout_bytes",
 			"compare_layout_bytes", "render_output_bytes", "redact_ocr_pages", "redact_ocr_pixels", "image_to_text_pages",
-			"printed_pdf_bytes", "markdown_bytes", "fetch_requests", "fetch_bytes", "fetch_response_bytes", "sheet_cells",
+			"printed_pdf_bytes", "markdown_bytes", "invoice_xml_bytes", "fetch_requests", "fetch_bytes", "fetch_response_bytes", "sheet_cells",
 			"archive_entries", "archive_bytes", "archive_ratio", "engine_memory",
 		},
 		"properties": obj{
@@ -45,6 +45,7 @@ func limitsSchema() obj {
 			"image_to_text_pages":        integer("Pages of a PDF that image-to-text reads by OCR in one job."),
 			"printed_pdf_bytes":          integer("Bytes of the PDF that html-to-pdf, markdown-to-pdf or url-to-pdf prints (file_too_large past it)."),
 			"markdown_bytes":             integer("Bytes of the Markdown file that markdown-to-pdf reads (file_too_large past it)."),
+			"invoice_xml_bytes":          integer("Bytes of the invoice XML that einvoice-pdf reads, or that extract-einvoice takes out of a PDF (file_too_large past it)."),
 			"fetch_requests":             integer("Requests that the page of a url-to-pdf or url-to-image job may make, redirects included; more are blocked."),
 			"fetch_bytes":                integer("Bytes of responses that the page of a url-to-pdf or url-to-image job may get, all together; past it requests are blocked."),
 			"fetch_response_bytes":       integer("Bytes of one response, decoded, that the page of a url-to-pdf or url-to-image job may get; a larger one is blocked (the page itself: fetch_failed)."),

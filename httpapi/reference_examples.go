@@ -127,6 +127,8 @@ func exampleFileName(slug, typ string) string {
 		return "letter.docx"
 	case "application/x-pkcs12":
 		return "certificate.p12"
+	case "text/xml":
+		return "invoice.xml"
 	case "text/html":
 		return "page.html"
 	case "text/markdown":

@@ -164,6 +164,8 @@ func conformSample(t *testing.T, tool *docmill.Tool, contentType string) string 
 			return toolstest.WriteTemp(t, "conform-sample.pdf", toolstest.ActivePDF())
 		case "verify-pdf-signatures": // a signature to verify, made by the project's signer
 			return signedSample(t)
+		case "extract-einvoice": // an invoice to take out
+			return einvoiceSample(t)
 		}
 		return toolstest.WriteTemp(t, "conform-sample.pdf", toolstest.TextPDF("Conformance page one", "Conformance page two", "Conformance page three"))
 	case "image/png", "image/jpeg", "image/gif", "image/tiff", "image/webp", "image/avif", "image/heif":
@@ -185,6 +187,8 @@ func conformSample(t *testing.T, tool *docmill.Tool, contentType string) string 
 		return toolstest.WriteTemp(t, "conform-sample.rtf", []byte(`{\rtf1\ansi Conformance of every tool.\par}`))
 	case "text/plain":
 		switch tool.Slug {
+		case "einvoice-pdf": // its XML comes second: conformCompanions
+			return ""
 		case "excel-to-pdf":
 			return toolstest.WriteTemp(t, "conform-sample.csv", []byte(sampleCSV))
 		case "markdown-to-pdf":
@@ -232,6 +236,29 @@ func signedSample(t *testing.T) string {
 	return toolstest.WriteTemp(t, "conform-signed.pdf", b)
 }
 
+// einvoiceSample is a generated PDF holding a CII invoice as
+// factur-x.xml, attached by add-attachments' own code, run in this
+// process.
+func einvoiceSample(t *testing.T) string {
+	dir := t.TempDir()
+	tool := toolstest.Find(t, pdfops.Tools(), "add-attachments")
+	pdf := toolstest.Input(t, dir, toolstest.WriteTemp(t, "conform-einvoice.pdf", toolstest.TextPDF("Conformance invoice")), "application/pdf")
+	xml := filepath.Join(dir, "input-1.xml")
+	if err := os.WriteFile(xml, toolstest.CIIInvoice(toolstest.GuidelineMinimum, 0), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out, err := tool.Run(context.Background(), &docmill.RunInput{Params: docmill.Params{}, WorkDir: dir, Files: []docmill.LocalFile{pdf,
+		{Path: xml, Filename: "factur-x.xml", ContentType: "text/xml"}}})
+	if err != nil {
+		t.Fatalf("attaching the sample's invoice: %v", err)
+	}
+	b, err := os.ReadFile(out.Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return toolstest.WriteTemp(t, "conform-einvoice.pdf", b)
+}
+
 // conformCompanions are the files that follow the sample for the tools
 // whose second input differs from the first.
 func conformCompanions(t *testing.T, tool *docmill.Tool) []toolstest.Companion {
@@ -242,6 +269,8 @@ func conformCompanions(t *testing.T, tool *docmill.Tool) []toolstest.Companion {
 		return []toolstest.Companion{{Path: sampleImage(t, t.TempDir(), "image/png"), ContentType: "image/png"}}
 	case "sign-pdf": // the certificate and key to sign with
 		return []toolstest.Companion{{Path: toolstest.WriteTemp(t, "conform.p12", signPKCS12(t, "Conformance", conformCertPassword)), ContentType: "application/x-pkcs12"}}
+	case "einvoice-pdf": // the invoice to embed
+		return []toolstest.Companion{{Path: toolstest.WriteTemp(t, "conform-invoice.xml", toolstest.CIIInvoice(toolstest.GuidelineEN16931, 2)), ContentType: "text/xml"}}
 	}
 	return nil
 }

@@ -94,8 +94,11 @@ func referenceExamplesRun(t *testing.T, srv *testServer, mp *mailpittest.Server,
 		}
 		code := strings.ReplaceAll(examples[id]["curl"], "https://example.com/", srv.URL+"/healthz")
 		files := inputs
-		if id == "tool-fill-pdf-form" {
+		switch id {
+		case "tool-fill-pdf-form":
 			files = withFile(inputs, "report.pdf", referenceFormPDF())
+		case "tool-extract-einvoice": // a PDF holding an invoice
+			files = withFile(inputs, "report.pdf", inputs["report-einvoice.pdf"])
 		}
 		if missing := missingInputs(code, files); missing != "" {
 			t.Errorf("%s: the test makes no %s for its example (referenceInputs)", id, missing)
@@ -265,7 +268,8 @@ func withFile(files map[string][]byte, name string, b []byte) map[string][]byte 
 }
 
 // referenceInputs are the files the examples name, made here: PDFs of
-// three pages, a photo, a logo, a web page, text, a certificate, and the
+// three pages (one of them an e-invoice), a photo, a logo, a web page,
+// text, a certificate, a CII invoice, and the
 // office documents made by the server's own convert-document from text,
 // a CSV and an OpenDocument presentation written here.
 func referenceInputs(t *testing.T, srv *testServer, key string) map[string][]byte {
@@ -286,6 +290,7 @@ func referenceInputs(t *testing.T, srv *testServer, key string) map[string][]byt
 		"letter.rtf":      []byte(`{\rtf1\ansi Dear Jane,\par the quick brown fox.\par}`),
 		"certificate.p12": sign2PKCS12(t, "Jane Roe", false, pkcs12.Modern, "changeit"),
 		"slides.odp":      referenceODP(t),
+		"invoice.xml":     toolstest.CIIInvoice(toolstest.GuidelineEN16931, 2),
 	}
 	c := srv.client(key)
 	for name, from := range map[string]string{"letter.docx": "notes.txt", "budget.xlsx": "data.csv", "slides.pptx": "slides.odp"} {
@@ -297,6 +302,13 @@ func referenceInputs(t *testing.T, srv *testServer, key string) map[string][]byt
 		}
 		files[name] = download(t, job.Result.URL)
 	}
+	job, _, err := c.Process(context.Background(), "einvoice-pdf",
+		[]client.File{{Name: "report.pdf", Body: bytes.NewReader(pdf)}, {Name: "invoice.xml", Body: bytes.NewReader(files["invoice.xml"])}},
+		client.ProcessOptions{Prefer: "wait=120"})
+	if err != nil || job.Status != "done" {
+		t.Fatalf("making report-einvoice.pdf: %v %+v", err, job)
+	}
+	files["report-einvoice.pdf"] = download(t, job.Result.URL)
 	return files
 }
 

@@ -63,6 +63,8 @@ func registerLimits(fs *flag.FlagSet, l *docmill.Limits) {
 		"largest PDF, in `MB`, that html-to-pdf, markdown-to-pdf and url-to-pdf print")
 	fs.Var(limitVar(&l.MarkdownBytes, megabyte), "max-markdown-mb",
 		"largest Markdown file, in `MB`, that markdown-to-pdf reads")
+	fs.Var(limitVar(&l.InvoiceXMLBytes, megabyte), "max-invoice-xml-mb",
+		"largest invoice XML, in `MB`, that einvoice-pdf reads and extract-einvoice takes out of a PDF")
 	fs.Var(limitVar(&l.FetchRequests, 1), "max-fetch-requests",
 		"`requests` that the page of a url-to-pdf or url-to-image job may make, redirects included; more are blocked")
 	fs.Var(limitVar(&l.FetchBytes, megabyte), "max-fetch-mb",

@@ -137,13 +137,15 @@ func (k *toolKit) inPDFHelper(tools []*docmill.Tool) []*docmill.Tool {
 	return out
 }
 
-// ghostscriptSteps are crop-pdf's, fill-pdf-form's and flatten-pdf's
-// pdfcpu steps, run in the PDF helper.
+// ghostscriptSteps are crop-pdf's, fill-pdf-form's, flatten-pdf's and
+// einvoice-pdf's pdfcpu steps, run in the PDF helper.
 func (k *toolKit) ghostscriptSteps() ghostscript.Steps {
 	return ghostscript.Steps{
 		SetCropBox:   k.helpers.Step(pdfops.SetCropBoxStep()),
 		Fill:         k.helpers.Step(pdfops.FillFormStep()),
 		RestoreLinks: k.helpers.Step(pdfops.RestoreLinksStep()),
+		ReadInvoice:  k.helpers.Step(pdfops.ReadInvoiceStep()),
+		EmbedInvoice: k.helpers.Step(pdfops.EmbedInvoiceStep()),
 	}
 }
 

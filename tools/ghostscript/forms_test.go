@@ -17,10 +17,12 @@ import (
 )
 
 // TestMain lets this test binary serve as the PDF helper that fills
-// forms and restores links, as docmill's own binary does in the server,
-// and stops compress-pdf's spare runs once the tests ran.
+// forms, restores links, sets crop boxes and reads and embeds invoices,
+// as docmill's own binary does in the server, and stops compress-pdf's
+// spare runs once the tests ran.
 func TestMain(m *testing.M) {
-	toolstest.MainWith(m, gsSpares.Close, pdfops.FillFormStep(), pdfops.RestoreLinksStep(), pdfops.SetCropBoxStep())
+	toolstest.MainWith(m, gsSpares.Close, pdfops.FillFormStep(), pdfops.RestoreLinksStep(), pdfops.SetCropBoxStep(),
+		pdfops.ReadInvoiceStep(), pdfops.EmbedInvoiceStep())
 }
 
 // steps are the tools' steps, run in real jailed helpers of this test
@@ -31,6 +33,8 @@ func steps() ghostscript.Steps {
 		SetCropBox:   h.Step(pdfops.SetCropBoxStep()),
 		Fill:         h.Step(pdfops.FillFormStep()),
 		RestoreLinks: h.Step(pdfops.RestoreLinksStep()),
+		ReadInvoice:  h.Step(pdfops.ReadInvoiceStep()),
+		EmbedInvoice: h.Step(pdfops.EmbedInvoiceStep()),
 	}
 }
 

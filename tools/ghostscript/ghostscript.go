@@ -1,7 +1,7 @@
 // Package ghostscript provides the tools that run on Ghostscript and qpdf:
 // compress-pdf, repair-pdf, pdf-to-pdfa, linearize-pdf, grayscale-pdf,
-// and crop-pdf, flatten-pdf and fill-pdf-form, whose pdfcpu parts run in
-// the PDF helper as steps the caller injects (Steps).
+// and crop-pdf, flatten-pdf, fill-pdf-form and einvoice-pdf, whose pdfcpu
+// parts run in the PDF helper as steps the caller injects (Steps).
 //
 // Every program runs through the sandbox package, Ghostscript always with
 // -dSAFER. Ghostscript interprets any input that is not a PDF as
@@ -90,10 +90,17 @@ type Steps struct {
 	// flattening and the flattened one; nil leaves them dropped (and
 	// flatten-pdf available).
 	RestoreLinks docmill.RunFunc
+	// ReadInvoice reads einvoice-pdf's invoice XML
+	// (pdfops.ReadInvoiceStep): it takes the XML and the "level" param,
+	// and gives the level in its meta.
+	ReadInvoice docmill.RunFunc
+	// EmbedInvoice embeds it in the PDF/A-3 made of the PDF
+	// (pdfops.EmbedInvoiceStep), taking the PDF/A-3 and the XML.
+	EmbedInvoice docmill.RunFunc
 }
 
 // Tools returns compress-pdf, repair-pdf, pdf-to-pdfa, linearize-pdf,
-// grayscale-pdf, crop-pdf, flatten-pdf and fill-pdf-form, run with gs
+// grayscale-pdf, crop-pdf, flatten-pdf, fill-pdf-form and einvoice-pdf, run with gs
 // and qpdf as found by the caller (missing engines make the tools
 // unavailable, never a crash) and steps. spares (NewSpares, of the same
 // gs and qpdf) are the runs compress-pdf finds started ahead of its jobs
@@ -102,7 +109,7 @@ func Tools(gs, qpdf *sandbox.Engine, steps Steps, spares *Spares) []*docmill.Too
 	e := &engines{gs: gs, qpdf: qpdf, steps: steps, spares: spares}
 	tools := []*docmill.Tool{e.compressTool(), e.repairTool(), e.pdfaTool(),
 		e.linearizeTool(), e.grayscaleTool(), e.cropTool(),
-		e.flattenTool(), e.fillTool(),
+		e.flattenTool(), e.fillTool(), e.einvoiceTool(),
 	}
 	for _, t := range tools {
 		t.Outputs = []string{pdfContentType}

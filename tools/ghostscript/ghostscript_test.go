@@ -93,9 +93,10 @@ func TestUnavailable(t *testing.T) {
 			t.Errorf("%s available without gs: %v", tl.Slug, tl.IsAvailable())
 		}
 		dir := t.TempDir()
-		in := &docmill.RunInput{Params: docmill.Params{}, WorkDir: dir, Files: []docmill.LocalFile{
-			inputFile(t, dir, healthy),
-		}}
+		in := &docmill.RunInput{Params: docmill.Params{}, WorkDir: dir}
+		for range tl.MinFiles { // einvoice-pdf takes two
+			in.Files = append(in.Files, inputFile(t, dir, healthy))
+		}
 		_, err := tl.Invoke(context.Background(), in)
 		switch {
 		case qpdfOnly[tl.Slug]:

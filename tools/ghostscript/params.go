@@ -7,6 +7,7 @@ const (
 	paramBox         = "box"
 	paramConformance = "conformance"
 	paramFlatten     = "flatten"
+	paramLevel       = "level"
 	paramMargins     = "margins"
 	paramPadding     = "padding"
 	paramPages       = "pages"

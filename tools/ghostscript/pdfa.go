@@ -56,8 +56,7 @@ func (e *engines) pdfaTool() *docmill.Tool {
 // -dPDFACompatibilityPolicy=1 drops what PDF/A forbids (transparency in
 // 1b, JavaScript, ...) rather than failing.
 func (e *engines) runPDFA(ctx context.Context, in *docmill.RunInput) (*docmill.RunOutput, error) {
-	icc := srgbProfile()
-	if icc == "" {
+	if srgbProfile() == "" {
 		return nil, docmill.Errorf(docmill.CodeEngineUnavailable, "PDF/A conversion is not available on this server.")
 	}
 	src, err := e.checkInput(ctx, in.Files[0], in.WorkDir)
@@ -66,11 +65,27 @@ func (e *engines) runPDFA(ctx context.Context, in *docmill.RunInput) (*docmill.R
 	}
 	level := in.Params.String(paramConformance)
 	part := conformances[level] // the param's enum is conformances' keys (TestEnumsMatchTables)
-	def := filepath.Join(in.WorkDir, "pdfa-def.ps")
-	if err := os.WriteFile(def, []byte(pdfaDef(icc)), 0o600); err != nil {
-		return nil, docmill.Internal(err)
+	out, err := e.convertPDFA(ctx, src, part, in.WorkDir)
+	if err != nil {
+		return nil, err
 	}
-	out := filepath.Join(in.WorkDir, "pdfa.pdf")
+	pages, err := e.pageCount(ctx, out, in.WorkDir)
+	if err != nil {
+		return nil, docmill.Internal(fmt.Errorf("ghostscript: PDF/A output: %w", err))
+	}
+	return pdfResult(in, out, "-pdfa.pdf", map[string]any{"conformance": level, "pages": pages}), nil
+}
+
+// convertPDFA writes the checked PDF at src (checkInput) as PDF/A part
+// part, level B, to pdfa.pdf in dir, and returns its path: pdf-to-pdfa's
+// conversion, which einvoice-pdf makes its PDF/A-3 with.
+func (e *engines) convertPDFA(ctx context.Context, src, part, dir string) (string, error) {
+	icc := srgbProfile()
+	def := filepath.Join(dir, "pdfa-def.ps")
+	if err := os.WriteFile(def, []byte(pdfaDef(icc)), 0o600); err != nil {
+		return "", docmill.Internal(err)
+	}
+	out := filepath.Join(dir, "pdfa.pdf")
 	args := []string{
 		"-dPDFA=" + part, "-dPDFACompatibilityPolicy=1",
 		"-sColorConversionStrategy=RGB", "-sProcessColorModel=DeviceRGB",
@@ -80,14 +95,10 @@ func (e *engines) runPDFA(ctx context.Context, in *docmill.RunInput) (*docmill.R
 	if part == "1" {
 		args = append([]string{"-dCompatibilityLevel=1.4"}, args...)
 	}
-	if err := e.runGS(ctx, in.WorkDir, out, args...); err != nil {
-		return nil, gsFailure(err, msgDamaged)
+	if err := e.runGS(ctx, dir, out, args...); err != nil {
+		return "", gsFailure(err, msgDamaged)
 	}
-	pages, err := e.pageCount(ctx, out, in.WorkDir)
-	if err != nil {
-		return nil, docmill.Internal(fmt.Errorf("ghostscript: PDF/A output: %w", err))
-	}
-	return pdfResult(in, out, "-pdfa.pdf", map[string]any{"conformance": level, "pages": pages}), nil
+	return out, nil
 }
 
 // pdfaDef returns the PostScript prefix that embeds the ICC profile at icc

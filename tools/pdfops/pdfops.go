@@ -1,12 +1,13 @@
 // Package pdfops provides the PDF tools built on pdfcpu: merge, split,
 // rotate, extract, remove and organize pages, watermark, page numbers,
 // protect, unlock, and images to PDF; form fields, metadata, bookmarks
-// and attachments; resize, n-up, booklet, insert pages and image
-// watermarks; removing annotations and sanitizing. It also provides the
-// steps other tools take on PDFs in the PDF helper (Steps: selecting
-// pages, the stream check, and the pdfcpu parts of crop-pdf,
-// fill-pdf-form, flatten-pdf, edit-bookmarks, pdf-info, redact-pdf and
-// compare-pdf).
+// and attachments, and the invoice XML of an e-invoice; resize, n-up,
+// booklet, insert pages and image watermarks; removing annotations and
+// sanitizing. It also provides the steps other tools take on PDFs in the
+// PDF helper (Steps: selecting pages, the stream check, and the pdfcpu
+// parts of crop-pdf, fill-pdf-form, flatten-pdf, edit-bookmarks,
+// pdf-info, redact-pdf, compare-pdf and einvoice-pdf, which reads its
+// invoice XML here too).
 //
 // pdfcpu is a library: the server never calls it itself. Its tools run in
 // docmill's PDF helper processes (sandbox.Helpers), jailed like every
@@ -208,7 +209,8 @@ func onePDFStep(name string, cmd model.CommandMode, run docRunFunc) *docmill.Eng
 // helper serves them beside Tools and SignTool.
 func Steps() []*docmill.EngineStep {
 	return []*docmill.EngineStep{SelectPagesStep(), StreamCheckStep(), SetCropBoxStep(), FillFormStep(),
-		RestoreLinksStep(), WriteBookmarksStep(), CompareReportStep(), InspectStep(), RedactPagesStep()}
+		RestoreLinksStep(), WriteBookmarksStep(), CompareReportStep(), InspectStep(), RedactPagesStep(),
+		ReadInvoiceStep(), EmbedInvoiceStep()}
 }
 
 // disableConfigDir stops pdfcpu from creating and reading a configuration
@@ -229,6 +231,7 @@ func Tools() []*docmill.Tool {
 		formFieldsTool(),
 		// Document metadata and embedded data (issue 19).
 		editMetadataTool(), extractAttachmentsTool(), addAttachmentsTool(), bookmarksTool(),
+		extractInvoiceTool(),
 		// Page layout (issue 19).
 		resizeTool(), nupTool(), bookletTool(), insertPagesTool(), imageWatermarkTool(),
 		// Clean-up (issue 19).

@@ -32,6 +32,17 @@ func useXRefTable(doc *model.Context) {
 // its XMP states the producer. doc must not be encrypted, since the
 // update is written in the clear.
 func appendProducer(path string, doc *model.Context, producer string) error {
+	s, err := types.EscapedUTF16String(producer)
+	if err != nil {
+		return err
+	}
+	return appendInfo(path, doc, types.Dict{"Producer": types.StringLiteral(*s)})
+}
+
+// appendInfo is appendProducer's update with the entries of set put in
+// the Info dictionary: pdfcpu also sets CreationDate and ModDate to the
+// moment it writes, which an XMP packet written before cannot know.
+func appendInfo(path string, doc *model.Context, set types.Dict) error {
 	if doc.Info == nil {
 		return nil
 	}
@@ -39,11 +50,9 @@ func appendProducer(path string, doc *model.Context, producer string) error {
 	if err != nil || info == nil {
 		return fmt.Errorf("pdfops: the written Info dictionary: %v", err)
 	}
-	s, err := types.EscapedUTF16String(producer)
-	if err != nil {
-		return err
+	for k, v := range set {
+		info[k] = v
 	}
-	info["Producer"] = types.StringLiteral(*s)
 
 	f, err := os.OpenFile(path, os.O_RDWR, 0)
 	if err != nil {

@@ -110,8 +110,10 @@ type xmpValues struct {
 	created, modified                                         time.Time
 }
 
-// buildXMP returns an XMP packet stating v and the kept properties.
-func buildXMP(v xmpValues, kept xmpProps) []byte {
+// buildXMP returns an XMP packet stating v and the kept properties, and
+// then the rdf:Description elements of extra (an extension schema and
+// its properties).
+func buildXMP(v xmpValues, kept xmpProps, extra ...string) []byte {
 	var b strings.Builder
 	b.WriteString("<?xpacket begin=\"\ufeff\" id=\"W5M0MpCehiHzreSzNTczkc9d\"?>\n")
 	b.WriteString(`<x:xmpmeta xmlns:x="adobe:ns:meta/">` + "\n")
@@ -149,7 +151,11 @@ func buildXMP(v xmpValues, kept xmpProps) []byte {
 			element(k.prefix+":"+k.name, xmlText(s))
 		}
 	}
-	b.WriteString("</rdf:Description>\n</rdf:RDF>\n</x:xmpmeta>\n")
+	b.WriteString("</rdf:Description>\n")
+	for _, e := range extra {
+		b.WriteString(e)
+	}
+	b.WriteString("</rdf:RDF>\n</x:xmpmeta>\n")
 	// Padding lets an editor update the packet in place, as XMP advises.
 	b.WriteString(strings.Repeat(strings.Repeat(" ", 99)+"\n", 20))
 	b.WriteString(`<?xpacket end="w"?>`)

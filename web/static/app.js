@@ -36,6 +36,7 @@ const GROUP_OF = {
   "pdf-form-fields": "forms", "fill-pdf-form": "forms", "flatten-pdf": "forms",
   "edit-metadata": "forms", "pdf-bookmarks": "forms", "edit-bookmarks": "forms",
   "add-attachments": "forms", "extract-attachments": "forms",
+  "einvoice-pdf": "forms", "extract-einvoice": "forms",
   "pdf-info": "inspect", "remove-annotations": "inspect", "linearize-pdf": "inspect",
   "grayscale-pdf": "inspect", "compare-pdf": "inspect",
   "extract-images": "from-pdf", "pdf-to-svg": "from-pdf", "pdf-to-word": "from-pdf", "pdf-to-odt": "from-pdf",
