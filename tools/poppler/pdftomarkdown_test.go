@@ -5,7 +5,9 @@ import (
 	"bytes"
 	"fmt"
 	"html"
+	"image"
 	"os"
+	"os/exec"
 	"regexp"
 	"strings"
 	"testing"
@@ -297,4 +299,147 @@ func TestPDFToMarkdown(t *testing.T) {
 			t.Errorf("%s: %s %s, meta %v", maker, out.Filename, out.ContentType, out.Meta)
 		}
 	}
+}
+
+// columnParts are a heading over paragraphs of words that each say
+// where they are, long enough to fill two columns of a page.
+func columnParts() []mdPart {
+	parts := []mdPart{{level: 1, text: "Two columns of text"}}
+	for i := range 10 {
+		var words []string
+		for j := range 40 {
+			words = append(words, fmt.Sprintf("p%dw%d", i, j))
+		}
+		parts = append(parts, mdPart{text: strings.Join(words, " ") + "."})
+	}
+	return parts
+}
+
+// sideBySide matches a line of pdftotext -layout holding two words far
+// apart: columns side by side.
+var sideBySide = regexp.MustCompile(`(?m)p\d+w\d+ {4,}p\d+w\d+`)
+
+// TestPDFToMarkdownColumns: a page set in two columns (by Chromium) is
+// read down the left column, then down the right one.
+func TestPDFToMarkdownColumns(t *testing.T) {
+	parts := columnParts()
+	pdf := toolstest.ChromiumPDF(t, "columns.html", mdHTML(parts, true))
+	out, err := exec.Command("pdftotext", "-layout", pdf, "-").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !sideBySide.Match(out) {
+		t.Fatalf("the page is not set in two columns:\n%s", out)
+	}
+	_, md := convertedMarkdown(t, markdownTestTool(t, docmill.Limits{}), pdf)
+	s := measureStructure(t, parts, md)
+	t.Logf("two columns: %v", s)
+	if s.words < 0.98 || s.headings != 1 {
+		t.Errorf("two columns: %v\n%s", s, md)
+	}
+}
+
+// hostileText is text that reads as Markdown or HTML, line by line.
+var hostileText = []string{
+	"# not a heading", "> not a quote", "=====",
+	"<script>alert(1)</script> <img src=x onerror=alert(1)> <!-- hidden -->",
+	"[click](javascript:alert(1)) and ![pixel](http://evil.example/p.png)",
+	"**strong** _em_ ~~struck~~ `code` &lt; &amp;amp;",
+	"http://evil.example/a www.evil.example mail@evil.example",
+	"| a | b |", "| --- | --- |", "\\*backslashed\\*",
+}
+
+// TestPDFToMarkdownEscapes: text that reads as Markdown or HTML comes
+// out as that text, which GitHub's flavour renders as text alone: no
+// link, image, raw HTML, emphasis, code, heading, quote, rule or table
+// the PDF did not hold.
+func TestPDFToMarkdownEscapes(t *testing.T) {
+	var page strings.Builder
+	page.WriteString(`<!DOCTYPE html><html><head><meta charset="utf-8"></head><body>`)
+	for _, l := range hostileText {
+		page.WriteString("<p>" + html.EscapeString(l) + "</p>")
+	}
+	page.WriteString("</body></html>")
+	_, md := convertedMarkdown(t, markdownTestTool(t, docmill.Limits{}), toolstest.ChromiumPDF(t, "hostile.html", []byte(page.String())))
+	r := renderMarkdown(t, md)
+	for _, tag := range []string{"<a", "<img", "<script", "<em", "<strong", "<code", "<del", "<h1", "<blockquote", "<table", "<hr", "<!--", "<li"} {
+		if strings.Contains(r.html, tag) {
+			t.Errorf("rendered Markdown holds %s:\n%s\nfrom\n%s", tag, r.html, md)
+		}
+	}
+	want := strings.Join(hostileText, " ")
+	if got := strings.Join(strings.Fields(r.text()), " "); got != want {
+		t.Errorf("rendered text\n%q, want\n%q", got, want)
+	}
+}
+
+// TestPDFToMarkdownHostile: a damaged PDF is invalid_document; a PDF of
+// no text gives its image alone (a zip of the .md linking it) or an
+// empty .md; a document of as many pages as Limits.PDFPages converts and
+// one of a page more is refused; the layout and the Markdown are held to
+// Limits.LayoutBytes and Limits.TextBytes.
+func TestPDFToMarkdownHostile(t *testing.T) {
+	tool := markdownTestTool(t, docmill.Limits{})
+	damaged := toolstest.WriteTemp(t, "damaged.pdf", []byte("%PDF-1.7\n1 0 obj << /Type /Catalog /Pages 9 0 R >>\nendobj\ntrailer << /Root 1 0 R >>\n%%EOF\n"))
+	_, err := runTool(t, tool, damaged, nil)
+	toolstest.WantCode(t, err, docmill.CodeInvalidDocument, "")
+
+	imageOnly := toolstest.WriteTemp(t, "scan.pdf", toolstest.ImagePDF([]image.Image{toolstest.Picture(64, 64, 1)}))
+	out, md := convertedMarkdown(t, tool, imageOnly)
+	if out.ContentType != "application/zip" || strings.TrimSpace(string(md)) != "![Image 1](images/image1.jpg)" || out.Meta["paragraphs"] != 0 {
+		t.Errorf("image only: %s %s, meta %v, Markdown %q", out.Filename, out.ContentType, out.Meta, md)
+	}
+	blank := toolstest.WriteTemp(t, "blank.pdf", toolstest.PDF("<< /Type /Catalog /Pages 2 0 R >>",
+		"<< /Type /Pages /Kids [3 0 R] /Count 1 >>", "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] >>"))
+	if out, md := convertedMarkdown(t, tool, blank); len(md) != 0 || out.Meta["pages"] != 1 {
+		t.Errorf("blank: meta %v, Markdown %q", out.Meta, md)
+	}
+
+	texts := make([]string, 3000)
+	for i := range texts {
+		texts[i] = fmt.Sprintf("Page %d of many", i+1)
+	}
+	many := toolstest.WriteTemp(t, "many.pdf", toolstest.TextPDF(texts...))
+	if out, md := convertedMarkdown(t, markdownTestTool(t, docmill.Limits{PDFPages: 3000}), many); out.Meta["pages"] != 3000 || !bytes.Contains(md, []byte("Page 3000 of many")) {
+		t.Errorf("3000 pages within the limit: meta %v", out.Meta)
+	}
+	_, err = runTool(t, markdownTestTool(t, docmill.Limits{PDFPages: 2999}), many, nil)
+	if e := toolstest.WantCode(t, err, docmill.CodeInvalidDocument, ""); !strings.Contains(e.Message, "2999 pages") {
+		t.Errorf("message %q", e.Message)
+	}
+	_, err = runTool(t, markdownTestTool(t, docmill.Limits{LayoutBytes: 1000}), many, nil)
+	toolstest.WantCode(t, err, docmill.CodeFileTooLarge, "")
+	_, err = runTool(t, markdownTestTool(t, docmill.Limits{TextBytes: 1000}), many, nil)
+	toolstest.WantCode(t, err, docmill.CodeFileTooLarge, "")
+}
+
+// BenchmarkPDFToMarkdownQuality prints pdf-to-markdown's figures on the
+// documents of known structure the tests make: the report as LibreOffice
+// and Chromium lay it out, and the two-column page, each next to its
+// target (words in order >= 98%, every heading at its level, every table
+// cell in its row and column). It never fails on the figures. A smoke
+// pass (toolstest.BenchSmoke) measures Chromium's report only.
+func BenchmarkPDFToMarkdownQuality(b *testing.B) {
+	tool := markdownTestTool(b, docmill.Limits{})
+	type doc struct {
+		name  string
+		parts []mdPart
+		pdf   func() string
+	}
+	docs := []doc{
+		{"report, Chromium", reportParts, func() string { return toolstest.ChromiumPDF(b, "report.html", mdHTML(reportParts, false)) }},
+		{"report, LibreOffice", reportParts, func() string { return toolstest.OfficeFile(b, "report.html", mdHTML(reportParts, false), "pdf") }},
+		{"two columns, Chromium", columnParts(), func() string { return toolstest.ChromiumPDF(b, "columns.html", mdHTML(columnParts(), true)) }},
+	}
+	docs = toolstest.BenchSize(docs, docs[:1])
+	var report strings.Builder // one log entry: a benchmark's log shows its first lines only
+	for b.Loop() {
+		report.Reset()
+		for _, d := range docs {
+			_, md := convertedMarkdown(b, tool, d.pdf())
+			fmt.Fprintf(&report, "\n%-22s %v (targets: words >= 98%%, every heading, every cell)", d.name, measureStructure(b, d.parts, md))
+		}
+	}
+	b.Log(report.String())
+	b.ReportMetric(0, "ns/op")
 }
