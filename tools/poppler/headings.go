@@ -42,7 +42,7 @@ type textLine struct {
 	// seq is the line's place in the document's reading order, from 1.
 	seq int
 	// words are the line's words with their spans, when the scan was
-	// asked for them (scanLineWords): pdf-to-markdown's table cells.
+	// asked for them (scanLayoutLines): pdf-to-markdown's table cells.
 	words []wordSpan
 }
 
@@ -57,11 +57,9 @@ type wordSpan struct {
 // bounded by the run's output cap, not by memory.
 func scanLines(path string, fn func(textLine)) error { return scanLayoutLines(path, false, fn) }
 
-// scanLineWords is scanLines with each line's words and their spans
-// (textLine.words), which a caller that keeps the lines holds in memory
-// beside their text.
-func scanLineWords(path string, fn func(textLine)) error { return scanLayoutLines(path, true, fn) }
-
+// scanLayoutLines is scanLines, with each line's words and their spans
+// (textLine.words) when withWords is set, which a caller that keeps the
+// lines holds in memory beside their text.
 func scanLayoutLines(path string, withWords bool, fn func(textLine)) error {
 	var cur textLine
 	var words []string

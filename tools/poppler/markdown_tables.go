@@ -48,7 +48,7 @@ type tableRow struct {
 }
 
 // findTables returns the tables of the document's lines (which carry
-// their words, scanLineWords), page by page, in reading order.
+// their words, scanLayoutLines with words), page by page, in reading order.
 func findTables(lines []textLine) []table {
 	var out []table
 	for start := 0; start < len(lines); {
