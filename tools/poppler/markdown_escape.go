@@ -31,8 +31,9 @@ func escapeInline(s string) string {
 
 // escapeLineStart escapes what s, escaped already (escapeInline), would
 // mean at the start of a line: a heading, a block quote, a list item
-// ("-", "+", "1." or "1)"), a thematic break or a setext underline ("=",
-// "-"), and leading spaces (an indented code block; they are trimmed).
+// ("-", "+", "1." or "1)" before a space or the end), a thematic break
+// or a setext underline ("=", "-"), and leading spaces (an indented code
+// block; they are trimmed).
 func escapeLineStart(s string) string {
 	s = strings.TrimLeft(s, " \t")
 	if s == "" {
@@ -42,12 +43,13 @@ func escapeLineStart(s string) string {
 		return "\\" + s
 	}
 	digits := len(s) - len(strings.TrimLeft(s, "0123456789"))
-	if digits > 0 && digits < len(s) && (s[digits] == '.' || s[digits] == ')') {
+	if digits > 0 && digits < len(s) && (s[digits] == '.' || s[digits] == ')') && (digits+1 == len(s) || s[digits+1] == ' ') {
 		return s[:digits] + "\\" + s[digits:]
 	}
 	return s
 }
 
-// escapeText is s as the text of a paragraph, a heading, a list item or
-// a table cell: escapeInline, then escapeLineStart.
+// escapeText is s as the text of a paragraph, a heading or a list item:
+// escapeInline, then escapeLineStart. A table cell holds inline text
+// only, and is escapeInline's alone.
 func escapeText(s string) string { return escapeLineStart(escapeInline(s)) }

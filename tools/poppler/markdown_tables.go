@@ -3,6 +3,7 @@ package poppler
 import (
 	"slices"
 	"strings"
+	"unicode"
 )
 
 // How pdf-to-markdown finds tables in a page's lines, from the layout of
@@ -13,15 +14,22 @@ import (
 // sizes of each other are one row; a table is a run of at least two rows
 // of at least two cells, no further apart than maxRowGap sizes, whose
 // cells line up in columns (each cell in one column, one cell a column
-// each row) and are narrow: at most maxCellShare of the page's text width
-// (two columns of running text are lines of about half of it, side by
-// side, which would otherwise read as a table).
+// each row), fill at least minTableFill of the grid, each hold a letter
+// or a digit (isWordChar), and are narrow: at most maxCellShare of the
+// page's text width (two columns of running text are lines of about half
+// of it, side by side, which would otherwise read as a table).
 const (
 	cellGap      = 0.6
 	rowTolerance = 0.5
 	maxRowGap    = 2.5
 	maxCellShare = 0.4
+	minTableFill = 0.5
 )
+
+// isWordChar reports whether r is a letter or a digit: a cell holds one
+// at least, where the pieces of a formula set apart (a brace, a bracket,
+// an operator alone) do not.
+func isWordChar(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }
 
 // table is a table found in the text: page is its page, seq the place of its first line
 // in the reading order, rows its cells' text, row by row, a cell a
@@ -81,7 +89,7 @@ func pageTables(lines []textLine) []table {
 	for _, r := range rowsOfLines(lines) {
 		fits := len(r.cells) >= 2
 		for _, c := range r.cells {
-			fits = fits && c.right-c.left <= narrow
+			fits = fits && c.right-c.left <= narrow && strings.ContainsFunc(c.text, isWordChar)
 		}
 		if !fits {
 			flush()
@@ -212,10 +220,18 @@ func columnOf(cols [][2]float64, c cell) int {
 }
 
 // tableOf makes the table of a run of rows, if it is one: two rows or
-// more whose cells line up in two columns or more.
+// more whose cells line up in two columns or more, filling at least
+// minTableFill of the grid.
 func tableOf(run []tableRow) (table, bool) {
 	cols := tableColumns(run)
 	if len(run) < 2 || cols == nil {
+		return table{}, false
+	}
+	cells := 0
+	for _, r := range run {
+		cells += len(r.cells)
+	}
+	if float64(cells) < minTableFill*float64(len(run)*len(cols)) {
 		return table{}, false
 	}
 	t := table{lines: map[int]bool{}, page: run[0].page}

@@ -167,7 +167,7 @@ func (w *markdownWriter) table(rows [][]string) {
 	row := func(cells []string) {
 		w.w.WriteString("|")
 		for _, c := range cells {
-			w.w.WriteString(" " + escapeText(c) + " |")
+			w.w.WriteString(" " + escapeInline(c) + " |")
 		}
 		w.w.WriteString("\n")
 	}

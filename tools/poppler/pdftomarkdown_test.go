@@ -2,6 +2,7 @@ package poppler
 
 import (
 	"archive/zip"
+	"bufio"
 	"bytes"
 	"fmt"
 	"html"
@@ -417,8 +418,10 @@ func TestPDFToMarkdownHostile(t *testing.T) {
 // documents of known structure the tests make: the report as LibreOffice
 // and Chromium lay it out, and the two-column page, each next to its
 // target (words in order >= 98%, every heading at its level, every table
-// cell in its row and column). It never fails on the figures. A smoke
-// pass (toolstest.BenchSmoke) measures Chromium's report only.
+// cell in its row and column); then, with the corpus, the share of
+// pdftotext's words in order on some of its PDFs, and what was found. It
+// never fails on the figures. A smoke pass (toolstest.BenchSmoke)
+// measures Chromium's report only.
 func BenchmarkPDFToMarkdownQuality(b *testing.B) {
 	tool := markdownTestTool(b, docmill.Limits{})
 	type doc struct {
@@ -439,7 +442,42 @@ func BenchmarkPDFToMarkdownQuality(b *testing.B) {
 			_, md := convertedMarkdown(b, tool, d.pdf())
 			fmt.Fprintf(&report, "\n%-22s %v (targets: words >= 98%%, every heading, every cell)", d.name, measureStructure(b, d.parts, md))
 		}
+		for _, name := range toolstest.BenchSize([]string{"google-doc-document.pdf", "pdflatex-outline.pdf", "GeoTopo-komprimiert.pdf"}, nil) {
+			path, ok := toolstest.CorpusIfPresent("pdf", name)
+			if !ok {
+				continue
+			}
+			out, md := convertedMarkdown(b, tool, path)
+			fmt.Fprintf(&report, "\n%-26s pdftotext's words in order %5.1f%% (no target: its order is not the truth), meta %v",
+				name, 100*toolstest.WordsInOrder(plainText(b, path), renderMarkdown(b, md).text()), out.Meta)
+		}
 	}
 	b.Log(report.String())
 	b.ReportMetric(0, "ns/op")
+}
+
+// TestListMarker: bullets, numbers and a lower-case letter with ")" mark
+// list items; a year ending a sentence, initials and a lone marker do not.
+func TestListMarker(t *testing.T) {
+	for s, want := range map[string]string{
+		"• Apples": "•", "- dash item": "-", "1. One": "1.", "12) Twelve": "12)", "a) first": "a)",
+		"2019. The year": "", "A. Smith wrote": "", "•": "", "1.": "", "word. Next": "",
+	} {
+		if got, ok := listMarker(s); got != want || ok != (want != "") {
+			t.Errorf("listMarker(%q) = %q, %v; want %q", s, got, ok, want)
+		}
+	}
+}
+
+// TestMarkdownTableCells: a table's cells render as their text alone,
+// numbers and dashes included, each in its column.
+func TestMarkdownTableCells(t *testing.T) {
+	rows := [][]string{{"Population", "273.879.750", "-"}, {"1. first", "a | b", "<i>x</i>"}}
+	var b strings.Builder
+	w := &markdownWriter{w: bufio.NewWriter(&b)}
+	w.table(rows)
+	w.w.Flush()
+	if got := renderMarkdown(t, []byte(b.String())).tables(); len(got) != 1 || fmt.Sprint(got[0]) != fmt.Sprint(rows) {
+		t.Errorf("rendered %v from\n%s", got, b.String())
+	}
 }
