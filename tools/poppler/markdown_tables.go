@@ -55,23 +55,8 @@ type tableRow struct {
 	seqs      []int
 }
 
-// findTables returns the tables of the document's lines (which carry
-// their words, scanLayoutLines with words), page by page, in reading order.
-func findTables(lines []textLine) []table {
-	var out []table
-	for start := 0; start < len(lines); {
-		end := start
-		for end < len(lines) && lines[end].page == lines[start].page {
-			end++
-		}
-		out = append(out, pageTables(lines[start:end])...)
-		start = end
-	}
-	slices.SortFunc(out, func(a, b table) int { return a.seq - b.seq })
-	return out
-}
-
-// pageTables finds the tables among the lines of one page.
+// pageTables finds the tables among the lines of one page (which carry
+// their words), in the order of their rows.
 func pageTables(lines []textLine) []table {
 	left, right := lines[0].left, lines[0].right
 	for _, l := range lines {

@@ -17,7 +17,7 @@ const markdownContentType = "text/markdown; charset=utf-8"
 
 // markdownTool declares pdf-to-markdown: a PDF's text as Markdown, read
 // as pdf-to-word reads it (readLayout, reflow) with its words' spans, from
-// which tables are found (findTables). limits bound the pages read
+// which tables are found page by page (pageTables). limits bound the pages read
 // (PDFPages), the layout (LayoutBytes), the Markdown written (TextBytes)
 // and the images (as extract-images').
 func markdownTool(e Engines, limits docmill.Limits) *docmill.Tool {
@@ -45,21 +45,23 @@ func markdownTool(e Engines, limits docmill.Limits) *docmill.Tool {
 
 // runMarkdown converts the PDF of in within limits.
 func runMarkdown(ctx context.Context, e Engines, limits docmill.Limits, in *docmill.RunInput) (*docmill.RunOutput, error) {
-	doc, err := readLayout(ctx, e, limits, in, layoutReading{words: true, maxPages: limits.PDFPages})
+	var tables []table
+	taken := map[int]bool{} // the lines of the tables, by seq
+	findTables := func(page []textLine) {
+		for _, t := range pageTables(page) {
+			tables = append(tables, t)
+			for s := range t.lines {
+				taken[s] = true
+			}
+		}
+	}
+	doc, err := readLayout(ctx, e, limits, in, layoutReading{page: findTables, maxPages: limits.PDFPages})
 	if err != nil {
 		return nil, err
-	}
-	tables := findTables(doc.lines)
-	taken := map[int]bool{}
-	for _, t := range tables {
-		for s := range t.lines {
-			taken[s] = true
-		}
 	}
 	var rest []textLine
 	for _, l := range doc.lines {
 		if !taken[l.seq] {
-			l.words = nil
 			rest = append(rest, l)
 		}
 	}

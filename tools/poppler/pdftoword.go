@@ -84,8 +84,10 @@ func readDocument(ctx context.Context, e Engines, limits docmill.Limits, in *doc
 
 // layoutReading says what readLayout reads beyond the lines' text.
 type layoutReading struct {
-	// words keeps each line's words with their spans (textLine.words).
-	words bool
+	// page, when set, is called with each page's lines, in order, their
+	// words with their spans (textLine.words) read: the words are
+	// dropped after it, so that one page's are held at a time.
+	page func([]textLine)
 	// maxPages, when above 0, refuses a document of more pages, read no
 	// further than the page past it.
 	maxPages int
@@ -118,10 +120,30 @@ func readLayout(ctx context.Context, e Engines, limits docmill.Limits, in *docmi
 		return layoutDocument{}, err
 	}
 	var doc layoutDocument
-	err = scanLayout(layout, how.words, func(l textLine) { doc.lines = append(doc.lines, l) }, func() { doc.pages++ })
-	if err != nil {
+	var page []textLine // the lines of the page being read, words held
+	endPage := func() {
+		if len(page) > 0 {
+			how.page(page)
+		}
+		for _, l := range page {
+			l.words = nil
+			doc.lines = append(doc.lines, l)
+		}
+		page = page[:0]
+	}
+	line := func(l textLine) { doc.lines = append(doc.lines, l) }
+	if how.page != nil {
+		line = func(l textLine) {
+			if len(page) > 0 && page[0].page != l.page {
+				endPage()
+			}
+			page = append(page, l)
+		}
+	}
+	if err = scanLayout(layout, how.page != nil, line, func() { doc.pages++ }); err != nil {
 		return layoutDocument{}, err
 	}
+	endPage()
 	if how.maxPages > 0 && doc.pages > how.maxPages {
 		return layoutDocument{}, docmill.InvalidDocument(nil, "The file has more than %d pages; this tool handles documents of up to %d pages.", how.maxPages, how.maxPages)
 	}
