@@ -9,9 +9,12 @@ import (
 	"image"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/extension"
@@ -480,4 +483,39 @@ func TestMarkdownTableCells(t *testing.T) {
 	if got := renderMarkdown(t, []byte(b.String())).tables(); len(got) != 1 || fmt.Sprint(got[0]) != fmt.Sprint(rows) {
 		t.Errorf("rendered %v from\n%s", got, b.String())
 	}
+}
+
+// BenchmarkPDFToMarkdownFloor times pdf-to-markdown on
+// GeoTopo-komprimiert.pdf (117 pages, 10 images) against its engine
+// floor, the same three poppler runs outside the jail (pdftotext
+// -bbox-layout, pdfimages -list, pdfimages), alternating the two so that
+// both meet the same load, and prints the ratio of the medians. It never
+// fails on the figure. A smoke pass times the generated report instead.
+func BenchmarkPDFToMarkdownFloor(b *testing.B) {
+	tool := markdownTestTool(b, docmill.Limits{})
+	var path string
+	if toolstest.BenchSmoke() {
+		path = toolstest.ChromiumPDF(b, "report.html", mdHTML(reportParts, false))
+	} else {
+		path = corpusPDF(b, "GeoTopo-komprimiert.pdf")
+	}
+	var toolRuns, floorRuns []time.Duration
+	for b.Loop() {
+		start := time.Now()
+		convertedMarkdown(b, tool, path)
+		toolRuns = append(toolRuns, time.Since(start))
+		dir := b.TempDir()
+		start = time.Now()
+		for _, args := range [][]string{{"pdftotext", "-enc", "UTF-8", "-bbox-layout", path, filepath.Join(dir, "layout.xhtml")},
+			{"pdfimages", "-list", path}, slices.Concat([]string{"pdfimages"}, imageArgs, []string{path, filepath.Join(dir, "i")})} {
+			if out, err := exec.Command(args[0], args[1:]...).CombinedOutput(); err != nil {
+				b.Fatalf("%s: %v: %s", args[0], err, out)
+			}
+		}
+		floorRuns = append(floorRuns, time.Since(start))
+	}
+	tool50, floor50 := median(toolRuns), median(floorRuns)
+	b.ReportMetric(0, "ns/op")
+	b.Logf("pdf-to-markdown %s: %.2fs, floor (pdftotext -bbox-layout + pdfimages -list + pdfimages) %.2fs: %.2fx the floor, medians of %d",
+		filepath.Base(path), tool50.Seconds(), floor50.Seconds(), tool50.Seconds()/floor50.Seconds(), len(toolRuns))
 }
