@@ -87,7 +87,11 @@ func runMarkdown(ctx context.Context, e Engines, limits docmill.Limits, in *docm
 		entries = append(entries, zipEntry{name: mediaPath(m), path: path})
 	}
 	out := filepath.Join(in.WorkDir, "converted.zip")
-	if err := writeZip(ctx, out, entries, limits.TextBytes+limits.RenderOutputBytes); err != nil {
+	maxZip := limits.TextBytes + limits.RenderOutputBytes
+	if err := writeZip(ctx, out, entries, maxZip); err != nil {
+		if errors.Is(err, ziparchive.ErrTooLarge) {
+			return nil, docmill.Errorf(docmill.CodeFileTooLarge, "The Markdown and its images would total more than %d MB.", maxZip>>20)
+		}
 		return nil, err
 	}
 	return ziparchive.Result(out, docmill.ResultName(in.Files[0].Filename, ".pdf", ".zip"), meta), nil
