@@ -17,6 +17,8 @@ func escapeInline(s string) string {
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		switch {
+		case c == '\n' || c == '\r' || c == '\t':
+			c = ' ' // a block is one line: a break would start another
 		case strings.IndexByte("\\`*_[]<>&|~#@", c) >= 0:
 			b.WriteByte('\\')
 		case c == ':' && strings.HasPrefix(s[i+1:], "//"):

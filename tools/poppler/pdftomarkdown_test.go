@@ -519,3 +519,12 @@ func BenchmarkPDFToMarkdownFloor(b *testing.B) {
 	b.Logf("pdf-to-markdown %s: %.2fs, floor (pdftotext -bbox-layout + pdfimages -list + pdfimages) %.2fs: %.2fx the floor, medians of %d",
 		filepath.Base(path), tool50.Seconds(), floor50.Seconds(), tool50.Seconds()/floor50.Seconds(), len(toolRuns))
 }
+
+// TestEscapeTextLineBreaks: a line break inside a word's text (which a
+// PDF's ToUnicode map can give) does not start a block of its own.
+func TestEscapeTextLineBreaks(t *testing.T) {
+	r := renderMarkdown(t, []byte(escapeText("x\n# y\r\n- z\n    code")+"\n"))
+	if strings.Contains(r.html, "<h1") || strings.Contains(r.html, "<li") || strings.Contains(r.html, "<code") || strings.Count(r.html, "<p>") != 1 {
+		t.Errorf("rendered %s", r.html)
+	}
+}
