@@ -159,8 +159,9 @@ func runLayout(ctx context.Context, pdftotext *sandbox.Engine, src, dir string, 
 	return path, runPDFToText(ctx, pdftotext, dir, path, layoutArgs(src, extra...), maxBytes, tooLarge, "reading its text")
 }
 
-// scanLayout is scanLayoutLines (the words too when words is set), also counting the
-// pages: page is called for each page of the layout, lines or none.
+// scanLayout is scanLayoutLines (the words too when words is set), also
+// counting the pages: page is called for each page of the layout, lines
+// or none.
 func scanLayout(path string, words bool, line func(textLine), page func()) error {
 	last := 0
 	err := scanLayoutLines(path, words, func(l textLine) {
