@@ -31,7 +31,8 @@ import (
 // problem+json, and the file is opened at most once per request, never once
 // per range.
 // documentTypes are the content types of the office formats tools write
-// (convert-document, pdf-to-word), which Go's own table lacks: a system
+// (convert-document, pdf-to-word) and of Markdown (pdf-to-markdown),
+// which Go's own table lacks: a system
 // without /etc/mime.types still serves them as what they are.
 var documentTypes = map[string]string{
 	".docx": "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
@@ -43,6 +44,7 @@ var documentTypes = map[string]string{
 	".rtf":  "application/rtf",
 	".epub": "application/epub+zip",
 	".csv":  "text/csv; charset=utf-8",
+	".md":   "text/markdown; charset=utf-8",
 }
 
 func (s *Server) handleFile(w http.ResponseWriter, r *http.Request) {

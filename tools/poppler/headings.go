@@ -39,14 +39,31 @@ type textLine struct {
 	// paragraphs).
 	left, right float64
 	text        string
+	// seq is the line's place in the document's reading order, from 1.
+	seq int
+	// words are the line's words with their spans, when the scan was
+	// asked for them (scanLayoutLines): pdf-to-markdown's table cells.
+	words []wordSpan
+}
+
+// wordSpan is a word of a line and its xMin and xMax.
+type wordSpan struct {
+	left, right float64
+	text        string
 }
 
 // scanLines calls fn for every line of the -bbox-layout XHTML at path,
 // in reading order. The document is read as a stream: its size is
 // bounded by the run's output cap, not by memory.
-func scanLines(path string, fn func(textLine)) error {
+func scanLines(path string, fn func(textLine)) error { return scanLayoutLines(path, false, fn) }
+
+// scanLayoutLines is scanLines, with each line's words and their spans
+// (textLine.words) when withWords is set, which a caller that keeps the
+// lines holds in memory beside their text.
+func scanLayoutLines(path string, withWords bool, fn func(textLine)) error {
 	var cur textLine
 	var words []string
+	var span wordSpan
 	inLine, inWord := false, false
 	return eachLayoutTokenIn(path, func(tok xml.Token) error {
 		switch t := tok.(type) {
@@ -57,15 +74,20 @@ func scanLines(path string, fn func(textLine)) error {
 			case "block":
 				cur.block++
 			case "line":
-				inLine, words = true, words[:0]
+				inLine, words, cur.words = true, words[:0], nil
 				cur.top, cur.size = lineBox(t.Attr)
 				cur.left, cur.right = lineSpan(t.Attr)
 			case "word":
 				inWord = inLine
+				span.left, span.right = lineSpan(t.Attr)
 			}
 		case xml.CharData:
 			if inWord {
 				words = append(words, strings.TrimSpace(string(t)))
+				if withWords {
+					span.text = words[len(words)-1]
+					cur.words = append(cur.words, span)
+				}
 			}
 		case xml.EndElement:
 			switch t.Name.Local {
@@ -74,6 +96,7 @@ func scanLines(path string, fn func(textLine)) error {
 			case "line":
 				inLine = false
 				if cur.text = strings.TrimSpace(strings.Join(words, " ")); cur.text != "" && cur.size > 0 {
+					cur.seq++
 					fn(cur)
 				}
 			}
@@ -101,7 +124,7 @@ func lineBox(attrs []xml.Attr) (top, size float64) {
 	return yMin, math.Round((yMax-yMin)/sizeStep) * sizeStep
 }
 
-// lineSpan returns a line's xMin and xMax.
+// lineSpan returns a line's, or a word's, xMin and xMax.
 func lineSpan(attrs []xml.Attr) (left, right float64) {
 	for _, a := range attrs {
 		v, err := strconv.ParseFloat(a.Value, 64)

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	docmill "github.com/docmill/docmill"
@@ -74,40 +75,96 @@ func wordTool(e Engines, limits docmill.Limits, slug, title, kind, contentType, 
 // readDocument reads the PDF's text as paragraphs and extracts its
 // images; it returns them with the number of pages.
 func readDocument(ctx context.Context, e Engines, limits docmill.Limits, in *docmill.RunInput) (docBody, int, error) {
+	doc, err := readLayout(ctx, e, limits, in, layoutReading{})
+	if err != nil {
+		return docBody{}, 0, err
+	}
+	return docBody{paras: reflow(doc.lines), pictures: doc.pictures, media: doc.media}, doc.pages, nil
+}
+
+// layoutReading says what readLayout reads beyond the lines' text.
+type layoutReading struct {
+	// page, when set, is called with each page's lines, in order, their
+	// words with their spans (textLine.words) read: the words are
+	// dropped after it, so that one page's are held at a time.
+	page func([]textLine)
+	// maxPages, when above 0, refuses a document of more pages, read no
+	// further than the page past it.
+	maxPages int
+}
+
+// layoutDocument is a PDF as readLayout reads it: its lines in reading
+// order, its page count, and its pictures with their files (see
+// documentPictures).
+type layoutDocument struct {
+	lines    []textLine
+	pages    int
+	pictures []picture
+	media    []string
+}
+
+// readLayout reads the lines of the PDF of in from pdftotext's
+// -bbox-layout, within limits.LayoutBytes, and extracts its images: the
+// reading pdf-to-word, pdf-to-odt and pdf-to-markdown share.
+func readLayout(ctx context.Context, e Engines, limits docmill.Limits, in *docmill.RunInput, how layoutReading) (layoutDocument, error) {
 	src, err := filepath.Abs(in.Files[0].Path)
 	if err != nil {
-		return docBody{}, 0, fmt.Errorf("poppler: input path: %w", err)
+		return layoutDocument{}, fmt.Errorf("poppler: input path: %w", err)
 	}
-	layout, err := runLayout(ctx, e.PDFToText, src, in.WorkDir, limits.WithDefaults().LayoutBytes)
+	var extra []string
+	if how.maxPages > 0 {
+		extra = []string{"-l", strconv.Itoa(how.maxPages + 1)}
+	}
+	layout, err := runLayout(ctx, e.PDFToText, src, in.WorkDir, limits.WithDefaults().LayoutBytes, extra...)
 	if err != nil {
-		return docBody{}, 0, err
+		return layoutDocument{}, err
 	}
-	var lines []textLine
-	pages := 0
-	err = scanLayout(layout, func(l textLine) { lines = append(lines, l) }, func() { pages++ })
-	if err != nil {
-		return docBody{}, 0, err
+	var doc layoutDocument
+	var page []textLine // the lines of the page being read, words held
+	endPage := func() {
+		if len(page) > 0 {
+			how.page(page)
+		}
+		for _, l := range page {
+			l.words = nil
+			doc.lines = append(doc.lines, l)
+		}
+		page = page[:0]
 	}
-	pics, media, err := documentPictures(ctx, e.PDFImages, src, in.WorkDir, pages, limits)
-	if err != nil {
-		return docBody{}, 0, err
+	line := func(l textLine) { doc.lines = append(doc.lines, l) }
+	if how.page != nil {
+		line = func(l textLine) {
+			if len(page) > 0 && page[0].page != l.page {
+				endPage()
+			}
+			page = append(page, l)
+		}
 	}
-	return docBody{paras: reflow(lines), pictures: pics, media: media}, pages, nil
+	if err = scanLayout(layout, how.page != nil, line, func() { doc.pages++ }); err != nil {
+		return layoutDocument{}, err
+	}
+	endPage()
+	if how.maxPages > 0 && doc.pages > how.maxPages {
+		return layoutDocument{}, docmill.InvalidDocument(nil, "The file has more than %d pages; this tool handles documents of up to %d pages.", how.maxPages, how.maxPages)
+	}
+	doc.pictures, doc.media, err = documentPictures(ctx, e.PDFImages, src, in.WorkDir, doc.pages, limits)
+	return doc, err
 }
 
-// runLayout runs pdftotext -bbox-layout into a file of dir, capped at
-// maxBytes (Limits.LayoutBytes), and returns its path.
-func runLayout(ctx context.Context, pdftotext *sandbox.Engine, src, dir string, maxBytes int64) (string, error) {
+// runLayout runs pdftotext -bbox-layout, after extra, into a file of
+// dir, capped at maxBytes (Limits.LayoutBytes), and returns its path.
+func runLayout(ctx context.Context, pdftotext *sandbox.Engine, src, dir string, maxBytes int64, extra ...string) (string, error) {
 	path := filepath.Join(dir, "layout.xhtml")
 	tooLarge := docmill.Errorf(docmill.CodeFileTooLarge, "The text of the document is too large to convert (over %d MB of layout).", maxBytes>>20)
-	return path, runPDFToText(ctx, pdftotext, dir, path, layoutArgs(src), maxBytes, tooLarge, "reading its text")
+	return path, runPDFToText(ctx, pdftotext, dir, path, layoutArgs(src, extra...), maxBytes, tooLarge, "reading its text")
 }
 
-// scanLayout is scanLines, also counting the pages: page is called for
-// each page of the layout, lines or none.
-func scanLayout(path string, line func(textLine), page func()) error {
+// scanLayout is scanLayoutLines (the words too when words is set), also
+// counting the pages: page is called for each page of the layout, lines
+// or none.
+func scanLayout(path string, words bool, line func(textLine), page func()) error {
 	last := 0
-	err := scanLines(path, func(l textLine) {
+	err := scanLayoutLines(path, words, func(l textLine) {
 		for ; last < l.page; last++ {
 			page()
 		}

@@ -13,7 +13,9 @@ import (
 // are about 1.2 sizes apart), indented from the line before by more than
 // indentStep sizes (a first-line indent), or after a line that ends a
 // sentence short of its block's right edge by more than shortLine sizes
-// (the last line of a paragraph).
+// (the last line of a paragraph). A line that starts with a list marker
+// (listMarker) starts a paragraph, an item of its own, and the item's
+// next lines may be indented under its text.
 const (
 	paragraphGap = 1.75
 	indentStep   = 0.8
@@ -21,11 +23,15 @@ const (
 )
 
 // paragraph is a paragraph of flowing text: its page (where it starts),
-// its heading level (0 for body text) and its text, lines joined.
+// its heading level (0 for body text) and its text, lines joined; left
+// and seq are its first line's (its indentation, its place in the
+// reading order).
 type paragraph struct {
 	page, level int
 	size        float64
 	text        string
+	left        float64
+	seq         int
 }
 
 // reflow joins lines, as scanLines gives them in reading order, into
@@ -47,13 +53,16 @@ func reflow(lines []textLine) []paragraph {
 	}
 	var prev textLine
 	rights := blockRights(lines)
+	item := false // the paragraph is a list item
 	for i, l := range lines {
-		if i > 0 && continues(prev, l, endsSentence(text), rights[[2]int{prev.page, prev.block}]) {
+		_, marked := listMarker(l.text)
+		if i > 0 && !marked && continues(prev, l, endsSentence(text), item, rights[[2]int{prev.page, prev.block}]) {
 			text = joinLine(text, l.text)
 		} else {
 			end()
-			paras = append(paras, paragraph{page: l.page, size: l.size})
+			paras = append(paras, paragraph{page: l.page, size: l.size, left: l.left, seq: l.seq})
 			text = append(text[:0], l.text...)
+			item = marked
 		}
 		prev = l
 	}
@@ -95,8 +104,10 @@ func blockRights(lines []textLine) map[[2]int]float64 {
 
 // continues reports whether line l goes on the paragraph whose last
 // line is prev, in a block whose right edge is at right; paraEnds is
-// whether the paragraph's text so far ends a sentence.
-func continues(prev, l textLine, paraEnds bool, right float64) bool {
+// whether the paragraph's text so far ends a sentence, item whether the
+// paragraph is a list item (whose next lines are indented under its
+// text, past the marker).
+func continues(prev, l textLine, paraEnds, item bool, right float64) bool {
 	if l.size != prev.size {
 		return false
 	}
@@ -110,7 +121,7 @@ func continues(prev, l textLine, paraEnds bool, right float64) bool {
 	if gap := l.top - prev.top; gap < 0 || gap > paragraphGap*l.size {
 		return false
 	}
-	if l.left-prev.left > indentStep*l.size {
+	if l.left-prev.left > indentStep*l.size && !item {
 		return false
 	}
 	return !endsSentence([]byte(prev.text)) || right-prev.right <= shortLine*l.size
@@ -170,4 +181,34 @@ func headingLevels(lines []textLine) map[float64]int {
 		levels[size] = min(i+1, maxHeadingLevel)
 	}
 	return levels
+}
+
+// bullets are the characters that mark an item of a bulleted list.
+const bullets = "•◦▪▫‣⁃∙·●○■□►➢✓✔–-*"
+
+// listMarker returns the marker a line of a list item starts with, and
+// whether it has one: a bullet (bullets), or a number of up to three
+// digits followed by "." or ")", or a lower-case letter followed by ")",
+// then a space. "2019. The" is not a marker, nor "A. Smith" (initials).
+func listMarker(s string) (string, bool) {
+	head, rest, ok := strings.Cut(s, " ")
+	if !ok || strings.TrimSpace(rest) == "" {
+		return "", false
+	}
+	if r, n := utf8.DecodeRuneInString(head); n == len(head) && strings.ContainsRune(bullets, r) {
+		return head, true
+	}
+	if len(head) < 2 {
+		return "", false
+	}
+	body, end := head[:len(head)-1], head[len(head)-1]
+	switch {
+	case end != '.' && end != ')':
+		return "", false
+	case len(body) <= 3 && strings.Trim(body, "0123456789") == "":
+		return head, true
+	case len(body) == 1 && end == ')' && body[0] >= 'a' && body[0] <= 'z':
+		return head, true
+	}
+	return "", false
 }

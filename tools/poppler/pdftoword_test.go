@@ -137,6 +137,28 @@ func TestReflow(t *testing.T) {
 	}
 }
 
+// TestReflowListItems: a line that starts with a list marker starts a
+// paragraph, and the item's next lines, indented under its text, go on
+// it; a line after the list, at the margin, is a paragraph of its own.
+func TestReflowListItems(t *testing.T) {
+	lines := []textLine{
+		{page: 1, block: 1, top: 100, size: 10, left: 20, right: 300, text: "• The first item runs"},
+		{page: 1, block: 1, top: 112, size: 10, left: 32, right: 120, text: "onto a second line"},
+		{page: 1, block: 1, top: 124, size: 10, left: 20, right: 200, text: "• The second item"},
+		{page: 1, block: 1, top: 136, size: 10, left: 20, right: 200, text: "2. A numbered one"},
+	}
+	got := reflow(lines)
+	want := []string{"• The first item runs onto a second line", "• The second item", "2. A numbered one"}
+	if len(got) != len(want) {
+		t.Fatalf("%d paragraphs %+v, want %d", len(got), got, len(want))
+	}
+	for i := range want {
+		if got[i].text != want[i] {
+			t.Errorf("paragraph %d: %q, want %q", i, got[i].text, want[i])
+		}
+	}
+}
+
 // BenchmarkPDFToWordQuality prints pdf-to-word's and pdf-to-odt's
 // quality on the corpus's text PDFs: the share of pdftotext's words in
 // order in the result, and the share of text in frames rather than in

@@ -4,7 +4,8 @@
 // (pdftoppm, then a page selection in the PDF helper), extract-images
 // (pdfimages), pdf-to-svg (pdftocairo), edit-bookmarks (pdftotext finds
 // the headings, the PDF helper writes the outline), pdf-to-word and
-// pdf-to-odt (pdftotext's layout reflowed here), compare-pdf (pdftotext's
+// pdf-to-odt (pdftotext's layout reflowed here), pdf-to-markdown (the
+// same reflow, with tables found from its words' spans), compare-pdf (pdftotext's
 // words, pdftoppm's pixels, a report made in the PDF helper), pdf-info
 // (pdfinfo, pdffonts, pdfimages and qpdf, with the PDF helper's
 // structure step), verify-pdf-signatures (pdfsig) and redact-pdf
@@ -46,7 +47,7 @@ const (
 
 // Tools returns the package's tools: pdf-to-jpg, pdf-to-png, pdf-to-text,
 // edit-bookmarks, remove-blank-pages, extract-images, pdf-to-svg,
-// pdf-to-word, pdf-to-odt, compare-pdf, pdf-info, verify-pdf-signatures
+// pdf-to-word, pdf-to-odt, pdf-to-markdown, compare-pdf, pdf-info, verify-pdf-signatures
 // and redact-pdf. A missing engine or step leaves its tools in the
 // catalogue, not available, failing with engine_unavailable. limits
 // bound what the tools render and write (RenderPages, RenderPagePixels,
@@ -56,6 +57,7 @@ func Tools(e Engines, steps Steps, limits docmill.Limits) []*docmill.Tool {
 	tools = append(tools, editBookmarksTool(e.PDFToText, steps.WriteBookmarks, limits.WithDefaults().LayoutBytes))
 	tools = append(tools, moreTools(e, limits, steps)...)
 	tools = append(tools, wordTools(e, limits)...)
+	tools = append(tools, markdownTool(e, limits))
 	tools = append(tools,
 		compareTool(e, limits, steps.CompareReport),
 		infoTool(e, steps.Inspect),

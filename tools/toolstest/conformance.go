@@ -435,6 +435,7 @@ var extensions = map[string][]string{
 	"application/vnd.oasis.opendocument.spreadsheet":                            {".ods"},
 	"application/vnd.oasis.opendocument.presentation":                           {".odp"},
 	"application/rtf": {".rtf"}, "application/epub+zip": {".epub"}, "text/csv": {".csv"},
+	"text/markdown": {".md"}, // pdf-to-markdown
 }
 
 func extensionFits(name, contentType string) bool {

@@ -22,7 +22,9 @@ var officeFiles sync.Map
 // extension soffice --convert-to takes: "xlsx", "pptx", "docx", "odt"),
 // with soffice itself, in a profile of its own, and returns the path of
 // the result in a temporary directory of t: an Office file made by the
-// program that makes them, from content the test writes. It skips t when
+// program that makes them, from content the test writes. An HTML source
+// (.html) is read as a Writer document, not a web page, so that "pdf"
+// lays it out as a printed text document. It skips t when
 // soffice is not installed (fails it when CI is set).
 func OfficeFile(t testing.TB, name string, source []byte, format string) string {
 	t.Helper()
@@ -45,8 +47,11 @@ func OfficeFile(t testing.TB, name string, source []byte, format string) string 
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	out, err := exec.CommandContext(ctx, bin, "--headless", "--norestore", "-env:UserInstallation=file://"+filepath.Join(dir, "profile"),
-		"--convert-to", format, "--outdir", dir, src).CombinedOutput()
+	args := []string{"--headless", "--norestore", "-env:UserInstallation=file://" + filepath.Join(dir, "profile")}
+	if strings.EqualFold(filepath.Ext(name), ".html") {
+		args = append(args, "--infilter=HTML (StarWriter)")
+	}
+	out, err := exec.CommandContext(ctx, bin, append(args, "--convert-to", format, "--outdir", dir, src)...).CombinedOutput()
 	b, rerr := os.ReadFile(filepath.Join(dir, base))
 	if err != nil || rerr != nil {
 		t.Fatalf("soffice --convert-to %s %s: %v, %v\n%s", format, name, err, rerr, out)

@@ -40,6 +40,7 @@ const GROUP_OF = {
   "pdf-info": "inspect", "remove-annotations": "inspect", "linearize-pdf": "inspect",
   "grayscale-pdf": "inspect", "compare-pdf": "inspect",
   "extract-images": "from-pdf", "pdf-to-svg": "from-pdf", "pdf-to-word": "from-pdf", "pdf-to-odt": "from-pdf",
+  "pdf-to-markdown": "from-pdf",
   "image-to-text": "from-pdf",
   "html-to-image": "images",
   "url-to-pdf": "to-pdf", "url-to-image": "images",
