@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -25,14 +26,19 @@ import (
 // catalogue through the SDK on the inputs TestToolConformance makes, a
 // 500 MB upload streamed under 100 MB of the Python process's peak RSS,
 // a retried upload through flakyProxy charged once, a webhook received
-// and verified, file_url and export_url. mypy --strict checks the
-// package first. A failure fails with the Python output.
+// and verified, file_url and export_url; mypy --strict checks the
+// package beside them. A failure fails with the Python output.
+// DOCMILL_SDK_PYTHON names another interpreter than the system's python3
+// (the SDK supports 3.9 and later).
 func TestPythonSDK(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs every tool through the Python SDK")
 	}
 	toolstest.Need(t, "python3")
 	python, _ := sandbox.LookPath("python3")
+	if other := os.Getenv("DOCMILL_SDK_PYTHON"); other != "" {
+		python = other // another interpreter, such as the oldest the SDK supports
+	}
 	sdk, err := filepath.Abs(filepath.Join("..", "..", "sdk", "python"))
 	if err != nil {
 		t.Fatal(err)
@@ -142,13 +148,16 @@ func sdkFiles(t *testing.T, tool *docmill.Tool, accepts []any) []string {
 // it forwards the first process call to the server and then drops the
 // connection without its answer (the server did the work, the client
 // never heard), answers the second with a proxy's bare 503, and forwards
-// the rest. It notes each attempt's Idempotency-Key and the job id of
+// the rest; it answers the first GET /v1/account 429 with Retry-After. It notes each attempt's Idempotency-Key and the job id of
 // each answer the server gave.
 type flakyProxy struct {
 	*httptest.Server
-	mu     sync.Mutex
-	keys   []string
-	jobIDs []string
+	// limitedOnce is set once the first GET /v1/account was answered
+	// 429 rate_limited with Retry-After: 1.
+	limitedOnce atomic.Bool
+	mu          sync.Mutex
+	keys        []string
+	jobIDs      []string
 }
 
 func newFlakyProxy(t *testing.T, upstream string) *flakyProxy {
@@ -159,6 +168,13 @@ func newFlakyProxy(t *testing.T, upstream string) *flakyProxy {
 	forward := httputil.NewSingleHostReverseProxy(u)
 	p := &flakyProxy{}
 	p.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodGet && r.URL.Path == "/v1/account" && p.limitedOnce.CompareAndSwap(false, true) {
+			w.Header().Set("Content-Type", "application/problem+json")
+			w.Header().Set("Retry-After", "1")
+			w.WriteHeader(http.StatusTooManyRequests)
+			_, _ = io.WriteString(w, `{"type": "about:blank", "title": "Too Many Requests", "status": 429, "code": "rate_limited", "detail": "flakyProxy", "request_id": "req_flaky"}`)
+			return
+		}
 		if r.Method != http.MethodPost || !strings.HasSuffix(r.URL.Path, "/process") {
 			forward.ServeHTTP(w, r)
 			return

@@ -78,10 +78,11 @@ class Client:
         sent after the files; export_url a presigned PUT URL the result is
         sent to once the job is done (keep_result=False: docmill's copy is
         then deleted). wait=True waits for the job to finish (long polls,
-        within timeout seconds) and raises JobFailedError if it failed;
-        wait=False asks for an answer at once (``Prefer: respond-async``),
-        a number of seconds asks the server to hold the answer that long
-        (``Prefer: wait=N``). One Idempotency-Key (idempotency_key, or a
+        within timeout seconds) and raises JobFailedError if it failed or
+        was canceled; wait=False asks for an answer at once (``Prefer:
+        respond-async``); a number N asks the server to hold its answer up
+        to N seconds (``Prefer: wait=N``, at most 300); either returns the
+        job as it then stands. One Idempotency-Key (idempotency_key, or a
         new one) is sent with every attempt of the call.
         """
         urls = [file_url] if isinstance(file_url, str) else list(file_url or [])
@@ -126,7 +127,7 @@ class Client:
         job = Job(self, r.data)
         if progress is not None:
             progress(Progress("status", job=job))
-        if wait is False:
+        if wait is not True:
             return job
         if not job.finished:
             on_poll: Optional[Callable[[Job], None]] = None
@@ -136,7 +137,7 @@ class Client:
                 def on_poll(j: Job) -> None:
                     report_status(Progress("status", job=j))
             job = self.jobs.wait(job.id, timeout=timeout, progress=on_poll)
-        if job.status in ("failed", "canceled") and wait is True:
+        if job.status in ("failed", "canceled"):
             raise JobFailedError(job)
         return job
 
