@@ -78,9 +78,12 @@ def _quote(s: str) -> str:
 class Form:
     """A process call's form: its fields in order, then its files."""
 
-    def __init__(self, fields: Sequence[Tuple[str, str]], files: Sequence[FileInput]) -> None:
+    def __init__(self, fields: Sequence[Tuple[str, str]], files: Union[FileInput, Sequence[FileInput]]) -> None:
         self.boundary = "docmill-" + secrets.token_hex(16)
         self.fields = list(fields)
+        # One path or file object alone is one file, not a sequence of them.
+        if isinstance(files, (str, os.PathLike)) or hasattr(files, "read"):
+            files = [files]  # type: ignore[list-item]
         self.sources = [_Source(f) for f in files]
 
     @property

@@ -41,6 +41,7 @@ class Client:
 
     Every call retries as ``retry`` says (Retry: five attempts, waits of
     up to a minute); ``timeout`` bounds each socket operation in seconds.
+    Each call opens a connection of its own, so threads may share a client.
     """
 
     def __init__(self, url: str, key: str, *, retry: Optional[Retry] = None, timeout: float = 330.0) -> None:
@@ -66,7 +67,7 @@ class Client:
         data: Dict[str, Any] = self._transport.request("GET", "/v1/account").data
         return data
 
-    def process(self, tool: str, files: Sequence[FileInput] = (), params: Optional[Mapping[str, Any]] = None, *,
+    def process(self, tool: str, files: Union[FileInput, Sequence[FileInput]] = (), params: Optional[Mapping[str, Any]] = None, *,
                 file_url: Union[str, Sequence[str], None] = None, export_url: Optional[str] = None,
                 keep_result: Optional[bool] = None, wait: Union[bool, int] = True,
                 timeout: Optional[float] = None, idempotency_key: Optional[str] = None,
@@ -94,7 +95,7 @@ class Client:
         form = Form(field_list(params, extra), files)
         return self._submit(tool, form, wait, timeout, idempotency_key, progress)
 
-    def pipeline(self, steps: Sequence[Mapping[str, Any]], files: Sequence[FileInput] = (), *,
+    def pipeline(self, steps: Sequence[Mapping[str, Any]], files: Union[FileInput, Sequence[FileInput]] = (), *,
                  file_url: Union[str, Sequence[str], None] = None, export_url: Optional[str] = None,
                  wait: Union[bool, int] = True, timeout: Optional[float] = None,
                  idempotency_key: Optional[str] = None, progress: Optional[ProgressCallback] = None) -> Job:

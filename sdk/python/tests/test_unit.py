@@ -72,6 +72,10 @@ class FormTest(unittest.TestCase):
             self.assertIn(b"x" * 990 + b"\r\n", body)
             self.assertNotIn(b"x" * 991, body)
 
+    def test_one_file_alone(self) -> None:
+        self.assertEqual([s.name for s in Form([], "README.md").sources], ["README.md"])
+        self.assertEqual(len(Form([], io.BytesIO(b"%PDF-1.7\n")).sources), 1)
+
     def test_unseekable_is_chunked_and_not_rewindable(self) -> None:
         r, w = os.pipe()
         os.write(w, b"%PDF-1.7\n")
