@@ -46,7 +46,7 @@ test-deps: deps
 	@# install-engines.sh installs curl, the API reference's examples use it.
 	@command -v jq >/dev/null || { s=""; [ "$$(id -u)" = 0 ] || s=sudo; $$s apt-get install -y -qq jq >/dev/null; }
 	@# python3 runs the Python SDK's tests and mypy checks it (TestPythonSDK).
-	@command -v mypy >/dev/null || { s=""; [ "$$(id -u)" = 0 ] || s=sudo; $$s apt-get install -y -qq python3 mypy >/dev/null; }
+	@command -v python3 >/dev/null && command -v mypy >/dev/null || { s=""; [ "$$(id -u)" = 0 ] || s=sudo; $$s apt-get install -y -qq python3 mypy >/dev/null; }
 
 # go test's default -parallel (GOMAXPROCS, two here): with -parallel 4
 # for every package, the CPU-bound packages' parallel tests starved
