@@ -45,6 +45,8 @@ test-deps: deps
 	@# curl and jq run the README's walk-through (TestWalkthrough);
 	@# install-engines.sh installs curl, the API reference's examples use it.
 	@command -v jq >/dev/null || { s=""; [ "$$(id -u)" = 0 ] || s=sudo; $$s apt-get install -y -qq jq >/dev/null; }
+	@# python3 runs the Python SDK's tests and mypy checks it (TestPythonSDK).
+	@command -v python3 >/dev/null && command -v mypy >/dev/null || { s=""; [ "$$(id -u)" = 0 ] || s=sudo; $$s apt-get install -y -qq python3 mypy >/dev/null; }
 
 # go test's default -parallel (GOMAXPROCS, two here): with -parallel 4
 # for every package, the CPU-bound packages' parallel tests starved
@@ -154,6 +156,14 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzWatermarkText$$' -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMINTIME) ./tools/pdfops
 	$(GO) test -run '^$$' -fuzz '^FuzzScanJPEG$$' -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMINTIME) ./tools/pdfops
 	$(GO) test -run '^$$' -fuzz '^FuzzParseInvoice$$' -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMINTIME) ./tools/pdfops
+
+# sdk builds the client SDKs, each stamped with this build's VERSION.
+.PHONY: sdk sdk-python
+sdk: sdk-python
+
+# sdk-python builds sdk/python/dist/docmill-*.whl offline (sdk/python/README.md).
+sdk-python:
+	cd sdk/python && DOCMILL_VERSION=$(VERSION) python3 make_wheel.py
 
 fmt:
 	gofmt -w $$(git ls-files '*.go')

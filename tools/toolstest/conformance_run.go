@@ -112,6 +112,13 @@ func runSafely(ctx context.Context, tool *docmill.Tool, in *docmill.RunInput) (o
 	return tool.Invoke(ctx, in)
 }
 
+// BaseParams are the params of tool's base run (baseParams). A test
+// that runs the tools another way (through an SDK over HTTP) sends them
+// to run each tool as the suite does.
+func (s *Suite) BaseParams(t testing.TB, tool *docmill.Tool) map[string]string {
+	return s.baseParams(t, tool)
+}
+
 // baseParams are the raw params of the suite's runs of tool: a value for
 // each required param (the first that Values offers and ParseParams
 // takes), then the caller's Params.
