@@ -1,0 +1,100 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/docmill/docmill/tools/toolstest"
+)
+
+// sdkJSDir is the JavaScript SDK's directory, from this package's.
+var sdkJSDir = filepath.Join("..", "..", "sdk", "js")
+
+// TestJSTypes: sdk/js/src/tools.ts is what `docmill docs js-types`
+// writes from the registry, byte for byte, so the SDK's param types
+// cannot drift from the declarations.
+func TestJSTypes(t *testing.T) {
+	reg, closeTools, err := referenceRegistry()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer closeTools()
+	var want strings.Builder
+	if err := writeJSTypes(&want, reg); err != nil {
+		t.Fatal(err)
+	}
+	if got := docFile(t, "sdk/js/src/tools.ts"); got != want.String() {
+		t.Errorf("sdk/js/src/tools.ts is not what the registry declares; run from the repository's root:\n\t%s", docsJSTypesCommand)
+	}
+}
+
+// TestSDKJS builds the JavaScript SDK (sdk/js: its own code and its
+// tests, with the TypeScript compiler of its package-lock.json) and runs
+// its tests with `node --test` against one real server started here:
+// every tool of the registry once through the SDK, on the conformance
+// suite's generated inputs and params (sdkInputs); a 500 MB upload
+// streamed from disk with the Node process's peak RSS under 100 MB; a
+// process call retried through a proxy that fails its first attempt,
+// charged once; a webhook delivered to a local listener and checked by
+// verify; and the compiler refusing a param of the wrong name or type.
+// Without node and npm it skips, and fails under CI.
+func TestSDKJS(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs every tool and uploads 500 MB")
+	}
+	toolstest.Need(t, "node", "npm")
+	buildSDKJS(t)
+	s := startServer(t, "", "--allow-private-urls", "--webhook-retry-schedule", "200ms,1s")
+	inputs := sdkInputs(t, s.DataDir)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	tests, err := filepath.Glob(filepath.Join(sdkJSDir, "build", "test", "*.test.js"))
+	if err != nil || len(tests) == 0 {
+		t.Fatalf("no compiled tests in sdk/js/build/test (%v)", err)
+	}
+	for i, f := range tests {
+		tests[i], _ = filepath.Rel(sdkJSDir, f)
+	}
+	cmd := exec.CommandContext(ctx, "node", append([]string{"--test", "--test-reporter=spec"}, tests...)...)
+	cmd.Dir = sdkJSDir
+	cmd.Env = append(os.Environ(), "DOCMILL_URL="+s.URL, "DOCMILL_KEY="+inputs.Keys["tools"], "DOCMILL_SDK_INPUTS="+inputs.path)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	start := time.Now()
+	err = cmd.Run()
+	t.Logf("node --test (%s):\n%s", time.Since(start).Round(time.Second), out.String())
+	if err != nil {
+		t.Fatalf("node --test: %v", err)
+	}
+}
+
+// buildSDKJS installs the SDK's development dependencies when they are
+// missing (npm ci: the versions of package-lock.json, from npm's cache
+// when it has them) and compiles the SDK to dist/ and its tests to
+// build/.
+func buildSDKJS(t *testing.T) {
+	t.Helper()
+	tsc := filepath.Join("node_modules", "typescript", "bin", "tsc")
+	if _, err := os.Stat(filepath.Join(sdkJSDir, tsc)); err != nil {
+		runSDKJS(t, "npm", "ci", "--prefer-offline", "--no-audit", "--no-fund")
+	}
+	runSDKJS(t, "node", tsc, "-p", "tsconfig.json")
+	runSDKJS(t, "node", tsc, "-p", "tsconfig.test.json")
+}
+
+// runSDKJS runs a command in sdk/js and fails t, with its output, when
+// it fails.
+func runSDKJS(t *testing.T, name string, args ...string) {
+	t.Helper()
+	cmd := exec.Command(name, args...)
+	cmd.Dir = sdkJSDir
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("%s %s: %v\n%s", name, strings.Join(args, " "), err, out)
+	}
+}
