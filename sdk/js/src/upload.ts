@@ -23,7 +23,7 @@ export type UploadProgress = (sent: number, total: number | undefined) => void;
 /** A part of the form, resolved: a field, or a file and how to read it. */
 type Part =
   | { field: string; value: string }
-  | { name: string; size: number | undefined; open: (exclusive: boolean) => Promise<ReadableStream<Uint8Array>> };
+  | { name: string; size: number | undefined; open: (exclusive: boolean) => Promise<ReadableStream<Uint8Array>>; blob?: Blob };
 
 const encoder = new TextEncoder();
 
@@ -76,6 +76,11 @@ export class Upload {
     chunks.push(tail);
     length += tail.length + total;
     const headers: Record<string, string> = { "content-type": `multipart/form-data; boundary=${this.boundary}` };
+    if (!exclusive && chunks.every((c) => c instanceof Uint8Array || ("blob" in c && c.blob))) {
+      // Blobs alone: a Blob body, which every browser's fetch sends (few
+      // stream a request body), with no upload progress to report.
+      return { body: new Blob(chunks.map((c) => (c instanceof Uint8Array ? c : (c as { blob: Blob }).blob))), headers };
+    }
     if (known) headers["content-length"] = String(length);
     return { body: stream(chunks, known ? total : undefined, exclusive, progress), headers };
   }
@@ -105,7 +110,7 @@ async function resolve(f: FileInput): Promise<Part> {
 }
 
 function blobPart(blob: Blob, name: string | undefined): Part {
-  const p = { name: name || "file", size: blob.size, open: async () => blob.stream() as ReadableStream<Uint8Array> };
+  const p = { name: name || "file", size: blob.size, open: async () => blob.stream() as ReadableStream<Uint8Array>, blob };
   rewindable.add(p);
   return p;
 }

@@ -32,7 +32,7 @@ before(async () => {
     const files = [];
     for (const [name, code] of Object.entries(snippets)) {
       files.push(join(dir, `${name}.ts`));
-      await writeFile(files.at(-1)!, `import { Client } from ${JSON.stringify(join(root, "dist", "index.js"))};\n` +
+      await writeFile(files.at(-1)!, `import { Client } from ${JSON.stringify(join(root, "build", "src", "index.js"))};\n` +
         `const client = new Client("http://localhost:8080", "key");\n${code}\nexport {};\n`);
     }
     const r = spawnSync(process.execPath, [join(root, "node_modules", "typescript", "bin", "tsc"), "--noEmit", "--strict", "--skipLibCheck",

@@ -2,6 +2,9 @@
 // node:crypto, without a server.
 import assert from "node:assert/strict";
 import { createHmac, randomBytes } from "node:crypto";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { test } from "node:test";
 import { Client, DocmillError, verify, WebhookVerificationError } from "../src/index.js";
 
@@ -32,11 +35,30 @@ test("a 502 and a 500 internal are retried with the same Idempotency-Key, and th
   assert.equal(new Set(sent.map((s) => s.headers["idempotency-key"])).size, 1);
   for (const s of sent) {
     assert.equal(s.headers["authorization"], "Bearer dm_live_x");
-    assert.equal(Number(s.headers["content-length"]), new TextEncoder().encode(s.body).length);
     assert.match(s.body, /name="angle"\r\n\r\n180\r\n/);
     assert.match(s.body, /name="pages"\r\n\r\n1-2\r\n/);
     assert.match(s.body, /filename="file"\r\nContent-Type: application\/octet-stream\r\n\r\n%PDF-1.7 one\r\n/);
     assert.match(s.body, /filename="two.pdf"\r\nContent-Type: application\/octet-stream\r\n\r\n%PDF-1.7 two\r\n--docmill-[0-9a-f]+--\r\n$/);
+  }
+});
+
+test("a path is streamed with its Content-Length, and its progress reported", async () => {
+  const dir = await mkdtemp(join(tmpdir(), "docmill-sdk-unit-"));
+  try {
+    const path = join(dir, "report.pdf");
+    await writeFile(path, "%PDF-1.7 " + "x".repeat(200_000));
+    const { fetch, sent } = fakeFetch([problem(504, ""), done]);
+    const progress: [number, number | undefined][] = [];
+    const c = new Client("http://docmill.test", "k", { fetch, retry: { baseDelay: 1 } });
+    await c.process("compress-pdf", { files: [path], onUploadProgress: (n, total) => progress.push([n, total]) });
+    assert.equal(sent.length, 2);
+    for (const s of sent) {
+      assert.equal(Number(s.headers["content-length"]), new TextEncoder().encode(s.body).length);
+      assert.match(s.body, /filename="report.pdf"\r\nContent-Type: application\/octet-stream\r\n\r\n%PDF-1.7 x{200000}\r\n/);
+    }
+    assert.deepEqual(progress.at(-1), [200_009, 200_009]);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
   }
 });
 
