@@ -48,7 +48,7 @@ func sdkInputs(t *testing.T, dataDir string) sdkJSInputs {
 	defer closeTools()
 	urlParams, urlValues := urlConformInputs(t)
 	in := sdkJSInputs{Keys: map[string]string{}, path: filepath.Join(t.TempDir(), "inputs.json")}
-	for _, name := range []string{"tools", "upload", "retry", "webhook"} {
+	for _, name := range []string{"tools", "upload", "retry", "webhook", "urls"} {
 		in.Keys[name] = newKey(t, dataDir, "custom", "--max-file-mb", "1024", "--rpm", "100000", "--in-flight", "100")
 	}
 	in.PDF = toolstest.WriteTemp(t, "sdk.pdf", toolstest.TextPDF("SDK page one", "SDK page two"))

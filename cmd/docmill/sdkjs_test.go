@@ -1,8 +1,12 @@
 package main
 
 import (
+	"archive/tar"
 	"bytes"
+	"compress/gzip"
 	"context"
+	"encoding/json"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -84,11 +88,19 @@ func TestSDKJS(t *testing.T) {
 // the compiler, to build/.
 func buildSDKJS(t *testing.T) {
 	t.Helper()
-	tsc := filepath.Join("node_modules", "typescript", "bin", "tsc")
-	if _, err := os.Stat(filepath.Join(sdkJSDir, tsc)); err != nil {
+	installSDKJS(t)
+	runSDKJS(t, "node", sdkJSCompiler, "-p", "tsconfig.test.json")
+}
+
+// sdkJSCompiler is the TypeScript compiler npm ci installs, from sdk/js.
+var sdkJSCompiler = filepath.Join("node_modules", "typescript", "bin", "tsc")
+
+// installSDKJS runs npm ci in sdk/js when its compiler is missing.
+func installSDKJS(t *testing.T) {
+	t.Helper()
+	if _, err := os.Stat(filepath.Join(sdkJSDir, sdkJSCompiler)); err != nil {
 		runSDKJS(t, "npm", "ci", "--prefer-offline", "--no-audit", "--no-fund")
 	}
-	runSDKJS(t, "node", tsc, "-p", "tsconfig.test.json")
 }
 
 // runSDKJS runs a command in sdk/js and fails t, with its output, when
@@ -99,5 +111,71 @@ func runSDKJS(t *testing.T, name string, args ...string) {
 	cmd.Dir = sdkJSDir
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("%s %s: %v\n%s", name, strings.Join(args, " "), err, out)
+	}
+}
+
+// TestSDKJSPack: `make sdk-js`'s packing (scripts/pack.mjs) makes an npm
+// tarball without the network whose version is the server's, made
+// semver: in package.json and in the SDK's VERSION.
+func TestSDKJSPack(t *testing.T) {
+	toolstest.Need(t, "node", "npm")
+	installSDKJS(t)
+	// A tag's describe, and a bare commit (all digits, with a leading
+	// zero, which a semver pre-release identifier may not have).
+	for server, npm := range map[string]string{"v1.4.0-3-g0c9e1f2-dirty": "1.4.0-3-g0c9e1f2-dirty", "0123456": "0.0.0-g0123456"} {
+		cmd := exec.Command("node", filepath.Join("scripts", "pack.mjs"), server)
+		cmd.Dir = sdkJSDir
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("pack.mjs %s: %v", server, err)
+		}
+		tarball := strings.TrimSpace(string(out))
+		files := tarFiles(t, tarball)
+		os.Remove(tarball)
+		if filepath.Base(tarball) != "docmill-sdk-"+npm+".tgz" {
+			t.Errorf("server %s: tarball %s, want docmill-sdk-%s.tgz", server, filepath.Base(tarball), npm)
+		}
+		var pkg struct{ Version string }
+		if err := json.Unmarshal([]byte(files["package/package.json"]), &pkg); err != nil || pkg.Version != npm {
+			t.Errorf("server %s: package.json version %q (%v), want %q", server, pkg.Version, err, npm)
+		}
+		if want := `VERSION = "` + npm + `"`; !strings.Contains(files["package/dist/version.js"], want) {
+			t.Errorf("server %s: dist/version.js is %q, want it to hold %s", server, files["package/dist/version.js"], want)
+		}
+		for _, name := range []string{"package/dist/index.js", "package/dist/index.d.ts", "package/dist/tools.d.ts", "package/README.md"} {
+			if _, ok := files[name]; !ok {
+				t.Errorf("server %s: the tarball lacks %s", server, name)
+			}
+		}
+	}
+}
+
+// tarFiles reads a gzipped tarball's files.
+func tarFiles(t *testing.T, path string) map[string]string {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	gz, err := gzip.NewReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := map[string]string{}
+	tr := tar.NewReader(gz)
+	for {
+		h, err := tr.Next()
+		if err == io.EOF {
+			return files
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := io.ReadAll(tr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		files[h.Name] = string(b)
 	}
 }

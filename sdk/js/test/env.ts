@@ -12,7 +12,7 @@ export interface ToolRun {
 export interface Inputs {
   tools: ToolRun[];
   pdf: string;
-  keys: Record<"tools" | "upload" | "retry" | "webhook", string>;
+  keys: Record<"tools" | "upload" | "retry" | "webhook" | "urls", string>;
 }
 
 /** server is the server's URL; undefined when the tests run without one (unit tests only). */
