@@ -1,5 +1,5 @@
 import { DocmillError, type FieldError } from "./errors.js";
-import type { Transport } from "./transport.js";
+import { sleep, type Transport } from "./transport.js";
 
 /** A job's status. */
 export type JobStatus = "queued" | "processing" | "done" | "failed" | "canceled";
@@ -121,7 +121,7 @@ export class Job implements JobRecord {
    */
   async download(path: string, signal?: AbortSignal): Promise<string> {
     const [{ stat }, { createWriteStream }, { Readable }, { pipeline }, { join }] = await Promise.all([
-      import("node:fs/promises"), import("node:fs"), import("node:stream"), import("node:stream/promises"), import("node:path"),
+      import(/* webpackIgnore: true */ "node:fs/promises"), import(/* webpackIgnore: true */ "node:fs"), import(/* webpackIgnore: true */ "node:stream"), import(/* webpackIgnore: true */ "node:stream/promises"), import(/* webpackIgnore: true */ "node:path"),
     ]);
     const info = await stat(path).catch(() => undefined);
     const target: string = info?.isDirectory() ? join(path, this.result!.filename) : path;
@@ -177,6 +177,6 @@ export async function awaitJob(transport: Transport, id: string, options: WaitOp
     if (Date.now() - asked >= (wait * 1000) / 2) continue;
     let pause = retryAfter * 1000;
     if (deadline !== undefined) pause = Math.min(pause, Math.max(0, deadline - Date.now()));
-    await new Promise((r) => setTimeout(r, pause));
+    await sleep(pause, options.signal);
   }
 }

@@ -2,13 +2,13 @@
  * nodeUpload sends a request whose body is a stream with Node's own
  * http client, reading each chunk only once the socket took the one
  * before, so that a file of any size is held in memory a chunk
- * at a time: Node 20's fetch reads a request stream ahead of the socket
- * (a 500 MB upload took 600 MB). It answers as fetch does, a network
- * failure being a TypeError.
+ * at a time: Node 20's fetch reads a request stream ahead of the socket,
+ * without bound. It answers as fetch does, a network failure being a
+ * TypeError.
  */
 export async function nodeUpload(url: string, init: RequestInit & { body: ReadableStream<Uint8Array> }): Promise<Response> {
   const [http, https, { Readable }, { once }] = await Promise.all([
-    import("node:http"), import("node:https"), import("node:stream"), import("node:events"),
+    import(/* webpackIgnore: true */ "node:http"), import(/* webpackIgnore: true */ "node:https"), import(/* webpackIgnore: true */ "node:stream"), import(/* webpackIgnore: true */ "node:events"),
   ]);
   const signal = init.signal ?? undefined;
   const req = (url.startsWith("https:") ? https : http).request(url, { method: init.method, headers: init.headers, signal });

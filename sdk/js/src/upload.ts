@@ -122,7 +122,7 @@ function streamPart(s: ReadableStream<Uint8Array>, name: string | undefined, siz
 /** pathPart reads a file of the disk, in Node: its size now, its bytes streamed at each attempt. */
 async function pathPart(path: string, name?: string): Promise<Part> {
   const [{ stat }, { createReadStream }, { basename }] = await Promise.all([
-    import("node:fs/promises"), import("node:fs"), import("node:path"),
+    import(/* webpackIgnore: true */ "node:fs/promises"), import(/* webpackIgnore: true */ "node:fs"), import(/* webpackIgnore: true */ "node:path"),
   ]);
   const info = await stat(path);
   if (!info.isFile()) throw new Error(`${path} is not a file`);
@@ -156,7 +156,7 @@ function pulled(s: AsyncIterable<Uint8Array> & { destroy(): void }): ReadableStr
 
 /** reused reads a file of the disk into one buffer, a chunk a read: each chunk is valid until the next read. */
 async function reused(path: string): Promise<ReadableStream<Uint8Array>> {
-  const { open } = await import("node:fs/promises");
+  const { open } = await import(/* webpackIgnore: true */ "node:fs/promises");
   const file = await open(path, "r");
   const buffer = new Uint8Array(256 * 1024);
   let position = 0;
