@@ -17,10 +17,12 @@ import (
 // run of every tool, a PDF, and a key per test file, so that each
 // file's account usage is its own while node runs them in parallel.
 type sdkJSInputs struct {
-	Tools []sdkJSToolRun    `json:"tools"`
-	PDF   string            `json:"pdf"`
-	Keys  map[string]string `json:"keys"`
-	path  string
+	Tools []sdkJSToolRun `json:"tools"`
+	// Unavailable are the tools whose engine the server lacks.
+	Unavailable []string          `json:"unavailable"`
+	PDF         string            `json:"pdf"`
+	Keys        map[string]string `json:"keys"`
+	path        string
 }
 
 // sdkJSToolRun is one tool's call: its files (paths) and params.
@@ -33,26 +35,30 @@ type sdkJSToolRun struct {
 }
 
 // sdkInputs writes the SDK tests' inputs: for every tool of the
-// registry the conformance suite's input (conformSample: its first
+// registry but those unavailable on the server, the conformance suite's input (conformSample: its first
 // accepted type the sampler makes, and conformCompanions after it, or
 // min_files copies), and params (the first of toolstest.Values that
 // each required param takes, then conformParams; the URL tools' page is
 // the suite's own loopback server, which --allow-private-urls lets the
 // server reach). The pipeline is not a tool of files and params alone:
 // it gets two steps of its own.
-func sdkInputs(t *testing.T, dataDir string) sdkJSInputs {
+func sdkInputs(t *testing.T, dataDir string, unavailable map[string]bool) sdkJSInputs {
 	reg, closeTools, err := referenceRegistry()
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer closeTools()
 	urlParams, urlValues := urlConformInputs(t)
-	in := sdkJSInputs{Keys: map[string]string{}, path: filepath.Join(t.TempDir(), "inputs.json")}
+	in := sdkJSInputs{Keys: map[string]string{}, Unavailable: []string{}, path: filepath.Join(t.TempDir(), "inputs.json")}
 	for _, name := range []string{"tools", "upload", "retry", "webhook", "urls"} {
 		in.Keys[name] = newKey(t, dataDir, "custom", "--max-file-mb", "1024", "--rpm", "100000", "--in-flight", "100")
 	}
 	in.PDF = toolstest.WriteTemp(t, "sdk.pdf", toolstest.TextPDF("SDK page one", "SDK page two"))
 	for _, tool := range reg.All() {
+		if unavailable[tool.Slug] {
+			in.Unavailable = append(in.Unavailable, tool.Slug)
+			continue
+		}
 		run := sdkJSToolRun{Slug: tool.Slug, Params: requiredParams(tool, urlValues)}
 		maps.Copy(run.Params, urlParams[tool.Slug])
 		switch {

@@ -11,6 +11,8 @@ export interface ToolRun {
 
 export interface Inputs {
   tools: ToolRun[];
+  /** The tools whose engine the server lacks, left out of tools. */
+  unavailable: string[];
   pdf: string;
   keys: Record<"tools" | "upload" | "retry" | "webhook" | "urls", string>;
 }

@@ -10,13 +10,13 @@ import { client, inputs, skip, type ToolRun } from "./env.js";
 
 test("every tool through the SDK", { skip }, async () => {
   const c = client("tools");
-  const { tools } = inputs();
+  const { tools, unavailable } = inputs();
   const catalogue = await c.tools();
   const slugs = catalogue.map((t) => t.slug).sort();
   assert.deepEqual(slugs, Object.keys(TOOLS).sort(), "the generated types name every tool the server serves");
-  assert.deepEqual(tools.map((t) => t.slug).sort(), slugs, "the inputs name every tool");
-  const unavailable = catalogue.filter((t) => !t.available).map((t) => t.slug);
-  assert.deepEqual(unavailable, [], "every engine is installed (make test-deps)");
+  // TestSDKJS leaves out (and fails under CI) the tools whose engine is missing.
+  assert.deepEqual([...tools.map((t) => t.slug), ...unavailable].sort(), slugs, "the inputs name every tool");
+  assert.deepEqual(catalogue.filter((t) => !t.available).map((t) => t.slug).sort(), [...unavailable].sort());
   const dir = await mkdtemp(join(tmpdir(), "docmill-sdk-"));
   const failures: string[] = [];
   const queue = [...tools];
