@@ -24,6 +24,9 @@ export interface RetryEvent {
   error: unknown;
 }
 
+/** A request's body: JSON text, a Blob of the parts, or their stream. */
+export type RequestBody = string | Blob | ReadableStream<Uint8Array>;
+
 /** One call: the request each attempt sends. */
 export interface CallSpec {
   method: string;
@@ -34,7 +37,7 @@ export interface CallSpec {
    * The body of attempt n (from 1), made anew for each; it throws
    * NoRewind when the body cannot be sent again.
    */
-  body?: (attempt: number, exclusive: boolean) => Promise<{ body: BodyInit; headers: Record<string, string> }>;
+  body?: (attempt: number, exclusive: boolean) => Promise<{ body: RequestBody; headers: Record<string, string> }>;
   /**
    * Whether the call may be sent again after the server may have acted
    * on it: an idempotent method, or a call with an Idempotency-Key.

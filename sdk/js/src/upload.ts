@@ -1,4 +1,4 @@
-import { NoRewind } from "./transport.js";
+import { NoRewind, type RequestBody } from "./transport.js";
 
 /**
  * A file to send. In Node a string is a path, streamed from disk
@@ -55,7 +55,7 @@ export class Upload {
    * so that a file of the disk is read into one buffer, over and over,
    * and the upload makes no garbage for the collector to catch up with.
    */
-  async body(attempt: number, progress?: UploadProgress, exclusive = false): Promise<{ body: BodyInit; headers: Record<string, string> }> {
+  async body(attempt: number, progress?: UploadProgress, exclusive = false): Promise<{ body: RequestBody; headers: Record<string, string> }> {
     if (attempt > 1 && this.parts.some((p) => "open" in p && !rewindable.has(p))) throw new NoRewind();
     const chunks: (Uint8Array | Part)[] = [];
     let length = 0;
