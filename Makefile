@@ -29,6 +29,17 @@ build:
 run: deps build
 	./$(BIN) serve
 
+# sdk-js builds the JavaScript SDK (sdk/js) and packs it with npm pack as
+# sdk/js/docmill-sdk-VERSION.tgz, versioned as the server ($(VERSION),
+# made npm's semver: a bare commit is 0.0.0-<commit>). Offline once its
+# compiler is installed (npm ci, from package-lock.json; test-deps does it).
+.PHONY: sdk sdk-js
+sdk: sdk-js
+sdk-js:
+	@command -v npm >/dev/null || { echo "Node.js 20+ and npm are required (make test-deps installs them)"; exit 1; }
+	@[ -x sdk/js/node_modules/.bin/tsc ] || (cd sdk/js && npm ci --prefer-offline --no-audit --no-fund)
+	cd sdk/js && node scripts/pack.mjs "$(VERSION)"
+
 # deps installs the engines that `make run` and `make test` need.
 deps:
 	@command -v $(GO) >/dev/null || { echo "Go is required: https://go.dev/dl/"; exit 1; }
@@ -47,6 +58,9 @@ test-deps: deps
 	@command -v jq >/dev/null || { s=""; [ "$$(id -u)" = 0 ] || s=sudo; $$s apt-get install -y -qq jq >/dev/null; }
 	@# python3 runs the Python SDK's tests and mypy checks it (TestPythonSDK).
 	@command -v python3 >/dev/null && command -v mypy >/dev/null || { s=""; [ "$$(id -u)" = 0 ] || s=sudo; $$s apt-get install -y -qq python3 mypy >/dev/null; }
+	@# The JavaScript SDK's compiler (TestSDKJS, make sdk-js), from
+	@# sdk/js/package-lock.json; install-redocly.sh installed Node.js and npm.
+	@cd sdk/js && npm ci --prefer-offline --no-audit --no-fund >/dev/null
 
 # go test's default -parallel (GOMAXPROCS, two here): with -parallel 4
 # for every package, the CPU-bound packages' parallel tests starved

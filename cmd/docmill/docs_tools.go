@@ -22,19 +22,21 @@ import (
 // file itself and in the test that holds the file to it.
 const docsToolsCommand = "go run ./cmd/docmill docs tools > docs/tools.md"
 
-// docsCmd is the hidden `docmill docs tools`, a developer's command: it
-// writes the tool reference (docs/tools.md) to standard output, from the
-// registry a node with the default flags builds.
+// docsCmd is the hidden `docmill docs tools|js-types`, a developer's
+// command: it writes the tool reference (docs/tools.md), or the
+// JavaScript SDK's param types (sdk/js/src/tools.ts), to standard output,
+// from the registry a node with the default flags builds.
 func docsCmd(_ context.Context, env *environment, args []string) error {
-	if len(args) != 1 || args[0] != "tools" {
-		return errors.New("usage: docmill docs tools (writes docs/tools.md to standard output)")
+	write := map[string]func(io.Writer, *docmill.Registry) error{"tools": writeToolsDoc, "js-types": writeJSTypes}
+	if len(args) != 1 || write[args[0]] == nil {
+		return errors.New("usage: docmill docs tools|js-types (writes docs/tools.md or sdk/js/src/tools.ts to standard output)")
 	}
 	reg, closeTools, err := referenceRegistry()
 	if err != nil {
 		return err
 	}
 	defer closeTools()
-	return writeToolsDoc(env.stdout, reg)
+	return write[args[0]](env.stdout, reg)
 }
 
 // referenceRegistry builds the registry of a node started with the
