@@ -99,6 +99,11 @@ export interface ToolParams {
     /** Remove every existing entry first; values given are then set. A PDF/A or PDF/UA identification in the XMP metadata is kept. Default: `false`. */
     clear?: boolean;
   };
+  /** Make a Factur-X e-invoice. */
+  "einvoice-pdf": {
+    /** The level the invoice must have; when given and the XML's guideline ID names another, the request is refused. By default, the XML's own. */
+    level?: "MINIMUM" | "BASIC WL" | "BASIC" | "EN 16931" | "EXTENDED" | "XRECHNUNG";
+  };
   /** Excel to PDF. */
   "excel-to-pdf": {
     /** Pages of the PDF to keep, such as "1-3,5,8-" (default: all). A page selection such as `1-3,5,8-`. */
@@ -106,6 +111,8 @@ export interface ToolParams {
   };
   /** Extract PDF attachments. */
   "extract-attachments": {};
+  /** Extract e-invoice XML. */
+  "extract-einvoice": {};
   /** Extract images from PDF. */
   "extract-images": {
     /** Images whose smaller side is under this many pixels are left out (icons, bullets, spacers); 0 keeps every image. A whole number. Allowed: 0 to 10000. Default: `16`. */
@@ -262,6 +269,8 @@ export interface ToolParams {
     /** Pages to convert, such as "1-3,5,8-"; every page when absent. Each page is converted once, in page order, whatever order or repeats the selection has. A page selection such as `1-3,5,8-`. */
     pages?: string;
   };
+  /** PDF to Markdown. */
+  "pdf-to-markdown": {};
   /** PDF to ODT. */
   "pdf-to-odt": {};
   /** PDF to PDF/A. */
@@ -527,8 +536,10 @@ export const TOOLS: { readonly [T in ToolSlug]: { readonly minFiles: number; rea
   "document-thumbnail": { minFiles: 1, maxFiles: 1, long: false },
   "edit-bookmarks": { minFiles: 1, maxFiles: 1, long: false },
   "edit-metadata": { minFiles: 1, maxFiles: 1, long: false },
+  "einvoice-pdf": { minFiles: 2, maxFiles: 2, long: false },
   "excel-to-pdf": { minFiles: 1, maxFiles: 1, long: false },
   "extract-attachments": { minFiles: 1, maxFiles: 1, long: false },
+  "extract-einvoice": { minFiles: 1, maxFiles: 1, long: false },
   "extract-images": { minFiles: 1, maxFiles: 1, long: false },
   "extract-pages": { minFiles: 1, maxFiles: 1, long: false },
   "fill-pdf-form": { minFiles: 1, maxFiles: 1, long: false },
@@ -552,6 +563,7 @@ export const TOOLS: { readonly [T in ToolSlug]: { readonly minFiles: number; rea
   "pdf-form-fields": { minFiles: 1, maxFiles: 1, long: false },
   "pdf-info": { minFiles: 1, maxFiles: 1, long: false },
   "pdf-to-jpg": { minFiles: 1, maxFiles: 1, long: false },
+  "pdf-to-markdown": { minFiles: 1, maxFiles: 1, long: false },
   "pdf-to-odt": { minFiles: 1, maxFiles: 1, long: false },
   "pdf-to-pdfa": { minFiles: 1, maxFiles: 1, long: false },
   "pdf-to-png": { minFiles: 1, maxFiles: 1, long: false },
