@@ -34,6 +34,7 @@ func TestPythonSDK(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs every tool through the Python SDK")
 	}
+	t.Parallel() // its server, key and files are its own; it mostly waits
 	toolstest.Need(t, "python3")
 	python, _ := sandbox.LookPath("python3")
 	if other := os.Getenv("DOCMILL_SDK_PYTHON"); other != "" {
