@@ -97,8 +97,7 @@ func renderTool(f imageFormat, pdftoppm, pdfinfo *sandbox.Engine, limits docmill
 }
 
 // runRender renders the selected pages with pdftoppm, in parallel runs, and
-// returns one image, or a zip archive of several written as the runs end
-// (renderToZip).
+// returns one image, or a zip archive of several.
 func runRender(ctx context.Context, f imageFormat, pdftoppm, pdfinfo *sandbox.Engine, limits docmill.Limits, in *docmill.RunInput) (*docmill.RunOutput, error) {
 	file := in.Files[0]
 	ranges := in.Params.PageRanges(paramPages)
@@ -121,34 +120,40 @@ func runRender(ctx context.Context, f imageFormat, pdftoppm, pdfinfo *sandbox.En
 		return nil, err
 	}
 	r := renderer{engine: pdftoppm, src: src, dir: workDir, args: renderArgs(f, dpi, quality)}
-	runs, slots := splitRuns(pages, pdftoppm.Slots()), pdftoppm.Slots()
-	meta := map[string]any{"pages": count, "images": len(pages), "dpi": dpi}
-	if len(pages) == 1 {
-		images, err := r.renderAll(ctx, runs, slots)
-		if err != nil {
-			return nil, err
-		}
-		return singleImage(f, file.Filename, pages[0], images[pages[0]], meta, limits.RenderOutputBytes)
-	}
-	path, err := renderToZip(ctx, f, r, runs, slots, file.Filename, workDir, count, limits.RenderOutputBytes)
+	images, err := r.renderAll(ctx, splitRuns(pages, pdftoppm.Slots()), pdftoppm.Slots())
 	if err != nil {
 		return nil, err
 	}
-	return ziparchive.Result(path, docmill.ResultName(file.Filename, ".pdf", "-images.zip"), meta), nil
+	meta := map[string]any{"pages": count, "images": len(pages), "dpi": dpi}
+	return packImages(ctx, f, file.Filename, workDir, count, pages, images, meta, limits.RenderOutputBytes)
 }
 
-// singleImage returns the image of page, the only one rendered, as it is,
-// named after the client's file and the page number; at most maxBytes.
-func singleImage(f imageFormat, filename string, page int, path string, meta map[string]any, maxBytes int64) (*docmill.RunOutput, error) {
-	if err := checkOutputSize(path, maxBytes); err != nil {
+// packImages returns the one image of a single page as it is, or writes
+// several into a zip archive, named after the client's file and the page
+// numbers, zero-padded to the width of the document's page count; either
+// at most maxBytes.
+func packImages(ctx context.Context, f imageFormat, filename, workDir string, count int, pages []int, images map[int]string, meta map[string]any, maxBytes int64) (*docmill.RunOutput, error) {
+	if len(pages) == 1 {
+		if err := checkOutputSize(images[pages[0]], maxBytes); err != nil {
+			return nil, err
+		}
+		return &docmill.RunOutput{
+			Path:        images[pages[0]],
+			Filename:    docmill.ResultName(filename, ".pdf", fmt.Sprintf("-%d.%s", pages[0], f.ext)),
+			ContentType: f.contentType,
+			Meta:        meta,
+		}, nil
+	}
+	width := len(strconv.Itoa(count))
+	entries := make([]zipEntry, len(pages))
+	for i, p := range pages {
+		entries[i] = zipEntry{name: docmill.ResultName(filename, ".pdf", fmt.Sprintf("-%0*d.%s", width, p, f.ext)), path: images[p]}
+	}
+	path := filepath.Join(workDir, "images.zip")
+	if err := writeZip(ctx, path, entries, maxBytes); err != nil {
 		return nil, err
 	}
-	return &docmill.RunOutput{
-		Path:        path,
-		Filename:    docmill.ResultName(filename, ".pdf", fmt.Sprintf("-%d.%s", page, f.ext)),
-		ContentType: f.contentType,
-		Meta:        meta,
-	}, nil
+	return ziparchive.Result(path, docmill.ResultName(filename, ".pdf", "-images.zip"), meta), nil
 }
 
 // renderArgs returns pdftoppm's options for every run of a job: the crop

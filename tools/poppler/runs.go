@@ -74,33 +74,13 @@ type renderer struct {
 // image of each page by number. The first run to fail stops the others;
 // its error is the one returned.
 func (r renderer) renderAll(ctx context.Context, runs []pageRun, slots int) (map[int]string, error) {
-	var (
-		mu     sync.Mutex
-		images = map[int]string{}
-	)
-	err := r.renderEach(ctx, runs, slots, func(_ int, got map[int]string) error {
-		mu.Lock()
-		defer mu.Unlock()
-		maps.Copy(images, got)
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	return images, nil
-}
-
-// renderEach is renderAll calling done with each run's index and images
-// as the run ends (from the goroutine that ran it, so done must be quick
-// and safe for concurrent use), instead of returning them. An error of
-// done stops the runs as a failed run does.
-func (r renderer) renderEach(ctx context.Context, runs []pageRun, slots int, done func(i int, images map[int]string) error) error {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	var (
-		mu   sync.Mutex
-		next int // index of the next run to take, under mu
-		wg   sync.WaitGroup
+		mu     sync.Mutex
+		images = map[int]string{}
+		next   int // index of the next run to take, under mu
+		wg     sync.WaitGroup
 	)
 	take := func() (int, bool) {
 		mu.Lock()
@@ -115,18 +95,21 @@ func (r renderer) renderEach(ctx context.Context, runs []pageRun, slots int, don
 		wg.Go(func() {
 			for i, ok := take(); ok; i, ok = take() {
 				got, err := r.render(ctx, i, runs[i])
-				if err == nil {
-					err = done(i, got)
-				}
 				if err != nil {
 					cancel(err)
 					return
 				}
+				mu.Lock()
+				maps.Copy(images, got)
+				mu.Unlock()
 			}
 		})
 	}
 	wg.Wait()
-	return context.Cause(ctx)
+	if err := context.Cause(ctx); err != nil {
+		return nil, err
+	}
+	return images, nil
 }
 
 // render runs pdftoppm on one run of pages, into a directory of its own,
