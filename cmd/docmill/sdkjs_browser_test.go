@@ -31,6 +31,7 @@ import (
 // site that serves its own front end and its API does; the server sends
 // no CORS headers.
 func TestSDKJSBrowser(t *testing.T) {
+	t.Parallel() // its server and browser are its own; build/ is compiled once (buildSDKJS)
 	if testing.Short() {
 		t.Skip("starts Chromium")
 	}

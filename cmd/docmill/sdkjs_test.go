@@ -6,11 +6,13 @@ import (
 	"compress/gzip"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -49,6 +51,7 @@ func TestJSTypes(t *testing.T) {
 // verify; and the compiler refusing a param of the wrong name or type.
 // Without node and npm it skips, and fails under CI.
 func TestSDKJS(t *testing.T) {
+	t.Parallel() // its server, keys and inputs are its own; build/ is compiled once (buildSDKJS)
 	if testing.Short() {
 		t.Skip("runs every tool and uploads 500 MB")
 	}
@@ -104,39 +107,55 @@ func unavailableTools(t *testing.T, s *testServer) map[string]bool {
 // buildSDKJS installs the SDK's development dependencies when they are
 // missing (npm ci: the versions of package-lock.json, from npm's cache
 // when it has them) and compiles the SDK and its tests, in one run of
-// the compiler, to build/.
+// the compiler, to build/. It runs once per test binary, so the tests
+// that read build/ run in parallel without compiling over each other.
 func buildSDKJS(t *testing.T) {
 	t.Helper()
 	installSDKJS(t)
-	runSDKJS(t, "node", sdkJSCompiler, "-p", "tsconfig.test.json")
+	sdkJSBuilt.once.Do(func() { sdkJSBuilt.err = runSDKJS("node", sdkJSCompiler, "-p", "tsconfig.test.json") })
+	if sdkJSBuilt.err != nil {
+		t.Fatal(sdkJSBuilt.err)
+	}
 }
 
 // sdkJSCompiler is the TypeScript compiler npm ci installs, from sdk/js.
 var sdkJSCompiler = filepath.Join("node_modules", "typescript", "bin", "tsc")
 
+// sdkJSInstalled and sdkJSBuilt hold the outcome of the one npm ci and
+// the one compile of sdk/js that the tests of this binary share.
+var sdkJSInstalled, sdkJSBuilt struct {
+	once sync.Once
+	err  error
+}
+
 // installSDKJS runs npm ci in sdk/js when its compiler is missing.
 func installSDKJS(t *testing.T) {
 	t.Helper()
-	if _, err := os.Stat(filepath.Join(sdkJSDir, sdkJSCompiler)); err != nil {
-		runSDKJS(t, "npm", "ci", "--prefer-offline", "--no-audit", "--no-fund")
+	sdkJSInstalled.once.Do(func() {
+		if _, err := os.Stat(filepath.Join(sdkJSDir, sdkJSCompiler)); err != nil {
+			sdkJSInstalled.err = runSDKJS("npm", "ci", "--prefer-offline", "--no-audit", "--no-fund")
+		}
+	})
+	if sdkJSInstalled.err != nil {
+		t.Fatal(sdkJSInstalled.err)
 	}
 }
 
-// runSDKJS runs a command in sdk/js and fails t, with its output, when
-// it fails.
-func runSDKJS(t *testing.T, name string, args ...string) {
-	t.Helper()
+// runSDKJS runs a command in sdk/js; its error carries the output.
+func runSDKJS(name string, args ...string) error {
 	cmd := exec.Command(name, args...)
 	cmd.Dir = sdkJSDir
 	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("%s %s: %v\n%s", name, strings.Join(args, " "), err, out)
+		return fmt.Errorf("%s %s: %v\n%s", name, strings.Join(args, " "), err, out)
 	}
+	return nil
 }
 
 // TestSDKJSPack: `make sdk-js`'s packing (scripts/pack.mjs) makes an npm
 // tarball without the network whose version is the server's, made
 // semver: in package.json and in the SDK's VERSION.
 func TestSDKJSPack(t *testing.T) {
+	t.Parallel() // it writes dist/ and build/pack, which no other test reads
 	toolstest.Need(t, "node", "npm")
 	installSDKJS(t)
 	// A tag's describe, and a bare commit (all digits, with a leading
