@@ -37,8 +37,8 @@ func optionParams() []docmill.Param {
 		"elements of class pageNumber, totalPages, date, title and url get those values " +
 		`(<span class="pageNumber"></span> / <span class="totalPages"></span>). It loads nothing: images must be data: URLs. ` +
 		"Its text is small unless styled (font-size). It is drawn within the margin on its side: when that margin is 0 (margin=none), 0.4 in (10 mm) is used."
-	length := func(what string, lo, hi float64) string {
-		return what + ", a length with its unit: mm, cm, in, pt or px, such as 210mm or 8.5in (" +
+	length := func(what, example string, lo, hi float64) string {
+		return what + ", a length with its unit: mm, cm, in, pt or px, such as " + example + " (" +
 			fmtInches(lo) + " to " + fmtInches(hi) + ")."
 	}
 	ps := []docmill.Param{
@@ -55,13 +55,15 @@ func optionParams() []docmill.Param {
 		{Name: paramMedia, Type: docmill.TypeString, Default: "print", Enum: []string{"print", "screen"},
 			Description: "The CSS media the page is laid out for: print, or screen (@media screen rules apply, as in a browser window)."},
 		{Name: paramPaperWidth, Type: docmill.TypeString, Max: docmill.Bound(32), Check: lengthCheck(paramPaperWidth, minPaper, maxPaper),
-			Description: length("Paper width, overriding page_size", minPaper, maxPaper)},
+			Description: length("Paper width, overriding page_size", "210mm or 8.5in", minPaper, maxPaper)},
 		{Name: paramPaperHeight, Type: docmill.TypeString, Max: docmill.Bound(32), Check: lengthCheck(paramPaperHeight, minPaper, maxPaper),
-			Description: length("Paper height, overriding page_size", minPaper, maxPaper)},
+			Description: length("Paper height, overriding page_size", "297mm or 11in", minPaper, maxPaper)},
 	}
-	for _, side := range []string{paramMarginTop, paramMarginRight, paramMarginBottom, paramMarginLeft} {
-		ps = append(ps, docmill.Param{Name: side, Type: docmill.TypeString, Max: docmill.Bound(32), Check: lengthCheck(side, 0, maxSideMargin),
-			Description: length(strings.TrimPrefix(side, "margin_")+" margin, overriding margin", 0, maxSideMargin)})
+	for _, side := range []struct{ name, word string }{
+		{paramMarginTop, "Top"}, {paramMarginRight, "Right"}, {paramMarginBottom, "Bottom"}, {paramMarginLeft, "Left"},
+	} {
+		ps = append(ps, docmill.Param{Name: side.name, Type: docmill.TypeString, Max: docmill.Bound(32), Check: lengthCheck(side.name, 0, maxSideMargin),
+			Description: length(side.word+" margin, overriding margin", "15mm or 0.5in", 0, maxSideMargin)})
 	}
 	return ps
 }
