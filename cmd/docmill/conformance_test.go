@@ -108,6 +108,19 @@ var conformValues = map[string][]string{
 	"redact-pdf/boxes":         {`[{"page": 2, "x": 72, "y": 100, "width": 100, "height": 40}]`},
 }
 
+// The Chromium print tools' lengths (paper_width, margin_top...) take a
+// unit, which none of the suite's derived strings has.
+func init() {
+	for _, slug := range []string{"html-to-pdf", "markdown-to-pdf", "url-to-pdf"} {
+		for _, name := range []string{"paper_width", "paper_height"} {
+			conformValues[slug+"/"+name] = []string{"100mm"}
+		}
+		for _, name := range []string{"margin_top", "margin_right", "margin_bottom", "margin_left"} {
+			conformValues[slug+"/"+name] = []string{"1in"}
+		}
+	}
+}
+
 // conformNoEffect lists the params that change nothing on the suite's
 // samples, and why.
 var conformNoEffect = map[string]string{
@@ -118,6 +131,14 @@ var conformNoEffect = map[string]string{
 	// The base run is without OCR (ocr=true is judged on its own, by
 	// meta.ocr_pages); e2e_redactocr_test.go checks lang=rus and eng.
 	"redact-pdf/lang": "read only with ocr=true",
+	// The samples set no CSS @page size and no @media rules;
+	// tools/chromium's TestMediaScreen and the print tests check both.
+	"html-to-pdf/prefer_css_page_size":     "the sample sets no @page size",
+	"markdown-to-pdf/prefer_css_page_size": "the sample sets no @page size",
+	"url-to-pdf/prefer_css_page_size":      "the sample sets no @page size",
+	"html-to-pdf/media":                    "the sample has no @media rules",
+	"markdown-to-pdf/media":                "the sample has no @media rules",
+	"url-to-pdf/media":                     "the sample has no @media rules",
 }
 
 // conformKnown are the checks tools are known to fail (see Suite.Known).

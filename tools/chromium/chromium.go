@@ -258,13 +258,13 @@ func (b *Browser) Tools() []*docmill.Tool {
 	}
 }
 
-// printParams are the params both tools share.
+// printParams are the params the PDF tools share.
 func printParams() []docmill.Param {
-	return []docmill.Param{
+	return append([]docmill.Param{
 		{
 			Name: paramPageSize, Type: docmill.TypeString, Default: "a4",
 			Description: "Paper size: a4 (210x297 mm), letter (8.5x11 in), legal (8.5x14 in), a3 (297x420 mm) or a5 (148x210 mm). " +
-				"A page's CSS @page size is ignored.",
+				"A page's CSS @page size is ignored unless prefer_css_page_size is true.",
 			Enum: []string{"a4", "letter", "legal", "a3", "a5"},
 		},
 		{
@@ -285,7 +285,7 @@ func printParams() []docmill.Param {
 			Description: "Make a tagged (accessible) PDF: the page's structure (headings, paragraphs, lists, tables, " +
 				"image descriptions) for screen readers and reflow. Slower, and often several times larger.",
 		},
-	}
+	}, optionParams()...)
 }
 
 // paper is a page size in inches, portrait.

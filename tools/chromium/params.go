@@ -16,3 +16,19 @@ const (
 	paramWaitFor         = "wait_for"
 	paramWidth           = "width"
 )
+
+// The print options' names (printopts.go).
+const (
+	paramHeaderHTML        = "header_html"
+	paramFooterHTML        = "footer_html"
+	paramScale             = "scale"
+	paramPageRanges        = "page_ranges"
+	paramPreferCSSPageSize = "prefer_css_page_size"
+	paramMedia             = "media"
+	paramPaperWidth        = "paper_width"
+	paramPaperHeight       = "paper_height"
+	paramMarginTop         = "margin_top"
+	paramMarginRight       = "margin_right"
+	paramMarginBottom      = "margin_bottom"
+	paramMarginLeft        = "margin_left"
+)

@@ -9,8 +9,10 @@ import (
 	"iter"
 	"os"
 	"os/exec"
+	"strings"
 	"time"
 
+	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/cdproto/io"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
@@ -21,10 +23,19 @@ import (
 
 // printSettings are a job's validated print params.
 type printSettings struct {
-	paper      paper
-	landscape  bool
-	margin     float64
+	paper     paper
+	landscape bool
+	// margins are top, right, bottom and left, in inches.
+	margins    [4]float64
 	background bool
+	// header and footer are the templates; both "" prints none.
+	header, footer string
+	scale          float64
+	// pageRanges is Chromium's page selection; "" is every page.
+	pageRanges string
+	cssSize    bool
+	// screen lays the page out for screen media rather than print.
+	screen bool
 	// tagged asks for a tagged PDF (a structure tree for accessibility).
 	// Off by default: tagging makes printing slower and the PDF larger
 	// (BenchmarkHTMLToPDFTable measures both), and Chromium before 154 and
@@ -54,9 +65,27 @@ func jsString(s string) string {
 // zero field: its default); page_size and margin are enums of papers'
 // and margins' keys (TestEnumsMatchTables).
 func settingsFrom(p docmill.Params, l docmill.Limits) printSettings {
-	return printSettings{paper: papers[p.String(paramPageSize)], landscape: p.Bool(paramLandscape),
-		margin: margins[p.String(paramMargin)], background: p.Bool(paramPrintBackground), tagged: p.Bool(paramTagged),
+	s := printSettings{paper: papers[p.String(paramPageSize)], landscape: p.Bool(paramLandscape),
+		background: p.Bool(paramPrintBackground), tagged: p.Bool(paramTagged),
+		header: p.String(paramHeaderHTML), footer: p.String(paramFooterHTML), scale: 1,
+		pageRanges: pageRangesText(p), cssSize: p.Bool(paramPreferCSSPageSize), screen: p.String(paramMedia) == "screen",
 		limits: l.WithDefaults()}
+	if p.Has(paramScale) {
+		s.scale = p.Float(paramScale)
+	}
+	s.paper.width = lengthOr(p, paramPaperWidth, s.paper.width)
+	s.paper.height = lengthOr(p, paramPaperHeight, s.paper.height)
+	m := margins[p.String(paramMargin)]
+	for i, side := range []string{paramMarginTop, paramMarginRight, paramMarginBottom, paramMarginLeft} {
+		s.margins[i] = lengthOr(p, side, m)
+	}
+	if s.header != "" && s.margins[0] == 0 {
+		s.margins[0] = templateMargin
+	}
+	if s.footer != "" && s.margins[2] == 0 {
+		s.margins[2] = templateMargin
+	}
+	return s
 }
 
 // render prints the site in root (index.html and its files) to dst. It
@@ -243,6 +272,12 @@ func printIn(ctx context.Context, t *tab, st *site, dst string, s printSettings)
 			return err
 		}
 	}
+	if s.screen {
+		// The tab's reset clears it.
+		if _, err := chromedp.Call(job, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{Media: "screen"}); err != nil {
+			return err
+		}
+	}
 	err := chromedp.Do(job, chromedp.Navigate(st.start()))
 	if st.remote != nil && job.Err() == nil {
 		if failed := st.remote.mainResult(); failed != nil {
@@ -280,28 +315,76 @@ func dismissDialogs(ctx context.Context, events iter.Seq2[page.EventJavascriptDi
 	}
 }
 
-// printPDF prints the loaded page to dst, streamed from the browser in
-// chunks (a big document does not travel as one huge message) and capped
-// at s.limits.PrintedPDFBytes (file_too_large past it, rather than fill
-// the disk). The page's CSS @page size is ignored: page_size wins.
-func printPDF(ctx context.Context, dst string, s printSettings) error {
-	w, h := s.paper.width, s.paper.height
-	m := s.margin
+// pdfParams are s's printToPDF params.
+func (s printSettings) pdfParams() page.PrintToPDFParams {
+	m := s.margins
+	scale := s.scale
+	if scale == 0 {
+		scale = 1
+	}
 	params := page.PrintToPDFParams{
 		Landscape:         &s.landscape,
 		PrintBackground:   &s.background,
-		PaperWidth:        w,
-		PaperHeight:       h,
-		MarginTop:         &m,
-		MarginBottom:      &m,
-		MarginLeft:        &m,
-		MarginRight:       &m,
-		PreferCSSPageSize: new(false),
+		Scale:             scale,
+		PaperWidth:        s.paper.width,
+		PaperHeight:       s.paper.height,
+		MarginTop:         &m[0],
+		MarginRight:       &m[1],
+		MarginBottom:      &m[2],
+		MarginLeft:        &m[3],
+		PageRanges:        s.pageRanges,
+		PreferCSSPageSize: &s.cssSize,
 		GenerateTaggedPDF: &s.tagged,
 		TransferMode:      page.PrintToPDFTransferModeReturnAsStream,
 	}
-	res, err := chromedp.Call(ctx, page.PrintToPDF, params)
+	if s.header != "" || s.footer != "" {
+		// An empty template would print Chromium's own (the date and
+		// title, the URL and page numbers): a side left out prints
+		// nothing.
+		params.DisplayHeaderFooter = new(true)
+		params.HeaderTemplate, params.FooterTemplate = "<span></span>", "<span></span>"
+		if s.header != "" {
+			params.HeaderTemplate = s.header
+		}
+		if s.footer != "" {
+			params.FooterTemplate = s.footer
+		}
+	}
+	return params
+}
+
+// templateError is the invalid_parameter error of a print that failed
+// with a header or footer: Chromium fails the print when a template
+// waits for a stylesheet or font it links (which it never loads), so the
+// templates given are named.
+func templateError(s printSettings) *docmill.Error {
+	const msg = "could not be printed: a template loads nothing, and one that links a stylesheet or font (link, @import, @font-face) fails; use inline styles"
+	e := &docmill.Error{Code: docmill.CodeInvalidParameter}
+	for _, f := range []struct{ name, v string }{{paramHeaderHTML, s.header}, {paramFooterHTML, s.footer}} {
+		if f.v != "" {
+			e.Fields = append(e.Fields, docmill.FieldError{Field: f.name, Message: msg})
+		}
+	}
+	e.Message = fmt.Sprintf("Parameter %q %s.", e.Fields[0].Field, msg)
+	return e
+}
+
+// printPDF prints the loaded page to dst, streamed from the browser in
+// chunks (a big document does not travel as one huge message) and capped
+// at s.limits.PrintedPDFBytes (file_too_large past it, rather than fill
+// the disk). The page's CSS @page size is ignored unless
+// prefer_css_page_size.
+func printPDF(ctx context.Context, dst string, s printSettings) error {
+	res, err := chromedp.Call(ctx, page.PrintToPDF, s.pdfParams())
 	if err != nil {
+		// Chromium judges page_ranges against the page count: a
+		// selection past the end is the caller's mistake.
+		if msg := err.Error(); strings.Contains(msg, "Page range") {
+			return docmill.ParamError(paramPageRanges, "selects no page of the document, or cannot be read (%s)", strings.TrimSpace(msg))
+		}
+		if strings.Contains(err.Error(), "Printing failed") && (s.header != "" || s.footer != "") {
+			return templateError(s)
+		}
 		return err
 	}
 	// The stream is closed in the background: the job's PDF is whole

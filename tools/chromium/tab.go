@@ -220,7 +220,7 @@ const fileOrigin = "file://"
 var errOtherTarget = errors.New("chromium: the tab's browser context holds another target")
 
 // reset readies t for another job after job s: about:blank, no history,
-// no viewport size, no window.name, nothing stored for s's origin, and no target of a page in t's browser
+// no viewport size or emulated media, no window.name, nothing stored for s's origin, and no target of a page in t's browser
 // context but the tab.
 func (t *tab) reset(s *site) error {
 	ctx, cancel := context.WithTimeout(t.ctx, resetTimeout)
@@ -247,7 +247,13 @@ func (t *tab) reset(s *site) error {
 	var wg sync.WaitGroup
 	wg.Go(func() { _, history = chromedp.Call(ctx, page.ResetNavigationHistory, cdp.Empty{}) })
 	// A screenshot job sized the viewport (setViewport).
-	wg.Go(func() { _, metrics = chromedp.Call(ctx, emulation.ClearDeviceMetricsOverride, cdp.Empty{}) })
+	// A PDF job with media=screen set the emulated media; "" ends it.
+	wg.Go(func() {
+		_, metrics = chromedp.Call(ctx, emulation.ClearDeviceMetricsOverride, cdp.Empty{})
+		if metrics == nil {
+			_, metrics = chromedp.Call(ctx, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{})
+		}
+	})
 	// window.name belongs to the tab, not to a page: it outlives the
 	// navigation to about:blank, whose document has no script of the
 	// job's to stop this.

@@ -151,7 +151,7 @@ export interface ToolParams {
   };
   /** HTML to PDF. */
   "html-to-pdf": {
-    /** Paper size: a4 (210x297 mm), letter (8.5x11 in), legal (8.5x14 in), a3 (297x420 mm) or a5 (148x210 mm). A page's CSS @page size is ignored. Default: `a4`. */
+    /** Paper size: a4 (210x297 mm), letter (8.5x11 in), legal (8.5x14 in), a3 (297x420 mm) or a5 (148x210 mm). A page's CSS @page size is ignored unless prefer_css_page_size is true. Default: `a4`. */
     page_size?: "a4" | "letter" | "legal" | "a3" | "a5";
     /** Print in landscape orientation. Default: `false`. */
     landscape?: boolean;
@@ -161,6 +161,30 @@ export interface ToolParams {
     print_background?: boolean;
     /** Make a tagged (accessible) PDF: the page's structure (headings, paragraphs, lists, tables, image descriptions) for screen readers and reflow. Slower, and often several times larger. Default: `false`. */
     tagged?: boolean;
+    /** Page header. An HTML template, printed in the margin of every page with the page's styles left out; elements of class pageNumber, totalPages, date, title and url get those values (<span class="pageNumber"></span> / <span class="totalPages"></span>). It loads nothing: images must be data: URLs. Its text is small unless styled (font-size). It is drawn within the margin on its side: when that margin is 0 (margin=none), 0.4 in (10 mm) is used. Allowed: length at most 32768. */
+    header_html?: string;
+    /** Page footer. An HTML template, printed in the margin of every page with the page's styles left out; elements of class pageNumber, totalPages, date, title and url get those values (<span class="pageNumber"></span> / <span class="totalPages"></span>). It loads nothing: images must be data: URLs. Its text is small unless styled (font-size). It is drawn within the margin on its side: when that margin is 0 (margin=none), 0.4 in (10 mm) is used. Allowed: length at most 32768. */
+    footer_html?: string;
+    /** Scale of the page's rendering, 0.1 to 2. Allowed: 0.1 to 2. Default: `1`. */
+    scale?: number;
+    /** Pages to print, such as 1-3,5 or 8- (from 8 to the end); all when left out. A selection with no page in the document is refused. A page selection such as `1-3,5,8-`. */
+    page_ranges?: string;
+    /** Use the page's CSS @page size, when it sets one, instead of page_size or paper_width and paper_height. Default: `false`. */
+    prefer_css_page_size?: boolean;
+    /** The CSS media the page is laid out for: print, or screen (@media screen rules apply, as in a browser window). Default: `print`. */
+    media?: "print" | "screen";
+    /** Paper width, overriding page_size, a length with its unit: mm, cm, in, pt or px, such as 210mm or 8.5in (1 in to 200 in). Allowed: length at most 32. */
+    paper_width?: string;
+    /** Paper height, overriding page_size, a length with its unit: mm, cm, in, pt or px, such as 297mm or 11in (1 in to 200 in). Allowed: length at most 32. */
+    paper_height?: string;
+    /** Top margin, overriding margin, a length with its unit: mm, cm, in, pt or px, such as 15mm or 0.5in (0 in to 20 in). Allowed: length at most 32. */
+    margin_top?: string;
+    /** Right margin, overriding margin, a length with its unit: mm, cm, in, pt or px, such as 15mm or 0.5in (0 in to 20 in). Allowed: length at most 32. */
+    margin_right?: string;
+    /** Bottom margin, overriding margin, a length with its unit: mm, cm, in, pt or px, such as 15mm or 0.5in (0 in to 20 in). Allowed: length at most 32. */
+    margin_bottom?: string;
+    /** Left margin, overriding margin, a length with its unit: mm, cm, in, pt or px, such as 15mm or 0.5in (0 in to 20 in). Allowed: length at most 32. */
+    margin_left?: string;
   };
   /** Image info. */
   "image-info": {};
@@ -204,7 +228,7 @@ export interface ToolParams {
   "linearize-pdf": {};
   /** Markdown to PDF. */
   "markdown-to-pdf": {
-    /** Paper size: a4 (210x297 mm), letter (8.5x11 in), legal (8.5x14 in), a3 (297x420 mm) or a5 (148x210 mm). A page's CSS @page size is ignored. Default: `a4`. */
+    /** Paper size: a4 (210x297 mm), letter (8.5x11 in), legal (8.5x14 in), a3 (297x420 mm) or a5 (148x210 mm). A page's CSS @page size is ignored unless prefer_css_page_size is true. Default: `a4`. */
     page_size?: "a4" | "letter" | "legal" | "a3" | "a5";
     /** Print in landscape orientation. Default: `false`. */
     landscape?: boolean;
@@ -214,6 +238,30 @@ export interface ToolParams {
     print_background?: boolean;
     /** Make a tagged (accessible) PDF: the page's structure (headings, paragraphs, lists, tables, image descriptions) for screen readers and reflow. Slower, and often several times larger. Default: `false`. */
     tagged?: boolean;
+    /** Page header. An HTML template, printed in the margin of every page with the page's styles left out; elements of class pageNumber, totalPages, date, title and url get those values (<span class="pageNumber"></span> / <span class="totalPages"></span>). It loads nothing: images must be data: URLs. Its text is small unless styled (font-size). It is drawn within the margin on its side: when that margin is 0 (margin=none), 0.4 in (10 mm) is used. Allowed: length at most 32768. */
+    header_html?: string;
+    /** Page footer. An HTML template, printed in the margin of every page with the page's styles left out; elements of class pageNumber, totalPages, date, title and url get those values (<span class="pageNumber"></span> / <span class="totalPages"></span>). It loads nothing: images must be data: URLs. Its text is small unless styled (font-size). It is drawn within the margin on its side: when that margin is 0 (margin=none), 0.4 in (10 mm) is used. Allowed: length at most 32768. */
+    footer_html?: string;
+    /** Scale of the page's rendering, 0.1 to 2. Allowed: 0.1 to 2. Default: `1`. */
+    scale?: number;
+    /** Pages to print, such as 1-3,5 or 8- (from 8 to the end); all when left out. A selection with no page in the document is refused. A page selection such as `1-3,5,8-`. */
+    page_ranges?: string;
+    /** Use the page's CSS @page size, when it sets one, instead of page_size or paper_width and paper_height. Default: `false`. */
+    prefer_css_page_size?: boolean;
+    /** The CSS media the page is laid out for: print, or screen (@media screen rules apply, as in a browser window). Default: `print`. */
+    media?: "print" | "screen";
+    /** Paper width, overriding page_size, a length with its unit: mm, cm, in, pt or px, such as 210mm or 8.5in (1 in to 200 in). Allowed: length at most 32. */
+    paper_width?: string;
+    /** Paper height, overriding page_size, a length with its unit: mm, cm, in, pt or px, such as 297mm or 11in (1 in to 200 in). Allowed: length at most 32. */
+    paper_height?: string;
+    /** Top margin, overriding margin, a length with its unit: mm, cm, in, pt or px, such as 15mm or 0.5in (0 in to 20 in). Allowed: length at most 32. */
+    margin_top?: string;
+    /** Right margin, overriding margin, a length with its unit: mm, cm, in, pt or px, such as 15mm or 0.5in (0 in to 20 in). Allowed: length at most 32. */
+    margin_right?: string;
+    /** Bottom margin, overriding margin, a length with its unit: mm, cm, in, pt or px, such as 15mm or 0.5in (0 in to 20 in). Allowed: length at most 32. */
+    margin_bottom?: string;
+    /** Left margin, overriding margin, a length with its unit: mm, cm, in, pt or px, such as 15mm or 0.5in (0 in to 20 in). Allowed: length at most 32. */
+    margin_left?: string;
   };
   /** Merge PDF. */
   "merge-pdf": {
@@ -465,7 +513,7 @@ export interface ToolParams {
     url: string;
     /** Once the page loaded, wait for this before printing: a number of milliseconds (0 to 30000), or a CSS selector that must match an element (waited for up to 30 s; if it never does, the page is printed as it is and meta.wait_timed_out is true). Allowed: length at most 500. */
     wait_for?: string;
-    /** Paper size: a4 (210x297 mm), letter (8.5x11 in), legal (8.5x14 in), a3 (297x420 mm) or a5 (148x210 mm). A page's CSS @page size is ignored. Default: `a4`. */
+    /** Paper size: a4 (210x297 mm), letter (8.5x11 in), legal (8.5x14 in), a3 (297x420 mm) or a5 (148x210 mm). A page's CSS @page size is ignored unless prefer_css_page_size is true. Default: `a4`. */
     page_size?: "a4" | "letter" | "legal" | "a3" | "a5";
     /** Print in landscape orientation. Default: `false`. */
     landscape?: boolean;
@@ -475,6 +523,30 @@ export interface ToolParams {
     print_background?: boolean;
     /** Make a tagged (accessible) PDF: the page's structure (headings, paragraphs, lists, tables, image descriptions) for screen readers and reflow. Slower, and often several times larger. Default: `false`. */
     tagged?: boolean;
+    /** Page header. An HTML template, printed in the margin of every page with the page's styles left out; elements of class pageNumber, totalPages, date, title and url get those values (<span class="pageNumber"></span> / <span class="totalPages"></span>). It loads nothing: images must be data: URLs. Its text is small unless styled (font-size). It is drawn within the margin on its side: when that margin is 0 (margin=none), 0.4 in (10 mm) is used. Allowed: length at most 32768. */
+    header_html?: string;
+    /** Page footer. An HTML template, printed in the margin of every page with the page's styles left out; elements of class pageNumber, totalPages, date, title and url get those values (<span class="pageNumber"></span> / <span class="totalPages"></span>). It loads nothing: images must be data: URLs. Its text is small unless styled (font-size). It is drawn within the margin on its side: when that margin is 0 (margin=none), 0.4 in (10 mm) is used. Allowed: length at most 32768. */
+    footer_html?: string;
+    /** Scale of the page's rendering, 0.1 to 2. Allowed: 0.1 to 2. Default: `1`. */
+    scale?: number;
+    /** Pages to print, such as 1-3,5 or 8- (from 8 to the end); all when left out. A selection with no page in the document is refused. A page selection such as `1-3,5,8-`. */
+    page_ranges?: string;
+    /** Use the page's CSS @page size, when it sets one, instead of page_size or paper_width and paper_height. Default: `false`. */
+    prefer_css_page_size?: boolean;
+    /** The CSS media the page is laid out for: print, or screen (@media screen rules apply, as in a browser window). Default: `print`. */
+    media?: "print" | "screen";
+    /** Paper width, overriding page_size, a length with its unit: mm, cm, in, pt or px, such as 210mm or 8.5in (1 in to 200 in). Allowed: length at most 32. */
+    paper_width?: string;
+    /** Paper height, overriding page_size, a length with its unit: mm, cm, in, pt or px, such as 297mm or 11in (1 in to 200 in). Allowed: length at most 32. */
+    paper_height?: string;
+    /** Top margin, overriding margin, a length with its unit: mm, cm, in, pt or px, such as 15mm or 0.5in (0 in to 20 in). Allowed: length at most 32. */
+    margin_top?: string;
+    /** Right margin, overriding margin, a length with its unit: mm, cm, in, pt or px, such as 15mm or 0.5in (0 in to 20 in). Allowed: length at most 32. */
+    margin_right?: string;
+    /** Bottom margin, overriding margin, a length with its unit: mm, cm, in, pt or px, such as 15mm or 0.5in (0 in to 20 in). Allowed: length at most 32. */
+    margin_bottom?: string;
+    /** Left margin, overriding margin, a length with its unit: mm, cm, in, pt or px, such as 15mm or 0.5in (0 in to 20 in). Allowed: length at most 32. */
+    margin_left?: string;
   };
   /** Verify PDF signatures. */
   "verify-pdf-signatures": {};
