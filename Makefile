@@ -29,6 +29,18 @@ build:
 run: deps build
 	./$(BIN) serve
 
+# generate rewrites the files written from the tool registry: the tool
+# reference (docs/tools.md), the JavaScript SDK's param types
+# (sdk/js/src/tools.ts) and the Go client's (client/tools_gen.go). Each
+# goes through a temporary file, so a failed run leaves the old one; the
+# docmill command builds with the client package, so a tools_gen.go that
+# no longer compiles is to be deleted before regenerating it.
+.PHONY: generate
+generate:
+	$(GO) run ./cmd/docmill docs tools > docs/tools.md.tmp && mv docs/tools.md.tmp docs/tools.md
+	$(GO) run ./cmd/docmill docs js-types > sdk/js/src/tools.ts.tmp && mv sdk/js/src/tools.ts.tmp sdk/js/src/tools.ts
+	$(GO) run ./cmd/docmill docs go-params > client/tools_gen.go.tmp && mv client/tools_gen.go.tmp client/tools_gen.go
+
 # sdk-js builds the JavaScript SDK (sdk/js) and packs it with npm pack as
 # sdk/js/docmill-sdk-VERSION.tgz, versioned as the server ($(VERSION),
 # made npm's semver: a bare commit is 0.0.0-<commit>). Offline once its

@@ -1,11 +1,13 @@
 // Package client is the Go SDK of the docmill HTTP API: typed job records,
 // accounts and tool catalogues; problem+json answers as *Problem errors;
 // uploads that stream from the caller's readers (a large file is never held
-// in memory) with progress callbacks; automatic, bounded retries of 429 and
-// 503 answers that honour Retry-After, and with backoff and jitter of
-// network errors, 502, 503 and 504 answers and 500 internal, with one
-// generated Idempotency-Key per process call so that a retried upload is
-// one job, charged once; and long-poll waiting for long jobs (WaitJob).
+// in memory) with progress callbacks; automatic, bounded retries of 429,
+// 503 and 507 answers that honour Retry-After, and with backoff and jitter
+// of network errors, 408, 502, 503 and 504 answers and 500 internal or
+// worker_lost, with one generated Idempotency-Key per process call so
+// that a retried upload is one job, charged once; long-poll waiting for
+// long jobs (WaitJob); and each tool's params as a struct generated from
+// the server's registry (tools_gen.go, sent by ProcessTool).
 //
 // The docmill CLI and the end-to-end tests use it.
 package client
@@ -43,9 +45,10 @@ func New(baseURL, key string) *Client {
 
 // Retry bounds a client's automatic retries. A call is retried when the
 // server answers 429 (rate_limited: requests per minute or jobs in
-// flight) or 503 with a Retry-After of at most MaxWait, after waiting that
-// long; and after a network error, a 502, 503 or 504 without Retry-After
-// (a proxy's) or a 500 whose code is internal, after 0.5 s, 1 s, 2 s, ...
+// flight), 503 or 507 (insufficient_storage) with a Retry-After of at
+// most MaxWait, after waiting that long; and after a network error, a 408
+// (upload_too_slow), a 502, 503 or 504 without Retry-After (a proxy's) or
+// a 500 whose code is internal or worker_lost, after 0.5 s, 1 s, 2 s, ...
 // (at most MaxWait; each up to half shorter, at random), when the call
 // may be repeated (an idempotent method, or an Idempotency-Key: not the
 // POST that creates a key or a webhook) and is not a process call whose
@@ -179,10 +182,12 @@ func repeatable(req *http.Request) bool {
 }
 
 // retryAfter says whether the failed attempt is retried, and after how
-// long: a 429 or 503 after its Retry-After (when at most MaxWait; the
-// server refused it before doing anything); a 502, 503 or 504 without
-// one, a 500 internal and a network error after a backoff with jitter
-// (backoff), when the request is repeatable.
+// long: a 429, 503 or 507 after its Retry-After (when at most MaxWait;
+// the server refused it before doing anything); a 408 (upload_too_slow),
+// a 502, 503 or 504 without one, a 500 internal or worker_lost and a
+// network error after a backoff with jitter (backoff), when the request
+// is repeatable. These are the Python SDK's rules (the JavaScript SDK's
+// lack 408 and worker_lost).
 func (c *Client) retryAfter(ctx context.Context, attempt int, err error, repeatable bool) (time.Duration, bool) {
 	if attempt >= c.Retry.MaxAttempts || ctx.Err() != nil {
 		return 0, false
@@ -192,11 +197,11 @@ func (c *Client) retryAfter(ctx context.Context, attempt int, err error, repeata
 		return c.backoff(attempt), repeatable
 	}
 	switch {
-	case p.RetryAfter > 0 && (p.StatusCode == http.StatusTooManyRequests || p.StatusCode == http.StatusServiceUnavailable):
+	case p.RetryAfter > 0 && (p.StatusCode == http.StatusTooManyRequests || p.StatusCode == http.StatusServiceUnavailable || p.StatusCode == http.StatusInsufficientStorage):
 		return p.RetryAfter, p.RetryAfter <= c.Retry.MaxWait
-	case p.StatusCode == http.StatusBadGateway, p.StatusCode == http.StatusServiceUnavailable, p.StatusCode == http.StatusGatewayTimeout:
+	case p.StatusCode == http.StatusRequestTimeout, p.StatusCode == http.StatusBadGateway, p.StatusCode == http.StatusServiceUnavailable, p.StatusCode == http.StatusGatewayTimeout:
 		return c.backoff(attempt), repeatable
-	case p.StatusCode == http.StatusInternalServerError && p.Code == docmill.CodeInternal:
+	case p.StatusCode == http.StatusInternalServerError && (p.Code == docmill.CodeInternal || p.Code == docmill.CodeWorkerLost):
 		return c.backoff(attempt), repeatable
 	}
 	return 0, false
@@ -236,6 +241,11 @@ func decodeProblem(resp *http.Response) error {
 		e.Detail = strings.TrimSpace(string(body))
 	}
 	e.StatusCode, e.Header = resp.StatusCode, resp.Header
+	if e.RequestID == "" {
+		// A proxy's answer has no body of ours; the server's header may
+		// still have passed through it.
+		e.RequestID = resp.Header.Get("X-Request-Id")
+	}
 	if s, err := strconv.Atoi(resp.Header.Get("Retry-After")); err == nil && s > 0 {
 		e.RetryAfter = time.Duration(s) * time.Second
 	}

@@ -45,6 +45,27 @@ func ExampleClient_Process() {
 	fmt.Println("saved", job.Result.Filename)
 }
 
+// Send a tool's params as its generated struct: a misspelt param or a
+// value of the wrong type does not compile, and the optional ones left
+// nil are not sent (the server's defaults apply).
+func ExampleClient_ProcessTool() {
+	ctx := context.Background()
+	c := client.New("http://localhost:8080", os.Getenv("DOCMILL_KEY"))
+
+	in, err := os.Open("examples/report.pdf")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer in.Close()
+	params := client.CompressPDF{Preset: client.Ptr(client.CompressPDFPresetExtreme)}
+	job, _, err := c.ProcessTool(ctx, params, []client.File{{Name: "report.pdf", Body: in}}, client.ProcessOptions{})
+	if err != nil {
+		log.Fatal(err)
+	}
+	saved, _ := job.Meta.Int("saved_bytes") // meta keeps every figure the server sends
+	fmt.Println(job.JobID, job.Status, saved)
+}
+
 // Tell the user what the server refused: a *client.Problem carries the
 // code, the fields at fault and the Retry-After.
 func ExampleProblem() {

@@ -17,7 +17,7 @@ type clientFlags struct {
 func (c *clientFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&c.url, "url", "http://localhost:8080", "address of the docmill server")
 	fs.StringVar(&c.key, "key", "", "API key (dm_live_...)")
-	fs.IntVar(&c.retries, "retries", client.DefaultRetry.MaxAttempts-1, "retries of a call after a network error, a 429 or 503 with Retry-After, a 502, 503, 504 or 500 internal (0: none)")
+	fs.IntVar(&c.retries, "retries", client.DefaultRetry.MaxAttempts-1, "retries of a call after a network error, a 429, 503 or 507 with Retry-After, a 408, 502, 503, 504 or 500 internal or worker_lost (0: none)")
 }
 
 // keyed returns a client of the server with the key, or an error saying

@@ -22,14 +22,14 @@ import (
 // file itself and in the test that holds the file to it.
 const docsToolsCommand = "go run ./cmd/docmill docs tools > docs/tools.md"
 
-// docsCmd is the hidden `docmill docs tools|js-types`, a developer's
+// docsCmd is the hidden `docmill docs tools|js-types|go-params`, a developer's
 // command: it writes the tool reference (docs/tools.md), or the
 // JavaScript SDK's param types (sdk/js/src/tools.ts), to standard output,
 // from the registry a node with the default flags builds.
 func docsCmd(_ context.Context, env *environment, args []string) error {
-	write := map[string]func(io.Writer, *docmill.Registry) error{"tools": writeToolsDoc, "js-types": writeJSTypes}
+	write := map[string]func(io.Writer, *docmill.Registry) error{"tools": writeToolsDoc, "js-types": writeJSTypes, "go-params": writeGoParams}
 	if len(args) != 1 || write[args[0]] == nil {
-		return errors.New("usage: docmill docs tools|js-types (writes docs/tools.md or sdk/js/src/tools.ts to standard output)")
+		return errors.New("usage: docmill docs tools|js-types|go-params (writes docs/tools.md, sdk/js/src/tools.ts or client/tools_gen.go to standard output)")
 	}
 	reg, closeTools, err := referenceRegistry()
 	if err != nil {

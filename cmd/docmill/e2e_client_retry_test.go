@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -66,12 +67,25 @@ func clientRetryBounds(t *testing.T, srv *testServer, key, oneOp string) {
 	if !errors.As(err, &pr) || pr.Code != "rate_limited" || len(p.requests()) != 1 {
 		t.Errorf("canceled wait: %v after %d requests, want the 429 after 1", err, len(p.requests()))
 	}
+
+	// A proxy's bare answer (no problem body) keeps the X-Request-Id the
+	// proxy passed on.
+	p = newFailingProxy(t, srv.URL, func(w http.ResponseWriter, _ *http.Request, _ http.Handler) {
+		w.Header().Set("X-Request-Id", "req_header")
+		http.Error(w, "bad gateway", http.StatusBadGateway)
+	})
+	c = p.client(key)
+	c.Retry = client.NoRetry
+	if _, err = c.Account(ctx); !errors.As(err, &pr) || pr.StatusCode != 502 || pr.RequestID != "req_header" || pr.Detail != "bad gateway" {
+		t.Errorf("a bare 502: %+v, want its X-Request-Id and text", err)
+	}
 }
 
-// clientRetryServerFailures: a 502, 503 or 504 without Retry-After and a
-// 500 internal are retried after a backoff that jitter shortens by up to
-// half (0.25-0.5 s before the second attempt), then answered by the
-// server; a 500 of another code is not retried; a POST that creates
+// clientRetryServerFailures: a 408, a 502, 503 or 504 without
+// Retry-After and a 500 internal or worker_lost are retried after a
+// backoff that jitter shortens by up to half (0.25-0.5 s before the second
+// attempt), a 507 after its Retry-After, then answered by the server; a
+// 500 of another code is not retried; a POST that creates
 // something without an Idempotency-Key (a key) is never sent twice after
 // the server may have acted on it, a network error included.
 func clientRetryServerFailures(t *testing.T, srv *testServer, key string) {
@@ -80,15 +94,19 @@ func clientRetryServerFailures(t *testing.T, srv *testServer, key string) {
 		first    fault
 		post     bool
 		requests int
+		after    time.Duration
 	}{
-		{"502", proxyProblem(502, "", ""), false, 2},
-		{"503 without Retry-After", proxyProblem(503, "service_unavailable", ""), false, 2},
-		{"504", proxyProblem(504, "", ""), false, 2},
-		{"500 internal", proxyProblem(500, "internal", ""), false, 2},
-		{"500 of another code", proxyProblem(500, "engine_crashed", ""), false, 1},
-		{"502 to a new key", proxyProblem(502, "", ""), true, 1},
-		{"network error on a new key", hangUp, true, 1},
-		{"429 to a new key", proxyProblem(429, "rate_limited", "1"), true, 2},
+		{"408", proxyProblem(408, "upload_too_slow", ""), false, 2, 0},
+		{"507 with Retry-After", proxyProblem(507, "insufficient_storage", "1"), false, 2, time.Second},
+		{"500 worker_lost", proxyProblem(500, "worker_lost", ""), false, 2, 0},
+		{"502", proxyProblem(502, "", ""), false, 2, 0},
+		{"503 without Retry-After", proxyProblem(503, "service_unavailable", ""), false, 2, 0},
+		{"504", proxyProblem(504, "", ""), false, 2, 0},
+		{"500 internal", proxyProblem(500, "internal", ""), false, 2, 0},
+		{"500 of another code", proxyProblem(500, "engine_crashed", ""), false, 1, 0},
+		{"502 to a new key", proxyProblem(502, "", ""), true, 1, 0},
+		{"network error on a new key", hangUp, true, 1, 0},
+		{"429 to a new key", proxyProblem(429, "rate_limited", "1"), true, 2, time.Second},
 	} {
 		p := newFailingProxy(t, srv.URL, tc.first)
 		c := p.client(key)
@@ -109,7 +127,10 @@ func clientRetryServerFailures(t *testing.T, srv *testServer, key string) {
 		if n := len(p.requests()); n != tc.requests || (tc.requests == 2) != (err == nil) {
 			t.Errorf("%s: %d requests, %v; want %d", tc.name, n, err, tc.requests)
 		}
-		if tc.requests == 2 && !tc.post && (len(events) != 1 || events[0].Wait < 250*time.Millisecond || events[0].Wait > 500*time.Millisecond) {
+		if tc.requests == 2 && tc.after > 0 && (len(events) != 1 || events[0].Wait != tc.after) {
+			t.Errorf("%s: retry events %+v, want one wait of %s", tc.name, events, tc.after)
+		}
+		if tc.requests == 2 && tc.after == 0 && (len(events) != 1 || events[0].Wait < 250*time.Millisecond || events[0].Wait > 500*time.Millisecond) {
 			t.Errorf("%s: retry events %+v, want one wait of 0.25-0.5 s", tc.name, events)
 		}
 	}

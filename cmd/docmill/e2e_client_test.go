@@ -27,6 +27,7 @@ func TestClient(t *testing.T) {
 	t.Run("retry bounds", func(t *testing.T) { clientRetryBounds(t, srv, key(t), newKey(t, srv.DataDir, "custom", "--ops", "1")) })
 	t.Run("retry server failures", func(t *testing.T) { clientRetryServerFailures(t, srv, key(t)) })
 	t.Run("await", func(t *testing.T) { clientAwait(t, srv, key(t)) })
+	t.Run("typed params", func(t *testing.T) { clientTypedParams(t, srv, key(t)) })
 }
 
 // rawJob is the server's body for GET /v1/jobs/{id}.

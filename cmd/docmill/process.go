@@ -38,12 +38,13 @@ that takes no file (url-to-pdf -p url=https://...) is sent its params
 only, and its result is saved in the current directory. A tool
 that takes one file runs once per file, several jobs at once (as many as
 the plan lets be in flight), each result next to its input or in the
-directory -o. A 429 is waited out (Retry-After); a network error, a 502,
-503 or 504 and a 500 internal are retried with the same Idempotency-Key
-(one job, charged once). Ctrl-C leaves a created job running on the
-server and says how to follow it (docmill jobs wait ID, docmill jobs
-download ID); with --cancel-on-interrupt it cancels the job. An existing
-file is not overwritten without --force. Exit codes: docs/cli.md.
+directory -o. A 429 is waited out (Retry-After); a network error, a 408,
+502, 503 or 504 and a 500 internal or worker_lost are retried with the
+same Idempotency-Key (one job, charged once). Ctrl-C leaves a created
+job running on the server and says how to follow it (docmill jobs wait
+ID, docmill jobs download ID); with --cancel-on-interrupt it cancels the
+job. An existing file is not overwritten without --force. Exit codes:
+docs/cli.md.
 stdout: "saved PATH (SIZE, job ID)" a result, or with --json the job
 records as the API sends them; stderr: progress (bars on a terminal).`
 
