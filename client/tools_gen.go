@@ -580,9 +580,17 @@ const (
 	HTMLToPDFMarginNormal HTMLToPDFMargin = "normal"
 )
 
+// HTMLToPDFMedia is a value of HTMLToPDF's media.
+type HTMLToPDFMedia string
+
+const (
+	HTMLToPDFMediaPrint  HTMLToPDFMedia = "print"
+	HTMLToPDFMediaScreen HTMLToPDFMedia = "screen"
+)
+
 // HTMLToPDF are the params of html-to-pdf: HTML to PDF.
 type HTMLToPDF struct {
-	// Paper size: a4 (210x297 mm), letter (8.5x11 in), legal (8.5x14 in), a3 (297x420 mm) or a5 (148x210 mm). A page's CSS @page size is ignored. Default: `a4`.
+	// Paper size: a4 (210x297 mm), letter (8.5x11 in), legal (8.5x14 in), a3 (297x420 mm) or a5 (148x210 mm). A page's CSS @page size is ignored unless prefer_css_page_size is true. Default: `a4`.
 	PageSize *HTMLToPDFPageSize
 	// Print in landscape orientation. Default: `false`.
 	Landscape *bool
@@ -592,6 +600,30 @@ type HTMLToPDF struct {
 	PrintBackground *bool
 	// Make a tagged (accessible) PDF: the page's structure (headings, paragraphs, lists, tables, image descriptions) for screen readers and reflow. Slower, and often several times larger. Default: `false`.
 	Tagged *bool
+	// Page header. An HTML template, printed in the margin of every page with the page's styles left out; elements of class pageNumber, totalPages, date, title and url get those values (<span class="pageNumber"></span> / <span class="totalPages"></span>). It loads nothing: images must be data: URLs. Its text is small unless styled (font-size). It is drawn within the margin on its side: when that margin is 0 (margin=none), 0.4 in (10 mm) is used. Allowed: length at most 32768.
+	HeaderHTML *string
+	// Page footer. An HTML template, printed in the margin of every page with the page's styles left out; elements of class pageNumber, totalPages, date, title and url get those values (<span class="pageNumber"></span> / <span class="totalPages"></span>). It loads nothing: images must be data: URLs. Its text is small unless styled (font-size). It is drawn within the margin on its side: when that margin is 0 (margin=none), 0.4 in (10 mm) is used. Allowed: length at most 32768.
+	FooterHTML *string
+	// Scale of the page's rendering, 0.1 to 2. Allowed: 0.1 to 2. Default: `1`.
+	Scale *float64
+	// Pages to print, such as 1-3,5 or 8- (from 8 to the end); all when left out. A selection with no page in the document is refused. A page selection such as `1-3,5,8-`.
+	PageRanges *string
+	// Use the page's CSS @page size, when it sets one, instead of page_size or paper_width and paper_height. Default: `false`.
+	PreferCssPageSize *bool
+	// The CSS media the page is laid out for: print, or screen (@media screen rules apply, as in a browser window). Default: `print`.
+	Media *HTMLToPDFMedia
+	// Paper width, overriding page_size, a length with its unit: mm, cm, in, pt or px, such as 210mm or 8.5in (1 in to 200 in). Allowed: length at most 32.
+	PaperWidth *string
+	// Paper height, overriding page_size, a length with its unit: mm, cm, in, pt or px, such as 297mm or 11in (1 in to 200 in). Allowed: length at most 32.
+	PaperHeight *string
+	// Top margin, overriding margin, a length with its unit: mm, cm, in, pt or px, such as 15mm or 0.5in (0 in to 20 in). Allowed: length at most 32.
+	MarginTop *string
+	// Right margin, overriding margin, a length with its unit: mm, cm, in, pt or px, such as 15mm or 0.5in (0 in to 20 in). Allowed: length at most 32.
+	MarginRight *string
+	// Bottom margin, overriding margin, a length with its unit: mm, cm, in, pt or px, such as 15mm or 0.5in (0 in to 20 in). Allowed: length at most 32.
+	MarginBottom *string
+	// Left margin, overriding margin, a length with its unit: mm, cm, in, pt or px, such as 15mm or 0.5in (0 in to 20 in). Allowed: length at most 32.
+	MarginLeft *string
 }
 
 // Tool is "html-to-pdf".
@@ -614,6 +646,42 @@ func (p HTMLToPDF) FormValues() map[string]string {
 	}
 	if p.Tagged != nil {
 		v["tagged"] = strconv.FormatBool(*p.Tagged)
+	}
+	if p.HeaderHTML != nil {
+		v["header_html"] = *p.HeaderHTML
+	}
+	if p.FooterHTML != nil {
+		v["footer_html"] = *p.FooterHTML
+	}
+	if p.Scale != nil {
+		v["scale"] = strconv.FormatFloat(*p.Scale, 'f', -1, 64)
+	}
+	if p.PageRanges != nil {
+		v["page_ranges"] = *p.PageRanges
+	}
+	if p.PreferCssPageSize != nil {
+		v["prefer_css_page_size"] = strconv.FormatBool(*p.PreferCssPageSize)
+	}
+	if p.Media != nil {
+		v["media"] = string(*p.Media)
+	}
+	if p.PaperWidth != nil {
+		v["paper_width"] = *p.PaperWidth
+	}
+	if p.PaperHeight != nil {
+		v["paper_height"] = *p.PaperHeight
+	}
+	if p.MarginTop != nil {
+		v["margin_top"] = *p.MarginTop
+	}
+	if p.MarginRight != nil {
+		v["margin_right"] = *p.MarginRight
+	}
+	if p.MarginBottom != nil {
+		v["margin_bottom"] = *p.MarginBottom
+	}
+	if p.MarginLeft != nil {
+		v["margin_left"] = *p.MarginLeft
 	}
 	return v
 }
@@ -836,9 +904,17 @@ const (
 	MarkdownToPDFMarginNormal MarkdownToPDFMargin = "normal"
 )
 
+// MarkdownToPDFMedia is a value of MarkdownToPDF's media.
+type MarkdownToPDFMedia string
+
+const (
+	MarkdownToPDFMediaPrint  MarkdownToPDFMedia = "print"
+	MarkdownToPDFMediaScreen MarkdownToPDFMedia = "screen"
+)
+
 // MarkdownToPDF are the params of markdown-to-pdf: Markdown to PDF.
 type MarkdownToPDF struct {
-	// Paper size: a4 (210x297 mm), letter (8.5x11 in), legal (8.5x14 in), a3 (297x420 mm) or a5 (148x210 mm). A page's CSS @page size is ignored. Default: `a4`.
+	// Paper size: a4 (210x297 mm), letter (8.5x11 in), legal (8.5x14 in), a3 (297x420 mm) or a5 (148x210 mm). A page's CSS @page size is ignored unless prefer_css_page_size is true. Default: `a4`.
 	PageSize *MarkdownToPDFPageSize
 	// Print in landscape orientation. Default: `false`.
 	Landscape *bool
@@ -848,6 +924,30 @@ type MarkdownToPDF struct {
 	PrintBackground *bool
 	// Make a tagged (accessible) PDF: the page's structure (headings, paragraphs, lists, tables, image descriptions) for screen readers and reflow. Slower, and often several times larger. Default: `false`.
 	Tagged *bool
+	// Page header. An HTML template, printed in the margin of every page with the page's styles left out; elements of class pageNumber, totalPages, date, title and url get those values (<span class="pageNumber"></span> / <span class="totalPages"></span>). It loads nothing: images must be data: URLs. Its text is small unless styled (font-size). It is drawn within the margin on its side: when that margin is 0 (margin=none), 0.4 in (10 mm) is used. Allowed: length at most 32768.
+	HeaderHTML *string
+	// Page footer. An HTML template, printed in the margin of every page with the page's styles left out; elements of class pageNumber, totalPages, date, title and url get those values (<span class="pageNumber"></span> / <span class="totalPages"></span>). It loads nothing: images must be data: URLs. Its text is small unless styled (font-size). It is drawn within the margin on its side: when that margin is 0 (margin=none), 0.4 in (10 mm) is used. Allowed: length at most 32768.
+	FooterHTML *string
+	// Scale of the page's rendering, 0.1 to 2. Allowed: 0.1 to 2. Default: `1`.
+	Scale *float64
+	// Pages to print, such as 1-3,5 or 8- (from 8 to the end); all when left out. A selection with no page in the document is refused. A page selection such as `1-3,5,8-`.
+	PageRanges *string
+	// Use the page's CSS @page size, when it sets one, instead of page_size or paper_width and paper_height. Default: `false`.
+	PreferCssPageSize *bool
+	// The CSS media the page is laid out for: print, or screen (@media screen rules apply, as in a browser window). Default: `print`.
+	Media *MarkdownToPDFMedia
+	// Paper width, overriding page_size, a length with its unit: mm, cm, in, pt or px, such as 210mm or 8.5in (1 in to 200 in). Allowed: length at most 32.
+	PaperWidth *string
+	// Paper height, overriding page_size, a length with its unit: mm, cm, in, pt or px, such as 297mm or 11in (1 in to 200 in). Allowed: length at most 32.
+	PaperHeight *string
+	// Top margin, overriding margin, a length with its unit: mm, cm, in, pt or px, such as 15mm or 0.5in (0 in to 20 in). Allowed: length at most 32.
+	MarginTop *string
+	// Right margin, overriding margin, a length with its unit: mm, cm, in, pt or px, such as 15mm or 0.5in (0 in to 20 in). Allowed: length at most 32.
+	MarginRight *string
+	// Bottom margin, overriding margin, a length with its unit: mm, cm, in, pt or px, such as 15mm or 0.5in (0 in to 20 in). Allowed: length at most 32.
+	MarginBottom *string
+	// Left margin, overriding margin, a length with its unit: mm, cm, in, pt or px, such as 15mm or 0.5in (0 in to 20 in). Allowed: length at most 32.
+	MarginLeft *string
 }
 
 // Tool is "markdown-to-pdf".
@@ -870,6 +970,42 @@ func (p MarkdownToPDF) FormValues() map[string]string {
 	}
 	if p.Tagged != nil {
 		v["tagged"] = strconv.FormatBool(*p.Tagged)
+	}
+	if p.HeaderHTML != nil {
+		v["header_html"] = *p.HeaderHTML
+	}
+	if p.FooterHTML != nil {
+		v["footer_html"] = *p.FooterHTML
+	}
+	if p.Scale != nil {
+		v["scale"] = strconv.FormatFloat(*p.Scale, 'f', -1, 64)
+	}
+	if p.PageRanges != nil {
+		v["page_ranges"] = *p.PageRanges
+	}
+	if p.PreferCssPageSize != nil {
+		v["prefer_css_page_size"] = strconv.FormatBool(*p.PreferCssPageSize)
+	}
+	if p.Media != nil {
+		v["media"] = string(*p.Media)
+	}
+	if p.PaperWidth != nil {
+		v["paper_width"] = *p.PaperWidth
+	}
+	if p.PaperHeight != nil {
+		v["paper_height"] = *p.PaperHeight
+	}
+	if p.MarginTop != nil {
+		v["margin_top"] = *p.MarginTop
+	}
+	if p.MarginRight != nil {
+		v["margin_right"] = *p.MarginRight
+	}
+	if p.MarginBottom != nil {
+		v["margin_bottom"] = *p.MarginBottom
+	}
+	if p.MarginLeft != nil {
+		v["margin_left"] = *p.MarginLeft
 	}
 	return v
 }
@@ -1802,13 +1938,21 @@ const (
 	URLToPDFMarginNormal URLToPDFMargin = "normal"
 )
 
+// URLToPDFMedia is a value of URLToPDF's media.
+type URLToPDFMedia string
+
+const (
+	URLToPDFMediaPrint  URLToPDFMedia = "print"
+	URLToPDFMediaScreen URLToPDFMedia = "screen"
+)
+
 // URLToPDF are the params of url-to-pdf: URL to PDF.
 type URLToPDF struct {
 	// The page to load: an https:// address (http:// and private, loopback and link-local addresses only on a server started with --allow-private-urls). Every request the page makes, redirects included, is held to the same rules; other schemes (file://, ws://) and methods other than GET are blocked. A URL. Allowed: at most 2048.
 	URL string
 	// Once the page loaded, wait for this before printing: a number of milliseconds (0 to 30000), or a CSS selector that must match an element (waited for up to 30 s; if it never does, the page is printed as it is and meta.wait_timed_out is true). Allowed: length at most 500.
 	WaitFor *string
-	// Paper size: a4 (210x297 mm), letter (8.5x11 in), legal (8.5x14 in), a3 (297x420 mm) or a5 (148x210 mm). A page's CSS @page size is ignored. Default: `a4`.
+	// Paper size: a4 (210x297 mm), letter (8.5x11 in), legal (8.5x14 in), a3 (297x420 mm) or a5 (148x210 mm). A page's CSS @page size is ignored unless prefer_css_page_size is true. Default: `a4`.
 	PageSize *URLToPDFPageSize
 	// Print in landscape orientation. Default: `false`.
 	Landscape *bool
@@ -1818,6 +1962,30 @@ type URLToPDF struct {
 	PrintBackground *bool
 	// Make a tagged (accessible) PDF: the page's structure (headings, paragraphs, lists, tables, image descriptions) for screen readers and reflow. Slower, and often several times larger. Default: `false`.
 	Tagged *bool
+	// Page header. An HTML template, printed in the margin of every page with the page's styles left out; elements of class pageNumber, totalPages, date, title and url get those values (<span class="pageNumber"></span> / <span class="totalPages"></span>). It loads nothing: images must be data: URLs. Its text is small unless styled (font-size). It is drawn within the margin on its side: when that margin is 0 (margin=none), 0.4 in (10 mm) is used. Allowed: length at most 32768.
+	HeaderHTML *string
+	// Page footer. An HTML template, printed in the margin of every page with the page's styles left out; elements of class pageNumber, totalPages, date, title and url get those values (<span class="pageNumber"></span> / <span class="totalPages"></span>). It loads nothing: images must be data: URLs. Its text is small unless styled (font-size). It is drawn within the margin on its side: when that margin is 0 (margin=none), 0.4 in (10 mm) is used. Allowed: length at most 32768.
+	FooterHTML *string
+	// Scale of the page's rendering, 0.1 to 2. Allowed: 0.1 to 2. Default: `1`.
+	Scale *float64
+	// Pages to print, such as 1-3,5 or 8- (from 8 to the end); all when left out. A selection with no page in the document is refused. A page selection such as `1-3,5,8-`.
+	PageRanges *string
+	// Use the page's CSS @page size, when it sets one, instead of page_size or paper_width and paper_height. Default: `false`.
+	PreferCssPageSize *bool
+	// The CSS media the page is laid out for: print, or screen (@media screen rules apply, as in a browser window). Default: `print`.
+	Media *URLToPDFMedia
+	// Paper width, overriding page_size, a length with its unit: mm, cm, in, pt or px, such as 210mm or 8.5in (1 in to 200 in). Allowed: length at most 32.
+	PaperWidth *string
+	// Paper height, overriding page_size, a length with its unit: mm, cm, in, pt or px, such as 297mm or 11in (1 in to 200 in). Allowed: length at most 32.
+	PaperHeight *string
+	// Top margin, overriding margin, a length with its unit: mm, cm, in, pt or px, such as 15mm or 0.5in (0 in to 20 in). Allowed: length at most 32.
+	MarginTop *string
+	// Right margin, overriding margin, a length with its unit: mm, cm, in, pt or px, such as 15mm or 0.5in (0 in to 20 in). Allowed: length at most 32.
+	MarginRight *string
+	// Bottom margin, overriding margin, a length with its unit: mm, cm, in, pt or px, such as 15mm or 0.5in (0 in to 20 in). Allowed: length at most 32.
+	MarginBottom *string
+	// Left margin, overriding margin, a length with its unit: mm, cm, in, pt or px, such as 15mm or 0.5in (0 in to 20 in). Allowed: length at most 32.
+	MarginLeft *string
 }
 
 // Tool is "url-to-pdf".
@@ -1844,6 +2012,42 @@ func (p URLToPDF) FormValues() map[string]string {
 	}
 	if p.Tagged != nil {
 		v["tagged"] = strconv.FormatBool(*p.Tagged)
+	}
+	if p.HeaderHTML != nil {
+		v["header_html"] = *p.HeaderHTML
+	}
+	if p.FooterHTML != nil {
+		v["footer_html"] = *p.FooterHTML
+	}
+	if p.Scale != nil {
+		v["scale"] = strconv.FormatFloat(*p.Scale, 'f', -1, 64)
+	}
+	if p.PageRanges != nil {
+		v["page_ranges"] = *p.PageRanges
+	}
+	if p.PreferCssPageSize != nil {
+		v["prefer_css_page_size"] = strconv.FormatBool(*p.PreferCssPageSize)
+	}
+	if p.Media != nil {
+		v["media"] = string(*p.Media)
+	}
+	if p.PaperWidth != nil {
+		v["paper_width"] = *p.PaperWidth
+	}
+	if p.PaperHeight != nil {
+		v["paper_height"] = *p.PaperHeight
+	}
+	if p.MarginTop != nil {
+		v["margin_top"] = *p.MarginTop
+	}
+	if p.MarginRight != nil {
+		v["margin_right"] = *p.MarginRight
+	}
+	if p.MarginBottom != nil {
+		v["margin_bottom"] = *p.MarginBottom
+	}
+	if p.MarginLeft != nil {
+		v["margin_left"] = *p.MarginLeft
 	}
 	return v
 }
