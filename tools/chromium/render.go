@@ -318,14 +318,10 @@ func dismissDialogs(ctx context.Context, events iter.Seq2[page.EventJavascriptDi
 // pdfParams are s's printToPDF params.
 func (s printSettings) pdfParams() page.PrintToPDFParams {
 	m := s.margins
-	scale := s.scale
-	if scale == 0 {
-		scale = 1
-	}
 	params := page.PrintToPDFParams{
 		Landscape:         &s.landscape,
 		PrintBackground:   &s.background,
-		Scale:             scale,
+		Scale:             s.scale,
 		PaperWidth:        s.paper.width,
 		PaperHeight:       s.paper.height,
 		MarginTop:         &m[0],
@@ -379,10 +375,11 @@ func printPDF(ctx context.Context, dst string, s printSettings) error {
 	if err != nil {
 		// Chromium judges page_ranges against the page count: a
 		// selection past the end is the caller's mistake.
-		if msg := err.Error(); strings.Contains(msg, "Page range") {
+		msg := err.Error()
+		if strings.Contains(msg, "Page range") {
 			return docmill.ParamError(paramPageRanges, "selects no page of the document, or cannot be read (%s)", strings.TrimSpace(msg))
 		}
-		if strings.Contains(err.Error(), "Printing failed") && (s.header != "" || s.footer != "") {
+		if strings.Contains(msg, "Printing failed") && (s.header != "" || s.footer != "") {
 			return templateError(s)
 		}
 		return err
