@@ -65,6 +65,12 @@ const (
 	// this server cannot process it, and sending it again gives the same
 	// answer.
 	CodeUnprocessableDocument Code = "unprocessable_document"
+	// CodeNoText: the document has no text to take (a scan without a
+	// text layer); running ocr-pdf first gives it one.
+	CodeNoText Code = "no_text"
+	// CodeNoTables: the document has text but no table the tool can
+	// find (pdf-to-csv, pdf-to-xlsx); an empty result is not made.
+	CodeNoTables Code = "no_tables"
 	// CodeAccountSuspended: the account of this key or session is
 	// suspended by the operator; nothing it asks is done until resumed.
 	CodeAccountSuspended Code = "account_suspended"

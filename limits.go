@@ -30,8 +30,8 @@ type Limits struct {
 	// RenderPages bounds the pages one render makes.
 	RenderPages int `json:"render_pages"`
 	// PDFPages bounds the pages of a document (and of a merge's result)
-	// the PDF tools handle; pdf-to-markdown's pdftotext reads no further
-	// than the page past it.
+	// the PDF tools handle; the pdftotext of pdf-to-markdown, pdf-to-csv
+	// and pdf-to-xlsx reads no further than the page past it.
 	PDFPages int `json:"pdf_pages"`
 	// PDFBytes bounds each PDF, and the inputs of a merge together, that
 	// docmill parses itself (the pdfcpu tools), which hold a whole
@@ -41,15 +41,16 @@ type Limits struct {
 	StreamDecodedBytes int64 `json:"stream_decoded_bytes"`
 	// JobDecodedBytes bounds the streams of one job decoded together.
 	JobDecodedBytes int64 `json:"job_decoded_bytes"`
-	// TextBytes bounds the text pdf-to-text (and the Markdown
-	// pdf-to-markdown) writes for one document: text is far smaller
+	// TextBytes bounds the text pdf-to-text (the Markdown
+	// pdf-to-markdown, the tables pdf-to-csv and pdf-to-xlsx) writes for
+	// one document: text is far smaller
 	// than the PDF it comes from, except in a document that draws the
 	// same text over and over from a shared object.
 	TextBytes int64 `json:"text_bytes"`
 	// LayoutBytes bounds pdftotext's layout of one document, every word
 	// with its coordinates (about ten times the text), that
 	// edit-bookmarks (from_headings), pdf-to-word, pdf-to-odt,
-	// pdf-to-markdown and redact-pdf read.
+	// pdf-to-markdown, pdf-to-csv, pdf-to-xlsx and redact-pdf read.
 	LayoutBytes int64 `json:"layout_bytes"`
 	// CompareLayoutBytes bounds the words and boxes pdftotext writes for
 	// each document compare-pdf compares.

@@ -588,6 +588,16 @@ const (
 	HTMLToPDFMediaScreen HTMLToPDFMedia = "screen"
 )
 
+// HTMLToPDFPDFA is a value of HTMLToPDF's pdfa.
+type HTMLToPDFPDFA string
+
+const (
+	HTMLToPDFPDFANone HTMLToPDFPDFA = "none"
+	HTMLToPDFPDFA1b   HTMLToPDFPDFA = "1b"
+	HTMLToPDFPDFA2b   HTMLToPDFPDFA = "2b"
+	HTMLToPDFPDFA3b   HTMLToPDFPDFA = "3b"
+)
+
 // HTMLToPDF are the params of html-to-pdf: HTML to PDF.
 type HTMLToPDF struct {
 	// Paper size: a4 (210x297 mm), letter (8.5x11 in), legal (8.5x14 in), a3 (297x420 mm) or a5 (148x210 mm). A page's CSS @page size is ignored unless prefer_css_page_size is true. Default: `a4`.
@@ -624,6 +634,16 @@ type HTMLToPDF struct {
 	MarginBottom *string
 	// Left margin, overriding margin, a length with its unit: mm, cm, in, pt or px, such as 15mm or 0.5in (0 in to 20 in). Allowed: length at most 32.
 	MarginLeft *string
+	// Once the page loaded, wait for this before printing: a number of milliseconds (0 to 30000), or a CSS selector that must match an element (waited for up to 30 s; if it never does, the page is printed as it is and meta.wait_timed_out is true). For a page whose scripts add content after it loaded. Allowed: length at most 500.
+	WaitFor *string
+	// Add bookmarks (the PDF's outline) made from the page's headings, h1 to h6, nested by level. Chromium builds them from the PDF's structure tree, so the PDF is tagged too (see tagged). Default: `false`.
+	Outline *bool
+	// Print the whole page on one PDF page as tall as its content (page_size or paper_width gives the width; landscape takes the paper's long side), with CSS page breaks ignored. A page taller than 200 in (the longest paper) goes on as many pages of that height as it needs. Not with paper_height, page_ranges or prefer_css_page_size. Default: `false`.
+	SinglePage *bool
+	// Make the PDF a PDF/A (archival) file of this part, level B, through pdf-to-pdfa's conversion (Ghostscript): fonts embedded, colours tied to an sRGB output intent, the claim in the XMP metadata. The conversion keeps the text, links and outline but not a structure tree, so it is refused with tagged or pdfua. Default: `none`.
+	PDFA *HTMLToPDFPDFA
+	// Mark the PDF for PDF/UA-1 (universal accessibility): tagged (as tagged=true), the title shown in the window's title bar, the language of the page's <html lang> as the document's, Marked content, and the PDF/UA-1 claim in the XMP metadata. Whether the file conforms depends on the page too (alt text, heading order, a title, a lang): see docs/api.md. Default: `false`.
+	Pdfua *bool
 }
 
 // Tool is "html-to-pdf".
@@ -682,6 +702,21 @@ func (p HTMLToPDF) FormValues() map[string]string {
 	}
 	if p.MarginLeft != nil {
 		v["margin_left"] = *p.MarginLeft
+	}
+	if p.WaitFor != nil {
+		v["wait_for"] = *p.WaitFor
+	}
+	if p.Outline != nil {
+		v["outline"] = strconv.FormatBool(*p.Outline)
+	}
+	if p.SinglePage != nil {
+		v["single_page"] = strconv.FormatBool(*p.SinglePage)
+	}
+	if p.PDFA != nil {
+		v["pdfa"] = string(*p.PDFA)
+	}
+	if p.Pdfua != nil {
+		v["pdfua"] = strconv.FormatBool(*p.Pdfua)
 	}
 	return v
 }
@@ -912,6 +947,16 @@ const (
 	MarkdownToPDFMediaScreen MarkdownToPDFMedia = "screen"
 )
 
+// MarkdownToPDFPDFA is a value of MarkdownToPDF's pdfa.
+type MarkdownToPDFPDFA string
+
+const (
+	MarkdownToPDFPDFANone MarkdownToPDFPDFA = "none"
+	MarkdownToPDFPDFA1b   MarkdownToPDFPDFA = "1b"
+	MarkdownToPDFPDFA2b   MarkdownToPDFPDFA = "2b"
+	MarkdownToPDFPDFA3b   MarkdownToPDFPDFA = "3b"
+)
+
 // MarkdownToPDF are the params of markdown-to-pdf: Markdown to PDF.
 type MarkdownToPDF struct {
 	// Paper size: a4 (210x297 mm), letter (8.5x11 in), legal (8.5x14 in), a3 (297x420 mm) or a5 (148x210 mm). A page's CSS @page size is ignored unless prefer_css_page_size is true. Default: `a4`.
@@ -948,6 +993,16 @@ type MarkdownToPDF struct {
 	MarginBottom *string
 	// Left margin, overriding margin, a length with its unit: mm, cm, in, pt or px, such as 15mm or 0.5in (0 in to 20 in). Allowed: length at most 32.
 	MarginLeft *string
+	// Once the page loaded, wait for this before printing: a number of milliseconds (0 to 30000), or a CSS selector that must match an element (waited for up to 30 s; if it never does, the page is printed as it is and meta.wait_timed_out is true). For a page whose scripts add content after it loaded. Allowed: length at most 500.
+	WaitFor *string
+	// Add bookmarks (the PDF's outline) made from the page's headings, h1 to h6, nested by level. Chromium builds them from the PDF's structure tree, so the PDF is tagged too (see tagged). Default: `false`.
+	Outline *bool
+	// Print the whole page on one PDF page as tall as its content (page_size or paper_width gives the width; landscape takes the paper's long side), with CSS page breaks ignored. A page taller than 200 in (the longest paper) goes on as many pages of that height as it needs. Not with paper_height, page_ranges or prefer_css_page_size. Default: `false`.
+	SinglePage *bool
+	// Make the PDF a PDF/A (archival) file of this part, level B, through pdf-to-pdfa's conversion (Ghostscript): fonts embedded, colours tied to an sRGB output intent, the claim in the XMP metadata. The conversion keeps the text, links and outline but not a structure tree, so it is refused with tagged or pdfua. Default: `none`.
+	PDFA *MarkdownToPDFPDFA
+	// Mark the PDF for PDF/UA-1 (universal accessibility): tagged (as tagged=true), the title shown in the window's title bar, the language of the page's <html lang> as the document's, Marked content, and the PDF/UA-1 claim in the XMP metadata. Whether the file conforms depends on the page too (alt text, heading order, a title, a lang): see docs/api.md. Default: `false`.
+	Pdfua *bool
 }
 
 // Tool is "markdown-to-pdf".
@@ -1006,6 +1061,21 @@ func (p MarkdownToPDF) FormValues() map[string]string {
 	}
 	if p.MarginLeft != nil {
 		v["margin_left"] = *p.MarginLeft
+	}
+	if p.WaitFor != nil {
+		v["wait_for"] = *p.WaitFor
+	}
+	if p.Outline != nil {
+		v["outline"] = strconv.FormatBool(*p.Outline)
+	}
+	if p.SinglePage != nil {
+		v["single_page"] = strconv.FormatBool(*p.SinglePage)
+	}
+	if p.PDFA != nil {
+		v["pdfa"] = string(*p.PDFA)
+	}
+	if p.Pdfua != nil {
+		v["pdfua"] = strconv.FormatBool(*p.Pdfua)
 	}
 	return v
 }
@@ -1212,6 +1282,19 @@ func (p PDFInfo) FormValues() map[string]string {
 	return v
 }
 
+// PDFToCsv are the params of pdf-to-csv: PDF to CSV.
+type PDFToCsv struct {
+}
+
+// Tool is "pdf-to-csv".
+func (PDFToCsv) Tool() string { return "pdf-to-csv" }
+
+// FormValues are the form fields of the params that are set.
+func (p PDFToCsv) FormValues() map[string]string {
+	v := map[string]string{}
+	return v
+}
+
 // PDFToJPG are the params of pdf-to-jpg: PDF to JPG.
 type PDFToJPG struct {
 	// Resolution of the images, in dots per inch; a page of W x H points becomes W*dpi/72 x H*dpi/72 pixels. A whole number. Allowed: 72 to 600. Default: `150`.
@@ -1361,6 +1444,19 @@ func (PDFToWord) Tool() string { return "pdf-to-word" }
 
 // FormValues are the form fields of the params that are set.
 func (p PDFToWord) FormValues() map[string]string {
+	v := map[string]string{}
+	return v
+}
+
+// PDFToXlsx are the params of pdf-to-xlsx: PDF to Excel.
+type PDFToXlsx struct {
+}
+
+// Tool is "pdf-to-xlsx".
+func (PDFToXlsx) Tool() string { return "pdf-to-xlsx" }
+
+// FormValues are the form fields of the params that are set.
+func (p PDFToXlsx) FormValues() map[string]string {
 	v := map[string]string{}
 	return v
 }
@@ -1876,7 +1972,7 @@ const (
 type URLToImage struct {
 	// The page to load: an https:// address (http:// and private, loopback and link-local addresses only on a server started with --allow-private-urls). Every request the page makes, redirects included, is held to the same rules; other schemes (file://, ws://) and methods other than GET are blocked. A URL. Allowed: at most 2048.
 	URL string
-	// Once the page loaded, wait for this before printing: a number of milliseconds (0 to 30000), or a CSS selector that must match an element (waited for up to 30 s; if it never does, the page is printed as it is and meta.wait_timed_out is true). Allowed: length at most 500.
+	// Once the page loaded, wait for this before printing: a number of milliseconds (0 to 30000), or a CSS selector that must match an element (waited for up to 30 s; if it never does, the page is printed as it is and meta.wait_timed_out is true). For a page whose scripts add content after it loaded. Allowed: length at most 500.
 	WaitFor *string
 	// Image format: png, jpeg or webp. Default: `png`.
 	Format *URLToImageFormat
@@ -1946,12 +2042,20 @@ const (
 	URLToPDFMediaScreen URLToPDFMedia = "screen"
 )
 
+// URLToPDFPDFA is a value of URLToPDF's pdfa.
+type URLToPDFPDFA string
+
+const (
+	URLToPDFPDFANone URLToPDFPDFA = "none"
+	URLToPDFPDFA1b   URLToPDFPDFA = "1b"
+	URLToPDFPDFA2b   URLToPDFPDFA = "2b"
+	URLToPDFPDFA3b   URLToPDFPDFA = "3b"
+)
+
 // URLToPDF are the params of url-to-pdf: URL to PDF.
 type URLToPDF struct {
 	// The page to load: an https:// address (http:// and private, loopback and link-local addresses only on a server started with --allow-private-urls). Every request the page makes, redirects included, is held to the same rules; other schemes (file://, ws://) and methods other than GET are blocked. A URL. Allowed: at most 2048.
 	URL string
-	// Once the page loaded, wait for this before printing: a number of milliseconds (0 to 30000), or a CSS selector that must match an element (waited for up to 30 s; if it never does, the page is printed as it is and meta.wait_timed_out is true). Allowed: length at most 500.
-	WaitFor *string
 	// Paper size: a4 (210x297 mm), letter (8.5x11 in), legal (8.5x14 in), a3 (297x420 mm) or a5 (148x210 mm). A page's CSS @page size is ignored unless prefer_css_page_size is true. Default: `a4`.
 	PageSize *URLToPDFPageSize
 	// Print in landscape orientation. Default: `false`.
@@ -1986,6 +2090,16 @@ type URLToPDF struct {
 	MarginBottom *string
 	// Left margin, overriding margin, a length with its unit: mm, cm, in, pt or px, such as 15mm or 0.5in (0 in to 20 in). Allowed: length at most 32.
 	MarginLeft *string
+	// Once the page loaded, wait for this before printing: a number of milliseconds (0 to 30000), or a CSS selector that must match an element (waited for up to 30 s; if it never does, the page is printed as it is and meta.wait_timed_out is true). For a page whose scripts add content after it loaded. Allowed: length at most 500.
+	WaitFor *string
+	// Add bookmarks (the PDF's outline) made from the page's headings, h1 to h6, nested by level. Chromium builds them from the PDF's structure tree, so the PDF is tagged too (see tagged). Default: `false`.
+	Outline *bool
+	// Print the whole page on one PDF page as tall as its content (page_size or paper_width gives the width; landscape takes the paper's long side), with CSS page breaks ignored. A page taller than 200 in (the longest paper) goes on as many pages of that height as it needs. Not with paper_height, page_ranges or prefer_css_page_size. Default: `false`.
+	SinglePage *bool
+	// Make the PDF a PDF/A (archival) file of this part, level B, through pdf-to-pdfa's conversion (Ghostscript): fonts embedded, colours tied to an sRGB output intent, the claim in the XMP metadata. The conversion keeps the text, links and outline but not a structure tree, so it is refused with tagged or pdfua. Default: `none`.
+	PDFA *URLToPDFPDFA
+	// Mark the PDF for PDF/UA-1 (universal accessibility): tagged (as tagged=true), the title shown in the window's title bar, the language of the page's <html lang> as the document's, Marked content, and the PDF/UA-1 claim in the XMP metadata. Whether the file conforms depends on the page too (alt text, heading order, a title, a lang): see docs/api.md. Default: `false`.
+	Pdfua *bool
 }
 
 // Tool is "url-to-pdf".
@@ -1995,9 +2109,6 @@ func (URLToPDF) Tool() string { return "url-to-pdf" }
 func (p URLToPDF) FormValues() map[string]string {
 	v := map[string]string{}
 	v["url"] = p.URL
-	if p.WaitFor != nil {
-		v["wait_for"] = *p.WaitFor
-	}
 	if p.PageSize != nil {
 		v["page_size"] = string(*p.PageSize)
 	}
@@ -2048,6 +2159,21 @@ func (p URLToPDF) FormValues() map[string]string {
 	}
 	if p.MarginLeft != nil {
 		v["margin_left"] = *p.MarginLeft
+	}
+	if p.WaitFor != nil {
+		v["wait_for"] = *p.WaitFor
+	}
+	if p.Outline != nil {
+		v["outline"] = strconv.FormatBool(*p.Outline)
+	}
+	if p.SinglePage != nil {
+		v["single_page"] = strconv.FormatBool(*p.SinglePage)
+	}
+	if p.PDFA != nil {
+		v["pdfa"] = string(*p.PDFA)
+	}
+	if p.Pdfua != nil {
+		v["pdfua"] = strconv.FormatBool(*p.Pdfua)
 	}
 	return v
 }

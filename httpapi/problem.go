@@ -40,7 +40,10 @@ var statusOf = map[docmill.Code]int{
 
 	// The crash rule (jobs): an engine crashed twice on the file.
 	docmill.CodeUnprocessableDocument: http.StatusUnprocessableEntity,
-	docmill.CodeAccountSuspended:      http.StatusForbidden,
+	// The document holds nothing the tool takes: no text, no table.
+	docmill.CodeNoText:           http.StatusUnprocessableEntity,
+	docmill.CodeNoTables:         http.StatusUnprocessableEntity,
+	docmill.CodeAccountSuspended: http.StatusForbidden,
 }
 
 // StatusOf returns the HTTP status for an error code (500 if unknown).

@@ -104,6 +104,8 @@ func TestStatusOf(t *testing.T) {
 		docmill.CodeFetchFailed:         400,
 
 		docmill.CodeUnprocessableDocument: 422,
+		docmill.CodeNoText:                422,
+		docmill.CodeNoTables:              422,
 		docmill.CodeAccountSuspended:      403,
 	}
 	if len(want) != len(statusOf) {

@@ -145,10 +145,35 @@ func emptyNode(dir string) error {
 	var errs []error
 	for _, e := range entries {
 		if e.Name() != nodeLock {
-			errs = append(errs, os.RemoveAll(filepath.Join(dir, e.Name())))
+			errs = append(errs, removeSettled(filepath.Join(dir, e.Name())))
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// removeSettled removes path and everything in it. A directory that
+// fills again while it is removed ("directory not empty") is tried again
+// for up to settleWait: a node killed a moment ago releases its lock when
+// it dies, but its engines (a browser writing to its profile) take a
+// little longer to die, and the node's next life must still start.
+func removeSettled(path string) error {
+	return settle(func() error { return os.RemoveAll(path) }, settleWait)
+}
+
+// settleWait bounds removeSettled's retries.
+const settleWait = 5 * time.Second
+
+// settle calls remove until it does not fail with ENOTEMPTY, or wait has
+// passed, and returns its last error.
+func settle(remove func() error, wait time.Duration) error {
+	deadline := time.Now().Add(wait)
+	for {
+		err := remove()
+		if !errors.Is(err, syscall.ENOTEMPTY) || time.Now().After(deadline) {
+			return err
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
 }
 
 // isNodeDir reports whether dir is a node directory: it has a lock file.

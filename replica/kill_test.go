@@ -30,15 +30,15 @@ const (
 // each has committed, until it is killed.
 func runChild() int {
 	path, target := os.Getenv(childEnv), os.Getenv(childTargetEnv)
-	r, err := replica.New(path, target, replica.Options{})
-	if err == nil {
-		err = r.Start(context.Background())
-	}
+	db, err := openAppDB(path) // before the replicator, as startReplicator says
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
-	db, err := openAppDB(path)
+	r, err := replica.New(path, target, replica.Options{})
+	if err == nil {
+		err = r.Start(context.Background())
+	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1

@@ -201,7 +201,11 @@ func New(dbPath, targetURL string, opts Options) (*Replicator, error) {
 
 // Start begins replicating in the background; it returns at once and does
 // not contact the target (an unreachable target shows in Status). ctx
-// ends the background work like Stop without the final flush.
+// ends the background work like Stop without the final flush. Call it
+// after the application has created the database in WAL mode: Litestream
+// turns a file it finds to WAL too, and two connections doing so at once
+// can deadlock on the file's locks, which SQLite reports as SQLITE_BUSY
+// without waiting.
 func (r *Replicator) Start(ctx context.Context) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()

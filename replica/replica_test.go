@@ -111,9 +111,19 @@ func restoredIDs(t testing.TB, target string, at time.Time) []int64 {
 
 // startReplicator starts replicating path to target and stops it (with
 // its final flush) when t ends, after the cleanups registered later (the
-// application's connections) have run.
+// application's connections) have run. Like the server, it first lets the
+// application create the database: a replicator and an application that
+// both turn a new file to WAL at once can deadlock on its locks, and
+// SQLite then answers SQLITE_BUSY without waiting.
 func startReplicator(t testing.TB, path, target string, opts replica.Options) *replica.Replicator {
 	t.Helper()
+	db, err := openAppDB(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
 	if opts.ShipTimeout == 0 {
 		opts.ShipTimeout = 5 * time.Second
 	}
@@ -305,11 +315,11 @@ func TestRestartResumes(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "docmill.db")
 	var ids []int64
 	for run := range 2 {
+		db, err := openAppDB(path) // before the replicator, as startReplicator says
+		must(t, err)
 		r, err := replica.New(path, target, replica.Options{SyncInterval: 200 * time.Millisecond})
 		must(t, err)
 		must(t, r.Start(context.Background()))
-		db, err := openAppDB(path)
-		must(t, err)
 		ids = append(ids, insertN(t, db, 50)...)
 		must(t, db.Close())
 		if err := r.Stop(context.Background()); err != nil {

@@ -95,7 +95,8 @@ func SelfEngine(name string, opts Options) *Engine {
 		if real, err := filepath.EvalSymlinks(exe); err == nil {
 			exe = real
 		}
-		e.Path, e.Version, e.jailPath = exe, "docmill helper", "/docmill"
+		e.Path, e.jailPath = exe, "/docmill"
+		e.version = func() string { return "docmill helper" }
 	}
 	return e
 }

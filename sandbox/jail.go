@@ -70,6 +70,7 @@ type JailOptions struct {
 // NewJail finds bubblewrap and checks, once, that it can confine a
 // program here.
 func NewJail(o JailOptions) *Jail {
+	closeInheritedOnExec()
 	j := &Jail{uid: -1, gid: -1, unsafe: o.Unsafe, memory: o.Memory}
 	if os.Geteuid() == 0 {
 		j.uid, j.gid = 65534, 65534
@@ -88,6 +89,25 @@ func NewJail(o JailOptions) *Jail {
 	}
 	j.why = j.check(o.Dir)
 	return j
+}
+
+// closeInheritedOnExec marks every open descriptor past standard error
+// close-on-exec. Go opens its own so, but a process keeps what its
+// parent left open without the flag (a supervisor's pipe, a shell's
+// descriptor), and every program it starts would inherit those: a
+// jailed engine among them. Descriptors a run hands on deliberately (a
+// jail's info and block pipes) are passed by exec.Cmd.ExtraFiles, which
+// is not affected.
+func closeInheritedOnExec() {
+	entries, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		if fd, err := strconv.Atoi(e.Name()); err == nil && fd > 2 {
+			syscall.CloseOnExec(fd)
+		}
+	}
 }
 
 // defaultJail is the jail of engines whose Options name none: found

@@ -3,13 +3,15 @@ package sandbox_test
 import (
 	"context"
 	"errors"
-	"github.com/docmill/docmill/tools/toolstest"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/docmill/docmill/sandbox"
+	"github.com/docmill/docmill/tools/toolstest"
 )
 
 // jailed is sh in a jail with limits, or the test skips (fails on CI)
@@ -69,6 +71,26 @@ func TestJailView(t *testing.T) {
 				t.Errorf("status %q lacks %q", status, want)
 			}
 		}
+	}
+}
+
+// TestJailInheritsNoDescriptor: a descriptor the server's process holds
+// without close-on-exec (as a supervisor or shell may leave one) does
+// not reach a jailed program.
+func TestJailInheritsNoDescriptor(t *testing.T) {
+	secret := filepath.Join(t.TempDir(), "secret")
+	if err := os.WriteFile(secret, []byte("the server's secret"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fd, err := syscall.Open(secret, syscall.O_RDONLY, 0) // no O_CLOEXEC
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer syscall.Close(fd)
+	e := jailed(t, sandbox.JailOptions{}, sandbox.Limits{})
+	out, _ := runSh(t, e, t.TempDir(), fmt.Sprintf("cat <&%d 2>/dev/null || echo closed", fd))
+	if out != "closed" {
+		t.Errorf("the jailed program read descriptor %d: %q", fd, out)
 	}
 }
 

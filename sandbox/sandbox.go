@@ -32,8 +32,8 @@ type Engine struct {
 	Name string
 	// Path is where it was found; "" when it is missing.
 	Path string
-	// Version is the first line the program printed when asked.
-	Version string
+	// version answers Version: the program asked once, on first use.
+	version func() string
 	slots   chan struct{}
 	opts    Options
 	// jailPath, when set, is where the program is bound in the jail
@@ -127,14 +127,25 @@ func Find(name string, versionArgs []string, opts Options) *Engine {
 	}
 	e.Path = path
 	if len(versionArgs) > 0 {
-		e.Version = version(path, versionArgs)
+		e.version = sync.OnceValue(func() string { return version(path, versionArgs) })
 	}
 	return e
 }
 
-// versions caches what each program said of its version: asking takes
-// about a second for all engines, and what is installed does not change
-// while the process runs.
+// Version is the first line the program printed when asked ("" for a
+// missing program or one Find was given no version arguments for). It
+// is asked on the first call, not at Find: the answer is only shown
+// (/readyz, the catalogue, a job's meta), and asking every engine at
+// start-up cost each start about half a second of CPU.
+func (e *Engine) Version() string {
+	if e.version == nil {
+		return ""
+	}
+	return e.version()
+}
+
+// versions caches what each program said of its version: what is
+// installed does not change while the process runs.
 var versions sync.Map
 
 func version(path string, args []string) string {
@@ -169,7 +180,7 @@ func (e *Engine) Slots() int { return cap(e.slots) }
 
 // Status describes the engine for /readyz and the catalogue.
 func (e *Engine) Status() docmill.EngineStatus {
-	return docmill.EngineStatus{Name: e.Name, Path: e.Path, Version: e.Version, Available: e.Available()}
+	return docmill.EngineStatus{Name: e.Name, Path: e.Path, Version: e.Version(), Available: e.Available()}
 }
 
 // Cmd is one run of an engine.

@@ -106,6 +106,27 @@ func TestMissingEngine(t *testing.T) {
 	}
 }
 
+// TestVersionAskedOnFirstUse: Find does not run the program; the first
+// Version does, once, and keeps its first line; a missing program has none.
+func TestVersionAskedOnFirstUse(t *testing.T) {
+	marker := filepath.Join(t.TempDir(), "asked")
+	e := sandbox.Find("sh", []string{"-c", "echo >>" + marker + "; echo 'sh 1.2'; echo more"}, sandbox.Options{})
+	if _, err := os.Stat(marker); !os.IsNotExist(err) {
+		t.Fatalf("Find ran the program (%v)", err)
+	}
+	for range 2 {
+		if v := e.Version(); v != "sh 1.2" || e.Status().Version != v {
+			t.Fatalf("Version %q, Status %q, want %q", v, e.Status().Version, "sh 1.2")
+		}
+	}
+	if b, err := os.ReadFile(marker); err != nil || len(b) != 1 {
+		t.Errorf("the program was asked %d times (%v), want once", len(b), err)
+	}
+	if v := sandbox.Find("no-such-engine-docmill", []string{"--version"}, sandbox.Options{}).Version(); v != "" {
+		t.Errorf("a missing program's version %q", v)
+	}
+}
+
 // TestProbe: a probe runs the engine in a directory of its own under
 // scratch, removed afterwards; a missing engine is not probed.
 func TestProbe(t *testing.T) {

@@ -22,16 +22,22 @@ import (
 // limits and view are the engine's, with only its own directory
 // writable. What changes is when the jail and the program's start-up are
 // paid, not what confines the job. Spares are kept per key (one command
-// line), one ready at a time: taking it starts the next.
+// line), one ready at a time: taking it starts the next, in the
+// background, so that the job that took it does not wait for the jail.
 type Spares struct {
 	engine *Engine
 	dir    string
 	mu     sync.Mutex
 	ready  map[string]*Spare
-	// failed counts spares of a key that were dead when taken, in a row;
-	// at maxSpareFailures the key gets no more spares (every run cold).
+	// starting holds the keys whose next spare is being started.
+	starting map[string]bool
+	// failed counts spares of a key that were dead when taken or failed
+	// to start, in a row; at maxSpareFailures the key gets no more spares
+	// (every run cold).
 	failed map[string]int
 	closed bool
+	// starts counts the starts in progress, which Close waits for.
+	starts sync.WaitGroup
 }
 
 // maxSpareFailures is how many spares of one key may die before their
@@ -43,7 +49,7 @@ const maxSpareFailures = 3
 // NewSpares keeps spares of e in directories made in dir ("" for the
 // system's temporary directory).
 func NewSpares(e *Engine, dir string) *Spares {
-	return &Spares{engine: e, dir: dir, ready: map[string]*Spare{}, failed: map[string]int{}}
+	return &Spares{engine: e, dir: dir, ready: map[string]*Spare{}, starting: map[string]bool{}, failed: map[string]int{}}
 }
 
 // Spare is one started run of an engine waiting for its job.
@@ -55,12 +61,13 @@ type Spare struct {
 	close  sync.Once
 }
 
-// Take returns the spare started for key and starts the next one, so
-// that the next job with key finds it ready. It returns nil, the caller
-// then running the program the ordinary way, when there is none yet (the
-// first job of a key), when it died before its job, or when s is nil or
-// closed. args(dir) is the command line of a spare whose directory is
-// dir, in host paths.
+// Take returns the spare started for key and starts the next one in the
+// background, so that the next job with key finds it ready. It returns
+// nil, the caller then running the program the ordinary way, when there
+// is none yet (the first job of a key, or one taken a moment ago whose
+// successor is still starting), when it died before its job, or when s
+// is nil or closed. args(dir) is the command line of a spare whose
+// directory is dir, in host paths.
 func (s *Spares) Take(key string, args func(dir string) []string) *Spare {
 	if s == nil || !s.engine.Available() {
 		return nil
@@ -79,12 +86,30 @@ func (s *Spares) Take(key string, args func(dir string) []string) *Spare {
 	} else if sp != nil {
 		s.failed[key] = 0
 	}
-	if next, err := s.start(args); err == nil {
-		s.ready[key] = next
-	} else {
-		s.failed[key]++
+	if !s.starting[key] {
+		s.starting[key] = true
+		s.starts.Add(1)
+		go s.refill(key, args)
 	}
 	return sp
+}
+
+// refill starts key's next spare and makes it the ready one, unless s
+// was closed meanwhile.
+func (s *Spares) refill(key string, args func(dir string) []string) {
+	defer s.starts.Done()
+	next, err := s.start(args)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.starting, key)
+	switch {
+	case err != nil:
+		s.failed[key]++
+	case s.closed:
+		next.Close()
+	default:
+		s.ready[key] = next
+	}
 }
 
 // start starts one spare with the command line args gives for its
@@ -103,18 +128,20 @@ func (s *Spares) start(args func(dir string) []string) (*Spare, error) {
 	return sp, nil
 }
 
-// Close stops the spares waiting for a job and starts no more.
+// Close stops the spares waiting for a job, and those still starting,
+// and starts no more.
 func (s *Spares) Close() {
 	if s == nil {
 		return
 	}
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	s.closed = true
 	for key, sp := range s.ready {
 		sp.Close()
 		delete(s.ready, key)
 	}
+	s.mu.Unlock()
+	s.starts.Wait()
 }
 
 // Dir is the spare's directory, seen by its program at a path of the

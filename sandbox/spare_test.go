@@ -30,6 +30,7 @@ func TestSpares(t *testing.T) {
 	if sp := s.Take("copy", copyLine); sp != nil {
 		t.Fatal("the first Take returned a spare: nothing was started before it")
 	}
+	s.Settle()
 	sp := s.Take("copy", copyLine)
 	if sp == nil {
 		t.Fatal("the second Take returned no spare")
@@ -50,7 +51,8 @@ func TestSpares(t *testing.T) {
 	if _, err := os.Stat(dir); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("the spent spare's directory is still there: %v", err)
 	}
-	// Taking the second spare started a third, which waits; Close stops it.
+	// Taking the second spare started a third, which waits (or is still
+	// starting); Close stops it.
 	s.Close()
 	if entries, _ := os.ReadDir(root); len(entries) != 0 {
 		t.Errorf("Close left %d directories in the spares' directory", len(entries))
@@ -68,6 +70,7 @@ func TestSpareCanceled(t *testing.T) {
 	defer s.Close()
 	sleeper := func(string) []string { return []string{"-c", "read line; sleep 60"} }
 	s.Take("sleep", sleeper)
+	s.Settle()
 	sp := s.Take("sleep", sleeper)
 	if sp == nil {
 		t.Fatal("no spare")
@@ -95,7 +98,8 @@ func TestSpareGone(t *testing.T) {
 	quits := func(string) []string { return []string{"-c", "exit 3"} }
 	var got []*sandbox.Spare
 	for range 6 {
-		time.Sleep(100 * time.Millisecond) // the started one has exited
+		s.Settle()
+		<-s.ReadyEnded("quits") // the started one has exited
 		if sp := s.Take("quits", quits); sp != nil {
 			got = append(got, sp)
 			if _, err := sp.Run(context.Background(), []byte("x\n")); !errors.Is(err, sandbox.ErrSpareGone) {

@@ -108,6 +108,7 @@ func testToolset(t testing.TB) ([]*docmill.Tool, string) {
 // TestProvidersDeclareTheirParams: the tool that provides each capability
 // is built, and declares the params the tools composing it call it with.
 func TestProvidersDeclareTheirParams(t *testing.T) {
+	t.Parallel()
 	tools, _ := testToolset(t)
 	for c, params := range map[docmill.Capability][]string{
 		docmill.CapConvertImage: {docmill.CapParamFormat, docmill.CapParamQuality},

@@ -436,6 +436,7 @@ var laneWorkersRE = regexp.MustCompile(`(?m)^docmill_lane_workers\{lane="([a-z]+
 // TestUnfairMoments checks the attack's fairness judge on made-up spans:
 // it flags an account over its share while another waits, and only then.
 func TestUnfairMoments(t *testing.T) {
+	t.Parallel()
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	at := func(ms int) time.Time { return t0.Add(time.Duration(ms) * time.Millisecond) }
 	share := func(string) int { return 1 }

@@ -10,11 +10,11 @@ import "testing"
 // crasher adds twice the time its engine takes to crash on it. It never
 // fails on the figure; TestEngineCrashRule asserts the walls.
 func BenchmarkCrashPath(b *testing.B) {
-	_, c := startCrashServer(b)
+	s, c := startCrashServer(b)
 	cases := crashCases(b)
 	for range b.N {
 		for _, cc := range cases {
-			o := runCrashCase(b, c, cc)
+			o := runCrashCase(b, s, c, cc)
 			o.checkWalls(b)
 			b.Logf("%s (%s): %s ended %s after %d engine runs in %.1f s (target < 20 s)",
 				cc.name, cc.tool, cc.file, o.code, len(o.runs), o.elapsed.Seconds())

@@ -33,7 +33,8 @@ const htmlFloorTarget = 1.2
 // alternating blocks of b.N documents, several rounds, and the best
 // round of each counts, so that load on a shared machine falls on both
 // alike. It reports documents per second, the p50 call time and the
-// floor's figures. Figures only: nothing here fails on time.
+// floor's figures. Figures only: nothing here fails on time. A smoke
+// pass (toolstest.BenchSmoke) runs one client only.
 func BenchmarkHTMLTable(b *testing.B) {
 	page := toolstest.TablePage(200)
 	dir := b.TempDir()
@@ -46,6 +47,9 @@ func BenchmarkHTMLTable(b *testing.B) {
 		target  float64
 	}{{1, toolstest.TableTargetDocsPerSec1}, {4, toolstest.TableTargetDocsPerSec4}} {
 		b.Run(fmt.Sprintf("clients=%d", tc.clients), func(b *testing.B) {
+			if toolstest.BenchSmoke() && tc.clients != 1 {
+				b.Skip("smoke pass: one client only")
+			}
 			var rate, floorRate float64
 			var p50 time.Duration
 			for range toolstest.BenchSize(3, 1) {

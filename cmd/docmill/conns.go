@@ -50,10 +50,13 @@ func (b *busyConns) track(c net.Conn, s http.ConnState) {
 func isBusy(s http.ConnState) bool { return s == http.StateNew || s == http.StateActive }
 
 // closeWhenIdle waits until no connection is busy, then closes srv and
-// returns nil; it returns ctx's error once ctx is done. It is called once Shutdown has closed
-// the listeners, so no connection is new; a request arriving on an idle
-// connection at the moment of the close is lost as Shutdown's own closing
-// of idle connections would lose it.
+// returns nil. It is called once Shutdown has closed the listeners, so no
+// connection is new; a request arriving on an idle connection at the
+// moment of the close is lost as Shutdown's own closing of idle
+// connections would lose it. Once ctx is done it closes srv too, and
+// returns ctx's error only if a request was still in progress, whose
+// answer the close cut off: a connection that never carried a request (a
+// client's pool dialed it and did not use it) loses nothing.
 func (b *busyConns) closeWhenIdle(ctx context.Context, srv *http.Server) error {
 	for {
 		b.mu.Lock()
@@ -66,7 +69,24 @@ func (b *busyConns) closeWhenIdle(ctx context.Context, srv *http.Server) error {
 		select {
 		case <-idle:
 		case <-ctx.Done():
-			return ctx.Err()
+			cutOff := b.inProgress()
+			srv.Close()
+			if cutOff {
+				return ctx.Err()
+			}
+			return nil
 		}
 	}
+}
+
+// inProgress reports whether a connection has a request in progress.
+func (b *busyConns) inProgress() bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for _, s := range b.state {
+		if s == http.StateActive {
+			return true
+		}
+	}
+	return false
 }

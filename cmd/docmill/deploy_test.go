@@ -126,6 +126,7 @@ func readDockerfile(t *testing.T) dockerfile {
 // that parse, exposes the port its command listens on, and its health
 // check, run as written against a real server, passes.
 func TestDockerfile(t *testing.T) {
+	t.Parallel()
 	d := readDockerfile(t)
 	for _, want := range []string{"COPY scripts/install-engines.sh", "RUN /tmp/install-engines.sh", "USER docmill", "go build"} {
 		if !strings.Contains(d.text, want) {
@@ -249,6 +250,7 @@ func readCompose(t *testing.T) (composeFile, string) {
 // health check asks /healthz or /readyz on the node's port and passes
 // against a real server.
 func TestComposeFile(t *testing.T) {
+	t.Parallel()
 	doc, text := readCompose(t)
 	checkEnvNames(t, "compose.yaml", text)
 	for _, name := range []string{"lb", "postgres", "redis", "minio", "bucket", "migrate", "api", "worker"} {
@@ -302,6 +304,7 @@ func TestComposeFile(t *testing.T) {
 // TestDockerignore: the build context leaves out the local data directory
 // (its key database), build outputs, tools and the Git history.
 func TestDockerignore(t *testing.T) {
+	t.Parallel()
 	data, err := os.ReadFile("../../.dockerignore")
 	if err != nil {
 		t.Fatal(err)

@@ -22,6 +22,7 @@ const maxUnitExposure = 3.0
 // DOCMILL_* settings parse as the program parses them, and its exposure
 // stays at or below maxUnitExposure.
 func TestSystemdUnit(t *testing.T) {
+	t.Parallel()
 	data, err := os.ReadFile("../../deploy/docmill.service")
 	if err != nil {
 		t.Fatal(err)

@@ -12,6 +12,7 @@ import (
 )
 
 func TestUnauthorized(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, "")
 	revoked := newKey(t, s.DataDir, "free")
 	// Revoked from the CLI while the server runs on the same data.
@@ -36,6 +37,7 @@ func TestUnauthorized(t *testing.T) {
 }
 
 func TestForeignJobIsNotFound(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, "")
 	other := newKey(t, s.DataDir, "free")
 	j, _, err := s.client(s.DevKey).Process(context.Background(), "rotate-pdf", []client.File{pdfFile("one-page.pdf", onePagePDF())}, client.ProcessOptions{})
@@ -49,6 +51,7 @@ func TestForeignJobIsNotFound(t *testing.T) {
 }
 
 func TestRateLimit(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, "")
 	key := newKey(t, s.DataDir, "custom", "--rpm", "2")
 	c := s.client(key)
@@ -102,6 +105,7 @@ func testQuota(t *testing.T, newDir dataDirFunc) {
 // TestJobsInFlight: queued jobs count against the in-flight limit and the
 // quota, so that concurrency cannot overshoot either.
 func TestJobsInFlight(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, "", "--role", "api")
 	key := newKey(t, s.DataDir, "custom", "--in-flight", "2", "--ops", "3")
 	c := s.client(key)
@@ -119,6 +123,7 @@ func TestJobsInFlight(t *testing.T) {
 }
 
 func TestPriorityByPlan(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, "", "--role", "api")
 	ctx := context.Background()
 	want := map[string]int{"free": 4, "pro": 3, "team": 2, "custom": 1}
@@ -144,6 +149,7 @@ func TestPriorityByPlan(t *testing.T) {
 // the log without --smtp-url; TestAccountsByMail follows a link) and a
 // bad address 400.
 func TestSignup(t *testing.T) {
+	t.Parallel()
 	closed := startServer(t, "", "--signup", "closed")
 	hc := http.DefaultClient
 	request(t, hc, "POST", closed.URL+"/v1/signup", `{"email":"a@example.com"}`, nil, 404)

@@ -24,6 +24,7 @@ import (
 // and resume, revoke-key, and delete, which leaves no row that names the
 // account or its job in any table and no file of the job on disk.
 func TestAccountsCLI(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, "")
 	db, err := sql.Open("sqlite", filepath.Join(s.DataDir, "docmill.db")+"?_pragma=busy_timeout(10000)&_pragma=query_only(1)")
 	if err != nil {
@@ -72,6 +73,8 @@ func TestAccountsCLI(t *testing.T) {
 // in a bucket (versitygw) leaves no row that names the account or its job
 // in any table of the schema, and no object of the job in the bucket.
 func TestAccountsDeletePostgres(t *testing.T) {
+	// Serial: its in-process server reads the bucket's credentials from
+	// this process's environment (s3.Setenv).
 	dir := postgresDir(t)
 	dbURL, _ := databases.Load(dir)
 	s3 := s3test.Start(t)

@@ -86,6 +86,7 @@ func (d *qpdfDoc) annotSubtypes() [][]string {
 // TestRemoveAnnotationsE2E checks remove-annotations' output with qpdf
 // (the annotations left) and pdftotext (the text unchanged).
 func TestRemoveAnnotationsE2E(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, "")
 	c := s.client(s.DevKey)
 	t.Run("corpus", func(t *testing.T) {

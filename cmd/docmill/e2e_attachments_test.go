@@ -14,6 +14,7 @@ import (
 // TestExtractAttachmentsE2E checks extract-attachments' zip against the
 // files poppler's pdfdetach saves from the same PDF.
 func TestExtractAttachmentsE2E(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, "")
 	c := s.client(s.DevKey)
 	j, data := runTool(t, c, "extract-attachments", []client.File{file(t, "pdf", "with-attachment.pdf")}, nil)

@@ -108,6 +108,7 @@ func listedOutline(t *testing.T, data []byte) []string {
 }
 
 func TestBookmarksE2E(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, "")
 	c := s.client(s.DevKey)
 

@@ -144,6 +144,7 @@ func lastProblem(t *testing.T, stdout string) cliProblem {
 // (Go's transport itself sends a GET again once when a reused
 // connection drops, so the network case drops more than twice.)
 func TestCLIRetriesAndExitCodes(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, "")
 	key, ctx := s.DevKey, t.Context()
 	p := &faultProxy{target: s.URL, held: make(chan string, 1)}

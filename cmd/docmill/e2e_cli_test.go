@@ -37,6 +37,7 @@ func runCLIAll(ctx context.Context, args ...string) (string, string, error) {
 // every command and sub-command; a bad flag is an error that says how to
 // get the usage, with no "docmill:" of its own.
 func TestHelp(t *testing.T) {
+	t.Parallel()
 	for _, args := range [][]string{
 		{"-h"}, {"--help"}, {"help"},
 		{"serve", "-h"}, {"serve", "--help"}, {"migrate", "-h"},
@@ -93,6 +94,7 @@ var savedRE = regexp.MustCompile(`(?m)^saved (\S+) \(.+, job (job_[a-z0-9]+)\)$`
 // to the API's body, --async without absent fields, batches, the catalogue
 // with types, defaults and choices, and errors named once.
 func TestCLIProcess(t *testing.T) {
+	t.Parallel()
 	s, key, dir := cliServer(t)
 	ctx := context.Background()
 	in := filepath.Join(dir, "a.pdf")
@@ -286,6 +288,7 @@ func TestCLIInterrupt(t *testing.T) {
 // and the download and a spinner for the wait (on a pipe it writes plain
 // lines: TestCLIProcess).
 func TestCLIProgressTTY(t *testing.T) {
+	t.Parallel()
 	s, key, dir := cliServer(t)
 	ptmx, tty, err := pty.Open()
 	if err != nil {
@@ -356,6 +359,7 @@ func TestCLIProgressTTY(t *testing.T) {
 // sent again by the client with the same generated Idempotency-Key, and
 // the real server answers with the first job, charged once.
 func TestClientIdempotentRetry(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, "")
 	target, err := url.Parse(s.URL)
 	if err != nil {

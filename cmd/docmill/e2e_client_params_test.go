@@ -12,6 +12,7 @@ import (
 // writes from the registry, byte for byte, so the Go client's typed
 // params cannot drift from the declarations.
 func TestGoParams(t *testing.T) {
+	t.Parallel()
 	reg, closeTools, err := referenceRegistry()
 	if err != nil {
 		t.Fatal(err)

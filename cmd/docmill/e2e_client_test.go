@@ -17,6 +17,7 @@ import (
 // failingProxy only where a test must make the network or a proxy fail.
 // One server serves all subtests; each has its own account.
 func TestClient(t *testing.T) {
+	t.Parallel()
 	srv := startServer(t, "")
 	key := func(t *testing.T, extra ...string) string {
 		return newKey(t, srv.DataDir, "custom", append([]string{"--rpm", "600", "--ops", "1000"}, extra...)...)

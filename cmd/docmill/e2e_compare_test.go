@@ -79,6 +79,7 @@ func compareDrawingPDF(square bool) []byte {
 // TestComparePDFE2E compares documents through a real server and reads
 // the reports with poppler and qpdf.
 func TestComparePDFE2E(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, "")
 	c := s.client(s.DevKey)
 	t.Run("words", func(t *testing.T) {

@@ -23,15 +23,14 @@ import (
 // document (crashCases); no wall-clock figure is asserted here
 // (BenchmarkCrashPath prints the time beside its target).
 func TestEngineCrashRule(t *testing.T) {
-	// Serial: it crashes engine processes it finds by program name under
-	// this test binary (programsUnder), which would hit a parallel test's.
+	t.Parallel() // its server is a process of its own, whose engines alone it crashes
 	if testing.Short() {
 		t.Skip("slow")
 	}
-	_, c := startCrashServer(t)
+	s, c := startCrashServer(t)
 	for _, cc := range crashCases(t) {
 		t.Run(cc.name, func(t *testing.T) {
-			o := runCrashCase(t, c, cc)
+			o := runCrashCase(t, s, c, cc)
 			o.checkWalls(t)
 			for i, a := range o.runs {
 				t.Logf("%s %d (pid %d) crashed %s after the upload", cc.engine, i+1, a.pid, a.at.Sub(o.started))
@@ -42,9 +41,11 @@ func TestEngineCrashRule(t *testing.T) {
 }
 
 // startCrashServer starts a server with one LibreOffice worker, warmed
-// up by a first conversion as on a running server.
+// up by a first conversion as on a running server. It is a child
+// process, so that the engines crashed are found under it alone, never a
+// parallel test's.
 func startCrashServer(t testing.TB) (*testServer, *client.Client) {
-	s := startServer(t, "", "--office-workers", "1")
+	s := startChild(t, t.TempDir(), "--office-workers", "1")
 	c := s.client(s.DevKey)
 	j, _, err := c.Process(context.Background(), "word-to-pdf", []client.File{{Name: "warm.txt", Body: strings.NewReader("Warm.\n")}}, client.ProcessOptions{Prefer: "wait=60"})
 	if err != nil || j.Status != "done" {
@@ -54,13 +55,13 @@ func startCrashServer(t testing.TB) (*testServer, *client.Client) {
 }
 
 // crashCase is a tool whose engine crashes on a document every time:
-// crash, run until its ctx ends, crashes each engine process that takes
-// the document up and returns them.
+// crash, run until its ctx ends, crashes each engine process under the
+// server's process (root) that takes the document up and returns them.
 type crashCase struct {
 	name, tool, engine string
 	file               string
 	body               []byte
-	crash              func(ctx context.Context) []abort
+	crash              func(ctx context.Context, root int) []abort
 }
 
 func crashCases(t testing.TB) []crashCase {
@@ -85,14 +86,14 @@ type crashOutcome struct {
 	transportErr error
 }
 
-// runCrashCase sends cc's document synchronously, crashing its engine
-// every time, and returns how the job ended.
-func runCrashCase(t testing.TB, c *client.Client, cc crashCase) crashOutcome {
+// runCrashCase sends cc's document synchronously to s, crashing its
+// engine every time, and returns how the job ended.
+func runCrashCase(t testing.TB, s *testServer, c *client.Client, cc crashCase) crashOutcome {
 	ctx := context.Background()
 	before := accountUsage(ctx, t, c)
 	watch, stop := context.WithCancel(ctx)
 	crashed := make(chan []abort, 1)
-	go func() { crashed <- cc.crash(watch) }()
+	go func() { crashed <- cc.crash(watch, s.cmd.Process.Pid) }()
 	o := crashOutcome{started: time.Now()}
 	j, _, err := c.Process(ctx, cc.tool, []client.File{{Name: cc.file, Body: bytes.NewReader(cc.body)}}, client.ProcessOptions{Prefer: "wait=60"})
 	o.elapsed = time.Since(o.started)
@@ -134,14 +135,14 @@ func (o crashOutcome) checkWalls(t testing.TB) {
 }
 
 // abortStagedSoffices sends SIGABRT, until ctx ends, to each soffice.bin
-// under this process whose worker has a document staged (a file in the
+// under root whose worker has a document staged (a file in the
 // job directory beside its profile, seen through the process's root: its
 // jail shows the worker's directory at /job), once each, and returns
 // their pids.
-func abortStagedSoffices(ctx context.Context) []abort {
+func abortStagedSoffices(ctx context.Context, root int) []abort {
 	var done []abort
 	poll.Sample(ctx, 5*time.Millisecond, func() bool {
-		for _, pid := range programsUnder("soffice.bin", done) {
+		for _, pid := range programsUnder("soffice.bin", root, done) {
 			for _, a := range argvOf(pid) {
 				profile, ok := strings.CutPrefix(a, "-env:UserInstallation=file://")
 				if !ok {
@@ -160,13 +161,13 @@ func abortStagedSoffices(ctx context.Context) []abort {
 }
 
 // segfaultGhostscripts sends SIGSEGV, until ctx ends, to each gs under
-// this process that has a document open (not gs --version, nor a spare
+// root that has a document open (not gs --version, nor a spare
 // Ghostscript still waiting for its job), once each, and returns their
 // pids.
-func segfaultGhostscripts(ctx context.Context) []abort {
+func segfaultGhostscripts(ctx context.Context, root int) []abort {
 	var done []abort
 	poll.Sample(ctx, 5*time.Millisecond, func() bool {
-		for _, pid := range programsUnder("gs", done) {
+		for _, pid := range programsUnder("gs", root, done) {
 			if readsInput(pid) && syscall.Kill(pid, syscall.SIGSEGV) == nil {
 				done = append(done, abort{pid, time.Now()})
 			}
@@ -191,9 +192,9 @@ func readsInput(pid int) bool {
 	return false
 }
 
-// programsUnder lists the live processes under this one whose program's
+// programsUnder lists the live processes under root whose program's
 // base name is name, leaving out those in skip.
-func programsUnder(name string, skip []abort) []int {
+func programsUnder(name string, root int, skip []abort) []int {
 	entries, _ := os.ReadDir("/proc")
 	var out []int
 	for _, e := range entries {
@@ -201,7 +202,7 @@ func programsUnder(name string, skip []abort) []int {
 		if err != nil || aborted(skip, pid) {
 			continue
 		}
-		if argv := argvOf(pid); len(argv) > 0 && filepath.Base(argv[0]) == name && under(pid, os.Getpid()) {
+		if argv := argvOf(pid); len(argv) > 0 && filepath.Base(argv[0]) == name && under(pid, root) {
 			out = append(out, pid)
 		}
 	}

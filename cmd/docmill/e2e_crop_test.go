@@ -57,6 +57,7 @@ func drawnPDF() []byte {
 }
 
 func TestCropPDFE2E(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, "")
 	c := s.client(s.DevKey)
 	const mm = 72 / 25.4

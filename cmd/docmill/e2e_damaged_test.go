@@ -90,6 +90,7 @@ func pageTreeLoop() []byte {
 // at least as many as those `qpdf --rotate=+90` accepts, and no file may
 // get a 5xx. It prints the counts.
 func TestDamagedPDFs(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("many jobs")
 	}

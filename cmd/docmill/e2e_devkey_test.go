@@ -23,6 +23,7 @@ var keyLineRE = regexp.MustCompile(`^(dm_live_[0-9A-Za-z]{32})\r?$`)
 // pipe (journald, docker logs) it makes no key, prints none, and logs how
 // to make one.
 func TestDevKeyOnlyOnTerminal(t *testing.T) {
+	t.Parallel()
 	t.Run("pipe", func(t *testing.T) {
 		dir := t.TempDir()
 		pr, pw := io.Pipe()

@@ -94,6 +94,7 @@ func TestWalkthrough(t *testing.T) {
 // the registry, byte for byte, so the tool reference cannot drift from
 // the declarations.
 func TestToolsDoc(t *testing.T) {
+	t.Parallel()
 	reg, closeTools, err := referenceRegistry()
 	if err != nil {
 		t.Fatal(err)
@@ -113,6 +114,7 @@ func TestToolsDoc(t *testing.T) {
 // which have a table of their own in docs/api.md, and docs/architecture.md's engine
 // tables a row for every tool.
 func TestDocsTables(t *testing.T) {
+	t.Parallel()
 	ops := firstCellRows(docFile(t, "docs/operations.md"))
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	(&serveFlags{}).register(fs)
@@ -162,6 +164,7 @@ func firstCellRows(text string) map[string]string {
 // TestExamplesGenerated: examples/ holds what examples/generate.go makes,
 // so the walk-through's files can be made again and owe nobody a licence.
 func TestExamplesGenerated(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	gen := exec.Command("go", "run", "generate.go", dir)
 	gen.Dir = filepath.Join("..", "..", "examples")
@@ -185,6 +188,7 @@ func TestExamplesGenerated(t *testing.T) {
 // file of the repository, and a #fragment a heading of its file, as
 // GitHub makes their anchors.
 func TestDocsLinks(t *testing.T) {
+	t.Parallel()
 	root := filepath.Join("..", "..")
 	pages, _ := filepath.Glob(filepath.Join(root, "docs", "*.md"))
 	pages = append(pages, filepath.Join(root, "README.md"))

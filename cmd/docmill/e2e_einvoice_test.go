@@ -33,6 +33,7 @@ func einvoiceRefusal(t *testing.T, c *client.Client, tool string, files []client
 // order mark, sniffed as text/plain), and has each bad
 // input refused with its code.
 func TestEInvoiceE2E(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, "")
 	c := s.client(s.DevKey)
 	page := toolstest.TextPDF("Invoice INV-2026-0042")

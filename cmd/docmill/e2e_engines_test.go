@@ -16,6 +16,7 @@ import (
 )
 
 func TestCompressPDF(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, "")
 	c := s.client(s.DevKey)
 	for _, name := range []string{"base64image.pdf", "GeoTopo-komprimiert.pdf", "cmyk-image.pdf"} {
@@ -40,6 +41,7 @@ func TestCompressPDF(t *testing.T) {
 }
 
 func TestRepairAndPDFA(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, "")
 	c := s.client(s.DevKey)
 	whole := toolstest.ReadCorpus(t, "pdf", "google-doc-document.pdf")
@@ -97,6 +99,7 @@ func TestOCRIsLong(t *testing.T) {
 }
 
 func TestPDFToImagesAndText(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, "")
 	c := s.client(s.DevKey)
 	j, data := runTool(t, c, "pdf-to-jpg", []client.File{file(t, "pdf", fourPages)}, map[string]string{"dpi": "72", "pages": "1-2"})

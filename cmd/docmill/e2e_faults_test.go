@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"regexp"
+	"strings"
 	"testing"
 	"time"
 
@@ -58,14 +59,17 @@ func TestTripleKillGivesUp(t *testing.T) {
 	if testing.Short() {
 		t.Skip("slow")
 	}
-	// Wait-bound (restarts); its directory and nodes are its own. Load
-	// only makes the merge outlast each kill more surely.
+	// Wait-bound (restarts); its directory and nodes are its own.
 	t.Parallel()
 	dir := t.TempDir()
 	s := startChild(t, dir, "--workers", "1")
 	key := s.DevKey
 	ctx := context.Background()
-	j, _, err := s.client(key).Process(ctx, "merge-pdf", bigMerge(t), client.ProcessOptions{Prefer: "respond-async"})
+	// Each attempt waits for a selector that never matches, up to its
+	// bound (tens of seconds), on next to no CPU: it outlasts each kill.
+	stalled := client.File{Name: "stalled.html", Body: strings.NewReader("<p>waits for #never</p>")}
+	j, _, err := s.client(key).Process(ctx, "html-to-pdf", []client.File{stalled},
+		client.ProcessOptions{Params: map[string]string{"wait_for": blockerWaitFor}, Prefer: "respond-async"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -21,6 +21,7 @@ import (
 )
 
 func TestDownloadRangeHeadAndSignatures(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, "")
 	j, _, err := s.client(s.DevKey).Process(context.Background(), "rotate-pdf", []client.File{pdfFile("one-page.pdf", onePagePDF())}, client.ProcessOptions{})
 	if err != nil {
@@ -70,6 +71,7 @@ func TestDownloadRangeHeadAndSignatures(t *testing.T) {
 }
 
 func TestCDNURL(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, "", "--cdn-url", "https://cdn.example.com/", "--base-url", "https://api.example.com")
 	j, _, err := s.client(s.DevKey).Process(context.Background(), "rotate-pdf", []client.File{pdfFile("one-page.pdf", onePagePDF())}, client.ProcessOptions{})
 	if err != nil {

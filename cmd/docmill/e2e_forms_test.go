@@ -24,6 +24,7 @@ func qpdfFields(t *testing.T, path string) map[string]string {
 }
 
 func TestPDFFormFields(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, "")
 	c := s.client(s.DevKey)
 	j, data := runTool(t, c, "pdf-form-fields", []client.File{file(t, "pdf", formsPDF)}, nil)

@@ -41,6 +41,7 @@ func pdftotext(t *testing.T, data []byte) string {
 // add-attachments through one real server and checks their results with
 // qpdf and poppler.
 func TestFormAndAttachmentToolsE2E(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, "")
 	c := s.client(s.DevKey)
 

@@ -310,6 +310,7 @@ func TestHeicImageTools(t *testing.T) {
 // own limit) is refused from its header, at once, by every tool that
 // takes it: nothing decodes it.
 func TestHeicBomb(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, "")
 	c := s.client(s.DevKey)
 	for _, sample := range heicSamples(t) {
@@ -353,6 +354,7 @@ var heicImageTools = []string{"resize-image", "rotate-image", "crop-image", "wat
 // TestHeicCatalogue: the catalogue, the OpenAPI document and the web
 // form's file picker offer HEIF and AVIF for every image tool.
 func TestHeicCatalogue(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, "")
 	list, err := s.client("").Tools(context.Background())
 	if err != nil {

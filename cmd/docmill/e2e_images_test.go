@@ -48,6 +48,7 @@ func markerAt(img image.Image, right, bottom bool) bool {
 }
 
 func TestRotateImageE2E(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, "")
 	c := s.client(s.DevKey)
 	t.Run("corner", func(t *testing.T) {
@@ -97,6 +98,7 @@ func metaIs(m client.Meta, name string, want int64) bool {
 }
 
 func TestCropImageE2E(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, "")
 	c := s.client(s.DevKey)
 	corner := func() []client.File { return upload("corner.png", toolstest.Corner(t, 60, 40, 10)) }
@@ -160,6 +162,7 @@ type imageReport struct {
 }
 
 func TestImageInfoE2E(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, "")
 	c := s.client(s.DevKey)
 	info := func(t *testing.T, files []client.File) imageReport {
@@ -224,6 +227,7 @@ func inkBounds(img image.Image) image.Rectangle {
 }
 
 func TestWatermarkImageE2E(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, "")
 	c := s.client(s.DevKey)
 	white := func() []client.File { return upload("white.png", toolstest.Corner(t, 600, 300, 0)) }
@@ -293,6 +297,7 @@ func heifUpload(t *testing.T, ext string) []client.File {
 // through a tool that keeps its format; a tool that keeps the format
 // writes a HEIC as a JPEG (HEIC is not written).
 func TestHEIFImagesE2E(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, "")
 	c := s.client(s.DevKey)
 	t.Run("heic to jpg", func(t *testing.T) {

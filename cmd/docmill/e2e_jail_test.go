@@ -63,11 +63,11 @@ func procStat(pid int) (ppid int, comm, state, start string, ok bool) {
 	return ppid, s[open+1 : end], f[0], f[19], true
 }
 
-// jailedProcs lists the processes running confined for this process: the
-// descendants of a bubblewrap this process started, but not bubblewrap
+// jailedProcs lists the processes running confined for the process self:
+// the descendants of a bubblewrap self started, but not bubblewrap
 // itself (its processes keep root in the namespaces they set up) nor the
 // setpriv and prlimit that exec the engine.
-func jailedProcs() []jailProc {
+func jailedProcs(self int) []jailProc {
 	ents, _ := os.ReadDir("/proc")
 	type node struct {
 		ppid int
@@ -83,13 +83,12 @@ func jailedProcs() []jailProc {
 			nodes[pid] = node{ppid, comm}
 		}
 	}
-	self := os.Getpid()
 	var out []jailProc
 	for pid, n := range nodes {
 		if n.comm == "bwrap" || n.comm == "setpriv" || n.comm == "prlimit" {
 			continue
 		}
-		// Walk up to this process's child: it must be a bubblewrap.
+		// Walk up to self's child: it must be a bubblewrap.
 		jailed := false
 		for p, hops := pid, 0; hops < 64; hops++ {
 			up, ok := nodes[p]
@@ -389,11 +388,14 @@ type jailJob struct {
 // host files such as /etc/hostname. Jobs are canceled once their engine
 // was seen.
 func TestEnginesCannotSeeTheDataDirectory(t *testing.T) {
+	// Its server is a child process, whose jailed processes alone it
+	// inspects (jailedProcs), so a parallel test's are not seen.
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("runs every engine")
 	}
 	dataDir, inputs := t.TempDir(), t.TempDir()
-	s := startServer(t, dataDir, "--workers", "6")
+	s := startChild(t, dataDir, "--workers", "6")
 	c := s.client(s.DevKey)
 	needed := map[string]bool{"compress-pdf": true, "pdf-to-png": true, "ocr-pdf": true, "word-to-pdf": true, "html-to-pdf": true}
 	var unavailable []string
@@ -505,7 +507,7 @@ func TestEnginesCannotSeeTheDataDirectory(t *testing.T) {
 	round := 0
 	poll.Sample(watch, 20*time.Millisecond, func() bool {
 		defer func() { round++ }()
-		for _, p := range jailedProcs() {
+		for _, p := range jailedProcs(s.cmd.Process.Pid) {
 			problems, own, ok := v.inspect(p)
 			if !ok {
 				continue

@@ -13,6 +13,7 @@ import (
 // renames and revokes the second (which then gets 401) but not another
 // account's, and is refused an eleventh active key.
 func TestAccountKeys(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, "")
 	ctx := context.Background()
 	first := s.client(newKey(t, s.DataDir, "free"))
@@ -56,6 +57,7 @@ func TestAccountKeys(t *testing.T) {
 // TestConfigPlans: GET /v1/config shows sign-up open by default and the
 // specification's prices, and --plans changes them.
 func TestConfigPlans(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	cfg, err := startServer(t, "").client("").Config(ctx)
 	if err != nil {

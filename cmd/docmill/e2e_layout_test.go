@@ -92,6 +92,7 @@ func toolRefusal(t *testing.T, c *client.Client, tool string, files []client.Fil
 }
 
 func TestLayoutToolsE2E(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, "")
 	c := s.client(s.DevKey)
 

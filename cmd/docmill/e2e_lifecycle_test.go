@@ -175,6 +175,7 @@ func TestUploadGigabyteStreams(t *testing.T) {
 // TestUploadTooLargeStopsStreaming: the plan limit is enforced while
 // streaming and the partial file is removed.
 func TestUploadTooLargeStopsStreaming(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, "")
 	key := newKey(t, s.DataDir, "custom", "--max-file-mb", "5")
 	_, _, err := s.client(key).Process(context.Background(), "rotate-pdf",
@@ -187,6 +188,7 @@ func TestUploadTooLargeStopsStreaming(t *testing.T) {
 // TestUploadTotalIsCapped: the server's cap bounds the files of one
 // request together, not only each file.
 func TestUploadTotalIsCapped(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, "", "--max-upload-mb", "3")
 	key := newKey(t, s.DataDir, "custom")                                          // no plan limit: the server cap applies
 	geo := func() client.File { return pdfFile("pictures.pdf", webPicturesPDF()) } // 2.2 MB

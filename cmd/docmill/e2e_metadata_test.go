@@ -53,6 +53,7 @@ func qpdfXMP(t *testing.T, data []byte) string {
 }
 
 func TestEditMetadataE2E(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, "")
 	c := s.client(s.DevKey)
 	params := map[string]string{"title": "Годовой отчёт <2026>", "author": "Анна Иванова", "subject": "Продажи & рост", "keywords": "отчёт, 2026", "creator": "Редактор", "producer": "Вёрстка 3.1", "language": "ru"}

@@ -6,6 +6,7 @@ import "testing"
 // real server, a subtest per tool; each checks its result with a program
 // other than the one that made it.
 func TestMoreEngineToolsE2E(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, "")
 	c := s.client(s.DevKey)
 	t.Run("linearize-pdf", func(t *testing.T) { checkLinearizeE2E(t, c) })

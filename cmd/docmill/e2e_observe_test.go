@@ -64,6 +64,7 @@ next:
 // upload's line carries its error code. With --metrics-addr the metrics
 // leave the API's port for their own, with the build and the engine runs.
 func TestJSONLogsAndMetricsAddr(t *testing.T) {
+	t.Parallel()
 	metricsAddr := testserver.ClosedAddr(t)
 
 	dir := t.TempDir()
@@ -163,6 +164,7 @@ func TestJSONLogsAndMetricsAddr(t *testing.T) {
 // from its variable, and a bad value is refused naming the variable, the
 // value and what the flag wants.
 func TestEnvironmentValues(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		env  map[string]string
 		want string // "" for success

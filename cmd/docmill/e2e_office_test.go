@@ -3,10 +3,14 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
+	"fmt"
 	"image"
 	_ "image/jpeg"
 	"net/http"
 	"net/http/httptest"
+	"os/exec"
+	"regexp"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -65,6 +69,7 @@ func checkOfficeToPDF(t *testing.T, c *client.Client) {
 }
 
 func TestImageTools(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, "")
 	c := s.client(s.DevKey)
 	in := toolstest.ReadCorpus(t, "image", "phone-photo.jpg")
@@ -89,6 +94,7 @@ func TestImageTools(t *testing.T) {
 // cannot reach anything outside its own files: the server it tries to
 // load from sees no request.
 func TestHTMLAndMarkdownToPDF(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("slow")
 	}
@@ -112,4 +118,102 @@ func TestHTMLAndMarkdownToPDF(t *testing.T) {
 	if text := pageText(t, data, 1); !strings.Contains(text, "Заметки") || !strings.Contains(text, "один") {
 		t.Fatalf("markdown: %q", text)
 	}
+	checkArchivalPDF(t, c)
+}
+
+// checkArchivalPDF: html-to-pdf's pdfa goes through pdf-to-pdfa's
+// conversion as the server wires it (the PDF/A claim in the XMP, the text
+// and the outline kept), and pdfua through the PDF helper's step (the
+// PDF/UA claim, the page's language, the title shown, Marked content).
+func checkArchivalPDF(t *testing.T, c *client.Client) {
+	page := `<!doctype html><html lang="de"><head><title>Jahresbericht</title></head><body><h1>Quarterly report</h1><p>Text.</p><h2>Details</h2></body></html>`
+	file := func() []client.File { return []client.File{{Name: "report.html", Body: strings.NewReader(page)}} }
+	_, data := runTool(t, c, "html-to-pdf", file(), map[string]string{"pdfa": "2b", "outline": "true"})
+	meta := pdfInfoMeta(t, data)
+	if !regexp.MustCompile(`pdfaid:part(=['"]|>)2`).MatchString(meta) {
+		t.Errorf("pdfa=2b: the XMP claims no PDF/A-2: %.400q", meta)
+	}
+	if text := pageText(t, data, 1); !strings.Contains(text, "Quarterly report") {
+		t.Errorf("pdfa=2b: text %q", text)
+	}
+	if titles := outlineTitles(t, data); strings.Join(titles, "|") != "Quarterly report|Details" {
+		t.Errorf("pdfa=2b with outline: bookmarks %q", titles)
+	}
+	_, data = runTool(t, c, "html-to-pdf", file(), map[string]string{"pdfua": "true"})
+	if meta := pdfInfoMeta(t, data); !regexp.MustCompile(`pdfuaid:part(=['"]|>)1`).MatchString(meta) || !strings.Contains(meta, "Jahresbericht") {
+		t.Errorf("pdfua: the XMP lacks the PDF/UA-1 claim or the title: %.600q", meta)
+	}
+	root := catalog(t, data)
+	if root["/Lang"] != "u:de" || root["/StructTreeRoot"] == nil || !strings.Contains(fmt.Sprint(root["/MarkInfo"]), "/Marked:true") ||
+		!strings.Contains(fmt.Sprint(root["/ViewerPreferences"]), "/DisplayDocTitle:true") {
+		t.Errorf("pdfua: catalog %v", root)
+	}
+}
+
+// pdfInfoMeta returns the PDF's XMP packet, as pdfinfo -meta prints it.
+func pdfInfoMeta(t *testing.T, data []byte) string {
+	t.Helper()
+	out, err := exec.Command("pdfinfo", "-meta", toolstest.WriteTemp(t, "meta.pdf", data)).CombinedOutput()
+	if err != nil {
+		t.Fatalf("pdfinfo -meta: %v\n%s", err, out)
+	}
+	return string(out)
+}
+
+// qpdfJSON returns qpdf's JSON (version 2) of the PDF, for key.
+func qpdfJSON(t *testing.T, data []byte, key string, v any) {
+	t.Helper()
+	out, err := exec.Command("qpdf", "--json=2", "--json-key="+key, toolstest.WriteTemp(t, "json.pdf", data)).Output()
+	if err != nil {
+		t.Fatalf("qpdf --json: %v", err)
+	}
+	if err := json.Unmarshal(out, v); err != nil {
+		t.Fatalf("qpdf --json: %v", err)
+	}
+}
+
+// outlineTitles returns the titles of the PDF's bookmarks, depth first.
+func outlineTitles(t *testing.T, data []byte) []string {
+	t.Helper()
+	type item struct {
+		Title string `json:"title"`
+		Kids  []item `json:"kids"`
+	}
+	var doc struct{ Outlines []item }
+	qpdfJSON(t, data, "outlines", &doc)
+	var titles []string
+	var walk func([]item)
+	walk = func(items []item) {
+		for _, it := range items {
+			titles = append(titles, it.Title)
+			walk(it.Kids)
+		}
+	}
+	walk(doc.Outlines)
+	return titles
+}
+
+// catalog returns the PDF's catalog dictionary as qpdf's JSON states it.
+func catalog(t *testing.T, data []byte) map[string]any {
+	t.Helper()
+	var doc struct {
+		QPDF []json.RawMessage `json:"qpdf"` // a header, then the objects
+	}
+	qpdfJSON(t, data, "qpdf", &doc)
+	// An object's value is a dictionary, an array, a number...
+	var objects map[string]struct {
+		Value json.RawMessage `json:"value"`
+	}
+	if len(doc.QPDF) < 2 || json.Unmarshal(doc.QPDF[1], &objects) != nil {
+		t.Fatal("qpdf --json: no objects")
+	}
+	var trailer, root map[string]any
+	if json.Unmarshal(objects["trailer"].Value, &trailer) != nil {
+		t.Fatal("qpdf --json: no trailer")
+	}
+	ref, _ := trailer["/Root"].(string)
+	if json.Unmarshal(objects["obj:"+ref].Value, &root) != nil {
+		t.Fatalf("qpdf --json: no catalog %q", ref)
+	}
+	return root
 }

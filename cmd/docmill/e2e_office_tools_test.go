@@ -100,6 +100,7 @@ func officeServedAs(t *testing.T, url, contentType string) {
 // whose table's row of flags is set larger); the picture is in the
 // document.
 func TestPDFToWordE2E(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, "")
 	c := s.client(s.DevKey)
 	whole := func(name string) string {

@@ -179,6 +179,7 @@ func multipartForm(t *testing.T, name string, content []byte, fields map[string]
 // every operation but the other tools' process calls was exercised, and
 // that every figure of a job's meta is declared by its tool.
 func TestOpenAPIResponses(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, "", "--signup", "open", "--allow-private-urls")
 	c := newAPIChecker(t, s)
 	key := s.DevKey

@@ -48,6 +48,7 @@ func missingTool(t *testing.T, msg string) {
 // included) with Redocly's linter and the checked-in redocly.yaml, and
 // fails on any problem, warnings included.
 func TestOpenAPILint(t *testing.T) {
+	t.Parallel()
 	root := moduleRoot(t)
 	redocly := filepath.Join(root, ".tools", "redocly", "node_modules", ".bin", "redocly")
 	if _, err := os.Stat(redocly); err != nil {

@@ -32,6 +32,7 @@ func getJSON(t *testing.T, u string, status int) map[string]any {
 }
 
 func TestCatalogueHealthMetrics(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, "")
 	tools := getJSON(t, s.URL+"/v1/tools", 200)["tools"].([]any)
 	slugs := map[string]map[string]any{}
@@ -102,6 +103,7 @@ func TestCatalogueHealthMetrics(t *testing.T) {
 }
 
 func TestAccount(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, "")
 	a, err := s.client(s.DevKey).Account(context.Background())
 	if err != nil {
@@ -117,6 +119,7 @@ func TestAccount(t *testing.T) {
 // TestProcessCLI: `docmill process` uploads, waits and saves the result;
 // `docmill tools` lists the catalogue.
 func TestProcessCLI(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, "")
 	out := filepath.Join(t.TempDir(), "r.pdf")
 	runCLI(t, "process", "--url", s.URL, "--key", s.DevKey, "--out", out, "-p", "angle=180", "rotate-pdf", toolstest.WriteTemp(t, "one-page.pdf", onePagePDF()))
@@ -136,6 +139,7 @@ func TestProcessCLI(t *testing.T) {
 // fails as processing_timeout (422), with a message naming the limit (the
 // work budget, within the tool's timeout).
 func TestToolTimeout(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, "", "--tool-timeout", "pdf-to-jpg=1ms")
 	_, _, err := s.client(s.DevKey).Process(context.Background(), "pdf-to-jpg", []client.File{pdfFile("four-pages.pdf", fourPagePDF)}, client.ProcessOptions{})
 	apiErrorDetail(t, err, 422, "processing_timeout", "work budget of 1ms")

@@ -90,6 +90,8 @@ func testIdempotencyBeforeLimits(t *testing.T, newDir dataDirFunc) {
 // another) failing the job's insert after the upload. Each outage starts
 // once the server has admitted the request and is reading its body.
 func TestOutageDuringUpload(t *testing.T) {
+	// Serial: its bucket subtest sets the credentials in this process's
+	// environment (s3.Setenv).
 	pdf := onePagePDF()
 
 	t.Run("bucket", func(t *testing.T) {

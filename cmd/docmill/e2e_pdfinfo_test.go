@@ -84,6 +84,7 @@ func popplerTable(t *testing.T, path string, args ...string) [][]string {
 // TestPDFInfoE2E checks pdf-info's reports on corpus files against what
 // pdfinfo, pdffonts, pdfimages and qpdf say of them.
 func TestPDFInfoE2E(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, "")
 	c := s.client(s.DevKey)
 	t.Run("pages and metadata", func(t *testing.T) {

@@ -52,6 +52,7 @@ func equalStrings(a, b []string) bool {
 const fourPages = "pdflatex-4-pages.pdf"
 
 func TestSplitPDF(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, "")
 	c := s.client(s.DevKey)
 	four := func() []client.File { return []client.File{file(t, "pdf", fourPages)} }
@@ -105,6 +106,7 @@ func TestSplitPDF(t *testing.T) {
 }
 
 func TestPageTools(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, "")
 	c := s.client(s.DevKey)
 	cases := []struct {
@@ -143,6 +145,7 @@ func TestPageTools(t *testing.T) {
 }
 
 func TestWatermark(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, "")
 	c := s.client(s.DevKey)
 	for _, text := range []string{"CONFIDENTIAL", "Конфиденциально"} {
@@ -171,6 +174,7 @@ func TestWatermark(t *testing.T) {
 }
 
 func TestPageNumbers(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, "")
 	c := s.client(s.DevKey)
 	_, data := runTool(t, c, "page-numbers", []client.File{file(t, "pdf", fourPages)}, map[string]string{"format": "Page {n} of {total}"})
@@ -193,6 +197,7 @@ func TestPageNumbers(t *testing.T) {
 }
 
 func TestProtectAndUnlock(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, "")
 	c := s.client(s.DevKey)
 	j, data := runTool(t, c, "protect-pdf", []client.File{file(t, "pdf", fourPages)},
@@ -267,6 +272,7 @@ func exitCode(err error) int {
 }
 
 func TestImagesToPDF(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, "")
 	c := s.client(s.DevKey)
 	photo := toolstest.ReadCorpus(t, "image", "photo.jpg")
@@ -301,6 +307,7 @@ func TestImagesToPDF(t *testing.T) {
 // TestPDFToolsBadInputs: every PDF tool answers damaged, empty, encrypted
 // and mislabelled files with a 400 of the right code.
 func TestPDFToolsBadInputs(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, "")
 	c := s.client(s.DevKey)
 	good := toolstest.ReadCorpus(t, "pdf", fourPages)

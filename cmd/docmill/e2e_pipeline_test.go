@@ -107,6 +107,7 @@ func testPipelineIssueExample(t *testing.T, newDir dataDirFunc) {
 // TestPipelineRefused: a pipeline with a bad step is refused whole, with
 // a 400 naming the step, before any job is made or anything charged.
 func TestPipelineRefused(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, "")
 	c := s.client(s.DevKey)
 	pdf := func() []client.File { return []client.File{pdfFile("one-page.pdf", onePagePDF())} }
@@ -172,6 +173,7 @@ func TestPipelineRefused(t *testing.T) {
 // TestPipelineStepFails: a step that fails fails the job, named in its
 // error, and the job is not charged; its webhook fires as any job's.
 func TestPipelineStepFails(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, "", "--allow-private-urls")
 	c := s.client(s.DevKey)
 	hooks := newReceiver(t, nil)
@@ -203,6 +205,7 @@ func TestPipelineStepFails(t *testing.T) {
 // Idempotency-Key is the same job, charged once; a pipeline with a long
 // step answers 202 at once, and can be canceled.
 func TestPipelineIdempotencyAndCancel(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, "")
 	c := s.client(s.DevKey)
 	ctx := context.Background()

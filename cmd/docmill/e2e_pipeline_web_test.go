@@ -14,6 +14,7 @@ import (
 // catalogue, moved and removed, a 400 naming a step's param shown next to
 // that param, then the chain run to a numbered PDF.
 func TestPipelineWeb(t *testing.T) {
+	t.Parallel()
 	srv := startServer(t, "")
 	b := newBrowser(t)
 	b.signIn(srv.URL, srv.DevKey)

@@ -67,6 +67,7 @@ func testRotateSync(t *testing.T, newDir dataDirFunc) {
 }
 
 func TestRotateAddsToExistingRotation(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, "")
 	before := corpusPages(t, "habibi-rotated.pdf")
 	j, _, err := s.client(s.DevKey).Process(context.Background(), "rotate-pdf",
@@ -83,6 +84,7 @@ func TestRotateAddsToExistingRotation(t *testing.T) {
 }
 
 func TestMergeKeepsOrderAndPages(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, "")
 	names := []string{"pdflatex-4-pages.pdf", "minimal-document.pdf", "habibi-rotated.pdf"}
 	var files []client.File
@@ -158,6 +160,7 @@ func testAsyncThenPoll(t *testing.T, newDir dataDirFunc) {
 
 // TestProcessErrors covers each 400 code and the unknown tool.
 func TestProcessErrors(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, "")
 	small := newKey(t, s.DataDir, "custom", "--max-file-mb", "1")
 	ctx := context.Background()

@@ -233,6 +233,7 @@ func redactRefusals(t *testing.T, c *client.Client, src []byte) {
 // another case, is blacked out on the one page searched; the other pages
 // keep their text, phrase included.
 func TestRedactCorpusE2E(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, "")
 	c := s.client(s.DevKey)
 	src := corpusBytes(t, "pdf", fourPages)

@@ -115,6 +115,7 @@ func redactocrNear(t *testing.T, before, after []byte, n int, word string, toler
 }
 
 func TestRedactOCRE2E(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, "")
 	c := s.client(s.DevKey)
 	src := redactocrTextPDF(redactocrLines)

@@ -99,6 +99,9 @@ func referenceExamplesRun(t *testing.T, srv *testServer, mp *mailpittest.Server,
 			files = withFile(inputs, "report.pdf", referenceFormPDF())
 		case "tool-extract-einvoice": // a PDF holding an invoice
 			files = withFile(inputs, "report.pdf", inputs["report-einvoice.pdf"])
+		case "tool-pdf-to-csv", "tool-pdf-to-xlsx": // a PDF holding a table
+			files = withFile(inputs, "report.pdf", toolstest.GridPDF("Quarterly figures",
+				[][]string{{"quarter", "revenue"}, {"Q1", "120"}, {"Q2", "135"}}))
 		}
 		if missing := missingInputs(code, files); missing != "" {
 			t.Errorf("%s: the test makes no %s for its example (referenceInputs)", id, missing)

@@ -56,11 +56,15 @@ func TestReplicaSurvivesLostDisk(t *testing.T) {
 		jobIDs = append(jobIDs, j.JobID)
 	}
 	jobsDone := time.Now()
-	// Keys keep coming until the kill, 6 s after the jobs finished: the
-	// last of them are within the 5 s a kill may lose.
-	for time.Since(jobsDone) < 6*time.Second {
+	// Keys keep coming, one every 50 ms, until the kill 6 s after the jobs
+	// finished: the last of them are within the 5 s a kill may lose. The
+	// ticker paces them (as a client would come) so that the test does
+	// not take a core.
+	pace := time.NewTicker(50 * time.Millisecond)
+	for ; time.Since(jobsDone) < 6*time.Second; <-pace.C {
 		keys = append(keys, made{newKey(t, dir, "free"), time.Now()})
 	}
+	pace.Stop()
 	if st, detail := readyzReplica(t, s.URL); st != "ok" {
 		t.Errorf("/readyz replica %s %v, want ok", st, detail)
 	}
@@ -178,7 +182,12 @@ func TestReplicaTargetDown(t *testing.T) {
 	var maxLag float64
 	failing := false
 	n := 0
+	// A request every 100 ms at most (the ticker paces them, as clients
+	// would come, so that the test does not take a core for 30 s).
+	pace := time.NewTicker(100 * time.Millisecond)
+	defer pace.Stop()
 	for ; time.Since(cut) < 30*time.Second; n++ {
+		<-pace.C
 		j, _, err := c.Process(context.Background(), "rotate-pdf",
 			[]client.File{{Name: "a.pdf", Body: bytes.NewReader(toolstest.TextPDF("outage"))}},
 			client.ProcessOptions{Params: map[string]string{"angle": "90"}, Prefer: "wait=60"})

@@ -23,6 +23,7 @@ type toolParams struct {
 // unavailable in the catalogue, answers 503 engine_unavailable, and
 // /readyz says why; the node itself stays ready for polls and downloads.
 func TestJailUnavailableFailsClosed(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, "", "--bwrap", "/nonexistent/bwrap")
 	for _, x := range getJSON(t, s.URL+"/v1/tools", 200)["tools"].([]any) {
 		m := x.(map[string]any)
@@ -52,6 +53,7 @@ func TestJailUnavailableFailsClosed(t *testing.T) {
 // TestUnsafeNoSandbox: --unsafe-no-sandbox lets engines run unconfined
 // when the jail cannot be set up, and /readyz shows it.
 func TestUnsafeNoSandbox(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, "", "--bwrap", "/nonexistent/bwrap", "--unsafe-no-sandbox")
 	c := s.client(s.DevKey)
 	for _, tc := range []toolParams{
@@ -74,6 +76,7 @@ func TestUnsafeNoSandbox(t *testing.T) {
 // backoff), never a 5xx; and a page that never stops running is
 // processing_timeout, not internal.
 func TestDamagedPDFIsTheInputsFault(t *testing.T) {
+	t.Parallel()
 	noise := make([]byte, 3000)
 	if _, err := rand.Read(noise); err != nil {
 		t.Fatal(err)

@@ -32,6 +32,7 @@ func qdfBytes(t *testing.T, data []byte) []byte {
 // active content's names are left in it, and its attachments are gone;
 // pdftotext reads the same text as before.
 func TestSanitizeE2E(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, "")
 	c := s.client(s.DevKey)
 	names := []string{"/JavaScript", "/JS", "/EmbeddedFile", "/Launch", "/GoToR", "/GoToE", "file:///", "/OpenAction", "/Metadata"}

@@ -45,29 +45,41 @@ func TestScratchSweptAfterKill(t *testing.T) {
 			t.Fatalf("%s: %+v %+v %v", tool, j, j.Error, err)
 		}
 	}
-	// Killed mid-job: a merge, and a conversion with LibreOffice.
+	// Killed mid-job: a page printed once a selector that never matches
+	// appears (it waits up to its bound, tens of seconds, on next to no
+	// CPU), and a conversion with LibreOffice.
 	var ids []string
+	stalled := client.File{Name: "stalled.html", Body: strings.NewReader("<html><body><p>waits for #never</p></body></html>")}
 	for _, r := range []struct {
-		tool  string
-		files []client.File
-	}{{"merge-pdf", bigMerge(t)}, {"word-to-pdf", []client.File{file(t, "office", "having-images.docx")}}} {
-		j, _, err := c.Process(ctx, r.tool, r.files, client.ProcessOptions{Prefer: "respond-async"})
+		tool   string
+		files  []client.File
+		params map[string]string
+	}{
+		{"html-to-pdf", []client.File{stalled}, map[string]string{"wait_for": blockerWaitFor}},
+		{"word-to-pdf", []client.File{file(t, "office", "having-images.docx")}, nil},
+	} {
+		j, _, err := c.Process(ctx, r.tool, r.files, client.ProcessOptions{Params: r.params, Prefer: "respond-async"})
 		if err != nil {
 			t.Fatal(err)
 		}
 		ids = append(ids, j.JobID)
 	}
+	// A job is marked processing a moment before its input is put in its
+	// directory: the kill waits for the page's input to be there.
 	awaitStatus(t, c, ids[0], "processing")
-	s.kill(t)
-
-	// What the killed server left: its node directory, with a job's
-	// directory holding an input, and the engines' profiles.
 	nodes, _ := filepath.Glob(filepath.Join(dir, "tmp", "*"))
 	if len(nodes) != 1 {
 		t.Fatalf("node directories %v, want one", nodes)
 	}
+	poll.Until(t, 30*time.Second, func() (bool, string) {
+		return anyMatch(scratchFiles(t, dir), nodes[0]+"/job-*/input-0.html"), "no job directory holds the page"
+	})
+	s.kill(t)
+
+	// What the killed server left: its node directory, with a job's
+	// directory holding an input, and the engines' profiles.
 	left := scratchFiles(t, dir)
-	for _, want := range []string{"/job-*/input-0.pdf", "/docmill-office-*", "/docmill-chromium-*"} {
+	for _, want := range []string{"/job-*/input-0.html", "/docmill-office-*", "/docmill-chromium-*"} {
 		if !anyMatch(left, nodes[0]+want) {
 			t.Errorf("the killed server left no %s; its scratch:\n%s", want, strings.Join(left, "\n"))
 		}

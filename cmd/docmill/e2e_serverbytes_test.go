@@ -25,6 +25,7 @@ import (
 // html-to-pdf (read by Chromium itself: printed). Each job ends, and the
 // server's peak RSS stays under 200 MB.
 func TestServerReadsNoHostileBytes(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("10 MB Markdown and a 60 MB zipped page through real engines")
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"net"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -25,6 +26,7 @@ import (
 var shutdownArgs = []string{"--shutdown-timeout", "5s", "--workers", "1"}
 
 func TestDrainAfter(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ timeout, want time.Duration }{
 		{30 * time.Second, 24 * time.Second},
 		{5 * time.Second, 4 * time.Second},
@@ -294,4 +296,32 @@ func countJobs(t *testing.T, dataDir string) int {
 		t.Fatal(err)
 	}
 	return n
+}
+
+// TestShutdownWithUnusedConnection: a connection that carried no request
+// (one a client's pool dialed and never used, or a scanner's) is closed
+// at the shutdown deadline and does not fail the stop: the process exits
+// 0, as it does when every connection is idle. A connection with a
+// request in progress at the deadline still fails it (its answer is cut
+// off), which TestShutdownAnswersWaitingRequests's exit 0 rules out for
+// the requests it sends.
+func TestShutdownWithUnusedConnection(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow")
+	}
+	// Wait-bound (the 2 s shutdown); its directory and node are its own.
+	t.Parallel()
+	s := startChild(t, t.TempDir(), "--shutdown-timeout", "2s")
+	conn, err := net.Dial("tcp", strings.TrimPrefix(s.URL, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	getJSON(t, s.URL+"/healthz", 200) // the server has accepted the silent connection by now
+	start := time.Now()
+	s.stop(t) // SIGTERM; the process must exit 0
+	t.Logf("stopped %v after SIGTERM", time.Since(start).Round(10*time.Millisecond))
+	if _, err := conn.Read(make([]byte, 1)); err == nil {
+		t.Error("the unused connection is still open after the stop")
+	}
 }

@@ -100,6 +100,7 @@ func sign2Render(t testing.TB, data []byte, page int) []byte {
 // contact are in the signature dictionary; a change appended afterwards
 // is reported by both; the password is in no job record nor log line.
 func TestSignPAdESE2E(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, "")
 	c := s.client(s.DevKey)
 	const password = "sign2-пароль"
@@ -165,6 +166,7 @@ func TestSignPAdESE2E(t *testing.T) {
 // pixels differ from the unsigned page's; pdfsig finds both signatures
 // valid, the first no longer over the whole document.
 func TestSignVisibleE2E(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, "")
 	c := s.client(s.DevKey)
 	p12 := sign2PKCS12(t, "Анна Подписантова", true, pkcs12.Modern, "pw")
@@ -201,6 +203,7 @@ func TestSignVisibleE2E(t *testing.T) {
 // client's errors; a PDF whose cross-reference data is damaged is
 // repaired, then signed; and the server stays up.
 func TestSignHostileE2E(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, "")
 	c := s.client(s.DevKey)
 	p12 := sign2PKCS12(t, "Hostile", false, pkcs12.Modern, "pw")

@@ -185,6 +185,7 @@ func signServerLog(s *testServer) string {
 // record nor log line; a wrong password and a second file that is no
 // PKCS#12 are refused as client errors naming what is wrong.
 func TestSignPDFE2E(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, "")
 	c := s.client(s.DevKey)
 	const password = "Pa55-wörd for signing"
@@ -293,6 +294,7 @@ func signVerify(t *testing.T, c *client.Client, name string, data []byte) signVe
 // is still valid but no longer covers the file, and pdfsig agrees. A PDF
 // without signatures gives an empty list.
 func TestVerifyPDFSignaturesE2E(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, "")
 	c := s.client(s.DevKey)
 	p12 := signPKCS12(t, "Signer Verify", "verify-pass")

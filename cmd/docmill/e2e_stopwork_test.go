@@ -61,6 +61,7 @@ func processDone(t *testing.T, c *client.Client, tool string, f client.File, par
 // the server (Pdeathsig on bubblewrap, --die-with-parent inside it, and
 // the jail's PID namespace taking every descendant along).
 func TestKilledServerLeavesNoJail(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("starts every warm engine")
 	}
@@ -97,13 +98,14 @@ func TestKilledServerLeavesNoJail(t *testing.T) {
 // processes of the server's tree using CPU. The DELETE answers
 // `canceled`, and every one of those processes is gone soon after.
 func TestCancelStopsTheWork(t *testing.T) {
-	// Serial: it finds the job's engine processes by name under this test
-	// binary (toolstest.ProcessTree), which would find a parallel test's.
+	// Its server is a child process, whose tree alone it inspects
+	// (toolstest.ProcessTree), so a parallel test's engines are not seen.
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("runs every engine")
 	}
 	inputs := t.TempDir()
-	s := startServer(t, t.TempDir(), "--workers", "6", "--office-workers", "1")
+	s := startChild(t, t.TempDir(), "--workers", "6", "--office-workers", "1")
 	requireTools(t, s, "compress-pdf", "rotate-pdf", "word-to-pdf", "html-to-pdf", "ocr-pdf")
 	c := s.client(s.DevKey)
 	// Warm LibreOffice and Chromium, so that the canceled jobs are a
@@ -154,7 +156,7 @@ func TestCancelStopsTheWork(t *testing.T) {
 					t.Fatal("no process seen working for the job")
 				}
 				var procs []toolstest.Proc
-				for _, p := range toolstest.ProcessTree(os.Getpid()) {
+				for _, p := range toolstest.ProcessTree(s.cmd.Process.Pid) {
 					if slices.Contains(strings.Fields(k.engines), p.Comm) {
 						procs = append(procs, p)
 					}

@@ -41,6 +41,7 @@ func bigFormPDF() []byte {
 // client error (file_too_large or invalid_document), none crashes. The
 // steps once read it within the default limits whatever the flag said.
 func TestTinyLimitsRefuse(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, "", "--max-pdf-mb", "1")
 	c := s.client(s.DevKey)
 	pdf := bigFormPDF()

@@ -40,6 +40,7 @@ func urlImageSize(t *testing.T, data []byte) (int, int) {
 // is refused at submission, before any request reaches it; a tool that
 // takes no file refuses one; a pipeline refuses it as a step.
 func TestURLToolsRefused(t *testing.T) {
+	t.Parallel()
 	site := testsite.New(t)
 	s := startServer(t, "")
 	for _, tool := range []string{"url-to-pdf", "url-to-image"} {
@@ -74,6 +75,7 @@ func TestURLToolsRefused(t *testing.T) {
 // gives a PNG of the asked size, or of the whole page; a page that
 // answers 404 fails as fetch_failed.
 func TestURLToolsLocal(t *testing.T) {
+	t.Parallel()
 	site := testsite.New(t)
 	s := startServer(t, "", "--allow-private-urls")
 
@@ -147,6 +149,7 @@ func TestURLToolsLocal(t *testing.T) {
 // TestURLToolsWeb drives url-to-pdf's form in the web interface: no file
 // picker, an address field, and the PDF of the page as the result.
 func TestURLToolsWeb(t *testing.T) {
+	t.Parallel()
 	site := testsite.New(t)
 	s := startServer(t, "", "--allow-private-urls")
 	b := newBrowser(t)
@@ -177,6 +180,7 @@ func TestURLToolsWeb(t *testing.T) {
 // TestURLToolsCLI: docmill process runs a tool that takes no file on its
 // params alone, and saves the result in the current directory.
 func TestURLToolsCLI(t *testing.T) {
+	// Serial: what it tests is the current directory (t.Chdir).
 	site := testsite.New(t)
 	s := startServer(t, "", "--allow-private-urls")
 	dir := t.TempDir()

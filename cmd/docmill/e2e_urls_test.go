@@ -103,6 +103,7 @@ func noInputsLeft(t testing.TB, dataDir string) {
 // naming file_url[i] and the reason; an answer past the plan's limit is
 // cut there with 400 file_too_large.
 func TestFileURL(t *testing.T) {
+	t.Parallel()
 	dataDir := t.TempDir()
 	s := startServer(t, dataDir, "--allow-private-urls")
 	four := corpusBytes(t, "pdf", "pdflatex-4-pages.pdf")
@@ -208,6 +209,7 @@ func TestFileURL(t *testing.T) {
 // dial time for its address), and an export_url there is 400
 // invalid_parameter at request time.
 func TestFileURLRefused(t *testing.T) {
+	t.Parallel()
 	dataDir := t.TempDir()
 	s := startServer(t, dataDir)
 	four := corpusBytes(t, "pdf", "pdflatex-4-pages.pdf")
@@ -281,6 +283,7 @@ func (rc *putReceiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // failed, with the reason), and the job stays done with its download
 // link.
 func TestExportRetry(t *testing.T) {
+	t.Parallel()
 	dataDir := t.TempDir()
 	s := startServer(t, dataDir, "--allow-private-urls", "--export-retry-schedule", "200ms,200ms")
 	four := corpusBytes(t, "pdf", "pdflatex-4-pages.pdf")
@@ -334,6 +337,8 @@ func TestExportRetry(t *testing.T) {
 // receives the result, with its bytes and Content-Type; with
 // keep_result=false the job keeps no download link once exported.
 func TestExportS3(t *testing.T) {
+	// Serial: the bucket's credentials are set in this process's
+	// environment (s3.Setenv).
 	s3 := s3test.Start(t)
 	s3.Setenv(t)
 	ctx := t.Context()

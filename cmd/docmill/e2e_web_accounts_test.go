@@ -38,6 +38,7 @@ type accountsSite struct {
 // and revoked on Your keys; sign-out and a mailed sign-in; a sign-in from a
 // second browser profile whose sign-out leaves the first signed in.
 func TestWebAccounts(t *testing.T) {
+	t.Parallel()
 	mp := mailpittest.Start(t)
 	// The base URL must be the page's own origin: the cookie and the
 	// server's Origin check are per origin. So the port is chosen first.

@@ -82,6 +82,7 @@ func webBrowseCatalogue(b *browser, base string) {
 // is no link, and says which engines are missing, as the catalogue
 // lists them.
 func TestWebUnavailableTools(t *testing.T) {
+	t.Parallel()
 	srv := startServer(t, "", "--bwrap", "/nonexistent/bwrap")
 	b := newBrowser(t)
 	b.run(chromedp.Navigate(srv.URL + "/"))

@@ -17,6 +17,7 @@ import (
 // there: two terms typed on two lines are both blacked out; a short one
 // (the regex) stays a one-line input.
 func TestWebLongText(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, "")
 	b := newBrowser(t)
 	b.signIn(s.URL, s.DevKey)

@@ -44,6 +44,7 @@ func artifactsDir(t *testing.T) string {
 // use the account page (usage, chart) and the keys page, and check every page at
 // 360 px in both languages. Screenshots are kept (artifactsDir).
 func TestWebProduct(t *testing.T) {
+	t.Parallel()
 	srv := startServer(t, "")
 	b := newBrowser(t)
 	b.dir = artifactsDir(t)

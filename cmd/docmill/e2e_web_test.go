@@ -191,6 +191,7 @@ func (b *browser) download() []byte {
 // 400 shown next to its control, Russian, a phone-width screen, labels and
 // contrast, the jobs view. It saves screenshots of the main states in screenshots/.
 func TestWebInterface(t *testing.T) {
+	t.Parallel()
 	// --allow-private-urls: webJobs' long job loads a page on loopback.
 	srv := startServer(t, "", "--signup", "open", "--allow-private-urls")
 	b := newBrowser(t)

@@ -22,6 +22,7 @@ import (
 // (docs/cli.md), wrapped or not; a batch's joined failures take the code
 // of the first kind in exitCodeOf's order.
 func TestExitCodes(t *testing.T) {
+	t.Parallel()
 	_, missing := os.Open("/nonexistent/in.pdf")
 	failed := &jobError{job: &client.Job{JobID: "job_1", Status: "failed"}, msg: "job job_1 failed"}
 	for _, tc := range []struct {
@@ -58,6 +59,7 @@ func TestExitCodes(t *testing.T) {
 // the server's problem with its status, code and request id, or one the
 // CLI makes; always with the exit code. Without --json stdout stays empty.
 func TestFailureJSON(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		args []string
 		err  error
@@ -94,6 +96,7 @@ func TestFailureJSON(t *testing.T) {
 // TestLogDurationsInMs: a time.Duration attribute is logged as KEY_ms, a
 // number of milliseconds, in JSON and in text.
 func TestLogDurationsInMs(t *testing.T) {
+	t.Parallel()
 	for _, format := range []string{"json", "text"} {
 		var buf bytes.Buffer
 		log, err := (&opsFlags{logLevel: "info", logFormat: format}).newLogger(&buf)
@@ -119,6 +122,7 @@ func TestLogDurationsInMs(t *testing.T) {
 // create makes one and says where; DOCMILL_DATA_DIR finds it as
 // --data-dir does, as it does for serve.
 func TestOperatorNeedsDatabase(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	dir := t.TempDir()
 	var out, errOut bytes.Buffer

@@ -31,6 +31,7 @@ var engineFamilies = []string{
 // the other tools), is run here on a generated PDF. The corpus stays an
 // extra layer.
 func TestEveryToolHasGeneratedSample(t *testing.T) {
+	// Serial: it unsets the corpus variable of this process (t.Setenv).
 	if testing.Short() {
 		t.Skip("makes the samples with LibreOffice and vips")
 	}

@@ -235,13 +235,30 @@ func startChildEnv(t testing.TB, env []string, dataDir string, extra ...string) 
 	s := &testServer{DataDir: dataDir, out: newLineLog(stdout), cmd: cmd}
 	s.awaitServing(t)
 	t.Cleanup(func() {
-		if s.cmd.ProcessState == nil {
+		if s.cmd.ProcessState != nil {
+			return
+		}
+		// Stopped as an in-process server is, gracefully: the server ends
+		// its engines and waits for them, so that none still writes in
+		// the data directory when the test's TempDir is removed (a kill
+		// leaves that to the jails' death with their parent, which comes
+		// a moment later). One that does not stop within
+		// childStopWait is killed.
+		_ = s.cmd.Process.Signal(syscall.SIGTERM)
+		done := make(chan struct{})
+		go func() { _ = s.cmd.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(childStopWait):
 			_ = s.cmd.Process.Kill()
-			_ = s.cmd.Wait()
+			<-done
 		}
 	})
 	return s
 }
+
+// childStopWait bounds a child server's graceful stop at a test's end.
+const childStopWait = 20 * time.Second
 
 func (s *testServer) findDevKey() string {
 	s.out.mu.Lock()

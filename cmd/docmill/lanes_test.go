@@ -14,6 +14,7 @@ import (
 // pipeline included, declares a lane, and a pipeline takes the lane of
 // its heaviest step.
 func TestEveryToolHasALane(t *testing.T) {
+	t.Parallel()
 	tools, _ := testToolset(t)
 	tools = append(tools, jobs.PipelineTool(docmill.NewRegistry(tools...), time.Minute))
 	reg := docmill.NewRegistry(tools...)
@@ -55,6 +56,7 @@ func TestEveryToolHasALane(t *testing.T) {
 // the LibreOffice pool and the CPUs; --lanes and --lane-workers change
 // them.
 func TestLaneWorkers(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		args []string
 		want map[docmill.Lane]int

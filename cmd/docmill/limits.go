@@ -46,9 +46,9 @@ func registerLimits(fs *flag.FlagSet, l *docmill.Limits) {
 	fs.Var(limitVar(&l.JobDecodedBytes, megabyte), "max-decoded-mb-per-job",
 		"`MB` of PDF streams decoded in one job, all streams together")
 	fs.Var(limitVar(&l.TextBytes, megabyte), "max-text-mb",
-		"`MB` of text that pdf-to-text, or of Markdown that pdf-to-markdown, writes for one document")
+		"`MB` of text that pdf-to-text, of Markdown that pdf-to-markdown, or of tables that pdf-to-csv and pdf-to-xlsx, writes for one document")
 	fs.Var(limitVar(&l.LayoutBytes, megabyte), "max-layout-mb",
-		"`MB` of text layout (every word with its coordinates) that edit-bookmarks, pdf-to-word, pdf-to-odt, pdf-to-markdown and redact-pdf read for one document")
+		"`MB` of text layout (every word with its coordinates) that edit-bookmarks, pdf-to-word, pdf-to-odt, pdf-to-markdown, pdf-to-csv, pdf-to-xlsx and redact-pdf read for one document")
 	fs.Var(limitVar(&l.CompareLayoutBytes, megabyte), "max-compare-layout-mb",
 		"`MB` of words and boxes that compare-pdf reads of each document")
 	fs.Var(limitVar(&l.RenderOutputBytes, megabyte), "max-render-output-mb",

@@ -13,6 +13,7 @@ import (
 // TestLimitFlags parses the limit flags from a command line and the
 // environment, as serve does.
 func TestLimitFlags(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		args []string
@@ -79,6 +80,7 @@ func TestLimitFlags(t *testing.T) {
 // memory (a flag of its own) has a flag, by setting each flag to 1 and
 // seeing every field but that one move off its default.
 func TestLimitFlagsCoverLimits(t *testing.T) {
+	t.Parallel()
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	var got docmill.Limits
 	registerLimits(fs, &got)

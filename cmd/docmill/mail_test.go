@@ -72,6 +72,7 @@ func TestMailFlags(t *testing.T) {
 // TestMailToLog: without --smtp-url mail goes to the log, and a node that
 // sends mail says so at start-up; an API node, which sends none, does not.
 func TestMailToLog(t *testing.T) {
+	t.Parallel()
 	e := &environment{getenv: func(string) string { return "" }, stderr: io.Discard}
 	f, _, err := parseServe(e, nil)
 	if err != nil {

@@ -20,6 +20,7 @@ import (
 // step, Ghostscript's rewrite; with repair-pdf alone, the first error
 // stands. Real engines, rotate-pdf run in this process.
 func TestRepairChain(t *testing.T) {
+	t.Parallel()
 	gs := sandbox.Find("gs", []string{"--version"}, sandbox.Options{View: sandbox.View{ReadOnly: ghostscript.DataPaths}})
 	qpdf := sandbox.Find("qpdf", []string{"--version"}, sandbox.Options{})
 	repairs := ghostscript.RepairSteps(gs, qpdf)

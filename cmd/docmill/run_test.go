@@ -10,6 +10,7 @@ import (
 // with or without their value joined by "="; bool flags take no value;
 // "--" ends the flags and "-" is an argument.
 func TestInterspersed(t *testing.T) {
+	t.Parallel()
 	fs := flag.NewFlagSet("process", flag.ContinueOnError)
 	fs.String("o", "", "")
 	fs.Bool("force", false, "")

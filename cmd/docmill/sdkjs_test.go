@@ -26,6 +26,7 @@ var sdkJSDir = filepath.Join("..", "..", "sdk", "js")
 // writes from the registry, byte for byte, so the SDK's param types
 // cannot drift from the declarations.
 func TestJSTypes(t *testing.T) {
+	t.Parallel()
 	reg, closeTools, err := referenceRegistry()
 	if err != nil {
 		t.Fatal(err)

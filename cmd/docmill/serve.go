@@ -335,7 +335,7 @@ func (n *node) shutdown() error {
 	n.log.Info("shutting down", "timeout", timeout, "drain_after", drainAfter(timeout))
 	sctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
-	httpDone := make(chan error, 2)
+	httpDone := make(chan error, 1)
 	go func() { httpDone <- n.srv.Shutdown(sctx) }()
 	drain := time.NewTimer(drainAfter(timeout))
 	defer drain.Stop()
@@ -348,14 +348,17 @@ func (n *node) shutdown() error {
 		n.log.Info("draining: waiting requests are answered with their jobs")
 	}
 	n.drain()
+	idleDone := make(chan error, 1)
 	if !answered {
-		// Whichever ends first: Shutdown, or the close once the last
-		// answer is written (Shutdown would see it only at its next poll).
-		go func() { httpDone <- n.conns.closeWhenIdle(sctx, n.srv) }()
+		// The close once the last answer is written (Shutdown would see
+		// it only at its next poll), which also ends Shutdown; its error
+		// is the stop's, since Shutdown's at the deadline would count a
+		// connection that never carried a request.
+		go func() { idleDone <- n.conns.closeWhenIdle(sctx, n.srv) }()
 	}
 	qerr := n.q.Stop(sctx)
 	if !answered {
-		herr = <-httpDone
+		herr = <-idleDone
 	}
 	n.log.Info("stopped")
 	return errors.Join(herr, qerr)

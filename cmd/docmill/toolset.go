@@ -111,8 +111,11 @@ func startPools(e engineSet, o toolOptions) (*toolKit, error) {
 	// (Chromium follows it, and its next request is checked again), and
 	// the tool caps the bodies itself.
 	pages := outbound.New(outbound.Config{AllowPrivate: o.allowPrivateURLs, Timeout: 20 * time.Second, HeaderTimeout: 15 * time.Second, MaxResponseBytes: -1})
+	// The print tools' pdfa is pdf-to-pdfa's conversion, and their pdfua
+	// a step of the PDF helper.
 	k.browser = chromium.New(chromium.Options{Limits: o.limits, Jail: e.jail, Dir: o.scratch, Pages: pages, // starts on its first job
-		MarkdownPage: k.markdown.Step(chromium.MarkdownPageStep())})
+		MarkdownPage: k.markdown.Step(chromium.MarkdownPageStep()),
+		PDFA:         ghostscript.PDFAStep(e.gs, e.qpdf), PDFUA: k.helpers.Step(pdfops.MarkPDFUAStep())})
 	return k, nil
 }
 

@@ -94,19 +94,33 @@ type Options struct {
 	// jailed helper, sandbox.Helpers): markdown-to-pdf's parse of the
 	// user's Markdown. nil leaves markdown-to-pdf unavailable.
 	MarkdownPage docmill.RunFunc
+	// PDFA converts a printed PDF to PDF/A for the pdfa param: the
+	// server passes pdf-to-pdfa's conversion (ghostscript.PDFAStep). It
+	// takes the PDF and the param "conformance" (1b, 2b or 3b). nil, or
+	// a step unavailable on the node, makes pdfa engine_unavailable.
+	PDFA *docmill.EngineStep
+	// PDFUA marks a printed tagged PDF for PDF/UA-1 for the pdfua param:
+	// the server runs pdfops.MarkPDFUAStep in the PDF helper. It takes
+	// the PDF and the optional param "lang" (the page's language). nil
+	// makes pdfua engine_unavailable.
+	PDFUA docmill.RunFunc
 
 	// noOSIsolation turns off the network namespace and the dead proxy,
 	// so that tests can show that request interception alone blocks the
 	// network.
 	noOSIsolation bool
+	// selectorWait, when set, bounds the wait for a wait_for selector
+	// instead of maxSelectorWait, so that a test of a selector that
+	// never matches does not wait half a minute.
+	selectorWait time.Duration
 }
 
 // Browser is the warm Chromium shared by the tools of a node. It is safe
 // for concurrent use.
 type Browser struct {
 	opts    Options
-	path    string // the binary; "" when missing
-	version string
+	path    string        // the binary; "" when missing
+	version func() string // what it says of its version, asked once
 	tabs    chan struct{}
 
 	mu     sync.Mutex
@@ -139,9 +153,13 @@ func New(opts Options) *Browser {
 			b.path = ""
 		}
 	}
-	if b.path != "" {
-		b.version = askVersion(b.path, opts.Dir)
-	}
+	path := b.path
+	b.version = sync.OnceValue(func() string { // asked on first use, as sandbox.Engine.Version
+		if path == "" {
+			return ""
+		}
+		return askVersion(path, opts.Dir)
+	})
 	return b
 }
 
@@ -195,7 +213,7 @@ func (b *Browser) Available() bool {
 
 // Status describes the engine for /readyz and the catalogue.
 func (b *Browser) Status() docmill.EngineStatus {
-	return docmill.EngineStatus{Name: engineName, Path: b.path, Version: b.version, Available: b.Available()}
+	return docmill.EngineStatus{Name: engineName, Path: b.path, Version: b.version(), Available: b.Available()}
 }
 
 // Close kills the browser's whole process group and removes its profile.
@@ -219,48 +237,55 @@ func (b *Browser) Tools() []*docmill.Tool {
 		{
 			Slug:  "html-to-pdf",
 			Lane:  docmill.LaneBrowser,
-			Meta:  []docmill.MetaField{{Name: "blocked_requests", Type: docmill.MetaInteger, Description: "Requests the page made outside the upload, blocked."}},
+			Meta:  pdfToolMeta(),
 			Title: "HTML to PDF",
 			Description: "Print a web page to PDF with Chromium: one HTML file, or a zip with index.html " +
 				"(at its root or in one top folder) and the CSS, images and fonts it uses. " +
 				"The page cannot reach the network: only the files of the upload load.",
-			Accepts:   []string{"text/html", "application/zip"},
-			Outputs:   []string{"application/pdf"},
-			MinFiles:  1,
-			MaxFiles:  1,
-			Params:    printParams(),
-			Engine:    engineName,
-			Timeout:   timeout,
-			Available: b.Available,
-			Engines:   statuses,
-			Run:       b.runHTML,
+			Accepts:     []string{"text/html", "application/zip"},
+			Outputs:     []string{"application/pdf"},
+			MinFiles:    1,
+			MaxFiles:    1,
+			Params:      printParams(),
+			CheckParams: checkPrintParams,
+			Engine:      engineName,
+			Timeout:     timeout,
+			Available:   b.Available,
+			Engines:     statuses,
+			Run:         b.runHTML,
 		},
 		{
 			Slug:  "markdown-to-pdf",
 			Lane:  docmill.LaneBrowser,
-			Meta:  []docmill.MetaField{{Name: "blocked_requests", Type: docmill.MetaInteger, Description: "Requests the page made outside the upload, blocked."}},
+			Meta:  pdfToolMeta(),
 			Title: "Markdown to PDF",
 			Description: "Render a Markdown file (GitHub-flavoured: tables, task lists, strikethrough, autolinks) " +
 				"with a clean stylesheet and print it to PDF. Raw HTML in the Markdown is left out.",
-			Accepts:   []string{"text/plain", "text/markdown"},
-			Outputs:   []string{"application/pdf"},
-			MinFiles:  1,
-			MaxFiles:  1,
-			Params:    printParams(),
-			Engine:    "goldmark+" + engineName,
-			Timeout:   timeout,
-			Available: func() bool { return b.Available() && b.opts.MarkdownPage != nil },
-			Engines:   statuses,
-			Run:       b.runMarkdown,
+			Accepts:     []string{"text/plain", "text/markdown"},
+			Outputs:     []string{"application/pdf"},
+			MinFiles:    1,
+			MaxFiles:    1,
+			Params:      printParams(),
+			CheckParams: checkPrintParams,
+			Engine:      "goldmark+" + engineName,
+			Timeout:     timeout,
+			Available:   func() bool { return b.Available() && b.opts.MarkdownPage != nil },
+			Engines:     statuses,
+			Run:         b.runMarkdown,
 		},
 		b.htmlImageTool(statuses),
 		urls[0], urls[1],
 	}
 }
 
+// pdfToolMeta is the meta of html-to-pdf and markdown-to-pdf.
+func pdfToolMeta() []docmill.MetaField {
+	return []docmill.MetaField{{Name: "blocked_requests", Type: docmill.MetaInteger, Description: "Requests the page made outside the upload, blocked."}, waitMeta}
+}
+
 // printParams are the params the PDF tools share.
 func printParams() []docmill.Param {
-	return append([]docmill.Param{
+	ps := append([]docmill.Param{
 		{
 			Name: paramPageSize, Type: docmill.TypeString, Default: "a4",
 			Description: "Paper size: a4 (210x297 mm), letter (8.5x11 in), legal (8.5x14 in), a3 (297x420 mm) or a5 (148x210 mm). " +
@@ -286,6 +311,7 @@ func printParams() []docmill.Param {
 				"image descriptions) for screen readers and reflow. Slower, and often several times larger.",
 		},
 	}, optionParams()...)
+	return append(append(ps, waitParam()), outputParams()...)
 }
 
 // paper is a page size in inches, portrait.

@@ -16,6 +16,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	docmill "github.com/docmill/docmill"
 	"github.com/docmill/docmill/tools/toolstest"
@@ -52,7 +53,8 @@ func testBrowser(t testing.TB) *Browser {
 	for _, p := range []string{"pdfinfo", "pdftotext"} {
 		toolstest.Need(t, p)
 	}
-	sharedOnce.Do(func() { shared = New(Options{MaxTabs: 4, MarkdownPage: markdownPage}) })
+	// A wait_for selector is waited for 3 s, not 30 (TestWaitForHTML).
+	sharedOnce.Do(func() { shared = New(Options{MaxTabs: 4, MarkdownPage: markdownPage, selectorWait: 3 * time.Second}) })
 	if !shared.Available() {
 		t.Fatal("chromium is installed but not found")
 	}

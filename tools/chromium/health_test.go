@@ -108,7 +108,7 @@ func TestBrowserKeptAfterOrdinaryFailure(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	empty := t.TempDir() // no index.html: the page cannot load
-	if _, err := b.render(ctx, empty, filepath.Join(t.TempDir(), "out.pdf"), settingsFrom(docmill.Params{}, docmill.Limits{})); err == nil {
+	if _, err := b.render(ctx, empty, filepath.Join(t.TempDir(), "out.pdf"), settingsFrom(docmill.Params{}, docmill.Limits{}, 0)); err == nil {
 		t.Fatal("a site without index.html printed")
 	} else {
 		t.Logf("the failed job: %v", err)

@@ -106,7 +106,7 @@ func markdownTooLarge(maxBytes int64) *docmill.Error {
 // runMarkdown renders a Markdown file to a page in the helper
 // (Options.MarkdownPage) and prints it.
 func (b *Browser) runMarkdown(ctx context.Context, in *docmill.RunInput) (*docmill.RunOutput, error) {
-	file, s := in.Files[0], settingsFrom(in.Params, in.Limits)
+	file, s := in.Files[0], settingsFrom(in.Params, in.Limits, b.opts.selectorWait)
 	if file.Size > s.limits.MarkdownBytes {
 		return nil, markdownTooLarge(s.limits.MarkdownBytes)
 	}

@@ -32,3 +32,11 @@ const (
 	paramMarginBottom      = "margin_bottom"
 	paramMarginLeft        = "margin_left"
 )
+
+// The output options' names (pdfoutput.go).
+const (
+	paramOutline    = "outline"
+	paramSinglePage = "single_page"
+	paramPDFA       = "pdfa"
+	paramPDFUA      = "pdfua"
+)

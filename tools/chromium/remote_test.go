@@ -237,9 +237,9 @@ func TestWaitFor(t *testing.T) {
 		if !c.ok {
 			continue
 		}
-		s := pageFrom(docmill.Params{"url": "https://example.com/", "wait_for": c.v}, nil)
-		if s.waitMS != c.ms || s.selector != c.selector {
-			t.Errorf("%q: wait %d ms, selector %q", c.v, s.waitMS, s.selector)
+		s := waitFrom(docmill.Params{"wait_for": c.v}, 0)
+		if s.ms != c.ms || s.selector != c.selector {
+			t.Errorf("%q: wait %d ms, selector %q", c.v, s.ms, s.selector)
 		}
 	}
 }

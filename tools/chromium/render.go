@@ -49,9 +49,28 @@ type printSettings struct {
 	// page, when set, makes the job a web page loaded from its address
 	// (url-to-pdf, url-to-image) instead of the job's files.
 	page *pageSettings
+	// wait is what to wait for once the page loaded (wait_for), and
+	// what the wait found; never nil for a job of a tool taking it.
+	wait *waitSettings
+	// outline adds bookmarks from the headings; singlePage prints one
+	// page as tall as the content (fitOnePage).
+	outline, singlePage bool
+	// pdfa is the PDF/A conformance to convert to ("": none); pdfua
+	// marks the PDF for PDF/UA-1 (finishPDF).
+	pdfa  string
+	pdfua bool
+	// facts are what the page says of itself, read before the print.
+	facts *pageFacts
 	// limits are the job's (RunInput.Limits): PrintedPDFBytes bounds the
 	// PDF, the Fetch fields a page's requests.
 	limits docmill.Limits
+}
+
+// pageFacts are what a PDF job reads from its page for the steps after
+// the print.
+type pageFacts struct {
+	// lang is the page's <html lang>, read for pdfua.
+	lang string
 }
 
 // jsString returns s as a JavaScript string literal (JSON's escaping,
@@ -61,15 +80,17 @@ func jsString(s string) string {
 	return string(b)
 }
 
-// settingsFrom reads the validated params, and the job's limits l (a
-// zero field: its default); page_size and margin are enums of papers'
-// and margins' keys (TestEnumsMatchTables).
-func settingsFrom(p docmill.Params, l docmill.Limits) printSettings {
+// settingsFrom reads the validated params of a PDF job, and the job's
+// limits l (a zero field: its default); page_size and margin are enums
+// of papers' and margins' keys (TestEnumsMatchTables). A selector of
+// wait_for is waited for up to selectorWait (0: maxSelectorWait).
+func settingsFrom(p docmill.Params, l docmill.Limits, selectorWait time.Duration) printSettings {
 	s := printSettings{paper: papers[p.String(paramPageSize)], landscape: p.Bool(paramLandscape),
 		background: p.Bool(paramPrintBackground), tagged: p.Bool(paramTagged),
 		header: p.String(paramHeaderHTML), footer: p.String(paramFooterHTML), scale: 1,
 		pageRanges: pageRangesText(p), cssSize: p.Bool(paramPreferCSSPageSize), screen: p.String(paramMedia) == "screen",
-		limits: l.WithDefaults()}
+		limits: l.WithDefaults(), wait: waitFrom(p, selectorWait), facts: &pageFacts{}}
+	s.outputFrom(p)
 	if p.Has(paramScale) {
 		s.scale = p.Float(paramScale)
 	}
@@ -287,8 +308,8 @@ func printIn(ctx context.Context, t *tab, st *site, dst string, s printSettings)
 	if err != nil {
 		return err
 	}
-	if s.page != nil {
-		if err := s.page.wait(job); err != nil {
+	if s.wait != nil {
+		if err := s.wait.run(job); err != nil {
 			return err
 		}
 	}
@@ -301,7 +322,25 @@ func printIn(ctx context.Context, t *tab, st *site, dst string, s printSettings)
 	if s.shot != nil {
 		return captureImage(job, dst, s.shot)
 	}
-	return printPDF(job, dst, s)
+	return readAndPrint(job, dst, s)
+}
+
+// readAndPrint reads what the options after the print need from the
+// loaded page, lays it out on one page for single_page, and prints it.
+func readAndPrint(ctx context.Context, dst string, s printSettings) error {
+	if s.pdfua {
+		lang, err := pageLang(ctx)
+		if err != nil {
+			return err
+		}
+		s.facts.lang = lang
+	}
+	if s.singlePage {
+		if err := fitOnePage(ctx, &s); err != nil {
+			return err
+		}
+	}
+	return printPDF(ctx, dst, s)
 }
 
 // dismissDialogs answers alert, confirm, prompt and beforeunload, which
@@ -331,7 +370,10 @@ func (s printSettings) pdfParams() page.PrintToPDFParams {
 		PageRanges:        s.pageRanges,
 		PreferCSSPageSize: &s.cssSize,
 		GenerateTaggedPDF: &s.tagged,
-		TransferMode:      page.PrintToPDFTransferModeReturnAsStream,
+		// Chromium builds the outline from the structure tree
+		// (outputFrom tags the PDF when asked for one).
+		GenerateDocumentOutline: &s.outline,
+		TransferMode:            page.PrintToPDFTransferModeReturnAsStream,
 	}
 	if s.header != "" || s.footer != "" {
 		// An empty template would print Chromium's own (the date and

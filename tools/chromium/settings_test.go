@@ -16,5 +16,6 @@ func TestEnumsMatchTables(t *testing.T) {
 		}
 		toolstest.EnumMatchesTable(t, tool, "page_size", papers)
 		toolstest.EnumMatchesTable(t, tool, "margin", margins)
+		toolstest.EnumMatchesTable(t, tool, "pdfa", pdfaParts)
 	}
 }

@@ -21,7 +21,7 @@ import (
 
 // runHTML prints an HTML file or a zipped site.
 func (b *Browser) runHTML(ctx context.Context, in *docmill.RunInput) (*docmill.RunOutput, error) {
-	file, s := in.Files[0], settingsFrom(in.Params, in.Limits)
+	file, s := in.Files[0], settingsFrom(in.Params, in.Limits, b.opts.selectorWait)
 	root, err := unpackSite(file, in.WorkDir, b.opts.Limits)
 	if err != nil {
 		return nil, err
@@ -52,16 +52,17 @@ func (b *Browser) printSite(ctx context.Context, in *docmill.RunInput, file docm
 	dst := filepath.Join(in.WorkDir, "result.pdf")
 	name := docmill.ResultName(file.Filename, "", ".pdf")
 	s.title = strings.TrimSuffix(name, ".pdf")
+	if _, _, err := b.outputStep(s); err != nil {
+		return nil, err
+	}
 	blocked, err := b.render(ctx, root, dst, s)
 	if err != nil {
 		return nil, err
 	}
-	return &docmill.RunOutput{
-		Path:        dst,
-		Filename:    name,
-		ContentType: "application/pdf",
-		Meta:        map[string]any{"blocked_requests": blocked},
-	}, nil
+	if dst, err = b.finishPDF(ctx, in, dst, s); err != nil {
+		return nil, err
+	}
+	return &docmill.RunOutput{Path: dst, Filename: name, ContentType: "application/pdf", Meta: pdfMeta(blocked, s)}, nil
 }
 
 // stageSite gives the browser inst the job's files under root: hard

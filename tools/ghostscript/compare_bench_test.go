@@ -2,6 +2,7 @@ package ghostscript_test
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"fmt"
 	"image"
@@ -9,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -61,13 +63,14 @@ func (c comparison) meets() (size, ssim, tm bool) {
 // server does, its spare gs and qpdf (ghostscript.Spares) started ahead:
 // an untimed run first starts the spares. A file on which raw gs
 // fails (exit status, or no pages processed) is reported and left out of
-// the targets. A smoke pass (toolstest.BenchSmoke) compares on two files.
+// the targets. A smoke pass (toolstest.BenchSmoke) compares on the two
+// smallest files.
 func BenchmarkCompressVsGhostscript(b *testing.B) {
 	paths, err := filepath.Glob(toolstest.Corpus(b, "pdf", "*.pdf"))
 	if err != nil || len(paths) == 0 {
 		b.Fatalf("no corpus PDFs: %v", err)
 	}
-	paths = toolstest.BenchSize(paths, paths[:min(2, len(paths))])
+	paths = toolstest.BenchSize(paths, smallest(b, paths, 2))
 	clock := &stageClock{runs: map[string]time.Duration{}}
 	tl, closeTool := timedCompressTool(b, clock)
 	defer closeTool()
@@ -83,6 +86,20 @@ func BenchmarkCompressVsGhostscript(b *testing.B) {
 		}
 		b.Log(summarize(rows))
 	})
+}
+
+// smallest returns the n smallest of paths, by size.
+func smallest(b *testing.B, paths []string, n int) []string {
+	size := map[string]int64{}
+	for _, p := range paths {
+		st, err := os.Stat(p)
+		if err != nil {
+			b.Fatal(err)
+		}
+		size[p] = st.Size()
+	}
+	out := slices.SortedFunc(slices.Values(paths), func(x, y string) int { return cmp.Compare(size[x], size[y]) })
+	return out[:min(n, len(out))]
 }
 
 // compareWithGS measures one file; see BenchmarkCompressVsGhostscript.

@@ -76,7 +76,7 @@ func (e *engines) flatten(ctx context.Context, in *docmill.RunInput, src string)
 func (e *engines) flattenWithQPDF(ctx context.Context, in *docmill.RunInput, src string) (string, int) {
 	dir := in.WorkDir
 	flat := filepath.Join(dir, "flattened-qpdf.pdf")
-	_, err := e.qpdf.Run(ctx, sandbox.Cmd{Dir: dir, Args: []string{"--generate-appearances", "--flatten-annotations=all", "--decrypt", src, flat}})
+	err := e.runQPDF(ctx, dir, "flatten", []string{"--generate-appearances", "--flatten-annotations=all", "--decrypt"}, src, flat)
 	if qpdfOK(err) != nil {
 		os.Remove(flat)
 		return "", 0

@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	docmill "github.com/docmill/docmill"
+	"github.com/docmill/docmill/sandbox"
 )
 
 // iccGlobs are where Ghostscript installs its sRGB profile, by version.
@@ -74,6 +75,39 @@ func (e *engines) runPDFA(ctx context.Context, in *docmill.RunInput) (*docmill.R
 		return nil, docmill.Internal(fmt.Errorf("ghostscript: PDF/A output: %w", err))
 	}
 	return pdfResult(in, out, "-pdfa.pdf", map[string]any{"conformance": level, "pages": pages}), nil
+}
+
+// PDFAStep is pdf-to-pdfa's conversion as a step, for the tools that
+// make PDFs and offer PDF/A output (chromium's pdfa param): it takes one
+// PDF and the param "conformance" (1b, 2b or 3b, as pdf-to-pdfa's), and
+// writes the PDF/A as "<name>-pdfa.pdf", meta {"conformance"}. It is
+// available when pdf-to-pdfa is.
+func PDFAStep(gs, qpdf *sandbox.Engine) *docmill.EngineStep {
+	e := &engines{gs: gs, qpdf: qpdf}
+	return &docmill.EngineStep{Name: "pdfa", MinFiles: 1, MaxFiles: 1, Run: e.runPDFAStep,
+		Available: func() bool { return e.available() && srgbProfile() != "" }}
+}
+
+// runPDFAStep converts the input to the PDF/A conformance its params
+// name; a conformance not in conformances is the calling tool's fault.
+func (e *engines) runPDFAStep(ctx context.Context, in *docmill.RunInput) (*docmill.RunOutput, error) {
+	level := in.Params.String(paramConformance)
+	part, ok := conformances[level]
+	if !ok {
+		return nil, docmill.Internal(fmt.Errorf("ghostscript: PDF/A step: conformance %q", level))
+	}
+	if srgbProfile() == "" {
+		return nil, docmill.Errorf(docmill.CodeEngineUnavailable, "PDF/A conversion is not available on this server.")
+	}
+	src, err := e.checkInput(ctx, in.Files[0], in.WorkDir)
+	if err != nil {
+		return nil, err
+	}
+	out, err := e.convertPDFA(ctx, src, part, in.WorkDir)
+	if err != nil {
+		return nil, err
+	}
+	return pdfResult(in, out, "-pdfa.pdf", map[string]any{"conformance": level}), nil
 }
 
 // convertPDFA writes the checked PDF at src (checkInput) as PDF/A part

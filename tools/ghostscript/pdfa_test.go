@@ -2,12 +2,15 @@ package ghostscript_test
 
 import (
 	"bytes"
+	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"testing"
 
 	docmill "github.com/docmill/docmill"
+	"github.com/docmill/docmill/tools/ghostscript"
+	"github.com/docmill/docmill/tools/toolstest"
 )
 
 func TestPDFA(t *testing.T) {
@@ -51,4 +54,34 @@ func TestPDFA(t *testing.T) {
 func TestPDFABadInput(t *testing.T) {
 	_, err := run(t, "pdf-to-pdfa", nil, corpusPDF(t, "libreoffice-writer-password.pdf"))
 	wantCode(t, err, docmill.CodeInvalidDocument)
+}
+
+// TestPDFAStep: the conversion as the print tools take it writes the
+// conformance asked for, text kept; a conformance pdf-to-pdfa does not
+// offer is the calling tool's fault.
+func TestPDFAStep(t *testing.T) {
+	step := ghostscript.PDFAStep(gsEngine, qpdfEngine)
+	if !step.IsAvailable() {
+		toolstest.Lacking(t, "pdfa step: engines not installed, or no jail")
+	}
+	src := toolstest.WriteTemp(t, "printed.pdf", toolstest.TextPDF("Printed by a browser"))
+	convert := func(conformance string) (*docmill.RunOutput, error) {
+		dir := t.TempDir()
+		in := &docmill.RunInput{Params: docmill.Params{"conformance": conformance}, WorkDir: dir, Files: []docmill.LocalFile{inputFile(t, dir, src)}}
+		return step.Invoke(context.Background(), in)
+	}
+	out, err := convert("3b")
+	if err != nil {
+		t.Fatal(err)
+	}
+	meta, err := exec.Command("pdfinfo", "-meta", out.Path).Output()
+	if err != nil || !bytes.Contains(meta, []byte("pdfaid:part='3'")) {
+		t.Errorf("pdfinfo -meta: %v: no PDF/A-3 claim in %.300q", err, meta)
+	}
+	if got := text(t, out.Path); !bytes.Contains([]byte(got), []byte("Printed by a browser")) {
+		t.Errorf("text %q", got)
+	}
+	if _, err := convert("2u"); docmill.ErrorCode(err) != docmill.CodeInternal {
+		t.Errorf("conformance 2u: %v, want internal", err)
+	}
 }

@@ -12,11 +12,11 @@ import (
 	"github.com/docmill/docmill/tools/filecopy"
 )
 
-// Spares are the runs of Ghostscript and qpdf that compress-pdf finds
-// started ahead of its jobs (sandbox.Spares): each engine's start-up and
-// jail are paid while no job waits, which on a small document was most of
-// the tool's time. A nil Spares, or a nil engine's, starts every run when
-// its job comes.
+// Spares are the runs of Ghostscript and qpdf that compress-pdf and
+// flatten-pdf find started ahead of their jobs (sandbox.Spares): each
+// engine's start-up and jail are paid while no job waits, which on a
+// small document was most of the tool's time. A nil Spares, or a nil
+// engine's, starts every run when its job comes.
 type Spares struct {
 	gs, qpdf *sandbox.Spares
 }
@@ -81,23 +81,28 @@ func (e *engines) compressGS(ctx context.Context, dir, src, out string, p preset
 }
 
 // pack is qpdf's pass of compress-pdf: src rewritten to out with its
-// objects packed into object streams, compressed at level 9, on a spare
-// qpdf when one is ready (reading its arguments from standard input,
-// "@-"), else started now.
+// objects packed into object streams, compressed at level 9.
 func (e *engines) pack(ctx context.Context, dir, src, out string) error {
-	args := []string{"--object-streams=generate", "--compression-level=9"}
+	return e.runQPDF(ctx, dir, "pack", []string{"--object-streams=generate", "--compression-level=9"}, src, out)
+}
+
+// runQPDF runs qpdf with the options args on src, writing out: on a
+// spare qpdf of key (one key a command line) when one is ready, reading
+// its arguments from standard input ("@-"), else started now in dir. Its
+// error is qpdf.Run's, for qpdfOK.
+func (e *engines) runQPDF(ctx context.Context, dir, key string, args []string, src, out string) error {
 	cold := func() error {
-		_, err := e.qpdf.Run(ctx, sandbox.Cmd{Dir: dir, Args: append(args, src, out)})
+		_, err := e.qpdf.Run(ctx, sandbox.Cmd{Dir: dir, Args: append(append([]string(nil), args...), src, out)})
 		return err
 	}
-	sp := e.spares.take(func(s *Spares) *sandbox.Spares { return s.qpdf }, "pack",
+	sp := e.spares.take(func(s *Spares) *sandbox.Spares { return s.qpdf }, key,
 		func(string) []string { return []string{"@-"} })
 	if sp == nil {
 		return cold()
 	}
 	defer sp.Close()
 	_, err := runSpare(ctx, sp, src, out, func(input string) string {
-		return strings.Join(append(args, input, sp.Paths().InJail(filepath.Join(sp.Dir(), spareOutput))), "\n") + "\n"
+		return strings.Join(append(append([]string(nil), args...), input, sp.Paths().InJail(filepath.Join(sp.Dir(), spareOutput))), "\n") + "\n"
 	})
 	if errors.Is(err, sandbox.ErrSpareGone) {
 		return cold()

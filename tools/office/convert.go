@@ -116,7 +116,7 @@ func (p *Pool) convertDocument(ctx context.Context, in *docmill.RunInput) (*docm
 	}
 	return &docmill.RunOutput{
 		Path: out, Filename: docmill.ResultName(file.Filename, "", "."+to.ext), ContentType: to.contentType,
-		Meta: map[string]any{"engine": engineName, "engine_version": p.version, "input_format": k.ext},
+		Meta: map[string]any{"engine": engineName, "engine_version": p.soffice.Version(), "input_format": k.ext},
 	}, nil
 }
 

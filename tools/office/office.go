@@ -96,7 +96,6 @@ type Pool struct {
 	ok      bool
 	whyNot  string
 	starts  atomic.Int64
-	version string
 	tmpl    profileTemplate
 }
 
@@ -121,7 +120,6 @@ func New(soffice, python *sandbox.Engine, opts Options) (*Pool, error) {
 	opts.Limits = opts.Limits.WithDefaults()
 	p := &Pool{opts: opts, soffice: soffice, python: python, seq: poolSeq.Add(1),
 		idle: make(chan *worker, opts.Workers), closed: make(chan struct{})}
-	p.version = soffice.Version
 	if p.whyNot = checkEngines(soffice, python); p.whyNot != "" {
 		return p, nil
 	}

@@ -74,7 +74,7 @@ func (p *Pool) run(ctx context.Context, in *docmill.RunInput, f family, export s
 	}
 	return &docmill.RunOutput{
 		Path: out, Filename: docmill.ResultName(file.Filename, "", ".pdf"), ContentType: "application/pdf",
-		Meta: map[string]any{"pages": pages, "engine": engineName, "engine_version": p.version, "input_format": k.ext},
+		Meta: map[string]any{"pages": pages, "engine": engineName, "engine_version": p.soffice.Version(), "input_format": k.ext},
 	}, nil
 }
 

@@ -23,6 +23,7 @@ var stepParams = map[string]docmill.Params{
 	"set-crop-box":          {"margins": "10,10,10,10"},
 	"redact-pages":          {},
 	"compare-report":        {},
+	"mark-pdfua":            {"lang": "en"},
 }
 
 // requiredParams are values for the params some tools require, where

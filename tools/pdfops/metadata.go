@@ -96,7 +96,7 @@ func runEditMetadata(ctx context.Context, in *docmill.RunInput, b *budget, doc *
 		}
 		useXRefTable(doc)
 	}
-	kept, err := metadataInStep(doc, root, info, producer)
+	kept, err := metadataInStep(doc, root, info, producer, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -116,9 +116,9 @@ func runEditMetadata(ctx context.Context, in *docmill.RunInput, b *budget, doc *
 
 // metadataInStep replaces the catalog's XMP by a packet stating the Info
 // dictionary's values, the catalog's /Lang, the producer and dates pdfcpu
-// writes or producer, and the input packet's kept properties, which it
-// returns.
-func metadataInStep(doc *model.Context, root, info types.Dict, producer string) (xmpProps, error) {
+// writes or producer, and the input packet's kept properties with set's
+// laid over them, which it returns.
+func metadataInStep(doc *model.Context, root, info types.Dict, producer string, set xmpProps) (xmpProps, error) {
 	text := func(d types.Dict, key string) string {
 		if d[key] == nil {
 			return ""
@@ -129,6 +129,12 @@ func metadataInStep(doc *model.Context, root, info types.Dict, producer string) 
 	// pdfcpu sets both dates to the time it writes, a moment later.
 	now := time.Now().Truncate(time.Second)
 	kept := readKeptXMP(doc, root)
+	if kept == nil && len(set) > 0 {
+		kept = xmpProps{}
+	}
+	for name, value := range set {
+		kept[name] = value
+	}
 	packet := buildXMP(xmpValues{
 		title: text(info, "Title"), author: text(info, "Author"), subject: text(info, "Subject"),
 		keywords: text(info, "Keywords"), creator: text(info, "Creator"), lang: text(root, "Lang"),

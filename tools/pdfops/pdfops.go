@@ -210,7 +210,7 @@ func onePDFStep(name string, cmd model.CommandMode, run docRunFunc) *docmill.Eng
 func Steps() []*docmill.EngineStep {
 	return []*docmill.EngineStep{SelectPagesStep(), StreamCheckStep(), SetCropBoxStep(), FillFormStep(),
 		RestoreLinksStep(), WriteBookmarksStep(), CompareReportStep(), InspectStep(), RedactPagesStep(),
-		ReadInvoiceStep(), EmbedInvoiceStep()}
+		ReadInvoiceStep(), EmbedInvoiceStep(), MarkPDFUAStep()}
 }
 
 // disableConfigDir stops pdfcpu from creating and reading a configuration

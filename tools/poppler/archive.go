@@ -41,6 +41,13 @@ func checkOutputSize(path string, maxBytes int64) error {
 // already, and deflating them again costs time for nothing. The archive
 // is held to maxBytes.
 func writeZip(ctx context.Context, path string, entries []zipEntry, maxBytes int64) error {
+	return writeEntries(ctx, path, entries, maxBytes, false, tooLarge)
+}
+
+// writeEntries writes entries, in order, into a zip archive at path of at
+// most maxBytes, deflated or stored, removing each file once it is in.
+// An archive past maxBytes is refused with tooBig's error.
+func writeEntries(ctx context.Context, path string, entries []zipEntry, maxBytes int64, deflate bool, tooBig func(err error, maxBytes int64) error) error {
 	zw, err := ziparchive.Create(path, maxBytes)
 	if err != nil {
 		return fmt.Errorf("poppler: %w", err)
@@ -50,23 +57,23 @@ func writeZip(ctx context.Context, path string, entries []zipEntry, maxBytes int
 			zw.Close()
 			return err
 		}
-		if err := zw.AddFile(e.name, e.path, false); err != nil {
+		if err := zw.AddFile(e.name, e.path, deflate); err != nil {
 			zw.Close()
-			return zipError(err, maxBytes)
+			return zipError(err, maxBytes, tooBig)
 		}
 		_ = os.Remove(e.path)
 	}
-	return zipError(zw.Close(), maxBytes)
+	return zipError(zw.Close(), maxBytes, tooBig)
 }
 
-// zipError reports a failure to write the archive: file_too_large past
+// zipError reports a failure to write the archive: tooBig's error past
 // maxBytes, otherwise internal (the disk failed, not the input).
-func zipError(err error, maxBytes int64) error {
+func zipError(err error, maxBytes int64, tooBig func(err error, maxBytes int64) error) error {
 	if err == nil {
 		return nil
 	}
 	if errors.Is(err, ziparchive.ErrTooLarge) {
-		return tooLarge(err, maxBytes)
+		return tooBig(err, maxBytes)
 	}
 	return fmt.Errorf("poppler: write archive: %w", err)
 }

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/docmill/docmill/tools/toolstest"
 )
 
 // BenchmarkPDFToJPG renders the 117 pages of GeoTopo-komprimiert.pdf at
@@ -14,10 +16,11 @@ import (
 // the same options, alternating the two in one loop so that both meet the
 // same load on a shared machine. It reports pages per second for both
 // (medians) and prints the tool's speedup over one pdftoppm next to the
-// issue's target; it never fails on the figure.
+// issue's target; it never fails on the figure. A smoke pass
+// (toolstest.BenchSmoke) renders the 4 pages of pdflatex-4-pages.pdf.
 func BenchmarkPDFToJPG(b *testing.B) {
-	file := corpusPDF(b, "GeoTopo-komprimiert.pdf")
-	const pages = 117
+	name, pages := toolstest.BenchSize("GeoTopo-komprimiert.pdf", "pdflatex-4-pages.pdf"), toolstest.BenchSize(117, 4)
+	file := corpusPDF(b, name)
 	pdftoppm, _, _ := testEngines(b)
 	tool := testTool(b, "pdf-to-jpg")
 	args := renderArgs(jpegFormat, defaultDPI, defaultQuality)
@@ -37,8 +40,8 @@ func BenchmarkPDFToJPG(b *testing.B) {
 		rawRuns = append(rawRuns, time.Since(start))
 	}
 	tool50, raw50 := median(toolRuns), median(rawRuns)
-	b.ReportMetric(pages/tool50.Seconds(), "tool-pages/s")
-	b.ReportMetric(pages/raw50.Seconds(), "pdftoppm-pages/s")
+	b.ReportMetric(float64(pages)/tool50.Seconds(), "tool-pages/s")
+	b.ReportMetric(float64(pages)/raw50.Seconds(), "pdftoppm-pages/s")
 	b.ReportMetric(0, "ns/op")
 	b.Logf("pdf-to-jpg 150 dpi, %d pages: %.2fs, one pdftoppm %.2fs: speedup %.2fx over one pdftoppm (target >= 1.8x), %d slots, medians of %d",
 		pages, tool50.Seconds(), raw50.Seconds(), raw50.Seconds()/tool50.Seconds(), pdftoppm.Slots(), len(toolRuns))

@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // How pdf-to-markdown finds tables in a page's lines, from the layout of
@@ -15,9 +16,12 @@ import (
 // of at least two cells, no further apart than maxRowGap sizes, whose
 // cells line up in columns (each cell in one column, one cell a column
 // each row), fill at least minTableFill of the grid, each hold a letter
-// or a digit (isWordChar), and are narrow: at most maxCellShare of the
-// page's text width (two columns of running text are lines of about half
-// of it, side by side, which would otherwise read as a table).
+// or a digit (isWordChar) or dashes alone (isDashes), and are narrow: at
+// most maxCellShare of the page's text width (two columns of running
+// text are lines of about half of it, side by side, which would
+// otherwise read as a table). Neighbouring columns no row fills both of
+// are one (joinComplementary). pdf-to-csv and pdf-to-xlsx take the same
+// tables.
 const (
 	cellGap      = 0.6
 	rowTolerance = 0.5
@@ -31,6 +35,14 @@ const (
 // an operator alone) do not.
 func isWordChar(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }
 
+// isDashes reports whether s is a table's mark of nothing: one to three
+// hyphens or dashes ("-", "–", "—"), which a cell may hold instead of a
+// letter or a digit. A formula's minus sign is U+2212, not one of them.
+func isDashes(s string) bool {
+	n := utf8.RuneCountInString(s)
+	return n > 0 && n <= 3 && strings.Trim(s, "-–—") == ""
+}
+
 // table is a table found in the text: page is its page, seq the place of its first line
 // in the reading order, rows its cells' text, row by row, a cell a
 // column, and lines the seq of every line it took.
@@ -39,12 +51,19 @@ type table struct {
 	seq   int
 	rows  [][]string
 	lines map[int]bool
+	// cols are the spans of its columns, left to right; top and bottom
+	// the tops of its first and last rows (pdf-to-csv's tables that run
+	// on across a page break).
+	cols        [][2]float64
+	top, bottom float64
 }
 
 // cell is a run of a line's words between wide gaps.
 type cell struct {
 	left, right float64
 	text        string
+	// words are its words, when its line's were read (splitAtColumnStarts).
+	words []wordSpan
 }
 
 // tableRow is the cells of a row, left to right, and its top and size.
@@ -71,10 +90,12 @@ func pageTables(lines []textLine) []table {
 		}
 		run = run[:0]
 	}
-	for _, r := range rowsOfLines(lines) {
+	rows := rowsOfLines(lines)
+	splitAtColumnStarts(rows)
+	for _, r := range rows {
 		fits := len(r.cells) >= 2
 		for _, c := range r.cells {
-			fits = fits && c.right-c.left <= narrow && strings.ContainsFunc(c.text, isWordChar)
+			fits = fits && c.right-c.left <= narrow && (strings.ContainsFunc(c.text, isWordChar) || isDashes(c.text))
 		}
 		if !fits {
 			flush()
@@ -134,21 +155,31 @@ func lineCells(l textLine) []cell {
 		return []cell{{left: l.left, right: l.right, text: l.text}}
 	}
 	var cells []cell
-	var words []string
+	start := 0
 	_, afterMarker := listMarker(l.words[0].text + " x")
 	for i, w := range l.words {
 		if i == 0 || w.left-l.words[i-1].right > cellGap*l.size && !(i == 1 && afterMarker) {
 			if i > 0 {
-				cells[len(cells)-1].text = strings.Join(words, " ")
+				cells[len(cells)-1] = cellOf(l.words[start:i])
 			}
-			cells = append(cells, cell{left: w.left, right: w.right})
-			words = words[:0]
+			cells = append(cells, cell{})
+			start = i
 		}
-		cells[len(cells)-1].right = max(cells[len(cells)-1].right, w.right)
-		words = append(words, w.text)
 	}
-	cells[len(cells)-1].text = strings.Join(words, " ")
+	cells[len(cells)-1] = cellOf(l.words[start:])
 	return cells
+}
+
+// cellOf is the cell of words, in their order on the line.
+func cellOf(words []wordSpan) cell {
+	c := cell{left: words[0].left, right: words[0].right, words: words}
+	texts := make([]string, len(words))
+	for i, w := range words {
+		c.right = max(c.right, w.right)
+		texts[i] = w.text
+	}
+	c.text = strings.Join(texts, " ")
+	return c
 }
 
 // tableColumns returns the columns of rows, the spans of their cells merged
@@ -212,6 +243,7 @@ func tableOf(run []tableRow) (table, bool) {
 	if len(run) < 2 || cols == nil {
 		return table{}, false
 	}
+	cols = joinComplementary(run, cols)
 	cells := 0
 	for _, r := range run {
 		cells += len(r.cells)
@@ -219,7 +251,7 @@ func tableOf(run []tableRow) (table, bool) {
 	if float64(cells) < minTableFill*float64(len(run)*len(cols)) {
 		return table{}, false
 	}
-	t := table{lines: map[int]bool{}, page: run[0].page}
+	t := table{lines: map[int]bool{}, page: run[0].page, cols: cols, top: run[0].top, bottom: run[len(run)-1].top}
 	for _, r := range run {
 		row := make([]string, len(cols))
 		for _, c := range r.cells {
@@ -235,4 +267,50 @@ func tableOf(run []tableRow) (table, bool) {
 		}
 	}
 	return t, true
+}
+
+// joinComplementary joins each pair of neighbouring columns of rows that
+// no row has a cell in both of: one column aligned two ways, such as a
+// header set on the left over numbers set on the right (a spreadsheet's
+// default), whose spans do not overlap. Two columns that some row fills
+// both of (a header naming each) stay apart. Each column's rows are
+// found once, so the work is the cells' and the columns', not their
+// product with the joins.
+func joinComplementary(rows []tableRow, cols [][2]float64) [][2]float64 {
+	users := make([][]int, len(cols)) // the rows with a cell in each column, ascending
+	for r, row := range rows {
+		for _, c := range row.cells {
+			i := columnOf(cols, c)
+			if n := len(users[i]); n == 0 || users[i][n-1] != r {
+				users[i] = append(users[i], r)
+			}
+		}
+	}
+	for i := 0; i+1 < len(cols); {
+		if shareRow(users[i], users[i+1]) {
+			i++
+			continue
+		}
+		cols[i][1] = cols[i+1][1]
+		users[i] = slices.Sorted(slices.Values(append(users[i], users[i+1]...)))
+		cols = slices.Delete(cols, i+1, i+2)
+		users = slices.Delete(users, i+1, i+2)
+	}
+	return cols
+}
+
+// shareRow reports whether the ascending row lists a and b hold a row
+// in common.
+func shareRow(a, b []int) bool {
+	for i, j := 0, 0; i < len(a) && j < len(b); {
+		switch {
+		case a[i] == b[j]:
+			return true
+		case a[i] < b[j]:
+			i++
+		default:
+			j++
+		}
+	}
+	return false
 }

@@ -89,3 +89,39 @@ func BenchmarkPDFToMarkdownFloor(b *testing.B) {
 	b.Logf("pdf-to-markdown %s: %.2fs, floor (pdftotext -bbox-layout + pdfimages -list + pdfimages) %.2fs: %.2fx the floor, medians of %d",
 		filepath.Base(path), tool50.Seconds(), floor50.Seconds(), tool50.Seconds()/floor50.Seconds(), len(toolRuns))
 }
+
+// BenchmarkPDFToTablesQuality prints pdf-to-csv's and pdf-to-xlsx's
+// figures beside pdf-to-markdown's: the cells of the known tables found
+// in their row and column (target: every one) in PDFs made by Chromium
+// (with borders, without, and with no style) and by LibreOffice Calc
+// (tableMakers), the CSVs read back with encoding/csv and the workbook
+// by LibreOffice. It never fails on the figures.
+// A smoke pass measures Chromium's ruled tables only.
+func BenchmarkPDFToTablesQuality(b *testing.B) {
+	csvTool, xlsxTool := tablesTestTools(b, docmill.Limits{})
+	makers := toolstest.BenchSize(tableMakers, tableMakers[:1])
+	var report strings.Builder
+	for b.Loop() {
+		report.Reset()
+		for _, m := range makers {
+			pdf := m.pdf(b, knownTables)
+			line := func(tool string, got [][][]string) {
+				found, all := cellsFound(knownTables, got)
+				fmt.Fprintf(&report, "\n%-28s %s: cells in place %d/%d (%5.1f%%), tables %d/%d", m.name, tool, found, all,
+					100*float64(found)/float64(all), len(got), len(knownTables))
+			}
+			if out, err := runTool(b, csvTool, pdf, nil); err != nil {
+				fmt.Fprintf(&report, "\n%-28s pdf-to-csv: %v", m.name, err)
+			} else {
+				line("pdf-to-csv ", csvTables(b, out))
+			}
+			if out, err := runTool(b, xlsxTool, pdf, nil); err != nil {
+				fmt.Fprintf(&report, "\n%-28s pdf-to-xlsx: %v", m.name, err)
+			} else {
+				line("pdf-to-xlsx", toolstest.SheetsCSV(b, out.Path))
+			}
+		}
+	}
+	b.Log(report.String())
+	b.ReportMetric(0, "ns/op")
+}

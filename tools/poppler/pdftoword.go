@@ -91,6 +91,10 @@ type layoutReading struct {
 	// maxPages, when above 0, refuses a document of more pages, read no
 	// further than the page past it.
 	maxPages int
+	// pageOnly hands the lines to page alone: the document's lines are
+	// not kept (layoutDocument.lines stays empty) and its images are not
+	// extracted (pdf-to-csv and pdf-to-xlsx take only tables).
+	pageOnly bool
 }
 
 // layoutDocument is a PDF as readLayout reads it: its lines in reading
@@ -126,8 +130,10 @@ func readLayout(ctx context.Context, e Engines, limits docmill.Limits, in *docmi
 			how.page(page)
 		}
 		for _, l := range page {
-			l.words = nil
-			doc.lines = append(doc.lines, l)
+			if !how.pageOnly {
+				l.words = nil
+				doc.lines = append(doc.lines, l)
+			}
 		}
 		page = page[:0]
 	}
@@ -146,6 +152,9 @@ func readLayout(ctx context.Context, e Engines, limits docmill.Limits, in *docmi
 	endPage()
 	if how.maxPages > 0 && doc.pages > how.maxPages {
 		return layoutDocument{}, docmill.InvalidDocument(nil, "The file has more than %d pages; this tool handles documents of up to %d pages.", how.maxPages, how.maxPages)
+	}
+	if how.pageOnly {
+		return doc, nil
 	}
 	doc.pictures, doc.media, err = documentPictures(ctx, e.PDFImages, src, in.WorkDir, doc.pages, limits)
 	return doc, err

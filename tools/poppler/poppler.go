@@ -5,7 +5,8 @@
 // (pdfimages), pdf-to-svg (pdftocairo), edit-bookmarks (pdftotext finds
 // the headings, the PDF helper writes the outline), pdf-to-word and
 // pdf-to-odt (pdftotext's layout reflowed here), pdf-to-markdown (the
-// same reflow, with tables found from its words' spans), compare-pdf (pdftotext's
+// same reflow, with tables found from its words' spans), pdf-to-csv and
+// pdf-to-xlsx (the same tables, as CSV or a workbook), compare-pdf (pdftotext's
 // words, pdftoppm's pixels, a report made in the PDF helper), pdf-info
 // (pdfinfo, pdffonts, pdfimages and qpdf, with the PDF helper's
 // structure step), verify-pdf-signatures (pdfsig) and redact-pdf
@@ -47,8 +48,8 @@ const (
 
 // Tools returns the package's tools: pdf-to-jpg, pdf-to-png, pdf-to-text,
 // edit-bookmarks, remove-blank-pages, extract-images, pdf-to-svg,
-// pdf-to-word, pdf-to-odt, pdf-to-markdown, compare-pdf, pdf-info, verify-pdf-signatures
-// and redact-pdf. A missing engine or step leaves its tools in the
+// pdf-to-word, pdf-to-odt, pdf-to-markdown, pdf-to-csv, pdf-to-xlsx,
+// compare-pdf, pdf-info, verify-pdf-signatures and redact-pdf. A missing engine or step leaves its tools in the
 // catalogue, not available, failing with engine_unavailable. limits
 // bound what the tools render and write (RenderPages, RenderPagePixels,
 // RenderPixelsTotal; a zero field takes its default).
@@ -58,6 +59,7 @@ func Tools(e Engines, steps Steps, limits docmill.Limits) []*docmill.Tool {
 	tools = append(tools, moreTools(e, limits, steps)...)
 	tools = append(tools, wordTools(e, limits)...)
 	tools = append(tools, markdownTool(e, limits))
+	tools = append(tools, tablesTools(e, limits)...)
 	tools = append(tools,
 		compareTool(e, limits, steps.CompareReport),
 		infoTool(e, steps.Inspect),

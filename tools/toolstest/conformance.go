@@ -55,7 +55,7 @@ import (
 //     input's sniffed magic number. A file cut in half is not tried
 //     either: the PDF tools repair such a file by design;
 //   - Cancel: a run whose context is canceled 100 ms after its start
-//     returns within a second of the cancellation; the suite logs how
+//     fails, within a generous deadline (cancelDeadline); the suite logs how
 //     many tools were canceled mid-run, and a tool with a slow input
 //     (Slow) that finishes first fails.
 //
@@ -124,6 +124,7 @@ var clientCodes = map[docmill.Code]bool{
 	docmill.CodeInvalidDocument: true, docmill.CodeUnsupportedFileType: true,
 	docmill.CodeInvalidParameter: true, docmill.CodeMissingFile: true,
 	docmill.CodeFileTooLarge: true, docmill.CodeTooManyFiles: true,
+	docmill.CodeNoText: true, docmill.CodeNoTables: true,
 }
 
 // Conformance runs the suite over every tool of s.Registry, one subtest
@@ -172,17 +173,22 @@ func (s *Suite) runTool(t *testing.T, tool *docmill.Tool) {
 	if len(samples) == 0 {
 		t.Fatalf("the sampler makes none of the accepted types %v", tool.Accepts)
 	}
+	// first is the Output check's run of the first sample on the base
+	// params, when it succeeded: the Params check's first base run.
+	var first *result
 	checks := []struct {
 		name string
 		fn   func(t testing.TB, tool *docmill.Tool, smp sample)
 	}{
 		{"FileCount", s.checkFileCount},
 		{"Output", func(t testing.TB, tool *docmill.Tool, _ sample) {
-			for _, smp := range samples {
-				s.checkOutput(t, tool, smp)
+			for i, smp := range samples {
+				if r := s.checkOutput(t, tool, smp); i == 0 {
+					first = r
+				}
 			}
 		}},
-		{"Params", s.checkParams},
+		{"Params", func(t testing.TB, tool *docmill.Tool, smp sample) { s.checkParams(t, tool, smp, first) }},
 		{"BadInput", s.checkBadInput},
 		{"Cancel", s.checkCancel},
 	}
@@ -320,11 +326,13 @@ type Companion struct {
 	Path, ContentType string
 }
 
-func (s *Suite) checkOutput(t testing.TB, tool *docmill.Tool, smp sample) {
+// checkOutput runs tool on smp with the base params and checks the
+// result; it returns the run, nil when it failed.
+func (s *Suite) checkOutput(t testing.TB, tool *docmill.Tool, smp sample) *result {
 	r := s.run(t, context.Background(), tool, s.baseParams(t, tool), s.files(t, tool, smp))
 	if r.err != nil {
 		t.Errorf("%s sample %s: %v", smp.contentType, filepath.Base(smp.path), r.err)
-		return
+		return nil
 	}
 	out := r.out
 	base := docmill.ResultName(filepath.Base(smp.path), "", "")
@@ -349,6 +357,7 @@ func (s *Suite) checkOutput(t testing.TB, tool *docmill.Tool, smp sample) {
 	if producesPDF(out) && !bytes.HasPrefix(r.data, []byte("%PDF-")) {
 		t.Errorf("%s: a %s result that does not start with %%PDF-: %.20q", smp.contentType, out.ContentType, r.data)
 	}
+	return r
 }
 
 // checkMetaDeclared holds a run's meta to the tool's declaration (Meta,

@@ -16,6 +16,13 @@ import (
 // cancelAfter is when the cancel check cancels a run's context.
 const cancelAfter = 100 * time.Millisecond
 
+// cancelDeadline is how long after its cancellation a run may take to
+// return: generous, a deadline and not a measure (a loaded machine takes
+// seconds to stop a tree of engine processes); what the check proves is
+// that the run ended canceled, mid-run, on an input that outlasts the
+// cancellation. TestCancelStopsTheWork shows the engines' processes gone.
+const cancelDeadline = 15 * time.Second
+
 // cancelTally counts, over a suite's tools, which were canceled mid-run
 // by the cancel check and which finished before the cancellation (for
 // which the check proved nothing), for the suite's report.
@@ -45,7 +52,7 @@ func (c *cancelTally) report() string {
 }
 
 // checkCancel cancels a run's context cancelAfter its start and wants it
-// to return within a second of the cancellation. A run that finishes
+// to fail within cancelDeadline of the cancellation. A run that finishes
 // first proves nothing: it is counted (cancelTally), and for a tool
 // Suite.Slow gives a slow input for, the run is on that input and
 // finishing first fails the check.
@@ -72,8 +79,14 @@ func (s *Suite) checkCancel(t testing.TB, tool *docmill.Tool, smp sample) {
 		}
 		return
 	}
-	if late := r.ended.Sub(<-canceled); late > time.Second {
-		t.Errorf("returned %v after its context was canceled (err %v), want under 1s", late.Round(time.Millisecond), r.err)
+	late := r.ended.Sub(<-canceled)
+	switch {
+	case r.err == nil && slow != "":
+		// On its slow input the run outlasts the cancellation by far;
+		// elsewhere it may have finished just as it came.
+		t.Errorf("succeeded %v after its context was canceled on the slow input: a canceled run must fail", late.Round(time.Millisecond))
+	case late > cancelDeadline:
+		t.Errorf("returned %v after its context was canceled (err %v), want within %v", late.Round(time.Millisecond), r.err, cancelDeadline)
 	}
 }
 

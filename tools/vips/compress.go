@@ -66,7 +66,7 @@ func compress(ctx context.Context, vips, vipsheader *sandbox.Engine, maxPixels i
 	}
 	best, bestSize := "", int64(-1)
 	preset := in.Params.String(paramPreset)
-	for i, opts := range compressCandidates(fm, q, preset, stripOption(vips)) {
+	for i, opts := range compressCandidates(fm, q, preset, stripOption(vips.Version())) {
 		p, err := outPath(in, "candidate-"+itoa(i)+"."+fm.ext)
 		if err != nil {
 			return nil, err

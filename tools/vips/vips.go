@@ -172,10 +172,11 @@ func saveOptions(path string, opts ...string) string {
 }
 
 // stripOption returns the save option that drops metadata: "strip" up to
-// vips 8.14, "keep=none" from 8.15, where strip is deprecated.
-func stripOption(e *sandbox.Engine) string {
+// vips 8.14, "keep=none" from 8.15, where strip is deprecated; version is
+// what vips --version printed.
+func stripOption(version string) string {
 	var major, minor int
-	if _, err := fmt.Sscanf(strings.TrimPrefix(e.Version, "vips-"), "%d.%d", &major, &minor); err == nil &&
+	if _, err := fmt.Sscanf(strings.TrimPrefix(version, "vips-"), "%d.%d", &major, &minor); err == nil &&
 		(major > 8 || major == 8 && minor >= 15) {
 		return "keep=none"
 	}

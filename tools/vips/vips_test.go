@@ -263,7 +263,7 @@ func TestStripOption(t *testing.T) {
 	for version, want := range map[string]string{
 		"vips-8.14.1": "strip", "vips-8.15.0": "keep=none", "vips-9.0.0": "keep=none", "": "strip",
 	} {
-		if got := stripOption(&sandbox.Engine{Version: version}); got != want {
+		if got := stripOption(version); got != want {
 			t.Errorf("stripOption(%q) = %q, want %q", version, got, want)
 		}
 	}

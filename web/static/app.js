@@ -13,7 +13,7 @@ import { cancelBatch, previewURL, runBatch, stopBatch, zipBatch } from "./batch.
 import { renderAccountPage, renderPlans } from "./pages.js";
 import { initKeysPage, renderKeysPage } from "./keys.js";
 import { initSession, showAuth, showVerify } from "./session.js";
-import { fmtDate, fmtSize, lang, loadDict, setLang, t, tOr, translatePage } from "./i18n.js";
+import { fmtDate, fmtSize, jobErrorText, lang, loadDict, setLang, t, tOr, translatePage } from "./i18n.js";
 
 const LANG = "docmill.lang";
 // BATCH_MAX bounds the files of one batch (a tool that takes one file, run on each).
@@ -40,7 +40,7 @@ const GROUP_OF = {
   "pdf-info": "inspect", "remove-annotations": "inspect", "linearize-pdf": "inspect",
   "grayscale-pdf": "inspect", "compare-pdf": "inspect",
   "extract-images": "from-pdf", "pdf-to-svg": "from-pdf", "pdf-to-word": "from-pdf", "pdf-to-odt": "from-pdf",
-  "pdf-to-markdown": "from-pdf",
+  "pdf-to-markdown": "from-pdf", "pdf-to-csv": "from-pdf", "pdf-to-xlsx": "from-pdf",
   "image-to-text": "from-pdf",
   "html-to-image": "images",
   "url-to-pdf": "to-pdf", "url-to-image": "images",
@@ -332,7 +332,7 @@ function showState(s) {
     case "sent": case "processing": setProgress(null, t("progress.processing")); return;
     case "queued": setProgress(null, t("progress.queued")); return;
     case "done": showResult(s.job); loadAccount(); return;
-    case "failed": failed(t("err.failed", { message: (s.job.error && s.job.error.message) || "" })); return;
+    case "failed": failed(t("err.failed", { message: jobErrorText(s.job.error) })); return;
     case "canceled": failed(t("err.canceled")); return;
   }
   if (s.status === 401) signedOut();

@@ -6,7 +6,7 @@
 import { $, el } from "./dom.js";
 import { runJob } from "./jobrun.js";
 import { zip } from "./zip.js";
-import { fmtSize, t } from "./i18n.js";
+import { fmtSize, jobErrorText, t } from "./i18n.js";
 
 let runs = [];   // {file, li, run, state}
 let token = 0;
@@ -24,7 +24,7 @@ function stateText(s, problemText) {
     case "sent": case "processing": return t("status.processing");
     case "queued": return t("status.queued");
     case "done": return t("status.done") + " · " + fmtSize(s.job.result.size);
-    case "failed": return t("err.failed", { message: (s.job.error && s.job.error.message) || "" });
+    case "failed": return t("err.failed", { message: jobErrorText(s.job.error) });
     case "canceled": return t("status.canceled");
     case "error": return problemText(s.status, s.problem, s.retryAfter);
   }

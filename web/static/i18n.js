@@ -38,6 +38,11 @@ export function tOr(key, fallback, vars) {
   return fill(s ?? "", vars);
 }
 
+/** jobErrorText is a failed job's error for people: the page's own words for the codes it has them for ("err.code." + code), else the server's message. */
+export function jobErrorText(e) {
+  return e ? tOr("err.code." + e.code, e.message || "") : "";
+}
+
 /** translatePage fills every element marked data-i18n (text), data-i18n-placeholder and data-i18n-label (aria-label). */
 export function translatePage(root = document) {
   document.documentElement.lang = current;

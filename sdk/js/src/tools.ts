@@ -185,6 +185,16 @@ export interface ToolParams {
     margin_bottom?: string;
     /** Left margin, overriding margin, a length with its unit: mm, cm, in, pt or px, such as 15mm or 0.5in (0 in to 20 in). Allowed: length at most 32. */
     margin_left?: string;
+    /** Once the page loaded, wait for this before printing: a number of milliseconds (0 to 30000), or a CSS selector that must match an element (waited for up to 30 s; if it never does, the page is printed as it is and meta.wait_timed_out is true). For a page whose scripts add content after it loaded. Allowed: length at most 500. */
+    wait_for?: string;
+    /** Add bookmarks (the PDF's outline) made from the page's headings, h1 to h6, nested by level. Chromium builds them from the PDF's structure tree, so the PDF is tagged too (see tagged). Default: `false`. */
+    outline?: boolean;
+    /** Print the whole page on one PDF page as tall as its content (page_size or paper_width gives the width; landscape takes the paper's long side), with CSS page breaks ignored. A page taller than 200 in (the longest paper) goes on as many pages of that height as it needs. Not with paper_height, page_ranges or prefer_css_page_size. Default: `false`. */
+    single_page?: boolean;
+    /** Make the PDF a PDF/A (archival) file of this part, level B, through pdf-to-pdfa's conversion (Ghostscript): fonts embedded, colours tied to an sRGB output intent, the claim in the XMP metadata. The conversion keeps the text, links and outline but not a structure tree, so it is refused with tagged or pdfua. Default: `none`. */
+    pdfa?: "none" | "1b" | "2b" | "3b";
+    /** Mark the PDF for PDF/UA-1 (universal accessibility): tagged (as tagged=true), the title shown in the window's title bar, the language of the page's <html lang> as the document's, Marked content, and the PDF/UA-1 claim in the XMP metadata. Whether the file conforms depends on the page too (alt text, heading order, a title, a lang): see docs/api.md. Default: `false`. */
+    pdfua?: boolean;
   };
   /** Image info. */
   "image-info": {};
@@ -262,6 +272,16 @@ export interface ToolParams {
     margin_bottom?: string;
     /** Left margin, overriding margin, a length with its unit: mm, cm, in, pt or px, such as 15mm or 0.5in (0 in to 20 in). Allowed: length at most 32. */
     margin_left?: string;
+    /** Once the page loaded, wait for this before printing: a number of milliseconds (0 to 30000), or a CSS selector that must match an element (waited for up to 30 s; if it never does, the page is printed as it is and meta.wait_timed_out is true). For a page whose scripts add content after it loaded. Allowed: length at most 500. */
+    wait_for?: string;
+    /** Add bookmarks (the PDF's outline) made from the page's headings, h1 to h6, nested by level. Chromium builds them from the PDF's structure tree, so the PDF is tagged too (see tagged). Default: `false`. */
+    outline?: boolean;
+    /** Print the whole page on one PDF page as tall as its content (page_size or paper_width gives the width; landscape takes the paper's long side), with CSS page breaks ignored. A page taller than 200 in (the longest paper) goes on as many pages of that height as it needs. Not with paper_height, page_ranges or prefer_css_page_size. Default: `false`. */
+    single_page?: boolean;
+    /** Make the PDF a PDF/A (archival) file of this part, level B, through pdf-to-pdfa's conversion (Ghostscript): fonts embedded, colours tied to an sRGB output intent, the claim in the XMP metadata. The conversion keeps the text, links and outline but not a structure tree, so it is refused with tagged or pdfua. Default: `none`. */
+    pdfa?: "none" | "1b" | "2b" | "3b";
+    /** Mark the PDF for PDF/UA-1 (universal accessibility): tagged (as tagged=true), the title shown in the window's title bar, the language of the page's <html lang> as the document's, Marked content, and the PDF/UA-1 claim in the XMP metadata. Whether the file conforms depends on the page too (alt text, heading order, a title, a lang): see docs/api.md. Default: `false`. */
+    pdfua?: boolean;
   };
   /** Merge PDF. */
   "merge-pdf": {
@@ -308,6 +328,8 @@ export interface ToolParams {
   "pdf-form-fields": {};
   /** PDF info. */
   "pdf-info": {};
+  /** PDF to CSV. */
+  "pdf-to-csv": {};
   /** PDF to JPG. */
   "pdf-to-jpg": {
     /** Resolution of the images, in dots per inch; a page of W x H points becomes W*dpi/72 x H*dpi/72 pixels. A whole number. Allowed: 72 to 600. Default: `150`. */
@@ -345,6 +367,8 @@ export interface ToolParams {
   };
   /** PDF to Word. */
   "pdf-to-word": {};
+  /** PDF to Excel. */
+  "pdf-to-xlsx": {};
   /** Pipeline. */
   "pipeline": {
     /** JSON array of up to 10 steps, each {"tool": slug, "params": {...}}, such as [{"tool": "merge-pdf"}, {"tool": "compress-pdf", "params": {"preset": "extreme"}}]; the params are the tool's own, as GET /v1/tools lists them. */
@@ -494,7 +518,7 @@ export interface ToolParams {
   "url-to-image": {
     /** The page to load: an https:// address (http:// and private, loopback and link-local addresses only on a server started with --allow-private-urls). Every request the page makes, redirects included, is held to the same rules; other schemes (file://, ws://) and methods other than GET are blocked. A URL. Allowed: at most 2048. */
     url: string;
-    /** Once the page loaded, wait for this before printing: a number of milliseconds (0 to 30000), or a CSS selector that must match an element (waited for up to 30 s; if it never does, the page is printed as it is and meta.wait_timed_out is true). Allowed: length at most 500. */
+    /** Once the page loaded, wait for this before printing: a number of milliseconds (0 to 30000), or a CSS selector that must match an element (waited for up to 30 s; if it never does, the page is printed as it is and meta.wait_timed_out is true). For a page whose scripts add content after it loaded. Allowed: length at most 500. */
     wait_for?: string;
     /** Image format: png, jpeg or webp. Default: `png`. */
     format?: "png" | "jpeg" | "webp";
@@ -511,8 +535,6 @@ export interface ToolParams {
   "url-to-pdf": {
     /** The page to load: an https:// address (http:// and private, loopback and link-local addresses only on a server started with --allow-private-urls). Every request the page makes, redirects included, is held to the same rules; other schemes (file://, ws://) and methods other than GET are blocked. A URL. Allowed: at most 2048. */
     url: string;
-    /** Once the page loaded, wait for this before printing: a number of milliseconds (0 to 30000), or a CSS selector that must match an element (waited for up to 30 s; if it never does, the page is printed as it is and meta.wait_timed_out is true). Allowed: length at most 500. */
-    wait_for?: string;
     /** Paper size: a4 (210x297 mm), letter (8.5x11 in), legal (8.5x14 in), a3 (297x420 mm) or a5 (148x210 mm). A page's CSS @page size is ignored unless prefer_css_page_size is true. Default: `a4`. */
     page_size?: "a4" | "letter" | "legal" | "a3" | "a5";
     /** Print in landscape orientation. Default: `false`. */
@@ -547,6 +569,16 @@ export interface ToolParams {
     margin_bottom?: string;
     /** Left margin, overriding margin, a length with its unit: mm, cm, in, pt or px, such as 15mm or 0.5in (0 in to 20 in). Allowed: length at most 32. */
     margin_left?: string;
+    /** Once the page loaded, wait for this before printing: a number of milliseconds (0 to 30000), or a CSS selector that must match an element (waited for up to 30 s; if it never does, the page is printed as it is and meta.wait_timed_out is true). For a page whose scripts add content after it loaded. Allowed: length at most 500. */
+    wait_for?: string;
+    /** Add bookmarks (the PDF's outline) made from the page's headings, h1 to h6, nested by level. Chromium builds them from the PDF's structure tree, so the PDF is tagged too (see tagged). Default: `false`. */
+    outline?: boolean;
+    /** Print the whole page on one PDF page as tall as its content (page_size or paper_width gives the width; landscape takes the paper's long side), with CSS page breaks ignored. A page taller than 200 in (the longest paper) goes on as many pages of that height as it needs. Not with paper_height, page_ranges or prefer_css_page_size. Default: `false`. */
+    single_page?: boolean;
+    /** Make the PDF a PDF/A (archival) file of this part, level B, through pdf-to-pdfa's conversion (Ghostscript): fonts embedded, colours tied to an sRGB output intent, the claim in the XMP metadata. The conversion keeps the text, links and outline but not a structure tree, so it is refused with tagged or pdfua. Default: `none`. */
+    pdfa?: "none" | "1b" | "2b" | "3b";
+    /** Mark the PDF for PDF/UA-1 (universal accessibility): tagged (as tagged=true), the title shown in the window's title bar, the language of the page's <html lang> as the document's, Marked content, and the PDF/UA-1 claim in the XMP metadata. Whether the file conforms depends on the page too (alt text, heading order, a title, a lang): see docs/api.md. Default: `false`. */
+    pdfua?: boolean;
   };
   /** Verify PDF signatures. */
   "verify-pdf-signatures": {};
@@ -634,6 +666,7 @@ export const TOOLS: { readonly [T in ToolSlug]: { readonly minFiles: number; rea
   "pdf-bookmarks": { minFiles: 1, maxFiles: 1, long: false },
   "pdf-form-fields": { minFiles: 1, maxFiles: 1, long: false },
   "pdf-info": { minFiles: 1, maxFiles: 1, long: false },
+  "pdf-to-csv": { minFiles: 1, maxFiles: 1, long: false },
   "pdf-to-jpg": { minFiles: 1, maxFiles: 1, long: false },
   "pdf-to-markdown": { minFiles: 1, maxFiles: 1, long: false },
   "pdf-to-odt": { minFiles: 1, maxFiles: 1, long: false },
@@ -642,6 +675,7 @@ export const TOOLS: { readonly [T in ToolSlug]: { readonly minFiles: number; rea
   "pdf-to-svg": { minFiles: 1, maxFiles: 1, long: false },
   "pdf-to-text": { minFiles: 1, maxFiles: 1, long: false },
   "pdf-to-word": { minFiles: 1, maxFiles: 1, long: false },
+  "pdf-to-xlsx": { minFiles: 1, maxFiles: 1, long: false },
   "pipeline": { minFiles: 1, maxFiles: 200, long: false },
   "powerpoint-to-pdf": { minFiles: 1, maxFiles: 1, long: false },
   "protect-pdf": { minFiles: 1, maxFiles: 1, long: false },
