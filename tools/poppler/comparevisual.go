@@ -130,7 +130,8 @@ func comparePage(v *visualDiff, p int, dir, pathA, pathB string, sizeA, sizeB pa
 }
 
 // pageRows is a grey page image read a band of rows at a time: its
-// rectangle, and rows y0 to y1 (clipped to it) as an image of its own.
+// rectangle, and rows y0 to y1 (clipped to it) as an image that stays
+// valid until the next call to rows.
 type pageRows interface {
 	rect() image.Rectangle
 	rows(y0, y1 int) (*image.Gray, error)
@@ -143,6 +144,7 @@ type pageFile struct {
 	f    *os.File
 	off  int64 // where the pixels start
 	size image.Rectangle
+	band []byte // rows' pixels, reused: a page is read as garbage-free bands
 }
 
 // openPageImage opens the grey page pdftoppm drew of a page of size s,
@@ -184,7 +186,10 @@ func (p *pageFile) rect() image.Rectangle { return p.size }
 
 func (p *pageFile) rows(y0, y1 int) (*image.Gray, error) {
 	r := image.Rect(0, y0, p.size.Dx(), y1).Intersect(p.size)
-	g := &image.Gray{Pix: make([]byte, r.Dx()*r.Dy()), Stride: r.Dx(), Rect: r}
+	if n := r.Dx() * r.Dy(); cap(p.band) < n {
+		p.band = make([]byte, n)
+	}
+	g := &image.Gray{Pix: p.band[:r.Dx()*r.Dy()], Stride: r.Dx(), Rect: r}
 	if _, err := p.f.ReadAt(g.Pix, p.off+int64(r.Min.Y)*int64(p.size.Dx())); err != nil && len(g.Pix) > 0 {
 		return nil, fmt.Errorf("poppler: page image: %w", err)
 	}
