@@ -3,7 +3,9 @@ package toolstest
 import (
 	"archive/zip"
 	"bytes"
+	"crypto/sha256"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -11,6 +13,7 @@ import (
 	"regexp"
 	"sort"
 	"testing"
+	"unicode/utf8"
 )
 
 // volatile matches what differs between two runs of the same PDF tool on
@@ -25,7 +28,7 @@ var volatile = regexp.MustCompile(`(?s)/(CreationDate|ModDate)\s*(\([^)]*\)|<[^>
 
 // Fingerprint returns what two results of a tool are compared by: a
 // PDF's objects, uncompressed by qpdf (with a fixed ID), without dates
-// and IDs; a zip's entries (names and fingerprints, not times); any other
+// and IDs, large binary streams by their hash (pdfPrint); a zip's entries (names and fingerprints, not times); any other
 // file's bytes. A PDF qpdf cannot open (encrypted with a user password)
 // is compared by its bytes.
 func Fingerprint(t testing.TB, path string) []byte {
@@ -40,11 +43,53 @@ func Fingerprint(t testing.TB, path string) []byte {
 func fingerprint(t testing.TB, b []byte) []byte {
 	switch {
 	case bytes.HasPrefix(b, []byte("%PDF-")):
-		return volatile.ReplaceAll(qdf(t, b), nil)
+		return pdfPrint(qdf(t, b))
 	case bytes.HasPrefix(b, []byte("PK\x03\x04")):
 		return zipPrint(t, b)
 	}
 	return b
+}
+
+// pdfPrint is the fingerprint of a PDF in QDF form: its text with the
+// volatile parts left out, and each large binary stream (an image's or a
+// font's data, decoded) as its SHA-256. Binary data holds none of the
+// volatile parts, and running the pattern over it cost seconds a page of
+// a rasterized result.
+func pdfPrint(q []byte) []byte {
+	var out bytes.Buffer
+	for len(q) > 0 {
+		head, body, rest := nextStream(q)
+		out.Write(volatile.ReplaceAll(head, nil))
+		if len(body) >= hashedStream && (bytes.IndexByte(body, 0) >= 0 || !utf8.Valid(body)) {
+			fmt.Fprintf(&out, "binary stream sha256:%x", sha256.Sum256(body))
+		} else {
+			out.Write(volatile.ReplaceAll(body, nil))
+		}
+		q = rest
+	}
+	return out.Bytes()
+}
+
+// hashedStream is the size from which a binary stream is fingerprinted by
+// its hash.
+const hashedStream = 64 << 10
+
+// nextStream splits a QDF file at its next stream: what comes before the
+// stream's data (head, its dictionary and the stream keyword's line), the
+// data, and the rest from the endstream keyword on. Without a stream,
+// head is q whole.
+func nextStream(q []byte) (head, body, rest []byte) {
+	const open, end = "\nstream\n", "\nendstream"
+	i := bytes.Index(q, []byte(open))
+	if i < 0 {
+		return q, nil, nil
+	}
+	head, q = q[:i+len(open)], q[i+len(open):]
+	j := bytes.Index(q, []byte(end))
+	if j < 0 {
+		j = len(q)
+	}
+	return head, q[:j], q[j:]
 }
 
 // qdf returns the PDF b rewritten by qpdf in QDF form, or b when qpdf
