@@ -305,7 +305,7 @@ func percentiles(ds []time.Duration) (p50, p99 time.Duration) {
 // TestAttackWalls is issue 29's attack, short: the walls between
 // accounts hold (lanes, fair share, the server's memory) and every
 // attacker job ends, done or refused by a client code, never internal.
-// Tools are cut at 6 s and the attack lasts 8 s, so the first attacker
+// Tools are cut at 4 s and the attack lasts 5 s, so the first attacker
 // jobs end by their budget (processing_timeout) and others take their
 // workers before the attack ends; the jobs left then are canceled, not
 // waited for. BenchmarkAttack runs it for two minutes and prints the
@@ -318,25 +318,25 @@ func TestAttackWalls(t *testing.T) {
 	if testing.Short() {
 		t.Skip("slow")
 	}
-	a := newAttack(t, t.TempDir(), "--job-timeout", "6s")
+	a := newAttack(t, t.TempDir(), "--job-timeout", "4s")
 	a.cancelLeft = true
-	r := a.run(t, 8*time.Second)
+	r := a.run(t, 5*time.Second)
 	a.checkWalls(t, r)
 	checkBudgetEnds(t, r)
 }
 
 // TestAttackWallsPostgres is TestAttackWalls on a server whose metadata
 // and queue are in PostgreSQL (River's PostgreSQL driver, the fair-share
-// query on PostgreSQL), shorter still to spare CI: 6 s of attack, tools
-// cut at 5 s. The walls are the same.
+// query on PostgreSQL), shorter still to spare CI: 4 s of attack, tools
+// cut at 3 s. The walls are the same.
 func TestAttackWallsPostgres(t *testing.T) {
 	// Serial, as TestAttackWalls.
 	if testing.Short() {
 		t.Skip("slow")
 	}
-	a := newAttack(t, postgresDir(t), "--job-timeout", "5s")
+	a := newAttack(t, postgresDir(t), "--job-timeout", "3s")
 	a.cancelLeft = true
-	r := a.run(t, 6*time.Second)
+	r := a.run(t, 4*time.Second)
 	a.checkWalls(t, r)
 	checkBudgetEnds(t, r)
 }

@@ -60,7 +60,7 @@ func code(err error) docmill.Code { return docmill.ErrorCode(err) }
 // TestInputs: Cyrillic text, plain text, CSV, page selection and the
 // refusals (wrong family, damaged archive, pages past the end).
 func TestInputs(t *testing.T) {
-	p := newPool(t, office.Options{Workers: 2})
+	p := sharedPool(t)
 	word, excel := toolOf(t, p, "word-to-pdf"), toolOf(t, p, "excel-to-pdf")
 
 	out, err := run(t, word, writeDocx(t, "Съешь же ещё этих мягких французских булок", "да выпей чаю"), nil)

@@ -15,8 +15,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/docmill/docmill/tools/office"
 )
 
 // secretMarker is the text of a file outside the job's directory that a
@@ -133,7 +131,7 @@ func pdfImageCount(t *testing.T, path string) int {
 // INCLUDEPICTURE fields, external relationships) convert without those
 // files' content reaching the PDF.
 func TestNoLocalFiles(t *testing.T) {
-	p := newPool(t, office.Options{Workers: 1})
+	p := sharedPool(t)
 	word := toolOf(t, p, "word-to-pdf")
 	pngPath, txtPath, odtPath := secrets(t)
 	pngURL, txtURL, odtURL := "file://"+pngPath, "file://"+txtPath, "file://"+odtPath

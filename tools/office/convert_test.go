@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	docmill "github.com/docmill/docmill"
-	"github.com/docmill/docmill/tools/office"
 	"github.com/docmill/docmill/tools/toolstest"
 )
 
@@ -15,7 +14,7 @@ import (
 // of it, and reads the text back with archive/zip and encoding/xml (or
 // encoding/csv), not with LibreOffice.
 func TestConvertDocument(t *testing.T) {
-	p := newPool(t, office.Options{Workers: 1})
+	p := sharedPool(t)
 	tl := toolOf(t, p, "convert-document")
 	// Generated documents (path set), and the corpus's (file set), whose
 	// rows skip without it.

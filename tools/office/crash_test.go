@@ -71,15 +71,17 @@ func TestWarmWorkerCrash(t *testing.T) {
 }
 
 // abortWhenStaged waits (within ctx) for a document in the worker's job
-// directory stage, then sends SIGABRT to the soffice.bin under this test's
-// process.
+// directory stage, then sends SIGABRT to the soffice.bin in that worker's
+// jail.
 func abortWhenStaged(ctx context.Context, stage string) error {
 	var err error
 	if !poll.Sample(ctx, 2*time.Millisecond, func() bool {
 		if entries, _ := os.ReadDir(stage); len(entries) > 0 {
 			for _, pid := range programUnder("soffice.bin", os.Getpid()) {
-				err = syscall.Kill(pid, syscall.SIGABRT)
-				return true
+				if inJailOf(pid, filepath.Dir(stage)) { // not another pool's (sharedPool)
+					err = syscall.Kill(pid, syscall.SIGABRT)
+					return true
+				}
 			}
 		}
 		return false

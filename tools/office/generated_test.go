@@ -4,7 +4,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/docmill/docmill/tools/office"
 	"github.com/docmill/docmill/tools/toolstest"
 )
 
@@ -13,7 +12,7 @@ import (
 // flat ODF presentation this test writes), becomes a PDF with the
 // expected pages and text: TestConvertCorpus's check without the corpus.
 func TestConvertGenerated(t *testing.T) {
-	p := newPool(t, office.Options{Workers: 1})
+	p := sharedPool(t)
 	for _, c := range []struct {
 		slug, file string
 		pages      int

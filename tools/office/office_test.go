@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os/exec"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -21,21 +22,47 @@ func corpusFile(t testing.TB, name string) string {
 	return toolstest.Corpus(t, "office", name)
 }
 
-// newPool starts a pool of real LibreOffice workers, or skips the test
-// when LibreOffice or python3-uno is missing.
+// newPool starts a pool of real LibreOffice workers, closed when the test
+// ends, or skips the test when LibreOffice or python3-uno is missing.
 func newPool(t testing.TB, opts office.Options) *office.Pool {
 	t.Helper()
-	if opts.SelectPages == nil {
-		opts.SelectPages = selectPages()
-	}
-	p, err := office.New(sandbox.Find("soffice", []string{"--version"}, sandbox.Options{View: sandbox.View{ReadOnly: office.DataPaths}}), sandbox.Find("python3", nil, sandbox.Options{View: sandbox.View{ReadOnly: office.DataPaths}}), opts)
+	p, err := startPool(opts)
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(p.Close)
+	return available(t, p)
+}
+
+// sharedPool is one pool of two workers with the default options, for
+// the tests that only convert documents: a LibreOffice start was most of
+// each one's CPU. Tests that crash, hang, limit or watch their workers
+// start their own (newPool). Its workers end with the test binary.
+func sharedPool(t testing.TB) *office.Pool {
+	t.Helper()
+	p, err := shared()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return available(t, p)
+}
+
+var shared = sync.OnceValues(func() (*office.Pool, error) { return startPool(office.Options{Workers: 2}) })
+
+func startPool(opts office.Options) (*office.Pool, error) {
+	if opts.SelectPages == nil {
+		opts.SelectPages = selectPages()
+	}
+	return office.New(sandbox.Find("soffice", []string{"--version"}, sandbox.Options{View: sandbox.View{ReadOnly: office.DataPaths}}), sandbox.Find("python3", nil, sandbox.Options{View: sandbox.View{ReadOnly: office.DataPaths}}), opts)
+}
+
+// available returns p, or skips t when LibreOffice or python3-uno is
+// missing (failing it under CI).
+func available(t testing.TB, p *office.Pool) *office.Pool {
+	t.Helper()
 	if !p.Available() {
 		toolstest.Lacking(t, "LibreOffice or python3-uno not installed, or no jail")
 	}
-	t.Cleanup(p.Close)
 	return p
 }
 
