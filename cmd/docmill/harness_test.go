@@ -57,7 +57,11 @@ func TestMain(m *testing.M) {
 		}
 		os.Exit(0)
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	if stamped.dir != "" {
+		os.RemoveAll(stamped.dir)
+	}
+	os.Exit(code)
 }
 
 // corpus returns the path of a file of the corpus of real-world files,

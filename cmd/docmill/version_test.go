@@ -4,15 +4,46 @@ import (
 	"bufio"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
 )
+
+// stamped is docmill built once per test binary with the Makefile's kind
+// of -ldflags stamp, for the tests that run it as a real program
+// (TestBuildStamp, TestWalkthrough): each link of docmill is seconds of
+// CPU. TestMain removes its directory.
+var stamped struct {
+	once     sync.Once
+	dir, bin string
+	err      error
+}
+
+func stampedBinary(t testing.TB) string {
+	t.Helper()
+	stamped.once.Do(func() {
+		if stamped.dir, stamped.err = os.MkdirTemp("", "docmill-bin-"); stamped.err != nil {
+			return
+		}
+		stamped.bin = filepath.Join(stamped.dir, "docmill")
+		stamp := "-X main.version=v0.0.0-stamp -X main.revision=0123456789abcdef -X main.buildTime=2026-11-27T12:00:00Z"
+		if out, err := exec.Command("go", "build", "-ldflags", stamp, "-o", stamped.bin, ".").CombinedOutput(); err != nil {
+			stamped.err = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	if stamped.err != nil {
+		t.Fatal(stamped.err)
+	}
+	return stamped.bin
+}
 
 // TestBuildStamp: a binary built with the Makefile's -ldflags stamp shows
 // its version, revision and build time in docmill version, /healthz and
@@ -25,11 +56,7 @@ func TestBuildStamp(t *testing.T) {
 	// Its binary, data directory and server are its own; no time is
 	// bounded.
 	t.Parallel()
-	bin := filepath.Join(t.TempDir(), "docmill")
-	stamp := "-X main.version=v0.0.0-stamp -X main.revision=0123456789abcdef -X main.buildTime=2026-11-27T12:00:00Z"
-	if out, err := exec.Command("go", "build", "-ldflags", stamp, "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := stampedBinary(t)
 	out, err := exec.Command(bin, "version", "--json").Output()
 	var b build
 	if err != nil || json.Unmarshal(out, &b) != nil || b.Version != "v0.0.0-stamp" || b.Revision != "0123456789abcdef" || b.BuildTime != "2026-11-27T12:00:00Z" {
