@@ -10,9 +10,9 @@ import (
 
 // TestMain lets this test binary serve as the PDF helper that counts and
 // selects the exported pages, as docmill's own binary does in the server
-// (`docmill engine pdf`).
+// (`docmill engine pdf`). It closes the shared pool once the tests ran.
 func TestMain(m *testing.M) {
-	toolstest.Main(m, pdfops.SelectPagesStep())
+	toolstest.MainWith(m, func() { closeShared() }, pdfops.SelectPagesStep())
 }
 
 // selectPages is SelectPagesStep run in real jailed helpers of this test

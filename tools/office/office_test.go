@@ -37,7 +37,7 @@ func newPool(t testing.TB, opts office.Options) *office.Pool {
 // sharedPool is one pool of two workers with the default options, for
 // the tests that only convert documents: a LibreOffice start was most of
 // each one's CPU. Tests that crash, hang, limit or watch their workers
-// start their own (newPool). Its workers end with the test binary.
+// start their own (newPool). TestMain closes it (closeShared).
 func sharedPool(t testing.TB) *office.Pool {
 	t.Helper()
 	p, err := shared()
@@ -47,7 +47,17 @@ func sharedPool(t testing.TB) *office.Pool {
 	return available(t, p)
 }
 
-var shared = sync.OnceValues(func() (*office.Pool, error) { return startPool(office.Options{Workers: 2}) })
+var shared = sync.OnceValues(func() (*office.Pool, error) {
+	p, err := startPool(office.Options{Workers: 2})
+	if err == nil {
+		closeShared = p.Close
+	}
+	return p, err
+})
+
+// closeShared stops sharedPool's workers, if it started: a jailed soffice
+// is not ended by the test binary's exit alone.
+var closeShared = func() {}
 
 func startPool(opts office.Options) (*office.Pool, error) {
 	if opts.SelectPages == nil {
