@@ -143,7 +143,7 @@ func checkArchivalPDF(t *testing.T, c *client.Client) {
 	if meta := pdfInfoMeta(t, data); !regexp.MustCompile(`pdfuaid:part(=['"]|>)1`).MatchString(meta) || !strings.Contains(meta, "Jahresbericht") {
 		t.Errorf("pdfua: the XMP lacks the PDF/UA-1 claim or the title: %.600q", meta)
 	}
-	root := catalog(t, data)
+	root := toolstest.QPDFObjects(t, toolstest.WriteTemp(t, "catalog.pdf", data)).Catalog()
 	if root["/Lang"] != "u:de" || root["/StructTreeRoot"] == nil || !strings.Contains(fmt.Sprint(root["/MarkInfo"]), "/Marked:true") ||
 		!strings.Contains(fmt.Sprint(root["/ViewerPreferences"]), "/DisplayDocTitle:true") {
 		t.Errorf("pdfua: catalog %v", root)
@@ -191,29 +191,4 @@ func outlineTitles(t *testing.T, data []byte) []string {
 	}
 	walk(doc.Outlines)
 	return titles
-}
-
-// catalog returns the PDF's catalog dictionary as qpdf's JSON states it.
-func catalog(t *testing.T, data []byte) map[string]any {
-	t.Helper()
-	var doc struct {
-		QPDF []json.RawMessage `json:"qpdf"` // a header, then the objects
-	}
-	qpdfJSON(t, data, "qpdf", &doc)
-	// An object's value is a dictionary, an array, a number...
-	var objects map[string]struct {
-		Value json.RawMessage `json:"value"`
-	}
-	if len(doc.QPDF) < 2 || json.Unmarshal(doc.QPDF[1], &objects) != nil {
-		t.Fatal("qpdf --json: no objects")
-	}
-	var trailer, root map[string]any
-	if json.Unmarshal(objects["trailer"].Value, &trailer) != nil {
-		t.Fatal("qpdf --json: no trailer")
-	}
-	ref, _ := trailer["/Root"].(string)
-	if json.Unmarshal(objects["obj:"+ref].Value, &root) != nil {
-		t.Fatalf("qpdf --json: no catalog %q", ref)
-	}
-	return root
 }

@@ -2,7 +2,6 @@ package pdfops_test
 
 import (
 	"context"
-	"encoding/json"
 	"os/exec"
 	"regexp"
 	"testing"
@@ -34,7 +33,7 @@ func TestMarkPDFUA(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	root := qpdfCatalog(t, out.Path)
+	root := toolstest.QPDFObjects(t, out.Path).Catalog()
 	if root["/Lang"] != "u:ru-RU" || root["/StructTreeRoot"] == nil {
 		t.Errorf("catalog %v: want /Lang ru-RU and the structure tree", root)
 	}
@@ -54,32 +53,4 @@ func TestMarkPDFUA(t *testing.T) {
 	if code := docmill.ErrorCode(err); code != docmill.CodeInternal {
 		t.Errorf("untagged PDF: %v (%s), want internal", err, code)
 	}
-}
-
-// qpdfCatalog returns the catalog of the PDF at path as qpdf's JSON
-// (version 2) states it, indirect objects under it left as references.
-func qpdfCatalog(t *testing.T, path string) map[string]any {
-	t.Helper()
-	raw, err := exec.Command("qpdf", "--json=2", "--json-key=qpdf", path).Output()
-	if err != nil {
-		t.Fatalf("qpdf --json: %v", err)
-	}
-	var doc struct {
-		QPDF []json.RawMessage `json:"qpdf"` // a header, then the objects
-	}
-	var objects map[string]struct {
-		Value json.RawMessage `json:"value"`
-	}
-	if json.Unmarshal(raw, &doc) != nil || len(doc.QPDF) < 2 || json.Unmarshal(doc.QPDF[1], &objects) != nil {
-		t.Fatalf("qpdf --json: no objects in %s", raw)
-	}
-	var trailer, root map[string]any
-	if json.Unmarshal(objects["trailer"].Value, &trailer) != nil {
-		t.Fatal("qpdf --json: no trailer")
-	}
-	ref, _ := trailer["/Root"].(string)
-	if json.Unmarshal(objects["obj:"+ref].Value, &root) != nil {
-		t.Fatalf("qpdf --json: no catalog %q", ref)
-	}
-	return root
 }

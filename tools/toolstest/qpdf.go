@@ -125,6 +125,14 @@ func (d *QPDFDocument) Deref(v any) any {
 	return v
 }
 
+// Catalog returns the document's catalog (the trailer's /Root), its
+// indirect objects left as references.
+func (d *QPDFDocument) Catalog() map[string]any {
+	trailer, _ := d.objects["trailer"].(map[string]any)
+	root, _ := d.Deref(trailer["/Root"]).(map[string]any)
+	return root
+}
+
 // Annotations returns the annotation dictionaries of the page whose
 // reference is page, in the order of its /Annots.
 func (d *QPDFDocument) Annotations(page string) []map[string]any {
