@@ -72,6 +72,7 @@ func logTool(slug string, hang bool, log *runLog) *docmill.Tool {
 // well before a whole budget. On SQLite and on PostgreSQL, whose River
 // tables the demotion updates directly.
 func TestHandedBackJobKeepsItsBudget(t *testing.T) {
+	t.Parallel()
 	t.Run("sqlite", func(t *testing.T) {
 		st, bucket := openData(t)
 		newQueue(t, st, bucket, &clock{t: time.Now()}) // River's tables
@@ -192,6 +193,7 @@ func handBackCase[TTx any](t *testing.T, st docmill.Store, bucket docmill.BlobSt
 // left of its 8 s budget (it fails as processing_timeout well before a
 // whole budget). SQLite, as the embedded server.
 func TestShutdownKeepsUsedBudget(t *testing.T) {
+	t.Parallel()
 	ctx := t.Context()
 	st, bucket := openData(t)
 	newQueue(t, st, bucket, &clock{t: time.Now()}) // River's tables

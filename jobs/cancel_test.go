@@ -15,6 +15,7 @@ import (
 // never runs: the worker started afterwards takes it first (it was queued
 // first), deletes its input and runs only the job queued after it.
 func TestCancelQueued(t *testing.T) {
+	t.Parallel()
 	st, bucket := openData(t)
 	clk := &clock{t: time.Now()}
 	api := newQueue(t, st, bucket, clk) // insert-only, as an API node
@@ -50,6 +51,7 @@ func TestCancelQueued(t *testing.T) {
 // process at once (its context ends), and the job ends canceled,
 // uncharged, its Wait woken.
 func TestCancelRunning(t *testing.T) {
+	t.Parallel()
 	st, bucket := openData(t)
 	clk := &clock{t: time.Now()}
 	newQueue(t, st, bucket, clk) // River's tables; enqueues
@@ -101,6 +103,7 @@ func TestCancelRunning(t *testing.T) {
 // TestCancelDone: Cancel of a done job deletes its result now; of a job
 // already canceled it changes nothing.
 func TestCancelDone(t *testing.T) {
+	t.Parallel()
 	st, bucket := openData(t)
 	clk := &clock{t: time.Now()}
 	newQueue(t, st, bucket, clk)

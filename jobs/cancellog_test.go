@@ -22,6 +22,7 @@ import (
 // logged at INFO as canceled, and no ERROR "job failed ... context
 // canceled" is written; the job stays canceled.
 func TestCancelLoggedAtInfo(t *testing.T) {
+	t.Parallel()
 	ctx := t.Context()
 	st, bucket := openData(t)
 	var logs testserver.Buffer

@@ -72,6 +72,7 @@ func (c *crashingTool) runs() []bool {
 // come back is done; an engine killed from outside (SIGKILL) is never
 // rerun within an attempt and stays internal, retried by River.
 func TestCrashRule(t *testing.T) {
+	t.Parallel()
 	st, bucket := openData(t)
 	clk := &clock{t: time.Now()}
 	newQueue(t, st, bucket, clk) // River's tables

@@ -42,6 +42,7 @@ var failingTool = &docmill.Tool{
 // address; the record keeps the URL without its query once the export
 // ended, and keep_result=false deletes the result once exported.
 func TestExport(t *testing.T) {
+	t.Parallel()
 	var mu sync.Mutex
 	answers := map[string][]int{}
 	got := map[string][]string{}

@@ -21,6 +21,7 @@ import (
 // TestForgetAccount: the queue entries of an account's jobs go, another
 // account's stay; on both databases.
 func TestForgetAccount(t *testing.T) {
+	t.Parallel()
 	t.Run("sqlite", func(t *testing.T) {
 		st, bucket := openData(t)
 		q := newQueue(t, st, bucket, &clock{t: time.Now()})
@@ -99,6 +100,7 @@ func testForget(t *testing.T, st docmill.Store, outbox docmill.Outbox, count fun
 // tool runs (its account was deleted) leaves no file when it ends: not
 // its result, which it stores before it learns, nor its input.
 func TestRecordDeletedWhileRunning(t *testing.T) {
+	t.Parallel()
 	ctx := t.Context()
 	st, bucket := openData(t)
 	release := make(chan struct{})

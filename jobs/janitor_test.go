@@ -136,6 +136,7 @@ func (d *sweepData) queuedJob(t *testing.T, id string) *docmill.Job {
 }
 
 func TestSweep(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	d := newSweepData(t)
 	st, bucket, clk, q := d.st, d.bucket, d.clk, d.q
@@ -199,6 +200,7 @@ func TestSweep(t *testing.T) {
 // TestSweepAuth: a sweep deletes the mailed tokens and sessions that have
 // expired, and only those.
 func TestSweepAuth(t *testing.T) {
+	t.Parallel()
 	ctx := t.Context()
 	d := newSweepData(t)
 	_, expiredTok := docmill.NewAuthToken(docmill.TokenSignup, "a@example.com", d.clk.t.Add(-docmill.AuthTokenTTL-time.Second))
@@ -237,6 +239,7 @@ func TestSweepAuth(t *testing.T) {
 // TestDeleteJobFiles: every file of a job goes, and the count is what the
 // record said was there.
 func TestDeleteJobFiles(t *testing.T) {
+	t.Parallel()
 	ctx := t.Context()
 	_, bucket := openData(t)
 	keys := []string{"in/job_x.0", "in/job_x.1", "out/job_x.a.pdf", "out/job_x.a.pdf.preview.png"}

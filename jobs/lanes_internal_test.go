@@ -11,6 +11,7 @@ import (
 // TestOverShare: an account yields only at its share (half the lane's
 // workers, at least one) and only while another account waits.
 func TestOverShare(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		held, workers      int
 		last, others, want bool
@@ -37,6 +38,7 @@ func TestOverShare(t *testing.T) {
 // count, so only the first may pass the share unchecked. A drop gives
 // the count back.
 func TestLaneSharesTake(t *testing.T) {
+	t.Parallel()
 	s := newLaneShares()
 	const n = 32
 	seen := make([]int, n)

@@ -142,6 +142,7 @@ func (b *laneBench) status(t *testing.T, id string) docmill.Status {
 // works the office job and leaves the pdf job queued; a job queued in
 // River's default queue before lanes existed is still worked there.
 func TestLanesWorkOnlyTheirJobs(t *testing.T) {
+	t.Parallel()
 	b := newLaneBench(t)
 	a := b.account(t, "acct_a")
 	// A job queued by an older version: River's default queue, no account.
@@ -180,11 +181,17 @@ func TestLanesWorkOnlyTheirJobs(t *testing.T) {
 // workers of the pdf lane and has more queued; B's job, queued after
 // A's, takes the first worker that frees, ahead of A's queued jobs: A
 // holds at most one of two workers while B waits.
-func TestFairShareInLane(t *testing.T) { fairShareCase(t, newLaneBench(t)) }
+func TestFairShareInLane(t *testing.T) {
+	t.Parallel()
+	fairShareCase(t, newLaneBench(t))
+}
 
 // TestFairShareInLanePostgres: the same on PostgreSQL, where River's
 // args are jsonb.
-func TestFairShareInLanePostgres(t *testing.T) { fairShareCase(t, newPostgresLaneBench(t)) }
+func TestFairShareInLanePostgres(t *testing.T) {
+	t.Parallel()
+	fairShareCase(t, newPostgresLaneBench(t))
+}
 
 func fairShareCase(t *testing.T, b *laneBench) {
 	a, c := b.account(t, "acct_a"), b.account(t, "acct_b")
@@ -246,6 +253,7 @@ func newPostgresLaneBench(t *testing.T) *laneBench {
 // worker, so turns alternate: after a job of A (the highest priority),
 // B's waiting job goes before A's next.
 func TestFairShareOneWorker(t *testing.T) {
+	t.Parallel()
 	b := newLaneBench(t)
 	a, c := b.account(t, "acct_a"), b.account(t, "acct_b")
 	b.worker(t, map[docmill.Lane]int{docmill.LaneOffice: 1})

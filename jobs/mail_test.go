@@ -71,6 +71,7 @@ func testMail(to string) docmill.Mail {
 // TestMailQueued: mail queued by an API node, and by the sending node,
 // arrives, on SQLite and on PostgreSQL.
 func TestMailQueued(t *testing.T) {
+	t.Parallel()
 	check := func(t *testing.T, sender, api docmill.Outbox, pit *mailpittest.Server) {
 		for i, o := range []docmill.Outbox{api, sender} {
 			m := testMail(fmt.Sprintf("queued%d@example.com", i))
@@ -104,6 +105,7 @@ func TestMailQueued(t *testing.T) {
 // are spread over the outage: each is queued once the one before it has
 // failed an attempt.
 func TestMailSurvivesOutage(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("waits out a 30 s mail server outage")
 	}
@@ -156,6 +158,7 @@ func TestMailSurvivesOutage(t *testing.T) {
 // TestMailRefusedNotRetried: a recipient the server refuses for good is
 // not tried again.
 func TestMailRefusedNotRetried(t *testing.T) {
+	t.Parallel()
 	pit := mailpittest.Start(t, mailpittest.WithAllowedRecipients(`^ok@`))
 	st, _ := openData(t)
 	migrateRiver(t, riversqlite.New(st.WriteDB()))
@@ -178,6 +181,7 @@ func TestMailRefusedNotRetried(t *testing.T) {
 // TestMailGivesUp: a mail the server never takes is given up after the
 // sending node's schedule, whatever the queuing node's.
 func TestMailGivesUp(t *testing.T) {
+	t.Parallel()
 	pit := mailpittest.Start(t)
 	st, _ := openData(t)
 	migrateRiver(t, riversqlite.New(st.WriteDB()))
@@ -239,6 +243,7 @@ func pgtestSchema(t *testing.T) string { return pgtest.SchemaURL(t) }
 // TestSweepForgetsEndedMail: the janitor removes the queue entries of
 // sent mail (their args hold the link) and keeps those still to be sent.
 func TestSweepForgetsEndedMail(t *testing.T) {
+	t.Parallel()
 	pit := mailpittest.Start(t)
 	st, _ := openData(t)
 	migrateRiver(t, riversqlite.New(st.WriteDB()))

@@ -87,6 +87,7 @@ func queueJob(t *testing.T, st docmill.Store, bucket docmill.BlobStore, acct *do
 // once (long before River's rescue window) and finishes it. A stopping
 // afterwards does not undo B's work.
 func TestDeadNodeJobsHandedBack(t *testing.T) {
+	t.Parallel()
 	st, bucket := openData(t)
 	base := time.Now()
 	newQueue(t, st, bucket, &clock{t: base}) // River's tables; enqueues
@@ -138,6 +139,7 @@ func TestDeadNodeJobsHandedBack(t *testing.T) {
 // is not run again when the sole worker starts: it fails as worker_lost,
 // uncharged, and its inputs are deleted.
 func TestLostOnLastAttempt(t *testing.T) {
+	t.Parallel()
 	st, bucket := openData(t)
 	newQueue(t, st, bucket, &clock{t: time.Now()}) // River's tables; enqueues
 	acct := newAccount(t, st, &clock{t: time.Now()})
@@ -195,6 +197,7 @@ attempted_at = CURRENT_TIMESTAMP WHERE json_extract(json(args), '$.job_id') = ?`
 // shutdown whose grace ran out) puts the job back in the queue, queued
 // and uncharged, and another node on the database finishes it.
 func TestStoppedNodeJobFinishedElsewhere(t *testing.T) {
+	t.Parallel()
 	st, bucket := openData(t)
 	clk := &clock{t: time.Now()}
 	newQueue(t, st, bucket, clk) // River's tables; enqueues

@@ -13,6 +13,7 @@ import (
 // next sweep: not charged, its slot freed, its input deleted. A job with a
 // live entry, or too young to judge, is left alone.
 func TestSweepSettlesOrphans(t *testing.T) {
+	t.Parallel()
 	ctx := t.Context()
 	d := newSweepData(t)
 	st, bucket, clk, q := d.st, d.bucket, d.clk, d.q

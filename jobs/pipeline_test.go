@@ -63,6 +63,7 @@ func runPipeline(t *testing.T, steps string, tools ...*docmill.Tool) (*docmill.R
 }
 
 func TestPipelineRun(t *testing.T) {
+	t.Parallel()
 	bad := docmill.InvalidDocument(nil, "The file is damaged.")
 	tools := []*docmill.Tool{stepTool("a", nil, false), stepTool("b", nil, false), stepTool("bad", bad, false),
 		stepTool("slow", nil, true), stepTool("crash", errors.New("engine crashed"), false)}

@@ -43,6 +43,7 @@ func pdfTool() *docmill.Tool {
 // not ask gets none. Deleting the result (Cancel of a done job) deletes
 // its preview too.
 func TestPreview(t *testing.T) {
+	t.Parallel()
 	find := func(name string) *sandbox.Engine {
 		e := sandbox.Find(name, []string{"-v"}, sandbox.Options{View: sandbox.View{ReadOnly: poppler.DataPaths}})
 		if !e.Available() {
@@ -124,6 +125,7 @@ func readBlob(t *testing.T, bl docmill.BlobStore, key string) []byte {
 // that asked for a preview without one, as it does a job whose result is
 // no PDF: a preview is never a reason to fail.
 func TestNoPreviewWithoutTool(t *testing.T) {
+	t.Parallel()
 	st, bucket := openData(t)
 	clk := &clock{t: time.Now()}
 	newQueue(t, st, bucket, clk) // River's tables; enqueues

@@ -13,6 +13,7 @@ import (
 // is tried again until it passes or the wait is over; any other error
 // is returned at once.
 func TestSettle(t *testing.T) {
+	t.Parallel()
 	notEmpty := &fs.PathError{Op: "unlinkat", Path: "profile", Err: syscall.ENOTEMPTY}
 	for _, c := range []struct {
 		name  string

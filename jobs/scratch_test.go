@@ -18,6 +18,7 @@ import (
 // TestClaimScratch: a node's directory is its own while it lives, and
 // what an earlier life left in it is gone when it is claimed again.
 func TestClaimScratch(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	a, err := jobs.ClaimScratch(root, "")
 	if err != nil {
@@ -59,6 +60,7 @@ func TestClaimScratch(t *testing.T) {
 // unknown jobs, keeps those of queued and processing jobs and fresh ones,
 // and empties the directory of a dead node.
 func TestSweepScratch(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	dir := t.TempDir()
 	st, err := sqlite.Open(ctx, dir+"/docmill.db", nil)

@@ -21,6 +21,7 @@ import (
 // The job is finished only after Wait's first poll, so that Wait has
 // surely seen it unfinished.
 func TestWaitNotified(t *testing.T) {
+	t.Parallel()
 	dbURL := pgtest.SchemaURL(t)
 	api, worker := openPostgres(t, dbURL), openPostgres(t, dbURL)
 	reg := prometheus.NewRegistry()

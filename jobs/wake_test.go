@@ -16,6 +16,7 @@ import (
 // upgrade that stops handing our pilot its NotifyNonTxJobInsert, say) the
 // job would sit queued and Wait would give up after 20 s.
 func TestEnqueuedWakesWorkers(t *testing.T) {
+	t.Parallel()
 	st, bucket := openData(t)
 	clk := &clock{t: time.Now()}
 	newQueue(t, st, bucket, clk) // River's tables

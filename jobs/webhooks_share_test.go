@@ -23,6 +23,7 @@ import (
 // them, is made when the first of A's attempts times out, ahead of A's
 // four waiting ones: A holds at most one of the two workers while B waits.
 func TestWebhookFairShare(t *testing.T) {
+	t.Parallel()
 	const attempt = time.Second
 	clk := &clock{t: time.Now()}
 	st, bucket := openData(t)

@@ -151,6 +151,7 @@ WHERE kind = ? AND state NOT IN ('completed', 'discarded', 'cancelled')`, kind).
 // delay, puts the next attempt off that long; the attempts run out after
 // the schedule, the last one with no next retry.
 func TestWebhookRetryAfter(t *testing.T) {
+	t.Parallel()
 	clk := &clock{t: time.Now()}
 	st, finish := deliveringQueue(t, []time.Duration{10 * time.Millisecond, 10 * time.Millisecond}, clk)
 	a := newAccount(t, st, clk)
@@ -187,6 +188,7 @@ func TestWebhookRetryAfter(t *testing.T) {
 // for docmill.WebhookDisableAfter is disabled at its next failure, with
 // the reason, and not retried.
 func TestWebhookDisabledAfterDays(t *testing.T) {
+	t.Parallel()
 	clk := &clock{t: time.Now()}
 	st, finish := deliveringQueue(t, []time.Duration{10 * time.Millisecond}, clk)
 	a := newAccount(t, st, clk)
@@ -228,6 +230,7 @@ func TestWebhookDisabledAfterDays(t *testing.T) {
 // rebinding) gets nothing; the attempt is recorded as refused and not
 // retried.
 func TestWebhookRefusedAtDial(t *testing.T) {
+	t.Parallel()
 	clk := &clock{t: time.Now()}
 	st, finish := deliveringQueue(t, []time.Duration{10 * time.Millisecond}, clk, outbound.New(outbound.Config{}).HTTPClient())
 	a := newAccount(t, st, clk)
