@@ -74,29 +74,27 @@ test-deps: deps
 	@# sdk/js/package-lock.json; install-redocly.sh installed Node.js and npm.
 	@cd sdk/js && npm ci --prefer-offline --no-audit --no-fund >/dev/null
 
-# Two go tests at once, as one go test over every package ran two
-# packages at a time on two cores: cmd/docmill's tests (the longest
-# package; its TestBenchmarks runs its benchmarks once, beside its other
-# tests), and the other packages' tests, one package at a time, each
-# followed by its benchmarks run once (a smoke pass, see bench-smoke).
-# Within each package two parallel tests run at a time (go test's default
-# on two cores). On two cores the suite is CPU-bound (the engines' work),
-# so more at once only queues for the cores: cmd/docmill at -parallel 3
-# beside the other packages took as long, and at -parallel 8 its engines
-# missed their work budgets.
+# One go test over every package: two packages at a time, and two
+# parallel tests at a time within each (go test's defaults on two cores).
+# On two cores the suite is CPU-bound (the engines' work), so more at
+# once only queues for the cores: cmd/docmill at -parallel 3 beside the
+# other packages took as long, and at -parallel 8 its engines missed
+# their work budgets.
 test: test-deps lint
-	@$(GO) test -count=1 -timeout 25m ./cmd/docmill & app=$$!; \
-	DOCMILL_BENCH_SMOKE=1 $(GO) test -count=1 -timeout 25m -p 1 -bench . -benchtime 1x \
-		$$($(GO) list ./... | grep -v '/cmd/docmill$$'); rest=$$?; \
-	wait $$app && exit $$rest
+	$(GO) test -count=1 -timeout 25m ./...
+	$(MAKE) bench-smoke
 
 # bench-smoke runs every benchmark once, on its smallest inputs and
 # shortest durations (DOCMILL_BENCH_SMOKE=1, toolstest.BenchSmoke), so that
-# a broken benchmark fails; it never judges their figures, which `make
-# bench` prints. No test runs in it (-run '^$$'). `make test` runs the
-# same benchmarks within its go tests.
+# a broken benchmark fails `make test`; it never judges their figures,
+# which `make bench` prints. No test runs in it (-run '^$$'). go test runs
+# one package's benchmarks at a time, so cmd/docmill's (the longest) run
+# in a second go test beside the other packages'.
+BENCH_SMOKE = DOCMILL_BENCH_SMOKE=1 $(GO) test -count=1 -run '^$$' -bench . -benchtime 1x -timeout 15m
 bench-smoke:
-	DOCMILL_BENCH_SMOKE=1 $(GO) test -count=1 -run '^$$' -bench . -benchtime 1x -timeout 15m ./...
+	@$(BENCH_SMOKE) ./cmd/docmill & app=$$!; \
+	$(BENCH_SMOKE) $$($(GO) list ./... | grep -v '/cmd/docmill$$'); rest=$$?; \
+	wait $$app && exit $$rest
 
 test-short:
 	$(GO) test -count=1 -short ./...

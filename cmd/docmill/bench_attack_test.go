@@ -17,8 +17,7 @@ import (
 // A smoke pass (toolstest.BenchSmoke) attacks the embedded server only
 // (TestAttackWallsPostgres runs the same attack on PostgreSQL in every
 // test run) for 1 s once the attack is under way, and cancels the
-// attacker jobs left, tools cut at 5 s; it reports the figures and judges
-// no wall (see benchAttack).
+// attacker jobs left, tools cut at 5 s.
 func BenchmarkAttack(b *testing.B) {
 	for _, st := range []struct {
 		name string
@@ -38,13 +37,14 @@ func BenchmarkAttack(b *testing.B) {
 // benchAttack runs the two-minute attack on a server of dataDir and
 // prints its figures.
 func benchAttack(b *testing.B, dataDir string) {
-	var extra []string
 	if toolstest.BenchSmoke() {
-		extra = []string{"--job-timeout", "5s"}
+		a := newAttack(b, dataDir, "--job-timeout", "5s")
+		a.cancelLeft = true
+		a.checkWalls(b, a.run(b, time.Second))
+		return
 	}
-	a := newAttack(b, dataDir, extra...)
-	a.cancelLeft = toolstest.BenchSmoke()
-	r := a.run(b, toolstest.BenchSize(2*time.Minute, time.Second))
+	a := newAttack(b, dataDir)
+	r := a.run(b, 2*time.Minute)
 	idle, _ := percentiles(r.idle)
 	p50, p99 := percentiles(r.busy)
 	b.ReportMetric(ms(p50), "victim_p50_ms")
@@ -55,12 +55,7 @@ func benchAttack(b *testing.B, dataDir string) {
 		ms(p50), ms(idle), 2*ms(idle), ms(p99), len(r.busy)+len(r.refused), len(r.refused))
 	b.Logf("server peak RSS %d MB (target < 250 MB); %d attacker jobs ended, the furthest %.1f s past its budget (target <= 5 s)",
 		r.peakRSS>>20, ended, over.Seconds())
-	// A smoke pass runs beside other tests (TestBenchmarks), whose load
-	// the fairness judge's commit lag does not allow for; the serial
-	// TestAttackWalls judges the walls of the same attack.
-	if !toolstest.BenchSmoke() {
-		a.checkWalls(b, r)
-	}
+	a.checkWalls(b, r)
 }
 
 // budgetOverrun is the most an attacker job ran past its budget
