@@ -81,15 +81,53 @@ func overShare(held, workers int, hadLast, othersWait bool) bool {
 }
 
 // laneShares counts, by lane and account, the jobs this node runs, and
-// remembers whose job started last in each lane.
+// remembers whose job started last in each lane and which accounts' jobs
+// it put back (yielded) and until when.
 type laneShares struct {
-	mu   sync.Mutex
-	held map[docmill.Lane]map[string]int
-	last map[docmill.Lane]string
+	mu      sync.Mutex
+	held    map[docmill.Lane]map[string]int
+	last    map[docmill.Lane]string
+	yielded map[docmill.Lane]map[string]time.Time
 }
 
 func newLaneShares() *laneShares {
-	return &laneShares{held: map[docmill.Lane]map[string]int{}, last: map[docmill.Lane]string{}}
+	return &laneShares{held: map[docmill.Lane]map[string]int{}, last: map[docmill.Lane]string{},
+		yielded: map[docmill.Lane]map[string]time.Time{}}
+}
+
+// yield records that a job of account in lane was put back here until
+// until. River writes a put-back job's new state (scheduled) a moment
+// after the worker returns (its completer works in batches, up to a
+// quarter of a second apart), while the worker it left takes the next
+// job at once: until then River's record shows the job running, not
+// waiting, and othersWaiting would miss it.
+func (s *laneShares) yield(lane docmill.Lane, account string, until time.Time) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	m := s.yielded[lane]
+	if m == nil {
+		m = map[string]time.Time{}
+		s.yielded[lane] = m
+	}
+	m[account] = until
+}
+
+// othersYielded reports whether this node put back a job of lane of
+// another account than account that is still to be handed out again
+// (before its until, as of now). Expired records are forgotten.
+func (s *laneShares) othersYielded(lane docmill.Lane, account string, now time.Time) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	found := false
+	for a, until := range s.yielded[lane] {
+		switch {
+		case !now.Before(until):
+			delete(s.yielded[lane], a)
+		case a != account:
+			found = true
+		}
+	}
+	return found
 }
 
 // take counts one more job of lane for account here and returns how many
@@ -120,11 +158,13 @@ func (s *laneShares) drop(lane docmill.Lane, account string) {
 	}
 }
 
-// started records account's job as the lane's last to start here.
+// started records account's job as the lane's last to start here; the
+// account's put-back job is taken to be this one, so it no longer waits.
 func (s *laneShares) started(lane docmill.Lane, account string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.last[lane] = account
+	delete(s.yielded[lane], account)
 }
 
 // running is how many jobs of lane this node runs, all accounts together.
@@ -143,8 +183,10 @@ func (s *laneShares) running(lane docmill.Lane) int {
 // when the account already holds its share and another account waits
 // there (the caller snoozes the job); else the job is counted until
 // release is called. A queue that is no lane (default) and a job of no
-// account are not shared. A failed look at the waiting jobs lets the job
-// run: fairness must never stop the work.
+// account are not shared. Waiting is what River's record shows, and the
+// jobs this node put back that River may not show as waiting yet
+// (laneShares.yield). A failed look at the waiting jobs lets the job run:
+// fairness must never stop the work.
 func (q *Queue[TTx]) takeShare(ctx context.Context, queue, account string, workers int) (release func(), ok bool) {
 	lane := docmill.Lane(queue)
 	if account == "" || workers <= 0 {
@@ -154,10 +196,16 @@ func (q *Queue[TTx]) takeShare(ctx context.Context, queue, account string, worke
 	// another job of the account starting meanwhile counts it.
 	release = func() { q.shares.drop(lane, account) }
 	if held, hadLast := q.shares.take(lane, account); overShare(held, workers, hadLast, true) {
-		if waiting, err := q.othersWaiting(ctx, queue, account); err != nil {
-			q.cfg.Logger.Warn("fair share: cannot list waiting jobs", "queue", queue, "err", err)
-		} else if overShare(held, workers, hadLast, waiting) {
+		waiting := q.shares.othersYielded(lane, account, time.Now())
+		if !waiting {
+			var err error
+			if waiting, err = q.othersWaiting(ctx, queue, account); err != nil {
+				q.cfg.Logger.Warn("fair share: cannot list waiting jobs", "queue", queue, "err", err)
+			}
+		}
+		if overShare(held, workers, hadLast, waiting) {
 			release()
+			q.shares.yield(lane, account, time.Now().Add(shareSnooze))
 			q.metrics.shareYields.WithLabelValues(queue).Inc()
 			return nil, false
 		}

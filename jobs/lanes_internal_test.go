@@ -4,6 +4,7 @@ import (
 	"sort"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/docmill/docmill"
 )
@@ -58,5 +59,39 @@ func TestLaneSharesTake(t *testing.T) {
 	}
 	if held, _ := s.take(docmill.LaneBrowser, "acct_a"); held != 0 || s.running(docmill.LaneBrowser) != 1 {
 		t.Fatalf("after the drops: held %d, running %d; want 0, 1", held, s.running(docmill.LaneBrowser))
+	}
+}
+
+// TestLaneSharesYielded: a job put back here counts as waiting for
+// another account's jobs of its lane until its snooze ends, or until a
+// job of its account starts here; never for its own account's jobs nor in
+// another lane.
+func TestLaneSharesYielded(t *testing.T) {
+	t.Parallel()
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	s := newLaneShares()
+	s.yield(docmill.LaneBrowser, "acct_a", t0.Add(time.Second))
+	for _, c := range []struct {
+		lane    docmill.Lane
+		account string
+		at      time.Duration
+		want    bool
+	}{
+		{docmill.LaneBrowser, "acct_b", 0, true},
+		{docmill.LaneBrowser, "acct_b", 999 * time.Millisecond, true},
+		{docmill.LaneBrowser, "acct_a", 0, false},
+		{docmill.LanePDF, "acct_b", 0, false},
+	} {
+		if got := s.othersYielded(c.lane, c.account, t0.Add(c.at)); got != c.want {
+			t.Errorf("othersYielded(%s, %s, +%v) = %v, want %v", c.lane, c.account, c.at, got, c.want)
+		}
+	}
+	if s.othersYielded(docmill.LaneBrowser, "acct_b", t0.Add(time.Second)) || len(s.yielded[docmill.LaneBrowser]) != 0 {
+		t.Errorf("at its snooze's end the record stays: %v", s.yielded)
+	}
+	s.yield(docmill.LaneBrowser, "acct_a", t0.Add(time.Second))
+	s.started(docmill.LaneBrowser, "acct_a")
+	if s.othersYielded(docmill.LaneBrowser, "acct_b", t0) {
+		t.Error("acct_a's job started, yet acct_a still counts as waiting")
 	}
 }
