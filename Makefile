@@ -132,7 +132,8 @@ lint:
 # the tool's run and over HTTP, beside qpdf doing the same work (the floor)
 # and the 1.2x target. Issue 35's Office rows: word-, excel- and
 # powerpoint-to-pdf over HTTP beside one warm soffice converting the same
-# file over UNO (the floor) and the 1.2x target.
+# file over UNO (the floor) and the 1.2x target, then at 4 clients beside
+# 4 warm soffices in parallel.
 # einvoice-pdf over HTTP beside its floor, pdf-to-pdfa 3b on the same PDF.
 # Issue 36's pdf-to-markdown (./tools/poppler): words in order, headings,
 # table cells and list items on documents LibreOffice and Chromium lay out,

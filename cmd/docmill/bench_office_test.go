@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -42,7 +43,12 @@ var officeRows = []officeRow{
 // the tool over HTTP (a sync job, its result and download) on a server
 // of one LibreOffice worker, with the stages the job's meta reports and
 // the ratio to the floor beside the target. Floor and call alternate, so
-// that load on a shared machine falls on both alike.
+// that load on a shared machine falls on both alike. Then, at
+// pdfRowClients clients, it prints the documents per second of as many
+// warm soffice floors in parallel and of as many HTTP clients of a server
+// with its default Office workers, and their ratio beside the target (at
+// least the floors'; see officeThroughput); a smoke pass
+// (toolstest.BenchSmoke) leaves that part out.
 func BenchmarkOfficeRows(b *testing.B) {
 	rows := toolstest.BenchSize(officeRows, officeRows[2:3])
 	floor := startWarmSoffice(b)
@@ -71,26 +77,86 @@ func BenchmarkOfficeRows(b *testing.B) {
 				row.tool, row.file, ms(f), ms(h), ms(percentile(tool, 50)), float64(h)/float64(f), pdfRowTarget)
 		})
 	}
+	if !toolstest.BenchSmoke() {
+		officeThroughput(b, rows)
+	}
+}
+
+// officeThroughput runs each of rows with pdfRowClients clients at once:
+// as many warm soffice floors, each taking one document at a time, and as
+// many HTTP clients of a server with its default Office workers, in
+// alternate blocks, one of each per iteration (the best of each counts);
+// it logs and reports the documents per second of each and their ratio
+// beside the target. The largest presentation is left out: at 3 s a
+// document its blocks would take minutes.
+func officeThroughput(b *testing.B, rows []officeRow) {
+	floors := make(chan *warmSoffice, pdfRowClients)
+	for range pdfRowClients {
+		floors <- startWarmSoffice(b)
+	}
+	s := startServer(b, "", "--log-level", "error")
+	c := s.client(newKey(b, s.DataDir, "custom", "--rpm", "10000000", "--in-flight", "10000", "--ops", "1000000000"))
+	for _, row := range rows {
+		if row.file == officeRows[0].file {
+			continue // 3 s a document: its blocks would take minutes
+		}
+		b.Run(fmt.Sprintf("%s/%s/clients=%d", row.tool, row.file, pdfRowClients), func(b *testing.B) {
+			path := corpus(b, "office", row.file)
+			const docs = 2 // per client and block; a block per iteration
+			floorBest, httpBest := time.Duration(1<<62), time.Duration(1<<62)
+			for b.Loop() {
+				d, err := inParallel(pdfRowClients, docs, func() error {
+					w := <-floors
+					defer func() { floors <- w }()
+					_, err := w.convertOnce(path, row.export)
+					return err
+				})
+				floorBest = min(floorBest, must(b, d, err))
+				d, err = inParallel(pdfRowClients, docs, func() error {
+					_, _, err := officeCallOnce(c, row.tool, path)
+					return err
+				})
+				httpBest = min(httpBest, must(b, d, err))
+			}
+			n := float64(pdfRowClients * docs)
+			floorRate, httpRate := n/floorBest.Seconds(), n/httpBest.Seconds()
+			b.ReportMetric(floorRate, "floor_docs/s")
+			b.ReportMetric(httpRate, "http_docs/s")
+			b.ReportMetric(httpRate/floorRate, "x4_throughput_x_floor")
+			b.Logf("%s %s at %d clients: %d warm soffice floors in parallel %.2f docs/s, HTTP %.2f docs/s (%.2fx the floors; target >= 1.0x)",
+				row.tool, row.file, pdfRowClients, pdfRowClients, floorRate, httpRate, httpRate/floorRate)
+		})
+	}
 }
 
 // officeCall runs tool on path as a sync job over HTTP and downloads its
 // result, returning the time of both and the job's meta.
 func officeCall(b *testing.B, c *client.Client, tool, path string) (time.Duration, map[string]any) {
-	f, err := os.Open(path)
+	d, meta, err := officeCallOnce(c, tool, path)
 	if err != nil {
 		b.Fatal(err)
+	}
+	return d, meta
+}
+
+// officeCallOnce is officeCall returning its failure, for a goroutine of
+// its own.
+func officeCallOnce(c *client.Client, tool, path string) (time.Duration, map[string]any, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return 0, nil, err
 	}
 	defer f.Close()
 	ctx := context.Background()
 	t0 := time.Now()
 	j, _, err := c.Process(ctx, tool, []client.File{{Name: filepath.Base(path), Body: f}}, client.ProcessOptions{Prefer: "wait=300"})
 	if err != nil || j.Status != "done" || j.Result == nil {
-		b.Fatalf("%s: %v %+v", tool, err, j)
+		return 0, nil, fmt.Errorf("%s: %v %+v", tool, err, j)
 	}
 	if _, err := c.Download(ctx, j.Result.URL, io.Discard); err != nil {
-		b.Fatalf("%s: download: %v", tool, err)
+		return 0, nil, fmt.Errorf("%s: download: %w", tool, err)
 	}
-	return time.Since(t0), j.Meta
+	return time.Since(t0), j.Meta, nil
 }
 
 // warmSoffice is the Office floor: a soffice started once, unconfined,
@@ -101,6 +167,10 @@ type warmSoffice struct {
 	stdin   io.Writer
 	replies *bufio.Scanner
 }
+
+// floorCount numbers the floors of this process, whose UNO pipes need
+// names of their own.
+var floorCount atomic.Int64
 
 // startWarmSoffice starts the floor's soffice and converter, stopped when
 // b ends, or skips b when LibreOffice or python3-uno is missing.
@@ -114,7 +184,7 @@ func startWarmSoffice(b *testing.B) *warmSoffice {
 		toolstest.Lacking(b, "no python3 with the uno module")
 	}
 	dir := b.TempDir()
-	pipe := fmt.Sprintf("docmill_floor_%d", os.Getpid())
+	pipe := fmt.Sprintf("docmill_floor_%d_%d", os.Getpid(), floorCount.Add(1))
 	env := []string{"HOME=" + dir, "TMPDIR=" + dir, "PATH=/usr/bin:/bin", "LANG=C.UTF-8"}
 	so := exec.Command(soffice, "--headless", "--invisible", "--nologo", "--norestore", "--nodefault",
 		"--nolockcheck", "--nofirststartwizard", "-env:UserInstallation=file://"+dir+"/profile",
@@ -150,36 +220,55 @@ type floorReply struct {
 }
 
 func (w *warmSoffice) reply(b *testing.B) floorReply {
-	if !w.replies.Scan() {
-		b.Fatalf("floor converter ended: %v", w.replies.Err())
-	}
-	var r floorReply
-	if err := json.Unmarshal(w.replies.Bytes(), &r); err != nil {
+	r, err := w.replyOnce()
+	if err != nil {
 		b.Fatal(err)
 	}
 	return r
 }
 
+func (w *warmSoffice) replyOnce() (floorReply, error) {
+	var r floorReply
+	if !w.replies.Scan() {
+		return r, fmt.Errorf("floor converter ended: %v", w.replies.Err())
+	}
+	err := json.Unmarshal(w.replies.Bytes(), &r)
+	return r, err
+}
+
 // convert copies path into the floor's directory (untimed) and returns
 // the time of its conversion to PDF with export.
 func (w *warmSoffice) convert(b *testing.B, path, export string) time.Duration {
-	data, err := os.ReadFile(path)
+	d, err := w.convertOnce(path, export)
 	if err != nil {
 		b.Fatal(err)
 	}
+	return d
+}
+
+// convertOnce is convert returning its failure, for a goroutine of its
+// own; one floor converts one document at a time.
+func (w *warmSoffice) convertOnce(path, export string) (time.Duration, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return 0, err
+	}
 	in, out := filepath.Join(w.dir, "in"+filepath.Ext(path)), filepath.Join(w.dir, "out.pdf")
 	if err := os.WriteFile(in, data, 0o600); err != nil {
-		b.Fatal(err)
+		return 0, err
 	}
 	line, _ := json.Marshal(map[string]string{"in": in, "out": out, "export": export})
 	t0 := time.Now()
 	if _, err := w.stdin.Write(append(line, '\n')); err != nil {
-		b.Fatal(err)
+		return 0, err
 	}
-	r := w.reply(b)
+	r, err := w.replyOnce()
 	d := time.Since(t0)
-	if !r.OK {
-		b.Fatalf("floor conversion of %s: %s", path, r.Msg)
+	if err != nil {
+		return 0, err
 	}
-	return d
+	if !r.OK {
+		return 0, fmt.Errorf("floor conversion of %s: %s", path, r.Msg)
+	}
+	return d, nil
 }
