@@ -183,10 +183,7 @@ func (s *laneShares) running(lane docmill.Lane) int {
 // when the account already holds its share and another account waits
 // there (the caller snoozes the job); else the job is counted until
 // release is called. A queue that is no lane (default) and a job of no
-// account are not shared. Waiting is what River's record shows, and the
-// jobs this node put back that River may not show as waiting yet
-// (laneShares.yield). A failed look at the waiting jobs lets the job run:
-// fairness must never stop the work.
+// account are not shared. Who waits is waitingBeside's to say.
 func (q *Queue[TTx]) takeShare(ctx context.Context, queue, account string, workers int) (release func(), ok bool) {
 	lane := docmill.Lane(queue)
 	if account == "" || workers <= 0 {
@@ -196,14 +193,7 @@ func (q *Queue[TTx]) takeShare(ctx context.Context, queue, account string, worke
 	// another job of the account starting meanwhile counts it.
 	release = func() { q.shares.drop(lane, account) }
 	if held, hadLast := q.shares.take(lane, account); overShare(held, workers, hadLast, true) {
-		waiting := q.shares.othersYielded(lane, account, time.Now())
-		if !waiting {
-			var err error
-			if waiting, err = q.othersWaiting(ctx, queue, account); err != nil {
-				q.cfg.Logger.Warn("fair share: cannot list waiting jobs", "queue", queue, "err", err)
-			}
-		}
-		if overShare(held, workers, hadLast, waiting) {
+		if overShare(held, workers, hadLast, q.waitingBeside(ctx, queue, account)) {
 			release()
 			q.shares.yield(lane, account, time.Now().Add(shareSnooze))
 			q.metrics.shareYields.WithLabelValues(queue).Inc()
@@ -212,6 +202,21 @@ func (q *Queue[TTx]) takeShare(ctx context.Context, queue, account string, worke
 	}
 	q.shares.started(lane, account)
 	return release, true
+}
+
+// waitingBeside reports whether a job of another account than account
+// waits in River queue queue: one this node put back that River may not
+// show as waiting yet (laneShares.yield), or one River's record shows. A
+// failed look counts as nobody waiting: fairness must never stop the work.
+func (q *Queue[TTx]) waitingBeside(ctx context.Context, queue, account string) bool {
+	if q.shares.othersYielded(docmill.Lane(queue), account, time.Now()) {
+		return true
+	}
+	waiting, err := q.othersWaiting(ctx, queue, account)
+	if err != nil {
+		q.cfg.Logger.Warn("fair share: cannot list waiting jobs", "queue", queue, "err", err)
+	}
+	return waiting
 }
 
 // othersWaiting reports whether a job of another account than account
