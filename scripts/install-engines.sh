@@ -6,7 +6,7 @@ set -euo pipefail
 packages=(
 	qpdf poppler-utils ghostscript libnss3-tools
 	tesseract-ocr tesseract-ocr-eng tesseract-ocr-rus ocrmypdf
-	libvips-tools chromium
+	libvips-tools
 	libreoffice-writer-nogui libreoffice-calc-nogui libreoffice-impress-nogui python3-uno bubblewrap
 	fonts-liberation2 fonts-crosextra-carlito fonts-crosextra-caladea fonts-dejavu
 	curl # with python3's requests, the API reference's examples, run by TestReference (node comes with Redocly)
@@ -23,6 +23,14 @@ python3 -c 'import requests' 2>/dev/null || packages+=(python3-requests)
 for p in libheif-plugin-libde265 libheif-plugin-x265 libheif-plugin-dav1d libheif-plugin-aomenc; do
 	apt-cache show "$p" >/dev/null 2>&1 && packages+=("$p")
 done
+# Chromium: its headless shell where the release has it (html-to-pdf and
+# the other browser tools print with it; it starts faster and in less
+# memory than the desktop browser), the browser itself elsewhere.
+if apt-cache show chromium-headless-shell >/dev/null 2>&1; then
+	packages+=(chromium-headless-shell)
+else
+	packages+=(chromium)
+fi
 missing=()
 for p in "${packages[@]}"; do
 	dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")

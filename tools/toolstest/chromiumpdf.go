@@ -12,15 +12,19 @@ import (
 // ChromiumPDF prints page, an HTML document the test writes, to a PDF
 // with headless Chromium itself (no header or footer) and returns its
 // path in a temporary directory of t: a PDF as browsers and html-to-pdf
-// make them. It skips t when chromium is not installed (fails it when CI
-// is set).
+// make them. Chromium's headless shell prints as the browser does and
+// starts in a fraction of its time, so it is preferred. It skips t when
+// neither is installed (fails it when CI is set).
 func ChromiumPDF(t testing.TB, name string, page []byte) string {
 	t.Helper()
-	bin, err := exec.LookPath("chromium")
-	if err != nil {
-		if bin, err = exec.LookPath("chromium-browser"); err != nil {
-			Lacking(t, "chromium is not installed: cannot print a page to PDF")
+	bin, err := exec.LookPath("/usr/lib/chromium/chromium-headless-shell")
+	for _, alt := range []string{"chromium", "chromium-browser"} {
+		if err != nil {
+			bin, err = exec.LookPath(alt)
 		}
+	}
+	if err != nil {
+		Lacking(t, "chromium is not installed: cannot print a page to PDF")
 	}
 	dir := t.TempDir()
 	src := filepath.Join(dir, name)
