@@ -29,6 +29,7 @@ import (
 
 	"github.com/docmill/docmill/client"
 	"github.com/docmill/docmill/internal/poll"
+	"github.com/docmill/docmill/tools/chromium"
 	"github.com/docmill/docmill/tools/toolstest"
 )
 
@@ -147,7 +148,7 @@ func (v jailView) engineOf(p jailProc) string {
 		return "helper"
 	case base == "soffice.bin":
 		return "soffice"
-	case base == "chrome":
+	case base == "chrome" || base == filepath.Base(chromium.ExecPath()):
 		return "chromium"
 	case base == "gs" || base == "pdftoppm" || base == "tesseract" || base == "chromium":
 		return base

@@ -14,6 +14,7 @@ import (
 
 	"github.com/docmill/docmill/client"
 	"github.com/docmill/docmill/internal/poll"
+	"github.com/docmill/docmill/tools/chromium"
 	"github.com/docmill/docmill/tools/toolstest"
 )
 
@@ -71,7 +72,7 @@ func TestKilledServerLeavesNoJail(t *testing.T) {
 	page := client.File{Name: "page.html", Body: strings.NewReader("<!doctype html><title>t</title><p>hello</p>")}
 	processDone(t, c, "html-to-pdf", page, nil)
 	processDone(t, c, "rotate-pdf", client.File{Name: "a.pdf", Body: bytes.NewReader(toolstest.TextPDF("hello"))}, nil)
-	want := []string{"bwrap", "soffice.bin", "python3", "chromium"}
+	want := []string{"bwrap", "soffice.bin", "python3", chromiumComm()}
 	var tree []toolstest.Proc
 	poll.Until(t, 90*time.Second, func() (bool, string) {
 		tree = toolstest.ProcessTree(s.cmd.Process.Pid)
@@ -136,7 +137,7 @@ func TestCancelStopsTheWork(t *testing.T) {
 		{"rotate-pdf", "many.pdf", func() io.Reader { return bytes.NewReader(toolstest.TextPDF(pages...)) }, map[string]string{"angle": "90"}, "docmill"},
 		{"compress-pdf", "curves.pdf", fileBody(t, slow), nil, "gs"},
 		{"word-to-pdf", "long.rtf", func() io.Reader { return strings.NewReader(rtf.String()) }, nil, "soffice.bin"},
-		{"html-to-pdf", "endless.html", func() io.Reader { return strings.NewReader(`<script>while(true){}</script>`) }, nil, "chromium"},
+		{"html-to-pdf", "endless.html", func() io.Reader { return strings.NewReader(`<script>while(true){}</script>`) }, nil, chromiumComm()},
 		{"ocr-pdf", "scan.png", fileBody(t, scan), map[string]string{"lang": "eng"}, "ocrmypdf tesseract"},
 	}
 	ctx := context.Background()
@@ -205,4 +206,11 @@ func fileBody(t *testing.T, path string) func() io.Reader {
 		t.Cleanup(func() { f.Close() })
 		return f
 	}
+}
+
+// chromiumComm is the command name (/proc's comm: the binary's name, cut
+// at 15 bytes) of the processes of the Chromium the product runs.
+func chromiumComm() string {
+	name := filepath.Base(chromium.ExecPath())
+	return name[:min(len(name), 15)]
 }
