@@ -13,18 +13,19 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
-	"github.com/docmill/docmill/tools/toolstest"
 	"net/http"
 	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/docmill/docmill/internal/testserver"
+	"github.com/docmill/docmill/tools/toolstest"
 )
 
 // Region is the region the server answers for.
@@ -182,26 +183,27 @@ func (s *Server) CreateBucket(bucket string) error {
 }
 
 // Env returns the environment variables that give the AWS SDK the server's
-// credentials and region, as NAME=value for a child process's Env.
+// credentials and region, as NAME=value for a child process's Env. It
+// also clears AWS_SESSION_TOKEN and AWS_PROFILE so that no other
+// credentials are mixed in.
 func (s *Server) Env() []string {
 	return []string{
 		"AWS_ACCESS_KEY_ID=" + s.AccessKey,
 		"AWS_SECRET_ACCESS_KEY=" + s.SecretKey,
 		"AWS_REGION=" + Region,
+		"AWS_SESSION_TOKEN=",
+		"AWS_PROFILE=",
 	}
 }
 
 // Setenv sets the variables of Env in this process for the duration of t
-// (with t.Setenv, so t and its parents must not be parallel). It also
-// clears AWS_SESSION_TOKEN and AWS_PROFILE so that no other credentials
-// are mixed in.
+// (with t.Setenv, so t and its parents must not be parallel).
 func (s *Server) Setenv(t testing.TB) {
 	t.Helper()
-	t.Setenv("AWS_ACCESS_KEY_ID", s.AccessKey)
-	t.Setenv("AWS_SECRET_ACCESS_KEY", s.SecretKey)
-	t.Setenv("AWS_REGION", Region)
-	t.Setenv("AWS_SESSION_TOKEN", "")
-	t.Setenv("AWS_PROFILE", "")
+	for _, kv := range s.Env() {
+		name, value, _ := strings.Cut(kv, "=")
+		t.Setenv(name, value)
+	}
 }
 
 func validBucketName(name string) bool {

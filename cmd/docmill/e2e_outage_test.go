@@ -90,13 +90,12 @@ func testIdempotencyBeforeLimits(t *testing.T, newDir dataDirFunc) {
 // another) failing the job's insert after the upload. Each outage starts
 // once the server has admitted the request and is reading its body.
 func TestOutageDuringUpload(t *testing.T) {
-	// Serial: its bucket subtest sets the credentials in this process's
-	// environment (s3.Setenv).
+	t.Parallel() // each subtest owns its server, its directory or schema and its proxy
 	pdf := onePagePDF()
 
 	t.Run("bucket", func(t *testing.T) {
+		t.Parallel()
 		s3 := s3test.Start(t)
-		s3.Setenv(t)
 		ep, err := url.Parse(s3.Endpoint)
 		if err != nil {
 			t.Fatal(err)
@@ -106,12 +105,15 @@ func TestOutageDuringUpload(t *testing.T) {
 		if !strings.Contains(bucket, url.QueryEscape(p.addr)) {
 			t.Fatalf("bucket URL %q does not name the endpoint %s", bucket, s3.Endpoint)
 		}
-		s := startServer(t, "", "--blob-url", bucket)
+		// A child process, given the bucket's credentials in its own
+		// environment.
+		s := startChildEnv(t, s3.Env(), t.TempDir(), "--blob-url", bucket)
 		defer p.up(t) // back before the server stops, for a quick shutdown
 		wantOutage(t, uploadDuring(t, s, "rotate-pdf", pdf, p.down))
 	})
 
 	t.Run("postgres", func(t *testing.T) {
+		t.Parallel()
 		dir, p := proxiedPostgresDir(t)
 		s := startServer(t, dir)
 		defer p.up(t) // back before the server stops, for a quick shutdown

@@ -164,10 +164,10 @@ func TestRedactPDFE2E(t *testing.T) {
 		}
 		// No byte of the file, streams uncompressed, holds a secret in
 		// any encoding, nor the title that repeated one.
-		qdf := redactQDF(t, data)
+		qdf := bytes.ToLower(redactQDF(t, data))
 		for _, secret := range secrets {
 			for _, form := range redactForms(secret) {
-				if bytes.Contains(bytes.ToLower(qdf), bytes.ToLower(form)) {
+				if bytes.Contains(qdf, bytes.ToLower(form)) {
 					t.Errorf("the file holds %q as %q", secret, form)
 				}
 			}

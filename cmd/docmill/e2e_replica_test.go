@@ -29,13 +29,13 @@ func TestReplicaSurvivesLostDisk(t *testing.T) {
 	if testing.Short() {
 		t.Skip("slow")
 	}
-	// Serial: the in-process restore reads the bucket's credentials from
-	// this process's environment (t.Setenv).
+	// Parallel: its servers and commands are child processes, given the
+	// bucket's credentials in their own environment.
+	t.Parallel()
 	s3 := s3test.Start(t)
-	s3.Setenv(t)
 	target := s3.URL("replica")
 	dir := t.TempDir()
-	s := startChild(t, dir, "--replicate-to", target)
+	s := startChildEnv(t, s3.Env(), dir, "--replicate-to", target)
 
 	type made struct {
 		key string
@@ -78,16 +78,16 @@ func TestReplicaSurvivesLostDisk(t *testing.T) {
 	}
 
 	// A new data directory must not replicate over the bucket's replica.
-	_, _, err := runCLIAll(context.Background(), "serve", "--data-dir", t.TempDir(), "--addr", "127.0.0.1:0", "--replicate-to", target)
-	if err == nil || !strings.Contains(err.Error(), "docmill restore") {
-		t.Fatalf("serve on an empty directory with a replica's target: %v, want a refusal naming docmill restore", err)
+	_, errOut, err := runChild(s3.Env(), "serve", "--data-dir", t.TempDir(), "--addr", "127.0.0.1:0", "--replicate-to", target)
+	if err == nil || !strings.Contains(errOut, "docmill restore") {
+		t.Fatalf("serve on an empty directory with a replica's target: %v %s, want a refusal naming docmill restore", err, errOut)
 	}
 
-	out := runCLI(t, "restore", "--data-dir", dir, "--from", target)
-	if !strings.Contains(out, "integrity ok") {
-		t.Errorf("restore said %q", out)
+	out, errOut, err := runChild(s3.Env(), "restore", "--data-dir", dir, "--from", target)
+	if err != nil || !strings.Contains(out, "integrity ok") {
+		t.Errorf("restore: %v, said %q %s", err, out, errOut)
 	}
-	s2 := startChild(t, dir, "--replicate-to", target)
+	s2 := startChildEnv(t, s3.Env(), dir, "--replicate-to", target)
 	lost := 0
 	for _, k := range keys {
 		resp, _ := send(t, keyRequest(t, s2.URL+"/v1/account", k.key))

@@ -261,6 +261,21 @@ func startChildEnv(t testing.TB, env []string, dataDir string, extra ...string) 
 	return s
 }
 
+// runChild runs a docmill command as a child process (this test binary,
+// re-executed) with env (KEY=value) added to its environment, and
+// returns its standard output and error: for a command that must read
+// what a parallel test cannot set in this process with t.Setenv, such as
+// a bucket's credentials.
+func runChild(env []string, args ...string) (stdout, stderr string, err error) {
+	raw, _ := json.Marshal(args)
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(append(os.Environ(), env...), childArgsEnv+"="+string(raw))
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	err = cmd.Run()
+	return out.String(), errOut.String(), err
+}
+
 // childStopWait bounds a child server's graceful stop at a test's end.
 const childStopWait = 20 * time.Second
 
