@@ -223,9 +223,7 @@ func startChild(t testing.TB, dataDir string, extra ...string) *testServer {
 // bucket's credentials.
 func startChildEnv(t testing.TB, env []string, dataDir string, extra ...string) *testServer {
 	t.Helper()
-	args, _ := json.Marshal(serveArgs(dataDir, extra))
-	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(append(os.Environ(), env...), childArgsEnv+"="+string(args))
+	cmd := childCommand(env, serveArgs(dataDir, extra))
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -267,13 +265,20 @@ func startChildEnv(t testing.TB, env []string, dataDir string, extra ...string) 
 // what a parallel test cannot set in this process with t.Setenv, such as
 // a bucket's credentials.
 func runChild(env []string, args ...string) (stdout, stderr string, err error) {
-	raw, _ := json.Marshal(args)
-	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(append(os.Environ(), env...), childArgsEnv+"="+string(raw))
+	cmd := childCommand(env, args)
 	var out, errOut bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errOut
 	err = cmd.Run()
 	return out.String(), errOut.String(), err
+}
+
+// childCommand is this test binary re-executed as `docmill args...`
+// (TestMain runs them), with env (KEY=value) added to its environment.
+func childCommand(env, args []string) *exec.Cmd {
+	raw, _ := json.Marshal(args)
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(append(os.Environ(), env...), childArgsEnv+"="+string(raw))
+	return cmd
 }
 
 // childStopWait bounds a child server's graceful stop at a test's end.

@@ -13,17 +13,20 @@ import (
 // with headless Chromium itself (no header or footer) and returns its
 // path in a temporary directory of t: a PDF as browsers and html-to-pdf
 // make them. Chromium's headless shell prints as the browser does and
-// starts in a fraction of its time, so it is preferred. It skips t when
-// neither is installed (fails it when CI is set).
+// starts in a fraction of its time, so it is preferred, as the product
+// prefers it (chromium.ExecPath, which this package cannot import: the
+// chromium package's tests import this one). It skips t when neither is
+// installed (fails it when CI is set).
 func ChromiumPDF(t testing.TB, name string, page []byte) string {
 	t.Helper()
-	bin, err := exec.LookPath("/usr/lib/chromium/chromium-headless-shell")
-	for _, alt := range []string{"chromium", "chromium-browser"} {
-		if err != nil {
-			bin, err = exec.LookPath(alt)
+	bin := ""
+	for _, p := range []string{"/usr/lib/chromium/chromium-headless-shell", "chromium", "chromium-browser"} {
+		if found, err := exec.LookPath(p); err == nil {
+			bin = found
+			break
 		}
 	}
-	if err != nil {
+	if bin == "" {
 		Lacking(t, "chromium is not installed: cannot print a page to PDF")
 	}
 	dir := t.TempDir()
