@@ -147,6 +147,7 @@ func (k *toolKit) ghostscriptSteps() ghostscript.Steps {
 		SetCropBox:   k.helpers.Step(pdfops.SetCropBoxStep()),
 		Fill:         k.helpers.Step(pdfops.FillFormStep()),
 		RestoreLinks: k.helpers.Step(pdfops.RestoreLinksStep()),
+		Flatten:      k.helpers.Step(pdfops.FlattenStep()),
 		ReadInvoice:  k.helpers.Step(pdfops.ReadInvoiceStep()),
 		EmbedInvoice: k.helpers.Step(pdfops.EmbedInvoiceStep()),
 	}

@@ -4,19 +4,22 @@ import (
 	"bytes"
 	"context"
 	"os"
+	"slices"
 	"testing"
 
 	docmill "github.com/docmill/docmill"
 	"github.com/docmill/docmill/tools/ghostscript"
+	"github.com/docmill/docmill/tools/pdfops"
 	"github.com/docmill/docmill/tools/toolstest"
 )
 
-// TestFlattenQPDFDrawsAsGhostscript: flatten-pdf takes qpdf's route
-// (one qpdf run, then the RestoreLinks step) on a form whose fields all
-// have appearances, and its pages then render as Ghostscript's route
-// renders them (the tool without RestoreLinks, which always takes it);
-// on files qpdf would not draw in full (comments without appearances) the
-// tool takes Ghostscript's route and renders the same too.
+// TestFlattenQPDFDrawsAsGhostscript: flatten-pdf takes a route without
+// Ghostscript (the PDF helper's Flatten step alone, or one qpdf run and
+// then the RestoreLinks step) on a form whose fields all have
+// appearances, and its pages then render as Ghostscript's route renders
+// them (the tool without steps, which always takes it); on files neither
+// would draw in full (comments without appearances) the tool takes
+// Ghostscript's route and renders the same too.
 func TestFlattenQPDFDrawsAsGhostscript(t *testing.T) {
 	for _, tt := range []struct {
 		name string
@@ -35,7 +38,7 @@ func TestFlattenQPDFDrawsAsGhostscript(t *testing.T) {
 			}
 			want, _ := flattenWith(t, ghostscript.Steps{}, path)
 			for p := 1; p <= pages; p++ {
-				d := meanDiff(toolstest.RenderPage(t, got, p, 100), toolstest.RenderPage(t, want, p, 100))
+				d := toolstest.MeanDiff(toolstest.RenderPage(t, got, p, 100), toolstest.RenderPage(t, want, p, 100))
 				if d > 0.002 {
 					t.Errorf("page %d differs from Ghostscript's flattening by %.5f", p, d)
 				}
@@ -45,6 +48,31 @@ func TestFlattenQPDFDrawsAsGhostscript(t *testing.T) {
 				t.Errorf("left: fields %v, annotations %v", f.fields, f.annotations)
 			}
 		})
+	}
+}
+
+// TestFlattenInHelperDrawsAsGhostscript: on a document whose
+// annotations all carry their appearances, flatten-pdf with only the
+// Flatten step (no qpdf route to take) flattens it in the jailed PDF
+// helper, without Ghostscript, and its page renders as Ghostscript's
+// route renders it; the link stays.
+func TestFlattenInHelperDrawsAsGhostscript(t *testing.T) {
+	path := toolstest.WriteTemp(t, "annotated.pdf", toolstest.AnnotatedPDF())
+	got, _ := flattenWith(t, ghostscript.Steps{Flatten: toolstest.Helpers().Step(pdfops.FlattenStep())}, path)
+	if bytes.Contains(readFile(t, got), []byte("Ghostscript")) {
+		t.Error("flattened by Ghostscript")
+	}
+	want, _ := flattenWith(t, ghostscript.Steps{}, path)
+	d := toolstest.MeanDiff(toolstest.RenderPage(t, got, 1, 100), toolstest.RenderPage(t, want, 1, 100))
+	t.Logf("mean difference from Ghostscript's flattening %.5f", d)
+	if d > 0.002 {
+		t.Errorf("differs from Ghostscript's flattening by %.5f", d)
+	}
+	if links := qpdfLinks(t, got); !slices.Equal(links, []string{"page 1: https://example.com/flat"}) {
+		t.Errorf("links %v", links)
+	}
+	if f := readForm(t, got); len(f.fields) != 0 || len(f.annotations) != 1 {
+		t.Errorf("left: fields %v, annotations %v", f.fields, f.annotations)
 	}
 }
 

@@ -46,10 +46,20 @@ func (e *engines) runFlatten(ctx context.Context, in *docmill.RunInput) (*docmil
 }
 
 // flatten writes src, a PDF in in's work directory, flattened and
-// returns the path and the page count of the result: by qpdf alone when
-// that draws what Ghostscript would (flattenWithQPDF), or else by
-// Ghostscript (flattenWithGS).
+// returns the path and the page count of the result: by the PDF helper
+// alone when every annotation carries its appearance (flattenInHelper),
+// by qpdf when that draws what Ghostscript would (flattenWithQPDF), or
+// else by Ghostscript (flattenWithGS).
 func (e *engines) flatten(ctx context.Context, in *docmill.RunInput, src string) (string, int, error) {
+	if e.steps.Flatten != nil {
+		out, pages := e.flattenInHelper(ctx, in, src)
+		if out != "" {
+			return out, pages, nil
+		}
+		if err := ctx.Err(); err != nil {
+			return "", 0, err
+		}
+	}
 	if e.steps.RestoreLinks != nil {
 		out, pages := e.flattenWithQPDF(ctx, in, src)
 		if out != "" {
@@ -60,6 +70,20 @@ func (e *engines) flatten(ctx context.Context, in *docmill.RunInput, src string)
 		}
 	}
 	return e.flattenWithGS(ctx, in, src)
+}
+
+// flattenInHelper has the step Flatten draw every annotation's
+// appearance into its page, keep the links and remove the form, with no
+// engine started. It returns "" when the step declines the document
+// (meta "undrawn") or fails for any reason: qpdf's route then runs, and
+// after it Ghostscript's, giving the answer they always gave.
+func (e *engines) flattenInHelper(ctx context.Context, in *docmill.RunInput, src string) (string, int) {
+	flat, err := e.steps.Flatten(ctx, &docmill.RunInput{WorkDir: in.WorkDir, Limits: in.Limits,
+		Files: []docmill.LocalFile{{Path: src, Filename: "input.pdf", ContentType: pdfContentType}}})
+	if err != nil || metaInt(flat.Meta, "undrawn") > 0 || metaInt(flat.Meta, "pages") < 1 {
+		return "", 0
+	}
+	return flat.Path, metaInt(flat.Meta, "pages")
 }
 
 // flattenWithQPDF has qpdf generate the appearances of form fields that

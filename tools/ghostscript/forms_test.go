@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"image"
 	"os/exec"
 	"slices"
 	"strings"
@@ -21,7 +20,7 @@ import (
 // as docmill's own binary does in the server, and stops compress-pdf's
 // spare runs once the tests ran.
 func TestMain(m *testing.M) {
-	toolstest.MainWith(m, gsSpares.Close, pdfops.FillFormStep(), pdfops.RestoreLinksStep(), pdfops.SetCropBoxStep(),
+	toolstest.MainWith(m, gsSpares.Close, pdfops.FillFormStep(), pdfops.RestoreLinksStep(), pdfops.FlattenStep(), pdfops.SetCropBoxStep(),
 		pdfops.ReadInvoiceStep(), pdfops.EmbedInvoiceStep())
 }
 
@@ -33,6 +32,7 @@ func steps() ghostscript.Steps {
 		SetCropBox:   h.Step(pdfops.SetCropBoxStep()),
 		Fill:         h.Step(pdfops.FillFormStep()),
 		RestoreLinks: h.Step(pdfops.RestoreLinksStep()),
+		Flatten:      h.Step(pdfops.FlattenStep()),
 		ReadInvoice:  h.Step(pdfops.ReadInvoiceStep()),
 		EmbedInvoice: h.Step(pdfops.EmbedInvoiceStep()),
 	}
@@ -166,8 +166,8 @@ func TestFlattenAnnotations(t *testing.T) {
 	// them: it is much nearer the annotated page than the bare page is
 	// (not equal: Ghostscript draws a note's icon and ink its own way).
 	shown := toolstest.RenderPage(t, in, 1, 50)
-	marks := meanDiff(shown, toolstest.RenderPage(t, in, 1, 50, "-hide-annotations"))
-	flat := meanDiff(shown, toolstest.RenderPage(t, out.Path, 1, 50, "-hide-annotations"))
+	marks := toolstest.MeanDiff(shown, toolstest.RenderPage(t, in, 1, 50, "-hide-annotations"))
+	flat := toolstest.MeanDiff(shown, toolstest.RenderPage(t, out.Path, 1, 50, "-hide-annotations"))
 	if marks == 0 || flat > marks/2 {
 		t.Errorf("flattened page differs from the annotated one by %.4f; the annotations make %.4f", flat, marks)
 	}
@@ -187,29 +187,6 @@ func TestFlattenBadInput(t *testing.T) {
 			}
 		})
 	}
-}
-
-// meanDiff is the mean difference of two renders' grey levels, from 0
-// (the same) to 1; renders of different sizes differ by 1.
-func meanDiff(a, b image.Image) float64 {
-	if a.Bounds() != b.Bounds() {
-		return 1
-	}
-	var sum float64
-	r := a.Bounds()
-	for y := r.Min.Y; y < r.Max.Y; y++ {
-		for x := r.Min.X; x < r.Max.X; x++ {
-			ar, ag, ab, _ := a.At(x, y).RGBA()
-			br, bg, bb, _ := b.At(x, y).RGBA()
-			ga, gb := float64(ar+ag+ab)/3, float64(br+bg+bb)/3
-			if ga > gb {
-				sum += ga - gb
-			} else {
-				sum += gb - ga
-			}
-		}
-	}
-	return sum / 0xffff / float64(r.Dx()*r.Dy())
 }
 
 // qpdfLinks returns the links of a PDF as qpdf reads them, one

@@ -90,6 +90,11 @@ type Steps struct {
 	// flattening and the flattened one; nil leaves them dropped (and
 	// flatten-pdf available).
 	RestoreLinks docmill.RunFunc
+	// Flatten draws the annotations' appearances into the pages
+	// without an engine (pdfops.FlattenStep), taking the document; its
+	// meta "undrawn" above 0 sends flatten-pdf down qpdf's route. nil
+	// leaves that route first.
+	Flatten docmill.RunFunc
 	// ReadInvoice reads einvoice-pdf's invoice XML
 	// (pdfops.ReadInvoiceStep): it takes the XML and the "level" param,
 	// and gives the level in its meta.

@@ -277,16 +277,9 @@ func newContentStream(doc *model.Context, s string) (*types.IndirectRef, error) 
 // changed) that also name the image and the graphics state, and returns
 // the names, chosen not to clash with the page's own.
 func addStampResources(doc *model.Context, d types.Dict, attrs *model.InheritedPageAttrs, img, gs types.IndirectRef) (string, string, error) {
-	res := attrs.Resources
-	if o, found := d.Find("Resources"); found && o != nil {
-		var err error
-		if res, err = doc.DereferenceDict(o); err != nil {
-			return "", "", err
-		}
-	}
-	own := types.Dict{}
-	for k, v := range res {
-		own[k] = v
+	own, err := ownPageResources(doc, d, attrs)
+	if err != nil {
+		return "", "", err
 	}
 	xobjects, err := ownSubDict(doc, own, "XObject")
 	if err != nil {
@@ -299,8 +292,26 @@ func addStampResources(doc *model.Context, d types.Dict, attrs *model.InheritedP
 	imName, gsName := freeName(xobjects, "DmStampImage"), freeName(states, "DmStampState")
 	xobjects[imName] = img
 	states[gsName] = gs
-	d["Resources"] = own
 	return imName, gsName, nil
+}
+
+// ownPageResources gives page d resources of its own, a copy of those it
+// has or inherits (attrs), so that pages sharing a dictionary are not
+// changed, and returns them.
+func ownPageResources(doc *model.Context, d types.Dict, attrs *model.InheritedPageAttrs) (types.Dict, error) {
+	res := attrs.Resources
+	if o, found := d.Find("Resources"); found && o != nil {
+		var err error
+		if res, err = doc.DereferenceDict(o); err != nil {
+			return nil, err
+		}
+	}
+	own := types.Dict{}
+	for k, v := range res {
+		own[k] = v
+	}
+	d["Resources"] = own
+	return own, nil
 }
 
 // ownSubDict replaces res[key] with a copy of the dictionary it holds (an

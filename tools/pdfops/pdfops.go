@@ -209,7 +209,7 @@ func onePDFStep(name string, cmd model.CommandMode, run docRunFunc) *docmill.Eng
 // helper serves them beside Tools and SignTool.
 func Steps() []*docmill.EngineStep {
 	return []*docmill.EngineStep{SelectPagesStep(), StreamCheckStep(), SetCropBoxStep(), FillFormStep(),
-		RestoreLinksStep(), WriteBookmarksStep(), CompareReportStep(), InspectStep(), RedactPagesStep(),
+		RestoreLinksStep(), FlattenStep(), WriteBookmarksStep(), CompareReportStep(), InspectStep(), RedactPagesStep(),
 		ReadInvoiceStep(), EmbedInvoiceStep(), MarkPDFUAStep()}
 }
 

@@ -39,3 +39,46 @@ func FormPDF(name string) []byte {
 		fmt.Sprintf("<< /Length %d >>\nstream\n%s\nendstream", len(content), content),
 	)
 }
+
+// FormXObject is a form XObject of the bounding box bbox (and matrix,
+// when not empty) drawing content, with the font F1 of object 3: an
+// appearance stream of a test document.
+func FormXObject(bbox, matrix, content string) string {
+	if matrix != "" {
+		matrix = " /Matrix " + matrix
+	}
+	return fmt.Sprintf("<< /Type /XObject /Subtype /Form /BBox %s%s /Resources << /Font << /F1 3 0 R >> >> /Length %d >>\nstream\n%s\nendstream",
+		bbox, matrix, len(content), content)
+}
+
+// AnnotatedPDF is one page with annotations of every kind the PDF helper
+// flattens by itself: a checked box, a text field with its appearance,
+// a square whose appearance is turned a quarter by its matrix and set off
+// its origin, the same appearance on a second, smaller square, a box
+// whose state has no appearance, a button with none, a pop-up and a web
+// link (https://example.com/flat). Rendered with its annotations, its page
+// shows what flattening must draw.
+func AnnotatedPDF() []byte {
+	const widget = "/Type /Annot /Subtype /Widget /F 4 /P 4 0 R"
+	content := "BT /F1 18 Tf 40 360 Td (Flatten me) Tj ET"
+	return PDF(
+		"<< /Type /Catalog /Pages 2 0 R /AcroForm << /Fields [6 0 R 7 0 R 12 0 R 13 0 R] >> >>",
+		"<< /Type /Pages /Kids [4 0 R] /Count 1 >>",
+		"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>",
+		"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 400 400] /Resources << /Font << /F1 3 0 R >> >> /Contents 5 0 R "+
+			"/Annots [6 0 R 7 0 R 8 0 R 9 0 R 10 0 R 11 0 R 12 0 R 13 0 R] >>",
+		fmt.Sprintf("<< /Length %d >>\nstream\n%s\nendstream", len(content), content),
+		"<< "+widget+" /FT /Btn /T (Agree) /V /Yes /AS /Yes /Rect [40 300 60 320] /AP << /N << /Yes 14 0 R /Off 15 0 R >> >> >>",
+		"<< "+widget+" /FT /Tx /T (Name) /V (Ann Example) /DA (/F1 12 Tf 0 g) /Rect [80 300 280 330] /AP << /N 16 0 R >> >>",
+		"<< /Type /Annot /Subtype /Square /F 4 /Rect [40 100 200 200] /AP << /N 17 0 R >> /Popup 10 0 R >>",
+		"<< /Type /Annot /Subtype /Square /F 4 /Rect [220 100 300 150] /AP << /N 17 0 R >> >>",
+		"<< /Type /Annot /Subtype /Popup /Rect [200 200 360 280] /Parent 8 0 R >>",
+		"<< /Type /Annot /Subtype /Link /Rect [40 40 200 60] /Border [0 0 0] /A << /S /URI /URI (https://example.com/flat) >> >>",
+		"<< "+widget+" /FT /Btn /T (Later) /V /Off /AS /Off /Rect [300 300 320 320] /AP << /N << /Yes 14 0 R >> >> >>",
+		"<< "+widget+" /FT /Btn /Ff 65536 /T (Send) /Rect [330 300 380 320] >>",
+		FormXObject("[0 0 20 20]", "", "0 g 4 4 12 12 re f"),
+		FormXObject("[0 0 20 20]", "", ""),
+		FormXObject("[0 0 200 30]", "", "/Tx BMC q BT /F1 12 Tf 0 g 2 10 Td (Ann Example) Tj ET Q EMC"),
+		FormXObject("[10 10 110 170]", "[0 1 -1 0 0 0]", "0 0 1 rg 10 10 100 160 re f 1 0 0 rg 10 10 40 20 re f"),
+	)
+}

@@ -40,3 +40,26 @@ func DecodePNG(t testing.TB, path string) image.Image {
 	}
 	return img
 }
+
+// MeanDiff is the mean difference of two renders' grey levels, from 0
+// (the same) to 1; renders of different sizes differ by 1.
+func MeanDiff(a, b image.Image) float64 {
+	if a.Bounds() != b.Bounds() {
+		return 1
+	}
+	var sum float64
+	r := a.Bounds()
+	for y := r.Min.Y; y < r.Max.Y; y++ {
+		for x := r.Min.X; x < r.Max.X; x++ {
+			ar, ag, ab, _ := a.At(x, y).RGBA()
+			br, bg, bb, _ := b.At(x, y).RGBA()
+			ga, gb := float64(ar+ag+ab)/3, float64(br+bg+bb)/3
+			if ga > gb {
+				sum += ga - gb
+			} else {
+				sum += gb - ga
+			}
+		}
+	}
+	return sum / 0xffff / float64(r.Dx()*r.Dy())
+}
