@@ -63,6 +63,24 @@ func TestFormAndAttachmentToolsE2E(t *testing.T) {
 		}
 	})
 
+	t.Run("flatten in the PDF helper", func(t *testing.T) {
+		// Every annotation carries its appearance: the PDF helper draws
+		// them, and no engine program runs.
+		before := scrape(t, s.URL)
+		_, data := runTool(t, c, "flatten-pdf", []client.File{{Name: "annotated.pdf", Body: bytes.NewReader(toolstest.AnnotatedPDF())}}, nil)
+		after := scrape(t, s.URL)
+		for _, engine := range []string{"qpdf", "gs"} {
+			runs := `docmill_engine_runs_total{engine="` + engine + `",outcome="ok"}`
+			if after[runs] != before[runs] {
+				t.Errorf("%s ran %v times", engine, after[runs]-before[runs])
+			}
+		}
+		out := toolstest.WriteTemp(t, "flat.pdf", data)
+		if f, a := qpdfFields(t, out), qpdfAnnotations(t, out); len(f) != 0 || len(a) != 1 || a[0] != "/Link" {
+			t.Fatalf("qpdf reads fields %v, annotations %v; want the link alone", f, a)
+		}
+	})
+
 	t.Run("flatten keeps links", func(t *testing.T) {
 		in := corpus(t, "pdf", "pdflatex-outline.pdf")
 		_, data := runTool(t, c, "flatten-pdf", []client.File{file(t, "pdf", "pdflatex-outline.pdf")}, nil)
