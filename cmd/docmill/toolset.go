@@ -148,6 +148,7 @@ func (k *toolKit) ghostscriptSteps() ghostscript.Steps {
 		Fill:         k.helpers.Step(pdfops.FillFormStep()),
 		RestoreLinks: k.helpers.Step(pdfops.RestoreLinksStep()),
 		Flatten:      k.helpers.Step(pdfops.FlattenStep()),
+		CountPages:   k.helpers.Step(pdfops.SelectPagesStep()),
 		ReadInvoice:  k.helpers.Step(pdfops.ReadInvoiceStep()),
 		EmbedInvoice: k.helpers.Step(pdfops.EmbedInvoiceStep()),
 	}

@@ -158,7 +158,7 @@ func (e *engines) flattenWithGS(ctx context.Context, in *docmill.RunInput, src s
 			return out, pages, nil // counted as the step read it
 		}
 	}
-	pages, err := e.pageCount(ctx, out, dir)
+	pages, err := e.outputPages(ctx, out, dir, in.Limits)
 	if err != nil {
 		return "", 0, failure(err, msgDamaged)
 	}

@@ -20,7 +20,7 @@ import (
 // as docmill's own binary does in the server, and stops compress-pdf's
 // spare runs once the tests ran.
 func TestMain(m *testing.M) {
-	toolstest.MainWith(m, gsSpares.Close, pdfops.FillFormStep(), pdfops.RestoreLinksStep(), pdfops.FlattenStep(), pdfops.SetCropBoxStep(),
+	toolstest.MainWith(m, gsSpares.Close, pdfops.FillFormStep(), pdfops.RestoreLinksStep(), pdfops.FlattenStep(), pdfops.SelectPagesStep(), pdfops.SetCropBoxStep(),
 		pdfops.ReadInvoiceStep(), pdfops.EmbedInvoiceStep())
 }
 
@@ -33,6 +33,7 @@ func steps() ghostscript.Steps {
 		Fill:         h.Step(pdfops.FillFormStep()),
 		RestoreLinks: h.Step(pdfops.RestoreLinksStep()),
 		Flatten:      h.Step(pdfops.FlattenStep()),
+		CountPages:   h.Step(pdfops.SelectPagesStep()),
 		ReadInvoice:  h.Step(pdfops.ReadInvoiceStep()),
 		EmbedInvoice: h.Step(pdfops.EmbedInvoiceStep()),
 	}

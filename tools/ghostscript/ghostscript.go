@@ -90,6 +90,10 @@ type Steps struct {
 	// flattening and the flattened one; nil leaves them dropped (and
 	// flatten-pdf available).
 	RestoreLinks docmill.RunFunc
+	// CountPages counts the pages of a PDF an engine wrote
+	// (pdfops.SelectPagesStep, meta "pages"); nil, or a PDF it cannot
+	// read, leaves the count to a qpdf run.
+	CountPages docmill.RunFunc
 	// Flatten draws the annotations' appearances into the pages
 	// without an engine (pdfops.FlattenStep), taking the document; its
 	// meta "undrawn" above 0 sends flatten-pdf down qpdf's route. nil
@@ -224,6 +228,26 @@ func (e *engines) pageCount(ctx context.Context, path, dir string) (int, error) 
 		return 0, fmt.Errorf("ghostscript: page count: %w", err)
 	}
 	return n, nil
+}
+
+// outputPages returns the pages of out, a PDF an engine wrote from the
+// user's document, counted by the PDF helper within l (Steps.CountPages:
+// a warm process, where a qpdf run is a jail and a program started), or
+// by qpdf (pageCount) without the step or when it cannot read out.
+func (e *engines) outputPages(ctx context.Context, out, dir string, l docmill.Limits) (int, error) {
+	if e.steps.CountPages != nil {
+		res, err := e.steps.CountPages(ctx, &docmill.RunInput{WorkDir: dir, Limits: l,
+			Files: []docmill.LocalFile{{Path: out, Filename: filepath.Base(out), ContentType: pdfContentType}}})
+		if n := 0; err == nil {
+			if n = metaInt(res.Meta, "pages"); n >= 1 {
+				return n, nil
+			}
+		}
+		if err := ctx.Err(); err != nil {
+			return 0, err
+		}
+	}
+	return e.pageCount(ctx, out, dir)
 }
 
 // qpdfOK treats qpdf's exit status 3 (warnings, output written) as

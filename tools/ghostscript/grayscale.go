@@ -52,7 +52,7 @@ func (e *engines) runGrayscale(ctx context.Context, in *docmill.RunInput) (*docm
 	if err := e.runGS(ctx, in.WorkDir, out, slices.Concat(grayArgs, []string{src})...); err != nil {
 		return nil, gsFailure(err, msgDamaged)
 	}
-	pages, err := e.pageCount(ctx, out, in.WorkDir)
+	pages, err := e.outputPages(ctx, out, in.WorkDir, in.Limits)
 	if err != nil {
 		return nil, docmill.Internal(fmt.Errorf("ghostscript: grayscale output: %w", err))
 	}

@@ -40,7 +40,7 @@ func (e *engines) runLinearize(ctx context.Context, in *docmill.RunInput) (*docm
 	if err = qpdfOK(err); err != nil {
 		return nil, failure(err, msgDamaged)
 	}
-	pages, err := e.pageCount(ctx, out, in.WorkDir)
+	pages, err := e.outputPages(ctx, out, in.WorkDir, in.Limits)
 	if err != nil {
 		return nil, failure(err, msgDamaged)
 	}

@@ -60,7 +60,7 @@ func (e *engines) runPDFA(ctx context.Context, in *docmill.RunInput) (*docmill.R
 	if srgbProfile() == "" {
 		return nil, docmill.Errorf(docmill.CodeEngineUnavailable, "PDF/A conversion is not available on this server.")
 	}
-	src, err := e.checkInput(ctx, in.Files[0], in.WorkDir)
+	src, err := checkHeader(in.Files[0])
 	if err != nil {
 		return nil, err
 	}
@@ -70,7 +70,7 @@ func (e *engines) runPDFA(ctx context.Context, in *docmill.RunInput) (*docmill.R
 	if err != nil {
 		return nil, err
 	}
-	pages, err := e.pageCount(ctx, out, in.WorkDir)
+	pages, err := e.outputPages(ctx, out, in.WorkDir, in.Limits)
 	if err != nil {
 		return nil, docmill.Internal(fmt.Errorf("ghostscript: PDF/A output: %w", err))
 	}
@@ -99,7 +99,7 @@ func (e *engines) runPDFAStep(ctx context.Context, in *docmill.RunInput) (*docmi
 	if srgbProfile() == "" {
 		return nil, docmill.Errorf(docmill.CodeEngineUnavailable, "PDF/A conversion is not available on this server.")
 	}
-	src, err := e.checkInput(ctx, in.Files[0], in.WorkDir)
+	src, err := checkHeader(in.Files[0])
 	if err != nil {
 		return nil, err
 	}
@@ -110,9 +110,11 @@ func (e *engines) runPDFAStep(ctx context.Context, in *docmill.RunInput) (*docmi
 	return pdfResult(in, out, "-pdfa.pdf", map[string]any{"conformance": level}), nil
 }
 
-// convertPDFA writes the checked PDF at src (checkInput) as PDF/A part
-// part, level B, to pdfa.pdf in dir, and returns its path: pdf-to-pdfa's
-// conversion, which einvoice-pdf makes its PDF/A-3 with.
+// convertPDFA writes the PDF at src, its header checked (checkHeader), as
+// PDF/A part part, level B, to pdfa.pdf in dir, and returns its path:
+// pdf-to-pdfa's conversion, which einvoice-pdf makes its PDF/A-3 with. A
+// file that needs a password is invalid_document (msgEncrypted), found
+// out once Ghostscript has failed on it.
 func (e *engines) convertPDFA(ctx context.Context, src, part, dir string) (string, error) {
 	icc := srgbProfile()
 	def := filepath.Join(dir, "pdfa-def.ps")
@@ -130,6 +132,14 @@ func (e *engines) convertPDFA(ctx context.Context, src, part, dir string) (strin
 		args = append([]string{"-dCompatibilityLevel=1.4"}, args...)
 	}
 	if err := e.runGS(ctx, dir, out, args...); err != nil {
+		// Only now is it worth asking why (checkEncryption, a qpdf run
+		// every document would otherwise pay): a file that needs a
+		// password says so rather than that it is damaged.
+		if ctx.Err() == nil {
+			if encrypted := e.checkEncryption(ctx, src, dir); encrypted != nil {
+				return "", encrypted
+			}
+		}
 		return "", gsFailure(err, msgDamaged)
 	}
 	return out, nil

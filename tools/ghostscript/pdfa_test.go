@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	docmill "github.com/docmill/docmill"
@@ -51,9 +52,26 @@ func TestPDFA(t *testing.T) {
 	}
 }
 
+// TestPDFABadInput: a file that needs a password, asked about once
+// Ghostscript has failed on it, says so; a PDF without pages and a file
+// that is not a PDF are invalid_document too.
 func TestPDFABadInput(t *testing.T) {
-	_, err := run(t, "pdf-to-pdfa", nil, corpusPDF(t, "libreoffice-writer-password.pdf"))
-	wantCode(t, err, docmill.CodeInvalidDocument)
+	plain := toolstest.WriteTemp(t, "plain.pdf", toolstest.TextPDF("Secret"))
+	for name, tt := range map[string]struct {
+		path, message string
+	}{
+		"needs a password": {toolstest.WriteTemp(t, "enc.pdf", toolstest.Encrypt(t, plain)), "password"},
+		"no pages":         {toolstest.WriteTemp(t, "empty.pdf", []byte("%PDF-1.7\n1 0 obj\n<< /Type /Catalog >>\nendobj\n%%EOF\n")), ""},
+		"not a pdf":        {toolstest.WriteTemp(t, "a.pdf", []byte("just some text\n")), ""},
+	} {
+		t.Run(name, func(t *testing.T) {
+			_, err := run(t, "pdf-to-pdfa", nil, tt.path)
+			wantCode(t, err, docmill.CodeInvalidDocument)
+			if msg := docmill.AsError(err).Message; !strings.Contains(msg, tt.message) || (tt.message == "" && strings.Contains(msg, "password")) {
+				t.Errorf("message %q, want one about %q", msg, tt.message)
+			}
+		})
+	}
 }
 
 // TestPDFAStep: the conversion as the print tools take it writes the
