@@ -34,21 +34,49 @@ func TestPDFA(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			qpdfCheck(t, out.Path)
-			qdf := filepath.Join(t.TempDir(), "qdf.pdf")
-			if b, err := exec.Command("qpdf", "--qdf", "--object-streams=disable", out.Path, qdf).CombinedOutput(); err != nil {
-				t.Fatalf("qpdf --qdf: %v\n%s", err, b)
-			}
-			raw, err := os.ReadFile(qdf)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, want := range []string{"pdfaid:part='" + tt.part + "'", "pdfaid:conformance='B'", "/OutputIntents", "/GTS_PDFA1"} {
-				if !bytes.Contains(raw, []byte(want)) {
-					t.Errorf("output lacks %s", want)
-				}
-			}
+			checkPDFA(t, out.Path, tt.part)
 		})
+	}
+}
+
+// checkPDFA checks that the PDF at path is well formed (qpdf --check) and
+// declares PDF/A part part, level B, with its output intent.
+func checkPDFA(t *testing.T, path, part string) {
+	t.Helper()
+	qpdfCheck(t, path)
+	qdf := filepath.Join(t.TempDir(), "qdf.pdf")
+	if b, err := exec.Command("qpdf", "--qdf", "--object-streams=disable", path, qdf).CombinedOutput(); err != nil {
+		t.Fatalf("qpdf --qdf: %v\n%s", err, b)
+	}
+	raw, err := os.ReadFile(qdf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"pdfaid:part='" + part + "'", "pdfaid:conformance='B'", "/OutputIntents", "/GTS_PDFA1"} {
+		if !bytes.Contains(raw, []byte(want)) {
+			t.Errorf("output lacks %s", want)
+		}
+	}
+}
+
+// TestPDFAOneAfterAnother: documents converted one after another, the
+// later ones on a Ghostscript started ahead (a spare, given the output
+// intent's prefix on its standard input), are PDF/A with their own pages
+// and text, each the document it was given.
+func TestPDFAOneAfterAnother(t *testing.T) {
+	for i, texts := range [][]string{{"First archive"}, {"Second archive", "page two"}, {"Third archive", "b", "c"}} {
+		in := toolstest.WriteTemp(t, "doc.pdf", toolstest.TextPDF(texts...))
+		out, err := run(t, "pdf-to-pdfa", map[string]string{"conformance": "2b"}, in)
+		if err != nil {
+			t.Fatalf("document %d: %v", i+1, err)
+		}
+		checkPDFA(t, out.Path, "2")
+		if out.Meta["pages"] != len(texts) {
+			t.Errorf("document %d: meta %v, want %d pages", i+1, out.Meta, len(texts))
+		}
+		if got := text(t, out.Path); !strings.Contains(got, texts[0]) {
+			t.Errorf("document %d reads %q", i+1, got)
+		}
 	}
 }
 
