@@ -117,7 +117,8 @@ lint:
 # through an API node to the bucket (MB/s, the node's peak RSS).
 # html-to-pdf on issue 15's 200-row table page: the tool next to a bare
 # Chromium print loop on the same browser (./tools/chromium, 20x), and over HTTP
-# at 1 and 4 clients beside as many bare chromedp loops (one reused tab each).
+# at 1 and 4 clients beside as many bare chromedp loops (one reused tab each);
+# html-to-image of the same page beside a bare chromedp screenshot loop.
 # Issue 29's attack: two Free accounts with the worst inputs against a third
 # account's rotate-pdf every 500 ms for two minutes, on a server with SQLite
 # and then one with PostgreSQL (victim p50/p99 beside the idle p50, the
@@ -128,9 +129,10 @@ lint:
 # accounts and 100,000 jobs (seconds each, the longest write beside the backup).
 # Issue 34's recovery point: the seconds of writes a kill -9 loses with the
 # SQLite file replicated to a versitygw bucket (s-lost-max), and the restore's time.
-# Issue 35's PDF rows: flatten-pdf, protect-pdf and merge-pdf per document,
-# the tool's run and over HTTP, beside qpdf doing the same work (the floor)
-# and the 1.2x target. Issue 35's Office rows: word-, excel- and
+# Issue 35's PDF rows: flatten-pdf, protect-pdf, merge-pdf, rotate-pdf,
+# split-pdf, watermark-pdf and pdf-to-pdfa per document, the tool's run and
+# over HTTP, beside qpdf or Ghostscript doing the same work (the floor) and
+# the 1.2x target, then at 4 clients beside 4 floors in parallel. Issue 35's Office rows: word-, excel- and
 # powerpoint-to-pdf over HTTP beside one warm soffice converting the same
 # file over UNO (the floor) and the 1.2x target, then at 4 clients beside
 # 4 warm soffices in parallel.

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 
@@ -41,7 +42,7 @@ func BenchmarkHTMLTable(b *testing.B) {
 	s := startChild(b, dir, "--log-level", "error")
 	c := s.client(newKey(b, dir, "custom", "--rpm", "100000", "--in-flight", "100"))
 	floor := startBareChromium(b, page)
-	htmlCall(b, c, page) // starts the browser
+	htmlCall(b, c, "html-to-pdf", page) // starts the browser
 	for _, tc := range []struct {
 		clients int
 		target  float64
@@ -54,7 +55,7 @@ func BenchmarkHTMLTable(b *testing.B) {
 			var p50 time.Duration
 			for range toolstest.BenchSize(3, 1) {
 				floorRate = max(floorRate, floor.rate(b, tc.clients, b.N))
-				lat, elapsed := htmlLoad(b, c, tc.clients, page)
+				lat, elapsed := htmlLoad(b, c, "html-to-pdf", tc.clients, page)
 				if r := float64(len(lat)) / elapsed.Seconds(); r > rate {
 					rate, p50 = r, percentile(lat, 50)
 				}
@@ -68,6 +69,24 @@ func BenchmarkHTMLTable(b *testing.B) {
 				tc.target, toolstest.TableGotenberg1, toolstest.TableGotenberg4)
 		})
 	}
+	b.Run("html-to-image/clients=1", func(b *testing.B) {
+		shots := floor.shooter(b)
+		var rate, floorRate float64
+		var p50 time.Duration
+		for range toolstest.BenchSize(3, 1) {
+			floorRate = max(floorRate, shots.rate(b, 1, b.N))
+			lat, elapsed := htmlLoad(b, c, "html-to-image", 1, page)
+			if r := float64(len(lat)) / elapsed.Seconds(); r > rate {
+				rate, p50 = r, percentile(lat, 50)
+			}
+		}
+		b.ReportMetric(rate, "docs/s")
+		b.ReportMetric(floorRate, "floor_docs/s")
+		b.ReportMetric(floorRate/rate, "x_floor")
+		b.ReportMetric(ms(p50), "p50_ms")
+		b.Logf("html-to-image over HTTP, table page, 1 client: %.2f docs/s, floor (a bare chromedp screenshot loop) %.2f docs/s: time per doc %.2fx the floor's (target <= %.1fx)",
+			rate, floorRate, floorRate/rate, htmlFloorTarget)
+	})
 }
 
 // bareChromium is html-to-pdf's floor: a headless Chromium of its own,
@@ -79,6 +98,9 @@ type bareChromium struct {
 	ctx  context.Context
 	url  string
 	tabs chan context.Context
+	// do is the work of one document in a tab: print (or, for a
+	// shooter, shoot).
+	do func(b *testing.B, tab context.Context)
 }
 
 // startBareChromium starts the floor's browser, closed when b ends, or
@@ -100,6 +122,7 @@ func startBareChromium(b *testing.B, page []byte) *bareChromium {
 		b.Fatal(err)
 	}
 	f := &bareChromium{ctx: ctx, url: "file://" + file, tabs: make(chan context.Context, 4)}
+	f.do = f.printIn
 	for range cap(f.tabs) {
 		tab, _ := chromedp.NewContext(ctx)
 		if err := chromedp.Do(tab); err != nil {
@@ -111,10 +134,45 @@ func startBareChromium(b *testing.B, page []byte) *bareChromium {
 	return f
 }
 
-// print prints the page once in a free tab.
+// print does one document's work (do) in a free tab.
 func (f *bareChromium) print(b *testing.B) {
 	tab := <-f.tabs
 	defer func() { f.tabs <- tab }()
+	f.do(b, tab)
+}
+
+// shooter returns html-to-image's floor beside f's, in f's browser: one
+// tab of its own, its viewport the tool's default (1280 by 800 CSS
+// pixels), that loads the page and takes a PNG screenshot of the
+// viewport, again and again.
+func (f *bareChromium) shooter(b *testing.B) *bareChromium {
+	tab, _ := chromedp.NewContext(f.ctx)
+	if err := chromedp.Do(tab); err != nil {
+		b.Fatal(err)
+	}
+	if _, err := chromedp.Call(tab, emulation.SetDeviceMetricsOverride,
+		emulation.SetDeviceMetricsOverrideParams{Width: 1280, Height: 800, DeviceScaleFactor: 1}); err != nil {
+		b.Fatal(err)
+	}
+	s := &bareChromium{ctx: f.ctx, url: f.url, tabs: make(chan context.Context, 1), do: f.shootIn}
+	s.tabs <- tab
+	s.print(b) // the tab's first page
+	return s
+}
+
+// shootIn loads the page in tab and takes its screenshot.
+func (f *bareChromium) shootIn(b *testing.B, tab context.Context) {
+	if err := chromedp.Do(tab, chromedp.Navigate(f.url)); err != nil {
+		b.Fatal(err)
+	}
+	res, err := chromedp.Call(tab, page.CaptureScreenshot, page.CaptureScreenshotParams{Format: page.CaptureScreenshotFormatPng})
+	if err != nil || len(res.Data) == 0 {
+		b.Fatalf("screenshot: %v", err)
+	}
+}
+
+// printIn loads the page in tab and prints it with the tool's defaults.
+func (f *bareChromium) printIn(b *testing.B, tab context.Context) {
 	if err := chromedp.Do(tab, chromedp.Navigate(f.url)); err != nil {
 		b.Fatal(err)
 	}
@@ -150,9 +208,9 @@ func (f *bareChromium) rate(b *testing.B, clients, n int) float64 {
 	return float64(n) / time.Since(start).Seconds()
 }
 
-// htmlLoad sends n synchronous html-to-pdf calls of page from clients
+// htmlLoad sends b.N synchronous calls of tool on page from clients
 // goroutines and returns each call's time and the wall time.
-func htmlLoad(b *testing.B, c *client.Client, clients int, page []byte) ([]time.Duration, time.Duration) {
+func htmlLoad(b *testing.B, c *client.Client, tool string, clients int, page []byte) ([]time.Duration, time.Duration) {
 	next := make(chan struct{}, b.N)
 	for range b.N {
 		next <- struct{}{}
@@ -166,7 +224,7 @@ func htmlLoad(b *testing.B, c *client.Client, clients int, page []byte) ([]time.
 		wg.Go(func() {
 			for range next {
 				t0 := time.Now()
-				htmlCall(b, c, page)
+				htmlCall(b, c, tool, page)
 				mu.Lock()
 				lat = append(lat, time.Since(t0))
 				mu.Unlock()
@@ -177,17 +235,17 @@ func htmlLoad(b *testing.B, c *client.Client, clients int, page []byte) ([]time.
 	return lat, time.Since(start)
 }
 
-// htmlCall prints page with html-to-pdf, synchronously, at the
-// defaults, and downloads the result.
-func htmlCall(b *testing.B, c *client.Client, page []byte) {
+// htmlCall runs tool (html-to-pdf, html-to-image) on page,
+// synchronously, at the defaults, and downloads the result.
+func htmlCall(b *testing.B, c *client.Client, tool string, page []byte) {
 	ctx := context.Background()
-	j, _, err := c.Process(ctx, "html-to-pdf",
+	j, _, err := c.Process(ctx, tool,
 		[]client.File{{Name: "orders.html", Body: bytes.NewReader(page)}}, client.ProcessOptions{Prefer: "wait=300"})
 	if err != nil || j.Status != "done" || j.Result == nil {
-		b.Errorf("html-to-pdf: %v %+v", err, j)
+		b.Errorf("%s: %v %+v", tool, err, j)
 		return
 	}
 	if _, err := c.Download(ctx, j.Result.URL, io.Discard); err != nil {
-		b.Errorf("html-to-pdf: download: %v", err)
+		b.Errorf("%s: download: %v", tool, err)
 	}
 }
