@@ -18,7 +18,8 @@ import (
 // --flatten-annotations=all does, keeps the links (rebuilt from plain
 // values, as RestoreLinksStep copies them) and removes the form, in one
 // pass over the document and without starting an engine. Its output is
-// the flattened document with "pages" and "links" in meta. A document it
+// the flattened document with "pages" and "links" in meta (a link with an
+// appearance has it drawn too). A document it
 // would draw differently from qpdf's route is returned as it is, with
 // "undrawn" in meta counting why, for the caller to take that route: an
 // annotation without an appearance (but a button, which no route draws,
@@ -132,7 +133,12 @@ func (f *flattener) plan(p int) (pageFlattening, int, error) {
 				pf.links = append(pf.links, link)
 				f.links++
 			}
-			continue
+			// A link that shows an appearance (a box, a picture) has it
+			// drawn as well, as qpdf's route draws it before the link
+			// is put back.
+			if _, shown := ad.Find("AP"); !shown {
+				continue
+			}
 		case s != nil && *s == "Popup":
 			continue
 		}

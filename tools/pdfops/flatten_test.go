@@ -54,6 +54,37 @@ func TestFlattenStepDraws(t *testing.T) {
 	}
 }
 
+// TestFlattenStepDrawsLinkAppearance: a link with an appearance of its
+// own (a red box) keeps working as a link, and its box is drawn into
+// the page.
+func TestFlattenStepDrawsLinkAppearance(t *testing.T) {
+	if _, err := exec.LookPath("pdftoppm"); err != nil {
+		toolstest.Lacking(t, "no pdftoppm: %v", err)
+	}
+	in := toolstest.WriteTemp(t, "link.pdf", toolstest.PDF(
+		"<< /Type /Catalog /Pages 2 0 R >>",
+		"<< /Type /Pages /Kids [4 0 R] /Count 1 >>",
+		"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
+		"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 200 200] /Annots [5 0 R] >>",
+		"<< /Type /Annot /Subtype /Link /F 4 /Rect [20 20 180 60] /Border [0 0 0] /A << /S /URI /URI (https://example.com/box) >> /AP << /N 6 0 R >> >>",
+		toolstest.FormXObject("[0 0 160 40]", "", "1 0 0 RG 4 w 2 2 156 36 re S"),
+	))
+	out := flattenStep(t, in)
+	if out.Meta["undrawn"] != nil || out.Meta["links"] != 1 {
+		t.Fatalf("output %s, meta %v", out.Path, out.Meta)
+	}
+	doc := toolstest.QPDFObjects(t, out.Path)
+	if a := doc.Annotations(doc.Pages[0]); len(a) != 1 || a[0]["/Subtype"] != "/Link" || a[0]["/AP"] != nil {
+		t.Errorf("annotations left: %v; want the link, without its appearance", a)
+	}
+	shown := toolstest.RenderPage(t, in, 1, 72)
+	marks := toolstest.MeanDiff(shown, toolstest.RenderPage(t, in, 1, 72, "-hide-annotations"))
+	flat := toolstest.MeanDiff(shown, toolstest.RenderPage(t, out.Path, 1, 72, "-hide-annotations"))
+	if marks < 0.005 || flat > 0.001 {
+		t.Errorf("flattened page differs from the linked one by %.5f; the link's box makes %.5f", flat, marks)
+	}
+}
+
 // TestFlattenStepDeclines: a document with an annotation the step would
 // not draw as qpdf's route does is handed back as it is, with "undrawn"
 // in meta, for flatten-pdf to take that route.
