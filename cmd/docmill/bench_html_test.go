@@ -51,42 +51,37 @@ func BenchmarkHTMLTable(b *testing.B) {
 			if toolstest.BenchSmoke() && tc.clients != 1 {
 				b.Skip("smoke pass: one client only")
 			}
-			var rate, floorRate float64
-			var p50 time.Duration
-			for range toolstest.BenchSize(3, 1) {
-				floorRate = max(floorRate, floor.rate(b, tc.clients, b.N))
-				lat, elapsed := htmlLoad(b, c, "html-to-pdf", tc.clients, page)
-				if r := float64(len(lat)) / elapsed.Seconds(); r > rate {
-					rate, p50 = r, percentile(lat, 50)
-				}
-			}
-			b.ReportMetric(rate, "docs/s")
-			b.ReportMetric(floorRate, "floor_docs/s")
-			b.ReportMetric(floorRate/rate, "x_floor")
-			b.ReportMetric(ms(p50), "p50_ms")
+			rate, floorRate := htmlRounds(b, c, "html-to-pdf", tc.clients, page, floor)
 			b.Logf("html-to-pdf over HTTP, table page, %d clients: %.2f docs/s, floor (%d bare chromedp loops) %.2f docs/s: time per doc %.2fx the floor's (target <= %s); target >= %.1f docs/s; Gotenberg, measured elsewhere: %.1f / %.1f at 1 / 4 clients",
 				tc.clients, rate, tc.clients, floorRate, floorRate/rate, map[bool]string{true: fmt.Sprintf("%.1fx", htmlFloorTarget), false: "1.0x"}[tc.clients == 1],
 				tc.target, toolstest.TableGotenberg1, toolstest.TableGotenberg4)
 		})
 	}
 	b.Run("html-to-image/clients=1", func(b *testing.B) {
-		shots := floor.shooter(b)
-		var rate, floorRate float64
-		var p50 time.Duration
-		for range toolstest.BenchSize(3, 1) {
-			floorRate = max(floorRate, shots.rate(b, 1, b.N))
-			lat, elapsed := htmlLoad(b, c, "html-to-image", 1, page)
-			if r := float64(len(lat)) / elapsed.Seconds(); r > rate {
-				rate, p50 = r, percentile(lat, 50)
-			}
-		}
-		b.ReportMetric(rate, "docs/s")
-		b.ReportMetric(floorRate, "floor_docs/s")
-		b.ReportMetric(floorRate/rate, "x_floor")
-		b.ReportMetric(ms(p50), "p50_ms")
+		rate, floorRate := htmlRounds(b, c, "html-to-image", 1, page, floor.shooter(b))
 		b.Logf("html-to-image over HTTP, table page, 1 client: %.2f docs/s, floor (a bare chromedp screenshot loop) %.2f docs/s: time per doc %.2fx the floor's (target <= %.1fx)",
 			rate, floorRate, floorRate/rate, htmlFloorTarget)
 	})
+}
+
+// htmlRounds runs b.N calls of tool on page from clients, over HTTP, and
+// as many documents of floor, in alternating rounds (several but in a
+// smoke pass), and reports and returns the best round's documents per
+// second of each, with the p50 call time of the tool's best round.
+func htmlRounds(b *testing.B, c *client.Client, tool string, clients int, page []byte, floor *bareChromium) (rate, floorRate float64) {
+	var p50 time.Duration
+	for range toolstest.BenchSize(3, 1) {
+		floorRate = max(floorRate, floor.rate(b, clients, b.N))
+		lat, elapsed := htmlLoad(b, c, tool, clients, page)
+		if r := float64(len(lat)) / elapsed.Seconds(); r > rate {
+			rate, p50 = r, percentile(lat, 50)
+		}
+	}
+	b.ReportMetric(rate, "docs/s")
+	b.ReportMetric(floorRate, "floor_docs/s")
+	b.ReportMetric(floorRate/rate, "x_floor")
+	b.ReportMetric(ms(p50), "p50_ms")
+	return rate, floorRate
 }
 
 // bareChromium is html-to-pdf's floor: a headless Chromium of its own,

@@ -51,18 +51,17 @@ func (e *engines) runFlatten(ctx context.Context, in *docmill.RunInput) (*docmil
 // by qpdf when that draws what Ghostscript would (flattenWithQPDF), or
 // else by Ghostscript (flattenWithGS).
 func (e *engines) flatten(ctx context.Context, in *docmill.RunInput, src string) (string, int, error) {
-	if e.steps.Flatten != nil {
-		out, pages := e.flattenInHelper(ctx, in, src)
-		if out != "" {
-			return out, pages, nil
+	// Each route without Ghostscript needs its step, and returns "" to
+	// pass the document on.
+	routes := []struct {
+		step docmill.RunFunc
+		run  func(context.Context, *docmill.RunInput, string) (string, int)
+	}{{e.steps.Flatten, e.flattenInHelper}, {e.steps.RestoreLinks, e.flattenWithQPDF}}
+	for _, r := range routes {
+		if r.step == nil {
+			continue
 		}
-		if err := ctx.Err(); err != nil {
-			return "", 0, err
-		}
-	}
-	if e.steps.RestoreLinks != nil {
-		out, pages := e.flattenWithQPDF(ctx, in, src)
-		if out != "" {
+		if out, pages := r.run(ctx, in, src); out != "" {
 			return out, pages, nil
 		}
 		if err := ctx.Err(); err != nil {

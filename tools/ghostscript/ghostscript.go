@@ -238,8 +238,8 @@ func (e *engines) outputPages(ctx context.Context, out, dir string, l docmill.Li
 	if e.steps.CountPages != nil {
 		res, err := e.steps.CountPages(ctx, &docmill.RunInput{WorkDir: dir, Limits: l,
 			Files: []docmill.LocalFile{{Path: out, Filename: filepath.Base(out), ContentType: pdfContentType}}})
-		if n := 0; err == nil {
-			if n = metaInt(res.Meta, "pages"); n >= 1 {
+		if err == nil {
+			if n := metaInt(res.Meta, "pages"); n >= 1 {
 				return n, nil
 			}
 		}

@@ -2,7 +2,6 @@ package ghostscript
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -134,7 +133,9 @@ func (e *engines) convertPDFA(ctx context.Context, src, part, dir string) (strin
 		opts = append([]string{"-dCompatibilityLevel=1.4"}, opts...)
 	}
 	args := append(slices.Clone(opts), def, src)
-	first := func() error { return e.pdfaGS(ctx, dir, src, out, opts, args, icc) }
+	// The first run takes a spare Ghostscript when one is ready: it reads
+	// the output intent's prefix from standard input, not from def.
+	first := func() error { return e.spareGS(ctx, dir, src, out, opts, args, pdfaDef(icc)) }
 	if err := e.runGSFrom(ctx, dir, out, args, first); err != nil {
 		// Only now is it worth asking why (checkEncryption, a qpdf run
 		// every document would otherwise pay): a file that needs a
@@ -147,33 +148,6 @@ func (e *engines) convertPDFA(ctx context.Context, src, part, dir string) (strin
 		return "", gsFailure(err, msgDamaged)
 	}
 	return out, nil
-}
-
-// pdfaGS is the PDF/A conversion's Ghostscript run of the new interpreter
-// (runGSFrom's first): on a spare Ghostscript when one is ready, else
-// started now with args (opts, the prefix file, the input). A spare was
-// started with opts and its output file on its command line
-// (spareGSArgs), and reads from standard input what a cold run reads
-// from its files: the prefix that declares the output intent (pdfaDef of
-// icc), then the order to run the input, linked into its directory.
-func (e *engines) pdfaGS(ctx context.Context, dir, src, out string, opts, args []string, icc string) error {
-	sp := e.spares.take(func(s *Spares) *sandbox.Spares { return s.gs }, "pdfa "+strings.Join(opts, " "),
-		func(d string) []string { return spareGSArgs(d, opts) })
-	cold := func() error { return e.runPDFWrite(ctx, dir, out, 0, args) }
-	if sp == nil {
-		return cold()
-	}
-	defer sp.Close()
-	res, err := runSpare(ctx, sp, src, out, func(input string) string {
-		return pdfaDef(icc) + "\n(" + psEscape.Replace(input) + ") run\n"
-	})
-	switch {
-	case errors.Is(err, sandbox.ErrSpareGone):
-		return cold()
-	case err == nil && noPages(res):
-		return errNoPages
-	}
-	return err
 }
 
 // pdfaDef returns the PostScript prefix that embeds the ICC profile at icc

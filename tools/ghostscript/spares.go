@@ -60,16 +60,24 @@ const (
 // but for the command line that Ghostscript records in the file's first
 // lines.
 func (e *engines) compressGS(ctx context.Context, dir, src, out string, p preset) error {
-	opts := p.options()
+	return e.spareGS(ctx, dir, src, out, p.options(), p.gsArgs(src), p.imageDicts())
+}
+
+// spareGS is a Ghostscript run of the new interpreter with the pdfwrite
+// options opts, on a spare started with them when one is ready (one key
+// per opts), else started now with coldArgs. The spare reads prelude
+// (PostScript the cold run gets from its arguments) and then the order
+// to run the input, linked into its directory, from standard input.
+func (e *engines) spareGS(ctx context.Context, dir, src, out string, opts, coldArgs []string, prelude string) error {
 	sp := e.spares.take(func(s *Spares) *sandbox.Spares { return s.gs }, strings.Join(opts, " "),
 		func(d string) []string { return spareGSArgs(d, opts) })
-	cold := func() error { return e.runPDFWrite(ctx, dir, out, 0, p.gsArgs(src)) }
+	cold := func() error { return e.runPDFWrite(ctx, dir, out, 0, coldArgs) }
 	if sp == nil {
 		return cold()
 	}
 	defer sp.Close()
 	res, err := runSpare(ctx, sp, src, out, func(input string) string {
-		return p.imageDicts() + "\n(" + psEscape.Replace(input) + ") run\n"
+		return prelude + "\n(" + psEscape.Replace(input) + ") run\n"
 	})
 	switch {
 	case errors.Is(err, sandbox.ErrSpareGone):

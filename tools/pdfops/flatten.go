@@ -49,18 +49,11 @@ func runFlatten(ctx context.Context, in *docmill.RunInput, b *budget, doc *model
 	if doc.Encrypt != nil {
 		return declined(1)
 	}
-	if err := doc.LocateNameTree("Dests", false); err != nil {
-		return nil, docmill.InvalidDocument(err, "The file's named destinations could not be read: it is damaged.")
+	l, err := newLinker(doc, doc)
+	if err != nil {
+		return nil, err
 	}
-	f := &flattener{doc: doc, generated: needsAppearances(doc), l: &linker{src: doc, pageOf: map[int]int{}}}
-	for p := 1; p <= doc.PageCount; p++ {
-		ir, err := doc.PageDictIndRef(p)
-		if err != nil {
-			return nil, docmill.InvalidDocument(err, "The file's pages could not be read: it is damaged.")
-		}
-		f.l.pageOf[ir.ObjectNumber.Value()] = p
-		f.l.dstPages = append(f.l.dstPages, *ir)
-	}
+	f := &flattener{doc: doc, generated: needsAppearances(doc), l: l}
 	pages := make([]pageFlattening, doc.PageCount)
 	undrawn := 0
 	for p := 1; p <= doc.PageCount; p++ {
@@ -190,10 +183,10 @@ func (f *flattener) appearance(a types.Dict) (draw appearanceDraw, drawn, ok boo
 	return appearanceDraw{form: ref, cm: cm}, ok, ok
 }
 
-// normalAppearance returns the stream of a's normal appearance: the one
-// stream, or the one of its state (AS) among several; present false when
-// the state has none (nothing is drawn), ok false when a cannot be
-// drawn.
+// normalAppearance returns the reference to a's normal appearance: the
+// one stream, or the one of its state (AS) among several (placement
+// checks that it is a stream); present false when the state has none
+// (nothing is drawn), ok false when a cannot be drawn.
 func (f *flattener) normalAppearance(a, ap types.Dict) (ref types.IndirectRef, present, ok bool) {
 	n := ap["N"]
 	if states, err := f.doc.DereferenceDict(n); err == nil && states != nil {
@@ -206,19 +199,14 @@ func (f *flattener) normalAppearance(a, ap types.Dict) (ref types.IndirectRef, p
 		}
 	}
 	ref, isRef := n.(types.IndirectRef)
-	if !isRef {
-		return ref, false, false
-	}
-	if sd, _, err := f.doc.DereferenceStreamDict(ref); err != nil || sd == nil {
-		return ref, false, false
-	}
-	return ref, true, true
+	return ref, isRef, isRef
 }
 
 // placement returns the matrix that puts the form XObject ref's bounding
 // box, as its own matrix turns it, on annotation a's rectangle (ISO
 // 32000-2, 12.5.5), and marks ref a form XObject, which an appearance
-// stream may not say it is.
+// stream may not say it is; false when ref is not a stream or the two
+// boxes are not usable.
 func (f *flattener) placement(a types.Dict, ref types.IndirectRef) ([6]float64, bool) {
 	sd, _, err := f.doc.DereferenceStreamDict(ref)
 	if err != nil || sd == nil {

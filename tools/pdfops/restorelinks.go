@@ -56,21 +56,9 @@ func runRestoreLinks(ctx context.Context, in *docmill.RunInput, b *budget) (out 
 				Meta: map[string]any{"pages": dst.PageCount, "undrawn": n}}, nil
 		}
 	}
-	if err := src.LocateNameTree("Dests", false); err != nil {
-		return nil, docmill.InvalidDocument(err, "The file's named destinations could not be read: it is damaged.")
-	}
-	l := &linker{src: src, pageOf: map[int]int{}}
-	for p := 1; p <= dst.PageCount; p++ {
-		sr, err := src.PageDictIndRef(p)
-		if err != nil {
-			return nil, docmill.InvalidDocument(err, "The file's pages could not be read: it is damaged.")
-		}
-		dr, err := dst.PageDictIndRef(p)
-		if err != nil {
-			return nil, fmt.Errorf("pdfops: restore links: flattened page %d: %w", p, err)
-		}
-		l.pageOf[sr.ObjectNumber.Value()] = p
-		l.dstPages = append(l.dstPages, *dr)
+	l, err := newLinker(src, dst)
+	if err != nil {
+		return nil, err
 	}
 	n := 0
 	for p := 1; p <= dst.PageCount && n < maxLinks; p++ {
@@ -97,6 +85,29 @@ type linker struct {
 	src      *model.Context
 	pageOf   map[int]int
 	dstPages []types.IndirectRef
+}
+
+// newLinker returns the linker of links from src to the same pages of
+// dst, which has as many (src itself when links stay in their document),
+// src's named destinations located.
+func newLinker(src, dst *model.Context) (*linker, error) {
+	if err := src.LocateNameTree("Dests", false); err != nil {
+		return nil, docmill.InvalidDocument(err, "The file's named destinations could not be read: it is damaged.")
+	}
+	l := &linker{src: src, pageOf: map[int]int{}}
+	for p := 1; p <= dst.PageCount; p++ {
+		sr, err := src.PageDictIndRef(p)
+		if err != nil {
+			return nil, docmill.InvalidDocument(err, "The file's pages could not be read: it is damaged.")
+		}
+		dr, err := dst.PageDictIndRef(p)
+		if err != nil {
+			return nil, fmt.Errorf("pdfops: restore links: flattened page %d: %w", p, err)
+		}
+		l.pageOf[sr.ObjectNumber.Value()] = p
+		l.dstPages = append(l.dstPages, *dr)
+	}
+	return l, nil
 }
 
 // copyPageLinks adds up to max links of src's page p to dst's page p and
